@@ -1,0 +1,281 @@
+//! Configuration: `[session]` settings from TOML files, layered.
+//!
+//! The CLI finds the files (`~/.config/crucible/config.toml` or
+//! `$CRUCIBLE_CONFIG`, then `<kiln>/.crucible/config.toml`) and hands them
+//! here in order; a later layer wins key by key. Unknown keys are errors that
+//! name the key, because a misspelt setting that is silently ignored is worse
+//! than no setting.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::SubagentMode;
+
+/// The settings every command reads, with defaults filled in.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Config {
+    pub session: SessionConfig,
+    /// The files that were read, lowest precedence first.
+    pub sources: Vec<PathBuf>,
+}
+
+/// The `[session]` table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionConfig {
+    /// Sessions directory, already resolved against the file that set it.
+    pub dir: Option<PathBuf>,
+    pub subagent_mode: SubagentMode,
+    pub save: SaveMode,
+    /// An active session idle this long is paused.
+    pub idle_timeout: Duration,
+    /// Token budget of the context `cru session resume` builds.
+    pub resume_token_budget: u64,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            dir: None,
+            subagent_mode: SubagentMode::Link,
+            save: SaveMode::Phase,
+            idle_timeout: Duration::from_secs(2 * 3600),
+            resume_token_budget: 32_000,
+        }
+    }
+}
+
+/// When a live session is written to disk (seed 004, open question 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaveMode {
+    /// At every phase boundary, and on pause and end.
+    Phase,
+    /// After every event, durably.
+    Tool,
+    /// At most this long after an event.
+    Interval(Duration),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: cannot read configuration: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+}
+
+/// One configuration file as written; every key optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    session: SessionTable,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SessionTable {
+    dir: Option<String>,
+    subagent_mode: Option<String>,
+    save_policy: Option<String>,
+    save_interval: Option<String>,
+    idle_timeout: Option<String>,
+    resume_token_budget: Option<u64>,
+}
+
+/// A configuration file to read, and the directory its relative paths are
+/// relative to (the kiln for `<kiln>/.crucible/config.toml`).
+#[derive(Debug, Clone)]
+pub struct ConfigLayer {
+    pub path: PathBuf,
+    pub base_dir: PathBuf,
+}
+
+impl Config {
+    /// Reads each layer that exists, later layers overriding earlier ones.
+    /// `home` expands a leading `~/` in paths.
+    pub fn load(layers: &[ConfigLayer], home: Option<&Path>) -> Result<Self, ConfigError> {
+        let mut config = Self::default();
+        let mut interval = None;
+        let mut policy = None;
+        for layer in layers {
+            let text = match std::fs::read_to_string(&layer.path) {
+                Ok(t) => t,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(source) => {
+                    return Err(ConfigError::Read {
+                        path: layer.path.clone(),
+                        source,
+                    });
+                }
+            };
+            let invalid = |line: usize, message: String| ConfigError::Invalid {
+                path: layer.path.clone(),
+                line,
+                message,
+            };
+            let file: ConfigFile = toml::from_str(&text).map_err(|e| {
+                let line = e
+                    .span()
+                    .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
+                invalid(line, e.message().to_owned())
+            })?;
+            let line_of = |key: &str| line_of_key(&text, key);
+            let s = file.session;
+            if let Some(dir) = s.dir {
+                config.session.dir = Some(resolve_path(&dir, &layer.base_dir, home));
+            }
+            if let Some(mode) = s.subagent_mode {
+                config.session.subagent_mode = SubagentMode::parse(&mode).ok_or_else(|| {
+                    invalid(
+                        line_of("subagent_mode"),
+                        format!("session.subagent_mode `{mode}` is not one of inline, link, embed"),
+                    )
+                })?;
+            }
+            if let Some(p) = s.save_policy {
+                if !matches!(p.as_str(), "phase" | "tool" | "interval") {
+                    return Err(invalid(
+                        line_of("save_policy"),
+                        format!("session.save_policy `{p}` is not one of phase, tool, interval"),
+                    ));
+                }
+                policy = Some(p);
+            }
+            if let Some(i) = s.save_interval {
+                interval = Some(parse_duration(&i).ok_or_else(|| {
+                    invalid(line_of("save_interval"), duration_error("save_interval", &i))
+                })?);
+            }
+            if let Some(t) = s.idle_timeout {
+                config.session.idle_timeout = parse_duration(&t).ok_or_else(|| {
+                    invalid(line_of("idle_timeout"), duration_error("idle_timeout", &t))
+                })?;
+            }
+            if let Some(b) = s.resume_token_budget {
+                config.session.resume_token_budget = b;
+            }
+            config.sources.push(layer.path.clone());
+        }
+        config.session.save = match policy.as_deref() {
+            Some("tool") => SaveMode::Tool,
+            Some("interval") => SaveMode::Interval(interval.unwrap_or(Duration::from_secs(30))),
+            _ => SaveMode::Phase,
+        };
+        Ok(config)
+    }
+}
+
+fn duration_error(key: &str, value: &str) -> String {
+    format!("session.{key} `{value}` is not a duration (expected e.g. 30s, 15m, 2h, 1d)")
+}
+
+fn line_of_key(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        })
+        .map_or(1, |i| i + 1)
+}
+
+/// `30s`, `15m`, `2h`, `1d`, or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let n: u64 = s[..split].parse().ok()?;
+    let unit = match s[split..].trim() {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    Some(Duration::from_secs(n.checked_mul(unit)?))
+}
+
+fn resolve_path(raw: &str, base: &Path, home: Option<&Path>) -> PathBuf {
+    if let (Some(rest), Some(home)) = (raw.strip_prefix("~/"), home) {
+        return home.join(rest);
+    }
+    let p = Path::new(raw);
+    if p.is_absolute() { p.to_owned() } else { base.join(p) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layer(dir: &Path, name: &str, text: &str) -> ConfigLayer {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        ConfigLayer {
+            path,
+            base_dir: dir.to_owned(),
+        }
+    }
+
+    #[test]
+    fn later_layers_win_and_paths_resolve_against_their_base() {
+        let t = tempfile::tempdir().unwrap();
+        let user = layer(
+            t.path(),
+            "user.toml",
+            "[session]\ndir = \"~/s\"\nsubagent_mode = \"embed\"\nidle_timeout = \"15m\"\n",
+        );
+        let kiln = layer(t.path(), "kiln.toml", "[session]\ndir = \"sessions\"\n");
+        let c = Config::load(&[user, kiln], Some(Path::new("/home/u"))).unwrap();
+        assert_eq!(c.session.dir, Some(t.path().join("sessions")));
+        assert_eq!(c.session.subagent_mode, SubagentMode::Embed);
+        assert_eq!(c.session.idle_timeout, Duration::from_secs(900));
+        assert_eq!(c.sources.len(), 2);
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_that_name_the_key_and_line() {
+        let t = tempfile::tempdir().unwrap();
+        let l = layer(t.path(), "c.toml", "[session]\n\nsave_polcy = \"tool\"\n");
+        let e = Config::load(&[l], None).unwrap_err().to_string();
+        assert!(e.contains("c.toml:3:"), "{e}");
+        assert!(e.contains("save_polcy"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_the_line() {
+        let t = tempfile::tempdir().unwrap();
+        let l = layer(t.path(), "c.toml", "[session]\nidle_timeout = \"soon\"\n");
+        let e = Config::load(&[l], None).unwrap_err().to_string();
+        assert!(e.contains("c.toml:2:") && e.contains("soon"), "{e}");
+    }
+
+    #[test]
+    fn missing_files_are_skipped() {
+        let c = Config::load(
+            &[ConfigLayer {
+                path: "/nonexistent/c.toml".into(),
+                base_dir: "/".into(),
+            }],
+            None,
+        )
+        .unwrap();
+        assert_eq!(c, Config::default());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90"), Some(Duration::from_secs(90)));
+        assert_eq!(parse_duration("2h"), Some(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("1d"), Some(Duration::from_secs(86_400)));
+        assert_eq!(parse_duration("soon"), None);
+        assert_eq!(parse_duration("5w"), None);
+    }
+}

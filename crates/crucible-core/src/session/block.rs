@@ -1,0 +1,68 @@
+//! The pieces a phase (or the text before the first phase) is made of.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Callout, Task};
+
+/// One block of a session body, in document order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Block {
+    /// A heading that is not a phase: the `# Title`, or a `### Notes` inside a phase.
+    Heading { level: u8, text: String },
+    /// Markdown that is none of the constructs below, kept verbatim.
+    Prose { text: String },
+    /// A `---` line.
+    Rule,
+    /// A `**Tool calls:**` list.
+    ToolCalls { calls: Vec<ToolCall> },
+    /// A `> [!kind]` callout.
+    Callout(Callout),
+    /// The fenced `tasks` block (a JSON array).
+    Tasks { tasks: Vec<Task> },
+    /// The fenced `system-prompt` block.
+    SystemPrompt { text: String },
+}
+
+impl Block {
+    pub fn prose(text: impl Into<String>) -> Self {
+        Self::Prose { text: text.into() }
+    }
+}
+
+/// One item of a tool-call list: ``- `tool args` → summary``.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool's name: the first word inside the backticks.
+    pub tool: String,
+    /// Everything after the first space inside the backticks.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub args: String,
+    /// The result summary after the arrow, without the `✗ ` failure mark.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// A failed call: its summary is written with a leading `✗`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub failed: bool,
+}
+
+impl ToolCall {
+    pub fn new(tool: impl Into<String>, args: impl Into<String>) -> Self {
+        Self {
+            tool: tool.into(),
+            args: args.into(),
+            summary: None,
+            failed: false,
+        }
+    }
+
+    pub fn with_summary(mut self, summary: impl Into<String>) -> Self {
+        self.summary = Some(summary.into());
+        self
+    }
+
+    pub fn failed(mut self) -> Self {
+        self.failed = true;
+        self
+    }
+}

@@ -1,0 +1,33 @@
+//! The writers' lock of a sessions directory.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::path::Path;
+
+/// The name of the lock file at the top of a sessions directory. Hidden, so
+/// no scan takes it for a session.
+pub const LOCK_FILE: &str = ".cru.lock";
+
+/// An exclusive kernel advisory lock (flock) on the sessions directory, held
+/// until dropped.
+///
+/// The lock file itself stays; only the kernel lock matters, and the kernel
+/// releases it when the holder exits, however it exits, so a killed process
+/// can never leave the directory locked.
+#[derive(Debug)]
+pub struct DirLock {
+    _file: File,
+}
+
+impl DirLock {
+    /// Blocks until this process holds the directory's lock.
+    pub fn acquire(dir: &Path) -> io::Result<Self> {
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(LOCK_FILE))?;
+        file.lock()?;
+        Ok(Self { _file: file })
+    }
+}

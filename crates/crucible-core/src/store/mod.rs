@@ -1,0 +1,279 @@
+//! The session store: a directory of session files.
+//!
+//! Every `*.md` below the directory whose frontmatter says `type: session` is
+//! a session (subfolders included, hidden ones skipped); new sessions are
+//! written at the top as `<session_id>.md`. Writers hold the directory's
+//! [`DirLock`](lock::DirLock) and replace files atomically.
+
+mod allocate;
+pub mod atomic;
+pub mod discovery;
+pub mod lock;
+mod walk;
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+pub use allocate::slugify;
+pub use walk::session_files;
+
+use crate::{SessionId, SessionIdError, SessionLog, Timestamp};
+
+/// The error a codec gives for a file it cannot read. Its message names the
+/// file and line already.
+pub type CodecError = Box<dyn std::error::Error + Send + Sync>;
+
+/// How the store turns bytes into sessions and back. `crucible-parser`
+/// implements it for markdown; the store itself knows no syntax.
+pub trait SessionCodec {
+    /// The id a file declares, reading as little as possible; `None` when the
+    /// file is not a session (no frontmatter, or `type` is not `session`).
+    fn peek_id(&self, bytes: &[u8]) -> Option<String>;
+    /// Parses a whole file; errors name `path` and the line.
+    fn decode(&self, path: &Path, bytes: &[u8]) -> Result<SessionLog, CodecError>;
+    /// The canonical file text of a session.
+    fn encode(&self, log: &SessionLog) -> String;
+}
+
+/// A session file found by a scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionFile {
+    pub id: SessionId,
+    pub path: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no session matches `{query}` in {dir}")]
+    NotFound { query: String, dir: PathBuf },
+    #[error("`{query}` matches {} sessions: {}", candidates.len(), list(candidates))]
+    Ambiguous {
+        query: String,
+        candidates: Vec<SessionFile>,
+    },
+    #[error("session id `{id}` is used by {} files: {}", paths.len(), paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    DuplicateId { id: SessionId, paths: Vec<PathBuf> },
+    #[error("{path}: not a session file (expected frontmatter with `type: session`)")]
+    NotASession { path: PathBuf },
+    #[error("{0}")]
+    Decode(CodecError),
+    #[error(transparent)]
+    InvalidId(#[from] SessionIdError),
+    #[error("{path}: a session with this id already exists")]
+    AlreadyExists { path: PathBuf },
+}
+
+fn list(c: &[SessionFile]) -> String {
+    c.iter()
+        .map(|f| f.id.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl StoreError {
+    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
+        move |source| Self::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+/// A sessions directory and the codec for its files.
+#[derive(Debug, Clone)]
+pub struct SessionStore<C> {
+    dir: PathBuf,
+    codec: C,
+}
+
+impl<C: SessionCodec> SessionStore<C> {
+    /// A store over `dir`. The directory need not exist: reads then find no
+    /// sessions, and the first write creates it.
+    pub fn new(dir: impl Into<PathBuf>, codec: C) -> Self {
+        Self {
+            dir: dir.into(),
+            codec,
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn codec(&self) -> &C {
+        &self.codec
+    }
+
+    /// Every session file below the directory, with the id its frontmatter
+    /// declares, in path order. Files that are not sessions are left out;
+    /// files that cannot be read are returned as errors beside the rest.
+    pub fn scan(&self) -> Vec<Result<SessionFile, StoreError>> {
+        let files = match session_files(&self.dir) {
+            Ok(f) => f,
+            Err(e) => return vec![Err(e)],
+        };
+        files
+            .into_iter()
+            .filter_map(|path| match std::fs::read(&path) {
+                Err(source) => Some(Err(StoreError::Io { path, source })),
+                Ok(bytes) => {
+                    let id = self.codec.peek_id(&bytes)?;
+                    // An id no file could carry still names a session: keep the
+                    // file visible under its file name so it can be shown and fixed.
+                    let id = SessionId::new(&id)
+                        .or_else(|_| SessionId::new(&stem(&path)))
+                        .ok()?;
+                    Some(Ok(SessionFile { id, path }))
+                }
+            })
+            .collect()
+    }
+
+    /// Finds the file a user meant: a path to a file, a session id, or a
+    /// unique prefix of one, compared without regard to case.
+    pub fn resolve(&self, query: &str) -> Result<PathBuf, StoreError> {
+        let as_path = Path::new(query);
+        let looks_like_path = query.contains(std::path::MAIN_SEPARATOR)
+            || query.contains('/')
+            || as_path.extension() == Some(OsStr::new("md"));
+        if as_path.is_file() {
+            return Ok(as_path.to_owned());
+        }
+        if looks_like_path {
+            return Err(StoreError::NotFound {
+                query: query.to_owned(),
+                dir: self.dir.clone(),
+            });
+        }
+        SessionId::new(query)?;
+        let want = query.to_lowercase();
+        // Fast path: the file named after the id, declaring that id.
+        let direct = self.dir.join(format!("{query}.md"));
+        if let Ok(bytes) = std::fs::read(&direct) {
+            if self
+                .codec
+                .peek_id(&bytes)
+                .is_some_and(|id| id.to_lowercase() == want)
+            {
+                return Ok(direct);
+            }
+        }
+        let files: Vec<SessionFile> = self.scan().into_iter().filter_map(Result::ok).collect();
+        let exact: Vec<&SessionFile> = files
+            .iter()
+            .filter(|f| f.id.as_str().to_lowercase() == want)
+            .collect();
+        match exact.as_slice() {
+            [one] => return Ok(one.path.clone()),
+            [first, ..] => {
+                return Err(StoreError::DuplicateId {
+                    id: first.id.clone(),
+                    paths: exact.iter().map(|f| f.path.clone()).collect(),
+                });
+            }
+            [] => {}
+        }
+        let mut prefixed: Vec<SessionFile> = files
+            .iter()
+            .filter(|f| f.id.as_str().to_lowercase().starts_with(&want))
+            .cloned()
+            .collect();
+        if prefixed.is_empty() {
+            // A renamed file is still found by its file name.
+            prefixed = files
+                .into_iter()
+                .filter(|f| stem(&f.path).to_lowercase() == want)
+                .collect();
+        }
+        match prefixed.len() {
+            0 => Err(StoreError::NotFound {
+                query: query.to_owned(),
+                dir: self.dir.clone(),
+            }),
+            1 => Ok(prefixed.remove(0).path),
+            _ => Err(StoreError::Ambiguous {
+                query: query.to_owned(),
+                candidates: prefixed,
+            }),
+        }
+    }
+
+    /// Reads and parses the session at `path`.
+    pub fn load_path(&self, path: &Path) -> Result<SessionLog, StoreError> {
+        let bytes = std::fs::read(path).map_err(StoreError::io(path))?;
+        self.codec
+            .decode(path, &bytes)
+            .map_err(StoreError::Decode)
+    }
+
+    /// Resolves `query` (see [`SessionStore::resolve`]) and parses the file.
+    pub fn load(&self, query: &str) -> Result<(PathBuf, SessionLog), StoreError> {
+        let path = self.resolve(query)?;
+        let log = self.load_path(&path)?;
+        Ok((path, log))
+    }
+
+    /// Takes the directory's writer lock, creating the directory if needed.
+    pub fn lock(&self) -> Result<lock::DirLock, StoreError> {
+        std::fs::create_dir_all(&self.dir).map_err(StoreError::io(&self.dir))?;
+        lock::DirLock::acquire(&self.dir).map_err(StoreError::io(&self.dir))
+    }
+
+    /// Writes `log` over the file at `path` atomically, under the lock.
+    pub fn save_to(&self, path: &Path, log: &SessionLog) -> Result<(), StoreError> {
+        let _lock = self.lock()?;
+        atomic::write_atomic(path, self.codec.encode(log).as_bytes()).map_err(StoreError::io(path))
+    }
+
+    /// Writes `log` to the file that holds its id, or to `<dir>/<id>.md` for a
+    /// new session. Returns the path written.
+    pub fn save(&self, log: &SessionLog) -> Result<PathBuf, StoreError> {
+        let path = match self.resolve(log.id().as_str()) {
+            Ok(p) => p,
+            Err(StoreError::NotFound { .. }) => self.dir.join(log.id().file_name()),
+            Err(e) => return Err(e),
+        };
+        self.save_to(&path, log)?;
+        Ok(path)
+    }
+
+    /// Creates a new session file for `log`, failing if its id is taken.
+    pub fn create(&self, log: &SessionLog) -> Result<PathBuf, StoreError> {
+        let path = self.dir.join(log.id().file_name());
+        let _lock = self.lock()?;
+        atomic::create_atomic(&path, self.codec.encode(log).as_bytes()).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::AlreadyExists {
+                StoreError::AlreadyExists { path: path.clone() }
+            } else {
+                StoreError::Io {
+                    path: path.clone(),
+                    source,
+                }
+            }
+        })?;
+        Ok(path)
+    }
+
+    /// Creates a new session with a fresh `YYYY-MM-DD-<slug>` id. `build` is
+    /// given the id and returns the log to write; it may be called again with
+    /// another id if a concurrent creator took the first.
+    pub fn create_new(
+        &self,
+        started: &Timestamp,
+        title: Option<&str>,
+        mut build: impl FnMut(SessionId) -> SessionLog,
+    ) -> Result<(PathBuf, SessionLog), StoreError> {
+        allocate::create_with_fresh_id(self, started, title, &mut build)
+    }
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
