@@ -152,7 +152,10 @@ impl Config {
             }
             if let Some(i) = s.save_interval {
                 interval = Some(parse_duration(&i).ok_or_else(|| {
-                    invalid(line_of("save_interval"), duration_error("save_interval", &i))
+                    invalid(
+                        line_of("save_interval"),
+                        duration_error("save_interval", &i),
+                    )
                 })?);
             }
             if let Some(t) = s.idle_timeout {
@@ -208,7 +211,11 @@ fn resolve_path(raw: &str, base: &Path, home: Option<&Path>) -> PathBuf {
         return home.join(rest);
     }
     let p = Path::new(raw);
-    if p.is_absolute() { p.to_owned() } else { base.join(p) }
+    if p.is_absolute() {
+        p.to_owned()
+    } else {
+        base.join(p)
+    }
 }
 
 #[cfg(test)]

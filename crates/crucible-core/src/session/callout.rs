@@ -119,7 +119,9 @@ pub struct SubagentRef {
 /// Why a `[!subagent]` callout cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SubagentError {
-    #[error("subagent callout has no `mode:` line (expected `mode: inline`, `mode: link` or `mode: embed`)")]
+    #[error(
+        "subagent callout has no `mode:` line (expected `mode: inline`, `mode: link` or `mode: embed`)"
+    )]
     MissingMode,
     #[error("subagent mode `{0}` is not one of inline, link, embed")]
     UnknownMode(String),
@@ -197,7 +199,11 @@ impl Callout {
 
     /// A `[!subagent]` callout that [`Callout::subagent`] reads back as `sub`.
     pub fn from_subagent(sub: &SubagentRef) -> Self {
-        let mut title = sub.agent.as_ref().map(|a| format!("@{a}")).unwrap_or_default();
+        let mut title = sub
+            .agent
+            .as_ref()
+            .map(|a| format!("@{a}"))
+            .unwrap_or_default();
         if let Some(model) = &sub.model {
             if !title.is_empty() {
                 title.push(' ');
@@ -298,12 +304,13 @@ impl Callout {
             } else if starts_with_ci(line.trim_start(), SUMMARY) {
                 summary = Some(vec![line.trim_start()[SUMMARY.len()..].trim().to_owned()]);
             } else if let (None, Some(link)) = (&target, wikilink_target(line)) {
-                target = Some(SessionId::new(link).map_err(|source| {
-                    SubagentError::InvalidTarget {
-                        target: link.to_owned(),
-                        source,
-                    }
-                })?);
+                target =
+                    Some(
+                        SessionId::new(link).map_err(|source| SubagentError::InvalidTarget {
+                            target: link.to_owned(),
+                            source,
+                        })?,
+                    );
             } else {
                 content.push(line.clone());
             }
@@ -411,8 +418,14 @@ mod tests {
         assert_eq!(s.model.as_deref(), Some("claude-sonnet-4-20250514"));
         assert_eq!(s.mode, SubagentMode::Link);
         assert_eq!(s.target.unwrap().as_str(), "2025-12-05-research-logging");
-        assert_eq!(s.summary.as_deref(), Some("Recommends structured markdown\nover TOON."));
-        assert_eq!(s.description, body(&["Delegated deep research on logging formats."]));
+        assert_eq!(
+            s.summary.as_deref(),
+            Some("Recommends structured markdown\nover TOON.")
+        );
+        assert_eq!(
+            s.description,
+            body(&["Delegated deep research on logging formats."])
+        );
     }
 
     #[test]
@@ -420,7 +433,10 @@ mod tests {
         let no_mode = Callout::new("subagent", "@a", body(&["[[x]]"]));
         assert_eq!(no_mode.subagent(), Err(SubagentError::MissingMode));
         let bad_target = Callout::new("subagent", "@a", body(&["mode: link", "[[../etc]]"]));
-        assert!(matches!(bad_target.subagent(), Err(SubagentError::InvalidTarget { .. })));
+        assert!(matches!(
+            bad_target.subagent(),
+            Err(SubagentError::InvalidTarget { .. })
+        ));
         let no_target = Callout::new("subagent", "@a", body(&["mode: embed"]));
         assert_eq!(
             no_target.subagent(),

@@ -124,7 +124,17 @@ mod tests {
     #[test]
     fn rejects_anything_that_could_leave_the_directory() {
         for bad in [
-            "", "../x", "..", ".", "/etc/passwd", "a/b", "a\\b", "a\0b", ".hidden", "-rf", "a b",
+            "",
+            "../x",
+            "..",
+            ".",
+            "/etc/passwd",
+            "a/b",
+            "a\\b",
+            "a\0b",
+            ".hidden",
+            "-rf",
+            "a b",
             "x\n",
         ] {
             assert!(SessionId::new(bad).is_err(), "{bad:?}");

@@ -206,7 +206,15 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
+    (
+        if m <= 2 {
+            yoe + era * 400 + 1
+        } else {
+            yoe + era * 400
+        },
+        m,
+        d,
+    )
 }
 
 #[cfg(test)]
@@ -232,8 +240,14 @@ mod tests {
     #[test]
     fn rejects_what_is_not_a_timestamp() {
         for bad in [
-            "", "yesterday", "2025-13-01", "2025-02-30", "2025-12-05T25:00:00Z", "2025-12-05X",
-            "2025-12-05T14:32:15Q", "20251205",
+            "",
+            "yesterday",
+            "2025-13-01",
+            "2025-02-30",
+            "2025-12-05T25:00:00Z",
+            "2025-12-05X",
+            "2025-12-05T14:32:15Q",
+            "20251205",
         ] {
             assert!(bad.parse::<Timestamp>().is_err(), "{bad}");
         }
@@ -250,7 +264,16 @@ mod tests {
             Timestamp::from_unix_ms(1_764_945_135_000).as_str(),
             "2025-12-05T14:32:15Z"
         );
-        assert_eq!(ms("2025-12-05T14:32:15Z") / 86_400_000 * 86_400_000, ms("2025-12-05"));
-        assert_eq!("2025-12-05T23:59:59-02:00".parse::<Timestamp>().unwrap().utc_day(), "2025-12-06");
+        assert_eq!(
+            ms("2025-12-05T14:32:15Z") / 86_400_000 * 86_400_000,
+            ms("2025-12-05")
+        );
+        assert_eq!(
+            "2025-12-05T23:59:59-02:00"
+                .parse::<Timestamp>()
+                .unwrap()
+                .utc_day(),
+            "2025-12-06"
+        );
     }
 }

@@ -24,7 +24,11 @@ pub fn slugify(title: &str) -> String {
         }
     }
     let slug = slug.trim_matches('-');
-    if slug.is_empty() { "session".to_owned() } else { slug.to_owned() }
+    if slug.is_empty() {
+        "session".to_owned()
+    } else {
+        slug.to_owned()
+    }
 }
 
 pub(super) fn create_with_fresh_id<C: SessionCodec>(
@@ -42,7 +46,11 @@ pub(super) fn create_with_fresh_id<C: SessionCodec>(
         .map(|p| stem(p).to_lowercase())
         .collect();
     for n in 1u32.. {
-        let candidate = if n == 1 { base.clone() } else { format!("{base}-{n}") };
+        let candidate = if n == 1 {
+            base.clone()
+        } else {
+            format!("{base}-{n}")
+        };
         if taken.contains(&candidate) {
             continue;
         }
@@ -62,7 +70,10 @@ mod tests {
 
     #[test]
     fn slugs_are_safe_and_short() {
-        assert_eq!(slugify("Fix the Parser: CRLF & BOM!"), "fix-the-parser-crlf-bom");
+        assert_eq!(
+            slugify("Fix the Parser: CRLF & BOM!"),
+            "fix-the-parser-crlf-bom"
+        );
         assert_eq!(slugify("  ../etc/passwd "), "etc-passwd");
         assert_eq!(slugify(""), "session");
         assert_eq!(slugify("Überprüfung"), "überprüfung");

@@ -10,10 +10,9 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// A hidden temporary name beside `target`, unique within this machine's
 /// processes, so scanners (which skip dot files) never see half a file.
 fn temp_path(target: &Path) -> PathBuf {
-    let name = target.file_name().map_or_else(
-        || "session".into(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let name = target
+        .file_name()
+        .map_or_else(|| "session".into(), |n| n.to_string_lossy().into_owned());
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     target.with_file_name(format!(".{name}.{}.{n}.tmp", std::process::id()))
 }

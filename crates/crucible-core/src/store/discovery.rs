@@ -57,7 +57,10 @@ pub fn discover_sessions_dir(inputs: &DiscoveryInputs<'_>) -> Option<(PathBuf, S
         return Some((absolute(d), SessionsDirSource::Config));
     }
     if let Some(kiln) = find_kiln(inputs.cwd) {
-        return Some((kiln.join(".crucible/sessions"), SessionsDirSource::Kiln(kiln)));
+        return Some((
+            kiln.join(".crucible/sessions"),
+            SessionsDirSource::Kiln(kiln),
+        ));
     }
     inputs
         .home
@@ -83,15 +86,24 @@ mod tests {
             cwd: &deep,
             home: Some(&home),
         };
-        assert_eq!(discover_sessions_dir(&i).unwrap().1, SessionsDirSource::Flag);
+        assert_eq!(
+            discover_sessions_dir(&i).unwrap().1,
+            SessionsDirSource::Flag
+        );
         i.flag_dir = None;
         assert_eq!(discover_sessions_dir(&i).unwrap().0, PathBuf::from("/e"));
         i.env_dir = None;
-        assert_eq!(discover_sessions_dir(&i).unwrap().1, SessionsDirSource::Config);
+        assert_eq!(
+            discover_sessions_dir(&i).unwrap().1,
+            SessionsDirSource::Config
+        );
         i.config_dir = None;
         assert_eq!(
             discover_sessions_dir(&i).unwrap(),
-            (kiln.join(".crucible/sessions"), SessionsDirSource::Kiln(kiln.clone()))
+            (
+                kiln.join(".crucible/sessions"),
+                SessionsDirSource::Kiln(kiln.clone())
+            )
         );
         i.cwd = t.path();
         assert_eq!(

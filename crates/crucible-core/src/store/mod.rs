@@ -206,9 +206,7 @@ impl<C: SessionCodec> SessionStore<C> {
     /// Reads and parses the session at `path`.
     pub fn load_path(&self, path: &Path) -> Result<SessionLog, StoreError> {
         let bytes = std::fs::read(path).map_err(StoreError::io(path))?;
-        self.codec
-            .decode(path, &bytes)
-            .map_err(StoreError::Decode)
+        self.codec.decode(path, &bytes).map_err(StoreError::Decode)
     }
 
     /// Resolves `query` (see [`SessionStore::resolve`]) and parses the file.

@@ -26,7 +26,9 @@ pub fn session_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
                 continue;
             }
             let path = entry.path();
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             // Symlinked folders are not followed: they could loop.
             if kind.is_dir() {
                 pending.push(path);
@@ -47,7 +49,14 @@ mod tests {
     fn finds_markdown_in_subfolders_and_skips_hidden() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path();
-        for f in ["a.md", "2025-12/b.md", ".hidden/c.md", ".d.md", "e.txt", "x/.obsidian/f.md"] {
+        for f in [
+            "a.md",
+            "2025-12/b.md",
+            ".hidden/c.md",
+            ".d.md",
+            "e.txt",
+            "x/.obsidian/f.md",
+        ] {
             let path = p.join(f);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "").unwrap();

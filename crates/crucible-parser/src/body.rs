@@ -1,0 +1,373 @@
+//! The body after the frontmatter: top-level markdown blocks, found with
+//! pulldown-cmark, sorted into phases, sections and the blocks of each.
+//!
+//! pulldown-cmark decides where each top-level block starts and ends (fences,
+//! lists and quotes have rules no line scanner gets right); the text of each
+//! block is then taken from the source by its byte range, so prose is kept
+//! exactly as written.
+
+use std::ops::Range;
+
+use crucible_core::{
+    Block, CalloutKind, Phase, PhaseMeta, PlainSection, Section, SessionId, SubagentMode,
+};
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
+
+use crate::error::ParseErrorKind;
+use crate::source::LineCounter;
+use crate::{callout, heading, phase_meta, tasks, tool_calls};
+
+/// The info string of the system prompt block.
+pub(crate) const SYSTEM_PROMPT: &str = "system-prompt";
+
+/// A `[[link]]` or `![[embed]]` of a subagent callout, with its file line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkRef {
+    pub target: SessionId,
+    pub mode: SubagentMode,
+    pub line: usize,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Body {
+    pub preamble: Vec<Block>,
+    pub sections: Vec<Section>,
+    pub errors: Vec<(usize, ParseErrorKind)>,
+    pub warnings: Vec<(usize, String)>,
+    pub links: Vec<LinkRef>,
+}
+
+#[derive(Debug, PartialEq)]
+enum Kind {
+    Heading,
+    Paragraph,
+    List,
+    Quote,
+    Fenced { info: String, content: String },
+    Html,
+    Rule,
+    Other,
+}
+
+#[derive(Debug)]
+struct TopBlock {
+    kind: Kind,
+    range: Range<usize>,
+}
+
+/// The top-level blocks of `body` with their source ranges, including any
+/// text pulldown-cmark emits no event for (link reference definitions), so
+/// that nothing is lost.
+fn top_blocks(body: &str) -> Vec<TopBlock> {
+    let mut raw = Vec::new();
+    let mut depth = 0usize;
+    let mut open: Option<(Kind, usize)> = None;
+    for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
+        match event {
+            Event::Start(tag) => {
+                if depth == 0 {
+                    let kind = match tag {
+                        Tag::Heading { .. } => Kind::Heading,
+                        Tag::Paragraph => Kind::Paragraph,
+                        Tag::List(_) => Kind::List,
+                        Tag::BlockQuote(_) => Kind::Quote,
+                        Tag::CodeBlock(CodeBlockKind::Fenced(info)) => Kind::Fenced {
+                            info: info.to_string(),
+                            content: String::new(),
+                        },
+                        Tag::HtmlBlock => Kind::Html,
+                        _ => Kind::Other,
+                    };
+                    open = Some((kind, range.start));
+                }
+                depth += 1;
+            }
+            Event::End(_) => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    if let Some((kind, start)) = open.take() {
+                        raw.push(TopBlock {
+                            kind,
+                            range: start..range.end,
+                        });
+                    }
+                }
+            }
+            Event::Text(t) if depth == 1 => {
+                if let Some((Kind::Fenced { content, .. }, _)) = open.as_mut() {
+                    content.push_str(&t);
+                }
+            }
+            Event::Rule if depth == 0 => raw.push(TopBlock {
+                kind: Kind::Rule,
+                range,
+            }),
+            _ => {}
+        }
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    let mut prev_end = 0;
+    for mut block in raw {
+        // A block's range may start after its indentation; its line starts it.
+        let line_start = body[..block.range.start].rfind('\n').map_or(0, |p| p + 1);
+        if body[line_start..block.range.start].trim().is_empty() {
+            block.range.start = line_start.max(prev_end);
+        }
+        push_gap(body, prev_end..block.range.start, &mut out);
+        block.range.end = block.range.start + trim_blank_tail(&body[block.range.clone()]).len();
+        prev_end = prev_end.max(block.range.end);
+        out.push(block);
+    }
+    push_gap(body, prev_end..body.len(), &mut out);
+    out
+}
+
+fn push_gap(body: &str, gap: Range<usize>, out: &mut Vec<TopBlock>) {
+    let Some(text) = body.get(gap.clone()) else {
+        return;
+    };
+    if text.trim().is_empty() {
+        return;
+    }
+    let lead = text.len() - text.trim_start_matches(['\n', '\r']).len();
+    let start = gap.start + lead;
+    out.push(TopBlock {
+        kind: Kind::Other,
+        range: start..start + trim_blank_tail(&body[start..gap.end]).len(),
+    });
+}
+
+/// Drops trailing line breaks and blank lines, but not the trailing spaces
+/// of a line with text (a callout line `>   ` keeps its spaces).
+fn trim_blank_tail(s: &str) -> &str {
+    let mut s = s.trim_end_matches(['\n', '\r']);
+    while let Some(nl) = s.rfind('\n') {
+        if !s[nl + 1..].trim().is_empty() {
+            break;
+        }
+        s = s[..nl].trim_end_matches(['\n', '\r']);
+    }
+    if s.trim().is_empty() { "" } else { s }
+}
+
+struct Builder<'a> {
+    body: &'a str,
+    lines: LineCounter<'a>,
+    pending_prose: Option<Range<usize>>,
+    out: Body,
+}
+
+impl Builder<'_> {
+    fn container(&mut self) -> &mut Vec<Block> {
+        match self.out.sections.last_mut() {
+            Some(Section::Phase(p)) => &mut p.blocks,
+            Some(Section::Plain(s)) => &mut s.blocks,
+            None => &mut self.out.preamble,
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(r) = self.pending_prose.take() {
+            let text = self.body[r].to_owned();
+            self.container().push(Block::Prose { text });
+        }
+    }
+
+    fn push(&mut self, block: Block) {
+        self.flush();
+        self.container().push(block);
+    }
+
+    fn prose(&mut self, range: Range<usize>) {
+        self.pending_prose = Some(match self.pending_prose.take() {
+            Some(p) => p.start..range.end,
+            None => range,
+        });
+    }
+
+    fn heading(&mut self, h: heading::HeadingLine) {
+        self.flush();
+        if h.is_phase() {
+            self.out.sections.push(Section::Phase(Phase {
+                level: h.level,
+                name: h.name,
+                agent: h.agent,
+                channel: h.channel,
+                meta: PhaseMeta::default(),
+                blocks: Vec::new(),
+            }));
+            return;
+        }
+        let plain = Section::Plain(PlainSection {
+            level: h.level,
+            title: h.text.clone(),
+            blocks: Vec::new(),
+        });
+        match self.out.sections.last().map(Section::level) {
+            None if h.level == 1 => self.container().push(Block::Heading {
+                level: 1,
+                text: h.text,
+            }),
+            Some(current) if h.level > current => self.container().push(Block::Heading {
+                level: h.level,
+                text: h.text,
+            }),
+            _ => self.out.sections.push(plain),
+        }
+    }
+
+    /// The phase whose heading was the last thing read, if any.
+    fn fresh_phase(&mut self) -> Option<&mut Phase> {
+        if self.pending_prose.is_some() {
+            return None;
+        }
+        match self.out.sections.last_mut() {
+            Some(Section::Phase(p)) if p.blocks.is_empty() && p.meta.is_empty() => Some(p),
+            _ => None,
+        }
+    }
+}
+
+pub(crate) fn parse(body: &str, first_line: usize) -> Body {
+    let blocks = top_blocks(body);
+    let mut b = Builder {
+        body,
+        lines: LineCounter::new(body, first_line),
+        pending_prose: None,
+        out: Body::default(),
+    };
+    let mut i = 0;
+    while i < blocks.len() {
+        let block = &blocks[i];
+        let range = block.range.clone();
+        let raw = &body[range.clone()];
+        i += 1;
+        match &block.kind {
+            Kind::Heading => match heading::parse(raw.lines().next().unwrap_or("")) {
+                Some(h) => b.heading(h),
+                // A setext heading (text underlined with `===`/`---`) is kept as prose.
+                None => b.prose(range),
+            },
+            Kind::Paragraph if tool_calls::is_header(raw) => {
+                let Some(list) = blocks.get(i).filter(|n| n.kind == Kind::List) else {
+                    b.prose(range);
+                    continue;
+                };
+                i += 1;
+                match tool_calls::parse_list(&body[list.range.clone()]) {
+                    Ok(calls) => b.push(Block::ToolCalls { calls }),
+                    Err((item_line, why)) => {
+                        let line = b.lines.line_at(list.range.start) + item_line;
+                        b.out.warnings.push((
+                            line,
+                            format!("tool-call list item {why}; the list is kept as prose"),
+                        ));
+                        b.prose(range.start..list.range.end);
+                    }
+                }
+            }
+            Kind::Quote => match callout::parse(raw) {
+                Some(c) => {
+                    if c.kind() == CalloutKind::Subagent {
+                        let line = b.lines.line_at(range.start);
+                        match c.subagent() {
+                            Ok(s) => {
+                                if let Some(target) = s.target {
+                                    b.out.links.push(LinkRef {
+                                        target,
+                                        mode: s.mode,
+                                        line,
+                                    });
+                                }
+                            }
+                            Err(e) => b.out.errors.push((line, e.into())),
+                        }
+                    }
+                    b.push(Block::Callout(c));
+                }
+                None => b.prose(range),
+            },
+            Kind::Fenced { info, content } => match info.split_whitespace().next() {
+                Some(tasks::INFO) => match tasks::parse(content) {
+                    Ok(tasks) => b.push(Block::Tasks { tasks }),
+                    Err((line, message)) => {
+                        let fence = b.lines.line_at(range.start);
+                        b.out
+                            .errors
+                            .push((fence + line, ParseErrorKind::BadTasks { message }));
+                        b.prose(range);
+                    }
+                },
+                Some(SYSTEM_PROMPT) => {
+                    let text = content.strip_suffix('\n').unwrap_or(content).to_owned();
+                    b.push(Block::SystemPrompt { text });
+                }
+                _ => b.prose(range),
+            },
+            Kind::Html => match phase_meta::parse(raw) {
+                Some(parsed) if b.fresh_phase().is_some() => match parsed {
+                    Ok(meta) => {
+                        if let Some(p) = b.fresh_phase() {
+                            p.meta = meta;
+                        }
+                    }
+                    Err(why) => {
+                        let line = b.lines.line_at(range.start);
+                        b.out
+                            .warnings
+                            .push((line, format!("phase metadata kept as prose: {why}")));
+                        b.prose(range);
+                    }
+                },
+                _ => b.prose(range),
+            },
+            Kind::Rule => b.push(Block::Rule),
+            Kind::Paragraph | Kind::List | Kind::Other => b.prose(range),
+        }
+    }
+    b.flush();
+    b.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_text_pulldown_has_no_event_for() {
+        let body = "[ref]: https://example.com\n\n## P @a\n";
+        let out = parse(body, 1);
+        assert_eq!(out.preamble, [Block::prose("[ref]: https://example.com")]);
+    }
+
+    #[test]
+    fn plain_headings_nest_or_start_sections_by_level() {
+        let out = parse(
+            "# T\n\n## A @x\n\n### Notes\n\ntext\n\n## Summary\n\n### Metrics\n",
+            1,
+        );
+        assert_eq!(
+            out.preamble,
+            [Block::Heading {
+                level: 1,
+                text: "T".into()
+            }]
+        );
+        assert_eq!(out.sections.len(), 2);
+        assert_eq!(
+            out.sections[0].blocks()[0],
+            Block::Heading {
+                level: 3,
+                text: "Notes".into()
+            }
+        );
+        assert!(matches!(&out.sections[1], Section::Plain(s) if s.title == "Summary"));
+    }
+
+    #[test]
+    fn adjacent_prose_blocks_merge_verbatim() {
+        let body = "para one\n- item\n\n    indented code\n\n> plain quote\n";
+        let out = parse(body, 1);
+        assert_eq!(out.preamble, [Block::prose(body.trim_end())]);
+    }
+}

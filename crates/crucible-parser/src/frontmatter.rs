@@ -1,0 +1,504 @@
+//! The YAML frontmatter: finding it, reading it into [`Frontmatter`], writing it.
+//!
+//! We split the frontmatter from the body ourselves and parse the YAML with
+//! serde_yaml into an ordered mapping, rather than through gray_matter, which
+//! drops key order, rebuilds the body and gives no data for frontmatter that
+//! is never closed (see docs/decisions/0001-frontmatter.md).
+
+use crucible_core::{
+    AgentRef, Frontmatter, PhaseId, SessionId, SessionStatus, SubagentEntry, Timestamp,
+};
+use serde_yaml::{Mapping, Value};
+
+use crate::error::{ParseErrorKind, describe_yaml};
+
+/// Where the frontmatter and the body are in a file's text.
+#[derive(Debug)]
+pub(crate) struct Split<'a> {
+    pub yaml: &'a str,
+    pub body: &'a str,
+    /// The file line the body starts on.
+    pub body_line: usize,
+}
+
+fn is_fence(line: &str) -> bool {
+    line.trim_end() == "---"
+}
+
+/// Splits `---\n<yaml>\n---\n<body>`. The closing line may also be `...`.
+pub(crate) fn split(text: &str) -> Result<Split<'_>, ParseErrorKind> {
+    let first_end = text.find('\n').unwrap_or(text.len());
+    if !is_fence(&text[..first_end]) {
+        return Err(ParseErrorKind::MissingFrontmatter);
+    }
+    let yaml_start = (first_end + 1).min(text.len());
+    let mut pos = yaml_start;
+    let mut line = 2;
+    while pos < text.len() {
+        let end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+        let l = &text[pos..end];
+        if is_fence(l) || l.trim_end() == "..." {
+            return Ok(Split {
+                yaml: &text[yaml_start..pos],
+                body: &text[(end + 1).min(text.len())..],
+                body_line: line + 1,
+            });
+        }
+        pos = end + 1;
+        line += 1;
+    }
+    Err(ParseErrorKind::UnclosedFrontmatter)
+}
+
+/// The file line of top-level `key:` in the frontmatter, else line 1.
+pub(crate) fn key_line(yaml: &str, key: &str) -> usize {
+    yaml.lines()
+        .position(|l| {
+            l.strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        })
+        .map_or(1, |i| i + 2)
+}
+
+/// A frontmatter problem and the line it is on.
+pub(crate) type FieldError = (usize, ParseErrorKind);
+
+/// Reads the YAML text into a [`Frontmatter`], collecting every problem.
+pub(crate) fn parse(yaml: &str) -> Result<Frontmatter, Vec<FieldError>> {
+    let value: Value = if yaml.trim().is_empty() {
+        Value::Mapping(Mapping::new())
+    } else {
+        serde_yaml::from_str(yaml).map_err(|e| {
+            let line = e.location().map_or(1, |l| l.line() + 1);
+            let message = e.to_string();
+            // serde_yaml appends its own "at line N column M", counted inside
+            // the frontmatter; we give the file line instead.
+            let message = message
+                .split(" at line ")
+                .next()
+                .unwrap_or(&message)
+                .to_owned();
+            vec![(line, ParseErrorKind::InvalidYaml { message })]
+        })?
+    };
+    let Value::Mapping(map) = value else {
+        return Err(vec![(
+            2,
+            ParseErrorKind::FrontmatterNotMapping {
+                found: describe_yaml(&value),
+            },
+        )]);
+    };
+    FieldReader::new(yaml).read(map)
+}
+
+struct FieldReader<'a> {
+    yaml: &'a str,
+    errors: Vec<FieldError>,
+}
+
+impl<'a> FieldReader<'a> {
+    fn new(yaml: &'a str) -> Self {
+        Self {
+            yaml,
+            errors: Vec::new(),
+        }
+    }
+
+    fn fail(&mut self, key: &str, kind: ParseErrorKind) {
+        self.errors.push((key_line(self.yaml, key), kind));
+    }
+
+    fn wrong_type(&mut self, key: &str, expected: &'static str, v: &Value) {
+        self.fail(
+            key,
+            ParseErrorKind::WrongType {
+                field: key.to_owned(),
+                expected,
+                found: describe_yaml(v),
+            },
+        );
+    }
+
+    /// A string, or a number or boolean read as its text; `None` for null.
+    fn text(&mut self, key: &str, v: &Value) -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Null => None,
+            other => {
+                self.wrong_type(key, "a string", other);
+                None
+            }
+        }
+    }
+
+    fn parsed<T, E: std::fmt::Display>(
+        &mut self,
+        key: &str,
+        v: &Value,
+        parse: impl FnOnce(&str) -> Result<T, E>,
+    ) -> Option<T> {
+        let s = self.text(key, v)?;
+        match parse(&s) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                self.fail(
+                    key,
+                    ParseErrorKind::InvalidValue {
+                        field: key.to_owned(),
+                        message: e.to_string(),
+                    },
+                );
+                None
+            }
+        }
+    }
+
+    fn count(&mut self, key: &str, v: &Value) -> Option<u64> {
+        match v {
+            Value::Null => None,
+            Value::Number(n) if n.as_u64().is_some() => n.as_u64(),
+            other => {
+                self.wrong_type(key, "a whole number", other);
+                None
+            }
+        }
+    }
+
+    fn read(mut self, map: Mapping) -> Result<Frontmatter, Vec<FieldError>> {
+        let mut kind_seen = false;
+        let mut id = None;
+        let mut started = None;
+        let mut status = None;
+        let mut fm_rest = Frontmatter::new(
+            SessionId::new("placeholder").expect("a literal valid id"),
+            "1970-01-01".parse().expect("a literal valid timestamp"),
+        );
+        for (k, v) in map {
+            let Value::String(key) = k else {
+                self.errors.push((
+                    2,
+                    ParseErrorKind::WrongType {
+                        field: "frontmatter key".into(),
+                        expected: "a string",
+                        found: describe_yaml(&k),
+                    },
+                ));
+                continue;
+            };
+            match key.as_str() {
+                "type" => {
+                    kind_seen = true;
+                    let t = self.text(&key, &v).unwrap_or_default();
+                    if t != "session" {
+                        // Nothing else about a file that is not a session matters.
+                        return Err(vec![(
+                            key_line(self.yaml, "type"),
+                            ParseErrorKind::NotASession { found: t },
+                        )]);
+                    }
+                }
+                "session_id" => id = self.parsed(&key, &v, SessionId::new),
+                "started" => started = self.parsed(&key, &v, str::parse::<Timestamp>),
+                "status" => {
+                    if let Some(s) = self.text(&key, &v) {
+                        match s.parse::<SessionStatus>() {
+                            Ok(s) => status = Some(s),
+                            Err(e) => self.fail(&key, e.into()),
+                        }
+                    }
+                }
+                "ended" => fm_rest.ended = self.parsed(&key, &v, str::parse::<Timestamp>),
+                "title" => fm_rest.title = self.text(&key, &v),
+                "channel" => fm_rest.channel = self.text(&key, &v),
+                "model" => fm_rest.model = self.text(&key, &v),
+                "participants" => fm_rest.participants = self.participants(&key, &v),
+                "tokens_used" => fm_rest.tokens_used = self.count(&key, &v),
+                "cost_usd" => {
+                    fm_rest.cost_usd = match &v {
+                        Value::Null => None,
+                        Value::Number(n) => n.as_f64(),
+                        other => {
+                            self.wrong_type(&key, "a number", other);
+                            None
+                        }
+                    }
+                }
+                "subagents" => fm_rest.subagents = self.subagents(&key, v),
+                "resume_point" => {
+                    fm_rest.resume_point = self.parsed(&key, &v, str::parse::<PhaseId>);
+                }
+                _ => {
+                    fm_rest.extra.insert(Value::String(key), v);
+                }
+            }
+        }
+        for (present, field) in [
+            (kind_seen, "type"),
+            (
+                id.is_some() || self.has_error_for("session_id"),
+                "session_id",
+            ),
+            (
+                started.is_some() || self.has_error_for("started"),
+                "started",
+            ),
+            (status.is_some() || self.has_error_for("status"), "status"),
+        ] {
+            if !present {
+                self.errors
+                    .push((1, ParseErrorKind::MissingField { field }));
+            }
+        }
+        match (id, started, status) {
+            (Some(id), Some(started), Some(status)) if self.errors.is_empty() => Ok(Frontmatter {
+                session_id: id,
+                started,
+                status,
+                ..fm_rest
+            }),
+            _ => Err(self.errors),
+        }
+    }
+
+    fn has_error_for(&self, key: &str) -> bool {
+        let line = key_line(self.yaml, key);
+        line > 1 && self.errors.iter().any(|(l, _)| *l == line)
+    }
+
+    fn participants(&mut self, key: &str, v: &Value) -> Vec<AgentRef> {
+        match v {
+            Value::Null => Vec::new(),
+            Value::Sequence(items) => items
+                .iter()
+                .filter_map(|item| self.parsed(key, item, str::parse::<AgentRef>))
+                .collect(),
+            other => {
+                self.wrong_type(key, "a list of name@version", other);
+                Vec::new()
+            }
+        }
+    }
+
+    fn subagents(&mut self, key: &str, v: Value) -> Vec<SubagentEntry> {
+        let items = match v {
+            Value::Null => return Vec::new(),
+            Value::Sequence(items) => items,
+            other => {
+                self.wrong_type(key, "a list of {session, agent, model, tokens}", &other);
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let Value::Mapping(map) = item else {
+                self.wrong_type(key, "a list of {session, agent, model, tokens}", &item);
+                continue;
+            };
+            let mut session = None;
+            let mut entry = SubagentEntry {
+                session: SessionId::new("placeholder").expect("a literal valid id"),
+                agent: None,
+                model: None,
+                tokens: None,
+                extra: Mapping::new(),
+            };
+            for (k, v) in map {
+                match k.as_str() {
+                    Some("session") => session = self.parsed(key, &v, SessionId::new),
+                    Some("agent") => entry.agent = self.parsed(key, &v, str::parse::<AgentRef>),
+                    Some("model") => entry.model = self.text(key, &v),
+                    Some("tokens") => entry.tokens = self.count(key, &v),
+                    _ => {
+                        entry.extra.insert(k, v);
+                    }
+                }
+            }
+            match session {
+                Some(s) => out.push(SubagentEntry {
+                    session: s,
+                    ..entry
+                }),
+                None => self.fail(
+                    key,
+                    ParseErrorKind::MissingField {
+                        field: "subagents[].session",
+                    },
+                ),
+            }
+        }
+        out
+    }
+}
+
+/// A YAML scalar as serde_yaml would write it (quoted only when it must be).
+fn scalar(v: Value) -> String {
+    let s = serde_yaml::to_string(&v).unwrap_or_default();
+    s.strip_suffix('\n').unwrap_or(&s).to_owned()
+}
+
+fn text_line(out: &mut String, key: &str, value: &str) {
+    // A multi-line value comes back from serde_yaml as a block scalar indented
+    // from column 0, which is what a top-level key needs.
+    out.push_str(&format!(
+        "{key}: {}\n",
+        scalar(Value::String(value.to_owned()))
+    ));
+}
+
+/// Writes the frontmatter in canonical order, `---` lines included.
+pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
+    out.push_str("---\ntype: session\n");
+    text_line(out, "session_id", fm.session_id.as_str());
+    if let Some(t) = &fm.title {
+        text_line(out, "title", t);
+    }
+    text_line(out, "started", fm.started.as_str());
+    if let Some(e) = &fm.ended {
+        text_line(out, "ended", e.as_str());
+    }
+    out.push_str(&format!("status: {}\n", fm.status));
+    if let Some(c) = &fm.channel {
+        text_line(out, "channel", c);
+    }
+    if !fm.participants.is_empty() {
+        out.push_str("participants:\n");
+        for p in &fm.participants {
+            out.push_str(&format!("  - {}\n", scalar(Value::String(p.to_string()))));
+        }
+    }
+    if let Some(m) = &fm.model {
+        text_line(out, "model", m);
+    }
+    if let Some(t) = fm.tokens_used {
+        out.push_str(&format!("tokens_used: {t}\n"));
+    }
+    if let Some(c) = fm.cost_usd {
+        out.push_str(&format!("cost_usd: {}\n", scalar(Value::from(c))));
+    }
+    if !fm.subagents.is_empty() {
+        out.push_str("subagents:\n");
+        for s in &fm.subagents {
+            let mut m = Mapping::new();
+            m.insert("session".into(), s.session.as_str().into());
+            if let Some(a) = &s.agent {
+                m.insert("agent".into(), a.to_string().into());
+            }
+            if let Some(model) = &s.model {
+                m.insert("model".into(), model.as_str().into());
+            }
+            if let Some(t) = s.tokens {
+                m.insert("tokens".into(), t.into());
+            }
+            for (k, v) in &s.extra {
+                m.insert(k.clone(), v.clone());
+            }
+            let yaml = serde_yaml::to_string(&m).unwrap_or_default();
+            for (i, line) in yaml.lines().enumerate() {
+                out.push_str(if i == 0 { "  - " } else { "    " });
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    // Always written, `null` included: a reader sees at a glance whether the
+    // session can be resumed, as in the spec's own example.
+    match fm.resume_point {
+        Some(r) => out.push_str(&format!("resume_point: {r}\n")),
+        None => out.push_str("resume_point: null\n"),
+    }
+    for (k, v) in &fm.extra {
+        let mut m = Mapping::new();
+        m.insert(k.clone(), v.clone());
+        out.push_str(&serde_yaml::to_string(&m).unwrap_or_default());
+    }
+    out.push_str("---\n");
+}
+
+/// The `session_id` of a file if it is a session, reading only the
+/// frontmatter's top-level lines (no YAML parse): `Some("")` for a session
+/// without an id, `None` for anything that is not a session.
+pub(crate) fn peek_id(text: &str) -> Option<String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.lines();
+    if !is_fence(lines.next()?.trim_end_matches('\r')) {
+        return None;
+    }
+    let mut is_session = false;
+    let mut id = String::new();
+    for line in lines {
+        let line = line.trim_end_matches('\r');
+        if is_fence(line) || line == "..." {
+            return is_session.then_some(id);
+        }
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = unquote(value.trim());
+        match key {
+            "type" => is_session = value == "session",
+            "session_id" => id = value.to_owned(),
+            _ => {}
+        }
+    }
+    // Never closed: still a session if it says so, so it is reported, not hidden.
+    is_session.then_some(id)
+}
+
+fn unquote(v: &str) -> &str {
+    let v = v.split(" #").next().unwrap_or(v).trim();
+    for q in ['"', '\''] {
+        if let Some(inner) = v.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
+            return inner;
+        }
+    }
+    v
+}
+
+/// [`key_line`] over a whole file's bytes.
+pub(crate) fn key_line_in(bytes: &[u8], key: &str) -> usize {
+    let text = String::from_utf8_lossy(bytes);
+    split(&text.replace("\r\n", "\n")).map_or(1, |s| key_line(s.yaml, key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_and_finds_the_body_line() {
+        let s = split("---\na: 1\n---\nbody\n").unwrap();
+        assert_eq!((s.yaml, s.body, s.body_line), ("a: 1\n", "body\n", 4));
+        assert_eq!(
+            split("---\na: 1\n").unwrap_err(),
+            ParseErrorKind::UnclosedFrontmatter
+        );
+        assert_eq!(
+            split("# no\n").unwrap_err(),
+            ParseErrorKind::MissingFrontmatter
+        );
+        assert_eq!(split("---\n---").unwrap().body, "");
+    }
+
+    #[test]
+    fn peeks_ids_without_parsing() {
+        assert_eq!(
+            peek_id("---\ntype: session\nsession_id: 'a-b'\n---\n").as_deref(),
+            Some("a-b")
+        );
+        assert_eq!(peek_id("---\ntype: workflow\nsession_id: x\n---\n"), None);
+        assert_eq!(peek_id("no frontmatter"), None);
+        assert_eq!(peek_id("---\r\ntype: session\r\n").as_deref(), Some(""));
+    }
+
+    #[test]
+    fn collects_every_field_error_with_its_line() {
+        let yaml =
+            "type: session\nsession_id: ../x\nstarted: soon\nstatus: done\ntokens_used: lots\n";
+        let errors = parse(yaml).unwrap_err();
+        let lines: Vec<usize> = errors.iter().map(|(l, _)| *l).collect();
+        assert_eq!(lines, [3, 4, 5, 6], "{errors:?}");
+    }
+}

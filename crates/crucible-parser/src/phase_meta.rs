@@ -1,0 +1,132 @@
+//! A phase's quiet metadata: `<!-- phase: started=… tokens=… -->` on the line
+//! under its heading. An HTML comment, so Obsidian, GitHub and editors'
+//! previews hide it, and one line, so it stays out of a reader's way.
+
+use crucible_core::PhaseMeta;
+
+const OPEN: &str = "<!-- phase:";
+const CLOSE: &str = "-->";
+
+/// `None` when `html` is not a phase comment; `Some(Err)` when it is one but a
+/// value cannot be read.
+pub(crate) fn parse(html: &str) -> Option<Result<PhaseMeta, String>> {
+    let inner = html.trim().strip_prefix(OPEN)?.strip_suffix(CLOSE)?;
+    if inner.contains('\n') {
+        return None;
+    }
+    Some(parse_pairs(inner.trim()))
+}
+
+fn parse_pairs(mut s: &str) -> Result<PhaseMeta, String> {
+    let mut meta = PhaseMeta::default();
+    while !s.is_empty() {
+        let (key, rest) = s
+            .split_once('=')
+            .ok_or_else(|| format!("`{s}` is not key=value"))?;
+        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("`{key}` is not a metadata key"));
+        }
+        let (value, rest) = if rest.starts_with('"') {
+            let mut de = serde_json::Deserializer::from_str(rest).into_iter::<String>();
+            let v = de
+                .next()
+                .ok_or("missing value")?
+                .map_err(|e| format!("bad quoted value for `{key}`: {e}"))?;
+            (v, &rest[de.byte_offset()..])
+        } else {
+            let end = rest.find(' ').unwrap_or(rest.len());
+            (rest[..end].to_owned(), &rest[end..])
+        };
+        s = rest.trim_start();
+        let bad = |what: &str| format!("`{key}={value}` is not {what}");
+        match key {
+            "started" => meta.started = Some(value.parse().map_err(|_| bad("a timestamp"))?),
+            "duration_ms" => {
+                meta.duration_ms = Some(value.parse().map_err(|_| bad("a whole number"))?)
+            }
+            "tokens" => meta.tokens = Some(value.parse().map_err(|_| bad("a whole number"))?),
+            "model" => meta.model = Some(value),
+            "cost_usd" => {
+                let c: f64 = value.parse().map_err(|_| bad("a number"))?;
+                if !c.is_finite() {
+                    return Err(bad("a finite number"));
+                }
+                meta.cost_usd = Some(c);
+            }
+            _ => meta.extra.push((key.to_owned(), value)),
+        }
+    }
+    Ok(meta)
+}
+
+fn push_pair(out: &mut String, key: &str, value: &str) {
+    out.push(' ');
+    out.push_str(key);
+    out.push('=');
+    let bare = !value.is_empty()
+        && !value.starts_with('"')
+        && !value.contains([' ', '\t', '\n', '\r', '>'])
+        && !value.contains("--");
+    if bare {
+        out.push_str(value);
+    } else {
+        // JSON string syntax, with `>` escaped so no value can close the comment.
+        let quoted = serde_json::to_string(value).unwrap_or_default();
+        out.push_str(&quoted.replace('>', "\\u003e"));
+    }
+}
+
+/// The comment line, or nothing for empty metadata.
+pub(crate) fn write(meta: &PhaseMeta) -> Option<String> {
+    if meta.is_empty() {
+        return None;
+    }
+    let mut out = String::from(OPEN);
+    if let Some(s) = &meta.started {
+        push_pair(&mut out, "started", s.as_str());
+    }
+    if let Some(d) = meta.duration_ms {
+        push_pair(&mut out, "duration_ms", &d.to_string());
+    }
+    if let Some(t) = meta.tokens {
+        push_pair(&mut out, "tokens", &t.to_string());
+    }
+    if let Some(m) = &meta.model {
+        push_pair(&mut out, "model", m);
+    }
+    if let Some(c) = meta.cost_usd {
+        push_pair(&mut out, "cost_usd", &c.to_string());
+    }
+    for (k, v) in &meta.extra {
+        push_pair(&mut out, k, v);
+    }
+    out.push(' ');
+    out.push_str(CLOSE);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_awkward_values() {
+        let meta = PhaseMeta {
+            started: Some("2025-12-05T14:32:15Z".parse().unwrap()),
+            duration_ms: Some(1200),
+            tokens: Some(450),
+            model: Some("gpt 4 --> \"x\"".into()),
+            cost_usd: Some(0.0123),
+            extra: vec![("retries".into(), "".into())],
+        };
+        let line = write(&meta).unwrap();
+        assert!(!line[4..line.len() - 3].contains("-->"), "{line}");
+        assert_eq!(parse(&line).unwrap().unwrap(), meta);
+    }
+
+    #[test]
+    fn other_comments_are_not_metadata() {
+        assert!(parse("<!-- a note -->").is_none());
+        assert!(parse("<!-- phase: tokens=many -->").unwrap().is_err());
+    }
+}

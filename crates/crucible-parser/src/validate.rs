@@ -1,0 +1,126 @@
+//! `cru session validate`: a file's own problems plus the ones that need the
+//! rest of the sessions directory (duplicate ids, links to missing children,
+//! a file name that does not match the id).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crucible_core::{SessionFile, SessionStore};
+
+use crate::{MarkdownCodec, ParseError, Warning, check_session};
+
+/// What `validate` found in one file.
+#[derive(Debug)]
+pub struct FileReport {
+    pub path: PathBuf,
+    pub errors: Vec<ParseError>,
+    pub warnings: Vec<Warning>,
+}
+
+impl FileReport {
+    pub fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+/// Checks `path` against the format and against the other sessions of
+/// `store` (`scan`: the store's session files, scanned once by the caller).
+pub fn validate_file(
+    store: &SessionStore<MarkdownCodec>,
+    scan: &[SessionFile],
+    path: &Path,
+) -> FileReport {
+    let mut report = FileReport {
+        path: path.to_owned(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            report.errors.push(ParseError {
+                path: path.to_owned(),
+                line: 1,
+                kind: crate::ParseErrorKind::InvalidValue {
+                    field: "file".into(),
+                    message: format!("cannot be read: {e}"),
+                },
+            });
+            return report;
+        }
+    };
+    let checked = check_session(path, &bytes);
+    report.errors = checked.errors;
+    report.warnings = checked.warnings;
+    let warn = |line: usize, message: String| Warning {
+        path: path.to_owned(),
+        line,
+        message,
+    };
+    let by_id = index_by_id(scan);
+    for link in &checked.links {
+        let known = by_id.contains_key(&link.target.as_str().to_lowercase())
+            || store.dir().join(link.target.file_name()).is_file()
+            || path.with_file_name(link.target.file_name()).is_file();
+        if !known {
+            report.warnings.push(warn(
+                link.line,
+                format!(
+                    "{} target `{}` is not in {} (the child may live elsewhere)",
+                    link.mode,
+                    link.target,
+                    store.dir().display()
+                ),
+            ));
+        }
+    }
+    if let Some(log) = &checked.log {
+        let id = log.id();
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+        if stem.as_deref() != Some(id.as_str()) {
+            report.warnings.push(warn(
+                crate::frontmatter::key_line_in(&bytes, "session_id"),
+                format!(
+                    "file name does not match session_id `{id}` (expected {}); the frontmatter wins",
+                    id.file_name()
+                ),
+            ));
+        }
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+        if let Some(others) = by_id.get(&id.as_str().to_lowercase()) {
+            let others: Vec<&PathBuf> = others
+                .iter()
+                .filter(|p| p.canonicalize().unwrap_or_else(|_| (*p).clone()) != canonical)
+                .collect();
+            if !others.is_empty() {
+                report.errors.push(ParseError {
+                    path: path.to_owned(),
+                    line: crate::frontmatter::key_line_in(&bytes, "session_id"),
+                    kind: crate::ParseErrorKind::InvalidValue {
+                        field: "session_id".into(),
+                        message: format!(
+                            "`{id}` is also the id of {}",
+                            others
+                                .iter()
+                                .map(|p| p.display().to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    },
+                });
+            }
+        }
+    }
+    report.warnings.sort_by_key(|w| w.line);
+    report
+}
+
+fn index_by_id(scan: &[SessionFile]) -> HashMap<String, Vec<PathBuf>> {
+    let mut map: HashMap<String, Vec<PathBuf>> = HashMap::new();
+    for f in scan {
+        map.entry(f.id.as_str().to_lowercase())
+            .or_default()
+            .push(f.path.clone());
+    }
+    map
+}
