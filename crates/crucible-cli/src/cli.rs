@@ -1,0 +1,40 @@
+//! The command tree.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::commands::session::SessionCommand;
+
+/// Agent sessions kept as readable markdown: show, validate, and more.
+#[derive(Debug, Parser)]
+#[command(name = "cru", version, about, long_about = None, propagate_version = true)]
+#[command(
+    after_help = "The sessions directory is --dir, else $CRU_SESSIONS_DIR, else [session] dir \
+in the config, else the nearest .crucible/sessions upward, else ~/.crucible/sessions."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// More log output on stderr (-v info, -vv debug, -vvv trace).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// The sessions directory (overrides $CRU_SESSIONS_DIR and the config).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Work with sessions: show, validate.
+    #[command(subcommand)]
+    Session(SessionCommand),
+    /// Print a shell completion script.
+    Completions(crate::commands::completions::CompletionsArgs),
+}

@@ -1,0 +1,14 @@
+//! One module per command group, one file per command.
+
+pub mod completions;
+pub mod session;
+
+use crate::cli::{Cli, Command};
+use crate::error::Outcome;
+
+pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    match cli.command {
+        Command::Session(cmd) => session::run(cmd, &cli.global),
+        Command::Completions(args) => completions::run(&args),
+    }
+}

@@ -1,0 +1,43 @@
+//! `cru session show <id|path> [--format text|markdown|json]`.
+
+use std::io::Write;
+
+use clap::{Args, ValueEnum};
+
+use crate::context::Context;
+use crate::error::{Outcome, store_error};
+use crate::render::session_text;
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// A session id, a unique prefix of one (any case), or a path to a file.
+    pub session: String,
+    /// How to print it.
+    #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
+    pub format: ShowFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ShowFormat {
+    /// For people: a header, then phases with callouts set apart (colour on a terminal).
+    Text,
+    /// The canonical markdown of the file.
+    Markdown,
+    /// The parsed session as JSON.
+    Json,
+}
+
+pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<Outcome> {
+    let (path, log) = ctx.store.load(&args.session).map_err(store_error)?;
+    let mut out = anstream::stdout().lock();
+    match args.format {
+        ShowFormat::Text => session_text::render(&mut out, &ctx.store, &path, &log)?,
+        ShowFormat::Markdown => out.write_all(crucible_parser::write_session(&log).as_bytes())?,
+        ShowFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &log)?;
+            writeln!(out)?;
+        }
+    }
+    out.flush()?;
+    Ok(Outcome::Success)
+}

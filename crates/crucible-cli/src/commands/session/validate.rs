@@ -1,0 +1,174 @@
+//! `cru session validate [<path|id|dir>...] [--format text|json]`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anstyle::{AnsiColor, Style};
+use clap::{Args, ValueEnum};
+use crucible_core::{SessionFile, store::session_files};
+use crucible_parser::validate::{FileReport, validate_file};
+use serde_json::json;
+
+use crate::context::Context;
+use crate::error::Outcome;
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Session files, directories of them, ids or id prefixes. None: every
+    /// session file in the sessions directory.
+    pub targets: Vec<String>,
+    /// How to print the problems.
+    #[arg(long, value_enum, default_value_t = ValidateFormat::Text)]
+    pub format: ValidateFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ValidateFormat {
+    /// `file:line: error: message`, one per line.
+    Text,
+    /// One JSON object per file: path, valid, errors, warnings.
+    Json,
+}
+
+/// A target that could not be turned into files, reported like a file error.
+struct Unresolved {
+    target: String,
+    message: String,
+}
+
+fn expand(ctx: &Context, targets: &[String]) -> (Vec<PathBuf>, Vec<Unresolved>) {
+    let mut files = Vec::new();
+    let mut unresolved = Vec::new();
+    if targets.is_empty() {
+        match session_files(ctx.store.dir()) {
+            Ok(f) => files = f,
+            Err(e) => unresolved.push(Unresolved {
+                target: ctx.store.dir().display().to_string(),
+                message: e.to_string(),
+            }),
+        }
+    }
+    for t in targets {
+        let p = std::path::Path::new(t);
+        if p.is_dir() {
+            match session_files(p) {
+                Ok(f) => files.extend(f),
+                Err(e) => unresolved.push(Unresolved {
+                    target: t.clone(),
+                    message: e.to_string(),
+                }),
+            }
+            continue;
+        }
+        match ctx.store.resolve(t) {
+            Ok(path) => files.push(path),
+            Err(e) => unresolved.push(Unresolved {
+                target: t.clone(),
+                message: e.to_string(),
+            }),
+        }
+    }
+    (files, unresolved)
+}
+
+pub fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
+    let (files, unresolved) = expand(ctx, &args.targets);
+    let scan: Vec<SessionFile> = ctx
+        .store
+        .scan()
+        .into_iter()
+        .filter_map(Result::ok)
+        .collect();
+    let reports: Vec<FileReport> = files
+        .iter()
+        .map(|p| validate_file(&ctx.store, &scan, p))
+        .collect();
+    let invalid = reports.iter().filter(|r| !r.is_valid()).count() + unresolved.len();
+    let mut out = anstream::stdout().lock();
+    match args.format {
+        ValidateFormat::Text => print_text(&mut out, &reports, &unresolved)?,
+        ValidateFormat::Json => print_json(&mut out, &reports, &unresolved)?,
+    }
+    out.flush()?;
+    let errors: usize = reports.iter().map(|r| r.errors.len()).sum::<usize>() + unresolved.len();
+    let warnings: usize = reports.iter().map(|r| r.warnings.len()).sum();
+    let checked = reports.len() + unresolved.len();
+    let mut err = anstream::stderr();
+    writeln!(
+        err,
+        "{checked} {} checked: {} valid, {invalid} invalid ({errors} {}, {warnings} {})",
+        plural(checked, "file", "files"),
+        checked - invalid,
+        plural(errors, "error", "errors"),
+        plural(warnings, "warning", "warnings"),
+    )?;
+    Ok(if invalid > 0 {
+        Outcome::Failure
+    } else {
+        Outcome::Success
+    })
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+fn print_text(
+    out: &mut impl Write,
+    reports: &[FileReport],
+    unresolved: &[Unresolved],
+) -> std::io::Result<()> {
+    let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
+    let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
+    for u in unresolved {
+        writeln!(out, "{}: {red}error{red:#}: {}", u.target, u.message)?;
+    }
+    for r in reports {
+        let mut lines: Vec<(usize, bool, String)> = r
+            .errors
+            .iter()
+            .map(|e| (e.line, true, e.kind.to_string()))
+            .chain(
+                r.warnings
+                    .iter()
+                    .map(|w| (w.line, false, w.message.clone())),
+            )
+            .collect();
+        lines.sort_by_key(|(line, is_error, _)| (*line, !*is_error));
+        for (line, is_error, message) in lines {
+            let (style, word) = if is_error {
+                (red, "error")
+            } else {
+                (yellow, "warning")
+            };
+            writeln!(
+                out,
+                "{}:{line}: {style}{word}{style:#}: {message}",
+                r.path.display()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn print_json(
+    out: &mut impl Write,
+    reports: &[FileReport],
+    unresolved: &[Unresolved],
+) -> anyhow::Result<()> {
+    let mut items: Vec<serde_json::Value> = unresolved
+        .iter()
+        .map(|u| json!({"path": u.target, "valid": false, "errors": [{"line": null, "message": u.message}], "warnings": []}))
+        .collect();
+    items.extend(reports.iter().map(|r| {
+        json!({
+            "path": r.path.display().to_string(),
+            "valid": r.is_valid(),
+            "errors": r.errors.iter().map(|e| json!({"line": e.line, "message": e.kind.to_string()})).collect::<Vec<_>>(),
+            "warnings": r.warnings.iter().map(|w| json!({"line": w.line, "message": w.message})).collect::<Vec<_>>(),
+        })
+    }));
+    serde_json::to_writer_pretty(&mut *out, &items)?;
+    writeln!(out)?;
+    Ok(())
+}

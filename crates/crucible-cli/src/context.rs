@@ -1,0 +1,73 @@
+//! What every command needs: the configuration and the sessions directory,
+//! found from flags, the environment and the files, in that order.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use crucible_core::config::ConfigLayer;
+use crucible_core::{
+    Config, DiscoveryInputs, SessionStore, SessionsDirSource, discover_sessions_dir, find_kiln,
+};
+use crucible_parser::MarkdownCodec;
+
+use crate::cli::GlobalArgs;
+use crate::error::CliError;
+
+pub struct Context {
+    pub config: Config,
+    pub store: SessionStore<MarkdownCodec>,
+    pub source: SessionsDirSource,
+}
+
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The user's configuration file: `$CRUCIBLE_CONFIG`, else
+/// `$XDG_CONFIG_HOME/crucible/config.toml`, else `~/.config/crucible/config.toml`.
+fn user_config(home: Option<&Path>) -> Option<PathBuf> {
+    env_path("CRUCIBLE_CONFIG")
+        .or_else(|| env_path("XDG_CONFIG_HOME").map(|x| x.join("crucible/config.toml")))
+        .or_else(|| home.map(|h| h.join(".config/crucible/config.toml")))
+}
+
+impl Context {
+    pub fn load(global: &GlobalArgs) -> anyhow::Result<Self> {
+        let cwd = std::env::current_dir().context("cannot read the working directory")?;
+        let home = env_path("HOME");
+        let mut layers = Vec::new();
+        if let Some(path) = user_config(home.as_deref()) {
+            let base_dir = path.parent().map_or_else(|| cwd.clone(), Path::to_owned);
+            layers.push(ConfigLayer { path, base_dir });
+        }
+        if let Some(kiln) = find_kiln(&cwd) {
+            layers.push(ConfigLayer {
+                path: kiln.join(".crucible/config.toml"),
+                base_dir: kiln,
+            });
+        }
+        let config = Config::load(&layers, home.as_deref())?;
+        let env_dir = env_path("CRU_SESSIONS_DIR");
+        let (dir, source) = discover_sessions_dir(&DiscoveryInputs {
+            flag_dir: global.dir.as_deref(),
+            env_dir: env_dir.as_deref(),
+            config_dir: config.session.dir.as_deref(),
+            cwd: &cwd,
+            home: home.as_deref(),
+        })
+        .ok_or_else(|| {
+            CliError::new(
+                "no sessions directory: no --dir, no $CRU_SESSIONS_DIR, no config and no $HOME",
+            )
+            .with_hint("pass --dir DIR")
+        })?;
+        tracing::info!(dir = %dir.display(), ?source, configs = ?config.sources, "sessions directory");
+        Ok(Self {
+            config,
+            store: SessionStore::new(dir, MarkdownCodec),
+            source,
+        })
+    }
+}

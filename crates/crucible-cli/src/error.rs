@@ -1,0 +1,107 @@
+//! Exit codes and how errors reach the terminal.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use anstyle::{AnsiColor, Style};
+use crucible_core::StoreError;
+
+/// How a command that ran to its end went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything as asked.
+    Success,
+    /// The command ran, and what it checked is not all right (an invalid file).
+    Failure,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Self::Success => ExitCode::SUCCESS,
+            Self::Failure => ExitCode::from(1),
+        }
+    }
+}
+
+/// An error with an optional hint on what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct CliError {
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl CliError {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// Turns a store error into a message with a hint that fits it.
+pub fn store_error(e: StoreError) -> anyhow::Error {
+    let hint = match &e {
+        StoreError::NotFound { .. } => {
+            Some("pass a path to the file, or --dir for another sessions directory".to_owned())
+        }
+        StoreError::Ambiguous { .. } => Some("type more of the id".to_owned()),
+        StoreError::DuplicateId { .. } => {
+            Some("rename one of the files' session_id so each id is unique".to_owned())
+        }
+        _ => None,
+    };
+    let mut err = CliError::new(e.to_string());
+    err.hint = hint;
+    err.into()
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Prints `error: ...` (and `hint: ...`) on stderr and picks the exit code.
+/// A closed pipe (`cru ... | head`) is not an error worth a word.
+pub fn report(e: &anyhow::Error) -> ExitCode {
+    if is_broken_pipe(e) {
+        return ExitCode::SUCCESS;
+    }
+    let mut err = anstream::stderr();
+    let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
+    let cyan = Style::new().fg_color(Some(AnsiColor::Cyan.into())).bold();
+    let _ = writeln!(err, "{red}error{red:#}: {e}");
+    for cause in e.chain().skip(1) {
+        let _ = writeln!(err, "  caused by: {cause}");
+    }
+    if let Some(hint) = e.downcast_ref::<CliError>().and_then(|c| c.hint.as_ref()) {
+        let _ = writeln!(err, "{cyan}hint{cyan:#}: {hint}");
+    }
+    ExitCode::from(1)
+}
+
+/// Logs go to stderr; `-v` raises the level, `CRU_LOG` sets a filter.
+pub fn init_tracing(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = std::env::var("CRU_LOG").unwrap_or_else(|_| level.to_owned());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(io::stderr)
+        .with_target(false)
+        .without_time()
+        .try_init();
+}

@@ -1,0 +1,34 @@
+//! `cru`, the command line of Crucible workflow sessions.
+//!
+//! This crate is the thin layer over the library crates: the clap command
+//! tree, finding the sessions directory and configuration from flags and the
+//! environment, rendering results in each `--format`, and turning errors into
+//! messages and exit codes. Domain decisions live in the library crates.
+
+mod cli;
+mod commands;
+mod context;
+mod error;
+mod render;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser};
+
+pub use cli::Cli;
+pub use error::{CliError, Outcome};
+
+/// The whole command tree, for generated docs and completions.
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// Runs `cru` with the process arguments and environment.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    error::init_tracing(cli.global.verbose);
+    match commands::run(cli) {
+        Ok(outcome) => outcome.exit_code(),
+        Err(e) => error::report(&e),
+    }
+}

@@ -1,0 +1,361 @@
+//! `cru session show --format text`: a session for reading in a terminal.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anstyle::Style;
+use crucible_core::{
+    Block, Callout, CalloutKind, Phase, Section, SessionLog, SessionStore, SubagentMode, TaskStatus,
+};
+use crucible_parser::MarkdownCodec;
+
+use super::style::{BOLD, DIM, FAILED, PHASE, callout as callout_style};
+use super::{duration, thousands};
+
+type Store = SessionStore<MarkdownCodec>;
+
+/// Renders `log` (read from `path`), loading embedded subagent sessions
+/// from `store` and showing them inside their callouts.
+pub fn render(
+    out: &mut dyn Write,
+    store: &Store,
+    path: &Path,
+    log: &SessionLog,
+) -> anyhow::Result<()> {
+    header(out, path, log)?;
+    let mut r = Renderer {
+        out,
+        store,
+        stack: HashSet::from([canonical(path)]),
+    };
+    r.body(log, "")?;
+    Ok(())
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    p.canonicalize().unwrap_or_else(|_| p.to_owned())
+}
+
+fn field(out: &mut dyn Write, name: &str, value: &str) -> std::io::Result<()> {
+    writeln!(out, "  {DIM}{name:<13}{DIM:#}{value}")
+}
+
+fn header(out: &mut dyn Write, path: &Path, log: &SessionLog) -> std::io::Result<()> {
+    let fm = &log.frontmatter;
+    writeln!(
+        out,
+        "{BOLD}{}{BOLD:#}",
+        log.title().unwrap_or(fm.session_id.as_str())
+    )?;
+    field(out, "id", fm.session_id.as_str())?;
+    field(out, "status", fm.status.as_str())?;
+    field(out, "started", fm.started.as_str())?;
+    if let Some(ended) = &fm.ended {
+        let took = fm
+            .duration_ms()
+            .map(|d| format!(" ({})", duration(d)))
+            .unwrap_or_default();
+        field(out, "ended", &format!("{ended}{took}"))?;
+    }
+    if let Some(c) = &fm.channel {
+        field(out, "channel", c)?;
+    }
+    if !fm.participants.is_empty() {
+        let names: Vec<String> = fm.participants.iter().map(ToString::to_string).collect();
+        field(out, "participants", &names.join(", "))?;
+    }
+    if let Some(m) = &fm.model {
+        field(out, "model", m)?;
+    }
+    if let Some(t) = fm.tokens_used {
+        field(out, "tokens", &thousands(t))?;
+    }
+    if let Some(c) = fm.cost_usd {
+        field(out, "cost", &format!("${c:.4}"))?;
+    }
+    for (i, s) in fm.subagents.iter().enumerate() {
+        let mut v = s.session.to_string();
+        if let Some(a) = &s.agent {
+            v.push_str(&format!("  {a}"));
+        }
+        if let Some(m) = &s.model {
+            v.push_str(&format!("  {m}"));
+        }
+        if let Some(t) = s.tokens {
+            v.push_str(&format!("  {} tokens", thousands(t)));
+        }
+        field(out, if i == 0 { "subagents" } else { "" }, &v)?;
+    }
+    if let Some(p) = fm.resume_point {
+        let name = log
+            .phase(p)
+            .map(|ph| format!(" ({})", ph.name))
+            .unwrap_or_default();
+        field(out, "resume at", &format!("{p}{name}"))?;
+    }
+    for (k, v) in &fm.extra {
+        let key = k.as_str().unwrap_or("?");
+        let value = serde_json::to_string(v).unwrap_or_default();
+        field(out, key, value.trim_matches('"'))?;
+    }
+    field(out, "file", &path.display().to_string())?;
+    Ok(())
+}
+
+struct Renderer<'a> {
+    out: &'a mut dyn Write,
+    store: &'a Store,
+    /// The files being shown, outermost first: an embed of one of them is a cycle.
+    stack: HashSet<PathBuf>,
+}
+
+impl Renderer<'_> {
+    fn body(&mut self, log: &SessionLog, indent: &str) -> anyhow::Result<()> {
+        let mut title_skipped = false;
+        for block in &log.preamble {
+            // The title is already the header's first line.
+            if let (Block::Heading { level: 1, .. }, false) = (block, title_skipped) {
+                title_skipped = true;
+                continue;
+            }
+            self.blank(indent)?;
+            self.block(block, indent)?;
+        }
+        let mut number = 0;
+        for section in &log.sections {
+            self.blank(indent)?;
+            match section {
+                Section::Phase(p) => {
+                    number += 1;
+                    self.phase_heading(p, number, indent)?;
+                }
+                Section::Plain(s) => writeln!(self.out, "{indent}{BOLD}{}{BOLD:#}", s.title)?,
+            }
+            let inner = format!(
+                "{indent}{}",
+                "  ".repeat(usize::from(section.level().saturating_sub(1)))
+            );
+            for block in section.blocks() {
+                self.block(block, &inner)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn phase_heading(&mut self, p: &Phase, number: usize, indent: &str) -> std::io::Result<()> {
+        let nest = "  ".repeat(usize::from(p.level.saturating_sub(2)));
+        let mut annotations = String::new();
+        if let Some(a) = &p.agent {
+            annotations.push_str(&format!(" @{a}"));
+        }
+        if let Some(c) = &p.channel {
+            annotations.push_str(&format!(" #{c}"));
+        }
+        writeln!(
+            self.out,
+            "{indent}{nest}{PHASE}phase-{number}  {}{PHASE:#}{DIM}{annotations}{DIM:#}",
+            p.name
+        )?;
+        let m = &p.meta;
+        let mut facts = Vec::new();
+        if let Some(s) = &m.started {
+            facts.push(format!("started {s}"));
+        }
+        if let Some(d) = m.duration_ms {
+            facts.push(duration(i64::try_from(d).unwrap_or(i64::MAX)));
+        }
+        if let Some(t) = m.tokens {
+            facts.push(format!("{} tokens", thousands(t)));
+        }
+        if let Some(model) = &m.model {
+            facts.push(model.clone());
+        }
+        if let Some(c) = m.cost_usd {
+            facts.push(format!("${c:.4}"));
+        }
+        facts.extend(m.extra.iter().map(|(k, v)| format!("{k}={v}")));
+        if !facts.is_empty() {
+            writeln!(
+                self.out,
+                "{indent}{nest}  {DIM}{}{DIM:#}",
+                facts.join(" · ")
+            )?;
+        }
+        Ok(())
+    }
+
+    /// An empty line that keeps the bars of the callouts it is inside.
+    fn blank(&mut self, indent: &str) -> std::io::Result<()> {
+        let bars = indent.trim_end();
+        if bars.is_empty() {
+            writeln!(self.out)
+        } else {
+            writeln!(self.out, "{bars}")
+        }
+    }
+
+    fn lines(&mut self, indent: &str, text: &str, style: Style) -> std::io::Result<()> {
+        for line in text.lines() {
+            writeln!(self.out, "{indent}{style}{line}{style:#}")?;
+        }
+        Ok(())
+    }
+
+    fn block(&mut self, block: &Block, indent: &str) -> anyhow::Result<()> {
+        match block {
+            Block::Heading { text, .. } => writeln!(self.out, "{indent}{BOLD}{text}{BOLD:#}")?,
+            Block::Prose { text } => {
+                for line in text.lines() {
+                    if line.trim().is_empty() {
+                        self.blank(indent)?;
+                    } else {
+                        writeln!(self.out, "{indent}{line}")?;
+                    }
+                }
+            }
+            Block::Rule => {}
+            Block::ToolCalls { calls } => {
+                writeln!(self.out, "{indent}{DIM}tool calls{DIM:#}")?;
+                for c in calls {
+                    let (mark, style) = if c.failed {
+                        ("✗", FAILED)
+                    } else {
+                        ("•", Style::new())
+                    };
+                    let args = if c.args.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {}", c.args)
+                    };
+                    let summary = c
+                        .summary
+                        .as_ref()
+                        .map(|s| format!(" → {s}"))
+                        .unwrap_or_default();
+                    writeln!(
+                        self.out,
+                        "{indent}  {style}{mark}{style:#} {BOLD}{}{BOLD:#}{args}{style}{summary}{style:#}",
+                        c.tool
+                    )?;
+                }
+            }
+            Block::Callout(c) => self.callout(c, indent)?,
+            Block::Tasks { tasks } => {
+                writeln!(self.out, "{indent}{BOLD}Tasks{BOLD:#}")?;
+                for t in tasks {
+                    let mark = match t.status {
+                        TaskStatus::Completed => "[x]",
+                        TaskStatus::InProgress => "[~]",
+                        TaskStatus::Pending => "[ ]",
+                    };
+                    let prio = t
+                        .priority
+                        .as_ref()
+                        .map(|p| format!(" {DIM}({p}){DIM:#}"))
+                        .unwrap_or_default();
+                    writeln!(self.out, "{indent}  {mark} {}{prio}", t.content)?;
+                }
+            }
+            Block::SystemPrompt { text } => {
+                writeln!(self.out, "{indent}{DIM}system prompt{DIM:#}")?;
+                self.lines(&format!("{indent}  "), text, DIM)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn callout(&mut self, c: &Callout, indent: &str) -> anyhow::Result<()> {
+        let kind = c.kind();
+        let (style, label) = callout_style(&kind);
+        let bar = format!("{indent}{style}│{style:#} ");
+        self.blank(indent)?;
+        let title = if c.title.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", c.title)
+        };
+        match (&kind, c.subagent()) {
+            (CalloutKind::Subagent, Ok(sub)) => {
+                let target = sub
+                    .target
+                    .as_ref()
+                    .map(|t| format!(" → {t}"))
+                    .unwrap_or_default();
+                writeln!(
+                    self.out,
+                    "{bar}{style}{label}{style:#}{title} {DIM}· {}{target}{DIM:#}",
+                    sub.mode
+                )?;
+                for line in &sub.description {
+                    writeln!(self.out, "{bar}{line}")?;
+                }
+                for line in &sub.content {
+                    writeln!(self.out, "{bar}{line}")?;
+                }
+                if let Some(s) = &sub.summary {
+                    self.lines(&bar, &format!("Summary: {s}"), Style::new())?;
+                }
+                if let (SubagentMode::Embed, Some(target)) = (sub.mode, &sub.target) {
+                    self.embed(target.as_str(), &bar)?;
+                }
+            }
+            _ => {
+                writeln!(self.out, "{bar}{style}{label}{style:#}{title}")?;
+                for line in &c.body {
+                    writeln!(self.out, "{bar}{line}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Shows an embedded child session in place, unless it is missing or is
+    /// already being shown further out (a cycle of embeds).
+    fn embed(&mut self, target: &str, bar: &str) -> anyhow::Result<()> {
+        let path = match self.store.resolve(target) {
+            Ok(p) => p,
+            Err(e) => {
+                writeln!(
+                    self.out,
+                    "{bar}{DIM}(embedded session not shown: {e}){DIM:#}"
+                )?;
+                return Ok(());
+            }
+        };
+        let key = canonical(&path);
+        if self.stack.contains(&key) {
+            writeln!(
+                self.out,
+                "{bar}{DIM}↻ {target} is already shown above (embed cycle); not repeated{DIM:#}"
+            )?;
+            return Ok(());
+        }
+        let child = match self.store.load_path(&path) {
+            Ok(c) => c,
+            Err(e) => {
+                writeln!(
+                    self.out,
+                    "{bar}{DIM}(embedded session not shown: {e}){DIM:#}"
+                )?;
+                return Ok(());
+            }
+        };
+        let fm = &child.frontmatter;
+        let tokens = fm
+            .tokens_used
+            .map(|t| format!(", {} tokens", thousands(t)))
+            .unwrap_or_default();
+        writeln!(
+            self.out,
+            "{bar}{BOLD}{}{BOLD:#} {DIM}({}, {}{tokens}){DIM:#}",
+            child.title().unwrap_or(fm.session_id.as_str()),
+            fm.session_id,
+            fm.status
+        )?;
+        self.stack.insert(key.clone());
+        let result = self.body(&child, &format!("{bar}  "));
+        self.stack.remove(&key);
+        result
+    }
+}
