@@ -51,6 +51,8 @@ pub enum StoreError {
     },
     #[error("no session matches `{query}` in {dir}")]
     NotFound { query: String, dir: PathBuf },
+    #[error("{path}: no such file")]
+    NoSuchFile { path: PathBuf },
     #[error("`{query}` matches {} sessions: {}", candidates.len(), list(candidates))]
     Ambiguous {
         query: String,
@@ -145,9 +147,8 @@ impl<C: SessionCodec> SessionStore<C> {
             return Ok(as_path.to_owned());
         }
         if looks_like_path {
-            return Err(StoreError::NotFound {
-                query: query.to_owned(),
-                dir: self.dir.clone(),
+            return Err(StoreError::NoSuchFile {
+                path: as_path.to_owned(),
             });
         }
         SessionId::new(query)?;
@@ -184,10 +185,10 @@ impl<C: SessionCodec> SessionStore<C> {
             .cloned()
             .collect();
         if prefixed.is_empty() {
-            // A renamed file is still found by its file name.
+            // A file whose name differs from its id is still found by its name.
             prefixed = files
                 .into_iter()
-                .filter(|f| stem(&f.path).to_lowercase() == want)
+                .filter(|f| stem(&f.path).to_lowercase().starts_with(&want))
                 .collect();
         }
         match prefixed.len() {

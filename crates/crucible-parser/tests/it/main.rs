@@ -6,4 +6,5 @@ mod garbage;
 mod gray_matter_oracle;
 mod roundtrip;
 mod sample;
+mod store;
 mod strategy;

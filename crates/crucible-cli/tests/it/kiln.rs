@@ -1,0 +1,86 @@
+//! `TestKiln`: a temporary sessions directory and a clean environment for `cru`.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+pub struct TestKiln {
+    pub root: tempfile::TempDir,
+}
+
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+impl TestKiln {
+    /// A kiln with `.crucible/sessions` holding nothing.
+    pub fn empty() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join(".crucible/sessions")).unwrap();
+        Self { root }
+    }
+
+    /// A kiln whose sessions are copies of `fixtures/sessions`.
+    pub fn with_fixtures() -> Self {
+        let kiln = Self::empty();
+        let src = fixtures().join("sessions");
+        for f in crucible_core::store::session_files(&src).unwrap() {
+            let rel = f.strip_prefix(&src).unwrap();
+            kiln.write(
+                &rel.to_string_lossy(),
+                &std::fs::read_to_string(&f).unwrap(),
+            );
+        }
+        kiln
+    }
+
+    pub fn sessions(&self) -> PathBuf {
+        self.root.path().join(".crucible/sessions")
+    }
+
+    /// Writes a file under the sessions directory.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.sessions().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// `cru` run from the kiln's root with nothing of the caller's
+    /// environment that could change what it does.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::cargo_bin("cru").unwrap();
+        cmd.current_dir(self.root.path())
+            .env("HOME", self.root.path().join("home"))
+            .env_remove("CRU_SESSIONS_DIR")
+            .env_remove("CRUCIBLE_CONFIG")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("CRU_LOG");
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.run_cmd(self.command().args(args))
+    }
+
+    pub fn run_cmd(&self, cmd: &mut Command) -> Output {
+        let out = cmd.output().unwrap();
+        let clean = |b: &[u8]| {
+            String::from_utf8_lossy(b)
+                .replace(&self.root.path().display().to_string(), "[KILN]")
+                .replace(&fixtures().display().to_string(), "[FIXTURES]")
+        };
+        Output {
+            stdout: clean(&out.stdout),
+            stderr: clean(&out.stderr),
+            code: out.status.code().unwrap_or(-1),
+        }
+    }
+}

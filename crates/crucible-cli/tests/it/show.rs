@@ -1,0 +1,272 @@
+use crate::kiln::{TestKiln, fixtures};
+
+#[test]
+fn show_text_renders_header_phases_callouts_and_embeds() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "show", "2025-12-10-FIX"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @r#"
+    Fix the flaky store test
+      id           2025-12-10-fix-flaky-test
+      status       paused
+      started      2025-12-10T09:15:00Z
+      channel      dev
+      participants orchestrator@1.0, debugger@0.3
+      model        claude-sonnet-4-20250514
+      tokens       9,120
+      cost         $0.1840
+      subagents    2025-12-10-investigate-ci  debugger@0.3  claude-haiku-4-20250514  2,210 tokens
+      resume at    phase-3 (Narrow it down)
+      ticket       CRU-142
+      labels       ["flaky","ci"]
+      file         [KILN]/.crucible/sessions/2025-12-10-fix-flaky-test.md
+
+    CI fails about one run in twenty on `store::tests::concurrent_create`.
+
+    system prompt
+      You are a careful Rust engineer. Reproduce before you fix.
+      Never weaken a test to make it pass.
+
+    Tasks
+      [x] Reproduce the failure locally (high)
+      [~] Find the race (high)
+      [ ] Fix and prove with 1000 runs (medium)
+
+    phase-1  Reproduce @orchestrator@1.0 #dev
+      started 2025-12-10T09:15:00Z · 9m 0s · 2,300 tokens · claude-sonnet-4-20250514
+      tool calls
+        • bash cargo test -p crucible-core concurrent_create → 1 passed
+        ✗ bash for i in $(seq 200); do cargo test -q concurrent_create || break; done → failed on run 37: id collision
+        • read crates/crucible-core/src/store/allocate.rs → 61 lines
+
+      │ ERROR
+      │ Two processes allocated `2025-12-10-session` in the same second.
+      │ Resolution: traced to a check-then-create race; see the next phase.
+
+      │ DECISION
+      │ Keep the 200-run loop as the reproduction; it fails within a minute.
+
+    phase-2  Find the race @orchestrator@1.0 #dev
+      started 2025-12-10T09:24:00Z · 21m 0s · 4,610 tokens
+
+      │ SUBAGENT @debugger@0.3 (claude-haiku-4-20250514) · embed → 2025-12-10-investigate-ci
+      │ Asked to read the CI logs of the last 20 failures.
+      │ Summary: Every failure is an id collision under parallel test threads.
+      │ Read the CI logs of the flaky test (2025-12-10-investigate-ci, completed, 2,210 tokens)
+      │
+      │   phase-1  Collect logs @debugger@0.3 #dev
+      │     tool calls
+      │       • bash gh run list --workflow ci --status failure -L 20 → 20 runs
+      │       • bash gh run view 8812 --log-failed → id collision: 2025-12-10-session
+      │
+      │     │ DECISION
+      │     │ All 20 failures share one signature; no need to read further.
+
+      │ SUBAGENT @linter@2.1 (gpt-4o-mini) · inline
+      │   **Tool calls:**
+      │   - `clippy --all-targets` → 0 warnings
+      │   Nothing suspicious outside allocate.rs.
+      │ Summary: Static checks are clean.
+
+      phase-3  Narrow it down @debugger@0.3 #dev
+        tool calls
+          • grep -n "exists()" crates/crucible-core/src/store/ → 2 matches
+          • edit crates/crucible-core/src/store/allocate.rs → replaced exists()+create with create_new
+
+        │ USER
+        │ "Don't just add a retry loop, I want the real fix" - agreed: use create-new
+        │ semantics so the file system settles the race.
+
+        │ DECISION_NEEDED
+        │ Should ids be allocated under the directory lock as well?
+
+    phase-4  Prove it @orchestrator@1.0 #ci
+
+      │ NOTE
+      │ Paused here: the 1000-run proof needs the CI machine.
+
+    Notes
+      The race only shows with more than one test thread.
+    "#);
+}
+
+#[test]
+fn show_markdown_is_the_canonical_file() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&[
+        "session",
+        "show",
+        "2025-12-11-refactor-store",
+        "--format",
+        "markdown",
+    ]);
+    assert_eq!(out.code, 0);
+    let file =
+        std::fs::read_to_string(kiln.sessions().join("2025-12-11-refactor-store.md")).unwrap();
+    assert_eq!(out.stdout, file);
+}
+
+#[test]
+fn show_json_is_the_parsed_session() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "show", "2025-11-28", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["frontmatter"]["session_id"], "2025-11-28-ci-failure");
+    assert_eq!(v["frontmatter"]["status"], "failed");
+    let phase = &v["sections"][0];
+    assert_eq!(phase["kind"], "phase");
+    assert_eq!(phase["agent"], "release-bot@2.0");
+    assert_eq!(phase["blocks"][0]["calls"][0]["failed"], true);
+    assert_eq!(
+        phase["blocks"][2]["user"]["quote"],
+        "stop, I'll fix the image myself"
+    );
+}
+
+#[test]
+fn show_reads_a_path_outside_the_sessions_directory() {
+    let kiln = TestKiln::empty();
+    let sample = fixtures().join("sessions/feature-implementation-session.md");
+    let out = kiln.run(&["session", "show", sample.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .starts_with("Feature Implementation: Workflow Sessions\n")
+    );
+    assert_eq!(out.stdout.matches("phase-").count(), 4);
+    assert_eq!(out.stdout.matches("│ SUBAGENT").count(), 2);
+}
+
+#[test]
+fn missing_and_ambiguous_sessions_are_errors_with_hints() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "show", "nope"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.stderr, @r#"
+    error: no session matches `nope` in [KILN]/.crucible/sessions
+    hint: pass a path to the file, or --dir for another sessions directory
+    "#);
+    let out = kiln.run(&["session", "show", "2025-12-1"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.stderr, @r#"
+    error: `2025-12-1` matches 6 sessions: 2025-12-10-fix-flaky-test, 2025-12-10-investigate-ci, 2025-12-11-refactor-store, 2025-12-11-write-tests, 2025-12-12-long-migration, 2025-12-12-start-docs
+    hint: type more of the id
+    "#);
+    let out = kiln.run(&["session", "show", "no/such/session.md"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.stderr, @"error: no/such/session.md: no such file");
+}
+
+#[test]
+fn an_invalid_file_is_an_error_naming_file_and_line() {
+    let kiln = TestKiln::empty();
+    let bad = fixtures().join("invalid/unknown-status.md");
+    let out = kiln.run(&["session", "show", bad.to_str().unwrap()]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.stderr, @"error: [FIXTURES]/invalid/unknown-status.md:5: status `done` is not one of active, paused, completed, failed");
+}
+
+fn embedding(id: &str, child: &str) -> String {
+    format!(
+        "---\ntype: session\nsession_id: {id}\nstarted: 2025-12-01T10:00:00Z\nstatus: completed\n---\n\n\
+         ## Work @a #dev\n\n> [!subagent] @b\n> mode: embed\n> ![[{child}]]\n"
+    )
+}
+
+#[test]
+fn a_cycle_of_embeds_is_shown_once_with_a_note() {
+    let kiln = TestKiln::empty();
+    kiln.write(
+        "2025-12-01-a.md",
+        &embedding("2025-12-01-a", "2025-12-01-b"),
+    );
+    kiln.write(
+        "2025-12-01-b.md",
+        &embedding("2025-12-01-b", "2025-12-01-a"),
+    );
+    let out = kiln.run(&["session", "show", "2025-12-01-a"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @r#"
+    2025-12-01-a
+      id           2025-12-01-a
+      status       completed
+      started      2025-12-01T10:00:00Z
+      file         [KILN]/.crucible/sessions/2025-12-01-a.md
+
+    phase-1  Work @a #dev
+
+      │ SUBAGENT @b · embed → 2025-12-01-b
+      │ 2025-12-01-b (2025-12-01-b, completed)
+      │
+      │   phase-1  Work @a #dev
+      │
+      │     │ SUBAGENT @b · embed → 2025-12-01-a
+      │     │ ↻ 2025-12-01-a is already shown above (embed cycle); not repeated
+    "#);
+}
+
+#[test]
+fn a_missing_embed_is_noted_not_fatal() {
+    let kiln = TestKiln::empty();
+    kiln.write(
+        "2025-12-01-a.md",
+        &embedding("2025-12-01-a", "2025-12-01-gone"),
+    );
+    let out = kiln.run(&["session", "show", "2025-12-01-a"]);
+    assert_eq!(out.code, 0);
+    assert!(
+        out.stdout
+            .contains("(embedded session not shown: no session matches `2025-12-01-gone`"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn colour_only_when_asked_for_and_never_with_no_color() {
+    let kiln = TestKiln::with_fixtures();
+    let plain = kiln.run(&["session", "show", "2025-11-28"]);
+    assert!(!plain.stdout.contains('\u{1b}'));
+    let forced = kiln.run_cmd(
+        kiln.command()
+            .args(["session", "show", "2025-11-28"])
+            .env("CLICOLOR_FORCE", "1"),
+    );
+    assert!(forced.stdout.contains("\u{1b}["), "{}", forced.stdout);
+    let no_color = kiln.run_cmd(
+        kiln.command()
+            .args(["session", "show", "2025-11-28"])
+            .env("CLICOLOR_FORCE", "1")
+            .env("NO_COLOR", "1"),
+    );
+    assert_eq!(no_color.stdout, plain.stdout);
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let kiln = TestKiln::with_fixtures();
+    let cru = assert_cmd::cargo::cargo_bin("cru");
+    let out = kiln.run_cmd(
+        assert_cmd::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "'{}' session show 2025-12-12-long | head -n 1",
+                cru.display()
+            ))
+            .current_dir(kiln.root.path())
+            .env("HOME", kiln.root.path()),
+    );
+    assert_eq!(out.code, 0);
+    assert_eq!(out.stdout, "Migrate orders to the new schema\n");
+    assert_eq!(out.stderr, "");
+}
+
+#[test]
+fn completions_are_generated() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&["completions", "bash"]);
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.contains("_cru()"));
+    assert!(out.stdout.contains("validate"));
+}

@@ -1,0 +1,157 @@
+//! The store with the markdown codec: lookups, atomic saves, concurrent creation.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use crucible_core::{Frontmatter, SessionLog, SessionStore, StoreError, Timestamp};
+use crucible_parser::MarkdownCodec;
+
+fn store_with_fixtures() -> (tempfile::TempDir, SessionStore<MarkdownCodec>) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/sessions");
+    for f in crucible_core::store::session_files(&src).unwrap() {
+        let to = dir.path().join(f.strip_prefix(&src).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&f, to).unwrap();
+    }
+    let store = SessionStore::new(dir.path(), MarkdownCodec);
+    (dir, store)
+}
+
+#[test]
+fn resolves_ids_prefixes_file_names_and_paths() {
+    let (dir, store) = store_with_fixtures();
+    let name = |q: &str| {
+        store
+            .resolve(q)
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+    };
+    assert_eq!(
+        name("2025-12-11-write-tests").unwrap(),
+        "2025-12-11-write-tests.md"
+    );
+    assert_eq!(name("2025-12-11-W").unwrap(), "2025-12-11-write-tests.md");
+    // In a subfolder, found by id.
+    assert_eq!(name("2025-11-28-ci").unwrap(), "2025-11-28-ci-failure.md");
+    // The frontmatter id wins, but the file name still finds the file.
+    assert_eq!(
+        name("2025-12-05-FEATURE").unwrap(),
+        "feature-implementation-session.md"
+    );
+    assert_eq!(
+        name("feature-impl").unwrap(),
+        "feature-implementation-session.md"
+    );
+    let path = dir.path().join("2025-12-11-write-tests.md");
+    assert_eq!(store.resolve(path.to_str().unwrap()).unwrap(), path);
+
+    match store.resolve("2025-12-1") {
+        Err(StoreError::Ambiguous { candidates, .. }) => assert_eq!(candidates.len(), 6),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        store.resolve("nothing"),
+        Err(StoreError::NotFound { .. })
+    ));
+    assert!(matches!(
+        store.resolve("../escape"),
+        Err(StoreError::NoSuchFile { .. })
+    ));
+    assert!(matches!(
+        store.resolve("a b"),
+        Err(StoreError::InvalidId(_))
+    ));
+}
+
+#[test]
+fn two_files_with_one_id_are_reported_with_both_paths() {
+    let (dir, store) = store_with_fixtures();
+    std::fs::copy(
+        dir.path().join("2025-12-11-write-tests.md"),
+        dir.path().join("2025-11/copy.md"),
+    )
+    .unwrap();
+    let scan: Vec<_> = store.scan().into_iter().map(Result::unwrap).collect();
+    let report = crucible_parser::validate::validate_file(
+        &store,
+        &scan,
+        &dir.path().join("2025-11/copy.md"),
+    );
+    assert_eq!(report.errors.len(), 1, "{report:?}");
+    let message = report.errors[0].to_string();
+    assert!(
+        message.contains("also the id of") && message.contains("2025-12-11-write-tests.md"),
+        "{message}"
+    );
+    // A prefix that reaches both files does not pick one silently.
+    assert!(matches!(
+        store.resolve("2025-12-11-wr"),
+        Err(StoreError::Ambiguous { .. })
+    ));
+}
+
+#[test]
+fn save_is_atomic_and_keeps_the_file_where_it_is() {
+    let (dir, store) = store_with_fixtures();
+    let (path, mut log) = store.load("2025-11-28").unwrap();
+    log.frontmatter.tokens_used = Some(1);
+    assert_eq!(store.save(&log).unwrap(), path);
+    assert_eq!(store.load_path(&path).unwrap(), log);
+    // Only the sessions, the lock file and nothing half-written.
+    let hidden: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert_eq!(hidden, [".cru.lock"]);
+}
+
+#[test]
+fn fifty_concurrent_creations_get_fifty_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SessionStore::new(dir.path(), MarkdownCodec));
+    let started: Timestamp = "2025-12-20T10:00:00Z".parse().unwrap();
+    let handles: Vec<_> = (0..50)
+        .map(|_| {
+            let store = Arc::clone(&store);
+            let started = started.clone();
+            std::thread::spawn(move || {
+                store
+                    .create_new(&started, Some("Same title"), |id| {
+                        SessionLog::new(Frontmatter::new(id, started.clone()))
+                    })
+                    .unwrap()
+            })
+        })
+        .collect();
+    let ids: HashSet<String> = handles
+        .into_iter()
+        .map(|h| h.join().unwrap().1.id().to_string())
+        .collect();
+    assert_eq!(ids.len(), 50);
+    assert!(ids.contains("2025-12-20-same-title"));
+    assert!(ids.contains("2025-12-20-same-title-50"));
+    assert_eq!(
+        crucible_core::store::session_files(dir.path())
+            .unwrap()
+            .len(),
+        50
+    );
+    for id in &ids {
+        let (_, log) = store.load(id).unwrap();
+        assert_eq!(log.id().as_str(), id);
+    }
+}
+
+#[test]
+fn an_existing_id_is_never_reused_even_in_a_subfolder() {
+    let (_dir, store) = store_with_fixtures();
+    let started: Timestamp = "2025-11-28T09:00:00Z".parse().unwrap();
+    let (_, log) = store
+        .create_new(&started, Some("CI failure"), |id| {
+            SessionLog::new(Frontmatter::new(id, started.clone()))
+        })
+        .unwrap();
+    assert_eq!(log.id().as_str(), "2025-11-28-ci-failure-2");
+}
