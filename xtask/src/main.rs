@@ -1,1 +1,76 @@
-fn main() {}
+//! `cargo xtask`: project chores that are code, not shell.
+//!
+//! - `docs [--check]`: man pages and shell completions under `docs/`, from the
+//!   clap command tree; `--check` fails when the committed files are stale.
+//! - `bench`: generates a deterministic synthetic corpus and prints a table of
+//!   parse throughput against plain pulldown-cmark over the same files.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use xtask::{bench, corpus, docs};
+
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask")]
+struct Args {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Write man pages and completions into docs/ (or check them).
+    Docs {
+        /// Fail if the files in docs/ differ from what would be written.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Generate a synthetic corpus and measure the parser on it.
+    Bench {
+        /// Number of sessions in the corpus.
+        #[arg(long, default_value_t = 10_000)]
+        sessions: usize,
+        /// Smallest session, in KB.
+        #[arg(long, default_value_t = 2)]
+        min_kb: usize,
+        /// Largest session, in KB.
+        #[arg(long, default_value_t = 50)]
+        max_kb: usize,
+        /// Seed of the generator; the same seed gives the same files.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where the corpus lives (reused when it matches the spec).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_owned();
+    match Args::parse().task {
+        Task::Docs { check } => docs::run(&root, check),
+        Task::Bench {
+            sessions,
+            min_kb,
+            max_kb,
+            seed,
+            dir,
+        } => {
+            let spec = corpus::CorpusSpec {
+                sessions,
+                min_bytes: min_kb * 1024,
+                max_bytes: max_kb * 1024,
+                seed,
+            };
+            let dir = dir.unwrap_or_else(|| root.join("target").join(spec.dir_name()));
+            corpus::ensure(&dir, &spec)?;
+            let table = bench::run(&dir, 3)?;
+            print!("{table}");
+            Ok(())
+        }
+    }
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use crucible_core::config::ConfigLayer;
 use crucible_core::{
-    Config, DiscoveryInputs, SessionStore, SessionsDirSource, discover_sessions_dir, find_kiln,
+    Config, DiscoveryInputs, SessionStore, discover_sessions_dir, find_kiln,
 };
 use crucible_parser::MarkdownCodec;
 
@@ -14,9 +14,7 @@ use crate::cli::GlobalArgs;
 use crate::error::CliError;
 
 pub struct Context {
-    pub config: Config,
     pub store: SessionStore<MarkdownCodec>,
-    pub source: SessionsDirSource,
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {
@@ -65,9 +63,7 @@ impl Context {
         })?;
         tracing::info!(dir = %dir.display(), ?source, configs = ?config.sources, "sessions directory");
         Ok(Self {
-            config,
             store: SessionStore::new(dir, MarkdownCodec),
-            source,
         })
     }
 }

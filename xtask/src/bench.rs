@@ -1,0 +1,122 @@
+//! The parse benchmark: our full parse against plain pulldown-cmark event
+//! iteration, over the same files held in memory, on one core.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+/// One measured row.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub name: &'static str,
+    pub bytes: usize,
+    pub best: Duration,
+}
+
+impl Row {
+    pub fn mb_per_s(&self) -> f64 {
+        self.bytes as f64 / 1e6 / self.best.as_secs_f64()
+    }
+}
+
+fn best_of(runs: usize, mut f: impl FnMut() -> usize) -> (Duration, usize) {
+    let mut best = Duration::MAX;
+    let mut check = 0;
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        check = std::hint::black_box(f());
+        best = best.min(t.elapsed());
+    }
+    (best, check)
+}
+
+/// Reads every session file in `dir` and measures both parsers `runs` times,
+/// keeping the best time of each (warm caches, no I/O in the timed part).
+pub fn measure(dir: &Path, runs: usize) -> anyhow::Result<Vec<Row>> {
+    let files: Vec<(std::path::PathBuf, Vec<u8>)> = crucible_core::store::session_files(dir)?
+        .into_iter()
+        .map(|p| std::fs::read(&p).map(|b| (p, b)))
+        .collect::<Result<_, _>>()
+        .context("reading the corpus")?;
+    anyhow::ensure!(!files.is_empty(), "no session files in {}", dir.display());
+    let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+
+    let (raw, events) = best_of(runs, || {
+        files
+            .iter()
+            .map(|(_, b)| {
+                let text = std::str::from_utf8(b).unwrap_or_default();
+                pulldown_cmark::Parser::new(text).count()
+            })
+            .sum()
+    });
+    let mut failures = Vec::new();
+    let (ours, phases) = best_of(runs, || {
+        failures.clear();
+        files
+            .iter()
+            .map(|(p, b)| match crucible_parser::parse_session(p, b) {
+                Ok(log) => log.phase_count(),
+                Err(e) => {
+                    failures.push(e.to_string());
+                    0
+                }
+            })
+            .sum()
+    });
+    anyhow::ensure!(failures.is_empty(), "corpus files failed to parse: {failures:?}");
+    anyhow::ensure!(events > 0 && phases > 0, "the corpus has no content");
+    Ok(vec![
+        Row { name: "pulldown-cmark events (baseline)", bytes, best: raw },
+        Row { name: "crucible-parser parse_session", bytes, best: ours },
+    ])
+}
+
+/// Measures and formats the table `cargo xtask bench` prints.
+pub fn run(dir: &Path, runs: usize) -> anyhow::Result<String> {
+    let files = crucible_core::store::session_files(dir)?.len();
+    let rows = measure(dir, runs)?;
+    let mut out = String::new();
+    writeln!(out, "corpus: {} ({files} files, {:.1} MB)", dir.display(), rows[0].bytes as f64 / 1e6)?;
+    writeln!(out, "| operation | time | throughput |")?;
+    writeln!(out, "|---|---:|---:|")?;
+    for r in &rows {
+        writeln!(out, "| {} | {:.3} s | {:.1} MB/s |", r.name, r.best.as_secs_f64(), r.mb_per_s())?;
+    }
+    let ratio = rows[1].mb_per_s() / rows[0].mb_per_s();
+    writeln!(out, "parse throughput is {:.0}% of raw pulldown-cmark (target: at least 50%)", ratio * 100.0)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::{CorpusSpec, ensure};
+
+    /// The whole harness on a tiny corpus, so it cannot rot between real runs.
+    #[test]
+    fn bench_smoke_run_on_a_small_corpus() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = CorpusSpec { sessions: 20, min_bytes: 2048, max_bytes: 8192, seed: 7 };
+        ensure(dir.path(), &spec).unwrap();
+        let table = run(dir.path(), 1).unwrap();
+        assert!(table.contains("20 files"), "{table}");
+        assert!(table.contains("| crucible-parser parse_session |"), "{table}");
+        assert!(table.contains("% of raw pulldown-cmark"), "{table}");
+    }
+
+    #[test]
+    fn corpora_are_deterministic_valid_and_sized() {
+        let spec = CorpusSpec { sessions: 30, min_bytes: 2048, max_bytes: 50 * 1024, seed: 3 };
+        for n in 0..spec.sessions {
+            let log = crate::corpus::session(&spec, n);
+            assert_eq!(log, crate::corpus::session(&spec, n));
+            let text = crucible_parser::write_session(&log);
+            let back = crucible_parser::parse_session(Path::new("x.md"), text.as_bytes()).unwrap();
+            assert_eq!(back, log);
+            assert!(text.len() >= spec.min_bytes / 2 && text.len() <= spec.max_bytes * 2, "{}", text.len());
+        }
+    }
+}

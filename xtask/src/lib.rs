@@ -1,0 +1,5 @@
+//! The pieces of `cargo xtask`, as a library so tests can run them small.
+
+pub mod bench;
+pub mod corpus;
+pub mod docs;
