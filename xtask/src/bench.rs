@@ -21,15 +21,18 @@ impl Row {
     }
 }
 
-fn best_of(runs: usize, mut f: impl FnMut() -> usize) -> (Duration, usize) {
-    let mut best = Duration::MAX;
-    let mut check = 0;
+/// Runs each measured closure `runs` times, interleaved (a, b, a, b, ...) so
+/// that both see the same machine conditions, and keeps each one's best time.
+fn best_interleaved(runs: usize, fs: &mut [&mut dyn FnMut() -> usize]) -> Vec<(Duration, usize)> {
+    let mut best = vec![(Duration::MAX, 0); fs.len()];
     for _ in 0..runs.max(1) {
-        let t = Instant::now();
-        check = std::hint::black_box(f());
-        best = best.min(t.elapsed());
+        for (f, b) in fs.iter_mut().zip(best.iter_mut()) {
+            let t = Instant::now();
+            let check = std::hint::black_box(f());
+            *b = (b.0.min(t.elapsed()), check);
+        }
     }
-    (best, check)
+    best
 }
 
 /// Reads every session file in `dir` and measures both parsers `runs` times,
@@ -43,7 +46,7 @@ pub fn measure(dir: &Path, runs: usize) -> anyhow::Result<Vec<Row>> {
     anyhow::ensure!(!files.is_empty(), "no session files in {}", dir.display());
     let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
 
-    let (raw, events) = best_of(runs, || {
+    let mut baseline = || -> usize {
         files
             .iter()
             .map(|(_, b)| {
@@ -51,9 +54,9 @@ pub fn measure(dir: &Path, runs: usize) -> anyhow::Result<Vec<Row>> {
                 pulldown_cmark::Parser::new(text).count()
             })
             .sum()
-    });
+    };
     let mut failures = Vec::new();
-    let (ours, phases) = best_of(runs, || {
+    let mut ours = || -> usize {
         failures.clear();
         files
             .iter()
@@ -65,12 +68,25 @@ pub fn measure(dir: &Path, runs: usize) -> anyhow::Result<Vec<Row>> {
                 }
             })
             .sum()
-    });
-    anyhow::ensure!(failures.is_empty(), "corpus files failed to parse: {failures:?}");
+    };
+    let timings = best_interleaved(runs, &mut [&mut baseline, &mut ours]);
+    let [(raw, events), (ours, phases)] = [timings[0], timings[1]];
+    anyhow::ensure!(
+        failures.is_empty(),
+        "corpus files failed to parse: {failures:?}"
+    );
     anyhow::ensure!(events > 0 && phases > 0, "the corpus has no content");
     Ok(vec![
-        Row { name: "pulldown-cmark events (baseline)", bytes, best: raw },
-        Row { name: "crucible-parser parse_session", bytes, best: ours },
+        Row {
+            name: "pulldown-cmark events (baseline)",
+            bytes,
+            best: raw,
+        },
+        Row {
+            name: "crucible-parser parse_session",
+            bytes,
+            best: ours,
+        },
     ])
 }
 
@@ -79,14 +95,29 @@ pub fn run(dir: &Path, runs: usize) -> anyhow::Result<String> {
     let files = crucible_core::store::session_files(dir)?.len();
     let rows = measure(dir, runs)?;
     let mut out = String::new();
-    writeln!(out, "corpus: {} ({files} files, {:.1} MB)", dir.display(), rows[0].bytes as f64 / 1e6)?;
+    writeln!(
+        out,
+        "corpus: {} ({files} files, {:.1} MB)",
+        dir.display(),
+        rows[0].bytes as f64 / 1e6
+    )?;
     writeln!(out, "| operation | time | throughput |")?;
     writeln!(out, "|---|---:|---:|")?;
     for r in &rows {
-        writeln!(out, "| {} | {:.3} s | {:.1} MB/s |", r.name, r.best.as_secs_f64(), r.mb_per_s())?;
+        writeln!(
+            out,
+            "| {} | {:.3} s | {:.1} MB/s |",
+            r.name,
+            r.best.as_secs_f64(),
+            r.mb_per_s()
+        )?;
     }
     let ratio = rows[1].mb_per_s() / rows[0].mb_per_s();
-    writeln!(out, "parse throughput is {:.0}% of raw pulldown-cmark (target: at least 50%)", ratio * 100.0)?;
+    writeln!(
+        out,
+        "parse throughput is {:.0}% of raw pulldown-cmark (target: at least 50%)",
+        ratio * 100.0
+    )?;
     Ok(out)
 }
 
@@ -99,24 +130,41 @@ mod tests {
     #[test]
     fn bench_smoke_run_on_a_small_corpus() {
         let dir = tempfile::tempdir().unwrap();
-        let spec = CorpusSpec { sessions: 20, min_bytes: 2048, max_bytes: 8192, seed: 7 };
+        let spec = CorpusSpec {
+            sessions: 20,
+            min_bytes: 2048,
+            max_bytes: 8192,
+            seed: 7,
+        };
         ensure(dir.path(), &spec).unwrap();
         let table = run(dir.path(), 1).unwrap();
         assert!(table.contains("20 files"), "{table}");
-        assert!(table.contains("| crucible-parser parse_session |"), "{table}");
+        assert!(
+            table.contains("| crucible-parser parse_session |"),
+            "{table}"
+        );
         assert!(table.contains("% of raw pulldown-cmark"), "{table}");
     }
 
     #[test]
     fn corpora_are_deterministic_valid_and_sized() {
-        let spec = CorpusSpec { sessions: 30, min_bytes: 2048, max_bytes: 50 * 1024, seed: 3 };
+        let spec = CorpusSpec {
+            sessions: 30,
+            min_bytes: 2048,
+            max_bytes: 50 * 1024,
+            seed: 3,
+        };
         for n in 0..spec.sessions {
             let log = crate::corpus::session(&spec, n);
             assert_eq!(log, crate::corpus::session(&spec, n));
             let text = crucible_parser::write_session(&log);
             let back = crucible_parser::parse_session(Path::new("x.md"), text.as_bytes()).unwrap();
             assert_eq!(back, log);
-            assert!(text.len() >= spec.min_bytes / 2 && text.len() <= spec.max_bytes * 2, "{}", text.len());
+            assert!(
+                text.len() >= spec.min_bytes / 2 && text.len() <= spec.max_bytes * 2,
+                "{}",
+                text.len()
+            );
         }
     }
 }

@@ -73,16 +73,79 @@ impl Rng {
 }
 
 const WORDS: &[&str] = &[
-    "parser", "session", "index", "phase", "agent", "the", "a", "of", "to", "and", "cache",
-    "fixture", "timeout", "retry", "build", "config", "schema", "token", "budget", "resume",
-    "decision", "error", "module", "test", "flaky", "lock", "atomic", "rename", "store", "review",
-    "migration", "column", "endpoint", "handler", "request", "latency", "failure", "because",
-    "instead", "works", "broke", "again", "fixed", "→", "`cargo`", "naïve", "über", "日本",
+    "parser",
+    "session",
+    "index",
+    "phase",
+    "agent",
+    "the",
+    "a",
+    "of",
+    "to",
+    "and",
+    "cache",
+    "fixture",
+    "timeout",
+    "retry",
+    "build",
+    "config",
+    "schema",
+    "token",
+    "budget",
+    "resume",
+    "decision",
+    "error",
+    "module",
+    "test",
+    "flaky",
+    "lock",
+    "atomic",
+    "rename",
+    "store",
+    "review",
+    "migration",
+    "column",
+    "endpoint",
+    "handler",
+    "request",
+    "latency",
+    "failure",
+    "because",
+    "instead",
+    "works",
+    "broke",
+    "again",
+    "fixed",
+    "→",
+    "`cargo`",
+    "naïve",
+    "über",
+    "日本",
 ];
-const AGENTS: &[&str] = &["orchestrator", "coder", "researcher", "tester", "reviewer", "debugger"];
-const MODELS: &[&str] = &["claude-sonnet-4-20250514", "gpt-4o", "claude-opus-4-5-20251101", "llama3.1:70b"];
+const AGENTS: &[&str] = &[
+    "orchestrator",
+    "coder",
+    "researcher",
+    "tester",
+    "reviewer",
+    "debugger",
+];
+const MODELS: &[&str] = &[
+    "claude-sonnet-4-20250514",
+    "gpt-4o",
+    "claude-opus-4-5-20251101",
+    "llama3.1:70b",
+];
 const CHANNELS: &[&str] = &["dev", "ops", "data", "docs", "ci"];
-const TOOLS: &[&str] = &["read", "write", "edit", "grep", "bash", "glob", "web_search"];
+const TOOLS: &[&str] = &[
+    "read",
+    "write",
+    "edit",
+    "grep",
+    "bash",
+    "glob",
+    "web_search",
+];
 
 fn words(rng: &mut Rng, n: usize) -> String {
     let mut s = String::new();
@@ -90,7 +153,8 @@ fn words(rng: &mut Rng, n: usize) -> String {
         if i > 0 {
             s.push(' ');
         }
-        s.push_str(*rng.pick(WORDS));
+        let word: &&str = rng.pick(WORDS);
+        s.push_str(word);
     }
     s
 }
@@ -109,7 +173,11 @@ fn agent(rng: &mut Rng) -> AgentRef {
 
 fn tool_call(rng: &mut Rng) -> ToolCall {
     let tool = *rng.pick(TOOLS);
-    let args = format!("src/{}/{}.rs", rng.pick(WORDS).trim_matches('`'), rng.range(0, 99));
+    let args = format!(
+        "src/{}/{}.rs",
+        rng.pick(WORDS).trim_matches('`'),
+        rng.range(0, 99)
+    );
     let n = rng.range(2, 9);
     let mut call = ToolCall::new(tool, args).with_summary(words(rng, n));
     if rng.chance(8) {
@@ -140,14 +208,21 @@ fn phase(rng: &mut Rng, index: usize, started: i64) -> (Phase, usize) {
     let calls: Vec<ToolCall> = (0..rng.range(2, 9)).map(|_| tool_call(rng)).collect();
     p.blocks.push(Block::ToolCalls { calls });
     if rng.chance(50) {
-        p.blocks.push(Block::Callout(Callout::decision(&sentence(rng))));
+        p.blocks
+            .push(Block::Callout(Callout::decision(&sentence(rng))));
     }
     if rng.chance(20) {
         let resolution = rng.chance(70).then(|| sentence(rng));
-        p.blocks.push(Block::Callout(Callout::error(&sentence(rng), resolution.as_deref())));
+        p.blocks.push(Block::Callout(Callout::error(
+            &sentence(rng),
+            resolution.as_deref(),
+        )));
     }
     if rng.chance(10) {
-        p.blocks.push(Block::Callout(Callout::user(&words(rng, 8), Some(&sentence(rng)))));
+        p.blocks.push(Block::Callout(Callout::user(
+            &words(rng, 8),
+            Some(&sentence(rng)),
+        )));
     }
     if rng.chance(5) {
         let sub = SubagentRef {
@@ -180,8 +255,9 @@ pub fn session(spec: &CorpusSpec, n: usize) -> SessionLog {
     let target = rng.range(spec.min_bytes, spec.max_bytes.max(spec.min_bytes + 1));
     let started_ms = 1_735_689_600_000 + (rng.range(0, 365 * 24 * 60) as i64) * 60_000;
     let started = Timestamp::from_unix_ms(started_ms);
-    let id = SessionId::new(&format!("{}-synthetic-{n:06}", started.utc_day())).expect("a valid generated id");
-    let mut fm = Frontmatter::new(id, started.clone());
+    let id = SessionId::new(&format!("{}-synthetic-{n:06}", started.utc_day()))
+        .expect("a valid generated id");
+    let mut fm = Frontmatter::new(id, started);
     fm.status = match rng.range(0, 100) {
         0..5 => SessionStatus::Paused,
         5..15 => SessionStatus::Failed,
@@ -213,7 +289,11 @@ pub fn session(spec: &CorpusSpec, n: usize) -> SessionLog {
             .map(|i| Task {
                 id: (i + 1).to_string(),
                 content: words(&mut rng, 5),
-                status: *rng.pick(&[TaskStatus::Pending, TaskStatus::InProgress, TaskStatus::Completed]),
+                status: *rng.pick(&[
+                    TaskStatus::Pending,
+                    TaskStatus::InProgress,
+                    TaskStatus::Completed,
+                ]),
                 priority: Some((*rng.pick(&["high", "medium", "low"])).to_owned()),
                 extra: Default::default(),
             })
@@ -232,7 +312,8 @@ pub fn session(spec: &CorpusSpec, n: usize) -> SessionLog {
     log.frontmatter.tokens_used = Some(tokens);
     match log.frontmatter.status {
         SessionStatus::Paused => {
-            log.frontmatter.resume_point = Some(PhaseId::from_index(log.phase_count().saturating_sub(1)));
+            log.frontmatter.resume_point =
+                Some(PhaseId::from_index(log.phase_count().saturating_sub(1)));
         }
         SessionStatus::Completed | SessionStatus::Failed => {
             log.frontmatter.ended = Some(Timestamp::from_unix_ms(at));

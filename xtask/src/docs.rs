@@ -22,8 +22,15 @@ pub fn generate() -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
     Ok(files)
 }
 
-fn man_pages(cmd: &clap::Command, name: &str, files: &mut Vec<(PathBuf, Vec<u8>)>) -> anyhow::Result<()> {
-    let cmd = cmd.clone().name(name.to_owned()).bin_name(name.replace('-', " "));
+fn man_pages(
+    cmd: &clap::Command,
+    name: &str,
+    files: &mut Vec<(PathBuf, Vec<u8>)>,
+) -> anyhow::Result<()> {
+    let cmd = cmd
+        .clone()
+        .name(name.to_owned())
+        .bin_name(name.replace('-', " "));
     let mut out = Vec::new();
     clap_mangen::Man::new(cmd.clone()).render(&mut out)?;
     files.push((PathBuf::from("docs/man").join(format!("{name}.1")), out));

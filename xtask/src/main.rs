@@ -11,6 +11,10 @@ use clap::{Parser, Subcommand};
 
 use xtask::{bench, corpus, docs};
 
+// The allocator `cru` itself uses, so the benchmarks measure what users get.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask")]
 struct Args {
@@ -68,7 +72,7 @@ fn main() -> anyhow::Result<()> {
             };
             let dir = dir.unwrap_or_else(|| root.join("target").join(spec.dir_name()));
             corpus::ensure(&dir, &spec)?;
-            let table = bench::run(&dir, 3)?;
+            let table = bench::run(&dir, 5)?;
             print!("{table}");
             Ok(())
         }

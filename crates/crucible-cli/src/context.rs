@@ -5,9 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use crucible_core::config::ConfigLayer;
-use crucible_core::{
-    Config, DiscoveryInputs, SessionStore, discover_sessions_dir, find_kiln,
-};
+use crucible_core::{Config, DiscoveryInputs, SessionStore, discover_sessions_dir, find_kiln};
 use crucible_parser::MarkdownCodec;
 
 use crate::cli::GlobalArgs;

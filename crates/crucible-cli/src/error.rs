@@ -46,21 +46,24 @@ impl CliError {
     }
 }
 
-/// Turns a store error into a message with a hint that fits it.
-pub fn store_error(e: StoreError) -> anyhow::Error {
-    let hint = match &e {
-        StoreError::NotFound { .. } => {
-            Some("pass a path to the file, or --dir for another sessions directory".to_owned())
+/// A store error, with a hint that fits it.
+impl From<StoreError> for CliError {
+    fn from(e: StoreError) -> Self {
+        let hint = match &e {
+            StoreError::NotFound { .. } => {
+                Some("pass a path to the file, or --dir for another sessions directory")
+            }
+            StoreError::Ambiguous { .. } => Some("type more of the id"),
+            StoreError::DuplicateId { .. } => {
+                Some("rename one of the files' session_id so each id is unique")
+            }
+            _ => None,
+        };
+        Self {
+            message: e.to_string(),
+            hint: hint.map(str::to_owned),
         }
-        StoreError::Ambiguous { .. } => Some("type more of the id".to_owned()),
-        StoreError::DuplicateId { .. } => {
-            Some("rename one of the files' session_id so each id is unique".to_owned())
-        }
-        _ => None,
-    };
-    let mut err = CliError::new(e.to_string());
-    err.hint = hint;
-    err.into()
+    }
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

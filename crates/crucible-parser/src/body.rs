@@ -71,10 +71,18 @@ fn top_blocks(body: &str) -> Vec<TopBlock> {
                         Tag::Paragraph => Kind::Paragraph,
                         Tag::List(_) => Kind::List,
                         Tag::BlockQuote(_) => Kind::Quote,
-                        Tag::CodeBlock(CodeBlockKind::Fenced(info)) => Kind::Fenced {
-                            info: info.to_string(),
-                            content: String::new(),
-                        },
+                        // Only the two fences cru reads need their text collected.
+                        Tag::CodeBlock(CodeBlockKind::Fenced(info))
+                            if matches!(
+                                info.split_whitespace().next(),
+                                Some(tasks::INFO | SYSTEM_PROMPT)
+                            ) =>
+                        {
+                            Kind::Fenced {
+                                info: info.to_string(),
+                                content: String::new(),
+                            }
+                        }
                         Tag::HtmlBlock => Kind::Html,
                         _ => Kind::Other,
                     };
@@ -84,13 +92,13 @@ fn top_blocks(body: &str) -> Vec<TopBlock> {
             }
             Event::End(_) => {
                 depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    if let Some((kind, start)) = open.take() {
-                        raw.push(TopBlock {
-                            kind,
-                            range: start..range.end,
-                        });
-                    }
+                if depth == 0
+                    && let Some((kind, start)) = open.take()
+                {
+                    raw.push(TopBlock {
+                        kind,
+                        range: start..range.end,
+                    });
                 }
             }
             Event::Text(t) if depth == 1 => {
@@ -109,9 +117,11 @@ fn top_blocks(body: &str) -> Vec<TopBlock> {
     let mut prev_end = 0;
     for mut block in raw {
         // A block's range may start after its indentation; its line starts it.
-        let line_start = body[..block.range.start].rfind('\n').map_or(0, |p| p + 1);
-        if body[line_start..block.range.start].trim().is_empty() {
-            block.range.start = line_start.max(prev_end);
+        if block.range.start > 0 && body.as_bytes()[block.range.start - 1] != b'\n' {
+            let line_start = body[..block.range.start].rfind('\n').map_or(0, |p| p + 1);
+            if body[line_start..block.range.start].trim().is_empty() {
+                block.range.start = line_start.max(prev_end);
+            }
         }
         push_gap(body, prev_end..block.range.start, &mut out);
         block.range.end = block.range.start + trim_blank_tail(&body[block.range.clone()]).len();
@@ -141,6 +151,13 @@ fn push_gap(body: &str, gap: Range<usize>, out: &mut Vec<TopBlock>) {
 /// of a line with text (a callout line `>   ` keeps its spaces).
 fn trim_blank_tail(s: &str) -> &str {
     let mut s = s.trim_end_matches(['\n', '\r']);
+    // The common case: the block ends in text.
+    if s.as_bytes()
+        .last()
+        .is_some_and(|b| !b.is_ascii_whitespace())
+    {
+        return s;
+    }
     while let Some(nl) = s.rfind('\n') {
         if !s[nl + 1..].trim().is_empty() {
             break;
@@ -190,7 +207,7 @@ impl Builder<'_> {
         if h.is_phase() {
             self.out.sections.push(Section::Phase(Phase {
                 level: h.level,
-                name: h.name,
+                name: h.name.to_owned(),
                 agent: h.agent,
                 channel: h.channel,
                 meta: PhaseMeta::default(),
@@ -198,21 +215,18 @@ impl Builder<'_> {
             }));
             return;
         }
-        let plain = Section::Plain(PlainSection {
-            level: h.level,
-            title: h.text.clone(),
-            blocks: Vec::new(),
-        });
+        let text = h.text.to_owned();
         match self.out.sections.last().map(Section::level) {
-            None if h.level == 1 => self.container().push(Block::Heading {
-                level: 1,
-                text: h.text,
-            }),
+            None if h.level == 1 => self.container().push(Block::Heading { level: 1, text }),
             Some(current) if h.level > current => self.container().push(Block::Heading {
                 level: h.level,
-                text: h.text,
+                text,
             }),
-            _ => self.out.sections.push(plain),
+            _ => self.out.sections.push(Section::Plain(PlainSection {
+                level: h.level,
+                title: text,
+                blocks: Vec::new(),
+            })),
         }
     }
 

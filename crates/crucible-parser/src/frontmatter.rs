@@ -67,6 +67,8 @@ pub(crate) type FieldError = (usize, ParseErrorKind);
 pub(crate) fn parse(yaml: &str) -> Result<Frontmatter, Vec<FieldError>> {
     let value: Value = if yaml.trim().is_empty() {
         Value::Mapping(Mapping::new())
+    } else if let Some(map) = crate::simple_yaml::parse(yaml) {
+        Value::Mapping(map)
     } else {
         serde_yaml::from_str(yaml).map_err(|e| {
             let line = e.location().map_or(1, |l| l.line() + 1);
@@ -334,8 +336,8 @@ impl<'a> FieldReader<'a> {
 }
 
 /// A YAML scalar as serde_yaml would write it (quoted only when it must be).
-fn scalar(v: Value) -> String {
-    let s = serde_yaml::to_string(&v).unwrap_or_default();
+fn scalar(v: &Value) -> String {
+    let s = serde_yaml::to_string(v).unwrap_or_default();
     s.strip_suffix('\n').unwrap_or(&s).to_owned()
 }
 
@@ -344,7 +346,7 @@ fn text_line(out: &mut String, key: &str, value: &str) {
     // from column 0, which is what a top-level key needs.
     out.push_str(&format!(
         "{key}: {}\n",
-        scalar(Value::String(value.to_owned()))
+        scalar(&Value::String(value.to_owned()))
     ));
 }
 
@@ -366,7 +368,7 @@ pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
     if !fm.participants.is_empty() {
         out.push_str("participants:\n");
         for p in &fm.participants {
-            out.push_str(&format!("  - {}\n", scalar(Value::String(p.to_string()))));
+            out.push_str(&format!("  - {}\n", scalar(&Value::String(p.to_string()))));
         }
     }
     if let Some(m) = &fm.model {
@@ -376,7 +378,7 @@ pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
         out.push_str(&format!("tokens_used: {t}\n"));
     }
     if let Some(c) = fm.cost_usd {
-        out.push_str(&format!("cost_usd: {}\n", scalar(Value::from(c))));
+        out.push_str(&format!("cost_usd: {}\n", scalar(&Value::from(c))));
     }
     if !fm.subagents.is_empty() {
         out.push_str("subagents:\n");

@@ -18,6 +18,7 @@ mod error;
 mod frontmatter;
 mod heading;
 mod phase_meta;
+mod simple_yaml;
 mod source;
 mod tasks;
 mod tool_calls;

@@ -26,16 +26,16 @@ fn parse_pairs(mut s: &str) -> Result<PhaseMeta, String> {
         if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(format!("`{key}` is not a metadata key"));
         }
-        let (value, rest) = if rest.starts_with('"') {
+        let (value, rest): (std::borrow::Cow<'_, str>, &str) = if rest.starts_with('"') {
             let mut de = serde_json::Deserializer::from_str(rest).into_iter::<String>();
             let v = de
                 .next()
                 .ok_or("missing value")?
                 .map_err(|e| format!("bad quoted value for `{key}`: {e}"))?;
-            (v, &rest[de.byte_offset()..])
+            (v.into(), &rest[de.byte_offset()..])
         } else {
             let end = rest.find(' ').unwrap_or(rest.len());
-            (rest[..end].to_owned(), &rest[end..])
+            (rest[..end].into(), &rest[end..])
         };
         s = rest.trim_start();
         let bad = |what: &str| format!("`{key}={value}` is not {what}");
@@ -45,7 +45,7 @@ fn parse_pairs(mut s: &str) -> Result<PhaseMeta, String> {
                 meta.duration_ms = Some(value.parse().map_err(|_| bad("a whole number"))?)
             }
             "tokens" => meta.tokens = Some(value.parse().map_err(|_| bad("a whole number"))?),
-            "model" => meta.model = Some(value),
+            "model" => meta.model = Some(value.into_owned()),
             "cost_usd" => {
                 let c: f64 = value.parse().map_err(|_| bad("a number"))?;
                 if !c.is_finite() {
@@ -53,7 +53,7 @@ fn parse_pairs(mut s: &str) -> Result<PhaseMeta, String> {
                 }
                 meta.cost_usd = Some(c);
             }
-            _ => meta.extra.push((key.to_owned(), value)),
+            _ => meta.extra.push((key.to_owned(), value.into_owned())),
         }
     }
     Ok(meta)

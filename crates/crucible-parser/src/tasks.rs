@@ -15,10 +15,10 @@ pub(crate) fn parse(content: &str) -> Result<Vec<Task>, (usize, String)> {
         .enumerate()
         .map(|(i, mut item)| {
             // Some tools write numeric ids; they are ids all the same.
-            if let Some(id) = item.get_mut("id") {
-                if let Value::Number(n) = id {
-                    *id = Value::String(n.to_string());
-                }
+            if let Some(id) = item.get_mut("id")
+                && let Value::Number(n) = id
+            {
+                *id = Value::String(n.to_string());
             }
             serde_json::from_value::<Task>(item)
                 .map_err(|e| (line_of_item(content, i), format!("task {}: {e}", i + 1)))

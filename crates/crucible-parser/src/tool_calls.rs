@@ -14,16 +14,16 @@ const FAIL_MARK: char = '✗';
 /// Reads every item of a bullet list as a tool call. On the first item that
 /// is not one, returns its 0-based line within the list and why.
 pub(crate) fn parse_list(list: &str) -> Result<Vec<ToolCall>, (usize, &'static str)> {
-    let mut calls = Vec::new();
-    for (i, line) in list.lines().enumerate() {
+    let mut calls = Vec::with_capacity(list.bytes().filter(|&b| b == b'\n').count() + 1);
+    for (i, line) in list.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
             continue;
         }
-        let item = line
-            .strip_prefix("- ")
-            .or_else(|| line.strip_prefix("* "))
-            .or_else(|| line.strip_prefix("+ "))
-            .ok_or((i, "is not a `- ` list item on one line"))?;
+        let item = match line.as_bytes() {
+            [b'-' | b'*' | b'+', b' ', ..] => &line[2..],
+            _ => return Err((i, "is not a `- ` list item on one line")),
+        };
         calls.push(
             parse_item(item.trim_start()).ok_or((i, "is not of the form `tool args` → summary"))?,
         );

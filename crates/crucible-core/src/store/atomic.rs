@@ -36,10 +36,10 @@ fn write_temp(target: &Path, contents: &[u8]) -> io::Result<PathBuf> {
 fn sync_parent(target: &Path) {
     // Makes the rename itself durable; failure only weakens durability, not
     // atomicity, so it is not an error.
-    if let Some(dir) = target.parent() {
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
+    if let Some(dir) = target.parent()
+        && let Ok(d) = File::open(dir)
+    {
+        let _ = d.sync_all();
     }
 }
 

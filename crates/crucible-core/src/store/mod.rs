@@ -155,14 +155,13 @@ impl<C: SessionCodec> SessionStore<C> {
         let want = query.to_lowercase();
         // Fast path: the file named after the id, declaring that id.
         let direct = self.dir.join(format!("{query}.md"));
-        if let Ok(bytes) = std::fs::read(&direct) {
-            if self
+        if let Ok(bytes) = std::fs::read(&direct)
+            && self
                 .codec
                 .peek_id(&bytes)
                 .is_some_and(|id| id.to_lowercase() == want)
-            {
-                return Ok(direct);
-            }
+        {
+            return Ok(direct);
         }
         let files: Vec<SessionFile> = self.scan().into_iter().filter_map(Result::ok).collect();
         let exact: Vec<&SessionFile> = files

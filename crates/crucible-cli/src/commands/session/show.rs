@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 
 use crate::context::Context;
-use crate::error::{Outcome, store_error};
+use crate::error::{CliError, Outcome};
 use crate::render::session_text;
 
 #[derive(Debug, Args)]
@@ -28,7 +28,7 @@ pub enum ShowFormat {
 }
 
 pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<Outcome> {
-    let (path, log) = ctx.store.load(&args.session).map_err(store_error)?;
+    let (path, log) = ctx.store.load(&args.session).map_err(CliError::from)?;
     let mut out = anstream::stdout().lock();
     match args.format {
         ShowFormat::Text => session_text::render(&mut out, &ctx.store, &path, &log)?,

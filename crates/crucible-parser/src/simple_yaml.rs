@@ -1,0 +1,338 @@
+//! A fast reader for the small YAML subset session frontmatter uses.
+//!
+//! serde_yaml was about a third of cru's own parsing time on frontmatter a
+//! few hundred bytes long. This reader handles what cru writes and what people
+//! usually write by hand (`key: scalar`, lists of scalars, lists of flat
+//! mappings) and returns `None` for anything else, which then goes to
+//! serde_yaml. It must never disagree with serde_yaml: a property test feeds
+//! both the same documents, and the scalar rules below are deliberately
+//! narrower than YAML's, giving up wherever the two could differ.
+
+use serde_yaml::{Mapping, Value};
+
+/// The frontmatter as serde_yaml would read it, or `None` to ask serde_yaml.
+pub(crate) fn parse(yaml: &str) -> Option<Mapping> {
+    let lines: Vec<&str> = yaml.lines().collect();
+    let mut map = Mapping::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        i += 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if line.starts_with([' ', '\t']) {
+            return None;
+        }
+        let (key, value) = key_value(line)?;
+        let value = if value.is_empty() {
+            let (seq, next) = sequence(&lines, i)?;
+            i = next;
+            seq
+        } else {
+            scalar(value)?
+        };
+        if map.insert(Value::String(key.to_owned()), value).is_some() {
+            return None; // a duplicate key: serde_yaml's error to report
+        }
+    }
+    Some(map)
+}
+
+/// `key: value` with a plain key; the value may be empty.
+fn key_value(line: &str) -> Option<(&str, &str)> {
+    let (key, rest) = line.split_once(':')?;
+    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    if !(rest.is_empty() || rest.starts_with(' ')) {
+        return None;
+    }
+    Some((key, rest.trim()))
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// The block sequence starting at `lines[start]`, or null when the key has
+/// nothing under it. Returns the value and the index of the next line.
+fn sequence(lines: &[&str], start: usize) -> Option<(Value, usize)> {
+    let mut items = Vec::new();
+    let mut i = start;
+    let dash_indent = match lines.get(i) {
+        Some(l) if l.trim_start().starts_with("- ") || l.trim() == "-" => indent(l),
+        // `key:` with nothing under it is null.
+        _ => return Some((Value::Null, i)),
+    };
+    while let Some(line) = lines.get(i) {
+        if line.trim().is_empty() {
+            return None;
+        }
+        if indent(line) != dash_indent || !line.trim_start().starts_with("- ") {
+            break;
+        }
+        let item = line.trim_start()[2..].trim();
+        i += 1;
+        if item.contains(": ") || item.ends_with(':') {
+            // A flat mapping: this line and the ones indented under it.
+            let field_indent = dash_indent + 2;
+            let mut m = Mapping::new();
+            let (k, v) = key_value(item)?;
+            m.insert(Value::String(k.to_owned()), scalar_or_empty(v)?);
+            while let Some(l) = lines.get(i) {
+                if l.trim().is_empty() || indent(l) <= dash_indent {
+                    break;
+                }
+                if indent(l) != field_indent {
+                    return None;
+                }
+                let (k, v) = key_value(&l[field_indent..])?;
+                if m.insert(Value::String(k.to_owned()), scalar_or_empty(v)?)
+                    .is_some()
+                {
+                    return None;
+                }
+                i += 1;
+            }
+            items.push(Value::Mapping(m));
+        } else {
+            items.push(scalar_or_empty(item)?);
+        }
+    }
+    if dash_indent == 0 || lines.get(i).is_none_or(|l| indent(l) == 0) {
+        Some((Value::Sequence(items), i))
+    } else {
+        None
+    }
+}
+
+fn scalar_or_empty(v: &str) -> Option<Value> {
+    if v.is_empty() {
+        Some(Value::Null)
+    } else {
+        scalar(v)
+    }
+}
+
+/// A scalar on one line, read as serde_yaml reads it, or `None` when unsure.
+fn scalar(s: &str) -> Option<Value> {
+    if let Some(inner) = s.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
+        return (!inner.contains('\'')).then(|| Value::String(inner.to_owned()));
+    }
+    if let Some(inner) = s.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        return (!inner.contains(['"', '\\'])).then(|| Value::String(inner.to_owned()));
+    }
+    let first = s.chars().next()?;
+    if "&*!|>'\"%@`{[]},#?:-.+~".contains(first) && s != "~" {
+        return None;
+    }
+    if s.contains(": ") || s.contains(" #") || s.ends_with(':') || s.contains('\t') {
+        return None;
+    }
+    match s {
+        "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
+        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
+        _ => {}
+    }
+    if matches!(
+        s.to_ascii_lowercase().as_str(),
+        "yes" | "no" | "on" | "off" | "y" | "n"
+    ) {
+        return None;
+    }
+    if first.is_ascii_digit() {
+        let b = s.as_bytes();
+        if b.iter().all(u8::is_ascii_digit) {
+            if b.len() > 1 && b[0] == b'0' {
+                return None;
+            }
+            return s.parse::<u64>().ok().map(Value::from);
+        }
+        // Something that starts with a digit is a string for certain only
+        // when no YAML number could contain it: a `:`, or a letter that is
+        // neither an exponent nor a hex/octal/binary marker or digit.
+        let surely_text = b.iter().enumerate().any(|(i, &c)| {
+            c == b':'
+                || c == b' '
+                || (c.is_ascii_alphabetic() && !b"eExXoObBaAcCdDfF".contains(&c))
+                || (c == b'-' && !matches!(b[i - 1], b'e' | b'E'))
+        });
+        if !surely_text {
+            if let Some((int, frac)) = s.split_once('.')
+                && !int.is_empty()
+                && !frac.is_empty()
+                && (int == "0" || !int.starts_with('0'))
+                && int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit())
+            {
+                return s.parse::<f64>().ok().map(Value::from);
+            }
+            return None;
+        }
+    }
+    Some(Value::String(s.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same_as_serde_yaml(doc: &str) {
+        if let Some(fast) = parse(doc) {
+            let slow: Mapping = serde_yaml::from_str(doc).unwrap();
+            assert_eq!(fast, slow, "{doc}");
+        }
+    }
+
+    #[test]
+    fn reads_cru_frontmatter_like_serde_yaml() {
+        let doc = "type: session\nsession_id: 2025-12-05-feature-impl\nstarted: 2025-12-05T14:32:15Z\n\
+                   status: completed\nparticipants:\n  - orchestrator@1.0\n  - researcher@1.2\n\
+                   tokens_used: 18420\ncost_usd: 0.184\nsubagents:\n  - session: 2025-12-05-x\n    \
+                   agent: researcher@1.2\n    tokens: 3200\nresume_point: null\nlabels:\n- a\n- 'b c'\nempty:\n";
+        assert!(parse(doc).is_some());
+        same_as_serde_yaml(doc);
+        for doc in [
+            "a: 2025-12-05",
+            "a: 12-x",
+            "a: 1.5",
+            "a: 0.0",
+            "a: 7",
+            "a: v1.2",
+            "a: 'x'",
+        ] {
+            assert!(parse(doc).is_some(), "{doc}");
+            same_as_serde_yaml(doc);
+        }
+    }
+
+    #[test]
+    fn gives_up_where_yaml_gets_subtle() {
+        for doc in [
+            "a: 0x10",
+            "a: 1e3",
+            "a: -1",
+            "a: .inf",
+            "a: yes",
+            "a: 'it''s'",
+            "a: \"q\\n\"",
+            "a: [1, 2]",
+            "a: {b: c}",
+            "a: b: c",
+            "a: b # comment",
+            "a:\n  b: c",
+            "a: &x 1",
+            "a: |\n  text",
+            "a: 012",
+            "a: 1e-3",
+            "a: 1_000",
+            "a: 1.",
+            "? a\n: b",
+            "a: 1\na: 2",
+        ] {
+            assert!(parse(doc).is_none(), "{doc}");
+        }
+    }
+
+    mod differential {
+        use proptest::prelude::*;
+
+        /// Scalars from the alphabet where YAML's rules are subtle.
+        fn scalar_text() -> impl Strategy<Value = String> {
+            prop_oneof![
+                "[-+.0-9a-fA-FxXoObBeEtTZz:_ ~#'\"@&*!|>%\\,\\[\\]{}?]{0,12}",
+                prop::sample::select(vec![
+                    "null",
+                    "Null",
+                    "~",
+                    "true",
+                    "False",
+                    "yes",
+                    "No",
+                    "on",
+                    "0",
+                    "00",
+                    "01",
+                    "1.0",
+                    "1.",
+                    ".5",
+                    "-0",
+                    "+1",
+                    "0x1F",
+                    "0o17",
+                    "0b11",
+                    "1e5",
+                    "1E-2",
+                    ".inf",
+                    "-.Inf",
+                    ".NaN",
+                    "2025-12-05",
+                    "2025-12-05T14:32:15Z",
+                    "12:30",
+                    "1_000",
+                    "3.14159",
+                    "18446744073709551616",
+                    "9223372036854775808",
+                    "phase-3",
+                    "a@1.0",
+                ])
+                .prop_map(str::to_owned),
+            ]
+        }
+
+        fn doc() -> impl Strategy<Value = String> {
+            let entry = (
+                "[a-z_]{1,6}",
+                prop::collection::vec(scalar_text(), 0..3),
+                0usize..3,
+                any::<bool>(),
+            )
+                .prop_map(|(k, vals, shape, indent)| {
+                    let pad = if indent { "  " } else { "" };
+                    match (shape, vals.first()) {
+                        (0, Some(v)) => format!("{k}: {v}\n"),
+                        (1, _) => {
+                            let items: String =
+                                vals.iter().map(|v| format!("{pad}- {v}\n")).collect();
+                            format!("{k}:\n{items}")
+                        }
+                        (_, _) => {
+                            let fields: String = vals
+                                .iter()
+                                .enumerate()
+                                .map(|(i, v)| {
+                                    let lead = if i == 0 {
+                                        format!("{pad}- ")
+                                    } else {
+                                        format!("{pad}  ")
+                                    };
+                                    format!("{lead}f{i}: {v}\n")
+                                })
+                                .collect();
+                            format!("{k}:\n{fields}")
+                        }
+                    }
+                });
+            prop::collection::vec(entry, 0..6).prop_map(|e| e.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+            #[test]
+            fn never_disagrees_with_serde_yaml(doc in doc()) {
+                if let Some(fast) = super::super::parse(&doc) {
+                    let slow = serde_yaml::from_str::<serde_yaml::Value>(&doc);
+                    prop_assert!(slow.is_ok(), "fast read what serde_yaml rejects:\n{}", doc);
+                    let slow = match slow.unwrap() {
+                        serde_yaml::Value::Null => serde_yaml::Mapping::new(),
+                        serde_yaml::Value::Mapping(m) => m,
+                        other => panic!("not a mapping: {other:?}"),
+                    };
+                    prop_assert_eq!(fast, slow, "document:\n{}", doc);
+                }
+            }
+        }
+    }
+}
