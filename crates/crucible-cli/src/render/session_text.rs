@@ -33,6 +33,16 @@ pub fn render(
     Ok(())
 }
 
+/// `value` after `sep` (` → summary`, ` args`), or nothing when there is no
+/// value or it is empty.
+fn after(sep: &str, value: Option<impl std::fmt::Display>) -> String {
+    value
+        .map(|v| v.to_string())
+        .filter(|v| !v.is_empty())
+        .map(|v| format!("{sep}{v}"))
+        .unwrap_or_default()
+}
+
 fn canonical(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_owned())
 }
@@ -223,16 +233,8 @@ impl Renderer<'_> {
                     } else {
                         ("•", Style::new())
                     };
-                    let args = if c.args.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" {}", c.args)
-                    };
-                    let summary = c
-                        .summary
-                        .as_ref()
-                        .map(|s| format!(" → {s}"))
-                        .unwrap_or_default();
+                    let args = after(" ", Some(&c.args));
+                    let summary = after(" → ", c.summary.as_ref());
                     writeln!(
                         self.out,
                         "{indent}  {style}{mark}{style:#} {BOLD}{}{BOLD:#}{args}{style}{summary}{style:#}",
@@ -270,18 +272,10 @@ impl Renderer<'_> {
         let (style, label) = callout_style(&kind);
         let bar = format!("{indent}{style}│{style:#} ");
         self.blank(indent)?;
-        let title = if c.title.is_empty() {
-            String::new()
-        } else {
-            format!(" {}", c.title)
-        };
+        let title = after(" ", Some(&c.title));
         match (&kind, c.subagent()) {
             (CalloutKind::Subagent, Ok(sub)) => {
-                let target = sub
-                    .target
-                    .as_ref()
-                    .map(|t| format!(" → {t}"))
-                    .unwrap_or_default();
+                let target = after(" → ", sub.target.as_ref());
                 writeln!(
                     self.out,
                     "{bar}{style}{label}{style:#}{title} {DIM}· {}{target}{DIM:#}",

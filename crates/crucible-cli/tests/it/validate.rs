@@ -42,6 +42,26 @@ fn fixture_sessions_validate_with_warnings_only() {
 }
 
 #[test]
+fn other_notes_in_the_sessions_directory_are_not_sessions() {
+    let kiln = TestKiln::with_fixtures();
+    kiln.write("notes/todo.md", "# Todo\n\n- buy milk\n");
+    kiln.write(
+        "notes/workflow.md",
+        "---\ntype: workflow\n---\n\n## Build @ci\n",
+    );
+    let out = kiln.run(&["session", "validate"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    insta::assert_snapshot!(out.stderr, @"8 files checked: 8 valid, 0 invalid (0 errors, 3 warnings)");
+    // Named explicitly, a directory's markdown files are all checked.
+    let out = kiln.run(&[
+        "session",
+        "validate",
+        kiln.sessions().join("notes").to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 1);
+}
+
+#[test]
 fn duplicate_ids_name_both_files() {
     let kiln = TestKiln::with_fixtures();
     let copy = std::fs::read_to_string(kiln.sessions().join("2025-12-11-write-tests.md")).unwrap();

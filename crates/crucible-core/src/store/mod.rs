@@ -124,7 +124,10 @@ impl<C: SessionCodec> SessionStore<C> {
             .filter_map(|path| match std::fs::read(&path) {
                 Err(source) => Some(Err(StoreError::Io { path, source })),
                 Ok(bytes) => {
-                    let id = self.codec.peek_id(&bytes)?;
+                    let Some(id) = self.codec.peek_id(&bytes) else {
+                        tracing::trace!(path = %path.display(), "not a session");
+                        return None;
+                    };
                     // An id no file could carry still names a session: keep the
                     // file visible under its file name so it can be shown and fixed.
                     let id = SessionId::new(&id)
@@ -163,6 +166,7 @@ impl<C: SessionCodec> SessionStore<C> {
         {
             return Ok(direct);
         }
+        tracing::debug!(query, "no file named after the id; scanning the directory");
         let files: Vec<SessionFile> = self.scan().into_iter().filter_map(Result::ok).collect();
         let exact: Vec<&SessionFile> = files
             .iter()

@@ -108,7 +108,7 @@ fn save_is_atomic_and_keeps_the_file_where_it_is() {
 }
 
 #[test]
-fn fifty_concurrent_creations_get_fifty_ids() {
+fn fifty_threads_create_fifty_ids() {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(SessionStore::new(dir.path(), MarkdownCodec));
     let started: Timestamp = "2025-12-20T10:00:00Z".parse().unwrap();
@@ -142,6 +142,59 @@ fn fifty_concurrent_creations_get_fifty_ids() {
         let (_, log) = store.load(id).unwrap();
         assert_eq!(log.id().as_str(), id);
     }
+}
+
+/// Set in the children of `fifty_processes_create_fifty_ids`: the directory
+/// each child creates one session in.
+const WORKER_DIR: &str = "CRU_TEST_CREATE_WORKER_DIR";
+
+/// Fifty real processes (this test binary, re-run as workers) create sessions
+/// with the same title in the same second: the lock and create-new semantics
+/// must give each its own id and file.
+#[test]
+fn fifty_processes_create_fifty_ids() {
+    let started: Timestamp = "2025-12-21T10:00:00Z".parse().unwrap();
+    if let Some(dir) = std::env::var_os(WORKER_DIR) {
+        let store = SessionStore::new(std::path::PathBuf::from(dir), MarkdownCodec);
+        let (_, log) = store
+            .create_new(&started, Some("Same title"), |id| {
+                SessionLog::new(Frontmatter::new(id, started.clone()))
+            })
+            .unwrap();
+        println!("created {}", log.id());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let children: Vec<_> = (0..50)
+        .map(|_| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "store::fifty_processes_create_fifty_ids",
+                    "--nocapture",
+                ])
+                .env(WORKER_DIR, dir.path())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let files = crucible_core::store::session_files(dir.path()).unwrap();
+    assert_eq!(files.len(), 50);
+    let store = SessionStore::new(dir.path(), MarkdownCodec);
+    let ids: HashSet<String> = files
+        .iter()
+        .map(|f| store.load_path(f).unwrap().id().to_string())
+        .collect();
+    assert_eq!(ids.len(), 50);
 }
 
 #[test]

@@ -14,8 +14,9 @@ use crate::error::Outcome;
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// Session files, directories of them, ids or id prefixes. None: every
-    /// session file in the sessions directory.
+    /// Session files, ids, id prefixes, or directories (every `*.md` in them is
+    /// checked). None: every file in the sessions directory that declares
+    /// `type: session`.
     pub targets: Vec<String>,
     /// How to print the problems.
     #[arg(long, value_enum, default_value_t = ValidateFormat::Text)]
@@ -40,12 +41,16 @@ fn expand(ctx: &Context, targets: &[String]) -> (Vec<PathBuf>, Vec<Unresolved>) 
     let mut files = Vec::new();
     let mut unresolved = Vec::new();
     if targets.is_empty() {
-        match session_files(ctx.store.dir()) {
-            Ok(f) => files = f,
-            Err(e) => unresolved.push(Unresolved {
-                target: ctx.store.dir().display().to_string(),
-                message: e.to_string(),
-            }),
+        // Other notes may share the directory (an Obsidian vault): only files
+        // that say they are sessions are checked. Unreadable ones are reported.
+        for found in ctx.store.scan() {
+            match found {
+                Ok(f) => files.push(f.path),
+                Err(e) => unresolved.push(Unresolved {
+                    target: ctx.store.dir().display().to_string(),
+                    message: e.to_string(),
+                }),
+            }
         }
     }
     for t in targets {
