@@ -138,8 +138,8 @@ pub fn check_session(path: &Path, bytes: &[u8]) -> Checked {
 /// The `session_id` a file declares, reading only its frontmatter lines:
 /// `None` when the file is not a session, `Some("")` when it is one without an id.
 pub fn peek_session_id(bytes: &[u8]) -> Option<String> {
-    // Only the head matters; a file cut inside a UTF-8 sequence is still read.
-    let head = &bytes[..bytes.len().min(64 * 1024)];
+    // Only the head matters; a head cut inside a UTF-8 sequence is still read.
+    let head = &bytes[..bytes.len().min(crucible_core::store::HEAD_BYTES as usize)];
     let text = match std::str::from_utf8(head) {
         Ok(t) => t,
         Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),

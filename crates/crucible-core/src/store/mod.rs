@@ -26,9 +26,10 @@ pub type CodecError = Box<dyn std::error::Error + Send + Sync>;
 /// How the store turns bytes into sessions and back. `crucible-parser`
 /// implements it for markdown; the store itself knows no syntax.
 pub trait SessionCodec {
-    /// The id a file declares, reading as little as possible; `None` when the
-    /// file is not a session (no frontmatter, or `type` is not `session`).
-    fn peek_id(&self, bytes: &[u8]) -> Option<String>;
+    /// The id a file declares, from at most the first [`HEAD_BYTES`] of it;
+    /// `None` when the file is not a session (no frontmatter, or `type` is
+    /// not `session`).
+    fn peek_id(&self, head: &[u8]) -> Option<String>;
     /// Parses a whole file; errors name `path` and the line.
     fn decode(&self, path: &Path, bytes: &[u8]) -> Result<SessionLog, CodecError>;
     /// The canonical file text of a session.
@@ -121,7 +122,7 @@ impl<C: SessionCodec> SessionStore<C> {
         };
         files
             .into_iter()
-            .filter_map(|path| match std::fs::read(&path) {
+            .filter_map(|path| match read_head(&path) {
                 Err(source) => Some(Err(StoreError::Io { path, source })),
                 Ok(bytes) => {
                     let Some(id) = self.codec.peek_id(&bytes) else {
@@ -158,7 +159,7 @@ impl<C: SessionCodec> SessionStore<C> {
         let want = query.to_lowercase();
         // Fast path: the file named after the id, declaring that id.
         let direct = self.dir.join(format!("{query}.md"));
-        if let Ok(bytes) = std::fs::read(&direct)
+        if let Ok(bytes) = read_head(&direct)
             && self
                 .codec
                 .peek_id(&bytes)
@@ -272,6 +273,20 @@ impl<C: SessionCodec> SessionStore<C> {
     ) -> Result<(PathBuf, SessionLog), StoreError> {
         allocate::create_with_fresh_id(self, started, title, &mut build)
     }
+}
+
+/// How much of a file identifying it needs: frontmatter is at the top, and
+/// even a long one fits. Reading only this keeps scans cheap on big sessions.
+pub const HEAD_BYTES: u64 = 64 * 1024;
+
+/// The first [`HEAD_BYTES`] of a file.
+fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(8 * 1024);
+    std::fs::File::open(path)?
+        .take(HEAD_BYTES)
+        .read_to_end(&mut head)?;
+    Ok(head)
 }
 
 fn stem(path: &Path) -> String {

@@ -32,7 +32,7 @@ pub fn session_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
             // Symlinked folders are not followed: they could loop.
             if kind.is_dir() {
                 pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") && !kind.is_dir() {
+            } else if path.extension().is_some_and(|e| e == "md") {
                 out.push(path);
             }
         }
