@@ -12,10 +12,12 @@
 //! get values or typed errors back.
 
 pub mod config;
+pub mod recorder;
 pub mod session;
 pub mod store;
 
 pub use config::{Config, ConfigError, ConfigLayer, SaveMode, SessionConfig};
+pub use recorder::{RecordError, Recorder, StartOptions};
 pub use session::*;
 pub use store::{
     CodecError, SessionCodec, SessionFile, SessionStore, StoreError,

@@ -232,6 +232,7 @@ impl<'a> FieldReader<'a> {
                 "resume_point" => {
                     fm_rest.resume_point = self.parsed(&key, &v, str::parse::<PhaseId>);
                 }
+                "parent" => fm_rest.parent = self.parsed(&key, &v, SessionId::new),
                 _ => {
                     fm_rest.extra.insert(Value::String(key), v);
                 }
@@ -410,6 +411,9 @@ pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
     match fm.resume_point {
         Some(r) => out.push_str(&format!("resume_point: {r}\n")),
         None => out.push_str("resume_point: null\n"),
+    }
+    if let Some(p) = &fm.parent {
+        text_line(out, "parent", p.as_str());
     }
     for (k, v) in &fm.extra {
         let mut m = Mapping::new();

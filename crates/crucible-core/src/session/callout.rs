@@ -100,7 +100,7 @@ impl std::fmt::Display for SubagentMode {
 }
 
 /// What a `[!subagent]` callout says.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SubagentRef {
     /// From the title: `@agent@version`.
     pub agent: Option<AgentRef>,

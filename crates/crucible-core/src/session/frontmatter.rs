@@ -35,6 +35,9 @@ pub struct Frontmatter {
     pub subagents: Vec<SubagentEntry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume_point: Option<PhaseId>,
+    /// The session this one is a subagent of (`link` and `embed` children).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<SessionId>,
     /// Unknown keys, in file order.
     #[serde(default, skip_serializing_if = "serde_yaml::Mapping::is_empty")]
     pub extra: serde_yaml::Mapping,
@@ -56,6 +59,7 @@ impl Frontmatter {
             cost_usd: None,
             subagents: Vec::new(),
             resume_point: None,
+            parent: None,
             extra: serde_yaml::Mapping::new(),
         }
     }

@@ -20,6 +20,21 @@ pub struct DirLock {
 }
 
 impl DirLock {
+    /// A shared lock for readers: they never see a fold half done. `None`
+    /// when the directory cannot hold a lock file (read-only): nobody can
+    /// write there either, so there is nothing to wait for.
+    pub fn acquire_shared(dir: &Path) -> Option<Self> {
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(LOCK_FILE))
+            .or_else(|_| File::open(dir.join(LOCK_FILE)))
+            .ok()?;
+        file.lock_shared().ok()?;
+        Some(Self { _file: file })
+    }
+
     /// Blocks until this process holds the directory's lock.
     pub fn acquire(dir: &Path) -> io::Result<Self> {
         let file = OpenOptions::new()

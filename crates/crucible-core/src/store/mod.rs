@@ -8,6 +8,7 @@
 mod allocate;
 pub mod atomic;
 pub mod discovery;
+pub mod journal;
 pub mod lock;
 mod walk;
 
@@ -17,7 +18,16 @@ use std::path::{Path, PathBuf};
 pub use allocate::slugify;
 pub use walk::session_files;
 
-use crate::{SessionId, SessionIdError, SessionLog, Timestamp};
+use crate::{SessionEvent, SessionId, SessionIdError, SessionLog, TimedEvent, Timestamp};
+
+/// Below this size a session's markdown is brought up to date at every phase
+/// boundary, so people reading the file see whole phases as they finish;
+/// above it, only when the journal has grown as large as the file, which
+/// keeps recording linear however long a session gets.
+const FOLD_AT_PHASE_BELOW: u64 = 256 * 1024;
+/// The journal is folded once it reaches this size, or the file's, whichever
+/// is larger.
+const FOLD_JOURNAL_AT_LEAST: u64 = 64 * 1024;
 
 /// The error a codec gives for a file it cannot read. Its message names the
 /// file and line already.
@@ -208,10 +218,30 @@ impl<C: SessionCodec> SessionStore<C> {
         }
     }
 
-    /// Reads and parses the session at `path`.
+    /// Reads and parses the session at `path`, with the events of its journal
+    /// applied.
     pub fn load_path(&self, path: &Path) -> Result<SessionLog, StoreError> {
+        let _shared = path.parent().and_then(lock::DirLock::acquire_shared);
+        self.load_locked(path)
+    }
+
+    /// [`SessionStore::load_path`] for a caller that holds a lock.
+    fn load_locked(&self, path: &Path) -> Result<SessionLog, StoreError> {
         let bytes = std::fs::read(path).map_err(StoreError::io(path))?;
-        self.codec.decode(path, &bytes).map_err(StoreError::Decode)
+        let mut log = self
+            .codec
+            .decode(path, &bytes)
+            .map_err(StoreError::Decode)?;
+        let jpath = journal::journal_path(path);
+        if let Some(contents) = journal::read(&jpath).map_err(StoreError::io(&jpath))? {
+            if !contents.bad_lines.is_empty() {
+                tracing::warn!(journal = %jpath.display(), lines = ?contents.bad_lines, "skipped unreadable journal lines");
+            }
+            for event in contents.pending_for(&bytes) {
+                log.apply(&event);
+            }
+        }
+        Ok(log)
     }
 
     /// Resolves `query` (see [`SessionStore::resolve`]) and parses the file.
@@ -227,10 +257,38 @@ impl<C: SessionCodec> SessionStore<C> {
         lock::DirLock::acquire(&self.dir).map_err(StoreError::io(&self.dir))
     }
 
-    /// Writes `log` over the file at `path` atomically, under the lock.
+    /// The lock of the directory holding `path` (a session may live in a subfolder,
+    /// but all writers of one sessions directory share one lock).
+    fn lock_for(&self, path: &Path) -> Result<lock::DirLock, StoreError> {
+        if path.starts_with(&self.dir) {
+            return self.lock();
+        }
+        let dir = path.parent().unwrap_or(Path::new("."));
+        lock::DirLock::acquire(dir).map_err(StoreError::io(dir))
+    }
+
+    /// Replaces the markdown at `path` with `text`, folding away its journal.
+    /// The caller holds the lock.
+    fn replace_locked(&self, path: &Path, text: &str) -> Result<(), StoreError> {
+        let jpath = journal::journal_path(path);
+        let has_journal = jpath.exists();
+        if has_journal {
+            journal::mark_folded(&jpath, &journal::content_hash(text.as_bytes()))
+                .map_err(StoreError::io(&jpath))?;
+        }
+        atomic::write_atomic(path, text.as_bytes()).map_err(StoreError::io(path))?;
+        if has_journal {
+            journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
+        }
+        Ok(())
+    }
+
+    /// Writes `log` over the file at `path` atomically, under the lock. Any
+    /// journal of that file is dropped: `log` is taken to contain it (use
+    /// [`SessionStore::update`] for a read-modify-write).
     pub fn save_to(&self, path: &Path, log: &SessionLog) -> Result<(), StoreError> {
-        let _lock = self.lock()?;
-        atomic::write_atomic(path, self.codec.encode(log).as_bytes()).map_err(StoreError::io(path))
+        let _lock = self.lock_for(path)?;
+        self.replace_locked(path, &self.codec.encode(log))
     }
 
     /// Writes `log` to the file that holds its id, or to `<dir>/<id>.md` for a
@@ -243,6 +301,82 @@ impl<C: SessionCodec> SessionStore<C> {
         };
         self.save_to(&path, log)?;
         Ok(path)
+    }
+
+    /// Reads the session at `path` (journal applied), lets `change` modify it,
+    /// and writes it back, all under the lock, so no concurrent event is lost.
+    pub fn update<T>(
+        &self,
+        path: &Path,
+        change: impl FnOnce(&mut SessionLog) -> T,
+    ) -> Result<T, StoreError> {
+        let _lock = self.lock_for(path)?;
+        let mut log = self.load_locked(path)?;
+        let out = change(&mut log);
+        self.replace_locked(path, &self.codec.encode(&log))?;
+        Ok(out)
+    }
+
+    /// Applies the journal of `path` to its markdown and removes it.
+    pub fn fold(&self, path: &Path) -> Result<(), StoreError> {
+        let _lock = self.lock_for(path)?;
+        self.fold_locked(path)
+    }
+
+    fn fold_locked(&self, path: &Path) -> Result<(), StoreError> {
+        let jpath = journal::journal_path(path);
+        if !jpath.exists() {
+            return Ok(());
+        }
+        let log = self.load_locked(path)?;
+        self.replace_locked(path, &self.codec.encode(&log))
+    }
+
+    /// Appends events to the journal of the session at `path` (fsynced when
+    /// `durable`), folding it into the markdown when the fold rules say so:
+    /// on pause, end and reopen; at a phase boundary while the file is small;
+    /// whenever the journal has grown as large as the file.
+    pub fn append_events(
+        &self,
+        path: &Path,
+        events: &[TimedEvent],
+        durable: bool,
+    ) -> Result<(), StoreError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let _lock = self.lock_for(path)?;
+        let jpath = journal::journal_path(path);
+        if let journal::Tail::Folded(hash) =
+            journal::repair_tail(&jpath).map_err(StoreError::io(&jpath))?
+        {
+            // A fold was cut short. Finish it before anything else is added.
+            let md = std::fs::read(path).map_err(StoreError::io(path))?;
+            if journal::content_hash(&md) == hash {
+                journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
+            } else {
+                self.fold_locked(path)?;
+            }
+        }
+        let journal_len =
+            journal::append(&jpath, events, durable).map_err(StoreError::io(&jpath))?;
+        let md_len = journal::size(path);
+        let ends = events.iter().any(|e| {
+            matches!(
+                e.event,
+                SessionEvent::Pause { .. } | SessionEvent::End { .. } | SessionEvent::Reopen
+            )
+        });
+        let phase = events
+            .iter()
+            .any(|e| matches!(e.event, SessionEvent::Phase { .. }));
+        if ends
+            || (phase && md_len < FOLD_AT_PHASE_BELOW)
+            || journal_len >= md_len.max(FOLD_JOURNAL_AT_LEAST)
+        {
+            self.fold_locked(path)?;
+        }
+        Ok(())
     }
 
     /// Creates a new session file for `log`, failing if its id is taken.

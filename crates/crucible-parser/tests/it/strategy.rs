@@ -110,7 +110,7 @@ fn frontmatter() -> impl Strategy<Value = Frontmatter> {
             ),
             0..3,
         ),
-        extras(),
+        (extras(), proptest::option::of(id())),
     )
         .prop_map(
             |(
@@ -123,7 +123,7 @@ fn frontmatter() -> impl Strategy<Value = Frontmatter> {
                 tokens_used,
                 cost_usd,
                 subs,
-                extra,
+                (extra, parent),
             )| Frontmatter {
                 session_id,
                 started,
@@ -146,6 +146,7 @@ fn frontmatter() -> impl Strategy<Value = Frontmatter> {
                     })
                     .collect(),
                 resume_point: None,
+                parent,
                 extra,
             },
         )

@@ -1,0 +1,514 @@
+//! What happens in a live session, as events, and how each one changes a
+//! [`SessionLog`].
+//!
+//! The recorder (a Rust agent's API) and `cru session log` (any other agent's)
+//! both turn calls into [`SessionEvent`]s, keep them in the session's journal,
+//! and fold them into the markdown with [`SessionLog::apply`]. One function
+//! decides what every event means, so the two paths cannot drift apart.
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    AgentRef, Block, Callout, CalloutKind, Phase, PhaseId, Section, SessionId, SessionLog,
+    SessionStatus, SubagentEntry, SubagentRef, Task, Timestamp, ToolCall,
+};
+
+/// The longest result summary a recorded tool call keeps, in characters.
+pub const SUMMARY_LIMIT: usize = 100;
+
+/// One thing that happened in a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum SessionEvent {
+    /// A new phase; `level` 2 for a top-level phase, deeper for nested ones.
+    Phase {
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<AgentRef>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        channel: Option<String>,
+        level: u8,
+    },
+    Tool {
+        #[serde(flatten)]
+        call: ToolCall,
+    },
+    Decision {
+        text: String,
+    },
+    Error {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resolution: Option<String>,
+    },
+    User {
+        quote: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        interpretation: Option<String>,
+    },
+    /// A subagent's callout: inline work, or a link/embed to a child session.
+    Subagent {
+        #[serde(flatten)]
+        subagent: SubagentRef,
+    },
+    /// A child session ended: its summary and tokens go back to the parent.
+    SubagentDone {
+        child: SessionId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tokens: Option<u64>,
+    },
+    /// The task list, replaced whole.
+    Tasks {
+        tasks: Vec<Task>,
+    },
+    /// Tokens this session used (not its subagents': they count their own).
+    Tokens {
+        tokens: u64,
+    },
+    Pause {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<PhaseId>,
+    },
+    End {
+        status: SessionStatus,
+        /// For a top-level session, a `## Summary` section; a subagent's
+        /// summary goes to its parent instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
+    },
+    /// Work goes on in a session that had ended.
+    Reopen,
+}
+
+impl SessionEvent {
+    /// Events after which the markdown is brought up to date (see the
+    /// recorder's save policy).
+    pub fn is_boundary(&self) -> bool {
+        matches!(
+            self,
+            Self::Phase { .. } | Self::Pause { .. } | Self::End { .. } | Self::Reopen
+        )
+    }
+
+    /// A tool call as it is recorded: one line, the summary cut to
+    /// [`SUMMARY_LIMIT`] characters with `…`.
+    pub fn tool(tool: &str, args: &str, result: Option<&str>, failed: bool) -> Self {
+        let summary = result
+            .map(|r| one_line(r).trim_start_matches('✗').trim().to_owned())
+            .filter(|r| !r.is_empty())
+            .map(|r| cut(&r, SUMMARY_LIMIT));
+        Self::Tool {
+            call: ToolCall {
+                tool: tool.split_whitespace().collect::<Vec<_>>().join("_"),
+                args: one_line(args),
+                summary,
+                failed,
+            },
+        }
+    }
+}
+
+/// Line breaks become `⏎` so a value stays on its list item's line.
+pub fn one_line(s: &str) -> String {
+    let s = s.trim();
+    if !s.contains(['\n', '\r']) {
+        return s.to_owned();
+    }
+    s.replace("\r\n", "\n")
+        .split('\n')
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join(" ⏎ ")
+}
+
+/// `s` cut to at most `limit` characters, the last being `…` when cut.
+pub fn cut(s: &str, limit: usize) -> String {
+    if s.chars().count() <= limit {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(limit.saturating_sub(1)).collect();
+    out.truncate(out.trim_end().len());
+    out.push('…');
+    out
+}
+
+/// An event and when it happened: one line of a session's journal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimedEvent {
+    pub at: Timestamp,
+    #[serde(flatten)]
+    pub event: SessionEvent,
+}
+
+impl SessionLog {
+    /// The phase events go to: the last section if it is a phase. A session
+    /// with none gets an implicit `Work` phase by its first participant, so
+    /// a hook that logs before it starts a phase loses nothing.
+    fn current_phase(&mut self, at: &Timestamp) -> &mut Phase {
+        if !matches!(self.sections.last(), Some(Section::Phase(_))) {
+            let agent = self
+                .frontmatter
+                .participants
+                .first()
+                .cloned()
+                .unwrap_or_else(|| AgentRef::new("agent", None));
+            let mut phase = Phase::new("Work", Some(agent), self.frontmatter.channel.clone());
+            phase.meta.started = Some(at.clone());
+            self.sections.push(Section::Phase(phase));
+        }
+        match self.sections.last_mut() {
+            Some(Section::Phase(p)) => p,
+            _ => unreachable!("a phase was just pushed"),
+        }
+    }
+
+    fn add_participant(&mut self, agent: &AgentRef) {
+        if !self.frontmatter.participants.contains(agent) {
+            self.frontmatter.participants.push(agent.clone());
+        }
+    }
+
+    /// Sets the duration of the last phase, when it has a start, to end at `at`.
+    fn close_last_phase(&mut self, at: &Timestamp) {
+        if let Some(Section::Phase(p)) = self.sections.last_mut()
+            && let (Some(started), None) = (&p.meta.started, p.meta.duration_ms)
+        {
+            let d = at.unix_ms() - started.unix_ms();
+            p.meta.duration_ms = u64::try_from(d).ok();
+        }
+    }
+
+    fn last_phase_id(&self) -> Option<PhaseId> {
+        self.phase_count().checked_sub(1).map(PhaseId::from_index)
+    }
+
+    /// Applies one event, as the recorder and `cru session log` define it.
+    pub fn apply(&mut self, e: &TimedEvent) {
+        let at = &e.at;
+        match &e.event {
+            SessionEvent::Phase {
+                name,
+                agent,
+                channel,
+                level,
+            } => {
+                self.close_last_phase(at);
+                if let Some(a) = agent {
+                    self.add_participant(a);
+                }
+                let mut phase = Phase::new(name.clone(), agent.clone(), channel.clone());
+                phase.level = (*level).clamp(2, 6);
+                if phase.agent.is_none() && phase.channel.is_none() {
+                    // Without either it would read back as a plain heading.
+                    phase.channel = self.frontmatter.channel.clone().or(Some("main".into()));
+                }
+                phase.meta.started = Some(at.clone());
+                self.sections.push(Section::Phase(phase));
+            }
+            SessionEvent::Tool { call } => {
+                let blocks = &mut self.current_phase(at).blocks;
+                match blocks.last_mut() {
+                    Some(Block::ToolCalls { calls }) => calls.push(call.clone()),
+                    _ => blocks.push(Block::ToolCalls {
+                        calls: vec![call.clone()],
+                    }),
+                }
+            }
+            SessionEvent::Decision { text } => self.push_callout(at, Callout::decision(text)),
+            SessionEvent::Error { text, resolution } => {
+                self.push_callout(at, Callout::error(text, resolution.as_deref()));
+            }
+            SessionEvent::User {
+                quote,
+                interpretation,
+            } => self.push_callout(at, Callout::user(quote, interpretation.as_deref())),
+            SessionEvent::Subagent { subagent } => {
+                if let Some(a) = &subagent.agent {
+                    self.add_participant(a);
+                }
+                if let Some(child) = &subagent.target
+                    && !self
+                        .frontmatter
+                        .subagents
+                        .iter()
+                        .any(|s| &s.session == child)
+                {
+                    self.frontmatter.subagents.push(SubagentEntry {
+                        session: child.clone(),
+                        agent: subagent.agent.clone(),
+                        model: subagent.model.clone(),
+                        tokens: None,
+                        extra: serde_yaml::Mapping::new(),
+                    });
+                }
+                self.push_callout(at, Callout::from_subagent(subagent));
+            }
+            SessionEvent::SubagentDone {
+                child,
+                summary,
+                tokens,
+            } => self.subagent_done(child, summary.as_deref(), *tokens),
+            SessionEvent::Tasks { tasks } => self.replace_tasks(tasks),
+            SessionEvent::Tokens { tokens } => {
+                let total = self.frontmatter.tokens_used.unwrap_or(0);
+                self.frontmatter.tokens_used = Some(total.saturating_add(*tokens));
+                if let Some(Section::Phase(p)) = self.sections.last_mut() {
+                    p.meta.tokens = Some(p.meta.tokens.unwrap_or(0).saturating_add(*tokens));
+                }
+            }
+            SessionEvent::Pause { at: point } => {
+                self.close_last_phase(at);
+                self.frontmatter.status = SessionStatus::Paused;
+                self.frontmatter.resume_point = point.or_else(|| self.last_phase_id());
+            }
+            SessionEvent::End { status, summary } => {
+                self.close_last_phase(at);
+                self.frontmatter.status = *status;
+                self.frontmatter.ended = Some(at.clone());
+                self.frontmatter.resume_point = None;
+                if let (Some(text), None) = (summary, &self.frontmatter.parent) {
+                    self.sections.push(Section::Plain(crate::PlainSection {
+                        level: 2,
+                        title: "Summary".into(),
+                        blocks: vec![Block::prose(text.trim())],
+                    }));
+                }
+            }
+            SessionEvent::Reopen => {
+                self.frontmatter.status = SessionStatus::Active;
+                self.frontmatter.ended = None;
+            }
+        }
+    }
+
+    fn push_callout(&mut self, at: &Timestamp, c: Callout) {
+        self.current_phase(at).blocks.push(Block::Callout(c));
+    }
+
+    fn subagent_done(&mut self, child: &SessionId, summary: Option<&str>, tokens: Option<u64>) {
+        if let Some(entry) = self
+            .frontmatter
+            .subagents
+            .iter_mut()
+            .find(|s| &s.session == child)
+            && tokens.is_some()
+        {
+            entry.tokens = tokens;
+        }
+        let Some(summary) = summary else { return };
+        let callout = self
+            .sections
+            .iter_mut()
+            .flat_map(|s| match s {
+                Section::Phase(p) => p.blocks.iter_mut(),
+                Section::Plain(p) => p.blocks.iter_mut(),
+            })
+            .filter_map(|b| match b {
+                Block::Callout(c) if c.kind() == CalloutKind::Subagent => Some(c),
+                _ => None,
+            })
+            .rfind(|c| c.subagent().is_ok_and(|s| s.target.as_ref() == Some(child)));
+        if let Some(c) = callout
+            && let Ok(mut sub) = c.subagent()
+        {
+            sub.summary = Some(summary.to_owned());
+            *c = Callout::from_subagent(&sub);
+        }
+    }
+
+    fn replace_tasks(&mut self, tasks: &[Task]) {
+        let existing = self
+            .preamble
+            .iter_mut()
+            .chain(self.sections.iter_mut().flat_map(|s| match s {
+                Section::Phase(p) => p.blocks.iter_mut(),
+                Section::Plain(p) => p.blocks.iter_mut(),
+            }))
+            .find_map(|b| match b {
+                Block::Tasks { tasks } => Some(tasks),
+                _ => None,
+            });
+        match existing {
+            Some(t) => *t = tasks.to_vec(),
+            None => self.preamble.push(Block::Tasks {
+                tasks: tasks.to_vec(),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Frontmatter;
+
+    fn at(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    fn log() -> SessionLog {
+        SessionLog::new(Frontmatter::new(
+            SessionId::new("2025-12-21-x").unwrap(),
+            at("2025-12-21T10:00:00Z"),
+        ))
+    }
+
+    fn ev(t: &str, event: SessionEvent) -> TimedEvent {
+        TimedEvent { at: at(t), event }
+    }
+
+    #[test]
+    fn summaries_are_cut_to_one_line_of_100_characters() {
+        let SessionEvent::Tool { call } =
+            SessionEvent::tool("bash", "echo a\necho b", Some(&"x".repeat(300)), true)
+        else {
+            unreachable!()
+        };
+        assert_eq!(call.args, "echo a ⏎ echo b");
+        let s = call.summary.unwrap();
+        assert_eq!(s.chars().count(), 100);
+        assert!(s.ends_with('…'));
+        assert!(call.failed);
+        assert_eq!(cut("short", 100), "short");
+    }
+
+    #[test]
+    fn events_build_phases_tool_lists_callouts_and_counters() {
+        let mut log = log();
+        let coder: AgentRef = "coder@1.0".parse().unwrap();
+        log.apply(&ev(
+            "2025-12-21T10:00:00Z",
+            SessionEvent::Phase {
+                name: "Build".into(),
+                agent: Some(coder.clone()),
+                channel: Some("dev".into()),
+                level: 2,
+            },
+        ));
+        log.apply(&ev(
+            "2025-12-21T10:00:01Z",
+            SessionEvent::tool("cargo", "build", Some("ok"), false),
+        ));
+        log.apply(&ev(
+            "2025-12-21T10:00:02Z",
+            SessionEvent::tool("cargo", "test", Some("1 failed"), true),
+        ));
+        log.apply(&ev(
+            "2025-12-21T10:00:03Z",
+            SessionEvent::Decision {
+                text: "Fix the test".into(),
+            },
+        ));
+        log.apply(&ev(
+            "2025-12-21T10:00:04Z",
+            SessionEvent::tool("cargo", "test", None, false),
+        ));
+        log.apply(&ev(
+            "2025-12-21T10:00:05Z",
+            SessionEvent::Tokens { tokens: 120 },
+        ));
+        log.apply(&ev(
+            "2025-12-21T10:01:00Z",
+            SessionEvent::Pause { at: None },
+        ));
+        let (_, p) = log.phases().next().unwrap();
+        assert_eq!(p.blocks.len(), 3, "two tool lists around the decision");
+        assert_eq!(p.meta.duration_ms, Some(60_000));
+        assert_eq!(p.meta.tokens, Some(120));
+        assert_eq!(log.frontmatter.participants, [coder]);
+        assert_eq!(log.frontmatter.tokens_used, Some(120));
+        assert_eq!(log.frontmatter.status, SessionStatus::Paused);
+        assert_eq!(log.frontmatter.resume_point, PhaseId::new(1));
+        assert_eq!(log.tool_calls().count(), 3);
+    }
+
+    #[test]
+    fn a_tool_call_before_any_phase_opens_one() {
+        let mut log = log();
+        log.apply(&ev(
+            "2025-12-21T10:00:00Z",
+            SessionEvent::tool("ls", "", None, false),
+        ));
+        assert_eq!(log.phase_count(), 1);
+        assert_eq!(log.phases().next().unwrap().1.name, "Work");
+    }
+
+    #[test]
+    fn a_finished_child_writes_back_summary_and_tokens() {
+        let mut log = log();
+        let child = SessionId::new("2025-12-21-child").unwrap();
+        let sub = SubagentRef {
+            agent: Some("researcher@1.2".parse().unwrap()),
+            model: Some("m".into()),
+            mode: crate::SubagentMode::Embed,
+            target: Some(child.clone()),
+            description: vec!["Look things up.".into()],
+            content: Vec::new(),
+            summary: None,
+        };
+        log.apply(&ev(
+            "2025-12-21T10:00:00Z",
+            SessionEvent::Subagent { subagent: sub },
+        ));
+        log.apply(&ev(
+            "2025-12-21T10:05:00Z",
+            SessionEvent::SubagentDone {
+                child: child.clone(),
+                summary: Some("Found it.".into()),
+                tokens: Some(900),
+            },
+        ));
+        assert_eq!(log.frontmatter.subagents[0].tokens, Some(900));
+        assert_eq!(
+            log.frontmatter.tokens_used, None,
+            "a child's tokens are its own"
+        );
+        let c = log.callouts().next().unwrap().subagent().unwrap();
+        assert_eq!(c.summary.as_deref(), Some("Found it."));
+        assert_eq!(c.target, Some(child));
+    }
+
+    #[test]
+    fn tasks_are_replaced_whole() {
+        let mut log = log();
+        let task = |id: &str| Task {
+            id: id.into(),
+            content: "c".into(),
+            status: crate::TaskStatus::Pending,
+            priority: None,
+            extra: Default::default(),
+        };
+        log.apply(&ev(
+            "2025-12-21T10:00:00Z",
+            SessionEvent::Tasks {
+                tasks: vec![task("1")],
+            },
+        ));
+        log.apply(&ev(
+            "2025-12-21T10:00:01Z",
+            SessionEvent::Tasks {
+                tasks: vec![task("1"), task("2")],
+            },
+        ));
+        assert_eq!(log.tasks().unwrap().len(), 2);
+        assert_eq!(
+            log.blocks()
+                .filter(|b| matches!(b, Block::Tasks { .. }))
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn events_round_trip_through_json() {
+        let e = ev(
+            "2025-12-21T10:00:00Z",
+            SessionEvent::tool("grep", "-n x", Some("3"), false),
+        );
+        let line = serde_json::to_string(&e).unwrap();
+        assert!(line.contains("\"event\":\"tool\""), "{line}");
+        assert_eq!(serde_json::from_str::<TimedEvent>(&line).unwrap(), e);
+    }
+}
