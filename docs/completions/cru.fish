@@ -28,16 +28,58 @@ complete -c cru -n "__fish_cru_needs_command" -l dir -d 'The sessions directory 
 complete -c cru -n "__fish_cru_needs_command" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_needs_command" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_needs_command" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_needs_command" -f -a "session" -d 'Work with sessions: show, validate'
+complete -c cru -n "__fish_cru_needs_command" -f -a "session" -d 'Work with sessions: record, show, validate'
 complete -c cru -n "__fish_cru_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c cru -n "__fish_cru_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from show validate help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from show validate help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from show validate help" -s h -l help -d 'Print help'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from show validate help" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from show validate help" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from show validate help" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from show validate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "start" -d 'Start recording a new session; prints its id'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "end" -d 'End a session as completed or failed'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l title -d 'What the session is about; also gives the id its slug' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l channel -d 'The session\'s channel (e.g. dev, ops)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l agent -d 'The agent doing the work, as name or name@version' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l model -d 'The primary model' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l format -d 'How to print the new session: its id, or JSON with id and path' -r -f -a "text\t'The id alone'
+json\t'`{"id": ..., "path": ...}`'"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -l session -d 'The session to log to (an id, a unique prefix, or a path)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -l reopen -d 'Log to a session that already ended, making it active again'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "phase" -d 'Start a phase: `## NAME @agent #channel`'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "tool" -d 'A tool call: `- `TOOL ARGS` → RESULT`'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "decision" -d 'A decision and why (`> [!decision]`). `-` reads stdin'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "error" -d 'An error (`> [!error]`), with how it was resolved when known. `-` reads stdin'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "user" -d 'A user\'s intervention: their exact words, quoted (`> [!user]`). `-` reads stdin'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "subagent" -d 'A subagent. link and embed create its own session and print its id; log to it with --session, end it with `cru session end`'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "tasks" -d 'Replace the task list with a JSON array of {id, content, status, priority} (or {"todos": [...]}) from FILE or stdin'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "tokens" -d 'Tokens this session used (added to tokens_used)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l at -d 'The phase to resume at (phase-N or N; default: the current phase)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l idle -d 'Instead: pause every active session idle for longer than [session] idle_timeout, and print their ids'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l status -d 'How it ended' -r -f -a "completed\t''
+failed\t''"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l summary -d 'What was done. A subagent\'s summary goes to its parent\'s callout; a top-level session gets a `## Summary` section' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l format -d 'How to print it' -r -f -a "text\t'For people: a header, then phases with callouts set apart (colour on a terminal)'
 markdown\t'The canonical markdown of the file'
 json\t'The parsed session as JSON'"
@@ -51,6 +93,10 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from validate" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from validate" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start recording a new session; prints its id'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "end" -d 'End a session as completed or failed'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -58,8 +104,12 @@ complete -c cru -n "__fish_cru_using_subcommand completions" -l dir -d 'The sess
 complete -c cru -n "__fish_cru_using_subcommand completions" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session completions help" -f -a "session" -d 'Work with sessions: show, validate'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session completions help" -f -a "session" -d 'Work with sessions: record, show, validate'
 complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session completions help" -f -a "completions" -d 'Print a shell completion script'
 complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "start" -d 'Start recording a new session; prints its id'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "end" -d 'End a session as completed or failed'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'

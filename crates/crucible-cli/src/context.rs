@@ -12,6 +12,7 @@ use crate::cli::GlobalArgs;
 use crate::error::CliError;
 
 pub struct Context {
+    pub config: Config,
     pub store: SessionStore<MarkdownCodec>,
 }
 
@@ -61,6 +62,7 @@ impl Context {
         })?;
         tracing::info!(dir = %dir.display(), ?source, configs = ?config.sources, "sessions directory");
         Ok(Self {
+            config,
             store: SessionStore::new(dir, MarkdownCodec),
         })
     }

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anstyle::{AnsiColor, Style};
-use crucible_core::StoreError;
+use crucible_core::{RecordError, StoreError};
 
 /// How a command that ran to its end went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +66,19 @@ impl From<StoreError> for CliError {
     }
 }
 
+/// A recording error, with a hint where one helps.
+impl From<RecordError> for CliError {
+    fn from(e: RecordError) -> Self {
+        match e {
+            RecordError::Store(s) => s.into(),
+            RecordError::Ended { .. } => Self::new(e.to_string()).with_hint(
+                "pass --reopen to continue it, or start a new session with `cru session start`",
+            ),
+            other => Self::new(other.to_string()),
+        }
+    }
+}
+
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<io::Error>()
@@ -104,6 +117,10 @@ pub fn init_tracing(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(io::stderr)
+        .with_ansi(
+            std::io::IsTerminal::is_terminal(&io::stderr())
+                && std::env::var_os("NO_COLOR").is_none(),
+        )
         .with_target(false)
         .without_time()
         .try_init();

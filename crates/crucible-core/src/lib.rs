@@ -17,7 +17,7 @@ pub mod session;
 pub mod store;
 
 pub use config::{Config, ConfigError, ConfigLayer, SaveMode, SessionConfig};
-pub use recorder::{RecordError, Recorder, StartOptions};
+pub use recorder::{RecordError, Recorder, StartOptions, pause_idle_sessions};
 pub use session::*;
 pub use store::{
     CodecError, SessionCodec, SessionFile, SessionStore, StoreError,

@@ -418,7 +418,7 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
                 return Err(RecordError::NoSuchPhase { point, phases });
             }
         }
-        self.record(SessionEvent::Pause { at })
+        self.record(SessionEvent::Pause { resume_point: at })
     }
 
     /// Ends the session. A subagent's session reports its summary and tokens
@@ -464,4 +464,47 @@ impl<C: SessionCodec> Drop for Recorder<'_, C> {
             tracing::error!(session = %self.log.id(), error = %e, "events not written");
         }
     }
+}
+
+/// Pauses every active session of `store` with no event for longer than
+/// `idle` (seed 004: "user pauses or session times out"), at its last phase.
+/// Returns the sessions paused; files that cannot be read are skipped.
+pub fn pause_idle_sessions<C: SessionCodec>(
+    store: &SessionStore<C>,
+    idle: std::time::Duration,
+    now: std::time::SystemTime,
+) -> Result<Vec<SessionId>, StoreError> {
+    let mut paused = Vec::new();
+    for file in store.scan().into_iter().filter_map(Result::ok) {
+        let Ok(log) = store.load_path(&file.path) else {
+            continue;
+        };
+        if log.frontmatter.status != SessionStatus::Active {
+            continue;
+        }
+        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let last = [
+            modified(&file.path),
+            modified(&crate::store::journal::journal_path(&file.path)),
+        ]
+        .into_iter()
+        .flatten()
+        .max();
+        let Some(last) = last else { continue };
+        if now.duration_since(last).unwrap_or_default() <= idle {
+            continue;
+        }
+        // The pause is dated when the session went quiet, not when it was noticed.
+        let at_ms = last
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0);
+        let event = TimedEvent {
+            at: Timestamp::from_unix_ms(at_ms),
+            event: SessionEvent::Pause { resume_point: None },
+        };
+        store.append_events(&file.path, &[event], true)?;
+        paused.push(log.frontmatter.session_id);
+    }
+    Ok(paused)
 }

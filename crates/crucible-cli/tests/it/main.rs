@@ -2,5 +2,6 @@
 
 mod discovery;
 mod kiln;
+mod record;
 mod show;
 mod validate;

@@ -68,8 +68,10 @@ pub enum SessionEvent {
         tokens: u64,
     },
     Pause {
+        /// The phase to resume at; the current one when absent. (Not `at`:
+        /// that is the event's time, in the same JSON object.)
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        at: Option<PhaseId>,
+        resume_point: Option<PhaseId>,
     },
     End {
         status: SessionStatus,
@@ -118,7 +120,8 @@ pub fn one_line(s: &str) -> String {
     }
     s.replace("\r\n", "\n")
         .split('\n')
-        .map(str::trim_end)
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ⏎ ")
 }
@@ -258,10 +261,10 @@ impl SessionLog {
                     p.meta.tokens = Some(p.meta.tokens.unwrap_or(0).saturating_add(*tokens));
                 }
             }
-            SessionEvent::Pause { at: point } => {
+            SessionEvent::Pause { resume_point } => {
                 self.close_last_phase(at);
                 self.frontmatter.status = SessionStatus::Paused;
-                self.frontmatter.resume_point = point.or_else(|| self.last_phase_id());
+                self.frontmatter.resume_point = resume_point.or_else(|| self.last_phase_id());
             }
             SessionEvent::End { status, summary } => {
                 self.close_last_phase(at);
@@ -411,7 +414,7 @@ mod tests {
         ));
         log.apply(&ev(
             "2025-12-21T10:01:00Z",
-            SessionEvent::Pause { at: None },
+            SessionEvent::Pause { resume_point: None },
         ));
         let (_, p) = log.phases().next().unwrap();
         assert_eq!(p.blocks.len(), 3, "two tool lists around the decision");

@@ -51,8 +51,12 @@ pub struct JournalContents {
     pub events: Vec<TimedEvent>,
     /// The hash in a fold marker, when the journal ends with one.
     pub folded: Option<String>,
-    /// 1-based lines that could not be read (a torn last line included).
+    /// 1-based lines that are whole but could not be read (written by a newer
+    /// cru, or edited by hand). A fold keeps the journal rather than lose them.
     pub bad_lines: Vec<usize>,
+    /// The last line was cut short by a crash: its event's call never
+    /// returned, so it is ignored.
+    pub torn: bool,
 }
 
 impl JournalContents {
@@ -76,9 +80,7 @@ pub fn read(path: &Path) -> io::Result<Option<JournalContents>> {
     let mut out = JournalContents::default();
     let text = String::from_utf8_lossy(&bytes);
     let complete = text.rfind('\n').map_or("", |i| &text[..=i]);
-    if complete.len() < text.len() {
-        out.bad_lines.push(complete.lines().count() + 1);
-    }
+    out.torn = complete.len() < text.len();
     for (i, line) in complete.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -202,12 +204,12 @@ mod tests {
             .unwrap();
         let read1 = read(&j).unwrap().unwrap();
         assert_eq!(read1.events.len(), 2);
-        assert_eq!(read1.bad_lines, [3]);
+        assert!(read1.torn && read1.bad_lines.is_empty());
         assert_eq!(repair_tail(&j).unwrap(), Tail::Clean);
         append(&j, &[event(3)], false).unwrap();
         let read2 = read(&j).unwrap().unwrap();
         assert_eq!(read2.events.len(), 3);
-        assert!(read2.bad_lines.is_empty());
+        assert!(!read2.torn && read2.bad_lines.is_empty());
     }
 
     #[test]

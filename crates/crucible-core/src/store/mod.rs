@@ -79,6 +79,10 @@ pub enum StoreError {
     InvalidId(#[from] SessionIdError),
     #[error("{path}: a session with this id already exists")]
     AlreadyExists { path: PathBuf },
+    #[error(
+        "{path}: journal lines {lines:?} cannot be read; they are kept, and the journal is not folded until they are fixed or removed"
+    )]
+    UnreadableJournal { path: PathBuf, lines: Vec<usize> },
 }
 
 fn list(c: &[SessionFile]) -> String {
@@ -227,21 +231,28 @@ impl<C: SessionCodec> SessionStore<C> {
 
     /// [`SessionStore::load_path`] for a caller that holds a lock.
     fn load_locked(&self, path: &Path) -> Result<SessionLog, StoreError> {
+        self.load_with_journal(path).map(|(log, _)| log)
+    }
+
+    /// The session with its journal applied, and the journal's unreadable lines.
+    fn load_with_journal(&self, path: &Path) -> Result<(SessionLog, Vec<usize>), StoreError> {
         let bytes = std::fs::read(path).map_err(StoreError::io(path))?;
         let mut log = self
             .codec
             .decode(path, &bytes)
             .map_err(StoreError::Decode)?;
         let jpath = journal::journal_path(path);
+        let mut bad = Vec::new();
         if let Some(contents) = journal::read(&jpath).map_err(StoreError::io(&jpath))? {
             if !contents.bad_lines.is_empty() {
                 tracing::warn!(journal = %jpath.display(), lines = ?contents.bad_lines, "skipped unreadable journal lines");
+                bad.clone_from(&contents.bad_lines);
             }
             for event in contents.pending_for(&bytes) {
                 log.apply(&event);
             }
         }
-        Ok(log)
+        Ok((log, bad))
     }
 
     /// Resolves `query` (see [`SessionStore::resolve`]) and parses the file.
@@ -311,7 +322,13 @@ impl<C: SessionCodec> SessionStore<C> {
         change: impl FnOnce(&mut SessionLog) -> T,
     ) -> Result<T, StoreError> {
         let _lock = self.lock_for(path)?;
-        let mut log = self.load_locked(path)?;
+        let (mut log, bad) = self.load_with_journal(path)?;
+        if !bad.is_empty() {
+            return Err(StoreError::UnreadableJournal {
+                path: journal::journal_path(path),
+                lines: bad,
+            });
+        }
         let out = change(&mut log);
         self.replace_locked(path, &self.codec.encode(&log))?;
         Ok(out)
@@ -328,7 +345,14 @@ impl<C: SessionCodec> SessionStore<C> {
         if !jpath.exists() {
             return Ok(());
         }
-        let log = self.load_locked(path)?;
+        let (log, bad) = self.load_with_journal(path)?;
+        if !bad.is_empty() {
+            // Folding removes the journal: never with lines we could not read.
+            return Err(StoreError::UnreadableJournal {
+                path: jpath,
+                lines: bad,
+            });
+        }
         self.replace_locked(path, &self.codec.encode(&log))
     }
 

@@ -239,6 +239,28 @@ fn an_ended_session_is_reopened_only_when_asked() {
     assert_eq!(log.frontmatter.ended, None);
 }
 
+#[test]
+fn a_journal_line_that_cannot_be_read_is_never_folded_away() {
+    let t = tempfile::tempdir().unwrap();
+    let s = store(t.path());
+    let mut rec = Recorder::start(&s, &opts("Foreign"), &config(SaveMode::Tool)).unwrap();
+    rec.tool_call("ls", "", None, false).unwrap();
+    let jpath = journal::journal_path(rec.path());
+    let mut text = std::fs::read_to_string(&jpath).unwrap();
+    text.push_str("{\"at\":\"2025-12-21T10:00:00Z\",\"event\":\"from_a_newer_cru\"}\n");
+    std::fs::write(&jpath, &text).unwrap();
+    // Reading still works, with what can be read.
+    assert_eq!(s.load_path(rec.path()).unwrap().tool_calls().count(), 1);
+    // Folding (here, on pause) refuses and keeps the journal.
+    let err = rec.pause(None).unwrap_err().to_string();
+    assert!(err.contains("journal lines [2] cannot be read"), "{err}");
+    assert!(
+        std::fs::read_to_string(&jpath)
+            .unwrap()
+            .contains("from_a_newer_cru")
+    );
+}
+
 /// Re-runs this test binary as a worker: `exact` names the test, `env` says what to do.
 fn worker(exact: &str, env: &[(&str, String)]) -> Command {
     let mut cmd = Command::new(std::env::current_exe().unwrap());

@@ -1,9 +1,13 @@
 //! `cru session ...`.
 
+mod end;
+mod log;
+mod pause;
 mod show;
+mod start;
 mod validate;
 
-use clap::Subcommand;
+use clap::{Subcommand, ValueEnum};
 
 use crate::cli::GlobalArgs;
 use crate::context::Context;
@@ -11,6 +15,15 @@ use crate::error::Outcome;
 
 #[derive(Debug, Subcommand)]
 pub enum SessionCommand {
+    /// Start recording a new session; prints its id.
+    Start(start::StartArgs),
+    /// Log an event to a live session: phase, tool, decision, error, user,
+    /// subagent, tasks, tokens.
+    Log(log::LogArgs),
+    /// Pause a session at its current phase (or --at one); or --idle ones.
+    Pause(pause::PauseArgs),
+    /// End a session as completed or failed.
+    End(end::EndArgs),
     /// Show a session: its metadata, phases, tool calls and callouts.
     Show(show::ShowArgs),
     /// Check session files against the format; exit 1 if any is invalid.
@@ -20,7 +33,20 @@ pub enum SessionCommand {
 pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
     let ctx = Context::load(global)?;
     match cmd {
+        SessionCommand::Start(args) => start::run(&ctx, &args),
+        SessionCommand::Log(args) => log::run(&ctx, &args),
+        SessionCommand::Pause(args) => pause::run(&ctx, &args),
+        SessionCommand::End(args) => end::run(&ctx, &args),
         SessionCommand::Show(args) => show::run(&ctx, &args),
         SessionCommand::Validate(args) => validate::run(&ctx, &args),
     }
+}
+
+/// How a command that creates a session prints it.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum IdFormat {
+    /// The id alone.
+    Text,
+    /// `{"id": ..., "path": ...}`.
+    Json,
 }

@@ -1,0 +1,248 @@
+//! `cru session log <kind> ...`: one event into a live session, for hooks,
+//! scripts and agents that are not written in Rust.
+
+use std::io::Read;
+
+use clap::{Args, Subcommand};
+use crucible_core::{AgentRef, Recorder, SubagentMode, Task};
+
+use super::IdFormat;
+use super::start::print_id;
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// The session to log to (an id, a unique prefix, or a path).
+    #[arg(long, env = "CRU_SESSION", global = true, value_name = "ID")]
+    pub session: Option<String>,
+    /// Log to a session that already ended, making it active again.
+    #[arg(long, global = true)]
+    pub reopen: bool,
+    #[command(subcommand)]
+    pub kind: LogKind,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LogKind {
+    /// Start a phase: `## NAME @agent #channel`.
+    Phase {
+        name: String,
+        /// The agent of the phase, as name or name@version.
+        #[arg(long, value_name = "NAME@VERSION")]
+        agent: Option<AgentRef>,
+        /// The phase's channel (default: the session's).
+        #[arg(long)]
+        channel: Option<String>,
+        /// Nest the phase in the current one (one heading level deeper).
+        #[arg(long)]
+        nested: bool,
+    },
+    /// A tool call: `- `TOOL ARGS` → RESULT`.
+    Tool {
+        /// The tool's name (bash, read, edit, ...).
+        tool: String,
+        /// Its arguments, as one string (may start with `-`).
+        #[arg(default_value = "", allow_hyphen_values = true)]
+        args: String,
+        /// The result; summarised to one line of at most 100 characters. `-` reads stdin.
+        #[arg(long)]
+        result: Option<String>,
+        /// The call failed (its summary is marked ✗).
+        #[arg(long)]
+        failed: bool,
+        /// The tool's exit code: anything but 0 marks the call failed.
+        #[arg(long, allow_negative_numbers = true)]
+        exit_code: Option<i64>,
+    },
+    /// A decision and why (`> [!decision]`). `-` reads stdin.
+    Decision { text: String },
+    /// An error (`> [!error]`), with how it was resolved when known. `-` reads stdin.
+    Error {
+        text: String,
+        #[arg(long)]
+        resolution: Option<String>,
+    },
+    /// A user's intervention: their exact words, quoted (`> [!user]`). `-` reads stdin.
+    User {
+        quote: String,
+        /// What was made of it.
+        #[arg(long)]
+        interpretation: Option<String>,
+    },
+    /// A subagent. link and embed create its own session and print its id;
+    /// log to it with --session, end it with `cru session end`.
+    Subagent {
+        /// The subagent, as name or name@version.
+        #[arg(long, value_name = "NAME@VERSION")]
+        agent: AgentRef,
+        #[arg(long)]
+        model: Option<String>,
+        /// inline, link or embed (default: [session] subagent_mode, else link).
+        #[arg(long, value_parser = parse_mode)]
+        mode: Option<SubagentMode>,
+        /// What the subagent was asked to do.
+        #[arg(long, default_value = "")]
+        task: String,
+        /// inline: the subagent's work (markdown). `-` reads stdin.
+        #[arg(long)]
+        content: Option<String>,
+        /// inline: a summary of the work.
+        #[arg(long)]
+        summary: Option<String>,
+        /// How to print a new child session.
+        #[arg(long, value_enum, default_value_t = IdFormat::Text)]
+        format: IdFormat,
+    },
+    /// Replace the task list with a JSON array of {id, content, status,
+    /// priority} (or {"todos": [...]}) from FILE or stdin.
+    Tasks {
+        #[arg(default_value = "-")]
+        file: String,
+    },
+    /// Tokens this session used (added to tokens_used).
+    Tokens { tokens: u64 },
+}
+
+fn parse_mode(s: &str) -> Result<SubagentMode, String> {
+    SubagentMode::parse(s).ok_or_else(|| format!("`{s}` is not one of inline, link, embed"))
+}
+
+/// `-` means standard input.
+fn text(arg: &str) -> anyhow::Result<String> {
+    if arg != "-" {
+        return Ok(arg.to_owned());
+    }
+    let mut s = String::new();
+    std::io::stdin().read_to_string(&mut s)?;
+    Ok(s)
+}
+
+/// The session's id from `--session`, `$CRU_SESSION`, or a positional argument.
+pub fn session_query(explicit: Option<&str>, fallback: Option<&str>) -> Result<String, CliError> {
+    explicit.or(fallback).map(str::to_owned).ok_or_else(|| {
+        CliError::new("which session? none given").with_hint(
+            "pass --session ID, or export CRU_SESSION=ID (the id `cru session start` printed)",
+        )
+    })
+}
+
+fn read_tasks(source: &str) -> anyhow::Result<Vec<Task>> {
+    let raw = if source == "-" {
+        text("-")?
+    } else {
+        std::fs::read_to_string(source).map_err(|e| CliError::new(format!("{source}: {e}")))?
+    };
+    let where_ = if source == "-" { "stdin" } else { source };
+    let value: serde_json::Value = serde_json::from_str(&raw)
+        .map_err(|e| CliError::new(format!("{where_}:{}: not JSON: {e}", e.line())))?;
+    // Seed 003's todos.json wraps the list; Claude Code's TodoWrite items have no id.
+    let items = match value {
+        serde_json::Value::Object(mut o) if o.contains_key("todos") => {
+            o.remove("todos").unwrap_or_default()
+        }
+        v => v,
+    };
+    let serde_json::Value::Array(items) = items else {
+        return Err(CliError::new(format!(
+            "{where_}: expected a JSON array of tasks (or {{\"todos\": [...]}})"
+        ))
+        .into());
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut item)| {
+            if let Some(o) = item.as_object_mut() {
+                let id = match o.get("id") {
+                    Some(serde_json::Value::Number(n)) => n.to_string(),
+                    Some(serde_json::Value::String(s)) => s.clone(),
+                    _ => (i + 1).to_string(),
+                };
+                o.insert("id".into(), id.into());
+            }
+            serde_json::from_value(item)
+                .map_err(|e| CliError::new(format!("{where_}: task {}: {e}", i + 1)).into())
+        })
+        .collect()
+}
+
+pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<Outcome> {
+    let query = session_query(args.session.as_deref(), None)?;
+    let mut rec = Recorder::open(&ctx.store, &query, &ctx.config.session, args.reopen)
+        .map_err(CliError::from)?;
+    let result = match &args.kind {
+        LogKind::Phase {
+            name,
+            agent,
+            channel,
+            nested,
+        } => {
+            if *nested {
+                rec.nested_phase(name, agent.clone(), channel.clone())
+                    .map(drop)
+            } else {
+                rec.phase(name, agent.clone(), channel.clone()).map(drop)
+            }
+        }
+        LogKind::Tool {
+            tool,
+            args: tool_args,
+            result,
+            failed,
+            exit_code,
+        } => {
+            let result = result.as_deref().map(text).transpose()?;
+            let failed = *failed || exit_code.is_some_and(|c| c != 0);
+            rec.tool_call(tool, tool_args, result.as_deref(), failed)
+        }
+        LogKind::Decision { text: t } => rec.decision(&text(t)?),
+        LogKind::Error {
+            text: t,
+            resolution,
+        } => rec.error(&text(t)?, resolution.as_deref()),
+        LogKind::User {
+            quote,
+            interpretation,
+        } => rec.user(&text(quote)?, interpretation.as_deref()),
+        LogKind::Subagent {
+            agent,
+            model,
+            mode,
+            task,
+            content,
+            summary,
+            format,
+        } => {
+            let mode = mode.unwrap_or(ctx.config.session.subagent_mode);
+            if mode == SubagentMode::Inline {
+                let content = content
+                    .as_deref()
+                    .map(text)
+                    .transpose()?
+                    .unwrap_or_default();
+                rec.inline_subagent(
+                    Some(agent.clone()),
+                    model.clone(),
+                    task,
+                    &content,
+                    summary.as_deref(),
+                )
+            } else {
+                if content.is_some() || summary.is_some() {
+                    return Err(CliError::new(format!("--content and --summary are for inline subagents; a {mode} subagent reports its summary with `cru session end --summary`")).into());
+                }
+                let child = rec
+                    .start_subagent(Some(mode), agent.clone(), model.clone(), task)
+                    .map_err(CliError::from)?;
+                print_id(*format, child.id().as_str(), child.path())?;
+                child.close()
+            }
+        }
+        LogKind::Tasks { file } => rec.tasks(read_tasks(file)?),
+        LogKind::Tokens { tokens } => rec.tokens(*tokens),
+    };
+    result.map_err(CliError::from)?;
+    rec.close().map_err(CliError::from)?;
+    Ok(Outcome::Success)
+}

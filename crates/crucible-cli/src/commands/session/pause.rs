@@ -1,0 +1,46 @@
+//! `cru session pause [<id>] [--at <phase-id>] [--idle]`.
+
+use std::io::Write;
+
+use clap::Args;
+use crucible_core::{PhaseId, Recorder, pause_idle_sessions};
+
+use super::log::session_query;
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+
+#[derive(Debug, Args)]
+pub struct PauseArgs {
+    /// The session (default: $CRU_SESSION).
+    #[arg(env = "CRU_SESSION")]
+    pub session: Option<String>,
+    /// The phase to resume at (phase-N or N; default: the current phase).
+    #[arg(long, value_name = "PHASE")]
+    pub at: Option<PhaseId>,
+    /// Instead: pause every active session idle for longer than
+    /// [session] idle_timeout, and print their ids.
+    #[arg(long, conflicts_with_all = ["session", "at"])]
+    pub idle: bool,
+}
+
+pub fn run(ctx: &Context, args: &PauseArgs) -> anyhow::Result<Outcome> {
+    if args.idle {
+        let paused = pause_idle_sessions(
+            &ctx.store,
+            ctx.config.session.idle_timeout,
+            std::time::SystemTime::now(),
+        )
+        .map_err(CliError::from)?;
+        let mut out = std::io::stdout().lock();
+        for id in paused {
+            writeln!(out, "{id}")?;
+        }
+        return Ok(Outcome::Success);
+    }
+    let query = session_query(args.session.as_deref(), None)?;
+    let mut rec =
+        Recorder::open(&ctx.store, &query, &ctx.config.session, false).map_err(CliError::from)?;
+    rec.pause(args.at).map_err(CliError::from)?;
+    rec.close().map_err(CliError::from)?;
+    Ok(Outcome::Success)
+}
