@@ -3,3 +3,4 @@
 pub mod bench;
 pub mod corpus;
 pub mod docs;
+pub mod record_bench;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use xtask::{bench, corpus, docs};
+use xtask::{bench, corpus, docs, record_bench};
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
 #[global_allocator]
@@ -20,6 +20,13 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Args {
     #[command(subcommand)]
     task: Task,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Only {
+    All,
+    Parse,
+    Record,
 }
 
 #[derive(Debug, Subcommand)]
@@ -47,6 +54,9 @@ enum Task {
         /// Where the corpus lives (reused when it matches the spec).
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Which benchmarks to run.
+        #[arg(long, value_enum, default_value = "all")]
+        only: Only,
     },
 }
 
@@ -63,6 +73,7 @@ fn main() -> anyhow::Result<()> {
             max_kb,
             seed,
             dir,
+            only,
         } => {
             let spec = corpus::CorpusSpec {
                 sessions,
@@ -70,10 +81,16 @@ fn main() -> anyhow::Result<()> {
                 max_bytes: max_kb * 1024,
                 seed,
             };
-            let dir = dir.unwrap_or_else(|| root.join("target").join(spec.dir_name()));
-            corpus::ensure(&dir, &spec)?;
-            let table = bench::run(&dir, 5)?;
-            print!("{table}");
+            if only != Only::Record {
+                let dir = dir.unwrap_or_else(|| root.join("target").join(spec.dir_name()));
+                corpus::ensure(&dir, &spec)?;
+                print!("{}", bench::run(&dir, 5)?);
+                println!();
+            }
+            if only != Only::Parse {
+                let scratch = root.join("target/bench-record");
+                print!("{}", record_bench::run(&root, &scratch, 1_000, 10_000, 51)?);
+            }
             Ok(())
         }
     }
