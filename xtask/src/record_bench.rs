@@ -39,7 +39,12 @@ pub fn record_session(dir: &Path, calls: usize, save: SaveMode) -> anyhow::Resul
         if n % CALLS_PER_PHASE == 0 {
             rec.phase(&format!("Step {}", n / CALLS_PER_PHASE + 1), None, None)?;
         }
-        rec.tool_call("bash", &format!("cargo test --package crate{n} -- --nocapture"), Some("test result: ok. 12 passed; 0 failed"), n % 17 == 0)?;
+        rec.tool_call(
+            "bash",
+            &format!("cargo test --package crate{n} -- --nocapture"),
+            Some("test result: ok. 12 passed; 0 failed"),
+            n % 17 == 0,
+        )?;
         if n % DECISION_EVERY == DECISION_EVERY - 1 {
             rec.decision("Keep going: the failures are unrelated to this change.")?;
         }
@@ -63,7 +68,12 @@ fn cru_binary(root: &Path) -> anyhow::Result<PathBuf> {
 
 /// Runs `cru session log tool` `runs` times against a session that already
 /// holds `events` events; returns each run's wall time, sorted.
-pub fn cli_log_tool(root: &Path, dir: &Path, events: usize, runs: usize) -> anyhow::Result<Vec<Duration>> {
+pub fn cli_log_tool(
+    root: &Path,
+    dir: &Path,
+    events: usize,
+    runs: usize,
+) -> anyhow::Result<Vec<Duration>> {
     let cru = cru_binary(root)?;
     let sessions = dir.join("cli");
     let _ = std::fs::remove_dir_all(&sessions);
@@ -75,7 +85,15 @@ pub fn cli_log_tool(root: &Path, dir: &Path, events: usize, runs: usize) -> anyh
         .context("the session was not written")?;
     // Reopen it, as a live session would be.
     let reopen = Command::new(&cru)
-        .args(["session", "log", "--reopen", "--session", &id, "phase", "Benchmark"])
+        .args([
+            "session",
+            "log",
+            "--reopen",
+            "--session",
+            &id,
+            "phase",
+            "Benchmark",
+        ])
         .env("CRU_SESSIONS_DIR", &sessions)
         .status()?;
     anyhow::ensure!(reopen.success(), "cru session log --reopen failed");
@@ -83,7 +101,15 @@ pub fn cli_log_tool(root: &Path, dir: &Path, events: usize, runs: usize) -> anyh
     for n in 0..runs {
         let t = Instant::now();
         let ok = Command::new(&cru)
-            .args(["session", "log", "tool", "bash", &format!("cargo test run-{n}"), "--result", "12 passed"])
+            .args([
+                "session",
+                "log",
+                "tool",
+                "bash",
+                &format!("cargo test run-{n}"),
+                "--result",
+                "12 passed",
+            ])
             .env("CRU_SESSIONS_DIR", &sessions)
             .env("CRU_SESSION", &id)
             .status()?
@@ -100,21 +126,44 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// The recording rows of `cargo xtask bench`.
-pub fn run(root: &Path, dir: &Path, small: usize, large: usize, cli_runs: usize) -> anyhow::Result<String> {
+pub fn run(
+    root: &Path,
+    dir: &Path,
+    small: usize,
+    large: usize,
+    cli_runs: usize,
+) -> anyhow::Result<String> {
     let mut out = String::new();
-    writeln!(out, "| recording | {small} calls | {large} calls | ratio (target ≤ 12×) |")?;
+    writeln!(
+        out,
+        "| recording | {small} calls | {large} calls | ratio (target ≤ 12×) |"
+    )?;
     writeln!(out, "|---|---:|---:|---:|")?;
-    for (name, save) in [("library, phase policy", SaveMode::Phase), ("library, tool policy (fsync per event)", SaveMode::Tool)] {
+    for (name, save) in [
+        ("library, phase policy", SaveMode::Phase),
+        ("library, tool policy (fsync per event)", SaveMode::Tool),
+    ] {
         let _ = std::fs::remove_dir_all(dir);
         let a = record_session(&dir.join("small"), small, save)?;
         let b = record_session(&dir.join("large"), large, save)?;
-        writeln!(out, "| {name} | {:.1} ms | {:.1} ms | {:.1}× |", ms(a), ms(b), b.as_secs_f64() / a.as_secs_f64())?;
+        writeln!(
+            out,
+            "| {name} | {:.1} ms | {:.1} ms | {:.1}× |",
+            ms(a),
+            ms(b),
+            b.as_secs_f64() / a.as_secs_f64()
+        )?;
     }
     let times = cli_log_tool(root, dir, 1000, cli_runs)?;
     let median = times[times.len() / 2];
     let p90 = times[(times.len() * 9 / 10).min(times.len() - 1)];
     writeln!(out)?;
-    writeln!(out, "`cru session log tool` on a 1,000-event session, whole process, {cli_runs} runs: median {:.2} ms, p90 {:.2} ms (target: median under 10 ms)", ms(median), ms(p90))?;
+    writeln!(
+        out,
+        "`cru session log tool` on a 1,000-event session, whole process, {cli_runs} runs: median {:.2} ms, p90 {:.2} ms (target: median under 10 ms)",
+        ms(median),
+        ms(p90)
+    )?;
     Ok(out)
 }
 

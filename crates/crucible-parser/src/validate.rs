@@ -57,6 +57,16 @@ pub fn validate_file(
         line,
         message,
     };
+    let jpath = crucible_core::store::journal::journal_path(path);
+    if let Ok(Some(journal)) = crucible_core::store::journal::read(&jpath) {
+        for line in journal.bad_lines {
+            report.warnings.push(Warning {
+                path: jpath.clone(),
+                line,
+                message: "journal line cannot be read; it is kept, and the journal is not folded until it is fixed or removed".into(),
+            });
+        }
+    }
     let by_id = index_by_id(scan);
     for link in &checked.links {
         let known = by_id.contains_key(&link.target.as_str().to_lowercase())

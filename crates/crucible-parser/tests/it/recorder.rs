@@ -298,30 +298,49 @@ fn run_logger_if_worker() -> bool {
     true
 }
 
+/// A new, closed session to log to: its directory, store, id and path.
+fn session_to_share(
+    title: &str,
+) -> (
+    tempfile::TempDir,
+    SessionStore<MarkdownCodec>,
+    String,
+    std::path::PathBuf,
+) {
+    let t = tempfile::tempdir().unwrap();
+    let s = store(t.path());
+    let rec = Recorder::start(&s, &opts(title), &config(SaveMode::Tool)).unwrap();
+    let (id, path) = (rec.id().to_string(), rec.path().to_owned());
+    drop(rec);
+    (t, s, id, path)
+}
+
+/// A worker process that logs `count` calls tagged `tag` to session `id`.
+fn logger(test: &str, dir: &Path, id: &str, tag: &str, count: usize) -> Command {
+    worker(
+        test,
+        &[
+            (LOG_TO, id.to_owned()),
+            (LOG_DIR, dir.display().to_string()),
+            (LOG_TAG, tag.to_owned()),
+            (LOG_COUNT, count.to_string()),
+        ],
+    )
+}
+
 #[test]
 fn eight_processes_log_1600_calls_to_one_session() {
     if run_logger_if_worker() {
         return;
     }
-    let t = tempfile::tempdir().unwrap();
-    let s = store(t.path());
-    let rec = Recorder::start(&s, &opts("Shared"), &config(SaveMode::Tool)).unwrap();
-    let (id, path) = (rec.id().to_string(), rec.path().to_owned());
-    drop(rec);
+    let (t, s, id, path) = session_to_share("Shared");
     let children: Vec<_> = (0..8)
         .map(|w| {
-            worker(
-                "recorder::eight_processes_log_1600_calls_to_one_session",
-                &[
-                    (LOG_TO, id.clone()),
-                    (LOG_DIR, t.path().display().to_string()),
-                    (LOG_TAG, format!("w{w}")),
-                    (LOG_COUNT, "200".into()),
-                ],
-            )
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap()
+            let test = "recorder::eight_processes_log_1600_calls_to_one_session";
+            logger(test, t.path(), &id, &format!("w{w}"), 200)
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap()
         })
         .collect();
     for mut c in children {
@@ -342,11 +361,7 @@ fn sigkill_at_random_moments_loses_nothing_that_returned() {
     if run_logger_if_worker() {
         return;
     }
-    let t = tempfile::tempdir().unwrap();
-    let s = store(t.path());
-    let rec = Recorder::start(&s, &opts("Crash"), &config(SaveMode::Tool)).unwrap();
-    let (id, path) = (rec.id().to_string(), rec.path().to_owned());
-    drop(rec);
+    let (t, s, id, path) = session_to_share("Crash");
     let mut seed: u64 = 0x5EED;
     let mut confirmed = HashSet::new();
     for trial in 0..100 {
