@@ -20,6 +20,7 @@ mod heading;
 mod phase_meta;
 mod simple_yaml;
 mod source;
+mod summary;
 mod tasks;
 mod tool_calls;
 pub mod validate;
@@ -31,6 +32,7 @@ pub use body::LinkRef;
 pub use codec::MarkdownCodec;
 use crucible_core::SessionLog;
 pub use error::{ParseError, ParseErrorKind, Warning};
+pub use summary::{fast_summary, summarize};
 pub use write::write_session;
 
 /// Everything a parse found: the log when the file is valid, and every error

@@ -8,6 +8,7 @@ mod frontmatter;
 mod id;
 mod phase;
 mod status;
+mod summary;
 mod task;
 mod timestamp;
 
@@ -22,6 +23,7 @@ pub use frontmatter::{Frontmatter, SubagentEntry};
 pub use id::{SessionId, SessionIdError};
 pub use phase::{Phase, PhaseId, PhaseIdError, PhaseMeta, PlainSection, Section};
 pub use status::{SessionStatus, TaskStatus, UnknownStatus};
+pub use summary::{Counts, PhaseSummary, SessionSummary};
 pub use task::Task;
 pub use timestamp::{Timestamp, TimestampError};
 

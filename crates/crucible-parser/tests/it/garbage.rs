@@ -54,7 +54,7 @@ const FRAGMENTS: &[&str] = &[
     "subagents:\n  - agent: y\n",
 ];
 
-fn garbage() -> impl Strategy<Value = Vec<u8>> {
+pub fn garbage() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         proptest::collection::vec(any::<u8>(), 0..400),
         proptest::collection::vec(proptest::sample::select(FRAGMENTS), 0..40)

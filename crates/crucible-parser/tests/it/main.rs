@@ -9,3 +9,4 @@ mod roundtrip;
 mod sample;
 mod store;
 mod strategy;
+mod summary;

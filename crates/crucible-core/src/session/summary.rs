@@ -1,0 +1,107 @@
+//! The counts and facts an index keeps about a session, without its text.
+
+use serde::{Deserialize, Serialize};
+
+use super::{AgentRef, Block, CalloutKind, Frontmatter, Section, SessionLog, Timestamp};
+
+/// What one phase did, in numbers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseSummary {
+    pub name: String,
+    pub level: u8,
+    pub agent: Option<AgentRef>,
+    pub channel: Option<String>,
+    pub started: Option<Timestamp>,
+    pub duration_ms: Option<u64>,
+    pub tokens: Option<u64>,
+    pub counts: Counts,
+}
+
+/// Tool calls and callouts, counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub tool_calls: u64,
+    pub failed_tool_calls: u64,
+    pub decisions: u64,
+    pub errors: u64,
+    pub user_interventions: u64,
+    pub subagents: u64,
+}
+
+impl Counts {
+    /// Adds what `block` holds.
+    pub fn add_block(&mut self, block: &Block) {
+        match block {
+            Block::ToolCalls { calls } => {
+                self.tool_calls += calls.len() as u64;
+                self.failed_tool_calls += calls.iter().filter(|c| c.failed).count() as u64;
+            }
+            Block::Callout(c) => self.add_callout(&c.kind()),
+            _ => {}
+        }
+    }
+
+    pub fn add_callout(&mut self, kind: &CalloutKind) {
+        match kind {
+            CalloutKind::Decision => self.decisions += 1,
+            CalloutKind::Error => self.errors += 1,
+            CalloutKind::User => self.user_interventions += 1,
+            CalloutKind::Subagent => self.subagents += 1,
+            CalloutKind::Other(_) => {}
+        }
+    }
+
+    pub fn add(&mut self, other: &Self) {
+        self.tool_calls += other.tool_calls;
+        self.failed_tool_calls += other.failed_tool_calls;
+        self.decisions += other.decisions;
+        self.errors += other.errors;
+        self.user_interventions += other.user_interventions;
+        self.subagents += other.subagents;
+    }
+}
+
+/// A session without its text: the frontmatter, the title, each phase's
+/// numbers, and the totals (which include blocks outside phases).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    pub frontmatter: Frontmatter,
+    pub title: Option<String>,
+    pub phases: Vec<PhaseSummary>,
+    pub totals: Counts,
+}
+
+impl SessionLog {
+    pub fn summary(&self) -> SessionSummary {
+        let mut totals = Counts::default();
+        for b in &self.preamble {
+            totals.add_block(b);
+        }
+        let mut phases = Vec::new();
+        for section in &self.sections {
+            let mut counts = Counts::default();
+            for b in section.blocks() {
+                counts.add_block(b);
+            }
+            totals.add(&counts);
+            if let Section::Phase(p) = section {
+                phases.push(PhaseSummary {
+                    name: p.name.clone(),
+                    level: p.level,
+                    agent: p.agent.clone(),
+                    channel: p.channel.clone(),
+                    started: p.meta.started.clone(),
+                    duration_ms: p.meta.duration_ms,
+                    tokens: p.meta.tokens,
+                    counts,
+                });
+            }
+        }
+        SessionSummary {
+            frontmatter: self.frontmatter.clone(),
+            title: self.title().map(str::to_owned),
+            phases,
+            totals,
+        }
+    }
+}

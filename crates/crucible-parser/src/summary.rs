@@ -1,0 +1,226 @@
+//! Session summaries for the index, read fast.
+//!
+//! The index needs counts (phases, tool calls, callouts) and the frontmatter,
+//! not the text. [`summarize`] reads them with a line scanner that knows the
+//! shape cru writes (blocks at column 0, blank lines between them) and hands
+//! any file it is not sure about (indented blocks, HTML, lazy lines, a
+//! `**Tool calls:**` inside a paragraph) to the full parser instead. It must
+//! give exactly what `parse_session(...).summary()` gives; tests check that
+//! on every fixture, a generated corpus and generated sessions.
+
+use std::path::Path;
+
+use crucible_core::{Counts, PhaseSummary, SessionSummary};
+
+use crate::{
+    ParseError, callout, frontmatter, heading, parse_session, phase_meta, source, tasks, tool_calls,
+};
+
+/// The summary of a session file: by the fast scanner when it can, else by
+/// the full parser (whose errors it returns).
+pub fn summarize(path: &Path, bytes: &[u8]) -> Result<SessionSummary, ParseError> {
+    match fast_summary(bytes) {
+        Some(s) => Ok(s),
+        None => parse_session(path, bytes).map(|log| log.summary()),
+    }
+}
+
+/// What the scanner is in the middle of.
+enum Section {
+    Preamble,
+    Phase(usize),
+    Plain,
+}
+
+/// The fast path alone: `None` when the file needs the full parser.
+pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
+    let text = source::decode(bytes).ok()?;
+    let split = frontmatter::split(&text).ok()?;
+    let fm = frontmatter::parse(split.yaml).ok()?;
+    let lines: Vec<&str> = split.body.split('\n').collect();
+    let mut phases: Vec<PhaseSummary> = Vec::new();
+    let mut totals = Counts::default();
+    let mut title: Option<String> = None;
+    let mut section = Section::Preamble;
+    let mut section_level: Option<u8> = None;
+    // True when the previous line ended a block (or there was none).
+    let mut at_block_start = true;
+    let mut after_heading = false;
+    let mut i = 0;
+
+    let counts_of = |phases: &mut Vec<PhaseSummary>, section: &Section| -> Option<usize> {
+        match section {
+            Section::Phase(p) => Some(*p).filter(|p| *p < phases.len()),
+            _ => None,
+        }
+    };
+
+    while i < lines.len() {
+        let line = lines[i];
+        i += 1;
+        let was_after_heading = std::mem::replace(&mut after_heading, false);
+        if line.trim().is_empty() {
+            at_block_start = true;
+            continue;
+        }
+        // Blocks that are not at column 0 are beyond what the scanner is sure of.
+        if line.starts_with('\t') || (line.starts_with(' ') && !line.starts_with("    ")) {
+            return None;
+        }
+        if line.starts_with("    ") {
+            // Indented code, or a paragraph's continuation: neither counts.
+            at_block_start = false;
+            continue;
+        }
+        let fence = line.bytes().take_while(|&b| b == b'`' || b == b'~').count();
+        if fence >= 3 && line.bytes().take(fence).all(|b| b == line.as_bytes()[0]) {
+            let marker = &line[..fence];
+            let info = line[fence..].trim();
+            if marker.starts_with('`') && info.contains('`') {
+                return None; // not a fence in CommonMark: inline code
+            }
+            let mut content = String::new();
+            let mut closed = false;
+            while i < lines.len() {
+                let l = lines[i];
+                i += 1;
+                if l.starts_with(marker)
+                    && l[fence..]
+                        .trim()
+                        .chars()
+                        .all(|c| c == marker.as_bytes()[0] as char)
+                {
+                    closed = true;
+                    break;
+                }
+                content.push_str(l);
+                content.push('\n');
+            }
+            if !closed {
+                return None;
+            }
+            if info.split_whitespace().next() == Some(tasks::INFO) {
+                tasks::parse(&content).ok()?;
+            }
+            at_block_start = true;
+            continue;
+        }
+        if line.starts_with('#') {
+            let h = heading::parse(line)?;
+            if h.is_phase() {
+                phases.push(PhaseSummary {
+                    name: h.name.to_owned(),
+                    level: h.level,
+                    agent: h.agent,
+                    channel: h.channel,
+                    ..PhaseSummary::default()
+                });
+                section = Section::Phase(phases.len() - 1);
+                section_level = Some(h.level);
+                after_heading = true;
+            } else {
+                match section_level {
+                    None if h.level == 1 => {
+                        if title.is_none() {
+                            title = Some(h.text.to_owned());
+                        }
+                    }
+                    Some(current) if h.level > current => {}
+                    _ => {
+                        section = Section::Plain;
+                        section_level = Some(h.level);
+                    }
+                }
+            }
+            at_block_start = true;
+            continue;
+        }
+        if line.starts_with('<') {
+            // Only the phase metadata comment, right under its heading.
+            let p = counts_of(&mut phases, &section).filter(|_| was_after_heading)?;
+            match phase_meta::parse(line)? {
+                Ok(meta) => {
+                    phases[p].started = meta.started;
+                    phases[p].duration_ms = meta.duration_ms;
+                    phases[p].tokens = meta.tokens;
+                }
+                Err(_) => return None,
+            }
+            at_block_start = true;
+            continue;
+        }
+        if line.starts_with('>') {
+            let start = i - 1;
+            while i < lines.len() && lines[i].starts_with('>') {
+                i += 1;
+            }
+            if lines.get(i).is_some_and(|l| !l.trim().is_empty()) {
+                return None; // a lazy continuation line, or a block glued to the quote
+            }
+            let quote = lines[start..i].join("\n");
+            if let Some(c) = callout::parse(&quote) {
+                let kind = c.kind();
+                if kind == crucible_core::CalloutKind::Subagent {
+                    c.subagent().ok()?;
+                }
+                let mut n = Counts::default();
+                n.add_callout(&kind);
+                totals.add(&n);
+                if let Some(p) = counts_of(&mut phases, &section) {
+                    phases[p].counts.add(&n);
+                }
+            }
+            at_block_start = true;
+            continue;
+        }
+        if tool_calls::is_header(line) {
+            if !at_block_start {
+                return None;
+            }
+            let mut j = i;
+            while j < lines.len() && lines[j].trim().is_empty() {
+                j += 1;
+            }
+            let is_item =
+                |l: &str| l.starts_with("- ") || l.starts_with("* ") || l.starts_with("+ ");
+            if lines.get(j).is_some_and(|l| is_item(l)) {
+                let start = j;
+                while j < lines.len()
+                    && (is_item(lines[j])
+                        || (lines[j].trim().is_empty()
+                            && lines.get(j + 1).is_some_and(|l| is_item(l))))
+                {
+                    j += 1;
+                }
+                if lines.get(j).is_some_and(|l| !l.trim().is_empty()) {
+                    return None; // a line glued to the list: CommonMark's rules, not ours
+                }
+                if let Ok(calls) = tool_calls::parse_list(&lines[start..j].join("\n")) {
+                    let mut n = Counts::default();
+                    n.tool_calls = calls.len() as u64;
+                    n.failed_tool_calls = calls.iter().filter(|c| c.failed).count() as u64;
+                    totals.add(&n);
+                    if let Some(p) = counts_of(&mut phases, &section) {
+                        phases[p].counts.add(&n);
+                    }
+                }
+                i = j;
+                at_block_start = true;
+                continue;
+            }
+        }
+        at_block_start = false;
+    }
+    if let Some(point) = fm.resume_point {
+        if point.index() >= phases.len() {
+            return None;
+        }
+    }
+    let title = fm.title.clone().or(title);
+    Some(SessionSummary {
+        frontmatter: fm,
+        title,
+        phases,
+        totals,
+    })
+}

@@ -1,0 +1,60 @@
+//! The fast summary scanner must agree with the full parser wherever it
+//! answers, and must answer for everything cru writes.
+
+use std::path::Path;
+
+use crucible_parser::{fast_summary, parse_session, summarize, write_session};
+use proptest::prelude::*;
+
+use crate::garbage::garbage;
+use crate::strategy::session_log;
+
+fn fixtures(dir: &str) -> Vec<std::path::PathBuf> {
+    crucible_core::store::session_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures")
+            .join(dir),
+    )
+    .unwrap()
+}
+
+#[test]
+fn fixtures_take_the_fast_path_and_agree() {
+    for path in fixtures("sessions") {
+        let bytes = std::fs::read(&path).unwrap();
+        let full = parse_session(&path, &bytes).unwrap().summary();
+        let fast =
+            fast_summary(&bytes).unwrap_or_else(|| panic!("{} left the fast path", path.display()));
+        assert_eq!(fast, full, "{}", path.display());
+    }
+}
+
+#[test]
+fn invalid_files_are_left_to_the_full_parser() {
+    for path in fixtures("invalid") {
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(fast_summary(&bytes).is_none(), "{}", path.display());
+        assert!(summarize(&path, &bytes).is_err(), "{}", path.display());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn what_cru_writes_is_summarized_fast_and_right(log in session_log()) {
+        let text = write_session(&log);
+        let fast = fast_summary(text.as_bytes());
+        prop_assert!(fast.is_some(), "left the fast path:\n{}", text);
+        prop_assert_eq!(fast.unwrap(), log.summary(), "file:\n{}", text);
+    }
+
+    #[test]
+    fn the_fast_path_never_disagrees_on_garbage(bytes in garbage()) {
+        if let Some(fast) = fast_summary(&bytes) {
+            let full = parse_session(Path::new("g.md"), &bytes);
+            prop_assert!(full.is_ok(), "fast path accepted what the parser rejects: {:?}\n{}", full.err(), String::from_utf8_lossy(&bytes));
+            prop_assert_eq!(fast, full.unwrap().summary(), "file:\n{}", String::from_utf8_lossy(&bytes));
+        }
+    }
+}
