@@ -196,9 +196,11 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
                     return None; // a line glued to the list: CommonMark's rules, not ours
                 }
                 if let Ok(calls) = tool_calls::parse_list(&lines[start..j].join("\n")) {
-                    let mut n = Counts::default();
-                    n.tool_calls = calls.len() as u64;
-                    n.failed_tool_calls = calls.iter().filter(|c| c.failed).count() as u64;
+                    let n = Counts {
+                        tool_calls: calls.len() as u64,
+                        failed_tool_calls: calls.iter().filter(|c| c.failed).count() as u64,
+                        ..Counts::default()
+                    };
                     totals.add(&n);
                     if let Some(p) = counts_of(&mut phases, &section) {
                         phases[p].counts.add(&n);
@@ -211,10 +213,8 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
         }
         at_block_start = false;
     }
-    if let Some(point) = fm.resume_point {
-        if point.index() >= phases.len() {
-            return None;
-        }
+    if fm.resume_point.is_some_and(|p| p.index() >= phases.len()) {
+        return None;
     }
     let title = fm.title.clone().or(title);
     Some(SessionSummary {
