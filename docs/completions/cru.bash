@@ -37,6 +37,12 @@ _cru() {
             cru__subcmd__help__subcmd__session,end)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__end"
                 ;;
+            cru__subcmd__help__subcmd__session,index)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__index"
+                ;;
+            cru__subcmd__help__subcmd__session,list)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__list"
+                ;;
             cru__subcmd__help__subcmd__session,log)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__log"
                 ;;
@@ -48,6 +54,9 @@ _cru() {
                 ;;
             cru__subcmd__help__subcmd__session,start)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__start"
+                ;;
+            cru__subcmd__help__subcmd__session,stats)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__stats"
                 ;;
             cru__subcmd__help__subcmd__session,validate)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__validate"
@@ -82,6 +91,12 @@ _cru() {
             cru__subcmd__session,help)
                 cmd="cru__subcmd__session__subcmd__help"
                 ;;
+            cru__subcmd__session,index)
+                cmd="cru__subcmd__session__subcmd__index"
+                ;;
+            cru__subcmd__session,list)
+                cmd="cru__subcmd__session__subcmd__list"
+                ;;
             cru__subcmd__session,log)
                 cmd="cru__subcmd__session__subcmd__log"
                 ;;
@@ -94,6 +109,9 @@ _cru() {
             cru__subcmd__session,start)
                 cmd="cru__subcmd__session__subcmd__start"
                 ;;
+            cru__subcmd__session,stats)
+                cmd="cru__subcmd__session__subcmd__stats"
+                ;;
             cru__subcmd__session,validate)
                 cmd="cru__subcmd__session__subcmd__validate"
                 ;;
@@ -102,6 +120,12 @@ _cru() {
                 ;;
             cru__subcmd__session__subcmd__help,help)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__help"
+                ;;
+            cru__subcmd__session__subcmd__help,index)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__index"
+                ;;
+            cru__subcmd__session__subcmd__help,list)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__list"
                 ;;
             cru__subcmd__session__subcmd__help,log)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__log"
@@ -114,6 +138,9 @@ _cru() {
                 ;;
             cru__subcmd__session__subcmd__help,start)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__start"
+                ;;
+            cru__subcmd__session__subcmd__help,stats)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__stats"
                 ;;
             cru__subcmd__session__subcmd__help,validate)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__validate"
@@ -281,7 +308,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session)
-            opts="start log pause end show validate"
+            opts="start log pause end list stats index show validate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -295,6 +322,34 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session__subcmd__end)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__session__subcmd__index)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__session__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -476,6 +531,20 @@ _cru() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cru__subcmd__help__subcmd__session__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cru__subcmd__help__subcmd__session__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -491,7 +560,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session)
-            opts="-v -h -V --verbose --dir --help --version start log pause end show validate help"
+            opts="-v -h -V --verbose --dir --help --version start log pause end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -535,7 +604,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help)
-            opts="start log pause end show validate help"
+            opts="start log pause end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -563,6 +632,34 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__index)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -744,6 +841,20 @@ _cru() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cru__subcmd__session__subcmd__help__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cru__subcmd__session__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -751,6 +862,74 @@ _cru() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__index)
+            opts="-v -h -V --rebuild --check --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__list)
+            opts="-v -h -V --status --agent --channel --model --since --until --limit --format --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json toon" -- "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1217,6 +1396,56 @@ _cru() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__stats)
+            opts="-v -h -V --group-by --status --agent --channel --model --since --until --format --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --group-by)
+                    COMPREPLY=($(compgen -W "agent channel status model day phase" -- "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json toon" -- "${cur}"))
                     return 0
                     ;;
                 --dir)

@@ -28,20 +28,23 @@ complete -c cru -n "__fish_cru_needs_command" -l dir -d 'The sessions directory 
 complete -c cru -n "__fish_cru_needs_command" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_needs_command" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_needs_command" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_needs_command" -f -a "session" -d 'Work with sessions: record, show, validate'
+complete -c cru -n "__fish_cru_needs_command" -f -a "session" -d 'Work with sessions: record, list, stats, show, validate'
 complete -c cru -n "__fish_cru_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c cru -n "__fish_cru_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -s h -l help -d 'Print help'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "start" -d 'Start recording a new session; prints its id'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "end" -d 'End a session as completed or failed'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end show validate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "start" -d 'Start recording a new session; prints its id'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "end" -d 'End a session as completed or failed'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "list" -d 'List sessions, newest first, from the index'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "index" -d 'Rebuild the index (picks up edits made outside cru), or --check it'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l title -d 'What the session is about; also gives the id its slug' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l channel -d 'The session\'s channel (e.g. dev, ops)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l agent -d 'The agent doing the work, as name or name@version' -r
@@ -80,6 +83,45 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l status -d 'Only sessions with this status' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l model -d 'Only sessions with this primary model' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l since -d 'Only sessions started on or after this date or time' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l until -d 'Only sessions started on or before this date (or before this time)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l limit -d 'At most this many sessions (the newest)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l format -r -f -a "table\t'Aligned columns for people'
+json\t''
+toon\t'TOON, the index\'s own format'"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l group-by -d 'What to group sessions by' -r -f -a "agent\t'Each agent by name (participants and phase agents); a session counts for each'
+channel\t''
+status\t''
+model\t''
+day\t'The UTC day a session started'
+phase\t'Phases by name, with the phases\' own tokens, durations and errors'"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l status -d 'Only sessions with this status' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l model -d 'Only sessions with this primary model' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l since -d 'Only sessions started on or after this date or time' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l until -d 'Only sessions started on or before this date (or before this time)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l format -r -f -a "table\t'Aligned columns for people'
+json\t''
+toon\t'TOON, the index\'s own format'"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l rebuild -d 'Read every session again, ignoring the index on disk'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l check -d 'List the session files that could not be read; exit 1 if there are any'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l format -d 'How to print it' -r -f -a "text\t'For people: a header, then phases with callouts set apart (colour on a terminal)'
 markdown\t'The canonical markdown of the file'
 json\t'The parsed session as JSON'"
@@ -97,6 +139,9 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "end" -d 'End a session as completed or failed'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "list" -d 'List sessions, newest first, from the index'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "index" -d 'Rebuild the index (picks up edits made outside cru), or --check it'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -104,12 +149,15 @@ complete -c cru -n "__fish_cru_using_subcommand completions" -l dir -d 'The sess
 complete -c cru -n "__fish_cru_using_subcommand completions" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session completions help" -f -a "session" -d 'Work with sessions: record, show, validate'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session completions help" -f -a "session" -d 'Work with sessions: record, list, stats, show, validate'
 complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session completions help" -f -a "completions" -d 'Print a shell completion script'
 complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "start" -d 'Start recording a new session; prints its id'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "end" -d 'End a session as completed or failed'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "list" -d 'List sessions, newest first, from the index'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "index" -d 'Rebuild the index (picks up edits made outside cru), or --check it'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'

@@ -32,7 +32,7 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Work with sessions: record, show, validate.
+    /// Work with sessions: record, list, stats, show, validate.
     #[command(subcommand)]
     Session(SessionCommand),
     /// Print a shell completion script.

@@ -61,9 +61,11 @@ impl Context {
             .with_hint("pass --dir DIR")
         })?;
         tracing::info!(dir = %dir.display(), ?source, configs = ?config.sources, "sessions directory");
+        // Every write through the store keeps the index current.
+        let observer = std::sync::Arc::new(crucible_index::IndexObserver::new(dir.clone()));
         Ok(Self {
             config,
-            store: SessionStore::new(dir, MarkdownCodec),
+            store: SessionStore::new(dir, MarkdownCodec).with_observer(observer),
         })
     }
 }

@@ -82,7 +82,13 @@ impl From<RecordError> for CliError {
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            .map(io::Error::kind)
+            // serde_json wraps the write error of `to_writer` in its own type.
+            .or_else(|| {
+                c.downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            })
+            == Some(io::ErrorKind::BrokenPipe)
     })
 }
 

@@ -17,10 +17,10 @@ pub mod session;
 pub mod store;
 
 pub use config::{Config, ConfigError, ConfigLayer, SaveMode, SessionConfig};
-pub use recorder::{RecordError, Recorder, StartOptions, pause_idle_sessions};
+pub use recorder::{RecordError, Recorder, StartOptions, pause_idle_sessions, pause_if_idle};
 pub use session::*;
 pub use store::{
-    CodecError, SessionCodec, SessionFile, SessionStore, StoreError,
+    CodecError, SessionCodec, SessionFile, SessionStore, StoreError, StoreObserver,
     discovery::{DiscoveryInputs, SessionsDirSource, discover_sessions_dir, find_kiln},
     lock::DirLock,
 };

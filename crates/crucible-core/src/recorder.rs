@@ -476,35 +476,48 @@ pub fn pause_idle_sessions<C: SessionCodec>(
 ) -> Result<Vec<SessionId>, StoreError> {
     let mut paused = Vec::new();
     for file in store.scan().into_iter().filter_map(Result::ok) {
-        let Ok(log) = store.load_path(&file.path) else {
-            continue;
-        };
-        if log.frontmatter.status != SessionStatus::Active {
-            continue;
+        if pause_if_idle(store, &file.path, idle, now)? {
+            paused.push(file.id);
         }
-        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-        let last = [
-            modified(&file.path),
-            modified(&crate::store::journal::journal_path(&file.path)),
-        ]
-        .into_iter()
-        .flatten()
-        .max();
-        let Some(last) = last else { continue };
-        if now.duration_since(last).unwrap_or_default() <= idle {
-            continue;
-        }
-        // The pause is dated when the session went quiet, not when it was noticed.
-        let at_ms = last
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0);
-        let event = TimedEvent {
-            at: Timestamp::from_unix_ms(at_ms),
-            event: SessionEvent::Pause { resume_point: None },
-        };
-        store.append_events(&file.path, &[event], true)?;
-        paused.push(log.frontmatter.session_id);
     }
     Ok(paused)
+}
+
+/// Pauses the session at `path` if it is active and has had no event for
+/// longer than `idle`. The pause is dated when the session went quiet.
+pub fn pause_if_idle<C: SessionCodec>(
+    store: &SessionStore<C>,
+    path: &Path,
+    idle: std::time::Duration,
+    now: std::time::SystemTime,
+) -> Result<bool, StoreError> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let Some(last) = [
+        modified(path),
+        modified(&crate::store::journal::journal_path(path)),
+    ]
+    .into_iter()
+    .flatten()
+    .max() else {
+        return Ok(false);
+    };
+    if now.duration_since(last).unwrap_or_default() <= idle {
+        return Ok(false);
+    }
+    let Ok(log) = store.load_path(path) else {
+        return Ok(false);
+    };
+    if log.frontmatter.status != SessionStatus::Active {
+        return Ok(false);
+    }
+    let at_ms = last
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0);
+    let event = TimedEvent {
+        at: Timestamp::from_unix_ms(at_ms),
+        event: SessionEvent::Pause { resume_point: None },
+    };
+    store.append_events(path, &[event], true)?;
+    Ok(true)
 }

@@ -1,5 +1,6 @@
 //! Rendering results for people.
 
+pub mod progress;
 pub mod session_text;
 pub mod style;
 

@@ -46,6 +46,14 @@ pub trait SessionCodec {
     fn encode(&self, log: &SessionLog) -> String;
 }
 
+/// Told about every session file the store writes, under the directory lock,
+/// after the file is in place. `crucible-index` implements it to keep the
+/// index current on every save. It must not fail the save: the file is the
+/// truth, and whatever the observer derives can be rebuilt.
+pub trait StoreObserver: Send + Sync + std::fmt::Debug {
+    fn written(&self, path: &Path, log: &SessionLog);
+}
+
 /// A session file found by a scan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionFile {
@@ -106,6 +114,7 @@ impl StoreError {
 pub struct SessionStore<C> {
     dir: PathBuf,
     codec: C,
+    observer: Option<std::sync::Arc<dyn StoreObserver>>,
 }
 
 impl<C: SessionCodec> SessionStore<C> {
@@ -115,6 +124,19 @@ impl<C: SessionCodec> SessionStore<C> {
         Self {
             dir: dir.into(),
             codec,
+            observer: None,
+        }
+    }
+
+    /// The same store, telling `observer` about every file it writes.
+    pub fn with_observer(mut self, observer: std::sync::Arc<dyn StoreObserver>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    fn notify(&self, path: &Path, log: &SessionLog) {
+        if let Some(o) = &self.observer {
+            o.written(path, log);
         }
     }
 
@@ -278,9 +300,10 @@ impl<C: SessionCodec> SessionStore<C> {
         lock::DirLock::acquire(dir).map_err(StoreError::io(dir))
     }
 
-    /// Replaces the markdown at `path` with `text`, folding away its journal.
+    /// Replaces the markdown at `path` with `log`, folding away its journal.
     /// The caller holds the lock.
-    fn replace_locked(&self, path: &Path, text: &str) -> Result<(), StoreError> {
+    fn replace_locked(&self, path: &Path, log: &SessionLog) -> Result<(), StoreError> {
+        let text = self.codec.encode(log);
         let jpath = journal::journal_path(path);
         let has_journal = jpath.exists();
         if has_journal {
@@ -291,6 +314,7 @@ impl<C: SessionCodec> SessionStore<C> {
         if has_journal {
             journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
         }
+        self.notify(path, log);
         Ok(())
     }
 
@@ -299,7 +323,7 @@ impl<C: SessionCodec> SessionStore<C> {
     /// [`SessionStore::update`] for a read-modify-write).
     pub fn save_to(&self, path: &Path, log: &SessionLog) -> Result<(), StoreError> {
         let _lock = self.lock_for(path)?;
-        self.replace_locked(path, &self.codec.encode(log))
+        self.replace_locked(path, log)
     }
 
     /// Writes `log` to the file that holds its id, or to `<dir>/<id>.md` for a
@@ -330,7 +354,7 @@ impl<C: SessionCodec> SessionStore<C> {
             });
         }
         let out = change(&mut log);
-        self.replace_locked(path, &self.codec.encode(&log))?;
+        self.replace_locked(path, &log)?;
         Ok(out)
     }
 
@@ -353,7 +377,7 @@ impl<C: SessionCodec> SessionStore<C> {
                 lines: bad,
             });
         }
-        self.replace_locked(path, &self.codec.encode(&log))
+        self.replace_locked(path, &log)
     }
 
     /// Appends events to the journal of the session at `path` (fsynced when
@@ -417,6 +441,7 @@ impl<C: SessionCodec> SessionStore<C> {
                 }
             }
         })?;
+        self.notify(&path, log);
         Ok(path)
     }
 

@@ -1,10 +1,13 @@
 //! `cru session ...`.
 
 mod end;
+mod index;
+mod list;
 mod log;
 mod pause;
 mod show;
 mod start;
+mod stats;
 mod validate;
 
 use clap::{Subcommand, ValueEnum};
@@ -24,6 +27,12 @@ pub enum SessionCommand {
     Pause(pause::PauseArgs),
     /// End a session as completed or failed.
     End(end::EndArgs),
+    /// List sessions, newest first, from the index.
+    List(list::ListArgs),
+    /// Totals by agent, channel, status, model, day or phase.
+    Stats(stats::StatsArgs),
+    /// Rebuild the index (picks up edits made outside cru), or --check it.
+    Index(index::IndexArgs),
     /// Show a session: its metadata, phases, tool calls and callouts.
     Show(show::ShowArgs),
     /// Check session files against the format; exit 1 if any is invalid.
@@ -37,6 +46,9 @@ pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> 
         SessionCommand::Log(args) => log::run(&ctx, &args),
         SessionCommand::Pause(args) => pause::run(&ctx, &args),
         SessionCommand::End(args) => end::run(&ctx, &args),
+        SessionCommand::List(args) => list::run(&ctx, &args),
+        SessionCommand::Stats(args) => stats::run(&ctx, &args),
+        SessionCommand::Index(args) => index::run(&ctx, &args),
         SessionCommand::Show(args) => show::run(&ctx, &args),
         SessionCommand::Validate(args) => validate::run(&ctx, &args),
     }

@@ -1,0 +1,64 @@
+//! `cru session index [--rebuild] [--check]`.
+
+use std::io::Write;
+
+use clap::Args;
+use crucible_index::SessionIndex;
+
+use super::list::open_index;
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+use crate::render::progress;
+
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// Read every session again, ignoring the index on disk.
+    #[arg(long)]
+    pub rebuild: bool,
+    /// List the session files that could not be read; exit 1 if there are any.
+    #[arg(long)]
+    pub check: bool,
+}
+
+pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
+    // A plain `cru session index` rebuilds too: it is how edits made in place
+    // (which the cheap check cannot see) are picked up.
+    let opened = if args.rebuild || !args.check {
+        let bar = progress::bar("indexing sessions");
+        let o = SessionIndex::new(&ctx.store)
+            .rebuild(&|d, t| progress::update(&bar, d, t))
+            .map_err(|e| CliError::new(e.to_string()))?;
+        progress::finish(&bar);
+        for w in &o.warnings {
+            writeln!(anstream::stderr(), "{w}")?;
+        }
+        o
+    } else {
+        open_index(ctx)?
+    };
+    let index = &opened.index;
+    let mut err = anstream::stderr();
+    writeln!(
+        err,
+        "{} sessions indexed, {} unreadable, in {}",
+        index.sessions.len(),
+        index.problems.len(),
+        ctx.store.dir().display()
+    )?;
+    if args.check {
+        let mut out = std::io::stdout().lock();
+        for p in &index.problems {
+            writeln!(
+                out,
+                "{}:{}: {}",
+                ctx.store.dir().join(&p.path).display(),
+                p.line,
+                p.message
+            )?;
+        }
+        if !index.problems.is_empty() {
+            return Ok(Outcome::Failure);
+        }
+    }
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,132 @@
+//! `cru session stats [--group-by agent|channel|status|model|day|phase] [filters]`.
+
+use std::io::Write;
+
+use clap::{Args, ValueEnum};
+use crucible_index::{GroupBy, SessionIndex, StatsRow};
+
+use super::list::{DataFormat, FilterArgs, open_index};
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+use crate::render::{duration, progress, thousands};
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// What to group sessions by.
+    #[arg(long, value_enum, default_value_t = Group::Agent)]
+    pub group_by: Group,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    #[arg(long, value_enum, default_value_t = DataFormat::Table)]
+    pub format: DataFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Group {
+    /// Each agent by name (participants and phase agents); a session counts for each.
+    Agent,
+    Channel,
+    Status,
+    Model,
+    /// The UTC day a session started.
+    Day,
+    /// Phases by name, with the phases' own tokens, durations and errors.
+    Phase,
+}
+
+pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
+    let filter = args.filters.filter()?;
+    let opened = open_index(ctx)?;
+    let by = match args.group_by {
+        Group::Agent => GroupBy::Agent,
+        Group::Channel => GroupBy::Channel,
+        Group::Status => GroupBy::Status,
+        Group::Model => GroupBy::Model,
+        Group::Day => GroupBy::Day,
+        Group::Phase => GroupBy::Phase,
+    };
+    let phases = if by == GroupBy::Phase {
+        let bar = progress::bar("indexing sessions");
+        let p = SessionIndex::new(&ctx.store)
+            .phases(&|d, t| progress::update(&bar, d, t))
+            .map_err(|e| CliError::new(e.to_string()))?;
+        progress::finish(&bar);
+        p
+    } else {
+        Vec::new()
+    };
+    let (rows, total) = crucible_index::stats(&opened.index.sessions, &phases, &filter, by);
+    let mut out = anstream::stdout().lock();
+    match args.format {
+        DataFormat::Json => {
+            serde_json::to_writer_pretty(
+                &mut out,
+                &serde_json::json!({"groups": rows, "total": total}),
+            )?;
+            writeln!(out)?;
+        }
+        DataFormat::Toon => {
+            let value = serde_json::json!({"groups": rows, "total": [total]});
+            writeln!(
+                out,
+                "{}",
+                toon_format::encode_default(&value).map_err(|e| CliError::new(e.to_string()))?
+            )?;
+        }
+        DataFormat::Table => table(&mut out, &rows, &total)?,
+    }
+    out.flush()?;
+    Ok(Outcome::Success)
+}
+
+fn cells(r: &StatsRow) -> [String; 9] {
+    let d = |v: Option<u64>| {
+        v.map_or_else(
+            || "-".to_owned(),
+            |ms| duration(i64::try_from(ms).unwrap_or(i64::MAX)),
+        )
+    };
+    [
+        r.group.clone(),
+        thousands(r.sessions),
+        thousands(r.tokens),
+        d(r.avg_duration_ms),
+        d(r.min_duration_ms),
+        d(r.max_duration_ms),
+        r.failure_rate
+            .map_or_else(|| "-".to_owned(), |f| format!("{:.1}%", f * 100.0)),
+        thousands(r.errors),
+        thousands(r.user_interventions),
+    ]
+}
+
+fn table(out: &mut impl Write, rows: &[StatsRow], total: &StatsRow) -> std::io::Result<()> {
+    let head = [
+        "group", "sessions", "tokens", "avg", "min", "max", "failed", "errors", "user",
+    ];
+    let mut all: Vec<[String; 9]> = rows.iter().map(cells).collect();
+    all.push(cells(total));
+    let mut w = head.map(str::len);
+    for r in &all {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let line = |c: &[String]| {
+        let mut s = format!("{:<w$}", c[0], w = w[0]);
+        for (i, cell) in c.iter().enumerate().skip(1) {
+            s.push_str(&format!("  {cell:>w$}", w = w[i]));
+        }
+        s
+    };
+    let bold = anstyle::Style::new().bold();
+    writeln!(out, "{bold}{}{bold:#}", line(&head.map(str::to_owned)))?;
+    for (i, r) in all.iter().enumerate() {
+        if i + 1 == all.len() {
+            writeln!(out, "{bold}{}{bold:#}", line(r))?;
+        } else {
+            writeln!(out, "{}", line(r))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,31 @@
+//! Progress bars for long work, only on a terminal.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// A hidden bar unless stderr is a terminal: piped output stays clean.
+pub fn bar(what: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message(what.to_owned());
+    bar
+}
+
+/// Worth drawing only for work that takes a while.
+pub fn update(bar: &ProgressBar, done: usize, total: usize) {
+    if total >= 2_000 {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    }
+}
+
+pub fn finish(bar: &ProgressBar) {
+    bar.finish_and_clear();
+}

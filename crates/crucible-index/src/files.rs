@@ -1,0 +1,359 @@
+//! The index on disk: `.index.toon` (sessions, problems, directories),
+//! `.index-phases.toon` (phases) and `.index-delta.toon` (what saves changed
+//! since, small and rewritten whole on each save).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crucible_core::store::atomic::write_atomic;
+
+use crate::record::{
+    Columns, PHASE_FIELDS, PROBLEM_FIELDS, PhaseRecord, Problem, SESSION_FIELDS, SessionRecord,
+};
+use crate::toon::{self, Cell};
+
+pub const BASE: &str = ".index.toon";
+pub const PHASES: &str = ".index-phases.toon";
+pub const DELTA: &str = ".index-delta.toon";
+pub const FORMAT: &str = "cru-session-index";
+pub const VERSION: u64 = 1;
+/// A delta this large is merged into the base on the next save.
+pub const COMPACT_AT: usize = 2_000;
+
+/// Why an index file could not be used. Never fatal: the index is rebuilt.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexFileError {
+    #[error("{0}: no index yet")]
+    Missing(PathBuf),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Corrupt {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{path}: index format version {found}, this cru reads {VERSION}")]
+    Version { path: PathBuf, found: String },
+}
+
+/// A directory of the sessions tree and its mtime when last looked at.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DirStamp {
+    pub path: String,
+    pub mtime_ns: u64,
+}
+
+const DIR_FIELDS: &[&str] = &["path", "mtime_ns"];
+const REMOVED_FIELDS: &[&str] = &["path"];
+
+/// The session side of the index, in memory.
+#[derive(Debug, Default, Clone)]
+pub struct Index {
+    pub sessions: Vec<SessionRecord>,
+    pub problems: Vec<Problem>,
+    pub dirs: Vec<DirStamp>,
+}
+
+/// What saves changed since the base was written.
+#[derive(Debug, Default, Clone)]
+pub struct Delta {
+    pub sessions: Vec<SessionRecord>,
+    pub phases: Vec<PhaseRecord>,
+    pub problems: Vec<Problem>,
+    pub removed: Vec<String>,
+    pub dirs: Vec<DirStamp>,
+}
+
+impl Delta {
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+            && self.problems.is_empty()
+            && self.removed.is_empty()
+            && self.dirs.is_empty()
+    }
+
+    /// Records `path`'s new state, replacing any earlier one in this delta.
+    pub fn set(
+        &mut self,
+        path: &str,
+        session: Option<(SessionRecord, Vec<PhaseRecord>)>,
+        problem: Option<Problem>,
+    ) {
+        self.sessions.retain(|s| s.path != path);
+        self.phases.retain(|p| p.path != path);
+        self.problems.retain(|p| p.path != path);
+        self.removed.retain(|p| p != path);
+        match (session, problem) {
+            (Some((s, phases)), _) => {
+                self.sessions.push(s);
+                self.phases.extend(phases);
+            }
+            (None, Some(p)) => self.problems.push(p),
+            (None, None) => self.removed.push(path.to_owned()),
+        }
+    }
+
+    pub fn set_dir(&mut self, dir: DirStamp) {
+        self.dirs.retain(|d| d.path != dir.path);
+        self.dirs.push(dir);
+    }
+
+    /// Every path this delta says something about.
+    fn paths(&self) -> HashSet<&str> {
+        self.sessions
+            .iter()
+            .map(|s| s.path.as_str())
+            .chain(self.problems.iter().map(|p| p.path.as_str()))
+            .chain(self.removed.iter().map(String::as_str))
+            .collect()
+    }
+}
+
+fn read(path: &Path) -> Result<String, IndexFileError> {
+    std::fs::read_to_string(path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            IndexFileError::Missing(path.to_owned())
+        } else {
+            IndexFileError::Io {
+                path: path.to_owned(),
+                source,
+            }
+        }
+    })
+}
+
+fn corrupt(path: &Path, line: usize, message: impl Into<String>) -> IndexFileError {
+    IndexFileError::Corrupt {
+        path: path.to_owned(),
+        line,
+        message: message.into(),
+    }
+}
+
+fn parse_doc<'a>(path: &Path, text: &'a str) -> Result<toon::Document<'a>, IndexFileError> {
+    let doc = toon::parse(text).map_err(|e| corrupt(path, e.line, e.message))?;
+    match doc.scalar("version") {
+        Some(v) if v == VERSION.to_string() => Ok(doc),
+        Some(v) => Err(IndexFileError::Version {
+            path: path.to_owned(),
+            found: v.to_owned(),
+        }),
+        None => Err(corrupt(path, 1, "no `version` line")),
+    }
+}
+
+/// Reads every row of `table` (if present) with `read_row`.
+fn rows<T>(
+    path: &Path,
+    doc: &toon::Document<'_>,
+    table: &str,
+    known: &[&str],
+    read_row: impl Fn(&[&str]) -> Result<T, String>,
+) -> Result<Vec<T>, IndexFileError> {
+    let Some(t) = doc.table(table) else {
+        return Ok(Vec::new());
+    };
+    let columns = Columns::new(t, known);
+    let mut cells = Vec::with_capacity(known.len());
+    let mut ordered = Vec::with_capacity(known.len());
+    t.rows
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            toon::split_row(row, &mut cells)
+                .and_then(|()| {
+                    columns.order(&cells, &mut ordered);
+                    read_row(&ordered)
+                })
+                .map_err(|m| corrupt(path, i + 1, format!("table `{table}`, row {}: {m}", i + 1)))
+        })
+        .collect()
+}
+
+fn dir_stamp(cells: &[&str]) -> Result<DirStamp, String> {
+    Ok(DirStamp {
+        path: toon::text(cells[0])?.unwrap_or_default().into_owned(),
+        mtime_ns: toon::number(cells[1])?.unwrap_or(0),
+    })
+}
+
+/// Reads the base and applies the delta.
+pub fn load(dir: &Path) -> Result<Index, IndexFileError> {
+    let path = dir.join(BASE);
+    let text = read(&path)?;
+    let doc = parse_doc(&path, &text)?;
+    if doc.scalar("format") != Some(FORMAT) {
+        return Err(corrupt(&path, 1, format!("not a {FORMAT} file")));
+    }
+    let mut index = Index {
+        sessions: rows(
+            &path,
+            &doc,
+            "sessions",
+            SESSION_FIELDS,
+            SessionRecord::from_cells,
+        )?,
+        problems: rows(&path, &doc, "problems", PROBLEM_FIELDS, Problem::from_cells)?,
+        dirs: rows(&path, &doc, "dirs", DIR_FIELDS, dir_stamp)?,
+    };
+    let delta = load_delta(dir)?;
+    apply(&mut index, &delta);
+    Ok(index)
+}
+
+/// Applies a delta: its paths replace the base's.
+pub fn apply(index: &mut Index, delta: &Delta) {
+    if delta.is_empty() {
+        return;
+    }
+    let paths = delta.paths();
+    index.sessions.retain(|s| !paths.contains(s.path.as_str()));
+    index.problems.retain(|p| !paths.contains(p.path.as_str()));
+    index.sessions.extend(delta.sessions.iter().cloned());
+    index.problems.extend(delta.problems.iter().cloned());
+    for d in &delta.dirs {
+        index.dirs.retain(|x| x.path != d.path);
+        index.dirs.push(d.clone());
+    }
+}
+
+/// The delta, empty when there is none.
+pub fn load_delta(dir: &Path) -> Result<Delta, IndexFileError> {
+    let path = dir.join(DELTA);
+    let text = match read(&path) {
+        Ok(t) => t,
+        Err(IndexFileError::Missing(_)) => return Ok(Delta::default()),
+        Err(e) => return Err(e),
+    };
+    let doc = parse_doc(&path, &text)?;
+    Ok(Delta {
+        sessions: rows(
+            &path,
+            &doc,
+            "sessions",
+            SESSION_FIELDS,
+            SessionRecord::from_cells,
+        )?,
+        phases: rows(&path, &doc, "phases", PHASE_FIELDS, PhaseRecord::from_cells)?,
+        problems: rows(&path, &doc, "problems", PROBLEM_FIELDS, Problem::from_cells)?,
+        removed: rows(&path, &doc, "removed", REMOVED_FIELDS, |c| {
+            Ok(toon::text(c[0])?.unwrap_or_default().into_owned())
+        })?,
+        dirs: rows(&path, &doc, "dirs", DIR_FIELDS, dir_stamp)?,
+    })
+}
+
+/// Every phase: the base file's, with the delta applied.
+pub fn load_phases(dir: &Path) -> Result<Vec<PhaseRecord>, IndexFileError> {
+    let path = dir.join(PHASES);
+    let text = read(&path)?;
+    let doc = parse_doc(&path, &text)?;
+    let mut phases = rows(&path, &doc, "phases", PHASE_FIELDS, PhaseRecord::from_cells)?;
+    let delta = load_delta(dir)?;
+    if !delta.is_empty() {
+        let paths = delta.paths();
+        phases.retain(|p| !paths.contains(p.path.as_str()));
+        phases.extend(delta.phases);
+    }
+    Ok(phases)
+}
+
+fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
+    write_atomic(path, text.as_bytes()).map_err(|source| IndexFileError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+fn header(out: &mut String) {
+    toon::write_scalar(out, "format", Cell::Str(FORMAT));
+    toon::write_scalar(out, "version", Cell::Num(VERSION));
+}
+
+fn sessions_table(out: &mut String, sessions: &[SessionRecord]) {
+    toon::write_header(out, "sessions", sessions.len(), SESSION_FIELDS);
+    for s in sessions {
+        s.write_row(out);
+    }
+}
+
+fn problems_table(out: &mut String, problems: &[Problem]) {
+    toon::write_header(out, "problems", problems.len(), PROBLEM_FIELDS);
+    for p in problems {
+        p.write_row(out);
+    }
+}
+
+fn dirs_table(out: &mut String, dirs: &[DirStamp]) {
+    toon::write_header(out, "dirs", dirs.len(), DIR_FIELDS);
+    for d in dirs {
+        toon::write_row(out, &[Cell::Str(&d.path), Cell::Num(d.mtime_ns)]);
+    }
+}
+
+/// The text of the base file, rows in path order.
+pub fn base_text(index: &Index) -> String {
+    let mut sessions: Vec<&SessionRecord> = index.sessions.iter().collect();
+    sessions.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut out = String::with_capacity(300 * sessions.len() + 1024);
+    header(&mut out);
+    toon::write_header(&mut out, "sessions", sessions.len(), SESSION_FIELDS);
+    for s in sessions {
+        s.write_row(&mut out);
+    }
+    problems_table(&mut out, &index.problems);
+    dirs_table(&mut out, &index.dirs);
+    out
+}
+
+/// The text of the phases file from rows already written (see `build`).
+pub fn phases_text(rows: usize, body: &str) -> String {
+    let mut out = String::with_capacity(body.len() + 256);
+    toon::write_scalar(&mut out, "version", Cell::Num(VERSION));
+    toon::write_header(&mut out, "phases", rows, PHASE_FIELDS);
+    out.push_str(body);
+    out
+}
+
+/// Writes a whole index: base and phases; the delta is gone after.
+pub fn write_all(
+    dir: &Path,
+    index: &Index,
+    phase_rows: usize,
+    phase_body: &str,
+) -> Result<(), IndexFileError> {
+    write(&dir.join(PHASES), &phases_text(phase_rows, phase_body))?;
+    write(&dir.join(BASE), &base_text(index))?;
+    remove_delta(dir)
+}
+
+pub fn remove_delta(dir: &Path) -> Result<(), IndexFileError> {
+    let path = dir.join(DELTA);
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(IndexFileError::Io { path, source: e })
+        }
+        _ => Ok(()),
+    }
+}
+
+pub fn write_delta(dir: &Path, delta: &Delta) -> Result<(), IndexFileError> {
+    let mut out = String::new();
+    toon::write_scalar(&mut out, "version", Cell::Num(VERSION));
+    sessions_table(&mut out, &delta.sessions);
+    toon::write_header(&mut out, "phases", delta.phases.len(), PHASE_FIELDS);
+    for p in &delta.phases {
+        p.write_row(&mut out);
+    }
+    problems_table(&mut out, &delta.problems);
+    toon::write_header(&mut out, "removed", delta.removed.len(), REMOVED_FIELDS);
+    for r in &delta.removed {
+        toon::write_row(&mut out, &[Cell::Str(r)]);
+    }
+    dirs_table(&mut out, &delta.dirs);
+    write(&dir.join(DELTA), &out)
+}

@@ -1,0 +1,120 @@
+//! Filtering and ordering sessions for `cru session list` (and `stats`).
+
+use crucible_core::{SessionStatus, Timestamp};
+
+use crate::record::SessionRecord;
+
+/// What `list` and `stats` filter on. Every field narrows; `None` matches all.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub status: Option<SessionStatus>,
+    /// `name` or `name@version`, matched against participants and phase agents.
+    pub agent: Option<String>,
+    pub channel: Option<String>,
+    pub model: Option<String>,
+    /// Started at or after, in ms.
+    pub since_ms: Option<i64>,
+    /// Started before, in ms.
+    pub until_ms: Option<i64>,
+}
+
+/// A `--since` / `--until` value: a timestamp, or a date meaning its start
+/// (`until` a date means up to the end of that day).
+pub fn parse_bound(s: &str, end_of_day: bool) -> Result<i64, String> {
+    let t: Timestamp = s.parse().map_err(|e| format!("{e}"))?;
+    let date_only = s.trim().len() == 10;
+    Ok(if date_only && end_of_day {
+        t.unix_ms() + 86_400_000
+    } else {
+        t.unix_ms()
+    })
+}
+
+fn agent_matches(candidate: &str, query: &str) -> bool {
+    match query.split_once('@') {
+        Some(_) => candidate.eq_ignore_ascii_case(query),
+        None => candidate
+            .split_once('@')
+            .map_or(candidate, |(name, _)| name)
+            .eq_ignore_ascii_case(query),
+    }
+}
+
+impl Filter {
+    pub fn matches(&self, r: &SessionRecord) -> bool {
+        if self.status.is_some_and(|s| s != r.status) {
+            return false;
+        }
+        if let Some(c) = &self.channel
+            && !r
+                .channel
+                .as_deref()
+                .is_some_and(|rc| rc.eq_ignore_ascii_case(c))
+        {
+            return false;
+        }
+        if let Some(m) = &self.model
+            && !r
+                .model
+                .as_deref()
+                .is_some_and(|rm| rm.eq_ignore_ascii_case(m))
+        {
+            return false;
+        }
+        if let Some(a) = &self.agent
+            && !r.all_agents().any(|x| agent_matches(x, a))
+        {
+            return false;
+        }
+        if self.since_ms.is_some() || self.until_ms.is_some() {
+            let started = r.started_ms();
+            if self.since_ms.is_some_and(|s| started < s)
+                || self.until_ms.is_some_and(|u| started >= u)
+            {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// The matching sessions, newest first (ties by id), at most `limit`.
+pub fn list<'a>(
+    sessions: &'a [SessionRecord],
+    filter: &Filter,
+    limit: Option<usize>,
+) -> Vec<&'a SessionRecord> {
+    let mut out: Vec<(i64, &SessionRecord)> = sessions
+        .iter()
+        .filter(|r| filter.matches(r))
+        .map(|r| (r.started_ms(), r))
+        .collect();
+    out.sort_by(|(a, ra), (b, rb)| b.cmp(a).then_with(|| ra.id.cmp(&rb.id)));
+    out.into_iter()
+        .take(limit.unwrap_or(usize::MAX))
+        .map(|(_, r)| r)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agents_match_with_or_without_version() {
+        assert!(agent_matches("coder@1.0", "coder"));
+        assert!(agent_matches("coder@1.0", "Coder@1.0"));
+        assert!(!agent_matches("coder@1.0", "coder@2.0"));
+        assert!(agent_matches("coder", "coder"));
+        assert!(!agent_matches("coder", "coder@1.0"));
+        assert!(!agent_matches("coder-bot@1", "coder"));
+    }
+
+    #[test]
+    fn date_bounds_cover_whole_days() {
+        let since = parse_bound("2025-12-05", false).unwrap();
+        let until = parse_bound("2025-12-05", true).unwrap();
+        assert_eq!(until - since, 86_400_000);
+        assert!(parse_bound("yesterday", false).is_err());
+    }
+}

@@ -1,0 +1,469 @@
+//! Index records: one per session, one per phase, one per file that failed to parse.
+
+use serde::{Deserialize, Serialize};
+
+use crucible_core::{Counts, SessionStatus, SessionSummary, Timestamp};
+
+use crate::toon::{self, Cell};
+
+/// Identifies a file's version cheaply: a save through cru or an editor's
+/// atomic save gives a new inode; any write changes mtime or size.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    pub ino: u64,
+    pub mtime_ns: u64,
+    pub size: u64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Self {
+            ino: meta.ino(),
+            mtime_ns: u64::try_from(meta.mtime()).unwrap_or(0) * 1_000_000_000
+                + u64::try_from(meta.mtime_nsec()).unwrap_or(0),
+            size: meta.len(),
+        }
+    }
+}
+
+/// What the index knows about one session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// Relative to the sessions directory, `/`-separated.
+    pub path: String,
+    pub id: String,
+    pub status: SessionStatus,
+    pub started: String,
+    pub ended: Option<String>,
+    pub duration_ms: Option<u64>,
+    pub title: Option<String>,
+    pub channel: Option<String>,
+    pub model: Option<String>,
+    /// `name@version` of each participant.
+    pub participants: Vec<String>,
+    /// Agents of phases that are not participants.
+    pub agents: Vec<String>,
+    pub tokens_used: Option<u64>,
+    pub phases: u64,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub resume_point: Option<String>,
+    pub parent: Option<String>,
+    /// The session had a journal when indexed: it is live, and read afresh.
+    pub live: bool,
+    #[serde(flatten)]
+    pub stamp: FileStamp,
+}
+
+/// What the index knows about one phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseRecord {
+    pub path: String,
+    pub phase: u64,
+    pub name: String,
+    pub agent: Option<String>,
+    pub channel: Option<String>,
+    pub level: u64,
+    pub started: Option<String>,
+    pub duration_ms: Option<u64>,
+    pub tokens: Option<u64>,
+    #[serde(flatten)]
+    pub counts: Counts,
+}
+
+/// A file that says it is a session and cannot be read as one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    pub path: String,
+    pub line: u64,
+    pub message: String,
+    #[serde(flatten)]
+    pub stamp: FileStamp,
+}
+
+pub const SESSION_FIELDS: &[&str] = &[
+    "path",
+    "id",
+    "status",
+    "started",
+    "ended",
+    "duration_ms",
+    "title",
+    "channel",
+    "model",
+    "participants",
+    "agents",
+    "tokens_used",
+    "phases",
+    "tool_calls",
+    "failed_tool_calls",
+    "decisions",
+    "errors",
+    "user_interventions",
+    "subagents",
+    "resume_point",
+    "parent",
+    "live",
+    "ino",
+    "mtime_ns",
+    "size",
+];
+
+pub const PHASE_FIELDS: &[&str] = &[
+    "path",
+    "phase",
+    "name",
+    "agent",
+    "channel",
+    "level",
+    "started",
+    "duration_ms",
+    "tokens",
+    "tool_calls",
+    "failed_tool_calls",
+    "decisions",
+    "errors",
+    "user_interventions",
+    "subagents",
+];
+
+pub const PROBLEM_FIELDS: &[&str] = &["path", "line", "message", "ino", "mtime_ns", "size"];
+
+/// Lists are kept in one cell, space-separated (names never contain spaces).
+fn join(v: &[String]) -> Option<String> {
+    (!v.is_empty()).then(|| v.join(" "))
+}
+
+fn split_list(s: Option<std::borrow::Cow<'_, str>>) -> Vec<String> {
+    s.map(|s| s.split_whitespace().map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+impl SessionRecord {
+    pub fn from_summary(path: String, s: &SessionSummary, stamp: FileStamp, live: bool) -> Self {
+        let fm = &s.frontmatter;
+        let participants: Vec<String> = fm.participants.iter().map(ToString::to_string).collect();
+        let mut agents: Vec<String> = Vec::new();
+        for p in &s.phases {
+            if let Some(a) = p.agent.as_ref().map(ToString::to_string)
+                && !participants.contains(&a)
+                && !agents.contains(&a)
+            {
+                agents.push(a);
+            }
+        }
+        Self {
+            path,
+            id: fm.session_id.to_string(),
+            status: fm.status,
+            started: fm.started.to_string(),
+            ended: fm.ended.as_ref().map(ToString::to_string),
+            duration_ms: fm.duration_ms().and_then(|d| u64::try_from(d).ok()),
+            title: s.title.clone(),
+            channel: fm.channel.clone(),
+            model: fm.model.clone(),
+            participants,
+            agents,
+            tokens_used: fm.tokens_used,
+            phases: s.phases.len() as u64,
+            counts: s.totals,
+            resume_point: fm.resume_point.map(|p| p.to_string()),
+            parent: fm.parent.as_ref().map(ToString::to_string),
+            live,
+            stamp,
+        }
+    }
+
+    /// When the session started, in milliseconds (0 if the text cannot be read).
+    pub fn started_ms(&self) -> i64 {
+        self.started.parse::<Timestamp>().map_or(0, |t| t.unix_ms())
+    }
+
+    /// Every agent of the session: participants, then other phase agents.
+    pub fn all_agents(&self) -> impl Iterator<Item = &str> {
+        self.participants
+            .iter()
+            .chain(&self.agents)
+            .map(String::as_str)
+    }
+
+    pub fn write_row(&self, out: &mut String) {
+        let participants = join(&self.participants);
+        let agents = join(&self.agents);
+        let c = &self.counts;
+        toon::write_row(
+            out,
+            &[
+                Cell::Str(&self.path),
+                Cell::Str(&self.id),
+                Cell::Str(self.status.as_str()),
+                Cell::Str(&self.started),
+                self.ended.as_deref().into(),
+                self.duration_ms.into(),
+                self.title.as_deref().into(),
+                self.channel.as_deref().into(),
+                self.model.as_deref().into(),
+                participants.as_deref().into(),
+                agents.as_deref().into(),
+                self.tokens_used.into(),
+                Cell::Num(self.phases),
+                Cell::Num(c.tool_calls),
+                Cell::Num(c.failed_tool_calls),
+                Cell::Num(c.decisions),
+                Cell::Num(c.errors),
+                Cell::Num(c.user_interventions),
+                Cell::Num(c.subagents),
+                self.resume_point.as_deref().into(),
+                self.parent.as_deref().into(),
+                Cell::Num(u64::from(self.live)),
+                Cell::Num(self.stamp.ino),
+                Cell::Num(self.stamp.mtime_ns),
+                Cell::Num(self.stamp.size),
+            ],
+        );
+    }
+
+    /// Reads a row whose cells are in [`SESSION_FIELDS`] order (see [`Columns`]).
+    pub fn from_cells(cells: &[&str]) -> Result<Self, String> {
+        let &[
+            path,
+            id,
+            status,
+            started,
+            ended,
+            duration_ms,
+            title,
+            channel,
+            model,
+            participants,
+            agents,
+            tokens_used,
+            phases,
+            tool_calls,
+            failed,
+            decisions,
+            errors,
+            users,
+            subagents,
+            resume_point,
+            parent,
+            live,
+            ino,
+            mtime_ns,
+            size,
+        ] = cells
+        else {
+            return Err(format!(
+                "expected {} cells, found {}",
+                SESSION_FIELDS.len(),
+                cells.len()
+            ));
+        };
+        Ok(Self {
+            path: required(path, "path")?,
+            id: required(id, "id")?,
+            status: required(status, "status")?
+                .parse()
+                .map_err(|e| format!("{e}"))?,
+            started: required(started, "started")?,
+            ended: text(ended)?,
+            duration_ms: toon::number(duration_ms)?,
+            title: text(title)?,
+            channel: text(channel)?,
+            model: text(model)?,
+            participants: split_list(toon::text(participants)?),
+            agents: split_list(toon::text(agents)?),
+            tokens_used: toon::number(tokens_used)?,
+            phases: count(phases)?,
+            counts: Counts {
+                tool_calls: count(tool_calls)?,
+                failed_tool_calls: count(failed)?,
+                decisions: count(decisions)?,
+                errors: count(errors)?,
+                user_interventions: count(users)?,
+                subagents: count(subagents)?,
+            },
+            resume_point: text(resume_point)?,
+            parent: text(parent)?,
+            live: count(live)? != 0,
+            stamp: FileStamp {
+                ino: count(ino)?,
+                mtime_ns: count(mtime_ns)?,
+                size: count(size)?,
+            },
+        })
+    }
+}
+
+fn text(cell: &str) -> Result<Option<String>, String> {
+    Ok(toon::text(cell)?.map(std::borrow::Cow::into_owned))
+}
+
+fn required(cell: &str, name: &str) -> Result<String, String> {
+    text(cell)?.ok_or_else(|| format!("`{name}` is null"))
+}
+
+fn count(cell: &str) -> Result<u64, String> {
+    Ok(toon::number(cell)?.unwrap_or(0))
+}
+
+impl PhaseRecord {
+    pub fn from_summary(path: &str, s: &SessionSummary) -> Vec<Self> {
+        s.phases
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Self {
+                path: path.to_owned(),
+                phase: i as u64 + 1,
+                name: p.name.clone(),
+                agent: p.agent.as_ref().map(ToString::to_string),
+                channel: p.channel.clone(),
+                level: u64::from(p.level),
+                started: p.started.as_ref().map(ToString::to_string),
+                duration_ms: p.duration_ms,
+                tokens: p.tokens,
+                counts: p.counts,
+            })
+            .collect()
+    }
+
+    pub fn write_row(&self, out: &mut String) {
+        let c = &self.counts;
+        toon::write_row(
+            out,
+            &[
+                Cell::Str(&self.path),
+                Cell::Num(self.phase),
+                Cell::Str(&self.name),
+                self.agent.as_deref().into(),
+                self.channel.as_deref().into(),
+                Cell::Num(self.level),
+                self.started.as_deref().into(),
+                self.duration_ms.into(),
+                self.tokens.into(),
+                Cell::Num(c.tool_calls),
+                Cell::Num(c.failed_tool_calls),
+                Cell::Num(c.decisions),
+                Cell::Num(c.errors),
+                Cell::Num(c.user_interventions),
+                Cell::Num(c.subagents),
+            ],
+        );
+    }
+
+    /// Reads a row whose cells are in [`PHASE_FIELDS`] order.
+    pub fn from_cells(cells: &[&str]) -> Result<Self, String> {
+        let &[
+            path,
+            phase,
+            name,
+            agent,
+            channel,
+            level,
+            started,
+            duration_ms,
+            tokens,
+            tool_calls,
+            failed,
+            decisions,
+            errors,
+            users,
+            subagents,
+        ] = cells
+        else {
+            return Err(format!(
+                "expected {} cells, found {}",
+                PHASE_FIELDS.len(),
+                cells.len()
+            ));
+        };
+        Ok(Self {
+            path: required(path, "path")?,
+            phase: count(phase)?,
+            name: text(name)?.unwrap_or_default(),
+            agent: text(agent)?,
+            channel: text(channel)?,
+            level: count(level)?,
+            started: text(started)?,
+            duration_ms: toon::number(duration_ms)?,
+            tokens: toon::number(tokens)?,
+            counts: Counts {
+                tool_calls: count(tool_calls)?,
+                failed_tool_calls: count(failed)?,
+                decisions: count(decisions)?,
+                errors: count(errors)?,
+                user_interventions: count(users)?,
+                subagents: count(subagents)?,
+            },
+        })
+    }
+}
+
+impl Problem {
+    pub fn write_row(&self, out: &mut String) {
+        toon::write_row(
+            out,
+            &[
+                Cell::Str(&self.path),
+                Cell::Num(self.line),
+                Cell::Str(&self.message),
+                Cell::Num(self.stamp.ino),
+                Cell::Num(self.stamp.mtime_ns),
+                Cell::Num(self.stamp.size),
+            ],
+        );
+    }
+
+    /// Reads a row whose cells are in [`PROBLEM_FIELDS`] order.
+    pub fn from_cells(cells: &[&str]) -> Result<Self, String> {
+        let &[path, line, message, ino, mtime_ns, size] = cells else {
+            return Err(format!(
+                "expected {} cells, found {}",
+                PROBLEM_FIELDS.len(),
+                cells.len()
+            ));
+        };
+        Ok(Self {
+            path: required(path, "path")?,
+            line: count(line)?,
+            message: text(message)?.unwrap_or_default(),
+            stamp: FileStamp {
+                ino: count(ino)?,
+                mtime_ns: count(mtime_ns)?,
+                size: count(size)?,
+            },
+        })
+    }
+}
+
+/// Where each known field is in a table's rows. Files written by another
+/// version, or by toon-format, may order columns differently or lack some;
+/// rows are put into the known order, `null` where a column is missing.
+#[derive(Debug)]
+pub struct Columns {
+    /// `None` when the table's fields are exactly the known ones, in order.
+    positions: Option<Vec<Option<usize>>>,
+}
+
+impl Columns {
+    pub fn new(table: &toon::Table<'_>, known: &[&str]) -> Self {
+        let same = table.fields.len() == known.len()
+            && table.fields.iter().zip(known).all(|(a, b)| a == b);
+        Self {
+            positions: (!same).then(|| known.iter().map(|k| table.column(k)).collect()),
+        }
+    }
+
+    /// The cells of a row in the known order.
+    pub fn order<'a>(&self, cells: &[&'a str], out: &mut Vec<&'a str>) {
+        out.clear();
+        match &self.positions {
+            None => out.extend_from_slice(cells),
+            Some(pos) => out.extend(
+                pos.iter()
+                    .map(|p| p.and_then(|p| cells.get(p).copied()).unwrap_or("null")),
+            ),
+        }
+    }
+}

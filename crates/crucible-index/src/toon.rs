@@ -1,0 +1,301 @@
+//! The TOON the index is made of: top-level `key: value` lines and tabular
+//! arrays (`name[N]{field,...}:` then N rows), read and written as a stream.
+//!
+//! toon-format goes through a `serde_json::Value` tree in both directions,
+//! which at 100,000 rows costs seconds and near a gigabyte (see
+//! docs/decisions/0003-index-toon.md). This module writes rows straight into
+//! a buffer and reads them as slices of the file, decoding only the fields a
+//! query asks for. Quoting is decided by toon-format's own `needs_quoting`
+//! and `escape_string`, and tests check both directions against its encoder
+//! and decoder.
+
+use std::borrow::Cow;
+
+/// One cell of a row being written.
+#[derive(Debug, Clone, Copy)]
+pub enum Cell<'a> {
+    Str(&'a str),
+    Num(u64),
+    Null,
+}
+
+impl<'a> From<Option<&'a str>> for Cell<'a> {
+    fn from(v: Option<&'a str>) -> Self {
+        v.map_or(Cell::Null, Cell::Str)
+    }
+}
+
+impl From<Option<u64>> for Cell<'_> {
+    fn from(v: Option<u64>) -> Self {
+        v.map_or(Cell::Null, Cell::Num)
+    }
+}
+
+/// Writes `key: value`.
+pub fn write_scalar(out: &mut String, key: &str, value: Cell<'_>) {
+    out.push_str(key);
+    out.push_str(": ");
+    write_cell(out, value);
+    out.push('\n');
+}
+
+/// Writes `name[len]{fields}:`; an empty array is `name[0]:`, as toon-format writes it.
+pub fn write_header(out: &mut String, name: &str, len: usize, fields: &[&str]) {
+    out.push_str(name);
+    out.push('[');
+    out.push_str(&len.to_string());
+    out.push(']');
+    if len > 0 {
+        out.push('{');
+        out.push_str(&fields.join(","));
+        out.push('}');
+    }
+    out.push_str(":\n");
+}
+
+/// Writes one row, indented by two spaces.
+pub fn write_row(out: &mut String, cells: &[Cell<'_>]) {
+    out.push_str("  ");
+    for (i, c) in cells.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_cell(out, *c);
+    }
+    out.push('\n');
+}
+
+fn write_cell(out: &mut String, c: Cell<'_>) {
+    match c {
+        Cell::Null => out.push_str("null"),
+        Cell::Num(n) => out.push_str(&n.to_string()),
+        Cell::Str(s) if toon_format::needs_quoting(s, ',') => {
+            out.push('"');
+            out.push_str(&toon_format::escape_string(s));
+            out.push('"');
+        }
+        Cell::Str(s) => out.push_str(s),
+    }
+}
+
+/// A problem reading an index file, with its line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct ToonError {
+    pub line: usize,
+    pub message: String,
+}
+
+fn err(line: usize, message: impl Into<String>) -> ToonError {
+    ToonError {
+        line,
+        message: message.into(),
+    }
+}
+
+/// A tabular array as slices of the document.
+#[derive(Debug, Clone)]
+pub struct Table<'a> {
+    pub name: &'a str,
+    pub fields: Vec<&'a str>,
+    /// Each row without its indentation.
+    pub rows: Vec<&'a str>,
+}
+
+impl Table<'_> {
+    /// The position of `field`, if the table has it.
+    pub fn column(&self, field: &str) -> Option<usize> {
+        self.fields.iter().position(|f| *f == field)
+    }
+}
+
+/// A document: its `key: value` lines and its tables, in order.
+#[derive(Debug, Default)]
+pub struct Document<'a> {
+    pub scalars: Vec<(&'a str, &'a str)>,
+    pub tables: Vec<Table<'a>>,
+}
+
+impl<'a> Document<'a> {
+    pub fn scalar(&self, key: &str) -> Option<&'a str> {
+        self.scalars
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+    }
+
+    pub fn table(&self, name: &str) -> Option<&Table<'a>> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+}
+
+/// Reads a document made of scalars and tabular arrays (the shape the index
+/// writes, and the one toon-format writes for it).
+pub fn parse(text: &str) -> Result<Document<'_>, ToonError> {
+    let mut doc = Document::default();
+    let mut lines = text.split('\n').enumerate().peekable();
+    while let Some((i, line)) = lines.next() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        if line.starts_with(' ') {
+            return Err(err(i + 1, "indented line outside a table"));
+        }
+        let Some(open) = line.find('[').filter(|&b| !line[..b].contains(':')) else {
+            let (key, value) = line
+                .split_once(':')
+                .ok_or_else(|| err(i + 1, "expected `key: value` or a table header"))?;
+            doc.scalars.push((key.trim(), value.trim()));
+            continue;
+        };
+        let name = &line[..open];
+        let rest = &line[open + 1..];
+        let close = rest
+            .find(']')
+            .ok_or_else(|| err(i + 1, "table header without `]`"))?;
+        let len: usize = rest[..close]
+            .parse()
+            .map_err(|_| err(i + 1, format!("`{}` is not a row count", &rest[..close])))?;
+        let rest = &rest[close + 1..];
+        let (fields, rest) = match rest.strip_prefix('{') {
+            Some(r) => {
+                let end = r
+                    .find('}')
+                    .ok_or_else(|| err(i + 1, "field list without `}`"))?;
+                (r[..end].split(',').map(str::trim).collect(), &r[end + 1..])
+            }
+            None => (Vec::new(), rest),
+        };
+        if rest.trim() != ":" {
+            return Err(err(i + 1, "table header must end with `:`"));
+        }
+        let mut rows = Vec::with_capacity(len);
+        while rows.len() < len {
+            match lines.next() {
+                Some((_, row)) if row.starts_with(' ') => {
+                    let row = row.strip_suffix('\r').unwrap_or(row);
+                    rows.push(row.trim_start_matches(' '));
+                }
+                _ => {
+                    return Err(err(
+                        i + 1,
+                        format!("table `{name}` declares {len} rows but has {}", rows.len()),
+                    ));
+                }
+            }
+        }
+        if lines
+            .peek()
+            .is_some_and(|(_, l)| l.starts_with(' ') && !l.trim().is_empty())
+        {
+            return Err(err(
+                i + 1,
+                format!("table `{name}` has more rows than the {len} it declares"),
+            ));
+        }
+        doc.tables.push(Table { name, fields, rows });
+    }
+    Ok(doc)
+}
+
+/// Splits a row into its raw cells (quoted cells keep their quotes) without
+/// allocating beyond `out`.
+pub fn split_row<'a>(row: &'a str, out: &mut Vec<&'a str>) -> Result<(), String> {
+    out.clear();
+    let b = row.as_bytes();
+    let mut i = 0;
+    loop {
+        while i < b.len() && b[i] == b' ' {
+            i += 1;
+        }
+        let start = i;
+        if i < b.len() && b[i] == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            if i >= b.len() {
+                return Err("unterminated quoted value".into());
+            }
+            i += 1;
+            out.push(&row[start..i]);
+            while i < b.len() && b[i] == b' ' {
+                i += 1;
+            }
+        } else {
+            let end = memchr::memchr(b',', &b[i..]).map_or(b.len(), |p| i + p);
+            out.push(row[start..end].trim_end());
+            i = end;
+        }
+        match b.get(i) {
+            None => return Ok(()),
+            Some(b',') => i += 1,
+            Some(_) => return Err("expected `,` after a quoted value".into()),
+        }
+    }
+}
+
+/// A cell as text: `None` for `null`, quotes removed and escapes undone.
+pub fn text(cell: &str) -> Result<Option<Cow<'_, str>>, String> {
+    if cell == "null" {
+        return Ok(None);
+    }
+    match cell.strip_prefix('"').and_then(|c| c.strip_suffix('"')) {
+        Some(inner) if inner.contains('\\') => {
+            toon_format::unescape_string(inner).map(|s| Some(Cow::Owned(s)))
+        }
+        Some(inner) => Ok(Some(Cow::Borrowed(inner))),
+        None => Ok(Some(Cow::Borrowed(cell))),
+    }
+}
+
+/// A cell as a whole number: `None` for `null`.
+pub fn number(cell: &str) -> Result<Option<u64>, String> {
+    if cell == "null" {
+        return Ok(None);
+    }
+    cell.parse()
+        .map(Some)
+        .map_err(|_| format!("`{cell}` is not a whole number"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_and_reads_a_table() {
+        let mut out = String::new();
+        write_scalar(&mut out, "version", Cell::Num(1));
+        write_header(&mut out, "t", 2, &["a", "b", "c"]);
+        write_row(&mut out, &[Cell::Str("x, y"), Cell::Num(3), Cell::Null]);
+        write_row(
+            &mut out,
+            &[Cell::Str("say \"hi\"\n"), Cell::Str("42"), Cell::Str("")],
+        );
+        write_header(&mut out, "empty", 0, &["a"]);
+        let doc = parse(&out).unwrap();
+        assert_eq!(doc.scalar("version"), Some("1"));
+        let t = doc.table("t").unwrap();
+        let mut cells = Vec::new();
+        split_row(t.rows[0], &mut cells).unwrap();
+        assert_eq!(text(cells[0]).unwrap().as_deref(), Some("x, y"));
+        assert_eq!(number(cells[1]).unwrap(), Some(3));
+        assert_eq!(text(cells[2]).unwrap(), None);
+        split_row(t.rows[1], &mut cells).unwrap();
+        assert_eq!(text(cells[0]).unwrap().as_deref(), Some("say \"hi\"\n"));
+        assert_eq!(text(cells[1]).unwrap().as_deref(), Some("42"));
+        assert_eq!(text(cells[2]).unwrap().as_deref(), Some(""));
+        assert!(doc.table("empty").unwrap().rows.is_empty());
+    }
+
+    #[test]
+    fn malformed_tables_name_the_line() {
+        assert_eq!(parse("a: 1\nt[2]{x}:\n  1\n").unwrap_err().line, 2);
+        assert_eq!(parse("t[x]{a}:\n").unwrap_err().line, 1);
+        assert!(parse("t[1]{a}:\n  1\n  2\n").is_err());
+        let mut cells = Vec::new();
+        assert!(split_row("\"open", &mut cells).is_err());
+    }
+}

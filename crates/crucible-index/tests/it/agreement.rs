@@ -1,0 +1,117 @@
+//! `list` and `stats` from the index agree with a brute-force parse of every file.
+
+use std::path::Path;
+
+use crucible_core::SessionStore;
+use crucible_index::record::{FileStamp, SessionRecord};
+use crucible_index::{Filter, GroupBy, SessionIndex};
+use crucible_parser::{MarkdownCodec, parse_session};
+
+pub fn copy_fixtures() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/sessions");
+    for f in crucible_core::store::session_files(&src).unwrap() {
+        let to = dir.path().join(f.strip_prefix(&src).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&f, to).unwrap();
+    }
+    dir
+}
+
+/// Every session file parsed in full, as records.
+pub fn brute_force(root: &Path) -> Vec<SessionRecord> {
+    crucible_core::store::session_files(root)
+        .unwrap()
+        .into_iter()
+        .filter_map(|p| {
+            let bytes = std::fs::read(&p).ok()?;
+            let log = parse_session(&p, &bytes).ok()?;
+            let rel = crucible_index::scan::relative(root, &p);
+            Some(SessionRecord::from_summary(
+                rel,
+                &log.summary(),
+                FileStamp::default(),
+                false,
+            ))
+        })
+        .collect()
+}
+
+fn ids(records: &[&SessionRecord]) -> Vec<String> {
+    records.iter().map(|r| r.id.clone()).collect()
+}
+
+pub fn assert_agrees(root: &Path) {
+    let store = SessionStore::new(root, MarkdownCodec);
+    let opened = SessionIndex::new(&store).open(None, &|_, _| {}).unwrap();
+    let truth = brute_force(root);
+    assert_eq!(opened.index.sessions.len(), truth.len());
+    let filters = [
+        Filter::default(),
+        Filter {
+            status: Some(crucible_core::SessionStatus::Paused),
+            ..Filter::default()
+        },
+        Filter {
+            agent: Some("tester".into()),
+            ..Filter::default()
+        },
+        Filter {
+            agent: Some("orchestrator@1.0".into()),
+            ..Filter::default()
+        },
+        Filter {
+            channel: Some("dev".into()),
+            ..Filter::default()
+        },
+        Filter {
+            since_ms: Some(crucible_index::query::parse_bound("2025-12-10", false).unwrap()),
+            ..Filter::default()
+        },
+    ];
+    for f in &filters {
+        assert_eq!(
+            ids(&crucible_index::list(&opened.index.sessions, f, None)),
+            ids(&crucible_index::list(&truth, f, None)),
+            "{f:?}"
+        );
+    }
+    let phases = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();
+    let true_phases: Vec<_> = crucible_core::store::session_files(root)
+        .unwrap()
+        .into_iter()
+        .filter_map(|p| {
+            let log = parse_session(&p, &std::fs::read(&p).ok()?).ok()?;
+            Some(crucible_index::PhaseRecord::from_summary(
+                &crucible_index::scan::relative(root, &p),
+                &log.summary(),
+            ))
+        })
+        .flatten()
+        .collect();
+    for by in [
+        GroupBy::Agent,
+        GroupBy::Channel,
+        GroupBy::Status,
+        GroupBy::Model,
+        GroupBy::Day,
+        GroupBy::Phase,
+    ] {
+        for f in &filters {
+            assert_eq!(
+                crucible_index::stats(&opened.index.sessions, &phases, f, by),
+                crucible_index::stats(&truth, &true_phases, f, by),
+                "{by:?} {f:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn list_and_stats_agree_with_a_full_parse_on_the_fixtures() {
+    let dir = copy_fixtures();
+    assert_agrees(dir.path());
+    // Again from the index on disk, not the rebuild in memory.
+    assert!(dir.path().join(crucible_index::files::BASE).is_file());
+    assert_agrees(dir.path());
+}

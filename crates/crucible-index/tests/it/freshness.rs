@@ -1,0 +1,197 @@
+//! The index follows the files: saves through cru at once, other changes by
+//! the cheap check or `rebuild`, and it repairs itself.
+
+use std::sync::Arc;
+
+use crucible_core::{SessionStatus, SessionStore};
+use crucible_index::{IndexObserver, SessionIndex};
+use crucible_parser::MarkdownCodec;
+
+use crate::agreement::{assert_agrees, copy_fixtures};
+
+fn open(store: &SessionStore<MarkdownCodec>) -> crucible_index::Opened {
+    SessionIndex::new(store).open(None, &|_, _| {}).unwrap()
+}
+
+fn status_of(opened: &crucible_index::Opened, id: &str) -> Option<SessionStatus> {
+    opened
+        .index
+        .sessions
+        .iter()
+        .find(|s| s.id == id)
+        .map(|s| s.status)
+}
+
+#[test]
+fn files_added_removed_and_replaced_by_hand_are_seen() {
+    let dir = copy_fixtures();
+    let store = SessionStore::new(dir.path(), MarkdownCodec);
+    assert_eq!(open(&store).index.sessions.len(), 8);
+    // Added in a new folder.
+    std::fs::create_dir_all(dir.path().join("2026/01")).unwrap();
+    std::fs::copy(
+        dir.path().join("2025-12-11-write-tests.md"),
+        dir.path().join("2026/01/copy.md"),
+    )
+    .unwrap();
+    // Removed.
+    std::fs::remove_file(dir.path().join("2025-12-12-start-docs.md")).unwrap();
+    // Replaced the way editors save: a new file renamed over the old.
+    let p = dir.path().join("2025-11/2025-11-28-ci-failure.md");
+    let text = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("status: failed", "status: completed");
+    std::fs::write(dir.path().join("2025-11/.tmp"), text).unwrap();
+    std::fs::rename(dir.path().join("2025-11/.tmp"), &p).unwrap();
+    let o = open(&store);
+    assert_eq!(o.index.sessions.len(), 8);
+    assert_eq!(status_of(&o, "2025-12-12-start-docs"), None);
+    assert_eq!(
+        status_of(&o, "2025-11-28-ci-failure"),
+        Some(SessionStatus::Completed)
+    );
+    assert!(o.index.sessions.iter().any(|s| s.path == "2026/01/copy.md"));
+    assert_agrees(dir.path());
+}
+
+#[test]
+fn an_in_place_edit_waits_for_a_rebuild() {
+    let dir = copy_fixtures();
+    let store = SessionStore::new(dir.path(), MarkdownCodec);
+    open(&store);
+    let p = dir.path().join("2025-12-11-write-tests.md");
+    let text = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("status: completed", "status: failed");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&p)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    // Same inode, and a directory whose entries did not change: the cheap check may miss it...
+    let _ = open(&store);
+    // ...and `rebuild` (what `cru session index` runs) does not.
+    let o = SessionIndex::new(&store).rebuild(&|_, _| {}).unwrap();
+    assert_eq!(
+        status_of(&o, "2025-12-11-write-tests"),
+        Some(SessionStatus::Failed)
+    );
+}
+
+use std::io::Write;
+
+#[test]
+fn a_missing_or_corrupt_index_is_rebuilt_with_a_warning() {
+    let dir = copy_fixtures();
+    let store = SessionStore::new(dir.path(), MarkdownCodec);
+    let first = open(&store);
+    assert!(first.warnings.is_empty(), "{:?}", first.warnings);
+    let base = dir.path().join(crucible_index::files::BASE);
+    std::fs::write(
+        &base,
+        "format: cru-session-index\nversion: 1\nsessions[3]{path}:\n  x\n",
+    )
+    .unwrap();
+    let o = open(&store);
+    assert_eq!(o.warnings.len(), 1, "{:?}", o.warnings);
+    assert!(o.warnings[0].contains(".index.toon:3"), "{}", o.warnings[0]);
+    assert_eq!(o.index.sessions.len(), 8);
+    std::fs::write(&base, "format: cru-session-index\nversion: 99\n").unwrap();
+    assert!(open(&store).warnings[0].contains("version 99"));
+    std::fs::remove_file(&base).unwrap();
+    let o = open(&store);
+    assert!(o.warnings.is_empty(), "a missing index is simply built");
+    assert_eq!(o.index.sessions.len(), 8);
+}
+
+#[test]
+fn files_that_fail_to_parse_are_problems_not_silence() {
+    let dir = copy_fixtures();
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/invalid/unknown-status.md"),
+        dir.path().join("broken.md"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# Just notes\n").unwrap();
+    let store = SessionStore::new(dir.path(), MarkdownCodec);
+    let o = open(&store);
+    assert_eq!(o.index.sessions.len(), 8);
+    assert_eq!(
+        o.index.problems.len(),
+        1,
+        "notes are not sessions, so not problems"
+    );
+    assert_eq!(o.index.problems[0].path, "broken.md");
+    assert_eq!(o.index.problems[0].line, 5);
+}
+
+#[test]
+fn saves_through_the_store_update_the_index_at_once() {
+    let dir = copy_fixtures();
+    let plain = SessionStore::new(dir.path(), MarkdownCodec);
+    open(&plain);
+    let store = SessionStore::new(dir.path(), MarkdownCodec)
+        .with_observer(Arc::new(IndexObserver::new(dir.path())));
+    let config = crucible_core::SessionConfig::default();
+    let mut rec = crucible_core::Recorder::start(
+        &store,
+        &crucible_core::StartOptions {
+            title: Some("Live".into()),
+            ..Default::default()
+        },
+        &config,
+    )
+    .unwrap();
+    rec.phase(
+        "One",
+        Some("coder@1.0".parse().unwrap()),
+        Some("dev".into()),
+    )
+    .unwrap();
+    rec.tool_call("ls", "", None, false).unwrap();
+    let id = rec.id().to_string();
+    // The phase boundary folded and told the index; the buffered call is in the journal.
+    rec.close().unwrap();
+    let delta = crucible_index::files::load_delta(dir.path()).unwrap();
+    assert!(
+        delta.sessions.iter().any(|s| s.id == id),
+        "the save wrote a delta row"
+    );
+    let o = open(&plain);
+    let r = o.index.sessions.iter().find(|s| s.id == id).unwrap();
+    assert_eq!(
+        r.counts.tool_calls, 1,
+        "live sessions are read with their journal"
+    );
+    let mut rec = crucible_core::Recorder::open(&store, &id, &config, false).unwrap();
+    rec.pause(None).unwrap();
+    rec.close().unwrap();
+    assert_eq!(status_of(&open(&plain), &id), Some(SessionStatus::Paused));
+    assert_agrees(dir.path());
+}
+
+#[test]
+fn idle_sessions_are_paused_when_the_index_is_refreshed() {
+    let dir = copy_fixtures();
+    let store = SessionStore::new(dir.path(), MarkdownCodec);
+    let p = dir.path().join("2025-12-12-start-docs.md");
+    std::fs::File::options()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(7200))
+        .unwrap();
+    let o = SessionIndex::new(&store)
+        .open(Some(std::time::Duration::from_secs(3600)), &|_, _| {})
+        .unwrap();
+    assert_eq!(o.paused, ["2025-12-12-start-docs"]);
+    assert_eq!(
+        status_of(&o, "2025-12-12-start-docs"),
+        Some(SessionStatus::Paused)
+    );
+    let log = store.load("2025-12-12-start-docs").unwrap().1;
+    assert_eq!(log.frontmatter.resume_point.unwrap().to_string(), "phase-1");
+}

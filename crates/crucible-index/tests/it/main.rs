@@ -1,0 +1,5 @@
+//! Integration tests of crucible-index.
+
+mod agreement;
+mod freshness;
+mod toon_compat;

@@ -1,0 +1,160 @@
+//! Our streaming TOON against toon-format, in both directions.
+
+use crucible_core::{Counts, SessionStatus};
+use crucible_index::files::{self, Index};
+use crucible_index::record::{FileStamp, Problem, SessionRecord};
+use proptest::prelude::*;
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-zA-Z0-9 ,:\"\\\\{}\\[\\]#\\-@.→é\t\n]{0,16}",
+        Just("null".to_owned()),
+        Just("true".to_owned()),
+        Just("42".to_owned()),
+        Just("-1.5".to_owned()),
+        Just(String::new()),
+        Just(" padded ".to_owned()),
+        Just("- dash".to_owned()),
+    ]
+}
+
+fn record() -> impl Strategy<Value = SessionRecord> {
+    (
+        (
+            "[a-z0-9/-]{1,12}\\.md",
+            "[a-z0-9-]{1,12}",
+            prop::sample::select(SessionStatus::ALL.to_vec()),
+        ),
+        (
+            proptest::option::of(text()),
+            proptest::option::of(text()),
+            proptest::option::of(text()),
+        ),
+        (
+            prop::collection::vec("[a-z]{1,5}@[0-9]", 0..3),
+            proptest::option::of(any::<u64>()),
+            any::<u64>(),
+            any::<bool>(),
+        ),
+    )
+        .prop_map(
+            |((path, id, status), (title, channel, model), (participants, tokens, n, live))| {
+                SessionRecord {
+                    path,
+                    id,
+                    status,
+                    started: "2025-12-05T14:32:15Z".into(),
+                    ended: None,
+                    duration_ms: tokens.map(|t| t % 1_000_000),
+                    title,
+                    channel,
+                    model,
+                    participants,
+                    agents: Vec::new(),
+                    tokens_used: tokens,
+                    phases: n % 50,
+                    counts: Counts {
+                        tool_calls: n % 7,
+                        ..Counts::default()
+                    },
+                    resume_point: None,
+                    parent: None,
+                    live,
+                    stamp: FileStamp {
+                        ino: n,
+                        mtime_ns: n / 3,
+                        size: n % 99,
+                    },
+                }
+            },
+        )
+}
+
+fn index() -> impl Strategy<Value = Index> {
+    (
+        prop::collection::vec(record(), 0..6),
+        prop::collection::vec(("[a-z]{1,8}\\.md", text()), 0..2),
+    )
+        .prop_map(|(mut sessions, problems)| {
+            sessions.sort_by(|a, b| a.path.cmp(&b.path));
+            sessions.dedup_by(|a, b| a.path == b.path);
+            Index {
+                sessions,
+                problems: problems
+                    .into_iter()
+                    .map(|(path, message)| Problem {
+                        path,
+                        line: 3,
+                        message,
+                        stamp: FileStamp::default(),
+                    })
+                    .collect(),
+                dirs: vec![files::DirStamp {
+                    path: String::new(),
+                    mtime_ns: 7,
+                }],
+            }
+        })
+}
+
+/// What a record looks like as toon-format sees the row: lists are one
+/// space-separated string, absent values null, numbers numbers.
+fn as_json(index: &Index) -> serde_json::Value {
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            serde_json::Value::Null
+        } else {
+            v.join(" ").into()
+        }
+    };
+    let sessions: Vec<serde_json::Value> = index
+        .sessions
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "path": s.path, "id": s.id, "status": s.status.as_str(), "started": s.started, "ended": s.ended,
+                "duration_ms": s.duration_ms, "title": s.title, "channel": s.channel, "model": s.model,
+                "participants": list(&s.participants), "agents": list(&s.agents), "tokens_used": s.tokens_used,
+                "phases": s.phases, "tool_calls": s.counts.tool_calls, "failed_tool_calls": s.counts.failed_tool_calls,
+                "decisions": s.counts.decisions, "errors": s.counts.errors, "user_interventions": s.counts.user_interventions,
+                "subagents": s.counts.subagents, "resume_point": s.resume_point, "parent": s.parent, "live": u64::from(s.live),
+                "ino": s.stamp.ino, "mtime_ns": s.stamp.mtime_ns, "size": s.stamp.size,
+            })
+        })
+        .collect();
+    let problems: Vec<serde_json::Value> = index
+        .problems
+        .iter()
+        .map(|p| serde_json::json!({"path": p.path, "line": p.line, "message": p.message, "ino": p.stamp.ino, "mtime_ns": p.stamp.mtime_ns, "size": p.stamp.size}))
+        .collect();
+    let dirs: Vec<serde_json::Value> = index
+        .dirs
+        .iter()
+        .map(|d| serde_json::json!({"path": d.path, "mtime_ns": d.mtime_ns}))
+        .collect();
+    serde_json::json!({"format": files::FORMAT, "version": files::VERSION, "sessions": sessions, "problems": problems, "dirs": dirs})
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// toon-format decodes what we write to the same values.
+    #[test]
+    fn toon_format_reads_our_index(index in index()) {
+        let text = files::base_text(&index);
+        let theirs: serde_json::Value = toon_format::decode_default(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(theirs, as_json(&index), "{}", text);
+    }
+
+    /// We read what toon-format writes for the same data.
+    #[test]
+    fn we_read_what_toon_format_writes(index in index()) {
+        let text = toon_format::encode_default(&as_json(&index)).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(files::BASE), &text).unwrap();
+        let ours = files::load(dir.path()).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(ours.sessions, index.sessions, "{}", text);
+        prop_assert_eq!(ours.problems, index.problems);
+        prop_assert_eq!(ours.dirs, index.dirs);
+    }
+}
