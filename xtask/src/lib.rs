@@ -3,4 +3,5 @@
 pub mod bench;
 pub mod corpus;
 pub mod docs;
+pub mod index_bench;
 pub mod record_bench;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use xtask::{bench, corpus, docs, record_bench};
+use xtask::{bench, corpus, docs, index_bench, record_bench};
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
 #[global_allocator]
@@ -27,6 +27,7 @@ enum Only {
     All,
     Parse,
     Record,
+    Index,
 }
 
 #[derive(Debug, Subcommand)]
@@ -54,6 +55,9 @@ enum Task {
         /// Where the corpus lives (reused when it matches the spec).
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Sessions in the index benchmark's corpus (2–12 KB each).
+        #[arg(long, default_value_t = 100_000)]
+        index_sessions: usize,
         /// Which benchmarks to run.
         #[arg(long, value_enum, default_value = "all")]
         only: Only,
@@ -74,6 +78,7 @@ fn main() -> anyhow::Result<()> {
             seed,
             dir,
             only,
+            index_sessions,
         } => {
             let spec = corpus::CorpusSpec {
                 sessions,
@@ -81,13 +86,26 @@ fn main() -> anyhow::Result<()> {
                 max_bytes: max_kb * 1024,
                 seed,
             };
-            if only != Only::Record {
+            if matches!(only, Only::All | Only::Parse) {
                 let dir = dir.unwrap_or_else(|| root.join("target").join(spec.dir_name()));
                 corpus::ensure(&dir, &spec)?;
                 print!("{}", bench::run(&dir, 5)?);
                 println!();
             }
-            if only != Only::Parse {
+            if matches!(only, Only::All | Only::Index) {
+                let spec = corpus::CorpusSpec {
+                    sessions: index_sessions,
+                    min_bytes: 2 * 1024,
+                    max_bytes: 12 * 1024,
+                    seed,
+                };
+                let dir = root.join("target").join(spec.dir_name());
+                corpus::ensure(&dir, &spec)?;
+                let cru = record_bench::cru_binary(&root)?;
+                print!("{}", index_bench::run(&cru, &dir, 3)?);
+                println!();
+            }
+            if matches!(only, Only::All | Only::Record) {
                 let scratch = root.join("target/bench-record");
                 print!("{}", record_bench::run(&root, &scratch, 1_000, 10_000, 51)?);
             }

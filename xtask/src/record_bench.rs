@@ -55,7 +55,7 @@ pub fn record_session(dir: &Path, calls: usize, save: SaveMode) -> anyhow::Resul
 }
 
 /// The `cru` release binary, built if needed.
-fn cru_binary(root: &Path) -> anyhow::Result<PathBuf> {
+pub fn cru_binary(root: &Path) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
         .args(["build", "--quiet", "--release", "-p", "crucible-cli"])

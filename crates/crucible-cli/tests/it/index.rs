@@ -1,0 +1,173 @@
+//! `cru session list`, `stats` and `index` on the fixtures.
+
+use crate::kiln::{TestKiln, fixtures};
+
+#[test]
+fn list_is_newest_first_with_the_spec_columns() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "list"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @r"
+    id                         status     started               participants
+    2025-12-12-long-migration  completed  2025-12-12T10:00:00Z  dba@3.2, checker@1.0
+    2025-12-12-start-docs      active     2025-12-12T08:00:00Z  writer@0.9
+    2025-12-11-write-tests     completed  2025-12-11T14:10:00Z  tester@1.1
+    2025-12-11-refactor-store  completed  2025-12-11T13:00:00Z  orchestrator@1.0, tester@1.1
+    2025-12-10-investigate-ci  completed  2025-12-10T09:30:00Z  debugger@0.3
+    2025-12-10-fix-flaky-test  paused     2025-12-10T09:15:00Z  orchestrator@1.0, debugger@0.3
+    2025-12-05-feature-impl    completed  2025-12-05T14:32:15Z  orchestrator@1.0, researcher@1.2, coder@1.0
+    2025-11-28-ci-failure      failed     2025-11-28T17:02:11Z  release-bot@2.0
+    ");
+    assert_eq!(out.stderr, "");
+}
+
+#[test]
+fn list_filters() {
+    let kiln = TestKiln::with_fixtures();
+    let ids = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["session", "list", "--format", "json"];
+        all.extend_from_slice(args);
+        let out = kiln.run(&all);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let v: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).unwrap();
+        v.iter()
+            .map(|r| r["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(ids(&["--status", "paused"]), ["2025-12-10-fix-flaky-test"]);
+    assert_eq!(
+        ids(&["--agent", "tester"]),
+        ["2025-12-11-write-tests", "2025-12-11-refactor-store"]
+    );
+    assert_eq!(
+        ids(&["--agent", "debugger@0.3", "--channel", "dev"]),
+        ["2025-12-10-investigate-ci", "2025-12-10-fix-flaky-test"]
+    );
+    assert_eq!(ids(&["--model", "gpt-4o"]), ["2025-11-28-ci-failure"]);
+    assert_eq!(
+        ids(&["--since", "2025-12-11", "--until", "2025-12-11"]),
+        ["2025-12-11-write-tests", "2025-12-11-refactor-store"]
+    );
+    assert_eq!(ids(&["--limit", "1"]), ["2025-12-12-long-migration"]);
+    let out = kiln.run(&["session", "list", "--status", "done"]);
+    assert_eq!(out.code, 2);
+    let out = kiln.run(&["session", "list", "--since", "last week"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("--since: `last week` is not an ISO-8601 timestamp"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn list_toon_is_read_by_toon_format() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "list", "--status", "failed", "--format", "toon"]);
+    assert_eq!(out.code, 0);
+    let v: serde_json::Value = toon_format::decode_default(&out.stdout).unwrap();
+    assert_eq!(v["sessions"][0]["id"], "2025-11-28-ci-failure");
+}
+
+#[test]
+fn stats_by_status_with_a_total() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "stats", "--group-by", "status"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @r"
+    group      sessions   tokens         avg      min        max  failed  errors  user
+    active            1        0           -        -          -       -       0     0
+    completed         5   88,140  2h 47m 49s   11m 0s  8h 30m 0s    0.0%       3     1
+    failed            1    4,022     38m 41s  38m 41s    38m 41s  100.0%       1     1
+    paused            1    9,120           -        -          -       -       1     1
+    total             8  101,282  2h 26m 18s   11m 0s  8h 30m 0s   16.7%       5     3
+    ");
+    let out = kiln.run(&[
+        "session",
+        "stats",
+        "--group-by",
+        "agent",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let tester = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["group"] == "tester")
+        .unwrap();
+    assert_eq!(tester["sessions"], 2);
+    assert_eq!(v["total"]["sessions"], 8);
+}
+
+#[test]
+fn a_deleted_or_corrupt_index_gives_the_same_answer() {
+    let kiln = TestKiln::with_fixtures();
+    let before = kiln.run(&["session", "list", "--format", "json"]).stdout;
+    let index = kiln.sessions().join(".index.toon");
+    assert!(index.is_file());
+    std::fs::write(&index, "garbage\n  more garbage\n").unwrap();
+    let out = kiln.run(&["session", "list", "--format", "json"]);
+    assert_eq!(out.stdout, before);
+    assert!(
+        out.stderr.starts_with("warning: index rebuilt: "),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "one line: {}", out.stderr);
+    std::fs::remove_file(&index).unwrap();
+    let out = kiln.run(&["session", "list", "--format", "json"]);
+    assert_eq!(out.stdout, before);
+}
+
+#[test]
+fn index_check_reports_problems_and_list_still_lists() {
+    let kiln = TestKiln::with_fixtures();
+    kiln.write(
+        "broken.md",
+        &std::fs::read_to_string(fixtures().join("invalid/unknown-status.md")).unwrap(),
+    );
+    let out = kiln.run(&["session", "index", "--check"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.stdout, @"[KILN]/.crucible/sessions/broken.md:5: status `done` is not one of active, paused, completed, failed");
+    let out = kiln.run(&["session", "list"]);
+    assert_eq!(out.code, 0);
+    assert_eq!(out.stdout.lines().count(), 9);
+    assert!(
+        out.stderr.contains("1 session file(s) could not be read"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn sessions_recorded_through_cru_are_listed_at_once() {
+    let kiln = TestKiln::with_fixtures();
+    assert_eq!(kiln.run(&["session", "list"]).code, 0);
+    let id = kiln
+        .run(&[
+            "session",
+            "start",
+            "--title",
+            "new one",
+            "--agent",
+            "coder@1.0",
+        ])
+        .stdout
+        .trim()
+        .to_owned();
+    let out = kiln.run(&["session", "list", "--agent", "coder", "--format", "json"]);
+    let v: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).unwrap();
+    assert!(v.iter().any(|r| r["id"] == id.as_str()), "{}", out.stdout);
+    assert_eq!(
+        kiln.run(&["session", "log", "--session", &id, "tool", "ls"])
+            .code,
+        0
+    );
+    let out = kiln.run(&["session", "list", "--agent", "coder", "--format", "json"]);
+    let v: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).unwrap();
+    let r = v.iter().find(|r| r["id"] == id.as_str()).unwrap();
+    assert_eq!(r["tool_calls"], 1, "the journal's event is counted");
+}

@@ -1,0 +1,213 @@
+//! The index at 100,000 sessions, against ripgrep and grep over the same
+//! files, in one run: whole processes, warm page cache, best of several runs.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use crucible_core::SessionStore;
+use crucible_parser::MarkdownCodec;
+
+/// One command's best time and its peak memory (max resident set, KB).
+#[derive(Debug, Clone)]
+pub struct Measured {
+    pub best: Duration,
+    pub peak_kb: Option<u64>,
+}
+
+/// Runs `cmd` `runs` times; the best wall time, and the peak RSS reported by
+/// GNU time when it is installed.
+pub fn measure(program: &Path, args: &[&str], runs: usize) -> anyhow::Result<Option<Measured>> {
+    let gnu_time = Path::new("/usr/bin/time").exists();
+    let mut best = Duration::MAX;
+    let mut peak = None;
+    for _ in 0..runs.max(1) {
+        let report = tempfile::NamedTempFile::new()?;
+        let mut cmd = if gnu_time {
+            let mut c = Command::new("/usr/bin/time");
+            c.arg("-f")
+                .arg("%M")
+                .arg("-o")
+                .arg(report.path())
+                .arg(program);
+            c
+        } else {
+            Command::new(program)
+        };
+        cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
+        let t = Instant::now();
+        let status = match cmd.status() {
+            Ok(s) => s,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let elapsed = t.elapsed();
+        // grep and rg exit 1 when nothing matches; anything above is a failure.
+        anyhow::ensure!(
+            status.code().is_some_and(|c| c <= 1),
+            "{} failed: {status}",
+            program.display()
+        );
+        best = best.min(elapsed);
+        if gnu_time {
+            let kb: Option<u64> = std::fs::read_to_string(report.path())?
+                .lines()
+                .last()
+                .and_then(|l| l.trim().parse().ok());
+            peak = peak.max(kb);
+        }
+    }
+    Ok(Some(Measured {
+        best,
+        peak_kb: peak,
+    }))
+}
+
+fn which(program: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|d| Path::new(d).join(program))
+        .find(|p| p.is_file())
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn mb(m: &Measured) -> String {
+    m.peak_kb.map_or_else(
+        || "n/a".to_owned(),
+        |kb| format!("{:.0} MB", kb as f64 / 1024.0),
+    )
+}
+
+fn remove_index(dir: &Path) {
+    for f in [
+        crucible_index::files::BASE,
+        crucible_index::files::PHASES,
+        crucible_index::files::DELTA,
+    ] {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+}
+
+/// The index rows of `cargo xtask bench`, over the corpus in `dir`.
+pub fn run(cru: &Path, dir: &Path, runs: usize) -> anyhow::Result<String> {
+    let d = dir.to_str().context("corpus path is not UTF-8")?;
+    let mut out = String::new();
+    let files = crucible_core::store::session_files(dir)?.len();
+    let bytes: u64 = crucible_core::store::session_files(dir)?
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    writeln!(
+        out,
+        "index corpus: {d} ({files} sessions, {:.0} MB)",
+        bytes as f64 / 1e6
+    )?;
+    writeln!(out, "| operation | time | peak memory | target |")?;
+    writeln!(out, "|---|---:|---:|---|")?;
+    // Warm the page cache the way every row after it sees it.
+    let _ = measure(&which("cat").unwrap_or_else(|| "/bin/cat".into()), &[], 1);
+    let rg = match which("rg") {
+        Some(rg) => measure(&rg, &["-l", "status: paused", d], runs)?,
+        None => None,
+    };
+    match &rg {
+        Some(m) => writeln!(
+            out,
+            "| `rg -l 'status: paused'` | {:.0} ms | {} | baseline |",
+            ms(m.best),
+            mb(m)
+        )?,
+        None => writeln!(
+            out,
+            "| `rg -l 'status: paused'` | not installed (`apt-get install ripgrep`) | | |"
+        )?,
+    }
+    if let Some(grep) = which("grep") {
+        if let Some(m) = measure(&grep, &["-rl", "status: paused", d], runs)? {
+            writeln!(
+                out,
+                "| `grep -rl 'status: paused'` | {:.0} ms | {} | (for reference) |",
+                ms(m.best),
+                mb(&m)
+            )?;
+        }
+    }
+    let rg_ms = rg.as_ref().map(|m| ms(m.best));
+    remove_index(dir);
+    let rebuild =
+        measure(cru, &["session", "index", "--rebuild", "--dir", d], runs)?.context("cru")?;
+    let ratio = rg_ms.map_or(String::new(), |r| {
+        format!(" ({:.1}× rg)", ms(rebuild.best) / r)
+    });
+    writeln!(
+        out,
+        "| `cru session index --rebuild` | {:.0} ms{ratio} | {} | ≤ 3× rg |",
+        ms(rebuild.best),
+        mb(&rebuild)
+    )?;
+    let list = measure(
+        cru,
+        &[
+            "session", "list", "--status", "paused", "--format", "json", "--dir", d,
+        ],
+        runs,
+    )?
+    .context("cru")?;
+    let speedup = rg_ms.map_or(String::new(), |r| {
+        format!(" ({:.1}× faster than rg)", r / ms(list.best))
+    });
+    writeln!(
+        out,
+        "| `cru session list --status paused --format json` | {:.0} ms{speedup} | {} | ≥ 6× faster than rg |",
+        ms(list.best),
+        mb(&list)
+    )?;
+    let stats = measure(
+        cru,
+        &["session", "stats", "--group-by", "agent", "--dir", d],
+        runs,
+    )?
+    .context("cru")?;
+    writeln!(
+        out,
+        "| `cru session stats --group-by agent` | {:.0} ms | {} | < 100 ms |",
+        ms(stats.best),
+        mb(&stats)
+    )?;
+    let update = index_update(dir, runs.max(5))?;
+    writeln!(
+        out,
+        "| index update after one save (library, median) | {:.2} ms | | < 20 ms |",
+        ms(update)
+    )?;
+    Ok(out)
+}
+
+/// The time the index observer takes for one saved session, median of `runs`.
+fn index_update(dir: &Path, runs: usize) -> anyhow::Result<Duration> {
+    use crucible_core::StoreObserver;
+    let store = SessionStore::new(dir, MarkdownCodec);
+    let path = crucible_core::store::session_files(dir)?
+        .into_iter()
+        .next()
+        .context("empty corpus")?;
+    let log = store.load_path(&path)?;
+    let observer = crucible_index::IndexObserver::new(dir);
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            observer.written(&path, &log);
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    let _ = crucible_index::files::remove_delta(dir);
+    Ok(times[times.len() / 2])
+}
