@@ -129,15 +129,17 @@ pub fn run(cru: &Path, dir: &Path, runs: usize) -> anyhow::Result<String> {
             "| `rg -l 'status: paused'` | not installed (`apt-get install ripgrep`) | | |"
         )?,
     }
-    if let Some(grep) = which("grep") {
-        if let Some(m) = measure(&grep, &["-rl", "status: paused", d], runs)? {
-            writeln!(
-                out,
-                "| `grep -rl 'status: paused'` | {:.0} ms | {} | (for reference) |",
-                ms(m.best),
-                mb(&m)
-            )?;
-        }
+    let grep = match which("grep") {
+        Some(grep) => measure(&grep, &["-rl", "status: paused", d], runs)?,
+        None => None,
+    };
+    if let Some(m) = grep {
+        writeln!(
+            out,
+            "| `grep -rl 'status: paused'` | {:.0} ms | {} | (for reference) |",
+            ms(m.best),
+            mb(&m)
+        )?;
     }
     let rg_ms = rg.as_ref().map(|m| ms(m.best));
     remove_index(dir);
