@@ -262,11 +262,33 @@ pub fn load_phases(dir: &Path) -> Result<Vec<PhaseRecord>, IndexFileError> {
     Ok(phases)
 }
 
+/// Writes an index file. An existing one is overwritten in place rather
+/// than replaced by a rename: a rename would change the directory's mtime,
+/// which is exactly what the freshness check watches. A crash mid-write
+/// leaves a corrupt index, which is detected and rebuilt; readers never see
+/// a partial one, because writers hold the directory lock.
 fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
-    write_atomic(path, text.as_bytes()).map_err(|source| IndexFileError::Io {
+    let io = |source| IndexFileError::Io {
         path: path.to_owned(),
         source,
-    })
+    };
+    if path.exists() {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(path)
+            .map_err(io)?;
+        f.write_all(text.as_bytes()).map_err(io)
+    } else {
+        write_atomic(path, text.as_bytes()).map_err(io)
+    }
+}
+
+/// The root's current stamp, if it differs from the one in `dirs`.
+fn moved_root(root: &Path, dirs: &[DirStamp]) -> Option<DirStamp> {
+    let now = crate::scan::dir_stamp(root, root)?;
+    (dirs.iter().find(|d| d.path.is_empty()) != Some(&now)).then_some(now)
 }
 
 fn header(out: &mut String) {
@@ -327,8 +349,17 @@ pub fn write_all(
     phase_body: &str,
 ) -> Result<(), IndexFileError> {
     write(&dir.join(PHASES), &phases_text(phase_rows, phase_body))?;
+    remove_delta(dir)?;
     write(&dir.join(BASE), &base_text(index))?;
-    remove_delta(dir)
+    // The root's stamp is taken after the files exist, so creating them
+    // does not read as a change next time.
+    if let Some(now) = moved_root(dir, &index.dirs) {
+        let mut index = index.clone();
+        index.dirs.retain(|d| !d.path.is_empty());
+        index.dirs.push(now);
+        write(&dir.join(BASE), &base_text(&index))?;
+    }
+    Ok(())
 }
 
 pub fn remove_delta(dir: &Path) -> Result<(), IndexFileError> {
@@ -342,6 +373,27 @@ pub fn remove_delta(dir: &Path) -> Result<(), IndexFileError> {
 }
 
 pub fn write_delta(dir: &Path, delta: &Delta) -> Result<(), IndexFileError> {
+    write(&dir.join(DELTA), &delta_text(delta))?;
+    // Creating the delta moved the root's mtime: record that, in place.
+    let mut known = load_base_dirs(dir).unwrap_or_default();
+    for d in &delta.dirs {
+        known.retain(|x| x.path != d.path);
+        known.push(d.clone());
+    }
+    if let Some(now) = moved_root(dir, &known) {
+        let mut delta = delta.clone();
+        delta.set_dir(now);
+        write(&dir.join(DELTA), &delta_text(&delta))?;
+    }
+    Ok(())
+}
+
+/// The directories table of the base alone.
+fn load_base_dirs(dir: &Path) -> Result<Vec<DirStamp>, IndexFileError> {
+    Light::load(dir)?.dirs()
+}
+
+fn delta_text(delta: &Delta) -> String {
     let mut out = String::new();
     toon::write_scalar(&mut out, "version", Cell::Num(VERSION));
     sessions_table(&mut out, &delta.sessions);
@@ -355,5 +407,97 @@ pub fn write_delta(dir: &Path, delta: &Delta) -> Result<(), IndexFileError> {
         toon::write_row(&mut out, &[Cell::Str(r)]);
     }
     dirs_table(&mut out, &delta.dirs);
-    write(&dir.join(DELTA), &out)
+    out
+}
+
+/// The base file's text, with the delta beside it, for queries that read
+/// rows one at a time instead of building every record.
+#[derive(Debug)]
+pub struct Light {
+    path: PathBuf,
+    text: String,
+    pub delta: Delta,
+}
+
+impl Light {
+    pub fn load(dir: &Path) -> Result<Self, IndexFileError> {
+        let path = dir.join(BASE);
+        let text = read(&path)?;
+        let light = Self {
+            path,
+            text,
+            delta: load_delta(dir)?,
+        };
+        let doc = parse_doc(&light.path, &light.text)?;
+        if doc.scalar("format") != Some(FORMAT) {
+            return Err(corrupt(&light.path, 1, format!("not a {FORMAT} file")));
+        }
+        Ok(light)
+    }
+
+    fn doc(&self) -> Result<toon::Document<'_>, IndexFileError> {
+        parse_doc(&self.path, &self.text)
+    }
+
+    /// Directories of the base, with the delta's applied.
+    pub fn dirs(&self) -> Result<Vec<DirStamp>, IndexFileError> {
+        let mut dirs = rows(&self.path, &self.doc()?, "dirs", DIR_FIELDS, dir_stamp)?;
+        for d in &self.delta.dirs {
+            dirs.retain(|x| x.path != d.path);
+            dirs.push(d.clone());
+        }
+        Ok(dirs)
+    }
+
+    /// Problems of the base, with the delta's applied.
+    pub fn problems(&self) -> Result<Vec<Problem>, IndexFileError> {
+        let paths = self.delta.paths();
+        let mut problems = rows(
+            &self.path,
+            &self.doc()?,
+            "problems",
+            PROBLEM_FIELDS,
+            Problem::from_cells,
+        )?;
+        problems.retain(|p| !paths.contains(p.path.as_str()));
+        problems.extend(self.delta.problems.iter().cloned());
+        Ok(problems)
+    }
+
+    /// Calls `each` with the cells (in `SESSION_FIELDS` order) of every base
+    /// session row the delta does not replace. The delta's own sessions are
+    /// in `self.delta`.
+    pub fn scan(
+        &self,
+        mut each: impl FnMut(&[&str]) -> Result<(), String>,
+    ) -> Result<(), IndexFileError> {
+        let doc = self.doc()?;
+        let Some(t) = doc.table("sessions") else {
+            return Ok(());
+        };
+        let columns = Columns::new(t, SESSION_FIELDS);
+        let replaced = self.delta.paths();
+        let mut cells = Vec::with_capacity(SESSION_FIELDS.len());
+        let mut ordered = Vec::with_capacity(SESSION_FIELDS.len());
+        for (i, row) in t.rows.iter().enumerate() {
+            toon::split_row(row, &mut cells)
+                .and_then(|()| {
+                    columns.order(&cells, &mut ordered);
+                    if !replaced.is_empty()
+                        && replaced.contains(toon::text(ordered[0])?.unwrap_or_default().as_ref())
+                    {
+                        return Ok(());
+                    }
+                    each(&ordered)
+                })
+                .map_err(|m| {
+                    corrupt(
+                        &self.path,
+                        i + 1,
+                        format!("table `sessions`, row {}: {m}", i + 1),
+                    )
+                })?;
+        }
+        Ok(())
+    }
 }

@@ -18,6 +18,7 @@ pub mod scan;
 pub mod stats;
 pub mod toon;
 
+use std::collections::HashSet;
 use std::time::{Duration, SystemTime};
 
 use crucible_core::{SessionStatus, SessionStore};
@@ -26,7 +27,7 @@ use crucible_parser::MarkdownCodec;
 pub use files::{Index, IndexFileError};
 pub use observer::{IndexObserver, compact};
 pub use query::{Filter, list};
-pub use record::{FileStamp, PhaseRecord, Problem, SessionRecord};
+pub use record::{Facts, FileStamp, PhaseRecord, Problem, SessionRecord};
 pub use stats::{GroupBy, StatsRow, stats};
 
 /// Errors that do stop an index command: the sessions directory itself
@@ -133,6 +134,120 @@ impl<'s> SessionIndex<'s> {
             opened.paused = self.pause_idle(&mut opened.index, idle);
         }
         Ok(opened)
+    }
+
+    /// Visits every session: `each` gets its facts and a way to decode the
+    /// whole record (called only for the rows a query keeps). When no
+    /// directory changed since the index was written, rows are read straight
+    /// from the file; otherwise the index is refreshed (or rebuilt) first.
+    /// Returns what `open` returns, without the records.
+    pub fn visit(
+        &self,
+        idle: Option<Duration>,
+        progress: &(dyn Fn(usize, usize) + Sync),
+        each: &mut dyn FnMut(&Facts<'_>, &dyn Fn() -> Result<SessionRecord, String>),
+    ) -> Result<Opened, IndexError> {
+        if let Some(visited) = self.visit_fast(idle, each) {
+            return Ok(visited);
+        }
+        let opened = self.open(idle, progress)?;
+        for r in &opened.index.sessions {
+            each(&Facts::of(r), &|| Ok(r.clone()));
+        }
+        Ok(opened)
+    }
+
+    /// The fast path of [`SessionIndex::visit`]; `None` to take the slow one.
+    fn visit_fast(
+        &self,
+        idle: Option<Duration>,
+        each: &mut dyn FnMut(&Facts<'_>, &dyn Fn() -> Result<SessionRecord, String>),
+    ) -> Option<Opened> {
+        let root = self.store.dir();
+        let shared = crucible_core::DirLock::acquire_shared(root);
+        let light = files::Light::load(root).ok()?;
+        let dirs = light.dirs().ok()?;
+        let unchanged = dirs.iter().all(|d| {
+            let dir = if d.path.is_empty() {
+                root.to_owned()
+            } else {
+                root.join(&d.path)
+            };
+            scan::dir_stamp(root, &dir).is_some_and(|now| now.mtime_ns == d.mtime_ns)
+        });
+        if !unchanged || dirs.is_empty() {
+            return None;
+        }
+        let now = SystemTime::now();
+        // Live and idle sessions are visited after the scan, read afresh.
+        let mut later: Vec<String> = Vec::new();
+        let mut idle_candidates: Vec<String> = Vec::new();
+        let scanned = light.scan(|cells| {
+            let facts = Facts::from_cells(cells)?;
+            if cells[21] == "1" {
+                later.push(facts.path.into_owned());
+                return Ok(());
+            }
+            if let (Some(limit), SessionStatus::Active) = (idle, facts.status) {
+                let quiet = std::fs::metadata(root.join(facts.path.as_ref()))
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|m| now.duration_since(m).ok())
+                    .is_some_and(|q| q > limit);
+                if quiet {
+                    idle_candidates.push(facts.path.into_owned());
+                    return Ok(());
+                }
+            }
+            each(&facts, &|| SessionRecord::from_cells(cells));
+            Ok(())
+        });
+        if scanned.is_err() {
+            return None;
+        }
+        let problems = light.problems().ok()?;
+        drop(shared);
+        for r in &light.delta.sessions {
+            if r.live {
+                later.push(r.path.clone());
+            } else {
+                each(&Facts::of(r), &|| Ok(r.clone()));
+            }
+        }
+        let mut paused_paths = HashSet::new();
+        if let Some(limit) = idle {
+            for path in idle_candidates {
+                if let Ok(true) =
+                    crucible_core::pause_if_idle(self.store, &root.join(&path), limit, now)
+                {
+                    paused_paths.insert(path.clone());
+                }
+                later.push(path);
+            }
+        }
+        let mut index = Index {
+            sessions: Vec::new(),
+            problems,
+            dirs,
+        };
+        let mut paused = Vec::new();
+        for path in later {
+            match scan::index_file(self.store, &root.join(&path)) {
+                scan::Entry::Session(r, _) => {
+                    if paused_paths.contains(&path) {
+                        paused.push(r.id.clone());
+                    }
+                    each(&Facts::of(&r), &|| Ok((*r).clone()));
+                }
+                scan::Entry::Problem(p) => index.problems.push(p),
+                scan::Entry::NotASession => {}
+            }
+        }
+        Some(Opened {
+            index,
+            warnings: Vec::new(),
+            paused,
+        })
     }
 
     /// Every phase record, for `stats --group-by phase`.

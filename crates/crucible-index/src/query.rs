@@ -2,7 +2,7 @@
 
 use crucible_core::{SessionStatus, Timestamp};
 
-use crate::record::SessionRecord;
+use crate::record::{Facts, SessionRecord};
 
 /// What `list` and `stats` filter on. Every field narrows; `None` matches all.
 #[derive(Debug, Clone, Default)]
@@ -41,7 +41,7 @@ fn agent_matches(candidate: &str, query: &str) -> bool {
 }
 
 impl Filter {
-    pub fn matches(&self, r: &SessionRecord) -> bool {
+    pub fn matches(&self, r: &Facts<'_>) -> bool {
         if self.status.is_some_and(|s| s != r.status) {
             return false;
         }
@@ -79,18 +79,26 @@ impl Filter {
 }
 
 /// The matching sessions, newest first (ties by id), at most `limit`.
-pub fn list<'a>(
-    sessions: &'a [SessionRecord],
+pub fn list(
+    sessions: &[SessionRecord],
     filter: &Filter,
     limit: Option<usize>,
-) -> Vec<&'a SessionRecord> {
-    let mut out: Vec<(i64, &SessionRecord)> = sessions
+) -> Vec<SessionRecord> {
+    let matching = sessions
         .iter()
-        .filter(|r| filter.matches(r))
-        .map(|r| (r.started_ms(), r))
+        .filter(|r| filter.matches(&Facts::of(r)))
+        .cloned()
         .collect();
-    out.sort_by(|(a, ra), (b, rb)| b.cmp(a).then_with(|| ra.id.cmp(&rb.id)));
-    out.into_iter()
+    sort_newest_first(matching, limit)
+}
+
+/// Newest first, ties by id, at most `limit`.
+pub fn sort_newest_first(records: Vec<SessionRecord>, limit: Option<usize>) -> Vec<SessionRecord> {
+    let mut keyed: Vec<(i64, SessionRecord)> =
+        records.into_iter().map(|r| (r.started_ms(), r)).collect();
+    keyed.sort_by(|(a, ra), (b, rb)| b.cmp(a).then_with(|| ra.id.cmp(&rb.id)));
+    keyed
+        .into_iter()
         .take(limit.unwrap_or(usize::MAX))
         .map(|(_, r)| r)
         .collect()

@@ -467,3 +467,79 @@ impl Columns {
         }
     }
 }
+
+/// The fields queries look at, borrowed from a row or a record: filtering
+/// and aggregating 100,000 rows this way allocates almost nothing.
+#[derive(Debug, Clone)]
+pub struct Facts<'a> {
+    pub path: std::borrow::Cow<'a, str>,
+    pub status: SessionStatus,
+    pub started: std::borrow::Cow<'a, str>,
+    pub channel: Option<std::borrow::Cow<'a, str>>,
+    pub model: Option<std::borrow::Cow<'a, str>>,
+    pub participants: Option<std::borrow::Cow<'a, str>>,
+    pub agents: Option<std::borrow::Cow<'a, str>>,
+    pub tokens_used: Option<u64>,
+    pub duration_ms: Option<u64>,
+    pub errors: u64,
+    pub user_interventions: u64,
+}
+
+impl<'a> Facts<'a> {
+    /// From cells in [`SESSION_FIELDS`] order.
+    pub fn from_cells(c: &[&'a str]) -> Result<Self, String> {
+        if c.len() != SESSION_FIELDS.len() {
+            return Err(format!(
+                "expected {} cells, found {}",
+                SESSION_FIELDS.len(),
+                c.len()
+            ));
+        }
+        Ok(Self {
+            path: toon::text(c[0])?.ok_or("`path` is null")?,
+            status: toon::text(c[2])?
+                .ok_or("`status` is null")?
+                .parse()
+                .map_err(|e| format!("{e}"))?,
+            started: toon::text(c[3])?.ok_or("`started` is null")?,
+            channel: toon::text(c[7])?,
+            model: toon::text(c[8])?,
+            participants: toon::text(c[9])?,
+            agents: toon::text(c[10])?,
+            tokens_used: toon::number(c[11])?,
+            duration_ms: toon::number(c[5])?,
+            errors: count(c[16])?,
+            user_interventions: count(c[17])?,
+        })
+    }
+
+    pub fn of(r: &'a SessionRecord) -> Self {
+        use std::borrow::Cow::Borrowed;
+        let list = |v: &[String]| (!v.is_empty()).then(|| std::borrow::Cow::Owned(v.join(" ")));
+        Self {
+            path: Borrowed(&r.path),
+            status: r.status,
+            started: Borrowed(&r.started),
+            channel: r.channel.as_deref().map(Borrowed),
+            model: r.model.as_deref().map(Borrowed),
+            participants: list(&r.participants),
+            agents: list(&r.agents),
+            tokens_used: r.tokens_used,
+            duration_ms: r.duration_ms,
+            errors: r.counts.errors,
+            user_interventions: r.counts.user_interventions,
+        }
+    }
+
+    /// Every agent: participants, then other phase agents.
+    pub fn all_agents(&self) -> impl Iterator<Item = &str> {
+        self.participants
+            .iter()
+            .chain(self.agents.iter())
+            .flat_map(|s| s.split_whitespace())
+    }
+
+    pub fn started_ms(&self) -> i64 {
+        self.started.parse::<Timestamp>().map_or(0, |t| t.unix_ms())
+    }
+}

@@ -1,13 +1,13 @@
 //! Aggregations for `cru session stats`.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
 use crucible_core::{SessionStatus, Timestamp};
 
 use crate::query::Filter;
-use crate::record::{PhaseRecord, SessionRecord};
+use crate::record::{Facts, PhaseRecord, SessionRecord};
 
 /// What sessions are grouped by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,9 +43,9 @@ pub struct StatsRow {
     pub user_interventions: u64,
 }
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Acc {
-    sessions: HashSet<String>,
+    sessions: u64,
     tokens: u64,
     durations: Vec<u64>,
     failed: u64,
@@ -55,26 +55,29 @@ struct Acc {
 }
 
 impl Acc {
-    fn session(&mut self, r: &SessionRecord) {
-        if !self.sessions.insert(r.path.clone()) {
-            return;
-        }
+    /// Each session once per group: the caller dedupes the group keys.
+    fn session(&mut self, r: &Facts<'_>) {
+        self.sessions += 1;
         self.tokens += r.tokens_used.unwrap_or(0);
         self.durations.extend(r.duration_ms);
+        self.ended(r.status);
+        self.errors += r.errors;
+        self.users += r.user_interventions;
+    }
+
+    fn ended(&mut self, status: SessionStatus) {
         self.ended += u64::from(matches!(
-            r.status,
+            status,
             SessionStatus::Completed | SessionStatus::Failed
         ));
-        self.failed += u64::from(r.status == SessionStatus::Failed);
-        self.errors += r.counts.errors;
-        self.users += r.counts.user_interventions;
+        self.failed += u64::from(status == SessionStatus::Failed);
     }
 
     fn row(self, group: String) -> StatsRow {
         let n = self.durations.len() as u64;
         StatsRow {
             group,
-            sessions: self.sessions.len() as u64,
+            sessions: self.sessions,
             tokens: self.tokens,
             avg_duration_ms: (n > 0).then(|| self.durations.iter().sum::<u64>() / n),
             min_duration_ms: self.durations.iter().min().copied(),
@@ -88,7 +91,7 @@ impl Acc {
     }
 }
 
-fn keys(r: &SessionRecord, by: GroupBy) -> Vec<String> {
+fn keys(r: &Facts<'_>, by: GroupBy) -> Vec<String> {
     let none = || "(none)".to_owned();
     match by {
         GroupBy::Agent => {
@@ -104,15 +107,77 @@ fn keys(r: &SessionRecord, by: GroupBy) -> Vec<String> {
                 names
             }
         }
-        GroupBy::Channel => vec![r.channel.clone().unwrap_or_else(none)],
+        GroupBy::Channel => vec![r.channel.as_deref().map_or_else(none, str::to_owned)],
         GroupBy::Status => vec![r.status.as_str().to_owned()],
-        GroupBy::Model => vec![r.model.clone().unwrap_or_else(none)],
+        GroupBy::Model => vec![r.model.as_deref().map_or_else(none, str::to_owned)],
         GroupBy::Day => vec![
             r.started
                 .parse::<Timestamp>()
                 .map_or_else(|_| none(), |t| t.utc_day()),
         ],
         GroupBy::Phase => unreachable!("phases are grouped from phase records"),
+    }
+}
+
+/// Accumulates `stats` over sessions given one at a time, so a caller can
+/// feed it rows straight from the index file.
+#[derive(Debug, Default)]
+pub struct Aggregator {
+    by: Option<GroupBy>,
+    total: Acc,
+    groups: BTreeMap<String, Acc>,
+    /// For phase grouping: the matching sessions' statuses, by path.
+    statuses: HashMap<String, SessionStatus>,
+}
+
+impl Aggregator {
+    pub fn new(by: GroupBy) -> Self {
+        Self {
+            by: Some(by),
+            ..Self::default()
+        }
+    }
+
+    /// Adds a session that passed the filter.
+    pub fn add(&mut self, r: &Facts<'_>) {
+        self.total.session(r);
+        match self.by {
+            Some(GroupBy::Phase) => {
+                self.statuses.insert(r.path.to_string(), r.status);
+            }
+            Some(by) => {
+                for k in keys(r, by) {
+                    self.groups.entry(k).or_default().session(r);
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// The rows, sorted by group, and the total. `phases` is used when
+    /// grouping by phase.
+    pub fn finish(mut self, phases: &[PhaseRecord]) -> (Vec<StatsRow>, StatsRow) {
+        if self.by == Some(GroupBy::Phase) {
+            let mut seen: HashSet<(&str, &str)> = HashSet::new();
+            for p in phases {
+                let Some(status) = self.statuses.get(p.path.as_str()) else {
+                    continue;
+                };
+                let acc = self.groups.entry(p.name.clone()).or_default();
+                if seen.insert((p.name.as_str(), p.path.as_str())) {
+                    acc.sessions += 1;
+                    acc.ended(*status);
+                }
+                acc.tokens += p.tokens.unwrap_or(0);
+                acc.durations.extend(p.duration_ms);
+                acc.errors += p.counts.errors;
+                acc.users += p.counts.user_interventions;
+            }
+        }
+        (
+            self.groups.into_iter().map(|(k, a)| a.row(k)).collect(),
+            self.total.row("total".into()),
+        )
     }
 }
 
@@ -123,41 +188,12 @@ pub fn stats(
     filter: &Filter,
     by: GroupBy,
 ) -> (Vec<StatsRow>, StatsRow) {
-    let matching: Vec<&SessionRecord> = sessions.iter().filter(|r| filter.matches(r)).collect();
-    let mut total = Acc::default();
-    for r in &matching {
-        total.session(r);
-    }
-    let mut groups: BTreeMap<String, Acc> = BTreeMap::new();
-    if by == GroupBy::Phase {
-        let by_path: std::collections::HashMap<&str, &SessionRecord> =
-            matching.iter().map(|r| (r.path.as_str(), *r)).collect();
-        for p in phases {
-            let Some(r) = by_path.get(p.path.as_str()) else {
-                continue;
-            };
-            let acc = groups.entry(p.name.clone()).or_default();
-            if acc.sessions.insert(r.path.clone()) {
-                acc.ended += u64::from(matches!(
-                    r.status,
-                    SessionStatus::Completed | SessionStatus::Failed
-                ));
-                acc.failed += u64::from(r.status == SessionStatus::Failed);
-            }
-            acc.tokens += p.tokens.unwrap_or(0);
-            acc.durations.extend(p.duration_ms);
-            acc.errors += p.counts.errors;
-            acc.users += p.counts.user_interventions;
-        }
-    } else {
-        for r in &matching {
-            for k in keys(r, by) {
-                groups.entry(k).or_default().session(r);
-            }
+    let mut agg = Aggregator::new(by);
+    for r in sessions {
+        let facts = Facts::of(r);
+        if filter.matches(&facts) {
+            agg.add(&facts);
         }
     }
-    (
-        groups.into_iter().map(|(k, a)| a.row(k)).collect(),
-        total.row("total".into()),
-    )
+    agg.finish(phases)
 }

@@ -37,7 +37,7 @@ pub fn brute_force(root: &Path) -> Vec<SessionRecord> {
         .collect()
 }
 
-fn ids(records: &[&SessionRecord]) -> Vec<String> {
+fn ids(records: &[SessionRecord]) -> Vec<String> {
     records.iter().map(|r| r.id.clone()).collect()
 }
 
@@ -70,10 +70,25 @@ pub fn assert_agrees(root: &Path) {
         },
     ];
     for f in &filters {
+        let expected = ids(&crucible_index::list(&truth, f, None));
         assert_eq!(
             ids(&crucible_index::list(&opened.index.sessions, f, None)),
-            ids(&crucible_index::list(&truth, f, None)),
+            expected,
             "{f:?}"
+        );
+        // The streaming path `list` takes, straight from the file.
+        let mut seen = Vec::new();
+        SessionIndex::new(&store)
+            .visit(None, &|_, _| {}, &mut |facts, decode| {
+                if f.matches(facts) {
+                    seen.push(decode().unwrap());
+                }
+            })
+            .unwrap();
+        assert_eq!(
+            ids(&crucible_index::query::sort_newest_first(seen, None)),
+            expected,
+            "visit {f:?}"
         );
     }
     let phases = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();
@@ -98,11 +113,21 @@ pub fn assert_agrees(root: &Path) {
         GroupBy::Phase,
     ] {
         for f in &filters {
+            let expected = crucible_index::stats(&truth, &true_phases, f, by);
             assert_eq!(
                 crucible_index::stats(&opened.index.sessions, &phases, f, by),
-                crucible_index::stats(&truth, &true_phases, f, by),
+                expected,
                 "{by:?} {f:?}"
             );
+            let mut agg = crucible_index::stats::Aggregator::new(by);
+            SessionIndex::new(&store)
+                .visit(None, &|_, _| {}, &mut |facts, _| {
+                    if f.matches(facts) {
+                        agg.add(facts);
+                    }
+                })
+                .unwrap();
+            assert_eq!(agg.finish(&phases), expected, "visit {by:?} {f:?}");
         }
     }
 }

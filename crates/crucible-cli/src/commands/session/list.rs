@@ -78,7 +78,26 @@ pub enum DataFormat {
     Toon,
 }
 
-/// Opens the index, printing its warnings (one line each) on stderr.
+/// Visits every session of the index (see `SessionIndex::visit`), then
+/// prints what the user should know (one line each) on stderr.
+pub fn visit_index(
+    ctx: &Context,
+    each: &mut dyn FnMut(&crucible_index::Facts<'_>, &dyn Fn() -> Result<SessionRecord, String>),
+) -> anyhow::Result<crucible_index::Opened> {
+    let bar = progress::bar("indexing sessions");
+    let opened = SessionIndex::new(&ctx.store)
+        .visit(
+            Some(ctx.config.session.idle_timeout),
+            &|done, total| progress::update(&bar, done, total),
+            each,
+        )
+        .map_err(|e| CliError::new(e.to_string()))?;
+    progress::finish(&bar);
+    report(ctx, &opened)?;
+    Ok(opened)
+}
+
+/// Opens the index with every record, printing what `visit_index` prints.
 pub fn open_index(ctx: &Context) -> anyhow::Result<crucible_index::Opened> {
     let bar = progress::bar("indexing sessions");
     let opened = SessionIndex::new(&ctx.store)
@@ -87,6 +106,12 @@ pub fn open_index(ctx: &Context) -> anyhow::Result<crucible_index::Opened> {
         })
         .map_err(|e| CliError::new(e.to_string()))?;
     progress::finish(&bar);
+    report(ctx, &opened)?;
+    Ok(opened)
+}
+
+/// Index warnings, idle sessions paused, unreadable files: one line each.
+fn report(ctx: &Context, opened: &crucible_index::Opened) -> std::io::Result<()> {
     let mut err = anstream::stderr();
     for w in &opened.warnings {
         writeln!(err, "{w}")?;
@@ -105,13 +130,20 @@ pub fn open_index(ctx: &Context) -> anyhow::Result<crucible_index::Opened> {
             opened.index.problems.len()
         )?;
     }
-    Ok(opened)
+    Ok(())
 }
 
 pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
-    let opened = open_index(ctx)?;
-    let rows = crucible_index::list(&opened.index.sessions, &filter, args.limit);
+    let mut matching = Vec::new();
+    visit_index(ctx, &mut |facts, decode| {
+        if filter.matches(facts) {
+            if let Ok(r) = decode() {
+                matching.push(r);
+            }
+        }
+    })?;
+    let rows = query::sort_newest_first(matching, args.limit);
     let mut out = anstream::stdout().lock();
     match args.format {
         DataFormat::Json => {
@@ -132,7 +164,7 @@ pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-fn table(out: &mut impl Write, rows: &[&SessionRecord]) -> std::io::Result<()> {
+fn table(out: &mut impl Write, rows: &[SessionRecord]) -> std::io::Result<()> {
     let width = terminal_size::terminal_size().map(|(w, _)| usize::from(w.0));
     let cells: Vec<[String; 4]> = rows
         .iter()

@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 use crucible_index::{GroupBy, SessionIndex, StatsRow};
 
-use super::list::{DataFormat, FilterArgs, open_index};
+use super::list::{DataFormat, FilterArgs, visit_index};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
 use crate::render::{duration, progress, thousands};
@@ -36,7 +36,6 @@ pub enum Group {
 
 pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
-    let opened = open_index(ctx)?;
     let by = match args.group_by {
         Group::Agent => GroupBy::Agent,
         Group::Channel => GroupBy::Channel,
@@ -55,7 +54,13 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
     } else {
         Vec::new()
     };
-    let (rows, total) = crucible_index::stats(&opened.index.sessions, &phases, &filter, by);
+    let mut agg = crucible_index::stats::Aggregator::new(by);
+    visit_index(ctx, &mut |facts, _| {
+        if filter.matches(facts) {
+            agg.add(facts);
+        }
+    })?;
+    let (rows, total) = agg.finish(&phases);
     let mut out = anstream::stdout().lock();
     match args.format {
         DataFormat::Json => {
