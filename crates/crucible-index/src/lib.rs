@@ -41,6 +41,12 @@ pub enum IndexError {
     },
 }
 
+/// Decodes a visited row into its whole record (only for rows a query keeps).
+pub type Decode<'a> = dyn Fn() -> Result<SessionRecord, String> + 'a;
+
+/// What [`SessionIndex::visit`] calls for every session.
+pub type Visitor<'v> = dyn FnMut(&Facts<'_>, &Decode<'_>) + 'v;
+
 /// An index ready to query, and what the command should tell the user.
 #[derive(Debug)]
 pub struct Opened {
@@ -145,7 +151,7 @@ impl<'s> SessionIndex<'s> {
         &self,
         idle: Option<Duration>,
         progress: &(dyn Fn(usize, usize) + Sync),
-        each: &mut dyn FnMut(&Facts<'_>, &dyn Fn() -> Result<SessionRecord, String>),
+        each: &mut Visitor<'_>,
     ) -> Result<Opened, IndexError> {
         if let Some(visited) = self.visit_fast(idle, each) {
             return Ok(visited);
@@ -161,7 +167,7 @@ impl<'s> SessionIndex<'s> {
     fn visit_fast(
         &self,
         idle: Option<Duration>,
-        each: &mut dyn FnMut(&Facts<'_>, &dyn Fn() -> Result<SessionRecord, String>),
+        each: &mut Visitor<'_>,
     ) -> Option<Opened> {
         let root = self.store.dir();
         let shared = crucible_core::DirLock::acquire_shared(root);

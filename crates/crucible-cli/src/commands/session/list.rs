@@ -82,7 +82,7 @@ pub enum DataFormat {
 /// prints what the user should know (one line each) on stderr.
 pub fn visit_index(
     ctx: &Context,
-    each: &mut dyn FnMut(&crucible_index::Facts<'_>, &dyn Fn() -> Result<SessionRecord, String>),
+    each: &mut crucible_index::Visitor<'_>,
 ) -> anyhow::Result<crucible_index::Opened> {
     let bar = progress::bar("indexing sessions");
     let opened = SessionIndex::new(&ctx.store)
