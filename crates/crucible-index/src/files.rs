@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use crucible_core::store::atomic::write_atomic;
 
 use crate::record::{
-    Columns, PHASE_FIELDS, PROBLEM_FIELDS, PhaseRecord, Problem, SESSION_FIELDS, SessionRecord,
+    Columns, PHASE_FIELDS, PROBLEM_FIELDS, PhaseRecord, Problem, SESSION_FIELDS, SESSION_PREFIX,
+    SessionRecord,
 };
 use crate::toon::{self, Cell};
 
@@ -465,10 +466,12 @@ impl Light {
     }
 
     /// Calls `each` with the cells (in `SESSION_FIELDS` order) of every base
-    /// session row the delta does not replace. The delta's own sessions are
-    /// in `self.delta`.
+    /// session row the delta does not replace and `keep` accepts. `keep`
+    /// sees only the first [`SESSION_PREFIX`] cells (all of them for a file
+    /// with another column order), so rejected rows cost little.
     pub fn scan(
         &self,
+        keep: impl Fn(&[&str]) -> bool,
         mut each: impl FnMut(&[&str]) -> Result<(), String>,
     ) -> Result<(), IndexFileError> {
         let doc = self.doc()?;
@@ -476,27 +479,36 @@ impl Light {
             return Ok(());
         };
         let columns = Columns::new(t, SESSION_FIELDS);
+        let prefix = if columns.is_identity() {
+            SESSION_PREFIX
+        } else {
+            usize::MAX
+        };
         let replaced = self.delta.paths();
         let mut cells = Vec::with_capacity(SESSION_FIELDS.len());
         let mut ordered = Vec::with_capacity(SESSION_FIELDS.len());
         for (i, row) in t.rows.iter().enumerate() {
-            toon::split_row(row, &mut cells)
-                .and_then(|()| {
-                    columns.order(&cells, &mut ordered);
-                    if !replaced.is_empty()
-                        && replaced.contains(toon::text(ordered[0])?.unwrap_or_default().as_ref())
-                    {
-                        return Ok(());
-                    }
-                    each(&ordered)
-                })
-                .map_err(|m| {
-                    corrupt(
-                        &self.path,
-                        i + 1,
-                        format!("table `sessions`, row {}: {m}", i + 1),
-                    )
-                })?;
+            let line = |m: String| {
+                corrupt(
+                    &self.path,
+                    i + 1,
+                    format!("table `sessions`, row {}: {m}", i + 1),
+                )
+            };
+            toon::split_row_prefix(row, prefix, &mut cells).map_err(line)?;
+            columns.order(&cells, &mut ordered);
+            if !keep(&ordered) {
+                continue;
+            }
+            if prefix != usize::MAX {
+                toon::split_row(row, &mut cells).map_err(line)?;
+                columns.order(&cells, &mut ordered);
+            }
+            let path = toon::text(ordered[0]).map_err(line)?.unwrap_or_default();
+            if !replaced.is_empty() && replaced.contains(path.as_ref()) {
+                continue;
+            }
+            each(&ordered).map_err(line)?;
         }
         Ok(())
     }

@@ -19,7 +19,7 @@ pub mod stats;
 pub mod toon;
 
 use std::collections::HashSet;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crucible_core::{SessionStatus, SessionStore};
 use crucible_parser::MarkdownCodec;
@@ -142,18 +142,20 @@ impl<'s> SessionIndex<'s> {
         Ok(opened)
     }
 
-    /// Visits every session: `each` gets its facts and a way to decode the
-    /// whole record (called only for the rows a query keeps). When no
+    /// Visits every session that may pass `filter` (`each` still applies
+    /// it: rows are only pre-screened): `each` gets the session's facts and a
+    /// way to decode the whole record (called only for the rows a query keeps). When no
     /// directory changed since the index was written, rows are read straight
     /// from the file; otherwise the index is refreshed (or rebuilt) first.
     /// Returns what `open` returns, without the records.
     pub fn visit(
         &self,
         idle: Option<Duration>,
+        filter: &Filter,
         progress: &(dyn Fn(usize, usize) + Sync),
         each: &mut Visitor<'_>,
     ) -> Result<Opened, IndexError> {
-        if let Some(visited) = self.visit_fast(idle, each) {
+        if let Some(visited) = self.visit_fast(idle, filter, each) {
             return Ok(visited);
         }
         let opened = self.open(idle, progress)?;
@@ -167,6 +169,7 @@ impl<'s> SessionIndex<'s> {
     fn visit_fast(
         &self,
         idle: Option<Duration>,
+        filter: &Filter,
         each: &mut Visitor<'_>,
     ) -> Option<Opened> {
         let root = self.store.dir();
@@ -188,16 +191,26 @@ impl<'s> SessionIndex<'s> {
         // Live and idle sessions are visited after the scan, read afresh.
         let mut later: Vec<String> = Vec::new();
         let mut idle_candidates: Vec<String> = Vec::new();
-        let scanned = light.scan(|cells| {
+        let idle_check = idle.is_some();
+        let keep = |c: &[&str]| {
+            // Live rows and active ones that may be idle are read again whatever
+            // they say; the rest only if they may match.
+            c.get(3) == Some(&"1")
+                || (idle_check && c.get(2) == Some(&SessionStatus::Active.as_str()))
+                || filter.may_match(c)
+        };
+        let scanned = light.scan(keep, |cells| {
             let facts = Facts::from_cells(cells)?;
-            if cells[21] == "1" {
+            if cells[3] == "1" {
                 later.push(facts.path.into_owned());
                 return Ok(());
             }
             if let (Some(limit), SessionStatus::Active) = (idle, facts.status) {
-                let quiet = std::fs::metadata(root.join(facts.path.as_ref()))
-                    .and_then(|m| m.modified())
-                    .ok()
+                // The recorded mtime picks the candidates without a stat per
+                // active session; `pause_if_idle` checks the file itself.
+                let written = toon::number(cells[4])?.unwrap_or(0);
+                let quiet = UNIX_EPOCH
+                    .checked_add(Duration::from_nanos(written))
                     .and_then(|m| now.duration_since(m).ok())
                     .is_some_and(|q| q > limit);
                 if quiet {

@@ -41,6 +41,14 @@ fn agent_matches(candidate: &str, query: &str) -> bool {
 }
 
 impl Filter {
+    /// A first look at a raw row (cells in `SESSION_FIELDS` order): false
+    /// when the row surely does not match, so most rows of a selective query
+    /// are never decoded. Statuses are never quoted, so the raw cell is the value.
+    pub fn may_match(&self, cells: &[&str]) -> bool {
+        self.status
+            .is_none_or(|s| cells.get(2).is_none_or(|c| *c == s.as_str()))
+    }
+
     pub fn matches(&self, r: &Facts<'_>) -> bool {
         if self.status.is_some_and(|s| s != r.status) {
             return false;

@@ -82,10 +82,16 @@ pub struct Problem {
     pub stamp: FileStamp,
 }
 
+/// The columns of the sessions table. The ones a query looks at first come
+/// first (status, live, mtime), so rejected rows are split only that far.
 pub const SESSION_FIELDS: &[&str] = &[
     "path",
     "id",
     "status",
+    "live",
+    "mtime_ns",
+    "ino",
+    "size",
     "started",
     "ended",
     "duration_ms",
@@ -104,11 +110,10 @@ pub const SESSION_FIELDS: &[&str] = &[
     "subagents",
     "resume_point",
     "parent",
-    "live",
-    "ino",
-    "mtime_ns",
-    "size",
 ];
+
+/// How many leading cells decide whether a row is read further.
+pub const SESSION_PREFIX: usize = 5;
 
 pub const PHASE_FIELDS: &[&str] = &[
     "path",
@@ -198,6 +203,10 @@ impl SessionRecord {
                 Cell::Str(&self.path),
                 Cell::Str(&self.id),
                 Cell::Str(self.status.as_str()),
+                Cell::Num(u64::from(self.live)),
+                Cell::Num(self.stamp.mtime_ns),
+                Cell::Num(self.stamp.ino),
+                Cell::Num(self.stamp.size),
                 Cell::Str(&self.started),
                 self.ended.as_deref().into(),
                 self.duration_ms.into(),
@@ -216,10 +225,6 @@ impl SessionRecord {
                 Cell::Num(c.subagents),
                 self.resume_point.as_deref().into(),
                 self.parent.as_deref().into(),
-                Cell::Num(u64::from(self.live)),
-                Cell::Num(self.stamp.ino),
-                Cell::Num(self.stamp.mtime_ns),
-                Cell::Num(self.stamp.size),
             ],
         );
     }
@@ -230,6 +235,10 @@ impl SessionRecord {
             path,
             id,
             status,
+            live,
+            mtime_ns,
+            ino,
+            size,
             started,
             ended,
             duration_ms,
@@ -248,10 +257,6 @@ impl SessionRecord {
             subagents,
             resume_point,
             parent,
-            live,
-            ino,
-            mtime_ns,
-            size,
         ] = cells
         else {
             return Err(format!(
@@ -455,6 +460,11 @@ impl Columns {
         }
     }
 
+    /// True when the table's columns are the known ones, in order.
+    pub fn is_identity(&self) -> bool {
+        self.positions.is_none()
+    }
+
     /// The cells of a row in the known order.
     pub fn order<'a>(&self, cells: &[&'a str], out: &mut Vec<&'a str>) {
         out.clear();
@@ -501,15 +511,15 @@ impl<'a> Facts<'a> {
                 .ok_or("`status` is null")?
                 .parse()
                 .map_err(|e| format!("{e}"))?,
-            started: toon::text(c[3])?.ok_or("`started` is null")?,
-            channel: toon::text(c[7])?,
-            model: toon::text(c[8])?,
-            participants: toon::text(c[9])?,
-            agents: toon::text(c[10])?,
-            tokens_used: toon::number(c[11])?,
-            duration_ms: toon::number(c[5])?,
-            errors: count(c[16])?,
-            user_interventions: count(c[17])?,
+            started: toon::text(c[7])?.ok_or("`started` is null")?,
+            channel: toon::text(c[11])?,
+            model: toon::text(c[12])?,
+            participants: toon::text(c[13])?,
+            agents: toon::text(c[14])?,
+            tokens_used: toon::number(c[15])?,
+            duration_ms: toon::number(c[9])?,
+            errors: count(c[20])?,
+            user_interventions: count(c[21])?,
         })
     }
 

@@ -145,6 +145,25 @@ impl Aggregator {
             Some(GroupBy::Phase) => {
                 self.statuses.insert(r.path.to_string(), r.status);
             }
+            Some(GroupBy::Agent) => {
+                // Names without versions, each once: no allocation per row
+                // beyond this small list.
+                let mut names: Vec<&str> = r
+                    .all_agents()
+                    .map(|a| a.split_once('@').map_or(a, |(n, _)| n))
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                if names.is_empty() {
+                    names.push("(none)");
+                }
+                for n in names {
+                    match self.groups.get_mut(n) {
+                        Some(acc) => acc.session(r),
+                        None => self.groups.entry(n.to_owned()).or_default().session(r),
+                    }
+                }
+            }
             Some(by) => {
                 for k in keys(r, by) {
                     self.groups.entry(k).or_default().session(r);

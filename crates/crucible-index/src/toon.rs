@@ -133,7 +133,17 @@ impl<'a> Document<'a> {
 /// writes, and the one toon-format writes for it).
 pub fn parse(text: &str) -> Result<Document<'_>, ToonError> {
     let mut doc = Document::default();
-    let mut lines = text.split('\n').enumerate().peekable();
+    // SIMD line splitting: std's scalar search was a tenth of `list`.
+    let mut start = 0;
+    let mut lines = memchr::memchr_iter(b'\n', text.as_bytes())
+        .chain(std::iter::once(text.len()))
+        .map(|end| {
+            let line = &text[start.min(end)..end];
+            start = end + 1;
+            line
+        })
+        .enumerate()
+        .peekable();
     while let Some((i, line)) = lines.next() {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
@@ -202,10 +212,16 @@ pub fn parse(text: &str) -> Result<Document<'_>, ToonError> {
 /// Splits a row into its raw cells (quoted cells keep their quotes) without
 /// allocating beyond `out`.
 pub fn split_row<'a>(row: &'a str, out: &mut Vec<&'a str>) -> Result<(), String> {
+    split_row_prefix(row, usize::MAX, out)
+}
+
+/// Splits at most the first `n` cells of a row. A byte loop: cells are short,
+/// and a search call per cell cost more than it saved.
+pub fn split_row_prefix<'a>(row: &'a str, n: usize, out: &mut Vec<&'a str>) -> Result<(), String> {
     out.clear();
     let b = row.as_bytes();
     let mut i = 0;
-    loop {
+    while out.len() < n {
         while i < b.len() && b[i] == b' ' {
             i += 1;
         }
@@ -224,9 +240,14 @@ pub fn split_row<'a>(row: &'a str, out: &mut Vec<&'a str>) -> Result<(), String>
                 i += 1;
             }
         } else {
-            let end = memchr::memchr(b',', &b[i..]).map_or(b.len(), |p| i + p);
-            out.push(row[start..end].trim_end());
-            i = end;
+            while i < b.len() && b[i] != b',' {
+                i += 1;
+            }
+            let mut end = i;
+            while end > start && b[end - 1] == b' ' {
+                end -= 1;
+            }
+            out.push(&row[start..end]);
         }
         match b.get(i) {
             None => return Ok(()),
@@ -234,6 +255,7 @@ pub fn split_row<'a>(row: &'a str, out: &mut Vec<&'a str>) -> Result<(), String>
             Some(_) => return Err("expected `,` after a quoted value".into()),
         }
     }
+    Ok(())
 }
 
 /// A cell as text: `None` for `null`, quotes removed and escapes undone.

@@ -79,7 +79,7 @@ pub fn assert_agrees(root: &Path) {
         // The streaming path `list` takes, straight from the file.
         let mut seen = Vec::new();
         SessionIndex::new(&store)
-            .visit(None, &|_, _| {}, &mut |facts, decode| {
+            .visit(None, f, &|_, _| {}, &mut |facts, decode| {
                 if f.matches(facts) {
                     seen.push(decode().unwrap());
                 }
@@ -121,7 +121,7 @@ pub fn assert_agrees(root: &Path) {
             );
             let mut agg = crucible_index::stats::Aggregator::new(by);
             SessionIndex::new(&store)
-                .visit(None, &|_, _| {}, &mut |facts, _| {
+                .visit(None, f, &|_, _| {}, &mut |facts, _| {
                     if f.matches(facts) {
                         agg.add(facts);
                     }

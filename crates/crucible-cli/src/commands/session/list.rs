@@ -8,7 +8,7 @@ use crucible_index::{Filter, SessionIndex, SessionRecord, query};
 
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
-use crate::render::progress;
+use crate::render::{self, progress};
 
 /// The filters `list`, `stats` (and later `learn`) share.
 #[derive(Debug, Args, Clone, Default)]
@@ -82,12 +82,14 @@ pub enum DataFormat {
 /// prints what the user should know (one line each) on stderr.
 pub fn visit_index(
     ctx: &Context,
+    filter: &Filter,
     each: &mut crucible_index::Visitor<'_>,
 ) -> anyhow::Result<crucible_index::Opened> {
     let bar = progress::bar("indexing sessions");
     let opened = SessionIndex::new(&ctx.store)
         .visit(
             Some(ctx.config.session.idle_timeout),
+            filter,
             &|done, total| progress::update(&bar, done, total),
             each,
         )
@@ -136,31 +138,23 @@ fn report(ctx: &Context, opened: &crucible_index::Opened) -> std::io::Result<()>
 pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
     let mut matching = Vec::new();
-    visit_index(ctx, &mut |facts, decode| {
-        if filter.matches(facts) {
-            if let Ok(r) = decode() {
-                matching.push(r);
-            }
+    visit_index(ctx, &filter, &mut |facts, decode| {
+        if filter.matches(facts)
+            && let Ok(r) = decode()
+        {
+            matching.push(r);
         }
     })?;
     let rows = query::sort_newest_first(matching, args.limit);
-    let mut out = anstream::stdout().lock();
     match args.format {
-        DataFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &rows)?;
-            writeln!(out)?;
+        DataFormat::Json => render::print_json(&rows)?,
+        DataFormat::Toon => render::print_toon(&serde_json::json!({ "sessions": rows }))?,
+        DataFormat::Table => {
+            let mut out = anstream::stdout().lock();
+            table(&mut out, &rows)?;
+            out.flush()?;
         }
-        DataFormat::Toon => {
-            let value = serde_json::json!({ "sessions": rows });
-            writeln!(
-                out,
-                "{}",
-                toon_format::encode_default(&value).map_err(|e| CliError::new(e.to_string()))?
-            )?;
-        }
-        DataFormat::Table => table(&mut out, &rows)?,
     }
-    out.flush()?;
     Ok(Outcome::Success)
 }
 

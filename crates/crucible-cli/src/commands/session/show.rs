@@ -29,15 +29,18 @@ pub enum ShowFormat {
 
 pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<Outcome> {
     let (path, log) = ctx.store.load(&args.session).map_err(CliError::from)?;
-    let mut out = anstream::stdout().lock();
     match args.format {
-        ShowFormat::Text => session_text::render(&mut out, &ctx.store, &path, &log)?,
-        ShowFormat::Markdown => out.write_all(crucible_parser::write_session(&log).as_bytes())?,
-        ShowFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &log)?;
-            writeln!(out)?;
+        ShowFormat::Text => {
+            let mut out = anstream::stdout().lock();
+            session_text::render(&mut out, &ctx.store, &path, &log)?;
+            out.flush()?;
         }
+        ShowFormat::Markdown => {
+            let mut out = crate::render::data_out();
+            out.write_all(crucible_parser::write_session(&log).as_bytes())?;
+            out.flush()?;
+        }
+        ShowFormat::Json => crate::render::print_json(&log)?,
     }
-    out.flush()?;
     Ok(Outcome::Success)
 }

@@ -8,7 +8,7 @@ use crucible_index::{GroupBy, SessionIndex, StatsRow};
 use super::list::{DataFormat, FilterArgs, visit_index};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
-use crate::render::{duration, progress, thousands};
+use crate::render::{self, duration, progress, thousands};
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
@@ -55,32 +55,25 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
         Vec::new()
     };
     let mut agg = crucible_index::stats::Aggregator::new(by);
-    visit_index(ctx, &mut |facts, _| {
+    visit_index(ctx, &filter, &mut |facts, _| {
         if filter.matches(facts) {
             agg.add(facts);
         }
     })?;
     let (rows, total) = agg.finish(&phases);
-    let mut out = anstream::stdout().lock();
     match args.format {
         DataFormat::Json => {
-            serde_json::to_writer_pretty(
-                &mut out,
-                &serde_json::json!({"groups": rows, "total": total}),
-            )?;
-            writeln!(out)?;
+            render::print_json(&serde_json::json!({"groups": rows, "total": total}))?
         }
         DataFormat::Toon => {
-            let value = serde_json::json!({"groups": rows, "total": [total]});
-            writeln!(
-                out,
-                "{}",
-                toon_format::encode_default(&value).map_err(|e| CliError::new(e.to_string()))?
-            )?;
+            render::print_toon(&serde_json::json!({"groups": rows, "total": [total]}))?
         }
-        DataFormat::Table => table(&mut out, &rows, &total)?,
+        DataFormat::Table => {
+            let mut out = anstream::stdout().lock();
+            table(&mut out, &rows, &total)?;
+            out.flush()?;
+        }
     }
-    out.flush()?;
     Ok(Outcome::Success)
 }
 
