@@ -467,10 +467,11 @@ impl Light {
 
     /// Calls `each` with the cells (in `SESSION_FIELDS` order) of every base
     /// session row the delta does not replace and `keep` accepts. `keep`
-    /// sees only the first [`SESSION_PREFIX`] cells (all of them for a file
-    /// with another column order), so rejected rows cost little.
+    /// sees only the first [`SESSION_PREFIX`] cells when `selective` (the
+    /// caller expects to reject most rows), so rejected rows cost little.
     pub fn scan(
         &self,
+        selective: bool,
         keep: impl Fn(&[&str]) -> bool,
         mut each: impl FnMut(&[&str]) -> Result<(), String>,
     ) -> Result<(), IndexFileError> {
@@ -479,7 +480,8 @@ impl Light {
             return Ok(());
         };
         let columns = Columns::new(t, SESSION_FIELDS);
-        let prefix = if columns.is_identity() {
+        // Splitting a prefix first only pays when most rows are then rejected.
+        let prefix = if selective && columns.is_identity() {
             SESSION_PREFIX
         } else {
             usize::MAX

@@ -199,7 +199,7 @@ impl<'s> SessionIndex<'s> {
                 || (idle_check && c.get(2) == Some(&SessionStatus::Active.as_str()))
                 || filter.may_match(c)
         };
-        let scanned = light.scan(keep, |cells| {
+        let scanned = light.scan(filter.status.is_some(), keep, |cells| {
             let facts = Facts::from_cells(cells)?;
             if cells[3] == "1" {
                 later.push(facts.path.into_owned());

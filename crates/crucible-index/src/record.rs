@@ -543,10 +543,12 @@ impl<'a> Facts<'a> {
 
     /// Every agent: participants, then other phase agents.
     pub fn all_agents(&self) -> impl Iterator<Item = &str> {
+        // Written joined by single spaces (names hold none).
         self.participants
             .iter()
             .chain(self.agents.iter())
-            .flat_map(|s| s.split_whitespace())
+            .flat_map(|s| s.split(' '))
+            .filter(|a| !a.is_empty())
     }
 
     pub fn started_ms(&self) -> i64 {

@@ -1,6 +1,6 @@
 //! Aggregations for `cru session stats`.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -43,11 +43,42 @@ pub struct StatsRow {
     pub user_interventions: u64,
 }
 
+/// Count, sum, min and max of durations: what the table shows, in O(1) space.
+#[derive(Debug, Clone, Copy)]
+struct Durations {
+    count: u64,
+    sum: u64,
+    min: u64,
+    max: u64,
+}
+
+impl Default for Durations {
+    fn default() -> Self {
+        Self {
+            count: 0,
+            sum: 0,
+            min: u64::MAX,
+            max: 0,
+        }
+    }
+}
+
+impl Durations {
+    fn add(&mut self, d: Option<u64>) {
+        if let Some(d) = d {
+            self.count += 1;
+            self.sum = self.sum.saturating_add(d);
+            self.min = self.min.min(d);
+            self.max = self.max.max(d);
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Acc {
     sessions: u64,
     tokens: u64,
-    durations: Vec<u64>,
+    durations: Durations,
     failed: u64,
     ended: u64,
     errors: u64,
@@ -59,7 +90,7 @@ impl Acc {
     fn session(&mut self, r: &Facts<'_>) {
         self.sessions += 1;
         self.tokens += r.tokens_used.unwrap_or(0);
-        self.durations.extend(r.duration_ms);
+        self.durations.add(r.duration_ms);
         self.ended(r.status);
         self.errors += r.errors;
         self.users += r.user_interventions;
@@ -74,14 +105,14 @@ impl Acc {
     }
 
     fn row(self, group: String) -> StatsRow {
-        let n = self.durations.len() as u64;
+        let d = self.durations;
         StatsRow {
             group,
             sessions: self.sessions,
             tokens: self.tokens,
-            avg_duration_ms: (n > 0).then(|| self.durations.iter().sum::<u64>() / n),
-            min_duration_ms: self.durations.iter().min().copied(),
-            max_duration_ms: self.durations.iter().max().copied(),
+            avg_duration_ms: (d.count > 0).then(|| d.sum / d.count),
+            min_duration_ms: (d.count > 0).then_some(d.min),
+            max_duration_ms: (d.count > 0).then_some(d.max),
             failed: self.failed,
             ended: self.ended,
             failure_rate: (self.ended > 0).then(|| self.failed as f64 / self.ended as f64),
@@ -125,7 +156,7 @@ fn keys(r: &Facts<'_>, by: GroupBy) -> Vec<String> {
 pub struct Aggregator {
     by: Option<GroupBy>,
     total: Acc,
-    groups: BTreeMap<String, Acc>,
+    groups: HashMap<String, Acc>,
     /// For phase grouping: the matching sessions' statuses, by path.
     statuses: HashMap<String, SessionStatus>,
 }
@@ -148,12 +179,13 @@ impl Aggregator {
             Some(GroupBy::Agent) => {
                 // Names without versions, each once: no allocation per row
                 // beyond this small list.
-                let mut names: Vec<&str> = r
-                    .all_agents()
-                    .map(|a| a.split_once('@').map_or(a, |(n, _)| n))
-                    .collect();
-                names.sort_unstable();
-                names.dedup();
+                let mut names: Vec<&str> = Vec::with_capacity(4);
+                for a in r.all_agents() {
+                    let name = a.split_once('@').map_or(a, |(n, _)| n);
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
                 if names.is_empty() {
                     names.push("(none)");
                 }
@@ -188,15 +220,14 @@ impl Aggregator {
                     acc.ended(*status);
                 }
                 acc.tokens += p.tokens.unwrap_or(0);
-                acc.durations.extend(p.duration_ms);
+                acc.durations.add(p.duration_ms);
                 acc.errors += p.counts.errors;
                 acc.users += p.counts.user_interventions;
             }
         }
-        (
-            self.groups.into_iter().map(|(k, a)| a.row(k)).collect(),
-            self.total.row("total".into()),
-        )
+        let mut rows: Vec<StatsRow> = self.groups.into_iter().map(|(k, a)| a.row(k)).collect();
+        rows.sort_by(|a, b| a.group.cmp(&b.group));
+        (rows, self.total.row("total".into()))
     }
 }
 
