@@ -333,13 +333,32 @@ pub fn base_text(index: &Index) -> String {
     out
 }
 
-/// The text of the phases file from rows already written (see `build`).
-pub fn phases_text(rows: usize, body: &str) -> String {
-    let mut out = String::with_capacity(body.len() + 256);
-    toon::write_scalar(&mut out, "version", Cell::Num(VERSION));
-    toon::write_header(&mut out, "phases", rows, PHASE_FIELDS);
-    out.push_str(body);
-    out
+/// Writes the phases file from rows already written as TOON (see `build`),
+/// chunk after chunk.
+fn write_phases(path: &Path, rows: usize, chunks: &[String]) -> Result<(), IndexFileError> {
+    use std::io::Write;
+    let io = |source| IndexFileError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut head = String::new();
+    toon::write_scalar(&mut head, "version", Cell::Num(VERSION));
+    toon::write_header(&mut head, "phases", rows, PHASE_FIELDS);
+    let existed = path.exists();
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .map_err(io)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    out.write_all(head.as_bytes()).map_err(io)?;
+    for c in chunks {
+        out.write_all(c.as_bytes()).map_err(io)?;
+    }
+    out.flush().map_err(io)?;
+    let _ = existed;
+    Ok(())
 }
 
 /// Writes a whole index: base and phases; the delta is gone after.
@@ -347,9 +366,9 @@ pub fn write_all(
     dir: &Path,
     index: &Index,
     phase_rows: usize,
-    phase_body: &str,
+    phase_chunks: &[String],
 ) -> Result<(), IndexFileError> {
-    write(&dir.join(PHASES), &phases_text(phase_rows, phase_body))?;
+    write_phases(&dir.join(PHASES), phase_rows, phase_chunks)?;
     remove_delta(dir)?;
     write(&dir.join(BASE), &base_text(index))?;
     // The root's stamp is taken after the files exist, so creating them

@@ -82,7 +82,7 @@ impl<'s> SessionIndex<'s> {
                 .lock()
                 .map_err(|e| e.to_string())
                 .and_then(|_lock| {
-                    files::write_all(root, &built.index, built.phase_rows, &built.phase_body)
+                    files::write_all(root, &built.index, built.phase_rows, &built.phase_chunks)
                         .map_err(|e| e.to_string())
                 });
             if let Err(e) = written {

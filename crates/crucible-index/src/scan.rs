@@ -45,8 +45,26 @@ fn parse_problem(rel: &str, stamp: FileStamp, e: &ParseError) -> Entry {
 /// Reads one file into its index entry. A live session (one with a journal)
 /// is read with its journal applied.
 pub fn index_file(store: &SessionStore<MarkdownCodec>, path: &Path) -> Entry {
+    index_file_with(store, path, &mut Vec::new())
+}
+
+/// [`index_file`] reading into `buf`, which a rebuild reuses for every file
+/// of a worker: a fresh buffer per file cost more in page clearing than the
+/// parsing itself.
+pub fn index_file_with(
+    store: &SessionStore<MarkdownCodec>,
+    path: &Path,
+    buf: &mut Vec<u8>,
+) -> Entry {
+    use std::io::Read;
     let rel = relative(store.dir(), path);
-    let meta = match std::fs::metadata(path) {
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        let meta = f.metadata()?;
+        buf.clear();
+        f.read_to_end(buf)?;
+        Ok(meta)
+    });
+    let meta = match read {
         Ok(m) => m,
         Err(e) => {
             return problem(
@@ -58,15 +76,12 @@ pub fn index_file(store: &SessionStore<MarkdownCodec>, path: &Path) -> Entry {
         }
     };
     let stamp = FileStamp::of(&meta);
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return problem(&rel, stamp, 0, format!("cannot be read: {e}")),
-    };
-    if peek_session_id(&bytes).is_none() {
-        return Entry::NotASession;
-    }
+    let bytes = buf.as_slice();
     let live = journal_path(path).exists();
     let summary = if live {
+        if peek_session_id(bytes).is_none() {
+            return Entry::NotASession;
+        }
         match store.load_path(path) {
             Ok(log) => Ok(log.summary()),
             Err(StoreError::Decode(e)) => match e.downcast::<ParseError>() {
@@ -76,7 +91,13 @@ pub fn index_file(store: &SessionStore<MarkdownCodec>, path: &Path) -> Entry {
             Err(e) => return problem(&rel, stamp, 0, e.to_string()),
         }
     } else {
-        summarize(path, &bytes)
+        // The fast scanner first: a file it reads is a session, and no
+        // separate look at its head is needed.
+        match crucible_parser::fast_summary(bytes) {
+            Some(s) => Ok(s),
+            None if peek_session_id(bytes).is_none() => return Entry::NotASession,
+            None => summarize(path, bytes),
+        }
     };
     match summary {
         Ok(s) => Entry::Session(
@@ -132,9 +153,10 @@ pub fn walk(root: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
 #[derive(Debug, Default)]
 pub struct Built {
     pub index: Index,
-    /// The phases table's rows, already written as TOON.
+    /// The phases table's rows, already written as TOON, one chunk per
+    /// worker (written out one after the other, never concatenated).
     pub phase_rows: usize,
-    pub phase_body: String,
+    pub phase_chunks: Vec<String>,
 }
 
 /// What one rebuild worker found: sessions, problems, phase rows (count and TOON text).
@@ -160,10 +182,11 @@ pub fn build(
                 let mut problems = Vec::new();
                 let mut phase_rows = 0;
                 let mut phase_body = String::new();
+                let mut buf = Vec::with_capacity(64 * 1024);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = files.get(i) else { break };
-                    match index_file(store, path) {
+                    match index_file_with(store, path, &mut buf) {
                         Entry::Session(s, phases) => {
                             phase_rows += phases.len();
                             for p in &phases {
@@ -191,7 +214,7 @@ pub fn build(
         built.index.sessions.extend(sessions);
         built.index.problems.extend(problems);
         built.phase_rows += rows;
-        built.phase_body.push_str(&body);
+        built.phase_chunks.push(body);
     }
     built.index.problems.sort_by(|a, b| a.path.cmp(&b.path));
     built.index.dirs = dirs.iter().filter_map(|d| dir_stamp(root, d)).collect();

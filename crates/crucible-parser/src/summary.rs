@@ -37,7 +37,14 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
     let text = source::decode(bytes).ok()?;
     let split = frontmatter::split(&text).ok()?;
     let fm = frontmatter::parse(split.yaml).ok()?;
-    let lines: Vec<&str> = split.body.split('\n').collect();
+    let body = split.body;
+    let mut lines: Vec<&str> = Vec::with_capacity(body.len() / 40 + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', body.as_bytes()) {
+        lines.push(&body[start..end]);
+        start = end + 1;
+    }
+    lines.push(&body[start..]);
     let mut phases: Vec<PhaseSummary> = Vec::new();
     let mut totals = Counts::default();
     let mut title: Option<String> = None;
