@@ -318,6 +318,39 @@ fn dirs_table(out: &mut String, dirs: &[DirStamp]) {
     }
 }
 
+/// Writes the base file, streaming its rows (at 100,000 sessions a String
+/// of the whole file would be tens of MB more to hold).
+fn write_base(path: &Path, index: &Index, dirs: &[DirStamp]) -> Result<(), IndexFileError> {
+    use std::io::Write;
+    let io = |source| IndexFileError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .map_err(io)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut sessions: Vec<&SessionRecord> = index.sessions.iter().collect();
+    sessions.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut chunk = String::with_capacity(64 * 1024);
+    header(&mut chunk);
+    toon::write_header(&mut chunk, "sessions", sessions.len(), SESSION_FIELDS);
+    for s in sessions {
+        s.write_row(&mut chunk);
+        if chunk.len() > 60 * 1024 {
+            out.write_all(chunk.as_bytes()).map_err(io)?;
+            chunk.clear();
+        }
+    }
+    problems_table(&mut chunk, &index.problems);
+    dirs_table(&mut chunk, dirs);
+    out.write_all(chunk.as_bytes()).map_err(io)?;
+    out.flush().map_err(io)
+}
+
 /// The text of the base file, rows in path order.
 pub fn base_text(index: &Index) -> String {
     let mut sessions: Vec<&SessionRecord> = index.sessions.iter().collect();
@@ -333,9 +366,17 @@ pub fn base_text(index: &Index) -> String {
     out
 }
 
+/// Phase rows already written as TOON: in memory, or spilled by a rebuild
+/// worker to a hidden part file beside the index (removed once copied).
+#[derive(Debug)]
+pub enum PhaseRows {
+    Text(String),
+    Part(PathBuf),
+}
+
 /// Writes the phases file from rows already written as TOON (see `build`),
 /// chunk after chunk.
-fn write_phases(path: &Path, rows: usize, chunks: &[String]) -> Result<(), IndexFileError> {
+fn write_phases(path: &Path, rows: usize, chunks: &[PhaseRows]) -> Result<(), IndexFileError> {
     use std::io::Write;
     let io = |source| IndexFileError::Io {
         path: path.to_owned(),
@@ -354,7 +395,14 @@ fn write_phases(path: &Path, rows: usize, chunks: &[String]) -> Result<(), Index
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     out.write_all(head.as_bytes()).map_err(io)?;
     for c in chunks {
-        out.write_all(c.as_bytes()).map_err(io)?;
+        match c {
+            PhaseRows::Text(t) => out.write_all(t.as_bytes()).map_err(io)?,
+            PhaseRows::Part(p) => {
+                let mut part = std::fs::File::open(p).map_err(io)?;
+                std::io::copy(&mut part, &mut out).map_err(io)?;
+                let _ = std::fs::remove_file(p);
+            }
+        }
     }
     out.flush().map_err(io)?;
     let _ = existed;
@@ -366,18 +414,22 @@ pub fn write_all(
     dir: &Path,
     index: &Index,
     phase_rows: usize,
-    phase_chunks: &[String],
+    phase_chunks: &[PhaseRows],
 ) -> Result<(), IndexFileError> {
     write_phases(&dir.join(PHASES), phase_rows, phase_chunks)?;
     remove_delta(dir)?;
-    write(&dir.join(BASE), &base_text(index))?;
+    write_base(&dir.join(BASE), index, &index.dirs)?;
     // The root's stamp is taken after the files exist, so creating them
     // does not read as a change next time.
     if let Some(now) = moved_root(dir, &index.dirs) {
-        let mut index = index.clone();
-        index.dirs.retain(|d| !d.path.is_empty());
-        index.dirs.push(now);
-        write(&dir.join(BASE), &base_text(&index))?;
+        let mut dirs: Vec<DirStamp> = index
+            .dirs
+            .iter()
+            .filter(|d| !d.path.is_empty())
+            .cloned()
+            .collect();
+        dirs.push(now);
+        write_base(&dir.join(BASE), index, &dirs)?;
     }
     Ok(())
 }
@@ -393,24 +445,18 @@ pub fn remove_delta(dir: &Path) -> Result<(), IndexFileError> {
 }
 
 pub fn write_delta(dir: &Path, delta: &Delta) -> Result<(), IndexFileError> {
-    write(&dir.join(DELTA), &delta_text(delta))?;
-    // Creating the delta moved the root's mtime: record that, in place.
-    let mut known = load_base_dirs(dir).unwrap_or_default();
-    for d in &delta.dirs {
-        known.retain(|x| x.path != d.path);
-        known.push(d.clone());
-    }
-    if let Some(now) = moved_root(dir, &known) {
-        let mut delta = delta.clone();
-        delta.set_dir(now);
-        write(&dir.join(DELTA), &delta_text(&delta))?;
+    let path = dir.join(DELTA);
+    let created = !path.exists();
+    write(&path, &delta_text(delta))?;
+    if created {
+        // Creating the delta moved the root's mtime: record that, in place.
+        if let Some(now) = crate::scan::dir_stamp(dir, dir) {
+            let mut delta = delta.clone();
+            delta.set_dir(now);
+            write(&path, &delta_text(&delta))?;
+        }
     }
     Ok(())
-}
-
-/// The directories table of the base alone.
-fn load_base_dirs(dir: &Path) -> Result<Vec<DirStamp>, IndexFileError> {
-    Light::load(dir)?.dirs()
 }
 
 fn delta_text(delta: &Delta) -> String {

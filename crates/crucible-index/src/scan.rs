@@ -156,11 +156,16 @@ pub struct Built {
     /// The phases table's rows, already written as TOON, one chunk per
     /// worker (written out one after the other, never concatenated).
     pub phase_rows: usize,
-    pub phase_chunks: Vec<String>,
+    pub phase_chunks: Vec<crate::files::PhaseRows>,
 }
 
 /// What one rebuild worker found: sessions, problems, phase rows (count and TOON text).
-type WorkerOutput = (Vec<SessionRecord>, Vec<Problem>, usize, String);
+type WorkerOutput = (
+    Vec<SessionRecord>,
+    Vec<Problem>,
+    usize,
+    crate::files::PhaseRows,
+);
 
 /// Reads every file on `threads` threads; `progress(done, total)` is called
 /// now and then from the workers.
@@ -175,9 +180,23 @@ pub fn build(
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<WorkerOutput>> = Mutex::new(Vec::new());
+    // A phase rows part that could not be written fails the rebuild: rows
+    // already spilled could not be brought back otherwise.
+    let failed: Mutex<Option<std::io::Error>> = Mutex::new(None);
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| {
+        for worker in 0..threads.max(1) {
+            let next = &next;
+            let done = &done;
+            let results = &results;
+            let files = &files;
+            let failed = &failed;
+            scope.spawn(move || {
+                // Phase rows go to a hidden part file as they come, so a
+                // rebuild holds little more than the session records.
+                let part = root.join(format!("{}.part{worker}", crate::files::PHASES));
+                let mut spill = std::fs::File::create(&part)
+                    .ok()
+                    .map(|f| std::io::BufWriter::with_capacity(1 << 20, f));
                 let mut sessions = Vec::new();
                 let mut problems = Vec::new();
                 let mut phase_rows = 0;
@@ -192,6 +211,18 @@ pub fn build(
                             for p in &phases {
                                 p.write_row(&mut phase_body);
                             }
+                            if let Some(w) = spill.as_mut()
+                                && phase_body.len() > 256 * 1024
+                            {
+                                use std::io::Write;
+                                if let Err(e) = w.write_all(phase_body.as_bytes()) {
+                                    failed
+                                        .lock()
+                                        .expect("no worker panics holding it")
+                                        .get_or_insert(e);
+                                }
+                                phase_body.clear();
+                            }
                             sessions.push(*s);
                         }
                         Entry::Problem(p) => problems.push(p),
@@ -202,13 +233,30 @@ pub fn build(
                         progress(n, total);
                     }
                 }
+                let rows = match spill {
+                    Some(mut w) => {
+                        use std::io::Write;
+                        if let Err(e) = w.write_all(phase_body.as_bytes()).and_then(|()| w.flush())
+                        {
+                            failed
+                                .lock()
+                                .expect("no worker panics holding it")
+                                .get_or_insert(e);
+                        }
+                        crate::files::PhaseRows::Part(part)
+                    }
+                    None => crate::files::PhaseRows::Text(phase_body),
+                };
                 results
                     .lock()
                     .expect("a worker panicked while holding the results")
-                    .push((sessions, problems, phase_rows, phase_body));
+                    .push((sessions, problems, phase_rows, rows));
             });
         }
     });
+    if let Some(e) = failed.into_inner().ok().flatten() {
+        return Err(e);
+    }
     let mut built = Built::default();
     for (sessions, problems, rows, body) in results.into_inner().unwrap_or_default() {
         built.index.sessions.extend(sessions);
