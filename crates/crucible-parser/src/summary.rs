@@ -164,11 +164,14 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
             if lines.get(i).is_some_and(|l| !l.trim().is_empty()) {
                 return None; // a lazy continuation line, or a block glued to the quote
             }
-            let quote = lines[start..i].join("\n");
-            if let Some(c) = callout::parse(&quote) {
-                let kind = c.kind();
+            // Only a subagent callout needs its body read (to check it);
+            // for the others the kind on the first line is all that counts.
+            let kind = callout::parse(lines[start]).map(|c| c.kind());
+            if let Some(kind) = kind {
                 if kind == crucible_core::CalloutKind::Subagent {
-                    c.subagent().ok()?;
+                    callout::parse(&lines[start..i].join("\n"))?
+                        .subagent()
+                        .ok()?;
                 }
                 let mut n = Counts::default();
                 n.add_callout(&kind);
@@ -202,10 +205,12 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
                 if lines.get(j).is_some_and(|l| !l.trim().is_empty()) {
                     return None; // a line glued to the list: CommonMark's rules, not ours
                 }
-                if let Ok(calls) = tool_calls::parse_list(&lines[start..j].join("\n")) {
+                if let Some((calls, failed)) =
+                    tool_calls::count_list(lines[start..j].iter().copied())
+                {
                     let n = Counts {
-                        tool_calls: calls.len() as u64,
-                        failed_tool_calls: calls.iter().filter(|c| c.failed).count() as u64,
+                        tool_calls: calls,
+                        failed_tool_calls: failed,
                         ..Counts::default()
                     };
                     totals.add(&n);

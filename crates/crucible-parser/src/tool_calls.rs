@@ -31,6 +31,37 @@ pub(crate) fn parse_list(list: &str) -> Result<Vec<ToolCall>, (usize, &'static s
     Ok(calls)
 }
 
+/// Counts the calls of a list and the failed ones, with exactly the checks
+/// of [`parse_list`] but without building them (the index only counts).
+pub(crate) fn count_list<'a>(lines: impl Iterator<Item = &'a str>) -> Option<(u64, u64)> {
+    let (mut calls, mut failed) = (0, 0);
+    for line in lines {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let item = match line.as_bytes() {
+            [b'-' | b'*' | b'+', b' ', ..] => line[2..].trim_start(),
+            _ => return None,
+        };
+        let (content, rest) = code_span(item)?;
+        let tool = content.split_once(' ').map_or(content, |(t, _)| t);
+        if tool.is_empty() {
+            return None;
+        }
+        let rest = rest.trim();
+        if !rest.is_empty() {
+            let summary = rest
+                .strip_prefix('→')
+                .or_else(|| rest.strip_prefix("->"))?
+                .trim();
+            failed += u64::from(summary.starts_with(FAIL_MARK));
+        }
+        calls += 1;
+    }
+    Some((calls, failed))
+}
+
 fn parse_item(item: &str) -> Option<ToolCall> {
     let (content, rest) = code_span(item)?;
     let (tool, args) = content.split_once(' ').unwrap_or((content, ""));
