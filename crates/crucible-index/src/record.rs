@@ -259,11 +259,7 @@ impl SessionRecord {
             parent,
         ] = cells
         else {
-            return Err(format!(
-                "expected {} cells, found {}",
-                SESSION_FIELDS.len(),
-                cells.len()
-            ));
+            return Err(wrong_width(SESSION_FIELDS, cells));
         };
         Ok(Self {
             path: required(path, "path")?,
@@ -281,14 +277,7 @@ impl SessionRecord {
             agents: split_list(toon::text(agents)?),
             tokens_used: toon::number(tokens_used)?,
             phases: count(phases)?,
-            counts: Counts {
-                tool_calls: count(tool_calls)?,
-                failed_tool_calls: count(failed)?,
-                decisions: count(decisions)?,
-                errors: count(errors)?,
-                user_interventions: count(users)?,
-                subagents: count(subagents)?,
-            },
+            counts: counts([tool_calls, failed, decisions, errors, users, subagents])?,
             resume_point: text(resume_point)?,
             parent: text(parent)?,
             live: count(live)? != 0,
@@ -307,6 +296,22 @@ fn text(cell: &str) -> Result<Option<String>, String> {
 
 fn required(cell: &str, name: &str) -> Result<String, String> {
     text(cell)?.ok_or_else(|| format!("`{name}` is null"))
+}
+
+fn wrong_width(fields: &[&str], cells: &[&str]) -> String {
+    format!("expected {} cells, found {}", fields.len(), cells.len())
+}
+
+/// The six count cells, in `Counts` order.
+fn counts(c: [&str; 6]) -> Result<Counts, String> {
+    Ok(Counts {
+        tool_calls: count(c[0])?,
+        failed_tool_calls: count(c[1])?,
+        decisions: count(c[2])?,
+        errors: count(c[3])?,
+        user_interventions: count(c[4])?,
+        subagents: count(c[5])?,
+    })
 }
 
 fn count(cell: &str) -> Result<u64, String> {
@@ -377,11 +382,7 @@ impl PhaseRecord {
             subagents,
         ] = cells
         else {
-            return Err(format!(
-                "expected {} cells, found {}",
-                PHASE_FIELDS.len(),
-                cells.len()
-            ));
+            return Err(wrong_width(PHASE_FIELDS, cells));
         };
         Ok(Self {
             path: required(path, "path")?,
@@ -393,14 +394,7 @@ impl PhaseRecord {
             started: text(started)?,
             duration_ms: toon::number(duration_ms)?,
             tokens: toon::number(tokens)?,
-            counts: Counts {
-                tool_calls: count(tool_calls)?,
-                failed_tool_calls: count(failed)?,
-                decisions: count(decisions)?,
-                errors: count(errors)?,
-                user_interventions: count(users)?,
-                subagents: count(subagents)?,
-            },
+            counts: counts([tool_calls, failed, decisions, errors, users, subagents])?,
         })
     }
 }
