@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::Args;
 use crucible_index::SessionIndex;
 
-use super::list::open_index;
+use super::list::{open_index, report};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
 use crate::render::progress;
@@ -26,12 +26,12 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
     let opened = if args.rebuild || !args.check {
         let bar = progress::bar("indexing sessions");
         let o = SessionIndex::new(&ctx.store)
-            .rebuild(&|d, t| progress::update(&bar, d, t))
+            .rebuild_and_pause(ctx.config.session.idle_timeout, &|d, t| {
+                progress::update(&bar, d, t)
+            })
             .map_err(|e| CliError::new(e.to_string()))?;
         progress::finish(&bar);
-        for w in &o.warnings {
-            writeln!(anstream::stderr(), "{w}")?;
-        }
+        report(ctx, &o)?;
         o
     } else {
         open_index(ctx)?

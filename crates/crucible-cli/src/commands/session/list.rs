@@ -113,7 +113,7 @@ pub fn open_index(ctx: &Context) -> anyhow::Result<crucible_index::Opened> {
 }
 
 /// Index warnings, idle sessions paused, unreadable files: one line each.
-fn report(ctx: &Context, opened: &crucible_index::Opened) -> std::io::Result<()> {
+pub fn report(ctx: &Context, opened: &crucible_index::Opened) -> std::io::Result<()> {
     let mut err = anstream::stderr();
     for w in &opened.warnings {
         writeln!(err, "{w}")?;
