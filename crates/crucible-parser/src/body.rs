@@ -262,11 +262,17 @@ pub(crate) fn parse(body: &str, first_line: usize) -> Body {
                 // A setext heading (text underlined with `===`/`---`) is kept as prose.
                 None => b.prose(range),
             },
-            Kind::Paragraph if tool_calls::is_header(raw) => {
+            // The header alone, or as the last line of a paragraph (written
+            // right under some text, CommonMark makes it part of that text).
+            Kind::Paragraph if tool_calls::is_header(raw.rsplit('\n').next().unwrap_or(raw)) => {
                 let Some(list) = blocks.get(i).filter(|n| n.kind == Kind::List) else {
                     b.prose(range);
                     continue;
                 };
+                if let Some(cut) = raw.rfind('\n') {
+                    let before = raw[..cut].trim_end();
+                    b.prose(range.start..range.start + before.len());
+                }
                 i += 1;
                 match tool_calls::parse_list(&body[list.range.clone()]) {
                     Ok(calls) => b.push(Block::ToolCalls { calls }),
@@ -376,6 +382,14 @@ mod tests {
             }
         );
         assert!(matches!(&out.sections[1], Section::Plain(s) if s.title == "Summary"));
+    }
+
+    #[test]
+    fn a_tool_call_header_under_text_still_starts_a_list() {
+        let out = parse("## P @a\nSome text.\n**Tool calls:**\n- `ls` → 2 files\n", 1);
+        let blocks = out.sections[0].blocks();
+        assert_eq!(blocks[0], Block::prose("Some text."));
+        assert!(matches!(&blocks[1], Block::ToolCalls { calls } if calls.len() == 1));
     }
 
     #[test]
