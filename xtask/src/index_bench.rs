@@ -213,3 +213,93 @@ fn index_update(dir: &Path, runs: usize) -> anyhow::Result<Duration> {
     let _ = crucible_index::files::remove_delta(dir);
     Ok(times[times.len() / 2])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::{CorpusSpec, ensure};
+    use crucible_index::record::{FileStamp, SessionRecord};
+    use crucible_index::{Filter, GroupBy, SessionIndex};
+
+    /// `list` and `stats` from the index equal a full parse of every file of
+    /// a generated corpus (issue: the index must agree with brute force).
+    #[test]
+    fn the_index_agrees_with_a_full_parse_on_a_generated_corpus() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = CorpusSpec {
+            sessions: 300,
+            min_bytes: 1024,
+            max_bytes: 6 * 1024,
+            seed: 11,
+        };
+        ensure(dir.path(), &spec).unwrap();
+        let store = SessionStore::new(dir.path(), MarkdownCodec);
+        let index = SessionIndex::new(&store)
+            .open(None, &|_, _| {})
+            .unwrap()
+            .index;
+        let mut truth = Vec::new();
+        let mut true_phases = Vec::new();
+        for p in crucible_core::store::session_files(dir.path()).unwrap() {
+            let log = crucible_parser::parse_session(&p, &std::fs::read(&p).unwrap()).unwrap();
+            let rel = crucible_index::scan::relative(dir.path(), &p);
+            true_phases.extend(crucible_index::PhaseRecord::from_summary(
+                &rel,
+                &log.summary(),
+            ));
+            truth.push(SessionRecord::from_summary(
+                rel,
+                &log.summary(),
+                FileStamp::default(),
+                false,
+            ));
+        }
+        assert_eq!(index.sessions.len(), 300);
+        let ids = |v: Vec<SessionRecord>| v.into_iter().map(|r| r.id).collect::<Vec<_>>();
+        let phases = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();
+        for f in [
+            Filter::default(),
+            Filter {
+                status: Some(crucible_core::SessionStatus::Paused),
+                ..Filter::default()
+            },
+            Filter {
+                agent: Some("coder".into()),
+                ..Filter::default()
+            },
+            Filter {
+                channel: Some("ops".into()),
+                ..Filter::default()
+            },
+        ] {
+            assert_eq!(
+                ids(crucible_index::list(&index.sessions, &f, None)),
+                ids(crucible_index::list(&truth, &f, None))
+            );
+            let mut seen = Vec::new();
+            SessionIndex::new(&store)
+                .visit(None, &f, &|_, _| {}, &mut |facts, decode| {
+                    if f.matches(facts) {
+                        seen.push(decode().unwrap());
+                    }
+                })
+                .unwrap();
+            assert_eq!(
+                ids(crucible_index::query::sort_newest_first(seen, None)),
+                ids(crucible_index::list(&truth, &f, None))
+            );
+            for by in [
+                GroupBy::Agent,
+                GroupBy::Status,
+                GroupBy::Day,
+                GroupBy::Phase,
+            ] {
+                assert_eq!(
+                    crucible_index::stats(&index.sessions, &phases, &f, by),
+                    crucible_index::stats(&truth, &true_phases, &f, by),
+                    "{by:?} {f:?}"
+                );
+            }
+        }
+    }
+}

@@ -386,7 +386,10 @@ mod tests {
 
     #[test]
     fn a_tool_call_header_under_text_still_starts_a_list() {
-        let out = parse("## P @a\nSome text.\n**Tool calls:**\n- `ls` → 2 files\n", 1);
+        let out = parse(
+            "## P @a\nSome text.\n**Tool calls:**\n- `ls` → 2 files\n",
+            1,
+        );
         let blocks = out.sections[0].blocks();
         assert_eq!(blocks[0], Block::prose("Some text."));
         assert!(matches!(&blocks[1], Block::ToolCalls { calls } if calls.len() == 1));
