@@ -286,12 +286,6 @@ fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
     }
 }
 
-/// The root's current stamp, if it differs from the one in `dirs`.
-fn moved_root(root: &Path, dirs: &[DirStamp]) -> Option<DirStamp> {
-    let now = crate::scan::dir_stamp(root, root)?;
-    (dirs.iter().find(|d| d.path.is_empty()) != Some(&now)).then_some(now)
-}
-
 fn header(out: &mut String) {
     toon::write_scalar(out, "format", Cell::Str(FORMAT));
     toon::write_scalar(out, "version", Cell::Num(VERSION));
@@ -318,39 +312,6 @@ fn dirs_table(out: &mut String, dirs: &[DirStamp]) {
     }
 }
 
-/// Writes the base file, streaming its rows (at 100,000 sessions a String
-/// of the whole file would be tens of MB more to hold).
-fn write_base(path: &Path, index: &Index, dirs: &[DirStamp]) -> Result<(), IndexFileError> {
-    use std::io::Write;
-    let io = |source| IndexFileError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .map_err(io)?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let mut sessions: Vec<&SessionRecord> = index.sessions.iter().collect();
-    sessions.sort_by(|a, b| a.path.cmp(&b.path));
-    let mut chunk = String::with_capacity(64 * 1024);
-    header(&mut chunk);
-    toon::write_header(&mut chunk, "sessions", sessions.len(), SESSION_FIELDS);
-    for s in sessions {
-        s.write_row(&mut chunk);
-        if chunk.len() > 60 * 1024 {
-            out.write_all(chunk.as_bytes()).map_err(io)?;
-            chunk.clear();
-        }
-    }
-    problems_table(&mut chunk, &index.problems);
-    dirs_table(&mut chunk, dirs);
-    out.write_all(chunk.as_bytes()).map_err(io)?;
-    out.flush().map_err(io)
-}
-
 /// The text of the base file, rows in path order.
 pub fn base_text(index: &Index) -> String {
     let mut sessions: Vec<&SessionRecord> = index.sessions.iter().collect();
@@ -366,17 +327,32 @@ pub fn base_text(index: &Index) -> String {
     out
 }
 
-/// Phase rows already written as TOON: in memory, or spilled by a rebuild
+/// Table rows already written as TOON: in memory, or spilled by a rebuild
 /// worker to a hidden part file beside the index (removed once copied).
 #[derive(Debug)]
-pub enum PhaseRows {
+pub enum RowChunk {
     Text(String),
     Part(PathBuf),
 }
 
+/// Copies row chunks into `out`, removing part files once copied.
+fn copy_chunks(out: &mut impl std::io::Write, chunks: &[RowChunk]) -> std::io::Result<()> {
+    for c in chunks {
+        match c {
+            RowChunk::Text(t) => out.write_all(t.as_bytes())?,
+            RowChunk::Part(p) => {
+                let mut part = std::fs::File::open(p)?;
+                std::io::copy(&mut part, out)?;
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes the phases file from rows already written as TOON (see `build`),
 /// chunk after chunk.
-fn write_phases(path: &Path, rows: usize, chunks: &[PhaseRows]) -> Result<(), IndexFileError> {
+fn write_phases(path: &Path, rows: usize, chunks: &[RowChunk]) -> Result<(), IndexFileError> {
     use std::io::Write;
     let io = |source| IndexFileError::Io {
         path: path.to_owned(),
@@ -385,7 +361,6 @@ fn write_phases(path: &Path, rows: usize, chunks: &[PhaseRows]) -> Result<(), In
     let mut head = String::new();
     toon::write_scalar(&mut head, "version", Cell::Num(VERSION));
     toon::write_header(&mut head, "phases", rows, PHASE_FIELDS);
-    let existed = path.exists();
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
@@ -394,44 +369,119 @@ fn write_phases(path: &Path, rows: usize, chunks: &[PhaseRows]) -> Result<(), In
         .map_err(io)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     out.write_all(head.as_bytes()).map_err(io)?;
-    for c in chunks {
-        match c {
-            PhaseRows::Text(t) => out.write_all(t.as_bytes()).map_err(io)?,
-            PhaseRows::Part(p) => {
-                let mut part = std::fs::File::open(p).map_err(io)?;
-                std::io::copy(&mut part, &mut out).map_err(io)?;
-                let _ = std::fs::remove_file(p);
-            }
-        }
-    }
-    out.flush().map_err(io)?;
-    let _ = existed;
-    Ok(())
+    copy_chunks(&mut out, chunks).map_err(io)?;
+    out.flush().map_err(io)
 }
 
-/// Writes a whole index: base and phases; the delta is gone after.
+/// Sessions rows for the base: records to write, or rows a rebuild wrote.
+#[derive(Debug, Clone, Copy)]
+pub enum SessionRows<'a> {
+    Records(&'a [SessionRecord]),
+    Written { rows: usize, chunks: &'a [RowChunk] },
+}
+
+/// Writes the base without its `dirs` table, which [`append_dirs`] adds
+/// once nothing more will change the directory.
+fn write_base_rows(
+    path: &Path,
+    sessions: SessionRows<'_>,
+    problems: &[Problem],
+) -> Result<(), IndexFileError> {
+    use std::io::Write;
+    let io = |source| IndexFileError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .map_err(io)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut chunk = String::with_capacity(64 * 1024);
+    header(&mut chunk);
+    match sessions {
+        SessionRows::Records(records) => {
+            let mut sorted: Vec<&SessionRecord> = records.iter().collect();
+            sorted.sort_by(|a, b| a.path.cmp(&b.path));
+            toon::write_header(&mut chunk, "sessions", sorted.len(), SESSION_FIELDS);
+            for s in sorted {
+                s.write_row(&mut chunk);
+                if chunk.len() > 60 * 1024 {
+                    out.write_all(chunk.as_bytes()).map_err(io)?;
+                    chunk.clear();
+                }
+            }
+        }
+        SessionRows::Written { rows, chunks } => {
+            toon::write_header(&mut chunk, "sessions", rows, SESSION_FIELDS);
+            out.write_all(chunk.as_bytes()).map_err(io)?;
+            chunk.clear();
+            copy_chunks(&mut out, chunks).map_err(io)?;
+        }
+    }
+    problems_table(&mut chunk, problems);
+    out.write_all(chunk.as_bytes()).map_err(io)?;
+    out.flush().map_err(io)
+}
+
+/// Appends the `dirs` table, with the root stamped now: every write that
+/// changes the directory (part files, the delta, new index files) is done.
+/// Appending to an existing file leaves the directory's mtime alone.
+fn append_dirs(dir: &Path, dirs: &[DirStamp]) -> Result<(), IndexFileError> {
+    use std::io::Write;
+    let path = dir.join(BASE);
+    let io = |source| IndexFileError::Io {
+        path: path.clone(),
+        source,
+    };
+    let mut dirs: Vec<DirStamp> = dirs
+        .iter()
+        .filter(|d| !d.path.is_empty())
+        .cloned()
+        .collect();
+    dirs.extend(crate::scan::dir_stamp(dir, dir));
+    dirs.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut text = String::new();
+    dirs_table(&mut text, &dirs);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .map_err(io)?;
+    f.write_all(text.as_bytes()).map_err(io)
+}
+
 pub fn write_all(
     dir: &Path,
     index: &Index,
     phase_rows: usize,
-    phase_chunks: &[PhaseRows],
+    phase_chunks: &[RowChunk],
 ) -> Result<(), IndexFileError> {
-    write_phases(&dir.join(PHASES), phase_rows, phase_chunks)?;
+    write_index(
+        dir,
+        SessionRows::Records(&index.sessions),
+        &index.problems,
+        &index.dirs,
+        phase_rows,
+        phase_chunks,
+    )
+}
+
+/// Writes the phases file and the base, then the base's `dirs` table last;
+/// the delta is gone after.
+pub fn write_index(
+    dir: &Path,
+    sessions: SessionRows<'_>,
+    problems: &[Problem],
+    dirs: &[DirStamp],
+    phase_rows: usize,
+    phase_chunks: &[RowChunk],
+) -> Result<(), IndexFileError> {
     remove_delta(dir)?;
-    write_base(&dir.join(BASE), index, &index.dirs)?;
-    // The root's stamp is taken after the files exist, so creating them
-    // does not read as a change next time.
-    if let Some(now) = moved_root(dir, &index.dirs) {
-        let mut dirs: Vec<DirStamp> = index
-            .dirs
-            .iter()
-            .filter(|d| !d.path.is_empty())
-            .cloned()
-            .collect();
-        dirs.push(now);
-        write_base(&dir.join(BASE), index, &dirs)?;
-    }
-    Ok(())
+    write_phases(&dir.join(PHASES), phase_rows, phase_chunks)?;
+    write_base_rows(&dir.join(BASE), sessions, problems)?;
+    append_dirs(dir, dirs)
 }
 
 pub fn remove_delta(dir: &Path) -> Result<(), IndexFileError> {

@@ -93,8 +93,18 @@ impl<'s> SessionIndex<'s> {
                 .lock()
                 .map_err(|e| e.to_string())
                 .and_then(|_lock| {
-                    files::write_all(root, &built.index, built.phase_rows, &built.phase_chunks)
-                        .map_err(|e| e.to_string())
+                    files::write_index(
+                        root,
+                        files::SessionRows::Written {
+                            rows: built.session_rows,
+                            chunks: &built.session_chunks,
+                        },
+                        &built.index.problems,
+                        &built.index.dirs,
+                        built.phase_rows,
+                        &built.phase_chunks,
+                    )
+                    .map_err(|e| e.to_string())
                 });
             if let Err(e) = written {
                 warnings.push(format!("index not saved ({e}); working from memory"));

@@ -1,5 +1,6 @@
 //! What the index makes of the files of a sessions directory.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -8,7 +9,7 @@ use crucible_core::store::journal::journal_path;
 use crucible_core::{SessionStore, StoreError};
 use crucible_parser::{MarkdownCodec, ParseError, peek_session_id, summarize};
 
-use crate::files::{DirStamp, Index};
+use crate::files::{DirStamp, Index, RowChunk};
 use crate::record::{FileStamp, PhaseRecord, Problem, SessionRecord};
 
 /// One file, as the index sees it.
@@ -45,7 +46,8 @@ fn parse_problem(rel: &str, stamp: FileStamp, e: &ParseError) -> Entry {
 /// Reads one file into its index entry. A live session (one with a journal)
 /// is read with its journal applied.
 pub fn index_file(store: &SessionStore<MarkdownCodec>, path: &Path) -> Entry {
-    index_file_with(store, path, &mut Vec::new())
+    let live = journal_path(path).exists();
+    index_file_with(store, path, live, &mut Vec::new())
 }
 
 /// [`index_file`] reading into `buf`, which a rebuild reuses for every file
@@ -54,6 +56,7 @@ pub fn index_file(store: &SessionStore<MarkdownCodec>, path: &Path) -> Entry {
 pub fn index_file_with(
     store: &SessionStore<MarkdownCodec>,
     path: &Path,
+    live: bool,
     buf: &mut Vec<u8>,
 ) -> Entry {
     use std::io::Read;
@@ -77,7 +80,6 @@ pub fn index_file_with(
     };
     let stamp = FileStamp::of(&meta);
     let bytes = buf.as_slice();
-    let live = journal_path(path).exists();
     let summary = if live {
         if peek_session_id(bytes).is_none() {
             return Entry::NotASession;
@@ -117,22 +119,40 @@ pub fn dir_stamp(root: &Path, dir: &Path) -> Option<DirStamp> {
     })
 }
 
-/// Every visible directory (the root included) and `*.md` file below `root`.
+/// Every visible directory (the root included) and `*.md` file below
+/// `root`, and the sessions that have a journal (seen as hidden files, so a
+/// rebuild needs no `stat` per file to find live sessions).
 pub fn walk(root: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+    walk_with_journals(root).map(|(d, f, _)| (d, f))
+}
+
+pub fn walk_with_journals(
+    root: &Path,
+) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>, HashSet<PathBuf>)> {
     let mut dirs = Vec::new();
     let mut files = Vec::new();
+    let mut live = HashSet::new();
     let mut pending = vec![root.to_owned()];
     while let Some(d) = pending.pop() {
         let entries = match std::fs::read_dir(&d) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && d == root => {
-                return Ok((dirs, files));
+                return Ok((dirs, files, live));
             }
             Err(e) => return Err(e),
         };
         dirs.push(d.clone());
         for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with('.') {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if let Some(session) = name
+                .strip_prefix('.')
+                .and_then(|n| n.strip_suffix(".journal"))
+            {
+                live.insert(d.join(session));
+                continue;
+            }
+            if name.starts_with('.') {
                 continue;
             }
             let Ok(kind) = entry.file_type() else {
@@ -146,26 +166,83 @@ pub fn walk(root: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
             }
         }
     }
-    Ok((dirs, files))
+    Ok((dirs, files, live))
 }
 
 /// Everything a rebuild produces.
 #[derive(Debug, Default)]
 pub struct Built {
     pub index: Index,
-    /// The phases table's rows, already written as TOON, one chunk per
-    /// worker (written out one after the other, never concatenated).
+    /// The sessions and phases tables' rows, already written as TOON by the
+    /// workers, one chunk per worker (copied out in turn, never concatenated).
+    pub session_rows: usize,
+    pub session_chunks: Vec<RowChunk>,
     pub phase_rows: usize,
-    pub phase_chunks: Vec<crate::files::PhaseRows>,
+    pub phase_chunks: Vec<RowChunk>,
 }
 
-/// What one rebuild worker found: sessions, problems, phase rows (count and TOON text).
-type WorkerOutput = (
-    Vec<SessionRecord>,
-    Vec<Problem>,
-    usize,
-    crate::files::PhaseRows,
-);
+/// Rows a worker writes as it goes: to a hidden part file beside the index
+/// when the directory is writable, so a rebuild holds little more than the
+/// records; else in memory.
+struct Spill {
+    text: String,
+    part: Option<(PathBuf, std::io::BufWriter<std::fs::File>)>,
+    rows: usize,
+    error: Option<std::io::Error>,
+}
+
+impl Spill {
+    fn new(part: PathBuf) -> Self {
+        let file = std::fs::File::create(&part).ok();
+        Self {
+            text: String::new(),
+            part: file.map(|f| (part, std::io::BufWriter::with_capacity(1 << 20, f))),
+            rows: 0,
+            error: None,
+        }
+    }
+
+    /// After rows were added to `text`.
+    fn added(&mut self, rows: usize) {
+        self.rows += rows;
+        if self.text.len() > 256 * 1024 {
+            self.drain();
+        }
+    }
+
+    fn drain(&mut self) {
+        use std::io::Write;
+        if let Some((_, w)) = self.part.as_mut() {
+            if let Err(e) = w.write_all(self.text.as_bytes()) {
+                self.error.get_or_insert(e);
+            }
+            self.text.clear();
+        }
+    }
+
+    fn finish(mut self) -> Result<(usize, RowChunk), std::io::Error> {
+        use std::io::Write;
+        self.drain();
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        match self.part {
+            Some((path, mut w)) => {
+                w.flush()?;
+                Ok((self.rows, RowChunk::Part(path)))
+            }
+            None => Ok((self.rows, RowChunk::Text(self.text))),
+        }
+    }
+}
+
+/// What one worker found.
+struct WorkerOutput {
+    sessions: Vec<SessionRecord>,
+    problems: Vec<Problem>,
+    session_rows: Result<(usize, RowChunk), std::io::Error>,
+    phase_rows: Result<(usize, RowChunk), std::io::Error>,
+}
 
 /// Reads every file on `threads` threads; `progress(done, total)` is called
 /// now and then from the workers.
@@ -175,54 +252,32 @@ pub fn build(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> std::io::Result<Built> {
     let root = store.dir();
-    let (dirs, files) = walk(root)?;
+    let (dirs, files, live) = walk_with_journals(root)?;
     let total = files.len();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<WorkerOutput>> = Mutex::new(Vec::new());
-    // A phase rows part that could not be written fails the rebuild: rows
-    // already spilled could not be brought back otherwise.
-    let failed: Mutex<Option<std::io::Error>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for worker in 0..threads.max(1) {
-            let next = &next;
-            let done = &done;
-            let results = &results;
-            let files = &files;
-            let failed = &failed;
+            let (next, done, results, files, live) = (&next, &done, &results, &files, &live);
             scope.spawn(move || {
-                // Phase rows go to a hidden part file as they come, so a
-                // rebuild holds little more than the session records.
-                let part = root.join(format!("{}.part{worker}", crate::files::PHASES));
-                let mut spill = std::fs::File::create(&part)
-                    .ok()
-                    .map(|f| std::io::BufWriter::with_capacity(1 << 20, f));
+                let part = |name: &str| root.join(format!("{name}.part{worker}"));
+                let mut session_out = Spill::new(part(crate::files::BASE));
+                let mut phase_out = Spill::new(part(crate::files::PHASES));
                 let mut sessions = Vec::new();
                 let mut problems = Vec::new();
-                let mut phase_rows = 0;
-                let mut phase_body = String::new();
                 let mut buf = Vec::with_capacity(64 * 1024);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = files.get(i) else { break };
-                    match index_file_with(store, path, &mut buf) {
+                    match index_file_with(store, path, live.contains(path), &mut buf) {
                         Entry::Session(s, phases) => {
-                            phase_rows += phases.len();
+                            s.write_row(&mut session_out.text);
+                            session_out.added(1);
                             for p in &phases {
-                                p.write_row(&mut phase_body);
+                                p.write_row(&mut phase_out.text);
                             }
-                            if let Some(w) = spill.as_mut()
-                                && phase_body.len() > 256 * 1024
-                            {
-                                use std::io::Write;
-                                if let Err(e) = w.write_all(phase_body.as_bytes()) {
-                                    failed
-                                        .lock()
-                                        .expect("no worker panics holding it")
-                                        .get_or_insert(e);
-                                }
-                                phase_body.clear();
-                            }
+                            phase_out.added(phases.len());
                             sessions.push(*s);
                         }
                         Entry::Problem(p) => problems.push(p),
@@ -233,36 +288,30 @@ pub fn build(
                         progress(n, total);
                     }
                 }
-                let rows = match spill {
-                    Some(mut w) => {
-                        use std::io::Write;
-                        if let Err(e) = w.write_all(phase_body.as_bytes()).and_then(|()| w.flush())
-                        {
-                            failed
-                                .lock()
-                                .expect("no worker panics holding it")
-                                .get_or_insert(e);
-                        }
-                        crate::files::PhaseRows::Part(part)
-                    }
-                    None => crate::files::PhaseRows::Text(phase_body),
-                };
                 results
                     .lock()
                     .expect("a worker panicked while holding the results")
-                    .push((sessions, problems, phase_rows, rows));
+                    .push(WorkerOutput {
+                        sessions,
+                        problems,
+                        session_rows: session_out.finish(),
+                        phase_rows: phase_out.finish(),
+                    });
             });
         }
     });
-    if let Some(e) = failed.into_inner().ok().flatten() {
-        return Err(e);
-    }
     let mut built = Built::default();
-    for (sessions, problems, rows, body) in results.into_inner().unwrap_or_default() {
-        built.index.sessions.extend(sessions);
-        built.index.problems.extend(problems);
-        built.phase_rows += rows;
-        built.phase_chunks.push(body);
+    for w in results.into_inner().unwrap_or_default() {
+        // A part that could not be written fails the rebuild: its rows
+        // could not be brought back otherwise.
+        let (n, chunk) = w.session_rows?;
+        built.session_rows += n;
+        built.session_chunks.push(chunk);
+        let (n, chunk) = w.phase_rows?;
+        built.phase_rows += n;
+        built.phase_chunks.push(chunk);
+        built.index.sessions.extend(w.sessions);
+        built.index.problems.extend(w.problems);
     }
     built.index.problems.sort_by(|a, b| a.path.cmp(&b.path));
     built.index.dirs = dirs.iter().filter_map(|d| dir_stamp(root, d)).collect();

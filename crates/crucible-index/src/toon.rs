@@ -69,13 +69,28 @@ fn write_cell(out: &mut String, c: Cell<'_>) {
     match c {
         Cell::Null => out.push_str("null"),
         Cell::Num(n) => out.push_str(&n.to_string()),
-        Cell::Str(s) if toon_format::needs_quoting(s, ',') => {
+        Cell::Str(s) if !plain_word(s) && toon_format::needs_quoting(s, ',') => {
             out.push('"');
             out.push_str(&toon_format::escape_string(s));
             out.push('"');
         }
         Cell::Str(s) => out.push_str(s),
     }
+}
+
+/// Words that surely need no quotes: they start with a letter, hold only
+/// letters, digits and `_ . @ / -`, and are no literal (`true`, `null`, or a
+/// float spelling such as `inf`). Most cells are such words; checking them
+/// here spares toon-format's fuller test, and a test holds the two together.
+fn plain_word(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.first().is_some_and(u8::is_ascii_alphabetic)
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'@' | b'/' | b'-'))
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
+            "true" | "false" | "null" | "inf" | "infinity" | "nan"
+        )
 }
 
 /// A problem reading an index file, with its line.
@@ -310,6 +325,30 @@ mod tests {
         assert_eq!(text(cells[1]).unwrap().as_deref(), Some("42"));
         assert_eq!(text(cells[2]).unwrap().as_deref(), Some(""));
         assert!(doc.table("empty").unwrap().rows.is_empty());
+    }
+
+    #[test]
+    fn plain_words_are_what_toon_format_leaves_unquoted() {
+        for w in [
+            "coder@1.0",
+            "a/b.md",
+            "x-y_z",
+            "claude-sonnet-4",
+            "dev",
+            "True",
+            "NaN",
+            "inf",
+            "e5",
+            "E",
+            "a.b.c",
+        ] {
+            if plain_word(w) {
+                assert!(!toon_format::needs_quoting(w, ','), "{w}");
+            }
+        }
+        assert!(
+            !plain_word("true") && !plain_word("1a") && !plain_word("-a") && !plain_word("a b")
+        );
     }
 
     #[test]
