@@ -276,14 +276,20 @@ mod tests {
                 ids(crucible_index::list(&index.sessions, &f, None)),
                 ids(crucible_index::list(&truth, &f, None))
             );
-            let mut seen = Vec::new();
-            SessionIndex::new(&store)
-                .visit(None, &f, &|_, _| {}, &mut |facts, decode| {
-                    if f.matches(facts) {
-                        seen.push(decode().unwrap());
-                    }
-                })
+            let (_, states) = SessionIndex::new(&store)
+                .visit(
+                    None,
+                    &f,
+                    &|_, _| {},
+                    &Vec::new,
+                    &|seen: &mut Vec<SessionRecord>, facts, decode| {
+                        if f.matches(facts) {
+                            seen.push(decode().unwrap());
+                        }
+                    },
+                )
                 .unwrap();
+            let seen: Vec<SessionRecord> = states.into_iter().flatten().collect();
             assert_eq!(
                 ids(crucible_index::query::sort_newest_first(seen, None)),
                 ids(crucible_index::list(&truth, &f, None))

@@ -526,6 +526,10 @@ fn delta_text(delta: &Delta) -> String {
     out
 }
 
+/// What [`Light::scan`] runs on each kept row: the thread's state and the
+/// row's cells.
+pub type RowFn<'a, S> = dyn Fn(&mut S, &[&str]) -> Result<(), String> + Sync + 'a;
+
 /// The base file's text, with the delta beside it, for queries that read
 /// rows one at a time instead of building every record.
 #[derive(Debug)]
@@ -581,18 +585,22 @@ impl Light {
     }
 
     /// Calls `each` with the cells (in `SESSION_FIELDS` order) of every base
-    /// session row the delta does not replace and `keep` accepts. `keep`
-    /// sees only the first [`SESSION_PREFIX`] cells when `selective` (the
-    /// caller expects to reject most rows), so rejected rows cost little.
-    pub fn scan(
+    /// session row the delta does not replace and `keep` accepts, on
+    /// `threads` threads, each with its own state from `init`; returns the
+    /// states. `keep` sees only the first [`SESSION_PREFIX`] cells when
+    /// `selective` (the caller expects to reject most rows), so rejected rows
+    /// cost little.
+    pub fn scan<S: Send>(
         &self,
+        threads: usize,
         selective: bool,
-        keep: impl Fn(&[&str]) -> bool,
-        mut each: impl FnMut(&[&str]) -> Result<(), String>,
-    ) -> Result<(), IndexFileError> {
+        keep: &(dyn Fn(&[&str]) -> bool + Sync),
+        init: &(dyn Fn() -> S + Sync),
+        each: &RowFn<'_, S>,
+    ) -> Result<Vec<S>, IndexFileError> {
         let doc = self.doc()?;
         let Some(t) = doc.table("sessions") else {
-            return Ok(());
+            return Ok(vec![init()]);
         };
         let columns = Columns::new(t, SESSION_FIELDS);
         // Splitting a prefix first only pays when most rows are then rejected.
@@ -602,31 +610,58 @@ impl Light {
             usize::MAX
         };
         let replaced = self.delta.paths();
-        let mut cells = Vec::with_capacity(SESSION_FIELDS.len());
-        let mut ordered = Vec::with_capacity(SESSION_FIELDS.len());
-        for (i, row) in t.rows.iter().enumerate() {
-            let line = |m: String| {
-                corrupt(
-                    &self.path,
-                    i + 1,
-                    format!("table `sessions`, row {}: {m}", i + 1),
-                )
-            };
-            toon::split_row_prefix(row, prefix, &mut cells).map_err(line)?;
-            columns.order(&cells, &mut ordered);
-            if !keep(&ordered) {
-                continue;
-            }
-            if prefix != usize::MAX {
-                toon::split_row(row, &mut cells).map_err(line)?;
-                columns.order(&cells, &mut ordered);
-            }
-            let path = toon::text(ordered[0]).map_err(line)?.unwrap_or_default();
-            if !replaced.is_empty() && replaced.contains(path.as_ref()) {
-                continue;
-            }
-            each(&ordered).map_err(line)?;
+        let per = t.rows.len().div_ceil(threads.max(1)).max(1);
+        let results: Vec<Result<S, IndexFileError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = t
+                .rows
+                .chunks(per)
+                .enumerate()
+                .map(|(c, rows)| {
+                    let (columns, replaced) = (&columns, &replaced);
+                    scope.spawn(move || {
+                        let mut state = init();
+                        let mut cells = Vec::with_capacity(SESSION_FIELDS.len());
+                        let mut ordered = Vec::with_capacity(SESSION_FIELDS.len());
+                        for (k, row) in rows.iter().enumerate() {
+                            let i = c * per + k;
+                            let line = |m: String| {
+                                corrupt(
+                                    &self.path,
+                                    i + 1,
+                                    format!("table `sessions`, row {}: {m}", i + 1),
+                                )
+                            };
+                            toon::split_row_prefix(row, prefix, &mut cells).map_err(line)?;
+                            columns.order(&cells, &mut ordered);
+                            if !keep(&ordered) {
+                                continue;
+                            }
+                            if prefix != usize::MAX {
+                                toon::split_row(row, &mut cells).map_err(line)?;
+                                columns.order(&cells, &mut ordered);
+                            }
+                            if !replaced.is_empty() {
+                                let path =
+                                    toon::text(ordered[0]).map_err(line)?.unwrap_or_default();
+                                if replaced.contains(path.as_ref()) {
+                                    continue;
+                                }
+                            }
+                            each(&mut state, &ordered).map_err(line)?;
+                        }
+                        Ok(state)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a scan thread panicked"))
+                .collect()
+        });
+        let mut states = results.into_iter().collect::<Result<Vec<S>, _>>()?;
+        if states.is_empty() {
+            states.push(init());
         }
-        Ok(())
+        Ok(states)
     }
 }

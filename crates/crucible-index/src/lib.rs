@@ -28,7 +28,7 @@ pub use files::{Index, IndexFileError};
 pub use observer::{IndexObserver, compact};
 pub use query::{Filter, list};
 pub use record::{Facts, FileStamp, PhaseRecord, Problem, SessionRecord};
-pub use stats::{GroupBy, StatsRow, stats};
+pub use stats::{Aggregator, GroupBy, StatsRow, stats};
 
 /// Errors that do stop an index command: the sessions directory itself
 /// cannot be read. Problems with the index files are repaired instead.
@@ -43,9 +43,6 @@ pub enum IndexError {
 
 /// Decodes a visited row into its whole record (only for rows a query keeps).
 pub type Decode<'a> = dyn Fn() -> Result<SessionRecord, String> + 'a;
-
-/// What [`SessionIndex::visit`] calls for every session.
-pub type Visitor<'v> = dyn FnMut(&Facts<'_>, &Decode<'_>) + 'v;
 
 /// An index ready to query, and what the command should tell the user.
 #[derive(Debug)]
@@ -163,36 +160,47 @@ impl<'s> SessionIndex<'s> {
         Ok(opened)
     }
 
-    /// Visits every session that may pass `filter` (`each` still applies
-    /// it: rows are only pre-screened): `each` gets the session's facts and a
-    /// way to decode the whole record (called only for the rows a query keeps). When no
-    /// directory changed since the index was written, rows are read straight
-    /// from the file; otherwise the index is refreshed (or rebuilt) first.
-    /// Returns what `open` returns, without the records.
-    pub fn visit(
+    /// Visits every session that may pass `filter` (rows are only
+    /// pre-screened: `each` still applies it), on all cores: each thread
+    /// folds the sessions it reads into its own state from `init`, and the
+    /// states come back for the caller to merge. `each` gets a session's facts
+    /// and a way to decode its whole record (for the rows a query keeps).
+    /// When no directory changed since the index was written, rows are read
+    /// straight from the file; otherwise the index is refreshed (or rebuilt)
+    /// first.
+    pub fn visit<S: Send>(
         &self,
         idle: Option<Duration>,
         filter: &Filter,
         progress: &(dyn Fn(usize, usize) + Sync),
-        each: &mut Visitor<'_>,
-    ) -> Result<Opened, IndexError> {
-        if let Some(visited) = self.visit_fast(idle, filter, each) {
+        init: &(dyn Fn() -> S + Sync),
+        each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
+    ) -> Result<(Opened, Vec<S>), IndexError> {
+        if let Some(visited) = self.visit_fast(idle, filter, init, each) {
             return Ok(visited);
         }
         let opened = self.open(idle, progress)?;
+        let mut state = init();
         for r in &opened.index.sessions {
-            each(&Facts::of(r), &|| Ok(r.clone()));
+            each(&mut state, &Facts::of(r), &|| Ok(r.clone()));
         }
-        Ok(opened)
+        Ok((opened, vec![state]))
     }
 
     /// The fast path of [`SessionIndex::visit`]; `None` to take the slow one.
-    fn visit_fast(
+    fn visit_fast<S: Send>(
         &self,
         idle: Option<Duration>,
         filter: &Filter,
-        each: &mut Visitor<'_>,
-    ) -> Option<Opened> {
+        init: &(dyn Fn() -> S + Sync),
+        each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
+    ) -> Option<(Opened, Vec<S>)> {
+        struct Scan<S> {
+            user: S,
+            /// Live sessions, and active ones that may be idle: read afresh after.
+            later: Vec<String>,
+            idle: Vec<String>,
+        }
         let root = self.store.dir();
         let shared = crucible_core::DirLock::acquire_shared(root);
         let light = files::Light::load(root).ok()?;
@@ -209,9 +217,6 @@ impl<'s> SessionIndex<'s> {
             return None;
         }
         let now = SystemTime::now();
-        // Live and idle sessions are visited after the scan, read afresh.
-        let mut later: Vec<String> = Vec::new();
-        let mut idle_candidates: Vec<String> = Vec::new();
         let idle_check = idle.is_some();
         let keep = |c: &[&str]| {
             // Live rows and active ones that may be idle are read again whatever
@@ -220,38 +225,56 @@ impl<'s> SessionIndex<'s> {
                 || (idle_check && c.get(2) == Some(&SessionStatus::Active.as_str()))
                 || filter.may_match(c)
         };
-        let scanned = light.scan(filter.status.is_some(), keep, |cells| {
-            let facts = Facts::from_cells(cells)?;
-            if cells[3] == "1" {
-                later.push(facts.path.into_owned());
-                return Ok(());
-            }
-            if let (Some(limit), SessionStatus::Active) = (idle, facts.status) {
-                // The recorded mtime picks the candidates without a stat per
-                // active session; `pause_if_idle` checks the file itself.
-                let written = toon::number(cells[4])?.unwrap_or(0);
-                let quiet = UNIX_EPOCH
-                    .checked_add(Duration::from_nanos(written))
-                    .and_then(|m| now.duration_since(m).ok())
-                    .is_some_and(|q| q > limit);
-                if quiet {
-                    idle_candidates.push(facts.path.into_owned());
+        let new_scan = || Scan {
+            user: init(),
+            later: Vec::new(),
+            idle: Vec::new(),
+        };
+        let scanned = light.scan(
+            self.threads,
+            filter.status.is_some(),
+            &keep,
+            &new_scan,
+            &|st: &mut Scan<S>, cells: &[&str]| {
+                let facts = Facts::from_cells(cells)?;
+                if cells[3] == "1" {
+                    st.later.push(facts.path.into_owned());
                     return Ok(());
                 }
-            }
-            each(&facts, &|| SessionRecord::from_cells(cells));
-            Ok(())
-        });
-        if scanned.is_err() {
-            return None;
-        }
+                if let (Some(limit), SessionStatus::Active) = (idle, facts.status) {
+                    // The recorded mtime picks the candidates without a stat per
+                    // active session; `pause_if_idle` checks the file itself.
+                    let written = toon::number(cells[4])?.unwrap_or(0);
+                    let quiet = UNIX_EPOCH
+                        .checked_add(Duration::from_nanos(written))
+                        .and_then(|m| now.duration_since(m).ok())
+                        .is_some_and(|q| q > limit);
+                    if quiet {
+                        st.idle.push(facts.path.into_owned());
+                        return Ok(());
+                    }
+                }
+                each(&mut st.user, &facts, &|| SessionRecord::from_cells(cells));
+                Ok(())
+            },
+        );
+        let scans = scanned.ok()?;
         let problems = light.problems().ok()?;
         drop(shared);
+        let mut later = Vec::new();
+        let mut idle_candidates = Vec::new();
+        let mut states = Vec::with_capacity(scans.len() + 1);
+        for sc in scans {
+            later.extend(sc.later);
+            idle_candidates.extend(sc.idle);
+            states.push(sc.user);
+        }
+        let mut rest = init();
         for r in &light.delta.sessions {
             if r.live {
                 later.push(r.path.clone());
             } else {
-                each(&Facts::of(r), &|| Ok(r.clone()));
+                each(&mut rest, &Facts::of(r), &|| Ok(r.clone()));
             }
         }
         let mut paused_paths = HashSet::new();
@@ -277,17 +300,21 @@ impl<'s> SessionIndex<'s> {
                     if paused_paths.contains(&path) {
                         paused.push(r.id.clone());
                     }
-                    each(&Facts::of(&r), &|| Ok((*r).clone()));
+                    each(&mut rest, &Facts::of(&r), &|| Ok((*r).clone()));
                 }
                 scan::Entry::Problem(p) => index.problems.push(p),
                 scan::Entry::NotASession => {}
             }
         }
-        Some(Opened {
-            index,
-            warnings: Vec::new(),
-            paused,
-        })
+        states.push(rest);
+        Some((
+            Opened {
+                index,
+                warnings: Vec::new(),
+                paused,
+            },
+            states,
+        ))
     }
 
     /// Every phase record, for `stats --group-by phase`.

@@ -64,6 +64,13 @@ impl Default for Durations {
 }
 
 impl Durations {
+    fn merge(&mut self, o: Self) {
+        self.count += o.count;
+        self.sum = self.sum.saturating_add(o.sum);
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+    }
+
     fn add(&mut self, d: Option<u64>) {
         if let Some(d) = d {
             self.count += 1;
@@ -74,7 +81,7 @@ impl Durations {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, Copy)]
 struct Acc {
     sessions: u64,
     tokens: u64,
@@ -94,6 +101,16 @@ impl Acc {
         self.ended(r.status);
         self.errors += r.errors;
         self.users += r.user_interventions;
+    }
+
+    fn merge(&mut self, o: Self) {
+        self.sessions += o.sessions;
+        self.tokens += o.tokens;
+        self.durations.merge(o.durations);
+        self.failed += o.failed;
+        self.ended += o.ended;
+        self.errors += o.errors;
+        self.users += o.users;
     }
 
     fn ended(&mut self, status: SessionStatus) {
@@ -203,6 +220,15 @@ impl Aggregator {
             }
             None => {}
         }
+    }
+
+    /// Adds what another aggregator (of other sessions) gathered.
+    pub fn merge(&mut self, other: Self) {
+        self.total.merge(other.total);
+        for (k, acc) in other.groups {
+            self.groups.entry(k).or_default().merge(acc);
+        }
+        self.statuses.extend(other.statuses);
     }
 
     /// The rows, sorted by group, and the total. `phases` is used when

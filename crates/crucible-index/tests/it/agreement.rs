@@ -77,14 +77,20 @@ pub fn assert_agrees(root: &Path) {
             "{f:?}"
         );
         // The streaming path `list` takes, straight from the file.
-        let mut seen = Vec::new();
-        SessionIndex::new(&store)
-            .visit(None, f, &|_, _| {}, &mut |facts, decode| {
-                if f.matches(facts) {
-                    seen.push(decode().unwrap());
-                }
-            })
+        let (_, states) = SessionIndex::new(&store)
+            .visit(
+                None,
+                f,
+                &|_, _| {},
+                &Vec::new,
+                &|seen: &mut Vec<SessionRecord>, facts, decode| {
+                    if f.matches(facts) {
+                        seen.push(decode().unwrap());
+                    }
+                },
+            )
             .unwrap();
+        let seen: Vec<SessionRecord> = states.into_iter().flatten().collect();
         assert_eq!(
             ids(&crucible_index::query::sort_newest_first(seen, None)),
             expected,
@@ -119,14 +125,23 @@ pub fn assert_agrees(root: &Path) {
                 expected,
                 "{by:?} {f:?}"
             );
-            let mut agg = crucible_index::stats::Aggregator::new(by);
-            SessionIndex::new(&store)
-                .visit(None, f, &|_, _| {}, &mut |facts, _| {
-                    if f.matches(facts) {
-                        agg.add(facts);
-                    }
-                })
+            let (_, states) = SessionIndex::new(&store)
+                .visit(
+                    None,
+                    f,
+                    &|_, _| {},
+                    &|| crucible_index::Aggregator::new(by),
+                    &|agg: &mut crucible_index::Aggregator, facts, _| {
+                        if f.matches(facts) {
+                            agg.add(facts);
+                        }
+                    },
+                )
                 .unwrap();
+            let mut agg = crucible_index::Aggregator::new(by);
+            for s in states {
+                agg.merge(s);
+            }
             assert_eq!(agg.finish(&phases), expected, "visit {by:?} {f:?}");
         }
     }

@@ -78,25 +78,28 @@ pub enum DataFormat {
     Toon,
 }
 
-/// Visits every session of the index (see `SessionIndex::visit`), then
-/// prints what the user should know (one line each) on stderr.
-pub fn visit_index(
+/// Visits every session of the index on all cores (see
+/// `SessionIndex::visit`), then prints what the user should know (one line
+/// each) on stderr. Returns each thread's state.
+pub fn visit_index<S: Send>(
     ctx: &Context,
     filter: &Filter,
-    each: &mut crucible_index::Visitor<'_>,
-) -> anyhow::Result<crucible_index::Opened> {
+    init: &(dyn Fn() -> S + Sync),
+    each: &(dyn Fn(&mut S, &crucible_index::Facts<'_>, &crucible_index::Decode<'_>) + Sync),
+) -> anyhow::Result<Vec<S>> {
     let bar = progress::bar("indexing sessions");
-    let opened = SessionIndex::new(&ctx.store)
+    let (opened, states) = SessionIndex::new(&ctx.store)
         .visit(
             Some(ctx.config.session.idle_timeout),
             filter,
             &|done, total| progress::update(&bar, done, total),
+            init,
             each,
         )
         .map_err(|e| CliError::new(e.to_string()))?;
     progress::finish(&bar);
     report(ctx, &opened)?;
-    Ok(opened)
+    Ok(states)
 }
 
 /// Opens the index with every record, printing what `visit_index` prints.
@@ -137,14 +140,19 @@ pub fn report(ctx: &Context, opened: &crucible_index::Opened) -> std::io::Result
 
 pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
-    let mut matching = Vec::new();
-    visit_index(ctx, &filter, &mut |facts, decode| {
-        if filter.matches(facts)
-            && let Ok(r) = decode()
-        {
-            matching.push(r);
-        }
-    })?;
+    let states = visit_index(
+        ctx,
+        &filter,
+        &Vec::new,
+        &|found: &mut Vec<SessionRecord>, facts, decode| {
+            if filter.matches(facts)
+                && let Ok(r) = decode()
+            {
+                found.push(r);
+            }
+        },
+    )?;
+    let matching = states.into_iter().flatten().collect();
     let rows = query::sort_newest_first(matching, args.limit);
     match args.format {
         DataFormat::Json => render::print_json(&rows)?,

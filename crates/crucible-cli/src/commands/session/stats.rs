@@ -54,12 +54,20 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
     } else {
         Vec::new()
     };
+    let states = visit_index(
+        ctx,
+        &filter,
+        &|| crucible_index::stats::Aggregator::new(by),
+        &|agg: &mut crucible_index::stats::Aggregator, facts, _| {
+            if filter.matches(facts) {
+                agg.add(facts);
+            }
+        },
+    )?;
     let mut agg = crucible_index::stats::Aggregator::new(by);
-    visit_index(ctx, &filter, &mut |facts, _| {
-        if filter.matches(facts) {
-            agg.add(facts);
-        }
-    })?;
+    for s in states {
+        agg.merge(s);
+    }
     let (rows, total) = agg.finish(&phases);
     match args.format {
         DataFormat::Json => {
