@@ -54,6 +54,9 @@ impl From<StoreError> for CliError {
                 Some("pass a path to the file, or --dir for another sessions directory")
             }
             StoreError::Ambiguous { .. } => Some("type more of the id"),
+            StoreError::IsADirectory { .. } => {
+                Some("name one session file; `cru session validate` takes directories")
+            }
             StoreError::DuplicateId { .. } => {
                 Some("rename one of the files' session_id so each id is unique")
             }

@@ -156,6 +156,12 @@ fn missing_and_ambiguous_sessions_are_errors_with_hints() {
     let out = kiln.run(&["session", "show", "no/such/session.md"]);
     assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.stderr, @"error: no/such/session.md: no such file");
+    let out = kiln.run(&["session", "show", ".crucible/sessions"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.stderr, @r"
+    error: .crucible/sessions: a directory, not a session file
+    hint: name one session file; `cru session validate` takes directories
+    ");
 }
 
 #[test]

@@ -72,6 +72,8 @@ pub enum StoreError {
     NotFound { query: String, dir: PathBuf },
     #[error("{path}: no such file")]
     NoSuchFile { path: PathBuf },
+    #[error("{path}: a directory, not a session file")]
+    IsADirectory { path: PathBuf },
     #[error("`{query}` matches {} sessions: {}", candidates.len(), list(candidates))]
     Ambiguous {
         query: String,
@@ -185,6 +187,11 @@ impl<C: SessionCodec> SessionStore<C> {
             || as_path.extension() == Some(OsStr::new("md"));
         if as_path.is_file() {
             return Ok(as_path.to_owned());
+        }
+        if looks_like_path && as_path.is_dir() {
+            return Err(StoreError::IsADirectory {
+                path: as_path.to_owned(),
+            });
         }
         if looks_like_path {
             return Err(StoreError::NoSuchFile {

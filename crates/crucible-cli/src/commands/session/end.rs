@@ -28,7 +28,10 @@ pub enum EndStatus {
 }
 
 pub fn run(ctx: &Context, args: &EndArgs) -> anyhow::Result<Outcome> {
-    let query = session_query(args.session.as_deref(), None)?;
+    let query = session_query(
+        args.session.as_deref(),
+        "name the session: `cru session end ID`",
+    )?;
     // Ending an ended session again is allowed: it corrects the status.
     let mut rec =
         Recorder::open(&ctx.store, &query, &ctx.config.session, true).map_err(CliError::from)?;

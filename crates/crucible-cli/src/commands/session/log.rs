@@ -118,12 +118,13 @@ fn text(arg: &str) -> anyhow::Result<String> {
     Ok(s)
 }
 
-/// The session's id from `--session`, `$CRU_SESSION`, or a positional argument.
-pub fn session_query(explicit: Option<&str>, fallback: Option<&str>) -> Result<String, CliError> {
-    explicit.or(fallback).map(str::to_owned).ok_or_else(|| {
-        CliError::new("which session? none given").with_hint(
-            "pass --session ID, or export CRU_SESSION=ID (the id `cru session start` printed)",
-        )
+/// The session named on the command line (or in `$CRU_SESSION`, which clap
+/// has already read into it); `how` says how this command takes one.
+pub fn session_query(given: Option<&str>, how: &str) -> Result<String, CliError> {
+    given.map(str::to_owned).ok_or_else(|| {
+        CliError::new("which session? none given").with_hint(format!(
+            "{how}, or export CRU_SESSION=ID (the id `cru session start` printed)"
+        ))
     })
 }
 
@@ -168,7 +169,7 @@ fn read_tasks(source: &str) -> anyhow::Result<Vec<Task>> {
 }
 
 pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<Outcome> {
-    let query = session_query(args.session.as_deref(), None)?;
+    let query = session_query(args.session.as_deref(), "pass --session ID")?;
     let mut rec = Recorder::open(&ctx.store, &query, &ctx.config.session, args.reopen)
         .map_err(CliError::from)?;
     let result = match &args.kind {

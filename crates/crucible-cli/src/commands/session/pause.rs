@@ -37,7 +37,10 @@ pub fn run(ctx: &Context, args: &PauseArgs) -> anyhow::Result<Outcome> {
         }
         return Ok(Outcome::Success);
     }
-    let query = session_query(args.session.as_deref(), None)?;
+    let query = session_query(
+        args.session.as_deref(),
+        "name the session: `cru session pause ID`",
+    )?;
     let mut rec =
         Recorder::open(&ctx.store, &query, &ctx.config.session, false).map_err(CliError::from)?;
     rec.pause(args.at).map_err(CliError::from)?;
