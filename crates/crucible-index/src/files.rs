@@ -155,7 +155,18 @@ fn rows<T>(
     known: &[&str],
     read_row: impl Fn(&[&str]) -> Result<T, String>,
 ) -> Result<Vec<T>, IndexFileError> {
-    let Some(t) = doc.table(table) else {
+    table_rows(path, doc.table(table), table, known, read_row)
+}
+
+/// [`rows`] of a table already found.
+fn table_rows<T>(
+    path: &Path,
+    t: Option<&toon::Table<'_>>,
+    table: &str,
+    known: &[&str],
+    read_row: impl Fn(&[&str]) -> Result<T, String>,
+) -> Result<Vec<T>, IndexFileError> {
+    let Some(t) = t else {
         return Ok(Vec::new());
     };
     let columns = Columns::new(t, known);
@@ -536,32 +547,67 @@ pub type RowFn<'a, S> = dyn Fn(&mut S, &[&str]) -> Result<(), String> + Sync + '
 pub struct Light {
     path: PathBuf,
     text: String,
+    /// The document's tables, parsed once at load, as ranges of `text`
+    /// (a 100,000-row file is split into lines once per query, not per table).
+    tables: Vec<TableSpan>,
     pub delta: Delta,
+}
+
+#[derive(Debug)]
+struct TableSpan {
+    name: String,
+    fields: Vec<String>,
+    rows: Vec<std::ops::Range<usize>>,
 }
 
 impl Light {
     pub fn load(dir: &Path) -> Result<Self, IndexFileError> {
         let path = dir.join(BASE);
         let text = read(&path)?;
-        let light = Self {
+        let tables = {
+            let doc = parse_doc(&path, &text)?;
+            if doc.scalar("format") != Some(FORMAT) {
+                return Err(corrupt(&path, 1, format!("not a {FORMAT} file")));
+            }
+            let offset = |part: &str| {
+                let start = part.as_ptr() as usize - text.as_ptr() as usize;
+                start..start + part.len()
+            };
+            doc.tables
+                .iter()
+                .map(|t| TableSpan {
+                    name: t.name.to_owned(),
+                    fields: t.fields.iter().map(|f| (*f).to_owned()).collect(),
+                    rows: t.rows.iter().map(|r| offset(r)).collect(),
+                })
+                .collect()
+        };
+        Ok(Self {
             path,
             text,
+            tables,
             delta: load_delta(dir)?,
-        };
-        let doc = parse_doc(&light.path, &light.text)?;
-        if doc.scalar("format") != Some(FORMAT) {
-            return Err(corrupt(&light.path, 1, format!("not a {FORMAT} file")));
-        }
-        Ok(light)
+        })
     }
 
-    fn doc(&self) -> Result<toon::Document<'_>, IndexFileError> {
-        parse_doc(&self.path, &self.text)
+    fn table(&self, name: &str) -> Option<toon::Table<'_>> {
+        let t = self.tables.iter().find(|t| t.name == name)?;
+        Some(toon::Table {
+            name: &t.name,
+            fields: t.fields.iter().map(String::as_str).collect(),
+            rows: t.rows.iter().map(|r| &self.text[r.clone()]).collect(),
+        })
     }
 
     /// Directories of the base, with the delta's applied.
     pub fn dirs(&self) -> Result<Vec<DirStamp>, IndexFileError> {
-        let mut dirs = rows(&self.path, &self.doc()?, "dirs", DIR_FIELDS, dir_stamp)?;
+        let mut dirs = table_rows(
+            &self.path,
+            self.table("dirs").as_ref(),
+            "dirs",
+            DIR_FIELDS,
+            dir_stamp,
+        )?;
         for d in &self.delta.dirs {
             dirs.retain(|x| x.path != d.path);
             dirs.push(d.clone());
@@ -572,9 +618,9 @@ impl Light {
     /// Problems of the base, with the delta's applied.
     pub fn problems(&self) -> Result<Vec<Problem>, IndexFileError> {
         let paths = self.delta.paths();
-        let mut problems = rows(
+        let mut problems = table_rows(
             &self.path,
-            &self.doc()?,
+            self.table("problems").as_ref(),
             "problems",
             PROBLEM_FIELDS,
             Problem::from_cells,
@@ -598,11 +644,10 @@ impl Light {
         init: &(dyn Fn() -> S + Sync),
         each: &RowFn<'_, S>,
     ) -> Result<Vec<S>, IndexFileError> {
-        let doc = self.doc()?;
-        let Some(t) = doc.table("sessions") else {
+        let Some(t) = self.table("sessions") else {
             return Ok(vec![init()]);
         };
-        let columns = Columns::new(t, SESSION_FIELDS);
+        let columns = Columns::new(&t, SESSION_FIELDS);
         // Splitting a prefix first only pays when most rows are then rejected.
         let prefix = if selective && columns.is_identity() {
             SESSION_PREFIX
