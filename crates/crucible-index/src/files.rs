@@ -323,19 +323,19 @@ fn dirs_table(out: &mut String, dirs: &[DirStamp]) {
     }
 }
 
-/// The text of the base file, rows in path order.
+/// The text of the base file, rows in path order (what [`write_all`] writes,
+/// with `index.dirs` as they are).
 pub fn base_text(index: &Index) -> String {
-    let mut sessions: Vec<&SessionRecord> = index.sessions.iter().collect();
-    sessions.sort_by(|a, b| a.path.cmp(&b.path));
-    let mut out = String::with_capacity(300 * sessions.len() + 1024);
-    header(&mut out);
-    toon::write_header(&mut out, "sessions", sessions.len(), SESSION_FIELDS);
-    for s in sessions {
-        s.write_row(&mut out);
-    }
-    problems_table(&mut out, &index.problems);
-    dirs_table(&mut out, &index.dirs);
-    out
+    let mut out = Vec::new();
+    base_rows_to(
+        &mut out,
+        SessionRows::Records(&index.sessions),
+        &index.problems,
+    )
+    .expect("writing to memory cannot fail");
+    let mut text = String::from_utf8(out).expect("the index is written as UTF-8");
+    dirs_table(&mut text, &index.dirs);
+    text
 }
 
 /// Table rows already written as TOON: in memory, or spilled by a rebuild
@@ -410,6 +410,17 @@ fn write_base_rows(
         .open(path)
         .map_err(io)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    base_rows_to(&mut out, sessions, problems).map_err(io)?;
+    out.flush().map_err(io)
+}
+
+/// The base's scalars, `sessions` (records sorted by path, or a rebuild's
+/// chunks) and `problems`: the one writer of the base file's body.
+fn base_rows_to(
+    out: &mut impl std::io::Write,
+    sessions: SessionRows<'_>,
+    problems: &[Problem],
+) -> std::io::Result<()> {
     let mut chunk = String::with_capacity(64 * 1024);
     header(&mut chunk);
     match sessions {
@@ -420,21 +431,20 @@ fn write_base_rows(
             for s in sorted {
                 s.write_row(&mut chunk);
                 if chunk.len() > 60 * 1024 {
-                    out.write_all(chunk.as_bytes()).map_err(io)?;
+                    out.write_all(chunk.as_bytes())?;
                     chunk.clear();
                 }
             }
         }
         SessionRows::Written { rows, chunks } => {
             toon::write_header(&mut chunk, "sessions", rows, SESSION_FIELDS);
-            out.write_all(chunk.as_bytes()).map_err(io)?;
+            out.write_all(chunk.as_bytes())?;
             chunk.clear();
-            copy_chunks(&mut out, chunks).map_err(io)?;
+            copy_chunks(out, chunks)?;
         }
     }
     problems_table(&mut chunk, problems);
-    out.write_all(chunk.as_bytes()).map_err(io)?;
-    out.flush().map_err(io)
+    out.write_all(chunk.as_bytes())
 }
 
 /// Appends the `dirs` table, with the root stamped now: every write that
