@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::Args;
 use crucible_index::SessionIndex;
 
-use super::list::{open_index, report};
+use super::query::{open_index, report};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
 use crate::render::progress;

@@ -5,6 +5,7 @@ mod index;
 mod list;
 mod log;
 mod pause;
+mod query;
 mod show;
 mod start;
 mod stats;

@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 use crucible_index::{GroupBy, SessionIndex, StatsRow};
 
-use super::list::{DataFormat, FilterArgs, visit_index};
+use super::query::{DataFormat, FilterArgs, visit_index};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
 use crate::render::{self, duration, progress, thousands};

@@ -1,0 +1,129 @@
+//! What the data commands (`list`, `stats`, `index`) share: the filters,
+//! the output formats, and reading the index with its notices on stderr.
+
+use std::io::Write;
+
+use clap::{Args, ValueEnum};
+use crucible_core::SessionStatus;
+use crucible_index::{Filter, SessionIndex, query};
+
+use crate::context::Context;
+use crate::error::CliError;
+use crate::render::progress;
+
+/// The filters `list`, `stats` (and later `learn`) share.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FilterArgs {
+    /// Only sessions with this status.
+    #[arg(long, value_parser = parse_status)]
+    pub status: Option<SessionStatus>,
+    /// Only sessions where this agent took part (name or name@version).
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Only sessions in this channel.
+    #[arg(long)]
+    pub channel: Option<String>,
+    /// Only sessions with this primary model.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Only sessions started on or after this date or time.
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Only sessions started on or before this date (or before this time).
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+}
+
+fn parse_status(s: &str) -> Result<SessionStatus, String> {
+    s.parse().map_err(|e| format!("{e}"))
+}
+
+impl FilterArgs {
+    pub fn filter(&self) -> Result<Filter, CliError> {
+        let bound = |v: &Option<String>, end: bool, flag: &str| {
+            v.as_deref()
+                .map(|s| {
+                    query::parse_bound(s, end).map_err(|e| CliError::new(format!("--{flag}: {e}")))
+                })
+                .transpose()
+        };
+        Ok(Filter {
+            status: self.status,
+            agent: self.agent.clone(),
+            channel: self.channel.clone(),
+            model: self.model.clone(),
+            since_ms: bound(&self.since, false, "since")?,
+            until_ms: bound(&self.until, true, "until")?,
+        })
+    }
+}
+
+/// How data commands print.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DataFormat {
+    /// Aligned columns for people.
+    Table,
+    Json,
+    /// TOON, the index's own format.
+    Toon,
+}
+
+/// Visits every session of the index on all cores (see
+/// `SessionIndex::visit`), then prints what the user should know (one line
+/// each) on stderr. Returns each thread's state.
+pub fn visit_index<S: Send>(
+    ctx: &Context,
+    filter: &Filter,
+    init: &(dyn Fn() -> S + Sync),
+    each: &(dyn Fn(&mut S, &crucible_index::Facts<'_>, &crucible_index::Decode<'_>) + Sync),
+) -> anyhow::Result<Vec<S>> {
+    let bar = progress::bar("indexing sessions");
+    let (opened, states) = SessionIndex::new(&ctx.store)
+        .visit(
+            Some(ctx.config.session.idle_timeout),
+            filter,
+            &|done, total| progress::update(&bar, done, total),
+            init,
+            each,
+        )
+        .map_err(|e| CliError::new(e.to_string()))?;
+    progress::finish(&bar);
+    report(ctx, &opened)?;
+    Ok(states)
+}
+
+/// Opens the index with every record, printing what `visit_index` prints.
+pub fn open_index(ctx: &Context) -> anyhow::Result<crucible_index::Opened> {
+    let bar = progress::bar("indexing sessions");
+    let opened = SessionIndex::new(&ctx.store)
+        .open(Some(ctx.config.session.idle_timeout), &|done, total| {
+            progress::update(&bar, done, total)
+        })
+        .map_err(|e| CliError::new(e.to_string()))?;
+    progress::finish(&bar);
+    report(ctx, &opened)?;
+    Ok(opened)
+}
+
+/// Index warnings, idle sessions paused, unreadable files: one line each.
+pub fn report(ctx: &Context, opened: &crucible_index::Opened) -> std::io::Result<()> {
+    let mut err = anstream::stderr();
+    for w in &opened.warnings {
+        writeln!(err, "{w}")?;
+    }
+    for id in &opened.paused {
+        writeln!(
+            err,
+            "paused {id}: idle longer than {}s",
+            ctx.config.session.idle_timeout.as_secs()
+        )?;
+    }
+    if !opened.index.problems.is_empty() {
+        writeln!(
+            err,
+            "warning: {} session file(s) could not be read; `cru session index --check` lists them",
+            opened.index.problems.len()
+        )?;
+    }
+    Ok(())
+}
