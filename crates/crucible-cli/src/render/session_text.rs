@@ -307,26 +307,24 @@ impl Renderer<'_> {
     /// Shows an embedded child session in place, unless it is missing or is
     /// already being shown further out (a cycle of embeds).
     fn embed(&mut self, target: &str, bar: &str) -> anyhow::Result<()> {
-        let path = match self.store.resolve(target) {
-            Ok(p) => p,
-            Err(e) => {
+        // Resolving and loading fail the same way for a reader: a note in place.
+        let (store, stack) = (self.store, &self.stack);
+        let loaded = store.resolve(target).and_then(|path| {
+            let key = canonical(&path);
+            if stack.contains(&key) {
+                return Ok(None);
+            }
+            store.load_path(&path).map(|child| Some((key, child)))
+        });
+        let (key, child) = match loaded {
+            Ok(Some(found)) => found,
+            Ok(None) => {
                 writeln!(
                     self.out,
-                    "{bar}{DIM}(embedded session not shown: {e}){DIM:#}"
+                    "{bar}{DIM}↻ {target} is already shown above (embed cycle); not repeated{DIM:#}"
                 )?;
                 return Ok(());
             }
-        };
-        let key = canonical(&path);
-        if self.stack.contains(&key) {
-            writeln!(
-                self.out,
-                "{bar}{DIM}↻ {target} is already shown above (embed cycle); not repeated{DIM:#}"
-            )?;
-            return Ok(());
-        }
-        let child = match self.store.load_path(&path) {
-            Ok(c) => c,
             Err(e) => {
                 writeln!(
                     self.out,
