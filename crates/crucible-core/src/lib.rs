@@ -17,7 +17,7 @@ pub mod session;
 pub mod store;
 
 pub use config::{Config, ConfigError, ConfigLayer, SaveMode, SessionConfig};
-pub use recorder::{RecordError, Recorder, StartOptions, pause_idle_sessions, pause_if_idle};
+pub use recorder::{RecordError, Recorder, StartOptions, pause_if_idle};
 pub use session::*;
 pub use store::{
     CodecError, SessionCodec, SessionFile, SessionStore, StoreError, StoreObserver,

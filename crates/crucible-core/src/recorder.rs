@@ -466,23 +466,6 @@ impl<C: SessionCodec> Drop for Recorder<'_, C> {
     }
 }
 
-/// Pauses every active session of `store` with no event for longer than
-/// `idle` (seed 004: "user pauses or session times out"), at its last phase.
-/// Returns the sessions paused; files that cannot be read are skipped.
-pub fn pause_idle_sessions<C: SessionCodec>(
-    store: &SessionStore<C>,
-    idle: std::time::Duration,
-    now: std::time::SystemTime,
-) -> Result<Vec<SessionId>, StoreError> {
-    let mut paused = Vec::new();
-    for file in store.scan().into_iter().filter_map(Result::ok) {
-        if pause_if_idle(store, &file.path, idle, now)? {
-            paused.push(file.id);
-        }
-    }
-    Ok(paused)
-}
-
 /// Pauses the session at `path` if it is active and has had no event for
 /// longer than `idle`. The pause is dated when the session went quiet.
 pub fn pause_if_idle<C: SessionCodec>(

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use clap::Args;
-use crucible_core::{PhaseId, Recorder, pause_idle_sessions};
+use crucible_core::{PhaseId, Recorder};
 
 use super::log::session_query;
 use crate::context::Context;
@@ -25,12 +25,11 @@ pub struct PauseArgs {
 
 pub fn run(ctx: &Context, args: &PauseArgs) -> anyhow::Result<Outcome> {
     if args.idle {
-        let paused = pause_idle_sessions(
-            &ctx.store,
-            ctx.config.session.idle_timeout,
-            std::time::SystemTime::now(),
-        )
-        .map_err(CliError::from)?;
+        // The index knows which sessions are active; only those are looked at.
+        let paused = crucible_index::SessionIndex::new(&ctx.store)
+            .open(Some(ctx.config.session.idle_timeout), &|_, _| {})
+            .map_err(|e| CliError::new(e.to_string()))?
+            .paused;
         let mut out = std::io::stdout().lock();
         for id in paused {
             writeln!(out, "{id}")?;
