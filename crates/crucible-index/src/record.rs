@@ -318,6 +318,47 @@ fn count(cell: &str) -> Result<u64, String> {
     Ok(toon::number(cell)?.unwrap_or(0))
 }
 
+/// A phase row's cells, borrowed from a record or a summary: the one place
+/// the phases table's cell order is written.
+struct PhaseRow<'a> {
+    path: &'a str,
+    phase: u64,
+    name: &'a str,
+    agent: Option<&'a str>,
+    channel: Option<&'a str>,
+    level: u64,
+    started: Option<&'a str>,
+    duration_ms: Option<u64>,
+    tokens: Option<u64>,
+    counts: &'a Counts,
+}
+
+impl PhaseRow<'_> {
+    fn write(&self, out: &mut String) {
+        let c = self.counts;
+        toon::write_row(
+            out,
+            &[
+                Cell::Str(self.path),
+                Cell::Num(self.phase),
+                Cell::Str(self.name),
+                self.agent.into(),
+                self.channel.into(),
+                Cell::Num(self.level),
+                self.started.into(),
+                self.duration_ms.into(),
+                self.tokens.into(),
+                Cell::Num(c.tool_calls),
+                Cell::Num(c.failed_tool_calls),
+                Cell::Num(c.decisions),
+                Cell::Num(c.errors),
+                Cell::Num(c.user_interventions),
+                Cell::Num(c.subagents),
+            ],
+        );
+    }
+}
+
 impl PhaseRecord {
     pub fn from_summary(path: &str, s: &SessionSummary) -> Vec<Self> {
         s.phases
@@ -338,28 +379,48 @@ impl PhaseRecord {
             .collect()
     }
 
+    /// The rows of `s`'s phases, written straight from the summary: what
+    /// [`PhaseRecord::from_summary`] then [`PhaseRecord::write_row`] would
+    /// write, without a record (five strings) per phase. Returns the count.
+    pub fn write_summary_rows(path: &str, s: &SessionSummary, out: &mut String) -> usize {
+        use std::fmt::Write;
+        let mut agent = String::new();
+        for (i, p) in s.phases.iter().enumerate() {
+            agent.clear();
+            if let Some(a) = &p.agent {
+                let _ = write!(agent, "{a}");
+            }
+            PhaseRow {
+                path,
+                phase: i as u64 + 1,
+                name: &p.name,
+                agent: p.agent.is_some().then_some(agent.as_str()),
+                channel: p.channel.as_deref(),
+                level: u64::from(p.level),
+                started: p.started.as_ref().map(Timestamp::as_str),
+                duration_ms: p.duration_ms,
+                tokens: p.tokens,
+                counts: &p.counts,
+            }
+            .write(out);
+        }
+        s.phases.len()
+    }
+
     pub fn write_row(&self, out: &mut String) {
-        let c = &self.counts;
-        toon::write_row(
-            out,
-            &[
-                Cell::Str(&self.path),
-                Cell::Num(self.phase),
-                Cell::Str(&self.name),
-                self.agent.as_deref().into(),
-                self.channel.as_deref().into(),
-                Cell::Num(self.level),
-                self.started.as_deref().into(),
-                self.duration_ms.into(),
-                self.tokens.into(),
-                Cell::Num(c.tool_calls),
-                Cell::Num(c.failed_tool_calls),
-                Cell::Num(c.decisions),
-                Cell::Num(c.errors),
-                Cell::Num(c.user_interventions),
-                Cell::Num(c.subagents),
-            ],
-        );
+        PhaseRow {
+            path: &self.path,
+            phase: self.phase,
+            name: &self.name,
+            agent: self.agent.as_deref(),
+            channel: self.channel.as_deref(),
+            level: self.level,
+            started: self.started.as_deref(),
+            duration_ms: self.duration_ms,
+            tokens: self.tokens,
+            counts: &self.counts,
+        }
+        .write(out);
     }
 
     /// Reads a row whose cells are in [`PHASE_FIELDS`] order.
@@ -547,5 +608,31 @@ impl<'a> Facts<'a> {
 
     pub fn started_ms(&self) -> i64 {
         self.started.parse::<Timestamp>().map_or(0, |t| t.unix_ms())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phase_rows_from_a_summary_are_the_records_rows() {
+        let path = "2025-11/sample.md";
+        let text = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/sessions/feature-implementation-session.md"
+        ))
+        .unwrap();
+        let summary =
+            crucible_parser::summarize(std::path::Path::new(path), &text).expect("fixture parses");
+        assert!(summary.phases.len() > 1);
+        let mut direct = String::new();
+        let n = PhaseRecord::write_summary_rows(path, &summary, &mut direct);
+        let mut via_records = String::new();
+        for r in PhaseRecord::from_summary(path, &summary) {
+            r.write_row(&mut via_records);
+        }
+        assert_eq!(n, summary.phases.len());
+        assert_eq!(direct, via_records);
     }
 }

@@ -20,7 +20,10 @@ fn parent_of(rel: &str) -> &str {
 
 fn record(delta: &mut Delta, rel: &str, entry: Entry) {
     match entry {
-        Entry::Session(s, phases) => delta.set(rel, Some((*s, phases)), None),
+        Entry::Session(s, summary) => {
+            let phases = crate::record::PhaseRecord::from_summary(rel, &summary);
+            delta.set(rel, Some((*s, phases)), None);
+        }
         Entry::Problem(p) => delta.set(rel, None, Some(p)),
         Entry::NotASession => delta.set(rel, None, None),
     }

@@ -68,7 +68,7 @@ pub fn write_row(out: &mut String, cells: &[Cell<'_>]) {
 fn write_cell(out: &mut String, c: Cell<'_>) {
     match c {
         Cell::Null => out.push_str("null"),
-        Cell::Num(n) => out.push_str(&n.to_string()),
+        Cell::Num(n) => push_number(out, n),
         Cell::Str(s) if !plain_word(s) && toon_format::needs_quoting(s, ',') => {
             out.push('"');
             out.push_str(&toon_format::escape_string(s));
@@ -76,6 +76,22 @@ fn write_cell(out: &mut String, c: Cell<'_>) {
         }
         Cell::Str(s) => out.push_str(s),
     }
+}
+
+/// `n` in decimal, without the allocation of `to_string` (a rebuild writes
+/// some 15 million numbers).
+fn push_number(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
 }
 
 /// Words that surely need no quotes: they start with a letter, hold only
@@ -87,10 +103,9 @@ fn plain_word(s: &str) -> bool {
     b.first().is_some_and(u8::is_ascii_alphabetic)
         && b.iter()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'@' | b'/' | b'-'))
-        && !matches!(
-            s.to_ascii_lowercase().as_str(),
-            "true" | "false" | "null" | "inf" | "infinity" | "nan"
-        )
+        && !["true", "false", "null", "inf", "infinity", "nan"]
+            .iter()
+            .any(|literal| s.eq_ignore_ascii_case(literal))
 }
 
 /// A problem reading an index file, with its line.
@@ -349,6 +364,15 @@ mod tests {
         assert!(
             !plain_word("true") && !plain_word("1a") && !plain_word("-a") && !plain_word("a b")
         );
+    }
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 1_000_000, u64::MAX] {
+            let mut out = String::new();
+            push_number(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
     }
 
     #[test]

@@ -14,13 +14,7 @@ use serde_yaml::{Mapping, Value};
 pub(crate) fn parse(yaml: &str) -> Option<Mapping> {
     // libyaml (under serde_yaml) reads NEL, U+2028 and U+2029 as line breaks
     // and rejects control characters; such documents are its to judge.
-    if yaml.chars().any(|c| {
-        (c.is_control() && c != '\n')
-            || matches!(
-                c,
-                '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
-            )
-    }) {
+    if has_break_or_control(yaml) {
         return None;
     }
     let lines: Vec<&str> = yaml
@@ -54,6 +48,21 @@ pub(crate) fn parse(yaml: &str) -> Option<Mapping> {
     Some(map)
 }
 
+/// A control character (other than `\n`) or a character libyaml reads as a
+/// line break or a byte order mark. Bytes for ASCII text, the usual case.
+fn has_break_or_control(yaml: &str) -> bool {
+    if yaml.is_ascii() {
+        return yaml.bytes().any(|b| (b < b' ' && b != b'\n') || b == 0x7f);
+    }
+    yaml.chars().any(|c| {
+        (c.is_control() && c != '\n')
+            || matches!(
+                c,
+                '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+            )
+    })
+}
+
 /// `key: value` with a plain key; the value may be empty.
 fn key_value(line: &str) -> Option<(&str, &str)> {
     let (key, rest) = line.split_once(':')?;
@@ -76,10 +85,9 @@ fn key_value(line: &str) -> Option<(&str, &str)> {
 /// Words some YAML reader gives a meaning other than text (null, booleans,
 /// YAML 1.1's yes/no/on/off): the fast path leaves them to serde_yaml.
 fn is_special_word(s: &str) -> bool {
-    matches!(
-        s.to_ascii_lowercase().as_str(),
-        "null" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n"
-    )
+    ["null", "true", "false", "yes", "no", "on", "off", "y", "n"]
+        .iter()
+        .any(|w| s.eq_ignore_ascii_case(w))
 }
 
 fn indent(line: &str) -> usize {

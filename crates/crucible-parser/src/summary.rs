@@ -25,6 +25,16 @@ pub fn summarize(path: &Path, bytes: &[u8]) -> Result<SessionSummary, ParseError
     }
 }
 
+/// `line.trim().is_empty()`, without the trim for the usual line, whose
+/// first byte is printable ASCII (no whitespace character starts that way).
+fn is_blank(line: &str) -> bool {
+    match line.as_bytes().first() {
+        None => true,
+        Some(&b) if b > b' ' && b < 0x7f => false,
+        Some(_) => line.trim().is_empty(),
+    }
+}
+
 /// What the scanner is in the middle of.
 enum Section {
     Preamble,
@@ -66,7 +76,7 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
         let line = lines[i];
         i += 1;
         let was_after_heading = std::mem::replace(&mut after_heading, false);
-        if line.trim().is_empty() {
+        if is_blank(line) {
             at_block_start = true;
             continue;
         }
@@ -86,6 +96,8 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
             if marker.starts_with('`') && info.contains('`') {
                 return None; // not a fence in CommonMark: inline code
             }
+            // Only a tasks fence's content is read; the others are skipped.
+            let is_tasks = info.split_whitespace().next() == Some(tasks::INFO);
             let mut content = String::new();
             let mut closed = false;
             while i < lines.len() {
@@ -100,13 +112,15 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
                     closed = true;
                     break;
                 }
-                content.push_str(l);
-                content.push('\n');
+                if is_tasks {
+                    content.push_str(l);
+                    content.push('\n');
+                }
             }
             if !closed {
                 return None;
             }
-            if info.split_whitespace().next() == Some(tasks::INFO) {
+            if is_tasks {
                 tasks::parse(&content).ok()?;
             }
             at_block_start = true;
@@ -161,7 +175,7 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
             while i < lines.len() && lines[i].starts_with('>') {
                 i += 1;
             }
-            if lines.get(i).is_some_and(|l| !l.trim().is_empty()) {
+            if lines.get(i).is_some_and(|l| !is_blank(l)) {
                 return None; // a lazy continuation line, or a block glued to the quote
             }
             // Only a subagent callout needs its body read (to check it);
@@ -183,12 +197,12 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
             at_block_start = true;
             continue;
         }
-        if tool_calls::is_header(line) {
+        if line.starts_with('*') && tool_calls::is_header(line) {
             if !at_block_start {
                 return None;
             }
             let mut j = i;
-            while j < lines.len() && lines[j].trim().is_empty() {
+            while j < lines.len() && is_blank(lines[j]) {
                 j += 1;
             }
             let is_item =
@@ -197,12 +211,11 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
                 let start = j;
                 while j < lines.len()
                     && (is_item(lines[j])
-                        || (lines[j].trim().is_empty()
-                            && lines.get(j + 1).is_some_and(|l| is_item(l))))
+                        || (is_blank(lines[j]) && lines.get(j + 1).is_some_and(|l| is_item(l))))
                 {
                     j += 1;
                 }
-                if lines.get(j).is_some_and(|l| !l.trim().is_empty()) {
+                if lines.get(j).is_some_and(|l| !is_blank(l)) {
                     return None; // a line glued to the list: CommonMark's rules, not ours
                 }
                 if let Some((calls, failed)) =

@@ -98,7 +98,7 @@ fn code_span(s: &str) -> Option<(&str, &str)> {
     }
     let body = &s[n..];
     let mut search = 0;
-    while let Some(found) = body[search..].find('`') {
+    while let Some(found) = memchr::memchr(b'`', &body.as_bytes()[search..]) {
         let start = search + found;
         let run = body[start..].bytes().take_while(|&b| b == b'`').count();
         if run == n {
