@@ -13,11 +13,13 @@
 
 pub mod config;
 pub mod recorder;
+pub mod resume;
 pub mod session;
 pub mod store;
 
 pub use config::{Config, ConfigError, ConfigLayer, SaveMode, SessionConfig};
 pub use recorder::{RecordError, Recorder, StartOptions, pause_if_idle};
+pub use resume::ResumeContext;
 pub use session::*;
 pub use store::{
     CodecError, SessionCodec, SessionFile, SessionStore, StoreError, StoreObserver,

@@ -307,6 +307,14 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
     }
 
     /// A subagent whose whole work is logged inside the callout.
+    /// An agent's reply (`> [!reply] @agent`), e.g. in a resumed session.
+    pub fn reply(&mut self, agent: Option<AgentRef>, text: &str) -> Result<(), RecordError> {
+        self.record(SessionEvent::Reply {
+            agent,
+            text: text.to_owned(),
+        })
+    }
+
     pub fn inline_subagent(
         &mut self,
         agent: Option<AgentRef>,

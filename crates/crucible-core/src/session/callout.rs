@@ -197,6 +197,14 @@ impl Callout {
         Self::new("user", "", lines(&text).collect())
     }
 
+    /// `> [!reply] @agent`: an agent's reply, its lines as written (CRLF
+    /// and trailing blank lines dropped).
+    pub fn reply(agent: Option<&AgentRef>, text: &str) -> Self {
+        let text = text.replace("\r\n", "\n");
+        let title = agent.map(|a| format!("@{a}")).unwrap_or_default();
+        Self::new("reply", title, lines(text.trim_end()).collect())
+    }
+
     /// A `[!subagent]` callout that [`Callout::subagent`] reads back as `sub`.
     pub fn from_subagent(sub: &SubagentRef) -> Self {
         let mut title = sub

@@ -46,6 +46,14 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         interpretation: Option<String>,
     },
+    /// An agent's reply in a resumed conversation (`> [!reply] @agent`):
+    /// kept inside a callout, so no line of it can read as a phase heading,
+    /// a tool-call list or another callout.
+    Reply {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<AgentRef>,
+        text: String,
+    },
     /// A subagent's callout: inline work, or a link/embed to a child session.
     Subagent {
         #[serde(flatten)]
@@ -227,6 +235,12 @@ impl SessionLog {
                 quote,
                 interpretation,
             } => self.push_callout(at, Callout::user(quote, interpretation.as_deref())),
+            SessionEvent::Reply { agent, text } => {
+                if let Some(a) = agent {
+                    self.add_participant(a);
+                }
+                self.push_callout(at, Callout::reply(agent.as_ref(), text));
+            }
             SessionEvent::Subagent { subagent } => {
                 if let Some(a) = &subagent.agent {
                     self.add_participant(a);

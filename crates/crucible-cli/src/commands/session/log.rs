@@ -70,6 +70,14 @@ pub enum LogKind {
         #[arg(long)]
         interpretation: Option<String>,
     },
+    /// An agent's reply (`> [!reply] @agent`), kept whole, markdown and all.
+    /// `-` reads stdin.
+    Reply {
+        text: String,
+        /// The agent that replied, as name or name@version.
+        #[arg(long)]
+        agent: Option<AgentRef>,
+    },
     /// A subagent. link and embed create its own session and print its id;
     /// log to it with --session, end it with `cru session end`.
     Subagent {
@@ -206,6 +214,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<Outcome> {
             quote,
             interpretation,
         } => rec.user(&text(quote)?, interpretation.as_deref()),
+        LogKind::Reply { text: reply, agent } => rec.reply(agent.clone(), &text(reply)?),
         LogKind::Subagent {
             agent,
             model,
