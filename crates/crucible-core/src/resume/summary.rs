@@ -127,9 +127,8 @@ fn phase_facts(p: &super::ContextPhase) -> String {
         }
     }
     let mut facts = Vec::new();
-    let plural = |n: usize, one: &str, many: &str| {
-        format!("{n} {}", if n == 1 { one } else { many })
-    };
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     if calls > 0 {
         let mut s = plural(calls, "tool call", "tool calls");
         if failed > 0 {

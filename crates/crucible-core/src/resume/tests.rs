@@ -21,7 +21,8 @@ fn session(phases: Vec<Phase>) -> SessionLog {
 /// A phase with a lot of prose, a long tool-call list and one decision.
 fn busy_phase(n: usize) -> Phase {
     let mut p = Phase::new(format!("Step {n}"), Some("coder@1".parse().unwrap()), None);
-    p.blocks.push(Block::prose(format!("Working on step {n}. ").repeat(100)));
+    p.blocks
+        .push(Block::prose(format!("Working on step {n}. ").repeat(100)));
     p.blocks.push(Block::ToolCalls {
         calls: (0..20)
             .map(|i| ToolCall::new("bash", format!("make target-{n}-{i}")).with_summary("ok"))
@@ -111,7 +112,10 @@ fn phases_after_the_resume_point_stay_out() {
     let prompt = cx.prompt();
     assert!(!prompt.contains("Step 3"));
     assert!(prompt.contains("2 later phase(s)"));
-    assert!(cx.summary_text().contains("Stops at: phase-2 Step 2 @coder@1"));
+    assert!(
+        cx.summary_text()
+            .contains("Stops at: phase-2 Step 2 @coder@1")
+    );
 }
 
 #[test]

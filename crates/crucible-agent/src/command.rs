@@ -1,0 +1,148 @@
+//! An agent that is a program: prompt on stdin, reply on stdout.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::{AgentBackend, AgentError, AgentReply, AgentRequest, tail};
+
+/// The environment variable that holds the path of the messages file.
+pub const MESSAGES_FILE_VAR: &str = "CRU_MESSAGES_FILE";
+
+/// How much of a failing program's stderr an error shows.
+const STDERR_SHOWN: usize = 2_000;
+
+/// Runs `sh -c COMMAND` (so quoting and pipes work as in a shell) with the
+/// prompt on stdin and [`MESSAGES_FILE_VAR`] naming a JSON file with the
+/// message array; stdout is the reply.
+#[derive(Debug, Clone)]
+pub struct CommandBackend {
+    pub command: String,
+    pub timeout: Duration,
+    /// Where the messages file is made (the caller's temporary directory).
+    pub temp_dir: PathBuf,
+}
+
+impl AgentBackend for CommandBackend {
+    fn describe(&self) -> String {
+        format!("command `{}`", self.command)
+    }
+
+    fn complete(&self, request: &AgentRequest<'_>) -> Result<AgentReply, AgentError> {
+        let command = self.command.clone();
+        let messages_error = |source| AgentError::MessagesFile {
+            command: command.clone(),
+            source,
+        };
+        let mut messages = tempfile::Builder::new()
+            .prefix("cru-messages-")
+            .suffix(".json")
+            .tempfile_in(&self.temp_dir)
+            .map_err(messages_error)?;
+        let json = serde_json::to_vec_pretty(request.messages).unwrap_or_default();
+        messages.write_all(&json).map_err(messages_error)?;
+        messages.flush().map_err(messages_error)?;
+
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(&self.command)
+            .env(MESSAGES_FILE_VAR, messages.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        // Its own process group, so a timeout stops the program's children too.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd.spawn().map_err(|source| AgentError::Spawn {
+            command: command.clone(),
+            source,
+        })?;
+        let output = collect(&mut child, request.prompt, self.timeout);
+        let Some((status, stdout, stderr)) = output else {
+            stop(&mut child);
+            return Err(AgentError::CommandTimeout {
+                command,
+                timeout: self.timeout,
+            });
+        };
+        let stderr = tail(&String::from_utf8_lossy(&stderr), STDERR_SHOWN);
+        if !status.success() {
+            let status = match status.code() {
+                Some(code) => format!("exit code {code}"),
+                None => "killed by a signal".to_owned(),
+            };
+            return Err(AgentError::Exit {
+                command,
+                status,
+                stderr,
+            });
+        }
+        let text = String::from_utf8_lossy(&stdout).trim_end().to_owned();
+        if text.trim().is_empty() {
+            return Err(AgentError::EmptyReply { command, stderr });
+        }
+        Ok(AgentReply {
+            text,
+            usage: None,
+            model: None,
+        })
+    }
+}
+
+type Output = (std::process::ExitStatus, Vec<u8>, Vec<u8>);
+
+/// Feeds stdin, gathers stdout and stderr, and waits for the exit, all
+/// within `timeout`; `None` when it ran out.
+fn collect(child: &mut Child, prompt: &str, timeout: Duration) -> Option<Output> {
+    let deadline = Instant::now() + timeout;
+    if let Some(mut stdin) = child.stdin.take() {
+        let prompt = prompt.to_owned();
+        // A program that does not read its stdin closes the pipe: not an error.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(prompt.as_bytes());
+        });
+    }
+    let (out_tx, out_rx) = mpsc::channel();
+    let (err_tx, err_rx) = mpsc::channel();
+    if let Some(mut stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stdout.read_to_end(&mut buf);
+            let _ = out_tx.send(buf);
+        });
+    }
+    if let Some(mut stderr) = child.stderr.take() {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stderr.read_to_end(&mut buf);
+            let _ = err_tx.send(buf);
+        });
+    }
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Ok(None) | Err(_) => return None,
+        }
+    };
+    // The pipes close when the program and anything it left running exit.
+    let left = deadline.saturating_duration_since(Instant::now());
+    let stdout = out_rx.recv_timeout(left).ok()?;
+    let left = deadline.saturating_duration_since(Instant::now());
+    let stderr = err_rx.recv_timeout(left).unwrap_or_default();
+    Some((status, stdout, stderr))
+}
+
+/// Kills the program's process group (it leads one), then the program.
+fn stop(child: &mut Child) {
+    let group = format!("-{}", child.id());
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &group])
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
+}

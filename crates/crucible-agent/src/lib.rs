@@ -1,0 +1,86 @@
+//! Agent backends: what `cru session resume` hands a session's context to,
+//! and later what `codify --refine` and the eval judge ask.
+//!
+//! Two kinds, one trait ([`AgentBackend`]):
+//!
+//! - [`CommandBackend`] runs any agent program (`claude -p`, `codex exec`,
+//!   `llm`, `ollama run ...`, a script) with the prompt on stdin and the
+//!   message array in a file named by `CRU_MESSAGES_FILE`, and takes its
+//!   stdout as the reply.
+//! - [`OpenAiBackend`] posts the message array to an OpenAI-compatible
+//!   `/chat/completions` endpoint (OpenAI, Ollama, llama.cpp's server, vLLM)
+//!   over blocking HTTP and reads the reply and its token usage.
+//!
+//! Nothing here reads the environment or prints: the caller passes the API
+//! key itself (read from the variable its configuration names) and renders
+//! the typed [`AgentError`]s.
+
+mod command;
+mod error;
+mod openai;
+
+pub use command::{CommandBackend, MESSAGES_FILE_VAR};
+pub use error::AgentError;
+pub use openai::OpenAiBackend;
+
+use serde_json::Value;
+
+/// What an agent is asked: a markdown prompt (for programs that read text)
+/// and the same context as chat-completions messages (for endpoints, and for
+/// programs that want structure).
+#[derive(Debug, Clone, Copy)]
+pub struct AgentRequest<'a> {
+    pub prompt: &'a str,
+    pub messages: &'a [Value],
+}
+
+/// Tokens a reply cost, as the endpoint reported them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenUsage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub total_tokens: u64,
+}
+
+/// An agent's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentReply {
+    pub text: String,
+    /// Known for endpoints that report it; a command's is not.
+    pub usage: Option<TokenUsage>,
+    /// The model that answered, when the backend says.
+    pub model: Option<String>,
+}
+
+/// Something that answers a request.
+pub trait AgentBackend: std::fmt::Debug {
+    /// A short description for messages: the command, or the model and URL.
+    fn describe(&self) -> String;
+
+    fn complete(&self, request: &AgentRequest<'_>) -> Result<AgentReply, AgentError>;
+}
+
+/// The last `max` characters of a program's or server's output, for an
+/// error message; empty when there is nothing to show.
+fn tail(text: &str, max: usize) -> String {
+    let text = text.trim();
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let skip = count - max;
+    let rest: String = text.chars().skip(skip).collect();
+    format!("…{rest}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_the_end() {
+        assert_eq!(tail("  short \n", 10), "short");
+        assert_eq!(tail("abcdefghij", 4), "…ghij");
+        assert_eq!(tail("", 4), "");
+    }
+}

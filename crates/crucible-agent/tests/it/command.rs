@@ -1,0 +1,90 @@
+use std::time::{Duration, Instant};
+
+use crucible_agent::{AgentBackend, AgentError, AgentRequest, CommandBackend};
+use serde_json::json;
+
+fn backend(command: &str, timeout: Duration) -> (CommandBackend, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let b = CommandBackend {
+        command: command.into(),
+        timeout,
+        temp_dir: dir.path().to_owned(),
+    };
+    (b, dir)
+}
+
+fn ask(b: &CommandBackend) -> Result<crucible_agent::AgentReply, AgentError> {
+    let messages = vec![json!({"role": "user", "content": "from the messages file"})];
+    b.complete(&AgentRequest {
+        prompt: "# Resuming\n\nContinue.\n",
+        messages: &messages,
+    })
+}
+
+#[test]
+fn the_prompt_goes_in_on_stdin_and_stdout_is_the_reply() {
+    let (b, _d) = backend("tr a-z A-Z", Duration::from_secs(10));
+    let reply = ask(&b).unwrap();
+    assert_eq!(reply.text, "# RESUMING\n\nCONTINUE.");
+    assert!(reply.usage.is_none());
+}
+
+#[test]
+fn the_messages_file_is_named_in_the_environment() {
+    let (b, dir) = backend(
+        r#"cat >/dev/null; cat "$CRU_MESSAGES_FILE""#,
+        Duration::from_secs(10),
+    );
+    let reply = ask(&b).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&reply.text).unwrap();
+    assert_eq!(v[0]["content"], "from the messages file");
+    // Removed afterwards.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_program_that_ignores_stdin_still_answers() {
+    let (b, _d) = backend("echo done", Duration::from_secs(10));
+    assert_eq!(ask(&b).unwrap().text, "done");
+}
+
+#[test]
+fn a_failing_program_shows_its_stderr() {
+    let (b, _d) = backend(
+        "echo 'model not found: llama9' >&2; exit 3",
+        Duration::from_secs(10),
+    );
+    let e = ask(&b).unwrap_err();
+    let shown = e.to_string();
+    assert!(matches!(e, AgentError::Exit { .. }), "{e:?}");
+    assert!(shown.contains("exit code 3"), "{shown}");
+    assert!(shown.contains("model not found: llama9"), "{shown}");
+}
+
+#[test]
+fn an_empty_reply_is_an_error() {
+    let (b, _d) = backend(
+        "cat >/dev/null; echo '  ' ; echo warn >&2",
+        Duration::from_secs(10),
+    );
+    let e = ask(&b).unwrap_err();
+    assert!(matches!(e, AgentError::EmptyReply { .. }), "{e:?}");
+    assert!(e.to_string().contains("warn"));
+}
+
+#[test]
+fn a_slow_program_is_stopped_with_its_children() {
+    let (b, _d) = backend("sleep 30 & sleep 30", Duration::from_millis(300));
+    let started = Instant::now();
+    let e = ask(&b).unwrap_err();
+    assert!(matches!(e, AgentError::CommandTimeout { .. }), "{e:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn a_missing_program_is_an_exit_error_from_the_shell() {
+    let (b, _d) = backend("no-such-agent-program-xyz -p", Duration::from_secs(10));
+    let e = ask(&b).unwrap_err();
+    assert!(e.to_string().contains("exit code 127"), "{e}");
+    assert!(e.to_string().contains("not found"), "{e}");
+}
