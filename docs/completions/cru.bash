@@ -49,6 +49,9 @@ _cru() {
             cru__subcmd__help__subcmd__session,pause)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__pause"
                 ;;
+            cru__subcmd__help__subcmd__session,resume)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__resume"
+                ;;
             cru__subcmd__help__subcmd__session,show)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__show"
                 ;;
@@ -69,6 +72,9 @@ _cru() {
                 ;;
             cru__subcmd__help__subcmd__session__subcmd__log,phase)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__log__subcmd__phase"
+                ;;
+            cru__subcmd__help__subcmd__session__subcmd__log,reply)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__log__subcmd__reply"
                 ;;
             cru__subcmd__help__subcmd__session__subcmd__log,subagent)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__log__subcmd__subagent"
@@ -103,6 +109,9 @@ _cru() {
             cru__subcmd__session,pause)
                 cmd="cru__subcmd__session__subcmd__pause"
                 ;;
+            cru__subcmd__session,resume)
+                cmd="cru__subcmd__session__subcmd__resume"
+                ;;
             cru__subcmd__session,show)
                 cmd="cru__subcmd__session__subcmd__show"
                 ;;
@@ -133,6 +142,9 @@ _cru() {
             cru__subcmd__session__subcmd__help,pause)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__pause"
                 ;;
+            cru__subcmd__session__subcmd__help,resume)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__resume"
+                ;;
             cru__subcmd__session__subcmd__help,show)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__show"
                 ;;
@@ -153,6 +165,9 @@ _cru() {
                 ;;
             cru__subcmd__session__subcmd__help__subcmd__log,phase)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__log__subcmd__phase"
+                ;;
+            cru__subcmd__session__subcmd__help__subcmd__log,reply)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__log__subcmd__reply"
                 ;;
             cru__subcmd__session__subcmd__help__subcmd__log,subagent)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__log__subcmd__subagent"
@@ -181,6 +196,9 @@ _cru() {
             cru__subcmd__session__subcmd__log,phase)
                 cmd="cru__subcmd__session__subcmd__log__subcmd__phase"
                 ;;
+            cru__subcmd__session__subcmd__log,reply)
+                cmd="cru__subcmd__session__subcmd__log__subcmd__reply"
+                ;;
             cru__subcmd__session__subcmd__log,subagent)
                 cmd="cru__subcmd__session__subcmd__log__subcmd__subagent"
                 ;;
@@ -207,6 +225,9 @@ _cru() {
                 ;;
             cru__subcmd__session__subcmd__log__subcmd__help,phase)
                 cmd="cru__subcmd__session__subcmd__log__subcmd__help__subcmd__phase"
+                ;;
+            cru__subcmd__session__subcmd__log__subcmd__help,reply)
+                cmd="cru__subcmd__session__subcmd__log__subcmd__help__subcmd__reply"
                 ;;
             cru__subcmd__session__subcmd__log__subcmd__help,subagent)
                 cmd="cru__subcmd__session__subcmd__log__subcmd__help__subcmd__subagent"
@@ -308,7 +329,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session)
-            opts="start log pause end list stats index show validate"
+            opts="start log pause resume end list stats index show validate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -364,7 +385,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session__subcmd__log)
-            opts="phase tool decision error user subagent tasks tokens"
+            opts="phase tool decision error user reply subagent tasks tokens"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -406,6 +427,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session__subcmd__log__subcmd__phase)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__session__subcmd__log__subcmd__reply)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -503,6 +538,20 @@ _cru() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cru__subcmd__help__subcmd__session__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cru__subcmd__help__subcmd__session__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -560,7 +609,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session)
-            opts="-v -h -V --verbose --dir --help --version start log pause end list stats index show validate help"
+            opts="-v -h -V --verbose --dir --help --version start log pause resume end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -604,7 +653,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help)
-            opts="start log pause end list stats index show validate help"
+            opts="start log pause resume end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -674,7 +723,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help__subcmd__log)
-            opts="phase tool decision error user subagent tasks tokens"
+            opts="phase tool decision error user reply subagent tasks tokens"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -716,6 +765,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help__subcmd__log__subcmd__phase)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__log__subcmd__reply)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -800,6 +863,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__resume)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -938,7 +1015,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log)
-            opts="-v -h -V --session --reopen --verbose --dir --help --version phase tool decision error user subagent tasks tokens help"
+            opts="-v -h -V --session --reopen --verbose --dir --help --version phase tool decision error user reply subagent tasks tokens help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1008,7 +1085,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__help)
-            opts="phase tool decision error user subagent tasks tokens help"
+            opts="phase tool decision error user reply subagent tasks tokens help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1064,6 +1141,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__help__subcmd__phase)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__log__subcmd__help__subcmd__reply)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1159,6 +1250,32 @@ _cru() {
                     return 0
                     ;;
                 --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__log__subcmd__reply)
+            opts="-v -h -V --agent --session --reopen --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1335,6 +1452,36 @@ _cru() {
             fi
             case "${prev}" in
                 --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__resume)
+            opts="-v -h -V --format --max-tokens --agent-cmd --once --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text prompt messages json" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-cmd)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -31,20 +31,21 @@ complete -c cru -n "__fish_cru_needs_command" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_needs_command" -f -a "session" -d 'Work with sessions: record, list, stats, show, validate'
 complete -c cru -n "__fish_cru_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c cru -n "__fish_cru_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -s h -l help -d 'Print help'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "start" -d 'Start recording a new session; prints its id'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "end" -d 'End a session as completed or failed'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "list" -d 'List sessions, newest first, from the index'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "index" -d 'Rebuild the index (picks up edits made outside cru), or --check it'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause end list stats index show validate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -f -a "start" -d 'Start recording a new session; prints its id'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -f -a "resume" -d 'Resume a paused session: show its context, or continue it with an agent (--agent-cmd or [agent] in config). No id: list resumable ones'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -f -a "end" -d 'End a session as completed or failed'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -f -a "list" -d 'List sessions, newest first, from the index'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -f -a "index" -d 'Rebuild the index (picks up edits made outside cru), or --check it'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume end list stats index show validate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l title -d 'What the session is about; also gives the id its slug' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l channel -d 'The session\'s channel (e.g. dev, ops)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l agent -d 'The agent doing the work, as name or name@version' -r
@@ -66,6 +67,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "decision" -d 'A decision and why (`> [!decision]`). `-` reads stdin'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "error" -d 'An error (`> [!error]`), with how it was resolved when known. `-` reads stdin'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "user" -d 'A user\'s intervention: their exact words, quoted (`> [!user]`). `-` reads stdin'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "reply" -d 'An agent\'s reply (`> [!reply] @agent`), kept whole, markdown and all. `-` reads stdin'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "subagent" -d 'A subagent. link and embed create its own session and print its id; log to it with --session, end it with `cru session end`'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "tasks" -d 'Replace the task list with a JSON array of {id, content, status, priority} (or {"todos": [...]}) from FILE or stdin'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "tokens" -d 'Tokens this session used (added to tokens_used)'
@@ -76,6 +78,17 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l format -d 'Print the resume context this way and change nothing' -r -f -a "text\t'For people: what was done, decisions, open tasks, last error, where it stops'
+prompt\t'The markdown prompt an agent is given'
+messages\t'An OpenAI chat-completions message array (JSON)'
+json\t'The context itself, as JSON'"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l max-tokens -d 'Token budget of the context (default: [session] resume_token_budget)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l agent-cmd -d 'The agent to continue with: a command run with `sh -c`, the prompt on stdin, the reply on stdout, $CRU_MESSAGES_FILE naming the message array as JSON. Overrides [agent] in the configuration' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l once -d 'Stop after the agent\'s first reply, leaving the session active (what happens anyway when stdin is not a terminal)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l status -d 'How it ended' -r -f -a "completed\t''
 failed\t''"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l summary -d 'What was done. A subagent\'s summary goes to its parent\'s callout; a top-level session gets a `## Summary` section' -r
@@ -138,6 +151,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start recording a new session; prints its id'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Resume a paused session: show its context, or continue it with an agent (--agent-cmd or [agent] in config). No id: list resumable ones'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "end" -d 'End a session as completed or failed'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "list" -d 'List sessions, newest first, from the index'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'
@@ -155,6 +169,7 @@ complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcom
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "start" -d 'Start recording a new session; prints its id'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "resume" -d 'Resume a paused session: show its context, or continue it with an agent (--agent-cmd or [agent] in config). No id: list resumable ones'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "end" -d 'End a session as completed or failed'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "list" -d 'List sessions, newest first, from the index'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'

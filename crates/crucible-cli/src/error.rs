@@ -13,6 +13,9 @@ pub enum Outcome {
     Success,
     /// The command ran, and what it checked is not all right (an invalid file).
     Failure,
+    /// The command needed a choice it could not ask for (no terminal): it
+    /// printed the choices instead.
+    ChoiceNeeded,
 }
 
 impl Outcome {
@@ -20,6 +23,7 @@ impl Outcome {
         match self {
             Self::Success => ExitCode::SUCCESS,
             Self::Failure => ExitCode::from(1),
+            Self::ChoiceNeeded => ExitCode::from(2),
         }
     }
 }

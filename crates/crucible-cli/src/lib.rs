@@ -5,6 +5,7 @@
 //! environment, rendering results in each `--format`, and turning errors into
 //! messages and exit codes. Domain decisions live in the library crates.
 
+mod agent_backend;
 mod cli;
 mod commands;
 mod context;

@@ -1,4 +1,4 @@
-//! Configuration: `[session]` settings from TOML files, layered.
+//! Configuration: `[session]` and `[agent]` settings from TOML files, layered.
 //!
 //! The CLI finds the files (`~/.config/crucible/config.toml` or
 //! `$CRUCIBLE_CONFIG`, then `<kiln>/.crucible/config.toml`) and hands them
@@ -17,6 +17,7 @@ use crate::SubagentMode;
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Config {
     pub session: SessionConfig,
+    pub agent: AgentConfig,
     /// The files that were read, lowest precedence first.
     pub sources: Vec<PathBuf>,
 }
@@ -43,6 +44,62 @@ impl Default for SessionConfig {
             idle_timeout: Duration::from_secs(2 * 3600),
             resume_token_budget: 32_000,
         }
+    }
+}
+
+/// The `[agent]` table: the backend `cru session resume` (and later codify
+/// and eval) hand work to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentConfig {
+    /// `command` or `openai`; when not set, `command` if a command is
+    /// given, `openai` if a base URL is.
+    pub backend: Option<AgentBackendKind>,
+    /// The program, run with `sh -c`: `claude -p`, `ollama run llama3.2`, ...
+    pub command: Option<String>,
+    /// An OpenAI-compatible API root, e.g. `http://localhost:11434/v1`.
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    /// The name of the environment variable that holds the API key (the
+    /// key itself never goes in a config file).
+    pub api_key_env: Option<String>,
+    /// How long one reply may take.
+    pub timeout: Duration,
+    /// The agent replies are recorded as (`name@version`).
+    pub name: Option<String>,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            backend: None,
+            command: None,
+            base_url: None,
+            model: None,
+            api_key_env: None,
+            timeout: Duration::from_secs(300),
+            name: None,
+        }
+    }
+}
+
+/// The kinds of agent backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentBackendKind {
+    Command,
+    OpenAi,
+}
+
+impl AgentConfig {
+    /// The backend the settings ask for: the explicit one, else the one
+    /// whose setting is present; `None` when nothing is configured.
+    pub fn kind(&self) -> Option<AgentBackendKind> {
+        self.backend.or(if self.command.is_some() {
+            Some(AgentBackendKind::Command)
+        } else if self.base_url.is_some() {
+            Some(AgentBackendKind::OpenAi)
+        } else {
+            None
+        })
     }
 }
 
@@ -78,6 +135,20 @@ pub enum ConfigError {
 struct ConfigFile {
     #[serde(default)]
     session: SessionTable,
+    #[serde(default)]
+    agent: AgentTable,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AgentTable {
+    backend: Option<String>,
+    command: Option<String>,
+    base_url: Option<String>,
+    model: Option<String>,
+    api_key_env: Option<String>,
+    timeout: Option<String>,
+    name: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -166,6 +237,41 @@ impl Config {
             if let Some(b) = s.resume_token_budget {
                 config.session.resume_token_budget = b;
             }
+            let a = file.agent;
+            if let Some(b) = a.backend {
+                config.agent.backend = Some(match b.to_ascii_lowercase().as_str() {
+                    "command" => AgentBackendKind::Command,
+                    "openai" => AgentBackendKind::OpenAi,
+                    _ => {
+                        return Err(invalid(
+                            line_of("backend"),
+                            format!("agent.backend `{b}` is not one of command, openai"),
+                        ));
+                    }
+                });
+            }
+            if let Some(t) = a.timeout {
+                config.agent.timeout =
+                    parse_duration(&t).filter(|d| !d.is_zero()).ok_or_else(|| {
+                        invalid(
+                            line_of("timeout"),
+                            format!(
+                                "agent.timeout `{t}` is not a duration (expected e.g. 30s, 5m)"
+                            ),
+                        )
+                    })?;
+            }
+            for (value, slot) in [
+                (a.command, &mut config.agent.command),
+                (a.base_url, &mut config.agent.base_url),
+                (a.model, &mut config.agent.model),
+                (a.api_key_env, &mut config.agent.api_key_env),
+                (a.name, &mut config.agent.name),
+            ] {
+                if value.is_some() {
+                    *slot = value;
+                }
+            }
             config.sources.push(layer.path.clone());
         }
         config.session.save = match policy.as_deref() {
@@ -245,6 +351,36 @@ mod tests {
         assert_eq!(c.session.subagent_mode, SubagentMode::Embed);
         assert_eq!(c.session.idle_timeout, Duration::from_secs(900));
         assert_eq!(c.sources.len(), 2);
+    }
+
+    #[test]
+    fn the_agent_table_layers_and_infers_its_backend() {
+        let t = tempfile::tempdir().unwrap();
+        let user = layer(
+            t.path(),
+            "user.toml",
+            "[agent]\nbase_url = \"http://localhost:11434/v1\"\nmodel = \"llama3.2\"\ntimeout = \"2m\"\n",
+        );
+        let c = Config::load(std::slice::from_ref(&user), None).unwrap();
+        assert_eq!(c.agent.kind(), Some(AgentBackendKind::OpenAi));
+        assert_eq!(c.agent.timeout, Duration::from_secs(120));
+        let kiln = layer(
+            t.path(),
+            "kiln.toml",
+            "[agent]\nbackend = \"command\"\ncommand = \"claude -p\"\n",
+        );
+        let c = Config::load(&[user, kiln], None).unwrap();
+        assert_eq!(c.agent.kind(), Some(AgentBackendKind::Command));
+        assert_eq!(c.agent.command.as_deref(), Some("claude -p"));
+        assert_eq!(c.agent.model.as_deref(), Some("llama3.2"));
+        assert_eq!(Config::default().agent.kind(), None);
+
+        let bad = layer(t.path(), "bad.toml", "[agent]\n\nbackend = \"grpc\"\n");
+        let e = Config::load(&[bad], None).unwrap_err().to_string();
+        assert!(
+            e.contains("bad.toml:3:") && e.contains("command, openai"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -17,7 +17,9 @@ pub mod resume;
 pub mod session;
 pub mod store;
 
-pub use config::{Config, ConfigError, ConfigLayer, SaveMode, SessionConfig};
+pub use config::{
+    AgentBackendKind, AgentConfig, Config, ConfigError, ConfigLayer, SaveMode, SessionConfig,
+};
 pub use recorder::{RecordError, Recorder, StartOptions, pause_if_idle};
 pub use resume::ResumeContext;
 pub use session::*;

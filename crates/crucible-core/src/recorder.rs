@@ -209,6 +209,15 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
         Ok(())
     }
 
+    /// Writes every event so far and brings the markdown itself up to date
+    /// (folds the journal), for a session people read while it goes on,
+    /// such as a resumed conversation after each reply.
+    pub fn fold(&mut self) -> Result<(), RecordError> {
+        self.write_pending(true)?;
+        self.store.fold(&self.path)?;
+        Ok(())
+    }
+
     /// Writes what is pending and lets go of the session. Under the `phase`
     /// policy the write is not fsynced (the next boundary is); under `tool`
     /// every event already was. Dropping a recorder does the same, ignoring

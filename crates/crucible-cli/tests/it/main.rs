@@ -4,5 +4,6 @@ mod discovery;
 mod index;
 mod kiln;
 mod record;
+mod resume;
 mod show;
 mod validate;

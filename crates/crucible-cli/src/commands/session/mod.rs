@@ -6,6 +6,7 @@ mod list;
 mod log;
 mod pause;
 mod query;
+mod resume;
 mod show;
 mod start;
 mod stats;
@@ -26,6 +27,9 @@ pub enum SessionCommand {
     Log(log::LogArgs),
     /// Pause a session at its current phase (or --at one); or --idle ones.
     Pause(pause::PauseArgs),
+    /// Resume a paused session: show its context, or continue it with an
+    /// agent (--agent-cmd or [agent] in config). No id: list resumable ones.
+    Resume(resume::ResumeArgs),
     /// End a session as completed or failed.
     End(end::EndArgs),
     /// List sessions, newest first, from the index.
@@ -46,6 +50,7 @@ pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> 
         SessionCommand::Start(args) => start::run(&ctx, &args),
         SessionCommand::Log(args) => log::run(&ctx, &args),
         SessionCommand::Pause(args) => pause::run(&ctx, &args),
+        SessionCommand::Resume(args) => resume::run(&ctx, &args),
         SessionCommand::End(args) => end::run(&ctx, &args),
         SessionCommand::List(args) => list::run(&ctx, &args),
         SessionCommand::Stats(args) => stats::run(&ctx, &args),

@@ -1,0 +1,98 @@
+//! The agent backend a command hands work to: `--agent-cmd`, else the
+//! `[agent]` table of the configuration. The API key is read here, from the
+//! variable the configuration names, and goes nowhere but the request.
+
+use crucible_agent::{AgentBackend, CommandBackend, OpenAiBackend};
+use crucible_core::{AgentBackendKind, AgentRef};
+
+use crate::context::Context;
+use crate::error::CliError;
+
+/// Where to read how to set a backend up.
+pub const SETUP_HINT: &str = "pass --agent-cmd 'claude -p' (any program that reads a prompt on stdin \
+     and prints a reply), or set [agent] in ~/.config/crucible/config.toml or \
+     <kiln>/.crucible/config.toml (see docs/configuration.md)";
+
+/// The configured backend; `None` when there is none.
+pub fn configured(
+    ctx: &Context,
+    agent_cmd: Option<&str>,
+) -> Result<Option<Box<dyn AgentBackend>>, CliError> {
+    let a = &ctx.config.agent;
+    let command_backend = |command: &str| -> Box<dyn AgentBackend> {
+        Box::new(CommandBackend {
+            command: command.to_owned(),
+            timeout: a.timeout,
+            temp_dir: std::env::temp_dir(),
+        })
+    };
+    if let Some(cmd) = agent_cmd {
+        if cmd.trim().is_empty() {
+            return Err(CliError::new("--agent-cmd is empty").with_hint(SETUP_HINT));
+        }
+        return Ok(Some(command_backend(cmd)));
+    }
+    let sources = || {
+        let files: Vec<String> = ctx
+            .config
+            .sources
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        if files.is_empty() {
+            "no configuration file".to_owned()
+        } else {
+            files.join(", ")
+        }
+    };
+    match a.kind() {
+        None => Ok(None),
+        Some(AgentBackendKind::Command) => match &a.command {
+            Some(c) if !c.trim().is_empty() => Ok(Some(command_backend(c))),
+            _ => Err(CliError::new(format!(
+                "[agent] backend = \"command\" needs `command = \"...\"` (read from {})",
+                sources()
+            ))),
+        },
+        Some(AgentBackendKind::OpenAi) => {
+            let (Some(base_url), Some(model)) = (&a.base_url, &a.model) else {
+                return Err(CliError::new(format!(
+                    "[agent] backend = \"openai\" needs both base_url and model (read from {})",
+                    sources()
+                )));
+            };
+            let api_key = match &a.api_key_env {
+                None => None,
+                Some(var) => match std::env::var(var) {
+                    Ok(k) if !k.is_empty() => Some(k),
+                    _ => {
+                        return Err(CliError::new(format!(
+                            "the API key variable ${var} (named by [agent] api_key_env) is not set"
+                        ))
+                        .with_hint(format!("export {var}=... before running cru")));
+                    }
+                },
+            };
+            Ok(Some(Box::new(OpenAiBackend {
+                base_url: base_url.clone(),
+                model: model.clone(),
+                api_key,
+                timeout: a.timeout,
+            })))
+        }
+    }
+}
+
+/// The agent replies are recorded as: `[agent] name`, else `fallback`.
+pub fn reply_agent(
+    ctx: &Context,
+    fallback: Option<&AgentRef>,
+) -> Result<Option<AgentRef>, CliError> {
+    match &ctx.config.agent.name {
+        Some(n) => n
+            .parse::<AgentRef>()
+            .map(Some)
+            .map_err(|e| CliError::new(format!("[agent] name: {e}"))),
+        None => Ok(fallback.cloned()),
+    }
+}

@@ -1,0 +1,408 @@
+//! `cru session resume`: the context, the choice of session, and continuing
+//! with a real agent program (and an HTTP endpoint on 127.0.0.1).
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
+
+use serde_json::Value;
+
+use crate::kiln::TestKiln;
+
+const PAUSED: &str = "2025-12-10-fix-flaky-test";
+
+fn paused_file(kiln: &TestKiln) -> std::path::PathBuf {
+    kiln.sessions().join(format!("{PAUSED}.md"))
+}
+
+#[test]
+fn shows_the_context_by_prefix_in_any_case_and_changes_nothing() {
+    let kiln = TestKiln::with_fixtures();
+    let before = std::fs::read(paused_file(&kiln)).unwrap();
+    let out = kiln.run(&["session", "resume", "2025-12-10-FIX"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @r"
+    Session 2025-12-10-fix-flaky-test: Fix the flaky store test
+    Status: paused
+    Context: 3 phase(s), about 585 tokens of a 32000 budget
+
+    Done:
+      phase-1 Reproduce @orchestrator@1.0 #dev — 3 tool calls (1 failed), 1 decision, 1 error
+      phase-2 Find the race @orchestrator@1.0 #dev — 2 subagents
+        phase-3 Narrow it down @debugger@0.3 #dev — 2 tool calls, 1 user intervention
+
+    Decisions:
+      - [phase-1] Keep the 200-run loop as the reproduction; it fails within a minute.
+
+    Open tasks:
+      - [~] 2: Find the race (in_progress, high)
+      - [ ] 3: Fix and prove with 1000 runs (pending, medium)
+
+    Subagents:
+      - [phase-2] @debugger@0.3 (embed): Every failure is an id collision under parallel test threads.
+      - [phase-2] @linter@2.1 (inline): Static checks are clean.
+
+    Last error [phase-1]: Two processes allocated `2025-12-10-session` in the same second.
+      resolution: traced to a check-then-create race; see the next phase.
+
+    Stops at: phase-3 Narrow it down @debugger@0.3 #dev
+      last: [!decision_needed] Should ids be allocated under the directory lock as well?
+    (1 later phase(s) in the file are after the resume point and not in the context)
+    ");
+    assert!(
+        out.stderr.contains("No agent backend is configured"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("--agent-cmd"), "{}", out.stderr);
+    assert_eq!(std::fs::read(paused_file(&kiln)).unwrap(), before);
+}
+
+#[test]
+fn messages_are_a_valid_chat_completions_array() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "resume", PAUSED, "--format", "messages"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let messages: Vec<Value> = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(messages[0]["role"], "system");
+    assert!(
+        messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("You are a careful Rust engineer.")
+    );
+    let mut open: HashSet<String> = HashSet::new();
+    let mut tool_calls = 0;
+    for m in &messages {
+        let role = m["role"].as_str().unwrap();
+        assert!(["system", "user", "assistant", "tool"].contains(&role));
+        if role == "tool" {
+            assert!(open.remove(m["tool_call_id"].as_str().unwrap()));
+            continue;
+        }
+        assert!(open.is_empty(), "unanswered tool calls before {m}");
+        for c in m["tool_calls"].as_array().into_iter().flatten() {
+            tool_calls += 1;
+            let args = c["function"]["arguments"].as_str().unwrap();
+            serde_json::from_str::<Value>(args).unwrap();
+            open.insert(c["id"].as_str().unwrap().to_owned());
+        }
+    }
+    assert!(open.is_empty());
+    // Phases 1 to 3 (the resume point); not phase 4.
+    assert_eq!(tool_calls, 5);
+    let text = out.stdout;
+    assert!(text.contains("Don't just add a retry loop, I want the real fix"));
+    assert!(!text.contains("1000-run proof needs the CI machine"));
+    let last = messages.last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert!(
+        last["content"]
+            .as_str()
+            .unwrap()
+            .contains("Resume at phase-3")
+    );
+}
+
+#[test]
+fn prompt_and_json_formats() {
+    let kiln = TestKiln::with_fixtures();
+    let prompt = kiln.run(&["session", "resume", PAUSED, "--format", "prompt"]);
+    assert_eq!(prompt.code, 0);
+    assert!(
+        prompt
+            .stdout
+            .starts_with("# Resuming session `2025-12-10-fix-flaky-test`")
+    );
+    assert!(prompt.stdout.contains("## System prompt"));
+    assert!(
+        prompt
+            .stdout
+            .contains("> [!decision]\n> Keep the 200-run loop")
+    );
+    let json = kiln.run(&["session", "resume", PAUSED, "--format", "json"]);
+    let v: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["resume_at"], "phase-3");
+    assert_eq!(v["phases"].as_array().unwrap().len(), 3);
+    assert_eq!(v["phases_after_resume_point"], 1);
+    assert_eq!(v["over_budget"], false);
+}
+
+#[test]
+fn a_small_budget_trims_and_warns_when_decisions_do_not_fit() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&[
+        "session",
+        "resume",
+        PAUSED,
+        "--format",
+        "json",
+        "--max-tokens",
+        "540",
+    ]);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["over_budget"], false);
+    assert!(v["estimated_tokens"].as_u64().unwrap() <= 540);
+    // The oldest phase's tool calls went; the phase resumed at is whole.
+    assert_eq!(v["phases"][0]["detail"], "trimmed");
+    assert_eq!(v["phases"][0]["left_out"]["tool_calls"], 3);
+    assert_eq!(v["phases"][2]["detail"], "full");
+    let out = kiln.run(&[
+        "session",
+        "resume",
+        PAUSED,
+        "--format",
+        "prompt",
+        "--max-tokens",
+        "10",
+    ]);
+    assert_eq!(out.code, 0);
+    assert!(out.stderr.contains("over its budget"), "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("Keep the 200-run loop as the reproduction")
+    );
+}
+
+#[test]
+fn an_agent_command_continues_the_session_in_the_same_file() {
+    let kiln = TestKiln::with_fixtures();
+    let seen = kiln.root.path().join("seen");
+    std::fs::create_dir(&seen).unwrap();
+    let cmd = format!(
+        "cat > {0}/prompt.md; cp \"$CRU_MESSAGES_FILE\" {0}/messages.json; echo 'The lock is not needed: create_new settles it.'",
+        seen.display()
+    );
+    let out = kiln.run(&["session", "resume", "2025-12-10-fix", "--agent-cmd", &cmd]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "The lock is not needed: create_new settles it.\n"
+    );
+    // The agent got the prompt on stdin and the messages in the file.
+    let prompt = std::fs::read_to_string(seen.join("prompt.md")).unwrap();
+    assert!(prompt.contains("Resume at phase-3: Narrow it down"));
+    let messages: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(seen.join("messages.json")).unwrap())
+            .unwrap();
+    assert_eq!(messages[0]["role"], "system");
+
+    let text = std::fs::read_to_string(paused_file(&kiln)).unwrap();
+    assert!(text.contains("status: active"), "{text}");
+    assert!(
+        text.ends_with(
+            "## Resumed from phase-3 @debugger@0.3 #dev\n\
+         <!-- phase: started=TIME -->\n\n\
+         > [!reply] @debugger@0.3\n\
+         > The lock is not needed: create_new settles it.\n"
+                .replace("TIME", &started_of_last_phase(&text))
+                .as_str()
+        ),
+        "{text}"
+    );
+    let check = kiln.run(&["session", "validate", PAUSED]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+    // The index sees it active now.
+    let list = kiln.run(&["session", "list", "--status", "active", "--format", "json"]);
+    assert!(list.stdout.contains(PAUSED), "{}", list.stdout);
+}
+
+fn started_of_last_phase(text: &str) -> String {
+    let at = text.rfind("<!-- phase: started=").unwrap() + "<!-- phase: started=".len();
+    text[at..].split(' ').next().unwrap().to_owned()
+}
+
+#[test]
+fn a_failing_agent_is_an_error_that_shows_its_stderr_and_is_logged() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&[
+        "session",
+        "resume",
+        PAUSED,
+        "--agent-cmd",
+        "cat >/dev/null; echo 'rate limited, try later' >&2; exit 4",
+    ]);
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("exit code 4"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("rate limited, try later"),
+        "{}",
+        out.stderr
+    );
+    let text = std::fs::read_to_string(paused_file(&kiln)).unwrap();
+    assert!(text.contains("> [!error]\n> agent backend failed: agent command"));
+    assert_eq!(kiln.run(&["session", "validate", PAUSED]).code, 0);
+}
+
+#[test]
+fn without_an_id_it_lists_resumable_sessions_and_exits_2_off_a_terminal() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "resume"]);
+    assert_eq!(out.code, 2);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines[0], "Sessions to resume (paused first, newest first):");
+    assert!(
+        lines[1].contains("2025-12-10-fix-flaky-test  paused"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        lines[2].contains("2025-12-12-start-docs  active"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("completed"));
+    assert_eq!(lines.last().unwrap(), &"Name one: cru session resume <id>");
+}
+
+#[test]
+fn missing_ambiguous_and_corrupt_sessions_are_errors_that_touch_nothing() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&[
+        "session",
+        "resume",
+        "no-such-session",
+        "--agent-cmd",
+        "echo hi",
+    ]);
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("no-such-session"), "{}", out.stderr);
+
+    let out = kiln.run(&["session", "resume", "2025-12-1", "--agent-cmd", "echo hi"]);
+    assert_ne!(out.code, 0);
+    assert!(
+        out.stderr.contains("ambiguous") || out.stderr.contains("matches"),
+        "{}",
+        out.stderr
+    );
+
+    let broken = "---\ntype: session\nsession_id: 2025-12-13-broken\nstarted: 2025-12-13T10:00:00Z\nstatus: pausd\n---\n";
+    let path = kiln.write("2025-12-13-broken.md", broken);
+    let out = kiln.run(&[
+        "session",
+        "resume",
+        "2025-12-13-broken",
+        "--agent-cmd",
+        "echo hi",
+    ]);
+    assert_ne!(out.code, 0);
+    assert!(
+        out.stderr.contains("2025-12-13-broken.md:5"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
+}
+
+#[test]
+fn an_ended_session_is_not_continued() {
+    let kiln = TestKiln::with_fixtures();
+    let path = kiln.sessions().join("2025-12-11-refactor-store.md");
+    let before = std::fs::read(&path).unwrap();
+    let out = kiln.run(&[
+        "session",
+        "resume",
+        "2025-12-11-refactor",
+        "--agent-cmd",
+        "echo hi",
+    ]);
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("has ended"), "{}", out.stderr);
+    assert!(out.stderr.contains("--format prompt"), "{}", out.stderr);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+#[test]
+fn an_empty_session_is_resumable_with_the_configured_command() {
+    let kiln = TestKiln::with_fixtures();
+    std::fs::write(
+        kiln.root.path().join(".crucible/config.toml"),
+        "[agent]\ncommand = \"cat >/dev/null; echo started\"\nname = \"helper@2\"\n",
+    )
+    .unwrap();
+    let id = kiln
+        .run(&["session", "start", "--title", "Nothing yet"])
+        .stdout;
+    let id = id.trim();
+    let out = kiln.run(&["session", "resume", id]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "started\n");
+    let text = std::fs::read_to_string(kiln.sessions().join(format!("{id}.md"))).unwrap();
+    assert!(text.contains("## Resumed @helper@2"), "{text}");
+    assert!(text.contains("> [!reply] @helper@2\n> started"), "{text}");
+    assert!(text.contains("  - helper@2"), "{text}");
+}
+
+/// One chat completion served on 127.0.0.1; returns the URL and the
+/// request body as the server saw it.
+fn serve_one_completion(reply: &str) -> (String, std::thread::JoinHandle<String>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let body = serde_json::json!({
+        "model": "stub-1",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}}],
+        "usage": {"prompt_tokens": 700, "completion_tokens": 80, "total_tokens": 780}
+    })
+    .to_string();
+    let handle = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut len = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                len = v.trim().parse().unwrap();
+            }
+        }
+        let mut request = vec![0; len];
+        reader.read_exact(&mut request).unwrap();
+        let mut stream = stream;
+        write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        String::from_utf8(request).unwrap()
+    });
+    (url, handle)
+}
+
+#[test]
+fn an_openai_compatible_endpoint_from_config_records_reply_and_tokens() {
+    let kiln = TestKiln::with_fixtures();
+    let (url, server) = serve_one_completion("Next: run the 1000-run proof on CI.");
+    std::fs::write(
+        kiln.root.path().join(".crucible/config.toml"),
+        format!(
+            "[agent]\nbackend = \"openai\"\nbase_url = \"{url}\"\nmodel = \"stub-model\"\n\
+             api_key_env = \"CRU_TEST_KEY\"\ntimeout = \"20s\"\n"
+        ),
+    )
+    .unwrap();
+    let out = kiln.run_cmd(
+        kiln.command()
+            .args(["session", "resume", PAUSED, "--once"])
+            .env("CRU_TEST_KEY", "sk-not-shown"),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "Next: run the 1000-run proof on CI.\n");
+    assert!(!out.stderr.contains("sk-not-shown"));
+    let request: Value = serde_json::from_str(&server.join().unwrap()).unwrap();
+    assert_eq!(request["model"], "stub-model");
+    assert_eq!(request["messages"][0]["role"], "system");
+    let text = std::fs::read_to_string(paused_file(&kiln)).unwrap();
+    // 9120 before, 780 for the reply.
+    assert!(text.contains("tokens_used: 9900"), "{text}");
+    assert!(text.contains("> Next: run the 1000-run proof on CI."));
+
+    // The key variable unset: a clear error before anything is recorded.
+    let before = std::fs::read(paused_file(&kiln)).unwrap();
+    let out = kiln.run(&["session", "resume", PAUSED]);
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("$CRU_TEST_KEY"), "{}", out.stderr);
+    assert_eq!(std::fs::read(paused_file(&kiln)).unwrap(), before);
+}
