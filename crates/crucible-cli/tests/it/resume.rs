@@ -406,3 +406,60 @@ fn an_openai_compatible_endpoint_from_config_records_reply_and_tokens() {
     assert!(out.stderr.contains("$CRU_TEST_KEY"), "{}", out.stderr);
     assert_eq!(std::fs::read(paused_file(&kiln)).unwrap(), before);
 }
+
+/// The turn-by-turn loop needs a terminal: `script` (util-linux, on every
+/// Debian system) gives the command a pseudo-terminal and types for us.
+#[test]
+fn on_a_terminal_it_goes_turn_by_turn_until_pause() {
+    let script = std::path::Path::new("/usr/bin/script");
+    if !script.exists() {
+        eprintln!("skipped: no /usr/bin/script to give cru a terminal");
+        return;
+    }
+    let kiln = TestKiln::with_fixtures();
+    let cru = assert_cmd::cargo::cargo_bin("cru");
+    let inner = format!(
+        "{} session resume {PAUSED} --agent-cmd 'cat >/dev/null; echo reply-from-agent'",
+        cru.display()
+    );
+    let mut child = std::process::Command::new(script)
+        .args(["-qec", &inner, "/dev/null"])
+        .current_dir(kiln.root.path())
+        .env("HOME", kiln.root.path().join("home"))
+        .env_remove("CRU_SESSIONS_DIR")
+        .env_remove("CRUCIBLE_CONFIG")
+        .env_remove("XDG_CONFIG_HOME")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"please add the lock\n\n/pause\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    assert!(shown.contains("Type to reply; /pause pauses"), "{shown}");
+    assert!(
+        shown.contains("Paused 2025-12-10-fix-flaky-test."),
+        "{shown}"
+    );
+
+    let text = std::fs::read_to_string(paused_file(&kiln)).unwrap();
+    let resumed = &text[text.find("## Resumed from phase-3").unwrap()..];
+    assert!(
+        resumed.ends_with(
+            "> [!reply] @debugger@0.3\n> reply-from-agent\n\n\
+             > [!user]\n> \"please add the lock\"\n\n\
+             > [!reply] @debugger@0.3\n> reply-from-agent\n"
+        ),
+        "{resumed}"
+    );
+    // Paused at the resumed phase (phase-5: after the four of the fixture).
+    assert!(text.contains("status: paused"), "{text}");
+    assert!(text.contains("resume_point: phase-5"), "{text}");
+    assert_eq!(kiln.run(&["session", "validate", PAUSED]).code, 0);
+}
