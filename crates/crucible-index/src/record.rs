@@ -196,35 +196,33 @@ impl SessionRecord {
     pub fn write_row(&self, out: &mut String) {
         let participants = join(&self.participants);
         let agents = join(&self.agents);
-        let c = &self.counts;
-        toon::write_row(
+        toon::write_row_parts(
             out,
             &[
-                Cell::Str(&self.path),
-                Cell::Str(&self.id),
-                Cell::Str(self.status.as_str()),
-                Cell::Num(u64::from(self.live)),
-                Cell::Num(self.stamp.mtime_ns),
-                Cell::Num(self.stamp.ino),
-                Cell::Num(self.stamp.size),
-                Cell::Str(&self.started),
-                self.ended.as_deref().into(),
-                self.duration_ms.into(),
-                self.title.as_deref().into(),
-                self.channel.as_deref().into(),
-                self.model.as_deref().into(),
-                participants.as_deref().into(),
-                agents.as_deref().into(),
-                self.tokens_used.into(),
-                Cell::Num(self.phases),
-                Cell::Num(c.tool_calls),
-                Cell::Num(c.failed_tool_calls),
-                Cell::Num(c.decisions),
-                Cell::Num(c.errors),
-                Cell::Num(c.user_interventions),
-                Cell::Num(c.subagents),
-                self.resume_point.as_deref().into(),
-                self.parent.as_deref().into(),
+                &[
+                    Cell::Str(&self.path),
+                    Cell::Str(&self.id),
+                    Cell::Str(self.status.as_str()),
+                    Cell::Num(u64::from(self.live)),
+                    Cell::Num(self.stamp.mtime_ns),
+                    Cell::Num(self.stamp.ino),
+                    Cell::Num(self.stamp.size),
+                    Cell::Str(&self.started),
+                    self.ended.as_deref().into(),
+                    self.duration_ms.into(),
+                    self.title.as_deref().into(),
+                    self.channel.as_deref().into(),
+                    self.model.as_deref().into(),
+                    participants.as_deref().into(),
+                    agents.as_deref().into(),
+                    self.tokens_used.into(),
+                    Cell::Num(self.phases),
+                ],
+                &count_cells(&self.counts),
+                &[
+                    self.resume_point.as_deref().into(),
+                    self.parent.as_deref().into(),
+                ],
             ],
         );
     }
@@ -302,6 +300,18 @@ fn wrong_width(fields: &[&str], cells: &[&str]) -> String {
     format!("expected {} cells, found {}", fields.len(), cells.len())
 }
 
+/// The six count cells of a row, in `Counts` order.
+fn count_cells(c: &Counts) -> [Cell<'static>; 6] {
+    [
+        Cell::Num(c.tool_calls),
+        Cell::Num(c.failed_tool_calls),
+        Cell::Num(c.decisions),
+        Cell::Num(c.errors),
+        Cell::Num(c.user_interventions),
+        Cell::Num(c.subagents),
+    ]
+}
+
 /// The six count cells, in `Counts` order.
 fn counts(c: [&str; 6]) -> Result<Counts, String> {
     Ok(Counts {
@@ -335,25 +345,21 @@ struct PhaseRow<'a> {
 
 impl PhaseRow<'_> {
     fn write(&self, out: &mut String) {
-        let c = self.counts;
-        toon::write_row(
+        toon::write_row_parts(
             out,
             &[
-                Cell::Str(self.path),
-                Cell::Num(self.phase),
-                Cell::Str(self.name),
-                self.agent.into(),
-                self.channel.into(),
-                Cell::Num(self.level),
-                self.started.into(),
-                self.duration_ms.into(),
-                self.tokens.into(),
-                Cell::Num(c.tool_calls),
-                Cell::Num(c.failed_tool_calls),
-                Cell::Num(c.decisions),
-                Cell::Num(c.errors),
-                Cell::Num(c.user_interventions),
-                Cell::Num(c.subagents),
+                &[
+                    Cell::Str(self.path),
+                    Cell::Num(self.phase),
+                    Cell::Str(self.name),
+                    self.agent.into(),
+                    self.channel.into(),
+                    Cell::Num(self.level),
+                    self.started.into(),
+                    self.duration_ms.into(),
+                    self.tokens.into(),
+                ],
+                &count_cells(self.counts),
             ],
         );
     }

@@ -55,8 +55,14 @@ pub fn write_header(out: &mut String, name: &str, len: usize, fields: &[&str]) {
 
 /// Writes one row, indented by two spaces.
 pub fn write_row(out: &mut String, cells: &[Cell<'_>]) {
+    write_row_parts(out, &[cells]);
+}
+
+/// Writes one row whose cells come in several runs (a record's own cells
+/// around the count cells every table shares).
+pub fn write_row_parts(out: &mut String, parts: &[&[Cell<'_>]]) {
     out.push_str("  ");
-    for (i, c) in cells.iter().enumerate() {
+    for (i, c) in parts.iter().flat_map(|p| p.iter()).enumerate() {
         if i > 0 {
             out.push(',');
         }
