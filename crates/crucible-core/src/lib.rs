@@ -16,6 +16,7 @@ pub mod recorder;
 pub mod resume;
 pub mod session;
 pub mod store;
+pub mod workflow;
 
 pub use config::{
     AgentBackendKind, AgentConfig, Config, ConfigError, ConfigLayer, SaveMode, SessionConfig,

@@ -24,6 +24,7 @@ mod summary;
 mod tasks;
 mod tool_calls;
 pub mod validate;
+pub mod workflow;
 mod write;
 
 use std::path::Path;

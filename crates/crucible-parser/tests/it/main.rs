@@ -10,3 +10,4 @@ mod sample;
 mod store;
 mod strategy;
 mod summary;
+mod workflow;
