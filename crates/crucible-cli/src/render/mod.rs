@@ -55,6 +55,11 @@ pub fn duration(ms: i64) -> String {
     }
 }
 
+/// `one` or `many` for a count.
+pub fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

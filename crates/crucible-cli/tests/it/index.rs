@@ -7,8 +7,9 @@ fn list_is_newest_first_with_the_spec_columns() {
     let kiln = TestKiln::with_fixtures();
     let out = kiln.run(&["session", "list"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    insta::assert_snapshot!(out.stdout, @r"
+    insta::assert_snapshot!(out.stdout, @"
     id                         status     started               participants
+    2025-12-13-config-loader   completed  2025-12-13T09:00:00Z  architect@2.0, coder@1.4
     2025-12-12-long-migration  completed  2025-12-12T10:00:00Z  dba@3.2, checker@1.0
     2025-12-12-start-docs      active     2025-12-12T08:00:00Z  writer@0.9
     2025-12-11-write-tests     completed  2025-12-11T14:10:00Z  tester@1.1
@@ -48,7 +49,7 @@ fn list_filters() {
         ids(&["--since", "2025-12-11", "--until", "2025-12-11"]),
         ["2025-12-11-write-tests", "2025-12-11-refactor-store"]
     );
-    assert_eq!(ids(&["--limit", "1"]), ["2025-12-12-long-migration"]);
+    assert_eq!(ids(&["--limit", "1"]), ["2025-12-13-config-loader"]);
     let out = kiln.run(&["session", "list", "--status", "done"]);
     assert_eq!(out.code, 2);
     let out = kiln.run(&["session", "list", "--since", "last week"]);
@@ -75,13 +76,13 @@ fn stats_by_status_with_a_total() {
     let kiln = TestKiln::with_fixtures();
     let out = kiln.run(&["session", "stats", "--group-by", "status"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    insta::assert_snapshot!(out.stdout, @r"
+    insta::assert_snapshot!(out.stdout, @"
     group      sessions   tokens         avg      min        max  failed  errors  user
     active            1        0           -        -          -       -       0     0
-    completed         5   88,140  2h 47m 49s   11m 0s  8h 30m 0s    0.0%       3     1
+    completed         6  103,340  2h 31m 31s   11m 0s  8h 30m 0s    0.0%       4     2
     failed            1    4,022     38m 41s  38m 41s    38m 41s  100.0%       1     1
     paused            1    9,120           -        -          -       -       1     1
-    total             8  101,282  2h 26m 18s   11m 0s  8h 30m 0s   16.7%       5     3
+    total             9  116,482  2h 15m 24s   11m 0s  8h 30m 0s   14.3%       6     4
     ");
     let out = kiln.run(&[
         "session",
@@ -99,7 +100,7 @@ fn stats_by_status_with_a_total() {
         .find(|g| g["group"] == "tester")
         .unwrap();
     assert_eq!(tester["sessions"], 2);
-    assert_eq!(v["total"]["sessions"], 8);
+    assert_eq!(v["total"]["sessions"], 9);
 }
 
 #[test]
@@ -134,7 +135,7 @@ fn index_check_reports_problems_and_list_still_lists() {
     insta::assert_snapshot!(out.stdout, @"[KILN]/.crucible/sessions/broken.md:5: status `done` is not one of active, paused, completed, failed");
     let out = kiln.run(&["session", "list"]);
     assert_eq!(out.code, 0);
-    assert_eq!(out.stdout.lines().count(), 9);
+    assert_eq!(out.stdout.lines().count(), 10);
     assert!(
         out.stderr.contains("1 session file(s) could not be read"),
         "{}",

@@ -149,10 +149,10 @@ fn missing_and_ambiguous_sessions_are_errors_with_hints() {
     "#);
     let out = kiln.run(&["session", "show", "2025-12-1"]);
     assert_eq!(out.code, 1);
-    insta::assert_snapshot!(out.stderr, @r#"
-    error: `2025-12-1` matches 6 sessions: 2025-12-10-fix-flaky-test, 2025-12-10-investigate-ci, 2025-12-11-refactor-store, 2025-12-11-write-tests, 2025-12-12-long-migration, 2025-12-12-start-docs
+    insta::assert_snapshot!(out.stderr, @"
+    error: `2025-12-1` matches 7 sessions: 2025-12-10-fix-flaky-test, 2025-12-10-investigate-ci, 2025-12-11-refactor-store, 2025-12-11-write-tests, 2025-12-12-long-migration, 2025-12-12-start-docs, 2025-12-13-config-loader
     hint: type more of the id
-    "#);
+    ");
     let out = kiln.run(&["session", "show", "no/such/session.md"]);
     assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.stderr, @"error: no/such/session.md: no such file");

@@ -38,7 +38,7 @@ fn fixture_sessions_validate_with_warnings_only() {
     [KILN]/.crucible/sessions/feature-implementation-session.md:48: warning: link target `2025-12-05-research-logging` is not in [KILN]/.crucible/sessions (the child may live elsewhere)
     [KILN]/.crucible/sessions/feature-implementation-session.md:94: warning: link target `2025-12-05-implement-parser` is not in [KILN]/.crucible/sessions (the child may live elsewhere)
     "#);
-    insta::assert_snapshot!(out.stderr, @"8 files checked: 8 valid, 0 invalid (0 errors, 3 warnings)");
+    insta::assert_snapshot!(out.stderr, @"9 files checked: 9 valid, 0 invalid (0 errors, 3 warnings)");
 }
 
 #[test]
@@ -51,7 +51,7 @@ fn other_notes_in_the_sessions_directory_are_not_sessions() {
     );
     let out = kiln.run(&["session", "validate"]);
     assert_eq!(out.code, 0, "{}", out.stdout);
-    insta::assert_snapshot!(out.stderr, @"8 files checked: 8 valid, 0 invalid (0 errors, 3 warnings)");
+    insta::assert_snapshot!(out.stderr, @"9 files checked: 9 valid, 0 invalid (0 errors, 3 warnings)");
     // Named explicitly, a directory's markdown files are all checked.
     let out = kiln.run(&[
         "session",

@@ -26,7 +26,7 @@ fn status_of(opened: &crucible_index::Opened, id: &str) -> Option<SessionStatus>
 fn files_added_removed_and_replaced_by_hand_are_seen() {
     let dir = copy_fixtures();
     let store = SessionStore::new(dir.path(), MarkdownCodec);
-    assert_eq!(open(&store).index.sessions.len(), 8);
+    assert_eq!(open(&store).index.sessions.len(), 9);
     // Added in a new folder.
     std::fs::create_dir_all(dir.path().join("2026/01")).unwrap();
     std::fs::copy(
@@ -44,7 +44,7 @@ fn files_added_removed_and_replaced_by_hand_are_seen() {
     std::fs::write(dir.path().join("2025-11/.tmp"), text).unwrap();
     std::fs::rename(dir.path().join("2025-11/.tmp"), &p).unwrap();
     let o = open(&store);
-    assert_eq!(o.index.sessions.len(), 8);
+    assert_eq!(o.index.sessions.len(), 9);
     assert_eq!(status_of(&o, "2025-12-12-start-docs"), None);
     assert_eq!(
         status_of(&o, "2025-11-28-ci-failure"),
@@ -97,13 +97,13 @@ fn a_missing_or_corrupt_index_is_rebuilt_with_a_warning() {
     let o = open(&store);
     assert_eq!(o.warnings.len(), 1, "{:?}", o.warnings);
     assert!(o.warnings[0].contains(".index.toon:3"), "{}", o.warnings[0]);
-    assert_eq!(o.index.sessions.len(), 8);
+    assert_eq!(o.index.sessions.len(), 9);
     std::fs::write(&base, "format: cru-session-index\nversion: 99\n").unwrap();
     assert!(open(&store).warnings[0].contains("version 99"));
     std::fs::remove_file(&base).unwrap();
     let o = open(&store);
     assert!(o.warnings.is_empty(), "a missing index is simply built");
-    assert_eq!(o.index.sessions.len(), 8);
+    assert_eq!(o.index.sessions.len(), 9);
 }
 
 #[test]
@@ -118,7 +118,7 @@ fn files_that_fail_to_parse_are_problems_not_silence() {
     std::fs::write(dir.path().join("notes.md"), "# Just notes\n").unwrap();
     let store = SessionStore::new(dir.path(), MarkdownCodec);
     let o = open(&store);
-    assert_eq!(o.index.sessions.len(), 8);
+    assert_eq!(o.index.sessions.len(), 9);
     assert_eq!(
         o.index.problems.len(),
         1,

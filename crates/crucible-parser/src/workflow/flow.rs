@@ -189,7 +189,7 @@ mod tests {
                 condition: Some("tests fail".into()),
                 target: "Fix Tests".into(),
                 line: 3,
-                column: 30,
+                column: 28,
             })
         );
         match classify("Otherwise -> Deploy.", 4) {

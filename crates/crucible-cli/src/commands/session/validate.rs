@@ -11,6 +11,7 @@ use serde_json::json;
 
 use crate::context::Context;
 use crate::error::Outcome;
+use crate::render::plural;
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -112,10 +113,6 @@ pub fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Success
     })
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
 }
 
 fn print_text(

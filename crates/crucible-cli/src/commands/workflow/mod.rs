@@ -1,0 +1,52 @@
+//! `cru workflow ...`: workflow documents (the markup `cru session codify`
+//! writes): check them, show them, refine them with an agent, edit them.
+
+mod edit;
+mod refine;
+mod show;
+mod validate;
+
+use std::path::Path;
+
+use clap::Subcommand;
+use crucible_parser::workflow::{CheckedWorkflow, check_workflow};
+
+use crate::cli::GlobalArgs;
+use crate::error::{CliError, Outcome};
+
+#[derive(Debug, Subcommand)]
+pub enum WorkflowCommand {
+    /// Check workflow files: `file:line:col: message` per problem; exit 1 on errors.
+    Validate(validate::ValidateArgs),
+    /// Steps in run order with agents, channels, inputs, outputs and run history.
+    Show(show::ShowArgs),
+    /// Have the agent backend clean a workflow up; keep it only if it validates.
+    Refine(refine::RefineArgs),
+    /// Edit a workflow in $VISUAL/$EDITOR until it validates, then save it.
+    Edit(edit::EditArgs),
+}
+
+pub fn run(cmd: WorkflowCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
+    match cmd {
+        WorkflowCommand::Validate(args) => validate::run(&args),
+        WorkflowCommand::Show(args) => show::run(&args),
+        WorkflowCommand::Refine(args) => refine::run(&args, global),
+        WorkflowCommand::Edit(args) => edit::run(&args),
+    }
+}
+
+/// Reads and checks a workflow file; a file that cannot be read is an error.
+pub fn read(path: &Path) -> Result<CheckedWorkflow, CliError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| CliError::new(format!("{}: cannot read: {e}", path.display())))?;
+    Ok(check_workflow(&bytes))
+}
+
+/// `file:line:col: error: message` lines for a checked workflow.
+pub fn problem_lines(path: &Path, checked: &CheckedWorkflow) -> Vec<String> {
+    checked
+        .problems
+        .iter()
+        .map(|p| format!("{}:{p}", path.display()))
+        .collect()
+}

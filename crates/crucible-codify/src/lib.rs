@@ -1,0 +1,17 @@
+//! Sessions into reusable workflows.
+//!
+//! [`codify`] turns one or more parsed sessions into a [`Workflow`] in the
+//! markup of `shared/specs/workflow-markup.md`: each phase a step, the
+//! phase's decisions as its prose and its errors as guidance, data flow
+//! inferred from the tool calls (see [`dataflow`]), and each session's run
+//! as a `session-toon` execution row. Sessions of the same task merge into
+//! one workflow, steps matched by name. [`mermaid`] draws any workflow.
+
+pub mod dataflow;
+mod extract;
+mod mermaid;
+
+pub use extract::{CodifyError, codify};
+pub use mermaid::mermaid;
+
+pub use crucible_core::workflow::Workflow;
