@@ -25,6 +25,9 @@ _cru() {
             cru,session)
                 cmd="cru__subcmd__session"
                 ;;
+            cru,workflow)
+                cmd="cru__subcmd__workflow"
+                ;;
             cru__subcmd__help,completions)
                 cmd="cru__subcmd__help__subcmd__completions"
                 ;;
@@ -33,6 +36,12 @@ _cru() {
                 ;;
             cru__subcmd__help,session)
                 cmd="cru__subcmd__help__subcmd__session"
+                ;;
+            cru__subcmd__help,workflow)
+                cmd="cru__subcmd__help__subcmd__workflow"
+                ;;
+            cru__subcmd__help__subcmd__session,codify)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__codify"
                 ;;
             cru__subcmd__help__subcmd__session,end)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__end"
@@ -91,6 +100,21 @@ _cru() {
             cru__subcmd__help__subcmd__session__subcmd__log,user)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__log__subcmd__user"
                 ;;
+            cru__subcmd__help__subcmd__workflow,edit)
+                cmd="cru__subcmd__help__subcmd__workflow__subcmd__edit"
+                ;;
+            cru__subcmd__help__subcmd__workflow,refine)
+                cmd="cru__subcmd__help__subcmd__workflow__subcmd__refine"
+                ;;
+            cru__subcmd__help__subcmd__workflow,show)
+                cmd="cru__subcmd__help__subcmd__workflow__subcmd__show"
+                ;;
+            cru__subcmd__help__subcmd__workflow,validate)
+                cmd="cru__subcmd__help__subcmd__workflow__subcmd__validate"
+                ;;
+            cru__subcmd__session,codify)
+                cmd="cru__subcmd__session__subcmd__codify"
+                ;;
             cru__subcmd__session,end)
                 cmd="cru__subcmd__session__subcmd__end"
                 ;;
@@ -123,6 +147,9 @@ _cru() {
                 ;;
             cru__subcmd__session,validate)
                 cmd="cru__subcmd__session__subcmd__validate"
+                ;;
+            cru__subcmd__session__subcmd__help,codify)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__codify"
                 ;;
             cru__subcmd__session__subcmd__help,end)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__end"
@@ -244,6 +271,36 @@ _cru() {
             cru__subcmd__session__subcmd__log__subcmd__help,user)
                 cmd="cru__subcmd__session__subcmd__log__subcmd__help__subcmd__user"
                 ;;
+            cru__subcmd__workflow,edit)
+                cmd="cru__subcmd__workflow__subcmd__edit"
+                ;;
+            cru__subcmd__workflow,help)
+                cmd="cru__subcmd__workflow__subcmd__help"
+                ;;
+            cru__subcmd__workflow,refine)
+                cmd="cru__subcmd__workflow__subcmd__refine"
+                ;;
+            cru__subcmd__workflow,show)
+                cmd="cru__subcmd__workflow__subcmd__show"
+                ;;
+            cru__subcmd__workflow,validate)
+                cmd="cru__subcmd__workflow__subcmd__validate"
+                ;;
+            cru__subcmd__workflow__subcmd__help,edit)
+                cmd="cru__subcmd__workflow__subcmd__help__subcmd__edit"
+                ;;
+            cru__subcmd__workflow__subcmd__help,help)
+                cmd="cru__subcmd__workflow__subcmd__help__subcmd__help"
+                ;;
+            cru__subcmd__workflow__subcmd__help,refine)
+                cmd="cru__subcmd__workflow__subcmd__help__subcmd__refine"
+                ;;
+            cru__subcmd__workflow__subcmd__help,show)
+                cmd="cru__subcmd__workflow__subcmd__help__subcmd__show"
+                ;;
+            cru__subcmd__workflow__subcmd__help,validate)
+                cmd="cru__subcmd__workflow__subcmd__help__subcmd__validate"
+                ;;
             *)
                 ;;
         esac
@@ -251,7 +308,7 @@ _cru() {
 
     case "${cmd}" in
         cru)
-            opts="-v -h -V --verbose --dir --help --version session completions help"
+            opts="-v -h -V --verbose --dir --help --version session workflow completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -287,7 +344,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help)
-            opts="session completions help"
+            opts="session workflow completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -329,8 +386,22 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session)
-            opts="start log pause resume end list stats index show validate"
+            opts="start log pause resume codify end list stats index show validate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__session__subcmd__codify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -608,13 +679,117 @@ _cru() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cru__subcmd__help__subcmd__workflow)
+            opts="validate show refine edit"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__workflow__subcmd__edit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__workflow__subcmd__refine)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__workflow__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__workflow__subcmd__validate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cru__subcmd__session)
-            opts="-v -h -V --verbose --dir --help --version start log pause resume end list stats index show validate help"
+            opts="-v -h -V --verbose --dir --help --version start log pause resume codify end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__codify)
+            opts="-o -v -h -V --output --force --refine --agent-cmd --interactive --format --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "markdown json mermaid" -- "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -653,8 +828,22 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help)
-            opts="start log pause resume end list stats index show validate help"
+            opts="start log pause resume codify end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__codify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1607,6 +1796,200 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__validate)
+            opts="-v -h -V --format --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__workflow)
+            opts="-v -h -V --verbose --dir --help --version validate show refine edit help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__workflow__subcmd__edit)
+            opts="-v -h -V --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__workflow__subcmd__help)
+            opts="validate show refine edit help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__workflow__subcmd__help__subcmd__edit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__workflow__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__workflow__subcmd__help__subcmd__refine)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__workflow__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__workflow__subcmd__help__subcmd__validate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__workflow__subcmd__refine)
+            opts="-o -v -h -V --output --agent-cmd --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__workflow__subcmd__show)
+            opts="-v -h -V --format --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json mermaid" -- "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__workflow__subcmd__validate)
             opts="-v -h -V --format --verbose --dir --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

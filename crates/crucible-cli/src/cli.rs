@@ -32,9 +32,12 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Work with sessions: record, list, stats, show, validate.
+    /// Work with sessions: record, resume, codify, list, stats, show, validate.
     #[command(subcommand)]
     Session(SessionCommand),
+    /// Work with workflows: validate, show, refine, edit.
+    #[command(subcommand)]
+    Workflow(crate::commands::workflow::WorkflowCommand),
     /// Print a shell completion script.
     Completions(crate::commands::completions::CompletionsArgs),
 }

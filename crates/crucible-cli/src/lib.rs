@@ -11,6 +11,7 @@ mod commands;
 mod context;
 mod error;
 mod render;
+mod workflow_stages;
 
 use std::process::ExitCode;
 

@@ -2,6 +2,7 @@
 
 pub mod completions;
 pub mod session;
+pub mod workflow;
 
 use crate::cli::{Cli, Command};
 use crate::error::Outcome;
@@ -9,6 +10,7 @@ use crate::error::Outcome;
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Session(cmd) => session::run(cmd, &cli.global),
+        Command::Workflow(cmd) => workflow::run(cmd, &cli.global),
         Command::Completions(args) => completions::run(&args),
     }
 }

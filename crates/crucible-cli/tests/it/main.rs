@@ -1,5 +1,6 @@
 //! Integration tests: the real `cru` binary on real files.
 
+mod codify;
 mod discovery;
 mod index;
 mod kiln;

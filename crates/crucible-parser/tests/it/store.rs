@@ -47,7 +47,7 @@ fn resolves_ids_prefixes_file_names_and_paths() {
     assert_eq!(store.resolve(path.to_str().unwrap()).unwrap(), path);
 
     match store.resolve("2025-12-1") {
-        Err(StoreError::Ambiguous { candidates, .. }) => assert_eq!(candidates.len(), 6),
+        Err(StoreError::Ambiguous { candidates, .. }) => assert_eq!(candidates.len(), 7),
         other => panic!("{other:?}"),
     }
     assert!(matches!(

@@ -1,5 +1,6 @@
 //! `cru session ...`.
 
+mod codify;
 mod end;
 mod index;
 mod list;
@@ -30,6 +31,9 @@ pub enum SessionCommand {
     /// Resume a paused session: show its context, or continue it with an
     /// agent (--agent-cmd or [agent] in config). No id: list resumable ones.
     Resume(resume::ResumeArgs),
+    /// Turn sessions into a reusable workflow (workflow markup); several
+    /// sessions of one task merge. No id: the newest session.
+    Codify(codify::CodifyArgs),
     /// End a session as completed or failed.
     End(end::EndArgs),
     /// List sessions, newest first, from the index.
@@ -51,6 +55,7 @@ pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> 
         SessionCommand::Log(args) => log::run(&ctx, &args),
         SessionCommand::Pause(args) => pause::run(&ctx, &args),
         SessionCommand::Resume(args) => resume::run(&ctx, &args),
+        SessionCommand::Codify(args) => codify::run(&ctx, &args),
         SessionCommand::End(args) => end::run(&ctx, &args),
         SessionCommand::List(args) => list::run(&ctx, &args),
         SessionCommand::Stats(args) => stats::run(&ctx, &args),

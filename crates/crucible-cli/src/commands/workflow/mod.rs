@@ -3,7 +3,7 @@
 
 mod edit;
 mod refine;
-mod show;
+pub mod show;
 mod validate;
 
 use std::path::Path;

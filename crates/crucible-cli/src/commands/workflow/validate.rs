@@ -82,7 +82,11 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<Outcome> {
                 continue;
             }
         };
-        let e = checked.problems.iter().filter(|p| p.severity == Severity::Error).count();
+        let e = checked
+            .problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .count();
         errors += e;
         warnings += checked.problems.len() - e;
         invalid += usize::from(e > 0);

@@ -1,0 +1,186 @@
+//! `cru workflow show FILE [--format text|json|mermaid]`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use crucible_core::workflow::{Workflow, WorkflowGraph};
+use crucible_parser::workflow::CheckedWorkflow;
+use serde_json::json;
+
+use crate::error::Outcome;
+use crate::render::{duration, plural, thousands};
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// A workflow file.
+    pub file: PathBuf,
+    #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
+    pub format: ShowFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ShowFormat {
+    /// Steps in run order with agents, channels, inputs, outputs and run totals.
+    Text,
+    /// The workflow, its graph, run totals and problems.
+    Json,
+    /// A Mermaid flowchart (GitHub and Obsidian draw it).
+    Mermaid,
+}
+
+pub fn run(args: &ShowArgs) -> anyhow::Result<Outcome> {
+    let checked = super::read(&args.file)?;
+    print(&checked, args.format)?;
+    for line in super::problem_lines(&args.file, &checked) {
+        eprintln!("{line}");
+    }
+    Ok(Outcome::Success)
+}
+
+/// Prints a checked workflow in `format` (also used by `session codify`).
+pub fn print(checked: &CheckedWorkflow, format: ShowFormat) -> anyhow::Result<()> {
+    let mut out = crate::render::data_out();
+    out.write_all(render(checked, format)?.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// A checked workflow in `format`, as text.
+pub fn render(checked: &CheckedWorkflow, format: ShowFormat) -> anyhow::Result<String> {
+    let mut out: Vec<u8> = Vec::new();
+    match format {
+        ShowFormat::Text => out.write_all(text(&checked.workflow, &checked.graph).as_bytes())?,
+        ShowFormat::Mermaid => {
+            out.write_all(crucible_codify::mermaid(&checked.workflow, &checked.graph).as_bytes())?
+        }
+        ShowFormat::Json => {
+            let totals: Vec<_> = checked
+                .workflow
+                .steps
+                .iter()
+                .map(|s| {
+                    let t = Totals::of(s);
+                    json!({"step": s.name, "runs": t.runs, "success": t.success,
+                           "failed": t.failed, "duration_ms": t.duration_ms, "tokens_used": t.tokens})
+                })
+                .collect();
+            serde_json::to_writer_pretty(
+                &mut out,
+                &json!({
+                    "workflow": checked.workflow,
+                    "graph": checked.graph,
+                    "runs": totals,
+                    "problems": checked.problems,
+                }),
+            )?;
+            writeln!(out)?;
+        }
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// A step's execution history, added up.
+#[derive(Default)]
+struct Totals {
+    runs: usize,
+    success: usize,
+    failed: usize,
+    duration_ms: u64,
+    tokens: u64,
+}
+
+impl Totals {
+    fn of(s: &crucible_core::workflow::Step) -> Self {
+        let mut t = Self::default();
+        for r in s.rows() {
+            t.runs += 1;
+            match r.get("status") {
+                Some("success") => t.success += 1,
+                Some("failed" | "timeout") => t.failed += 1,
+                _ => {}
+            }
+            t.duration_ms += r.number("duration_ms").unwrap_or(0);
+            t.tokens += r.number("tokens_used").unwrap_or(0);
+        }
+        t
+    }
+}
+
+fn text(w: &Workflow, g: &WorkflowGraph) -> String {
+    let mut out = String::new();
+    let runs: usize = w.steps.iter().map(|s| s.rows().count()).sum();
+    out.push_str(&format!(
+        "{} — {} {}, {} {}, {} {}\n",
+        w.title.as_deref().unwrap_or("(untitled workflow)"),
+        w.steps.len(),
+        plural(w.steps.len(), "step", "steps"),
+        g.edges.len(),
+        plural(g.edges.len(), "edge", "edges"),
+        runs,
+        plural(runs, "run", "runs"),
+    ));
+    let order: Vec<usize> = match &g.order {
+        Some(o) => o.clone(),
+        None => {
+            out.push_str("(the graph has a cycle: steps in document order)\n");
+            (0..w.steps.len()).collect()
+        }
+    };
+    for (n, &i) in order.iter().enumerate() {
+        let s = &w.steps[i];
+        let mut head = format!("{:>3}. {}", n + 1, s.name);
+        if let Some(a) = &s.agent {
+            head.push_str(&format!(" @{a}"));
+        }
+        if let Some(c) = &s.channel {
+            head.push_str(&format!(" #{c}"));
+        }
+        match s.marker {
+            crucible_core::workflow::StepMarker::Critical => head.push_str("  [critical]"),
+            crucible_core::workflow::StepMarker::Optional => head.push_str("  [optional]"),
+            crucible_core::workflow::StepMarker::None => {}
+        }
+        if let Some(p) = s.parent {
+            head.push_str(&format!("  (in {})", w.steps[p].name));
+        }
+        out.push_str(&head);
+        out.push('\n');
+        let list = |ports: Vec<&crucible_core::workflow::Port>| {
+            ports
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (inputs, outputs) = (list(s.inputs()), list(s.outputs()));
+        if !inputs.is_empty() {
+            out.push_str(&format!("       in:  {inputs}\n"));
+        }
+        if !outputs.is_empty() {
+            out.push_str(&format!("       out: {outputs}\n"));
+        }
+        for c in &s.conditions {
+            out.push_str(&format!(
+                "       if {} → {}\n",
+                c.condition.as_deref().unwrap_or("otherwise"),
+                c.target
+            ));
+        }
+        let t = Totals::of(s);
+        if t.runs > 0 {
+            out.push_str(&format!(
+                "       runs: {} ({} success, {} failed), {} total, {} tokens\n",
+                t.runs,
+                t.success,
+                t.failed,
+                duration(i64::try_from(t.duration_ms).unwrap_or(i64::MAX)),
+                thousands(t.tokens)
+            ));
+        }
+    }
+    if !g.inputs.is_empty() {
+        out.push_str(&format!("Inputs: {}\n", g.inputs.join(", ")));
+    }
+    out
+}
