@@ -3,8 +3,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crucible_core::workflow::{
-    ExecutionBlock, ExecutionRow, Flow, Port, Step, StepMarker, Workflow, WorkflowGraph,
-    loose_name, phase_key,
+    EXECUTION_FIELDS, ExecutionBlock, ExecutionRow, Flow, Port, Step, StepMarker, Workflow,
+    WorkflowGraph, loose_name, phase_key,
 };
 use crucible_core::{Block, CalloutKind, Phase, SessionLog, SessionStatus};
 
@@ -19,18 +19,8 @@ pub enum CodifyError {
     NoPhases(String),
 }
 
-/// The fields of the execution rows codify writes (`session` is custom).
-const ROW_FIELDS: [&str; 9] = [
-    "phase",
-    "agent",
-    "channel",
-    "input",
-    "output",
-    "duration_ms",
-    "status",
-    "tokens_used",
-    "session",
-];
+/// The custom field codify adds to the standard execution fields.
+const SESSION_FIELD: &str = "session";
 
 /// One workflow from `sessions` (oldest first as given): the first gives
 /// the steps; each later one adds its run to the step of the same name, and
@@ -225,7 +215,7 @@ fn single(log: &SessionLog) -> Result<Workflow, CodifyError> {
                     "tokens_used".into(),
                     p.meta.tokens.map(|t| t.to_string()).unwrap_or_default(),
                 ),
-                ("session".into(), log.id().to_string()),
+                (SESSION_FIELD.into(), log.id().to_string()),
             ],
         };
         while parents.last().is_some_and(|&(level, _)| level >= p.level) {
@@ -251,7 +241,11 @@ fn single(log: &SessionLog) -> Result<Workflow, CodifyError> {
             conditions: Vec::new(),
             executions: vec![ExecutionBlock {
                 line: 0,
-                fields: ROW_FIELDS.iter().map(|f| (*f).to_owned()).collect(),
+                fields: EXECUTION_FIELDS
+                    .iter()
+                    .chain(&[SESSION_FIELD])
+                    .map(|f| (*f).to_owned())
+                    .collect(),
                 rows: vec![row],
             }],
         });
@@ -517,24 +511,8 @@ fn merge_flows(w: &mut Workflow, i: usize, flows: &[Flow]) {
         });
     }
     for f in flows {
-        for o in &f.outputs {
-            let flow = &mut w.steps[i].flows[0];
-            if !flow.outputs.iter().any(|p| p.name == o.name) {
-                flow.outputs.push(o.clone());
-                if WorkflowGraph::build(w).order.is_none() {
-                    w.steps[i].flows[0].outputs.pop();
-                }
-            }
-        }
-        for p in &f.inputs {
-            let flow = &mut w.steps[i].flows[0];
-            if !flow.inputs.iter().any(|q| q.name == p.name) {
-                flow.inputs.push(p.clone());
-                if WorkflowGraph::build(w).order.is_none() {
-                    w.steps[i].flows[0].inputs.pop();
-                }
-            }
-        }
+        add_ports(w, i, &f.outputs, outputs_of);
+        add_ports(w, i, &f.inputs, inputs_of);
     }
     // The placeholders only where a side would otherwise be empty.
     let step = &mut w.steps[i];
@@ -549,6 +527,29 @@ fn merge_flows(w: &mut Workflow, i: usize, flows: &[Flow]) {
     let rest = std::mem::take(&mut step.flows);
     step.flows = flow_line(&step.name, flow.inputs, flow.outputs);
     step.flows.extend(rest);
+}
+
+/// Adds each new port to one side of step `i`'s first flow, taking it back
+/// when it would make the graph cyclic.
+fn add_ports(w: &mut Workflow, i: usize, ports: &[Port], side: fn(&mut Flow) -> &mut Vec<Port>) {
+    for p in ports {
+        let list = side(&mut w.steps[i].flows[0]);
+        if list.iter().any(|q| q.name == p.name) {
+            continue;
+        }
+        list.push(p.clone());
+        if WorkflowGraph::build(w).order.is_none() {
+            side(&mut w.steps[i].flows[0]).pop();
+        }
+    }
+}
+
+fn outputs_of(f: &mut Flow) -> &mut Vec<Port> {
+    &mut f.outputs
+}
+
+fn inputs_of(f: &mut Flow) -> &mut Vec<Port> {
+    &mut f.inputs
 }
 
 /// Parents again from the heading levels, after steps were inserted.

@@ -60,6 +60,26 @@ pub fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
 }
 
+/// The closing line of a check over several files, on stderr:
+/// `9 files checked: 8 valid, 1 invalid (2 errors, 0 warnings)`.
+pub fn checked_summary(
+    noun: (&str, &str),
+    checked: usize,
+    invalid: usize,
+    errors: usize,
+    warnings: usize,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    writeln!(
+        anstream::stderr(),
+        "{checked} {} checked: {} valid, {invalid} invalid ({errors} {}, {warnings} {})",
+        plural(checked, noun.0, noun.1),
+        checked - invalid,
+        plural(errors, "error", "errors"),
+        plural(warnings, "warning", "warnings"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,6 @@ use serde_json::json;
 
 use crate::context::Context;
 use crate::error::Outcome;
-use crate::render::plural;
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -99,15 +98,7 @@ pub fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
     let errors: usize = reports.iter().map(|r| r.errors.len()).sum::<usize>() + unresolved.len();
     let warnings: usize = reports.iter().map(|r| r.warnings.len()).sum();
     let checked = reports.len() + unresolved.len();
-    let mut err = anstream::stderr();
-    writeln!(
-        err,
-        "{checked} {} checked: {} valid, {invalid} invalid ({errors} {}, {warnings} {})",
-        plural(checked, "file", "files"),
-        checked - invalid,
-        plural(errors, "error", "errors"),
-        plural(warnings, "warning", "warnings"),
-    )?;
+    crate::render::checked_summary(("file", "files"), checked, invalid, errors, warnings)?;
     Ok(if invalid > 0 {
         Outcome::Failure
     } else {

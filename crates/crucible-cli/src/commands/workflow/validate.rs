@@ -9,7 +9,6 @@ use crucible_core::workflow::Severity;
 use serde_json::json;
 
 use crate::error::Outcome;
-use crate::render::plural;
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -120,13 +119,12 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<Outcome> {
     }
     out.flush()?;
     let checked = files.len();
-    writeln!(
-        anstream::stderr(),
-        "{checked} {} checked: {} valid, {invalid} invalid ({errors} {}, {warnings} {})",
-        plural(checked, "workflow", "workflows"),
-        checked - invalid,
-        plural(errors, "error", "errors"),
-        plural(warnings, "warning", "warnings"),
+    crate::render::checked_summary(
+        ("workflow", "workflows"),
+        checked,
+        invalid,
+        errors,
+        warnings,
     )?;
     Ok(if invalid > 0 {
         Outcome::Failure
