@@ -477,3 +477,25 @@ mod roundtrip {
         }
     }
 }
+
+/// The samples under `fixtures/workflows/samples` are copies of
+/// `shared/samples/workflows`; where that folder is beside the repository,
+/// the copies must not have drifted from it.
+#[test]
+fn the_sample_copies_match_the_shared_originals() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/samples/workflows");
+    let Ok(entries) = std::fs::read_dir(&shared) else {
+        return;
+    };
+    for e in entries {
+        let path = e.unwrap().path();
+        let copy = workflow_dir().join("samples").join(path.file_name().unwrap());
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            std::fs::read(&copy).unwrap_or_default(),
+            "{} differs from its copy {}",
+            path.display(),
+            copy.display()
+        );
+    }
+}
