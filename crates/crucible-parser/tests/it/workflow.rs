@@ -489,7 +489,9 @@ fn the_sample_copies_match_the_shared_originals() {
     };
     for e in entries {
         let path = e.unwrap().path();
-        let copy = workflow_dir().join("samples").join(path.file_name().unwrap());
+        let copy = workflow_dir()
+            .join("samples")
+            .join(path.file_name().unwrap());
         assert_eq!(
             std::fs::read(&path).unwrap(),
             std::fs::read(&copy).unwrap_or_default(),
