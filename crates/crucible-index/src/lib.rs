@@ -67,17 +67,6 @@ impl<'s> SessionIndex<'s> {
         Self { store, threads }
     }
 
-    /// [`SessionIndex::rebuild`], then pauses active sessions idle longer than `idle`.
-    pub fn rebuild_and_pause(
-        &self,
-        idle: Duration,
-        progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<Opened, IndexError> {
-        let mut opened = self.rebuild(progress)?;
-        opened.paused = self.pause_idle(&mut opened.index, idle);
-        Ok(opened)
-    }
-
     /// Reads every session again and writes a new index (when the directory
     /// is writable; else the index is only in memory).
     pub fn rebuild(&self, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Opened, IndexError> {

@@ -26,9 +26,7 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
     let opened = if args.rebuild || !args.check {
         let bar = progress::bar("indexing sessions");
         let o = SessionIndex::new(&ctx.store)
-            .rebuild_and_pause(ctx.config.session.idle_timeout, &|d, t| {
-                progress::update(&bar, d, t)
-            })
+            .rebuild(&|d, t| progress::update(&bar, d, t))
             .map_err(|e| CliError::new(e.to_string()))?;
         progress::finish(&bar);
         report(ctx, &o)?;

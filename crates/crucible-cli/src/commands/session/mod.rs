@@ -3,6 +3,7 @@
 mod codify;
 mod end;
 mod index;
+mod learn;
 mod list;
 mod log;
 mod pause;
@@ -34,6 +35,9 @@ pub enum SessionCommand {
     /// Turn sessions into a reusable workflow (workflow markup); several
     /// sessions of one task merge. No id: the newest session.
     Codify(codify::CodifyArgs),
+    /// Learning cases: puzzles from errors, corrections from user
+    /// interventions; as SFT/DPO/ShareGPT JSONL, markdown or puzzles.
+    Learn(learn::LearnArgs),
     /// End a session as completed or failed.
     End(end::EndArgs),
     /// List sessions, newest first, from the index.
@@ -56,6 +60,7 @@ pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> 
         SessionCommand::Pause(args) => pause::run(&ctx, &args),
         SessionCommand::Resume(args) => resume::run(&ctx, &args),
         SessionCommand::Codify(args) => codify::run(&ctx, &args),
+        SessionCommand::Learn(args) => learn::run(&ctx, &args),
         SessionCommand::End(args) => end::run(&ctx, &args),
         SessionCommand::List(args) => list::run(&ctx, &args),
         SessionCommand::Stats(args) => stats::run(&ctx, &args),

@@ -80,7 +80,9 @@ pub fn visit_index<S: Send>(
     let bar = progress::bar("indexing sessions");
     let (opened, states) = SessionIndex::new(&ctx.store)
         .visit(
-            Some(ctx.config.session.idle_timeout),
+            // Reading never changes a session: idle sessions are paused by
+            // `cru session pause --idle`, not as a side effect of a listing.
+            None,
             filter,
             &|done, total| progress::update(&bar, done, total),
             init,
@@ -96,7 +98,7 @@ pub fn visit_index<S: Send>(
 pub fn open_index(ctx: &Context) -> anyhow::Result<crucible_index::Opened> {
     let bar = progress::bar("indexing sessions");
     let opened = SessionIndex::new(&ctx.store)
-        .open(Some(ctx.config.session.idle_timeout), &|done, total| {
+        .open(None, &|done, total| {
             progress::update(&bar, done, total)
         })
         .map_err(|e| CliError::new(e.to_string()))?;

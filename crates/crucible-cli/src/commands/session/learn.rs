@@ -1,0 +1,266 @@
+//! `cru session learn [<id|path>...] [--all] [filters] [--type T] --export E
+//! [--schema S] [--output PATH] [--no-redact]`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use clap::{Args, ValueEnum};
+use crucible_core::store::journal::journal_path;
+use crucible_core::{SessionLog, SessionStore};
+use crucible_learn::{Case, CaseFilter, CaseWriter, Export, Redactor, Schema, Written, cases_of};
+use crucible_parser::MarkdownCodec;
+
+use super::query::{FilterArgs, open_index};
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+use crate::render::progress;
+
+#[derive(Debug, Args)]
+pub struct LearnArgs {
+    /// Sessions (ids, unique prefixes, or paths). None: every session that
+    /// matches the filters, as with --all.
+    pub sessions: Vec<String>,
+    /// Every session matching the filters.
+    #[arg(long, conflicts_with = "sessions")]
+    pub all: bool,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Which cases: puzzles (from errors), corrections (from user interventions), or all.
+    #[arg(long = "type", value_enum, default_value_t = CaseType::All)]
+    pub case_type: CaseType,
+    /// The output format.
+    #[arg(long, value_enum)]
+    pub export: ExportFormat,
+    /// The JSONL shape (with --export jsonl).
+    #[arg(long, value_enum, default_value_t = SchemaArg::Sft)]
+    pub schema: SchemaArg,
+    /// Write to this file instead of stdout.
+    #[arg(long, short, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Keep secrets (API keys, tokens, passwords) as they are. Redaction is on by default.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum CaseType {
+    Puzzle,
+    Correction,
+    All,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ExportFormat {
+    /// One JSON object per line (see --schema).
+    Jsonl,
+    /// One readable document with a section per case.
+    Markdown,
+    /// Puzzles for prompt engineering: the situation, a question, the answer folded.
+    Puzzle,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SchemaArg {
+    /// `{"messages": [...]}`: OpenAI fine-tuning, TRL SFT, Axolotl chat_template.
+    Sft,
+    /// `{"prompt", "chosen", "rejected"}`: TRL DPO (corrections and solved puzzles).
+    Dpo,
+    /// `{"conversations": [{"from", "value"}]}`.
+    Sharegpt,
+}
+
+/// A session file to read, and whether it has a journal to apply.
+struct Source {
+    path: PathBuf,
+    live: bool,
+}
+
+pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
+    let export = match args.export {
+        ExportFormat::Jsonl => Export::Jsonl(match args.schema {
+            SchemaArg::Sft => Schema::Sft,
+            SchemaArg::Dpo => Schema::Dpo,
+            SchemaArg::Sharegpt => Schema::ShareGpt,
+        }),
+        ExportFormat::Markdown => Export::Markdown,
+        ExportFormat::Puzzle => Export::Puzzle,
+    };
+    let filter = match args.case_type {
+        CaseType::Puzzle => CaseFilter::Puzzles,
+        CaseType::Correction => CaseFilter::Corrections,
+        CaseType::All => CaseFilter::All,
+    };
+    let (sources, mut skipped) = sources(ctx, args)?;
+    let redactor = (!args.no_redact).then(Redactor::new);
+    let (cases, bad) = read_all(&ctx.store, &sources, filter, redactor.as_ref());
+    skipped += bad;
+
+    let mut seen = std::collections::HashSet::new();
+    let mut duplicates = 0;
+    let mut write = |out: &mut dyn Write| -> anyhow::Result<Written> {
+        let mut w = CaseWriter::new(out, export);
+        for c in cases.iter().flatten() {
+            if seen.insert(c.meta.case_id.clone()) {
+                w.write(c)?;
+            } else {
+                duplicates += 1;
+            }
+        }
+        Ok(w.finish()?.1)
+    };
+    let written = match &args.output {
+        Some(path) => write_to_file(path, write)?,
+        None => {
+            let mut out = crate::render::data_out();
+            let written = write(&mut out)?;
+            out.flush()?;
+            written
+        }
+    };
+    let mut summary = format!(
+        "{} {} ({} {}, {} {}) from {} {}",
+        written.puzzles + written.corrections,
+        crate::render::plural(written.puzzles + written.corrections, "case", "cases"),
+        written.puzzles,
+        crate::render::plural(written.puzzles, "puzzle", "puzzles"),
+        written.corrections,
+        crate::render::plural(written.corrections, "correction", "corrections"),
+        sources.len() - bad,
+        crate::render::plural(sources.len() - bad, "session", "sessions"),
+    );
+    if written.left_out > 0 {
+        summary.push_str(&format!(
+            "; {} left out (open puzzles have no answer to train on; a DPO pair needs both sides)",
+            written.left_out
+        ));
+    }
+    if duplicates > 0 {
+        summary.push_str(&format!("; {duplicates} duplicates removed"));
+    }
+    if skipped > 0 {
+        summary.push_str(&format!("; {skipped} invalid files skipped"));
+    }
+    if let Some(p) = &args.output {
+        summary.push_str(&format!("; written to {}", p.display()));
+    }
+    eprintln!("{summary}");
+    Ok(if skipped > 0 {
+        Outcome::Failure
+    } else {
+        Outcome::Success
+    })
+}
+
+/// The files to read, oldest session first, and how many matching files
+/// the index could not read.
+fn sources(ctx: &Context, args: &LearnArgs) -> anyhow::Result<(Vec<Source>, usize)> {
+    if !args.sessions.is_empty() {
+        let mut out = Vec::new();
+        for q in &args.sessions {
+            let path = ctx.store.resolve(q).map_err(CliError::from)?;
+            let live = journal_path(&path).exists();
+            out.push(Source { path, live });
+        }
+        return Ok((out, 0));
+    }
+    let filter = args.filters.filter()?;
+    let opened = open_index(ctx)?;
+    let mut records: Vec<&crucible_index::SessionRecord> = opened
+        .index
+        .sessions
+        .iter()
+        .filter(|r| filter.matches(&crucible_index::Facts::of(r)))
+        .collect();
+    records.sort_by(|a, b| (a.started_ms(), &a.id).cmp(&(b.started_ms(), &b.id)));
+    let sources = records
+        .iter()
+        .map(|r| Source {
+            path: ctx.store.dir().join(&r.path),
+            live: r.live,
+        })
+        .collect();
+    Ok((sources, opened.index.problems.len()))
+}
+
+/// Reads and turns every source into cases on all cores, keeping their
+/// order; a file that does not parse is reported on stderr and counted.
+fn read_all(
+    store: &SessionStore<MarkdownCodec>,
+    sources: &[Source],
+    filter: CaseFilter,
+    redactor: Option<&Redactor>,
+) -> (Vec<Vec<Case>>, usize) {
+    let bar = progress::bar("reading sessions");
+    let results: Vec<Mutex<Option<Vec<Case>>>> = sources.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let bad = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(src) = sources.get(i) else { break };
+                    match load(store, src) {
+                        Ok(log) => {
+                            let cases: Vec<Case> = cases_of(&log, filter)
+                                .into_iter()
+                                .map(|c| match redactor {
+                                    Some(r) => c.redacted(r),
+                                    None => c,
+                                })
+                                .collect();
+                            if let Ok(mut slot) = results[i].lock() {
+                                *slot = Some(cases);
+                            }
+                        }
+                        Err(e) => {
+                            bad.fetch_add(1, Ordering::Relaxed);
+                            eprintln!("warning: skipped {e}");
+                        }
+                    }
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if n.is_multiple_of(256) {
+                        progress::update(&bar, n, sources.len());
+                    }
+                }
+            });
+        }
+    });
+    progress::finish(&bar);
+    let cases = results
+        .into_iter()
+        .map(|m| m.into_inner().ok().flatten().unwrap_or_default())
+        .collect();
+    (cases, bad.into_inner())
+}
+
+fn load(store: &SessionStore<MarkdownCodec>, src: &Source) -> Result<SessionLog, String> {
+    if src.live {
+        return store.load_path(&src.path).map_err(|e| e.to_string());
+    }
+    let bytes = std::fs::read(&src.path).map_err(|e| format!("{}: {e}", src.path.display()))?;
+    crucible_parser::parse_session(&src.path, &bytes).map_err(|e| e.to_string())
+}
+
+/// Writes through `write` into a temporary file beside `path`, renamed over
+/// it at the end: a reader never sees half an export.
+fn write_to_file(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> anyhow::Result<Written>,
+) -> anyhow::Result<Written> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let err = |e: std::io::Error| CliError::new(format!("{}: cannot write: {e}", path.display()));
+    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
+    let mut out = std::io::BufWriter::new(tmp);
+    let written = write(&mut out)?;
+    let tmp = out.into_inner().map_err(|e| err(e.into_error()))?;
+    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(written)
+}
