@@ -49,6 +49,9 @@ _cru() {
             cru__subcmd__help__subcmd__session,index)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__index"
                 ;;
+            cru__subcmd__help__subcmd__session,learn)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__learn"
+                ;;
             cru__subcmd__help__subcmd__session,list)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__list"
                 ;;
@@ -124,6 +127,9 @@ _cru() {
             cru__subcmd__session,index)
                 cmd="cru__subcmd__session__subcmd__index"
                 ;;
+            cru__subcmd__session,learn)
+                cmd="cru__subcmd__session__subcmd__learn"
+                ;;
             cru__subcmd__session,list)
                 cmd="cru__subcmd__session__subcmd__list"
                 ;;
@@ -159,6 +165,9 @@ _cru() {
                 ;;
             cru__subcmd__session__subcmd__help,index)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__index"
+                ;;
+            cru__subcmd__session__subcmd__help,learn)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__learn"
                 ;;
             cru__subcmd__session__subcmd__help,list)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__list"
@@ -386,7 +395,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session)
-            opts="start log pause resume codify end list stats index show validate"
+            opts="start log pause resume codify learn end list stats index show validate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -428,6 +437,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session__subcmd__index)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__session__subcmd__learn)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -750,7 +773,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session)
-            opts="-v -h -V --verbose --dir --help --version start log pause resume codify end list stats index show validate help"
+            opts="-v -h -V --verbose --dir --help --version start log pause resume codify learn end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -828,7 +851,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help)
-            opts="start log pause resume codify end list stats index show validate help"
+            opts="start log pause resume codify learn end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -884,6 +907,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help__subcmd__index)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__learn)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1142,6 +1179,68 @@ _cru() {
                 return 0
             fi
             case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__learn)
+            opts="-o -v -h -V --all --status --agent --channel --model --since --until --type --export --schema --output --no-redact --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -W "puzzle correction all" -- "${cur}"))
+                    return 0
+                    ;;
+                --export)
+                    COMPREPLY=($(compgen -W "jsonl markdown puzzle" -- "${cur}"))
+                    return 0
+                    ;;
+                --schema)
+                    COMPREPLY=($(compgen -W "sft dpo sharegpt" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

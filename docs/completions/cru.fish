@@ -32,22 +32,23 @@ complete -c cru -n "__fish_cru_needs_command" -f -a "session" -d 'Work with sess
 complete -c cru -n "__fish_cru_needs_command" -f -a "workflow" -d 'Work with workflows: validate, show, refine, edit'
 complete -c cru -n "__fish_cru_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c cru -n "__fish_cru_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -s h -l help -d 'Print help'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "start" -d 'Start recording a new session; prints its id'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "resume" -d 'Resume a paused session: show its context, or continue it with an agent (--agent-cmd or [agent] in config). No id: list resumable ones'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "codify" -d 'Turn sessions into a reusable workflow (workflow markup); several sessions of one task merge. No id: the newest session'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "end" -d 'End a session as completed or failed'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "list" -d 'List sessions, newest first, from the index'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "index" -d 'Rebuild the index (picks up edits made outside cru), or --check it'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify end list stats index show validate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "start" -d 'Start recording a new session; prints its id'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "resume" -d 'Resume a paused session: show its context, or continue it with an agent (--agent-cmd or [agent] in config). No id: list resumable ones'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "codify" -d 'Turn sessions into a reusable workflow (workflow markup); several sessions of one task merge. No id: the newest session'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "learn" -d 'Learning cases: puzzles from errors, corrections from user interventions; as SFT/DPO/ShareGPT JSONL, markdown or puzzles'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "end" -d 'End a session as completed or failed'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "list" -d 'List sessions, newest first, from the index'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "index" -d 'Rebuild the index (picks up edits made outside cru), or --check it'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "show" -d 'Show a session: its metadata, phases, tool calls and callouts'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "validate" -d 'Check session files against the format; exit 1 if any is invalid'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn end list stats index show validate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l title -d 'What the session is about; also gives the id its slug' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l channel -d 'The session\'s channel (e.g. dev, ops)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l agent -d 'The agent doing the work, as name or name@version' -r
@@ -103,6 +104,28 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l status -d 'Only sessions with this status' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l model -d 'Only sessions with this primary model' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l since -d 'Only sessions started on or after this date or time' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l until -d 'Only sessions started on or before this date (or before this time)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l type -d 'Which cases: puzzles (from errors), corrections (from user interventions), or all' -r -f -a "puzzle\t''
+correction\t''
+all\t''"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l export -d 'The output format' -r -f -a "jsonl\t'One JSON object per line (see --schema)'
+markdown\t'One readable document with a section per case'
+puzzle\t'Puzzles for prompt engineering: the situation, a question, the answer folded'"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l schema -d 'The JSONL shape (with --export jsonl)' -r -f -a "sft\t'`{"messages": [...]}`: OpenAI fine-tuning, TRL SFT, Axolotl chat_template'
+dpo\t'`{"prompt", "chosen", "rejected"}`: TRL DPO (corrections and solved puzzles)'
+sharegpt\t'`{"conversations": [{"from", "value"}]}`'"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -s o -l output -d 'Write to this file instead of stdout' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l all -d 'Every session matching the filters'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l no-redact -d 'Keep secrets (API keys, tokens, passwords) as they are. Redaction is on by default'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l status -d 'How it ended' -r -f -a "completed\t''
 failed\t''"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l summary -d 'What was done. A subagent\'s summary goes to its parent\'s callout; a top-level session gets a `## Summary` section' -r
@@ -167,6 +190,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Resume a paused session: show its context, or continue it with an agent (--agent-cmd or [agent] in config). No id: list resumable ones'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "codify" -d 'Turn sessions into a reusable workflow (workflow markup); several sessions of one task merge. No id: the newest session'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "learn" -d 'Learning cases: puzzles from errors, corrections from user interventions; as SFT/DPO/ShareGPT JSONL, markdown or puzzles'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "end" -d 'End a session as completed or failed'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "list" -d 'List sessions, newest first, from the index'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'
@@ -224,6 +248,7 @@ complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "resume" -d 'Resume a paused session: show its context, or continue it with an agent (--agent-cmd or [agent] in config). No id: list resumable ones'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "codify" -d 'Turn sessions into a reusable workflow (workflow markup); several sessions of one task merge. No id: the newest session'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "learn" -d 'Learning cases: puzzles from errors, corrections from user interventions; as SFT/DPO/ShareGPT JSONL, markdown or puzzles'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "end" -d 'End a session as completed or failed'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "list" -d 'List sessions, newest first, from the index'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'

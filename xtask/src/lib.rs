@@ -4,4 +4,5 @@ pub mod bench;
 pub mod corpus;
 pub mod docs;
 pub mod index_bench;
+pub mod learn_bench;
 pub mod record_bench;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use xtask::{bench, corpus, docs, index_bench, record_bench};
+use xtask::{bench, corpus, docs, index_bench, learn_bench, record_bench};
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
 #[global_allocator]
@@ -28,6 +28,7 @@ enum Only {
     Parse,
     Record,
     Index,
+    Learn,
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,6 +104,21 @@ fn main() -> anyhow::Result<()> {
                 corpus::ensure(&dir, &spec)?;
                 let cru = record_bench::cru_binary(&root)?;
                 print!("{}", index_bench::run(&cru, &dir, 3)?);
+                println!();
+            }
+            if matches!(only, Only::All | Only::Learn) {
+                // 10,000 sessions shaped like the index corpus (2-12 KB,
+                // median ~7 KB): the size of sessions people record.
+                let spec = corpus::CorpusSpec {
+                    sessions: 10_000,
+                    min_bytes: 2 * 1024,
+                    max_bytes: 12 * 1024,
+                    seed,
+                };
+                let dir = root.join("target").join(spec.dir_name());
+                corpus::ensure(&dir, &spec)?;
+                let cru = record_bench::cru_binary(&root)?;
+                print!("{}", learn_bench::run(&cru, &dir, spec.sessions, 3)?);
                 println!();
             }
             if matches!(only, Only::All | Only::Record) {

@@ -70,11 +70,16 @@ fn phase_line(id: &str, p: &Phase) -> String {
     if let Some(a) = &p.agent {
         s.push_str(&format!(" @{a}"));
     }
-    let calls = calls_in(&p.blocks);
+    let (mut count, mut failed) = (0, 0);
+    for b in &p.blocks {
+        if let Block::ToolCalls { calls } = b {
+            count += calls.len();
+            failed += calls.iter().filter(|c| c.failed).count();
+        }
+    }
     let mut facts = Vec::new();
-    if !calls.is_empty() {
-        let failed = calls.iter().filter(|c| c.failed).count();
-        let mut f = format!("{} tool call(s)", calls.len());
+    if count > 0 {
+        let mut f = format!("{count} tool call(s)");
         if failed > 0 {
             f.push_str(&format!(" ({failed} failed)"));
         }
@@ -105,7 +110,24 @@ fn phase_line(id: &str, p: &Phase) -> String {
     crucible_core::cut(&s, LINE_LIMIT)
 }
 
-/// The session's title and first user intent.
+/// How many earlier phases a case describes, one line each.
+const HISTORY_PHASES: usize = 8;
+
+/// The lines for the phases before a case, from each phase's line: the
+/// most recent ones, and how many came before them (a long session would
+/// otherwise repeat its whole past in every case).
+fn history(before: &[String]) -> Vec<String> {
+    let skip = before.len().saturating_sub(HISTORY_PHASES);
+    let mut out = Vec::with_capacity(before.len() - skip + 1);
+    if skip > 0 {
+        out.push(format!("({skip} earlier phases)"));
+    }
+    out.extend(before[skip..].iter().cloned());
+    out
+}
+
+/// The session's title and first user intent: the prose before the first
+/// phase, else the first user intervention.
 fn task_of(log: &SessionLog) -> String {
     let title = log
         .title()
@@ -118,7 +140,9 @@ fn task_of(log: &SessionLog) -> String {
         Block::Prose { text } if !text.trim().is_empty() => Some(text.clone()),
         _ => None,
     });
-    match first_user.or(intro) {
+    // The session's own opening words first: a `[!user]` callout is more
+    // often a correction mid-way than the request that started the work.
+    match intro.or(first_user) {
         Some(intent) => format!(
             "{title}: {}",
             crucible_core::cut(&squash(&intent), LINE_LIMIT)
@@ -132,12 +156,16 @@ pub fn cases_of(log: &SessionLog, filter: CaseFilter) -> Vec<Case> {
     let task = task_of(log);
     let fm = &log.frontmatter;
     let phases: Vec<(String, &Phase)> = log.phases().map(|(id, p)| (id.to_string(), p)).collect();
+    // Each phase's history line once, not once per case after it.
+    let lines: Vec<String> = phases.iter().map(|(id, p)| phase_line(id, p)).collect();
     let mut out = Vec::new();
     for (pi, (pid, p)) in phases.iter().enumerate() {
-        let history: Vec<String> = phases[..pi]
-            .iter()
-            .map(|(id, q)| phase_line(id, q))
-            .collect();
+        if !callouts_of(&p.blocks)
+            .any(|(_, c)| matches!(c.kind(), CalloutKind::Error | CalloutKind::User))
+        {
+            continue;
+        }
+        let history = history(&lines[..pi]);
         let meta = |kind: CaseKind, case_id: String, open: bool| CaseMeta {
             case_id,
             kind,

@@ -17,25 +17,25 @@ mod extract;
 mod redact;
 
 pub use case::{Case, CaseBody, CaseKind, CaseMeta};
-pub use export::{CaseWriter, Export, Schema, Written};
+pub use export::{CaseWriter, Export, Schema, Written, render};
 pub use extract::{CaseFilter, cases_of};
 pub use redact::Redactor;
 
 impl Case {
     /// The case with every secret in its text replaced (see [`Redactor`]).
     pub fn redacted(mut self, r: &Redactor) -> Self {
-        let red = |s: &mut String| *s = r.redact(s);
+        let red = |s: &mut String| r.redact_in_place(s);
         red(&mut self.task);
         if let Some(sp) = self.system_prompt.as_mut() {
             red(sp);
         }
         self.history.iter_mut().for_each(red);
-        self.meta.phase = r.redact(&self.meta.phase);
+        r.redact_in_place(&mut self.meta.phase);
         let calls = |calls: &mut Vec<crucible_core::ToolCall>| {
             for c in calls {
-                c.args = r.redact(&c.args);
+                r.redact_in_place(&mut c.args);
                 if let Some(s) = c.summary.as_mut() {
-                    *s = r.redact(s);
+                    r.redact_in_place(s);
                 }
             }
         };

@@ -8,6 +8,9 @@ use regex::Regex;
 #[derive(Debug)]
 pub struct Redactor {
     rules: Vec<(Regex, &'static str, Replace)>,
+    /// All the patterns at once: most text has no secret, and one pass of
+    /// the set tells so without running each rule.
+    any: regex::RegexSet,
 }
 
 /// How a match is replaced.
@@ -36,65 +39,74 @@ impl Redactor {
                 how,
             )
         };
-        Self {
-            // Most specific first: an Anthropic key also looks like `sk-...`.
-            rules: vec![
-                rule(
-                    r"-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY-----",
-                    "private-key",
-                    Replace::Whole,
-                ),
-                rule(
-                    r"sk-ant-[A-Za-z0-9_\-]{20,}",
-                    "anthropic-key",
-                    Replace::Whole,
-                ),
-                rule(
-                    r"sk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,}",
-                    "openai-key",
-                    Replace::Whole,
-                ),
-                rule(
-                    r"github_pat_[A-Za-z0-9_]{22,}",
-                    "github-token",
-                    Replace::Whole,
-                ),
-                rule(
-                    r"gh[pousr]_[A-Za-z0-9]{30,}",
-                    "github-token",
-                    Replace::Whole,
-                ),
-                rule(
-                    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-                    "aws-access-key",
-                    Replace::Whole,
-                ),
-                rule(
-                    r"(?i)(aws_secret_access_key\s*[=:]\s*)[A-Za-z0-9/+=]{20,}",
-                    "aws-secret-key",
-                    Replace::AfterKey,
-                ),
-                rule(
-                    r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+@",
-                    "url-password",
-                    Replace::UrlPassword,
-                ),
-                rule(
-                    r"xox[abposr]-[A-Za-z0-9\-]{10,}",
-                    "slack-token",
-                    Replace::Whole,
-                ),
-                rule(
-                    r"(?i)(bearer\s+)[A-Za-z0-9._~+/=\-]{12,}",
-                    "bearer-token",
-                    Replace::AfterKey,
-                ),
-                rule(
-                    r#"(?i)(\b(?:password|passwd|pwd|secret|client_secret|api_key|apikey|access_token|auth_token)\b["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"',;]+)"#,
-                    "secret",
-                    Replace::AfterKey,
-                ),
-            ],
+        // Most specific first: an Anthropic key also looks like `sk-...`.
+        let rules = vec![
+            rule(
+                r"-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY-----",
+                "private-key",
+                Replace::Whole,
+            ),
+            rule(
+                r"sk-ant-[A-Za-z0-9_\-]{20,}",
+                "anthropic-key",
+                Replace::Whole,
+            ),
+            rule(
+                r"sk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,}",
+                "openai-key",
+                Replace::Whole,
+            ),
+            rule(
+                r"github_pat_[A-Za-z0-9_]{22,}",
+                "github-token",
+                Replace::Whole,
+            ),
+            rule(
+                r"gh[pousr]_[A-Za-z0-9]{30,}",
+                "github-token",
+                Replace::Whole,
+            ),
+            rule(
+                r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)",
+                "aws-access-key",
+                Replace::Whole,
+            ),
+            rule(
+                r"(?i)(aws_secret_access_key\s*[=:]\s*)[A-Za-z0-9/+=]{20,}",
+                "aws-secret-key",
+                Replace::AfterKey,
+            ),
+            rule(
+                r"(?i)(?-u:\b)([a-z][a-z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+@",
+                "url-password",
+                Replace::UrlPassword,
+            ),
+            rule(
+                r"xox[abposr]-[A-Za-z0-9\-]{10,}",
+                "slack-token",
+                Replace::Whole,
+            ),
+            rule(
+                r"(?i)(bearer\s+)[A-Za-z0-9._~+/=\-]{12,}",
+                "bearer-token",
+                Replace::AfterKey,
+            ),
+            rule(
+                r#"(?i)((?-u:\b)(?:password|passwd|pwd|secret|client_secret|api_key|apikey|access_token|auth_token)(?-u:\b)["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"',;]+)"#,
+                "secret",
+                Replace::AfterKey,
+            ),
+        ];
+        let any = regex::RegexSet::new(rules.iter().map(|(re, _, _)| re.as_str()))
+            .expect("redaction patterns are valid");
+        Self { rules, any }
+    }
+
+    /// Replaces the secrets in `text`, leaving it untouched (and
+    /// unallocated) when it has none.
+    pub fn redact_in_place(&self, text: &mut String) {
+        if self.any.is_match(text) {
+            *text = self.redact(text);
         }
     }
 

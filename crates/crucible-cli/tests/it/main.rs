@@ -4,6 +4,7 @@ mod codify;
 mod discovery;
 mod index;
 mod kiln;
+mod learn;
 mod record;
 mod resume;
 mod show;

@@ -8,6 +8,7 @@
 //! (`tool` messages only right after the call they answer) and the last
 //! message is always the assistant's.
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crucible_core::ToolCall;
@@ -63,46 +64,97 @@ fn result_text(c: &ToolCall) -> String {
     }
 }
 
+/// One chat message, serialized as the chat-completions format has it
+/// (typed rather than a `Value` tree: the export writes a great many).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Msg {
+    role: &'static str,
+    /// Text; `null` only beside tool calls.
+    content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_calls: Option<Vec<CallJson>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<String>,
+}
+
+impl Msg {
+    fn text(role: &'static str, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: Some(content.into()),
+            tool_calls: None,
+            tool_call_id: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct CallJson {
+    id: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: FunctionJson,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FunctionJson {
+    name: String,
+    /// A JSON object, as a string (the format's choice).
+    arguments: String,
+}
+
 /// The agent's tool calls as an assistant message and its tool results.
-fn tool_turns(calls: &[ToolCall], content: Option<String>, tag: &str) -> Vec<Value> {
+fn tool_turns(calls: &[ToolCall], content: Option<String>) -> Vec<Msg> {
     if calls.is_empty() {
         return content
-            .map(|c| vec![json!({"role": "assistant", "content": c})])
+            .map(|c| vec![Msg::text("assistant", c)])
             .unwrap_or_default();
     }
-    let ids: Vec<String> = (1..=calls.len())
-        .map(|i| format!("call_{tag}{i}"))
-        .collect();
-    let tool_calls: Vec<Value> = calls
+    let ids: Vec<String> = (1..=calls.len()).map(|i| format!("call_{i}")).collect();
+    let tool_calls: Vec<CallJson> = calls
         .iter()
         .zip(&ids)
-        .map(|(c, id)| {
-            let arguments = if c.args.is_empty() {
-                "{}".to_owned()
-            } else {
-                json!({"args": c.args}).to_string()
-            };
-            json!({"id": id, "type": "function", "function": {"name": c.tool, "arguments": arguments}})
+        .map(|(c, id)| CallJson {
+            id: id.clone(),
+            kind: "function",
+            function: FunctionJson {
+                name: c.tool.clone(),
+                arguments: if c.args.is_empty() {
+                    "{}".to_owned()
+                } else {
+                    json!({"args": c.args}).to_string()
+                },
+            },
         })
         .collect();
-    let mut out = vec![json!({"role": "assistant", "content": content, "tool_calls": tool_calls})];
-    for (c, id) in calls.iter().zip(&ids) {
-        out.push(json!({"role": "tool", "tool_call_id": id, "content": result_text(c)}));
+    let mut out = vec![Msg {
+        role: "assistant",
+        content,
+        tool_calls: Some(tool_calls),
+        tool_call_id: None,
+    }];
+    for (c, id) in calls.iter().zip(ids) {
+        out.push(Msg {
+            role: "tool",
+            content: Some(result_text(c)),
+            tool_calls: None,
+            tool_call_id: Some(id),
+        });
     }
     out
 }
 
 /// Appends a user turn, folding it into the previous one when that is a
 /// user turn too (roles must alternate).
-fn push_user(messages: &mut Vec<Value>, text: &str) {
+fn push_user(messages: &mut Vec<Msg>, text: &str) {
     if let Some(last) = messages.last_mut()
-        && last["role"] == "user"
+        && last.role == "user"
     {
-        let joined = format!("{}\n\n{text}", last["content"].as_str().unwrap_or(""));
-        last["content"] = Value::String(joined);
+        let prev = last.content.take().unwrap_or_default();
+        last.content = Some(format!("{prev}\n\n{text}"));
         return;
     }
-    messages.push(json!({"role": "user", "content": text}));
+    messages.push(Msg::text("user", text));
 }
 
 /// The corrected behaviour of a correction, as the assistant's answer.
@@ -134,22 +186,22 @@ fn corrected(body: &CaseBody) -> Option<String> {
 
 /// The SFT messages of a case; `None` for an open puzzle or a correction
 /// with nothing after it (no answer to learn).
-pub fn sft_messages(case: &Case) -> Option<Vec<Value>> {
+pub(crate) fn sft_messages(case: &Case) -> Option<Vec<Msg>> {
     let mut m = vec![
-        json!({"role": "system", "content": system(case)}),
-        json!({"role": "user", "content": opening(case)}),
+        Msg::text("system", system(case)),
+        Msg::text("user", opening(case)),
     ];
     match &case.body {
         CaseBody::Puzzle {
             failure, expected, ..
         } => {
             let expected = expected.as_ref()?;
-            m.extend(tool_turns(&case.actions, None, ""));
+            m.extend(tool_turns(&case.actions, None));
             push_user(
                 &mut m,
                 &format!("That failed: {}\nWhat should be done?", failure.trim()),
             );
-            m.push(json!({"role": "assistant", "content": expected.trim()}));
+            m.push(Msg::text("assistant", expected.trim()));
         }
         CaseBody::Correction {
             user_words,
@@ -158,30 +210,27 @@ pub fn sft_messages(case: &Case) -> Option<Vec<Value>> {
         } => {
             let answer = corrected(&case.body)?;
             let before = (!before_text.is_empty()).then(|| before_text.join("\n\n"));
-            m.extend(tool_turns(&case.actions, before, ""));
+            m.extend(tool_turns(&case.actions, before));
             push_user(&mut m, user_words.trim());
-            m.push(json!({"role": "assistant", "content": answer}));
+            m.push(Msg::text("assistant", answer));
         }
     }
     Some(m)
 }
 
-fn metadata(case: &Case) -> Value {
-    serde_json::to_value(&case.meta).unwrap_or(Value::Null)
-}
-
-fn line(v: &Value) -> String {
-    let mut s = v.to_string();
-    s.push('\n');
+/// A JSONL line: `value` and the case's metadata beside it.
+fn line_with_meta(head: &str, value: &impl Serialize, case: &Case) -> String {
+    let mut s = format!("{{\"{head}\":");
+    s.push_str(&serde_json::to_string(value).unwrap_or_else(|_| "null".into()));
+    s.push_str(",\"metadata\":");
+    s.push_str(&serde_json::to_string(&case.meta).unwrap_or_else(|_| "null".into()));
+    s.push_str("}\n");
     s
 }
 
 /// One SFT line.
 pub fn sft_line(case: &Case) -> Option<String> {
-    let messages = sft_messages(case)?;
-    Some(line(
-        &json!({"messages": messages, "metadata": metadata(case)}),
-    ))
+    Some(line_with_meta("messages", &sft_messages(case)?, case))
 }
 
 /// What the agent did, as one text (the rejected side of a pair).
@@ -214,43 +263,54 @@ pub fn dpo_line(case: &Case) -> Option<String> {
         CaseBody::Correction { .. } => corrected(&case.body)?,
     };
     let rejected = behaviour(case)?;
-    let prompt = vec![
-        json!({"role": "system", "content": system(case)}),
-        json!({"role": "user", "content": opening(case)}),
-    ];
-    Some(line(&json!({
-        "prompt": prompt,
+    let pair = json!({
+        "prompt": [
+            {"role": "system", "content": system(case)},
+            {"role": "user", "content": opening(case)},
+        ],
         "chosen": [{"role": "assistant", "content": chosen.trim()}],
         "rejected": [{"role": "assistant", "content": rejected}],
-        "metadata": metadata(case),
-    })))
+        "metadata": case.meta,
+    });
+    let mut s = pair.to_string();
+    s.push('\n');
+    Some(s)
 }
 
 /// One ShareGPT line: the SFT conversation with tool calls and their
 /// results written into the `gpt` turns.
 pub fn sharegpt_line(case: &Case) -> Option<String> {
+    #[derive(Serialize)]
+    struct Turn {
+        from: &'static str,
+        value: String,
+    }
     let messages = sft_messages(case)?;
-    let mut conv: Vec<Value> = Vec::new();
-    let mut pending_calls: Vec<String> = Vec::new();
-    for m in &messages {
-        match m["role"].as_str().unwrap_or("") {
-            "system" => conv.push(json!({"from": "system", "value": m["content"]})),
-            "user" => conv.push(json!({"from": "human", "value": m["content"]})),
+    let mut conv: Vec<Turn> = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    for m in messages {
+        match m.role {
+            "system" => conv.push(Turn {
+                from: "system",
+                value: m.content.unwrap_or_default(),
+            }),
+            "user" => conv.push(Turn {
+                from: "human",
+                value: m.content.unwrap_or_default(),
+            }),
             "assistant" => {
-                let mut text = m["content"].as_str().unwrap_or("").to_owned();
-                if let Some(calls) = m["tool_calls"].as_array() {
-                    pending_calls = calls
+                let mut text = m.content.unwrap_or_default();
+                if let Some(calls) = &m.tool_calls {
+                    pending = calls
                         .iter()
                         .map(|c| {
-                            let args: Value = serde_json::from_str(
-                                c["function"]["arguments"].as_str().unwrap_or("{}"),
-                            )
-                            .unwrap_or(Value::Null);
+                            let args: Value =
+                                serde_json::from_str(&c.function.arguments).unwrap_or(Value::Null);
                             let args = args["args"]
                                 .as_str()
                                 .map(|a| format!(" {a}"))
                                 .unwrap_or_default();
-                            format!("`{}{args}`", c["function"]["name"].as_str().unwrap_or(""))
+                            format!("`{}{args}`", c.function.name)
                         })
                         .collect();
                     if !text.is_empty() {
@@ -258,28 +318,24 @@ pub fn sharegpt_line(case: &Case) -> Option<String> {
                     }
                     text.push_str("Tool calls:");
                 }
-                conv.push(json!({"from": "gpt", "value": text}));
+                conv.push(Turn {
+                    from: "gpt",
+                    value: text,
+                });
             }
-            "tool" => {
-                // Results go into the gpt turn that made the calls.
-                let call = if pending_calls.is_empty() {
+            _ => {
+                // A tool result goes into the gpt turn that made the call.
+                let call = if pending.is_empty() {
                     String::new()
                 } else {
-                    pending_calls.remove(0)
+                    pending.remove(0)
                 };
                 if let Some(last) = conv.last_mut() {
-                    let v = format!(
-                        "{}\n- {call} → {}",
-                        last["value"].as_str().unwrap_or(""),
-                        m["content"].as_str().unwrap_or("")
-                    );
-                    last["value"] = Value::String(v);
+                    last.value
+                        .push_str(&format!("\n- {call} → {}", m.content.unwrap_or_default()));
                 }
             }
-            _ => {}
         }
     }
-    Some(line(
-        &json!({"conversations": conv, "metadata": metadata(case)}),
-    ))
+    Some(line_with_meta("conversations", &conv, case))
 }

@@ -6,7 +6,7 @@ mod text;
 
 use std::io::Write;
 
-use crate::case::Case;
+use crate::case::{Case, CaseKind};
 
 pub use chat::{dpo_line, sft_line, sharegpt_line};
 pub use text::{markdown_case, markdown_header, puzzle_case};
@@ -41,6 +41,17 @@ pub struct Written {
     pub left_out: usize,
 }
 
+/// One case in `export`'s form; `None` when the format cannot hold it.
+pub fn render(case: &Case, export: Export) -> Option<String> {
+    match export {
+        Export::Jsonl(Schema::Sft) => sft_line(case),
+        Export::Jsonl(Schema::Dpo) => dpo_line(case),
+        Export::Jsonl(Schema::ShareGpt) => sharegpt_line(case),
+        Export::Markdown => Some(markdown_case(case)),
+        Export::Puzzle => Some(puzzle_case(case)),
+    }
+}
+
 /// Writes cases as they come, in one format.
 #[derive(Debug)]
 pub struct CaseWriter<W: Write> {
@@ -62,25 +73,25 @@ impl<W: Write> CaseWriter<W> {
 
     /// Writes one case (or counts it as left out).
     pub fn write(&mut self, case: &Case) -> std::io::Result<()> {
+        let text = render(case, self.export);
+        self.write_rendered(case.meta.kind, text.as_deref())
+    }
+
+    /// Writes a case already rendered with [`render`] (on another thread,
+    /// say); `None` counts it as left out.
+    pub fn write_rendered(&mut self, kind: CaseKind, text: Option<&str>) -> std::io::Result<()> {
         if !self.started {
             self.started = true;
             if self.export == Export::Markdown {
                 self.out.write_all(markdown_header().as_bytes())?;
             }
         }
-        let text = match self.export {
-            Export::Jsonl(Schema::Sft) => sft_line(case),
-            Export::Jsonl(Schema::Dpo) => dpo_line(case),
-            Export::Jsonl(Schema::ShareGpt) => sharegpt_line(case),
-            Export::Markdown => Some(markdown_case(case)),
-            Export::Puzzle => Some(puzzle_case(case)),
-        };
         match text {
             Some(t) => {
                 self.out.write_all(t.as_bytes())?;
-                match case.meta.kind {
-                    crate::CaseKind::Puzzle => self.written.puzzles += 1,
-                    crate::CaseKind::Correction => self.written.corrections += 1,
+                match kind {
+                    CaseKind::Puzzle => self.written.puzzles += 1,
+                    CaseKind::Correction => self.written.corrections += 1,
                 }
             }
             None => self.written.left_out += 1,

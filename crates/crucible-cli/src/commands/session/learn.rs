@@ -3,13 +3,14 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::{Args, ValueEnum};
 use crucible_core::store::journal::journal_path;
 use crucible_core::{SessionLog, SessionStore};
-use crucible_learn::{Case, CaseFilter, CaseWriter, Export, Redactor, Schema, Written, cases_of};
+use crucible_learn::{
+    CaseFilter, CaseKind, CaseWriter, Export, Redactor, Schema, Written, cases_of, render,
+};
 use crucible_parser::MarkdownCodec;
 
 use super::query::{FilterArgs, open_index};
@@ -94,19 +95,38 @@ pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
     };
     let (sources, mut skipped) = sources(ctx, args)?;
     let redactor = (!args.no_redact).then(Redactor::new);
-    let (cases, bad) = read_all(&ctx.store, &sources, filter, redactor.as_ref());
-    skipped += bad;
-
     let mut seen = std::collections::HashSet::new();
     let mut duplicates = 0;
+    let mut bad = 0;
+    let bar = progress::bar("reading sessions");
+    // In batches, in order: all cores read a batch, then its cases are
+    // written, so memory holds one batch's cases, not the whole export's.
     let mut write = |out: &mut dyn Write| -> anyhow::Result<Written> {
         let mut w = CaseWriter::new(out, export);
-        for c in cases.iter().flatten() {
-            if seen.insert(c.meta.case_id.clone()) {
-                w.write(c)?;
-            } else {
-                duplicates += 1;
-            }
+        let mut io_error = None;
+        bad = read_in_order(
+            &ctx.store,
+            &sources,
+            filter,
+            redactor.as_ref(),
+            export,
+            |n, cases| {
+                for c in cases {
+                    if !seen.insert(c.id) {
+                        duplicates += 1;
+                    } else if let Err(e) = w.write_rendered(c.kind, c.text.as_deref()) {
+                        io_error.get_or_insert(e);
+                        return false;
+                    }
+                }
+                if n.is_multiple_of(256) {
+                    progress::update(&bar, n, sources.len());
+                }
+                true
+            },
+        );
+        if let Some(e) = io_error {
+            return Err(e.into());
         }
         Ok(w.finish()?.1)
     };
@@ -119,6 +139,8 @@ pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
             written
         }
     };
+    progress::finish(&bar);
+    skipped += bad;
     let mut summary = format!(
         "{} {} ({} {}, {} {}) from {} {}",
         written.puzzles + written.corrections,
@@ -184,66 +206,127 @@ fn sources(ctx: &Context, args: &LearnArgs) -> anyhow::Result<(Vec<Source>, usiz
     Ok((sources, opened.index.problems.len()))
 }
 
-/// Reads and turns every source into cases on all cores, keeping their
-/// order; a file that does not parse is reported on stderr and counted.
-fn read_all(
+/// How far the readers may run ahead of the writer, in sessions: memory
+/// holds at most this many sessions' cases.
+const WINDOW: usize = 1024;
+
+/// A case as a worker hands it back: rendered already, so that the writing
+/// thread only writes.
+struct Rendered {
+    id: String,
+    kind: CaseKind,
+    text: Option<String>,
+}
+
+/// Reads every source into rendered cases on all cores but one, while this
+/// thread hands them to `write` in the order of `sources` (its second
+/// argument is how many sessions are done; it returns false to stop).
+/// Returns how many files could not be read; each is reported on stderr.
+fn read_in_order(
     store: &SessionStore<MarkdownCodec>,
     sources: &[Source],
     filter: CaseFilter,
     redactor: Option<&Redactor>,
-) -> (Vec<Vec<Case>>, usize) {
-    let bar = progress::bar("reading sessions");
-    let results: Vec<Mutex<Option<Vec<Case>>>> = sources.iter().map(|_| Mutex::new(None)).collect();
+    export: Export,
+    mut write: impl FnMut(usize, Vec<Rendered>) -> bool,
+) -> usize {
     let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
+    let written = AtomicUsize::new(0);
+    let stop = std::sync::atomic::AtomicBool::new(false);
     let bad = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<Rendered>)>();
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| {
+            let tx = tx.clone();
+            let (next, written, stop, bad) = (&next, &written, &stop, &bad);
+            scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(src) = sources.get(i) else { break };
-                    match load(store, src) {
-                        Ok(log) => {
-                            let cases: Vec<Case> = cases_of(&log, filter)
-                                .into_iter()
-                                .map(|c| match redactor {
+                    // Not too far ahead of the writer.
+                    while i >= written.load(Ordering::Acquire) + WINDOW
+                        && !stop.load(Ordering::Relaxed)
+                    {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let cases = match load(store, src) {
+                        Ok(None) => Vec::new(),
+                        Ok(Some(log)) => cases_of(&log, filter)
+                            .into_iter()
+                            .map(|c| {
+                                let c = match redactor {
                                     Some(r) => c.redacted(r),
                                     None => c,
-                                })
-                                .collect();
-                            if let Ok(mut slot) = results[i].lock() {
-                                *slot = Some(cases);
-                            }
-                        }
+                                };
+                                Rendered {
+                                    text: render(&c, export),
+                                    kind: c.meta.kind,
+                                    id: c.meta.case_id,
+                                }
+                            })
+                            .collect(),
                         Err(e) => {
                             bad.fetch_add(1, Ordering::Relaxed);
                             eprintln!("warning: skipped {e}");
+                            Vec::new()
                         }
-                    }
-                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if n.is_multiple_of(256) {
-                        progress::update(&bar, n, sources.len());
+                    };
+                    if tx.send((i, cases)).is_err() {
+                        break;
                     }
                 }
             });
         }
+        drop(tx);
+        // Results arrive in any order; they are written in source order.
+        let mut waiting: std::collections::BTreeMap<usize, Vec<Rendered>> =
+            std::collections::BTreeMap::new();
+        let mut due = 0;
+        for (i, cases) in rx {
+            waiting.insert(i, cases);
+            while let Some(cases) = waiting.remove(&due) {
+                due += 1;
+                written.store(due, Ordering::Release);
+                if !write(due, cases) {
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+            }
+        }
     });
-    progress::finish(&bar);
-    let cases = results
-        .into_iter()
-        .map(|m| m.into_inner().ok().flatten().unwrap_or_default())
-        .collect();
-    (cases, bad.into_inner())
+    bad.into_inner()
 }
 
-fn load(store: &SessionStore<MarkdownCodec>, src: &Source) -> Result<SessionLog, String> {
+/// The session, or `None` when its text has no `[!error` or `[!user`
+/// callout (and so no case): most files are then not parsed at all.
+fn load(store: &SessionStore<MarkdownCodec>, src: &Source) -> Result<Option<SessionLog>, String> {
     if src.live {
-        return store.load_path(&src.path).map_err(|e| e.to_string());
+        return store
+            .load_path(&src.path)
+            .map(Some)
+            .map_err(|e| e.to_string());
     }
     let bytes = std::fs::read(&src.path).map_err(|e| format!("{}: {e}", src.path.display()))?;
-    crucible_parser::parse_session(&src.path, &bytes).map_err(|e| e.to_string())
+    if !may_have_cases(&bytes) {
+        return Ok(None);
+    }
+    crucible_parser::parse_session(&src.path, &bytes)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+/// True when `bytes` hold `[!error` or `[!user` in any case.
+fn may_have_cases(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, b"[!").any(|i| {
+        let rest = &bytes[i + 2..];
+        let starts =
+            |word: &[u8]| rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word);
+        starts(b"error") || starts(b"user")
+    })
 }
 
 /// Writes through `write` into a temporary file beside `path`, renamed over

@@ -98,9 +98,7 @@ pub fn visit_index<S: Send>(
 pub fn open_index(ctx: &Context) -> anyhow::Result<crucible_index::Opened> {
     let bar = progress::bar("indexing sessions");
     let opened = SessionIndex::new(&ctx.store)
-        .open(None, &|done, total| {
-            progress::update(&bar, done, total)
-        })
+        .open(None, &|done, total| progress::update(&bar, done, total))
         .map_err(|e| CliError::new(e.to_string()))?;
     progress::finish(&bar);
     report(ctx, &opened)?;
