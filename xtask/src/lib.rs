@@ -5,4 +5,5 @@ pub mod corpus;
 pub mod docs;
 pub mod index_bench;
 pub mod learn_bench;
+pub mod learn_check;
 pub mod record_bench;

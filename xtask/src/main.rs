@@ -4,12 +4,14 @@
 //!   clap command tree; `--check` fails when the committed files are stale.
 //! - `bench`: generates a deterministic synthetic corpus and prints a table of
 //!   parse throughput against plain pulldown-cmark over the same files.
+//! - `learn-check`: the learning-case exports loaded by Hugging Face
+//!   `datasets`, the reader training tools use.
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use xtask::{bench, corpus, docs, index_bench, learn_bench, record_bench};
+use xtask::{bench, corpus, docs, index_bench, learn_bench, learn_check, record_bench};
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
 #[global_allocator]
@@ -39,6 +41,9 @@ enum Task {
         #[arg(long)]
         check: bool,
     },
+    /// Load every learning-case JSONL schema with Hugging Face `datasets`
+    /// (python3 with the package installed).
+    LearnCheck,
     /// Generate a synthetic corpus and measure the parser on it.
     Bench {
         /// Number of sessions in the corpus.
@@ -72,6 +77,7 @@ fn main() -> anyhow::Result<()> {
         .to_owned();
     match Args::parse().task {
         Task::Docs { check } => docs::run(&root, check),
+        Task::LearnCheck => learn_check::run(&root),
         Task::Bench {
             sessions,
             min_kb,
