@@ -293,7 +293,9 @@ fn flow_of(p: &Phase, versions: &mut Versions) -> (Vec<Port>, Vec<Port>) {
         };
         for call in calls {
             for a in accesses(&call.tool, &call.args) {
-                if a.path.contains(',') {
+                // A path that cannot be written as a flow name (an arrow or a
+                // comma in it) stays out of the data flow.
+                if !crucible_parser::workflow::is_valid_name(&a.path) {
                     continue;
                 }
                 match a.access {

@@ -225,6 +225,11 @@ mod generated {
         "cargo test",
         "a, b → c",
         "",
+        "src/→/x.rs",
+        "src/a->b.rs",
+        "src/mod::x.rs",
+        "`src/a.rs`",
+        "src/über/日本.rs",
     ];
     const TEXTS: &[&str] = &[
         "Keep it simple.",

@@ -63,6 +63,17 @@ pub fn check_workflow(bytes: &[u8]) -> CheckedWorkflow {
     }
 }
 
+/// True when `name` can stand in a flow line and read back as itself: no
+/// white space, commas, backticks or arrows, no `::` (the type separator),
+/// not starting with `-`. Writers of generated flow lines check their names
+/// with it.
+pub fn is_valid_name(name: &str) -> bool {
+    !name.contains('→')
+        && !name.contains("->")
+        && !name.contains("::")
+        && flow::port(name).is_some_and(|p| p.name == name && p.ty.is_none())
+}
+
 /// True when `line` would be read as a data-flow line or a condition (for
 /// writers of prose that must stay prose).
 pub fn is_flow_line(line: &str) -> bool {
