@@ -501,3 +501,57 @@ fn the_sample_copies_match_the_shared_originals() {
         );
     }
 }
+
+mod garbage {
+    use crucible_parser::workflow::check_workflow;
+    use proptest::prelude::*;
+
+    const FRAGMENTS: &[&str] = &[
+        "## Step @a #b !\n",
+        "### Child ?\n",
+        "# T\n",
+        "a → b\n",
+        "a -> b -> c\n",
+        "x::T, y → z::U[]\n",
+        "x → creates:\n",
+        "- out::T\n",
+        "If c → proceed to Step\n",
+        "Otherwise → Nowhere\n",
+        "```session-toon\n",
+        "```\n",
+        "execution[2]{phase,status}:\n",
+        " Step,success\n",
+        "  \"a,b\",failed\n",
+        "execution[2{phase}:\n",
+        "---\n",
+        "type: workflow\n",
+        "\n",
+        "→\n",
+        "## \n",
+        "##\n",
+        "-\n",
+        "```\n```\n",
+        "\"\n",
+        "日本 → über\n",
+        "\t→\t\n",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        #[test]
+        fn fragments_never_panic(parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..40)) {
+            let text: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
+            let c = check_workflow(text.as_bytes());
+            // Every problem points into the document.
+            let lines = text.lines().count().max(1) + 1;
+            for p in &c.problems {
+                prop_assert!(p.line <= lines, "{p} in\n{text}");
+            }
+        }
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let _ = check_workflow(&bytes);
+        }
+    }
+}
