@@ -46,6 +46,9 @@ _cru() {
             cru__subcmd__help__subcmd__session,end)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__end"
                 ;;
+            cru__subcmd__help__subcmd__session,import)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__import"
+                ;;
             cru__subcmd__help__subcmd__session,index)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__index"
                 ;;
@@ -124,6 +127,9 @@ _cru() {
             cru__subcmd__session,help)
                 cmd="cru__subcmd__session__subcmd__help"
                 ;;
+            cru__subcmd__session,import)
+                cmd="cru__subcmd__session__subcmd__import"
+                ;;
             cru__subcmd__session,index)
                 cmd="cru__subcmd__session__subcmd__index"
                 ;;
@@ -162,6 +168,9 @@ _cru() {
                 ;;
             cru__subcmd__session__subcmd__help,help)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__help"
+                ;;
+            cru__subcmd__session__subcmd__help,import)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__import"
                 ;;
             cru__subcmd__session__subcmd__help,index)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__index"
@@ -395,7 +404,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session)
-            opts="start log pause resume codify learn end list stats index show validate"
+            opts="start log pause resume codify learn import end list stats index show validate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -423,6 +432,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session__subcmd__end)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__session__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -773,7 +796,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session)
-            opts="-v -h -V --verbose --dir --help --version start log pause resume codify learn end list stats index show validate help"
+            opts="-v -h -V --verbose --dir --help --version start log pause resume codify learn import end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -851,7 +874,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help)
-            opts="start log pause resume codify learn end list stats index show validate help"
+            opts="start log pause resume codify learn import end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -893,6 +916,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1165,6 +1202,28 @@ _cru() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__import)
+            opts="-v -h -V --from --force --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -W "auto openai-messages agent-dir" -- "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

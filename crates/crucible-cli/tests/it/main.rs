@@ -2,6 +2,7 @@
 
 mod codify;
 mod discovery;
+mod import;
 mod index;
 mod kiln;
 mod learn;

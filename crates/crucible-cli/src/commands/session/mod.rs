@@ -2,6 +2,7 @@
 
 mod codify;
 mod end;
+mod import;
 mod index;
 mod learn;
 mod list;
@@ -38,6 +39,9 @@ pub enum SessionCommand {
     /// Learning cases: puzzles from errors, corrections from user
     /// interventions; as SFT/DPO/ShareGPT JSONL, markdown or puzzles.
     Learn(learn::LearnArgs),
+    /// Import other agents' sessions: OpenAI message files and
+    /// .agent/sessions folders (more formats to come).
+    Import(import::ImportArgs),
     /// End a session as completed or failed.
     End(end::EndArgs),
     /// List sessions, newest first, from the index.
@@ -61,6 +65,7 @@ pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> 
         SessionCommand::Resume(args) => resume::run(&ctx, &args),
         SessionCommand::Codify(args) => codify::run(&ctx, &args),
         SessionCommand::Learn(args) => learn::run(&ctx, &args),
+        SessionCommand::Import(args) => import::run(&ctx, &args),
         SessionCommand::End(args) => end::run(&ctx, &args),
         SessionCommand::List(args) => list::run(&ctx, &args),
         SessionCommand::Stats(args) => stats::run(&ctx, &args),

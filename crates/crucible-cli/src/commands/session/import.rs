@@ -1,0 +1,164 @@
+//! `cru session import PATH... [--from auto|openai-messages|agent-dir] [--force]`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use crucible_core::SessionLog;
+use crucible_interop::{Format, Imported, Provenance, content_hash};
+
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Files or folders to import (a folder is searched for sources).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The source format; `auto` tells by content.
+    #[arg(long, value_enum, default_value_t = From::Auto)]
+    pub from: From,
+    /// Update sessions that were changed in cru since their import.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum From {
+    Auto,
+    /// A JSON array or JSONL of OpenAI chat-completions messages.
+    OpenaiMessages,
+    /// `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders (agent.log, todos.json).
+    AgentDir,
+}
+
+/// What happened to each source.
+#[derive(Debug, Default)]
+struct Tally {
+    created: usize,
+    updated: usize,
+    unchanged: usize,
+    skipped: usize,
+}
+
+pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
+    let format = match args.from {
+        From::Auto => None,
+        From::OpenaiMessages => Some(Format::OpenAiMessages),
+        From::AgentDir => Some(Format::AgentDir),
+    };
+    std::fs::create_dir_all(ctx.store.dir())
+        .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;
+    let existing = imported_sessions(ctx);
+    let mut tally = Tally::default();
+    for p in &args.paths {
+        let p = std::path::absolute(p).unwrap_or_else(|_| p.clone());
+        let sources = crucible_interop::find_sources(&p, format);
+        if sources.is_empty() {
+            eprintln!(
+                "error: {}: nothing cru can import here (expected {})",
+                p.display(),
+                format.map_or("an OpenAI message file or an .agent/sessions folder", |f| f
+                    .as_str())
+            );
+            tally.skipped += 1;
+            continue;
+        }
+        for (src, fmt) in sources {
+            match crucible_interop::import(&src, fmt) {
+                Ok(imp) => {
+                    for w in &imp.warnings {
+                        eprintln!("warning: {w}");
+                    }
+                    store_import(ctx, imp, &existing, args.force, &mut tally)?;
+                }
+                Err(e) => {
+                    eprintln!("error: {e}; skipped");
+                    tally.skipped += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{} created, {} updated, {} unchanged, {} skipped",
+        tally.created, tally.updated, tally.unchanged, tally.skipped
+    );
+    Ok(if tally.skipped > 0 {
+        Outcome::Failure
+    } else {
+        Outcome::Success
+    })
+}
+
+/// The sessions of the directory that came from an import, by source path.
+fn imported_sessions(ctx: &Context) -> HashMap<String, (PathBuf, SessionLog)> {
+    let mut out = HashMap::new();
+    for f in ctx.store.scan().into_iter().flatten() {
+        let Ok(bytes) = std::fs::read(&f.path) else {
+            continue;
+        };
+        if memchr::memmem::find(&bytes, b"import:").is_none() {
+            continue;
+        }
+        if let Ok(log) = ctx.store.load_path(&f.path)
+            && let Some(p) = Provenance::of(&log)
+        {
+            out.insert(p.path.clone(), (f.path, log));
+        }
+    }
+    out
+}
+
+fn store_import(
+    ctx: &Context,
+    imp: Imported,
+    existing: &HashMap<String, (PathBuf, SessionLog)>,
+    force: bool,
+    tally: &mut Tally,
+) -> anyhow::Result<()> {
+    let Imported {
+        mut log,
+        provenance,
+        ..
+    } = imp;
+    match existing.get(&provenance.path) {
+        Some((path, old)) => {
+            let before = Provenance::of(old).expect("found by its provenance");
+            if before.source_hash == provenance.source_hash {
+                tally.unchanged += 1;
+                return Ok(());
+            }
+            let changed_in_cru = content_hash(old) != before.session_hash;
+            if changed_in_cru && !force {
+                eprintln!(
+                    "warning: {} was changed in cru since its import from {}; not updated (--force to replace it)",
+                    old.id(),
+                    provenance.path
+                );
+                tally.skipped += 1;
+                return Ok(());
+            }
+            log.frontmatter.session_id = old.id().clone();
+            provenance.store(&mut log);
+            ctx.store.save_to(path, &log).map_err(CliError::from)?;
+            eprintln!("updated {} from {}", old.id(), provenance.path);
+            tally.updated += 1;
+        }
+        None => {
+            let started = log.frontmatter.started.clone();
+            let title = log.frontmatter.title.clone();
+            provenance.store(&mut log);
+            let (_, created) = ctx
+                .store
+                .create_new(&started, title.as_deref(), |id| {
+                    let mut l = log.clone();
+                    l.frontmatter.session_id = id;
+                    l
+                })
+                .map_err(CliError::from)?;
+            println!("{}", created.id());
+            tally.created += 1;
+        }
+    }
+    Ok(())
+}

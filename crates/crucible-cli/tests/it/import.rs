@@ -1,0 +1,224 @@
+//! `cru session import` on the foreign fixtures: the sessions it writes,
+//! damaged parts as warnings, idempotent re-imports, sources that grew, and
+//! imported sessions that resume, codify and learn like native ones.
+
+use std::path::Path;
+
+use crate::kiln::{TestKiln, fixtures};
+
+fn foreign(rel: &str) -> String {
+    fixtures().join("foreign").join(rel).display().to_string()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn imports_message_files_and_agent_folders() {
+    let kiln = TestKiln::empty();
+    // Folder names carry the time, so the ids are fixed; a message file's
+    // session starts at the file's mtime.
+    let out = kiln.run(&["session", "import", &foreign("agent-dir")]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @r"
+    2024-12-18-agent-session-2024-12-18-16-45-12
+    2024-12-19-what-does-the-retry-loop-in-fetch-go-do
+    2024-12-19-add-a-verbose-flag-to-the-cli
+    ");
+    let chat = kiln.run(&["session", "import", &foreign("openai/refactor-chat.json")]);
+    assert_eq!(chat.code, 0, "{}", chat.stderr);
+    assert!(
+        chat.stdout
+            .trim()
+            .ends_with("-rename-calc-to-compute-everywhere-in-lib"),
+        "{}",
+        chat.stdout
+    );
+    insta::assert_snapshot!(out.stderr, @r"
+    warning: [FIXTURES]/foreign/agent-dir/.agent/sessions/2024-12-19-10-15-22/todos.json:1: not JSON: EOF while parsing an object at line 1 column 75; the tasks are left out
+    3 created, 0 updated, 0 unchanged, 0 skipped
+    ");
+    let text = std::fs::read_to_string(
+        kiln.sessions()
+            .join("2024-12-19-add-a-verbose-flag-to-the-cli.md"),
+    )
+    .unwrap()
+    .replace(&fixtures().display().to_string(), "[FIXTURES]");
+    insta::assert_snapshot!(text);
+    let check = kiln.run(&["session", "validate"]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    // The same sources again: nothing changes.
+    let again = kiln.run(&[
+        "session",
+        "import",
+        &foreign("agent-dir"),
+        &foreign("openai/refactor-chat.json"),
+    ]);
+    assert!(
+        again
+            .stderr
+            .ends_with("0 created, 0 updated, 4 unchanged, 0 skipped\n"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(again.stdout, "");
+}
+
+#[test]
+fn a_partial_last_line_is_a_warning_and_the_rest_is_imported() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&["session", "import", &foreign("openai/support.jsonl")]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("support.jsonl:6: not JSON"),
+        "{}",
+        out.stderr
+    );
+    let id = out.stdout.trim();
+    let show = kiln.run(&["session", "show", id, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
+    let blocks = &v["sections"][0]["blocks"];
+    assert_eq!(blocks[2]["calls"][0]["tool"], "read_file");
+    assert_eq!(blocks[2]["calls"][0]["failed"], true);
+}
+
+#[test]
+fn nothing_importable_is_an_error() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&[
+        "session",
+        "import",
+        &fixtures().join("invalid").display().to_string(),
+    ]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("nothing cru can import here"),
+        "{}",
+        out.stderr
+    );
+    let out = kiln.run(&[
+        "session",
+        "import",
+        &foreign("openai"),
+        "--from",
+        "agent-dir",
+    ]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("expected agent-dir"), "{}", out.stderr);
+}
+
+#[test]
+fn a_source_that_grew_updates_its_session_unless_cru_changed_it() {
+    let kiln = TestKiln::empty();
+    let src = kiln.root.path().join("src/.agent/sessions");
+    copy_dir(&fixtures().join("foreign/agent-dir/.agent/sessions"), &src);
+    let folder = src.join("2024-12-19-10-15-22");
+    let folder_arg = folder.display().to_string();
+    let out = kiln.run(&["session", "import", &folder_arg]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = out.stdout.trim().to_owned();
+
+    // The conversation went on.
+    let log = folder.join("agent.log");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let grown = text.trim_end().trim_end_matches(']').trim_end().to_owned()
+        + ",\n  {\"role\": \"user\", \"content\": \"add a delay between attempts\"}\n]\n";
+    std::fs::write(&log, grown).unwrap();
+    let out = kiln.run(&["session", "import", &folder_arg]);
+    assert!(
+        out.stderr.contains(&format!("updated {id}")),
+        "{}",
+        out.stderr
+    );
+    let show = kiln.run(&["session", "show", &id, "--format", "markdown"]);
+    assert!(
+        show.stdout
+            .contains("## add a delay between attempts #main"),
+        "{}",
+        show.stdout
+    );
+
+    // Resumed in cru, then the source grows again: not overwritten.
+    let resumed = kiln.run(&[
+        "session",
+        "resume",
+        &id,
+        "--agent-cmd",
+        "cat >/dev/null; echo ok",
+    ]);
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    std::fs::write(
+        &log,
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .replace("add a delay", "add a backoff delay"),
+    )
+    .unwrap();
+    let out = kiln.run(&["session", "import", &folder_arg]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("was changed in cru since its import"),
+        "{}",
+        out.stderr
+    );
+    let show = kiln.run(&["session", "show", &id, "--format", "markdown"]);
+    assert!(
+        show.stdout.contains("> [!reply] @assistant\n> ok"),
+        "{}",
+        show.stdout
+    );
+    let forced = kiln.run(&["session", "import", &folder_arg, "--force"]);
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    let show = kiln.run(&["session", "show", &id, "--format", "markdown"]);
+    assert!(
+        show.stdout.contains("add a backoff delay"),
+        "{}",
+        show.stdout
+    );
+}
+
+#[test]
+fn imported_sessions_resume_codify_and_learn() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&[
+        "session",
+        "import",
+        &foreign("agent-dir"),
+        &foreign("openai"),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let ids: Vec<String> = out.stdout.lines().map(str::to_owned).collect();
+    assert_eq!(ids.len(), 5);
+    for id in &ids {
+        let r = kiln.run(&["session", "resume", id, "--format", "messages"]);
+        assert_eq!(r.code, 0, "{id}: {}", r.stderr);
+        if id.contains("agent-session") {
+            continue; // empty: nothing to make steps of
+        }
+        let out_file = kiln.root.path().join(format!("{id}.workflow.md"));
+        let c = kiln.run(&["session", "codify", id, "-o", out_file.to_str().unwrap()]);
+        assert_eq!(c.code, 0, "{id}: {}", c.stderr);
+        let v = kiln.run(&["workflow", "validate", out_file.to_str().unwrap()]);
+        assert_eq!(v.code, 0, "{id}: {}", v.stdout);
+    }
+    let learn = kiln.run(&["session", "learn", "--export", "jsonl"]);
+    assert_eq!(learn.code, 0, "{}", learn.stderr);
+    // Every later user message is a correction; failed calls are not errors.
+    assert!(
+        learn
+            .stderr
+            .starts_with("5 cases (0 puzzles, 5 corrections)"),
+        "{}",
+        learn.stderr
+    );
+}

@@ -1,0 +1,145 @@
+//! Seed 003's session folders: `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/`
+//! with `agent.log` (a JSON array of chat-completions messages) and
+//! `todos.json` (`{"todos": [{id, content, status, priority}]}`). Either may
+//! be missing, empty or corrupt: the folder is still a session (an empty
+//! one when there is no conversation), and a corrupt file is a warning.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crucible_core::{Block, Task, Timestamp};
+
+use crate::messages::{read_messages, session_from};
+use crate::{ImportError, ImportWarning, Imported, Provenance, content_hash, fnv_hex};
+
+/// `YYYY-MM-DD-HH-MM-SS` → a UTC timestamp (the folder names carry no zone).
+fn started_of(name: &str) -> Option<Timestamp> {
+    let b = name.as_bytes();
+    let ok = b.len() == 19
+        && b.iter().enumerate().all(|(i, c)| {
+            if [4, 7, 10, 13, 16].contains(&i) {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if !ok {
+        return None;
+    }
+    format!(
+        "{}T{}:{}:{}Z",
+        &name[..10],
+        &name[11..13],
+        &name[14..16],
+        &name[17..19]
+    )
+    .parse()
+    .ok()
+}
+
+/// A folder named like a session that holds either file.
+pub(crate) fn looks_like(dir: &Path) -> bool {
+    let named = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| started_of(n).is_some());
+    named && (dir.join("agent.log").exists() || dir.join("todos.json").exists())
+}
+
+pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned();
+    let mut warnings = Vec::new();
+    let mut hashed: Vec<u8> = Vec::new();
+    let log_path = dir.join("agent.log");
+    let messages = match std::fs::read(&log_path) {
+        Ok(bytes) => {
+            hashed.extend(&bytes);
+            let text = String::from_utf8_lossy(&bytes);
+            if text.trim().is_empty() {
+                Vec::new()
+            } else {
+                match read_messages(&log_path, &text, &mut warnings) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        warnings.push(ImportWarning {
+                            path: log_path.clone(),
+                            line: None,
+                            message: format!("{e}; the conversation is left out"),
+                        });
+                        Vec::new()
+                    }
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(source) => {
+            return Err(ImportError::Read {
+                path: log_path,
+                source,
+            });
+        }
+    };
+    let started = started_of(&name).unwrap_or_else(|| crate::messages::mtime(dir));
+    let mut log = session_from(&messages, started, &log_path, &mut warnings);
+    if log.frontmatter.title.is_none() {
+        log.frontmatter.title = Some(format!("Agent session {name}"));
+    }
+    let todos_path = dir.join("todos.json");
+    if let Ok(bytes) = std::fs::read(&todos_path) {
+        hashed.extend(&bytes);
+        match todos(&bytes) {
+            Ok(tasks) if !tasks.is_empty() => log.preamble.push(Block::Tasks { tasks }),
+            Ok(_) => {}
+            Err((line, message)) => warnings.push(ImportWarning {
+                path: todos_path,
+                line: Some(line),
+                message: format!("{message}; the tasks are left out"),
+            }),
+        }
+    }
+    let provenance = Provenance {
+        format: crate::Format::AgentDir.as_str().into(),
+        path: dir.display().to_string(),
+        id: Some(name),
+        source_hash: fnv_hex(&hashed),
+        session_hash: content_hash(&log),
+    };
+    Ok(Imported {
+        log,
+        provenance,
+        warnings,
+    })
+}
+
+/// `{"todos": [...]}` or a bare array; numeric ids become text.
+fn todos(bytes: &[u8]) -> Result<Vec<Task>, (usize, String)> {
+    let text = String::from_utf8_lossy(bytes);
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let v: Value = serde_json::from_str(&text).map_err(|e| (e.line(), format!("not JSON: {e}")))?;
+    let items = match v {
+        Value::Object(mut m) => m.remove("todos").unwrap_or(Value::Array(Vec::new())),
+        other => other,
+    };
+    let Value::Array(items) = items else {
+        return Err((1, "expected a list of todos".into()));
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut item)| {
+            if let Some(id) = item.get_mut("id")
+                && id.is_number()
+            {
+                *id = Value::String(id.to_string());
+            }
+            serde_json::from_value::<Task>(item).map_err(|e| (1, format!("todo {}: {e}", i + 1)))
+        })
+        .collect()
+}

@@ -1,0 +1,128 @@
+//! Other agents' session files into cru sessions (`cru session import`).
+//!
+//! Each importer reads one source (a file or a folder) into a
+//! [`SessionLog`] and the warnings met on the way (a damaged part is a
+//! warning that names the path and line; the rest is imported). Every
+//! imported session records where it came from in an `import` frontmatter
+//! key ([`Provenance`]): format, path, id, a hash of the source, and a hash
+//! of the session as imported, which is how a re-import tells an unchanged
+//! source, a source that grew, and a session changed in cru since.
+//!
+//! Formats so far: OpenAI chat-completions message arrays (JSON or JSONL)
+//! and seed 003's `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders
+//! (`agent.log`, `todos.json`).
+
+mod agent_dir;
+mod messages;
+mod provenance;
+
+use std::path::{Path, PathBuf};
+
+pub use provenance::{Provenance, content_hash, fnv_hex};
+
+use crucible_core::SessionLog;
+
+/// The formats cru reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A JSON array (or JSONL) of chat-completions messages.
+    OpenAiMessages,
+    /// `.agent/sessions/<timestamp>/` with `agent.log` and `todos.json`.
+    AgentDir,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAiMessages => "openai-messages",
+            Self::AgentDir => "agent-dir",
+        }
+    }
+}
+
+/// Something damaged in a source, imported around.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportWarning {
+    pub path: PathBuf,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for ImportWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{l}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+/// A source that cannot be imported at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("{path}: cannot be read: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a format cru can import (expected {expected})")]
+    Unknown { path: PathBuf, expected: String },
+    #[error("{path}:{line}: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+}
+
+/// One source read into a session.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    /// The session, its id a placeholder until the store gives it one
+    /// (`started` and the title are set).
+    pub log: SessionLog,
+    pub provenance: Provenance,
+    pub warnings: Vec<ImportWarning>,
+}
+
+/// The sources below `path` in `format` (or any, detected by content):
+/// a file or folder of that format, or a folder that holds them.
+pub fn find_sources(path: &Path, format: Option<Format>) -> Vec<(PathBuf, Format)> {
+    let mut out = Vec::new();
+    collect(path, format, &mut out, 0);
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn collect(path: &Path, format: Option<Format>, out: &mut Vec<(PathBuf, Format)>, depth: usize) {
+    if let Some(f) = detect(path).filter(|f| format.is_none_or(|want| want == *f)) {
+        out.push((path.to_owned(), f));
+        return;
+    }
+    if depth > 6 || !path.is_dir() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return;
+    };
+    for e in entries.flatten() {
+        collect(&e.path(), format, out, depth + 1);
+    }
+}
+
+/// The format of a file or folder, by its content.
+pub fn detect(path: &Path) -> Option<Format> {
+    if path.is_dir() {
+        return agent_dir::looks_like(path).then_some(Format::AgentDir);
+    }
+    let bytes = std::fs::read(path).ok()?;
+    messages::looks_like(&bytes).then_some(Format::OpenAiMessages)
+}
+
+/// Reads one source.
+pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
+    match format {
+        Format::OpenAiMessages => messages::import_file(path),
+        Format::AgentDir => agent_dir::import(path),
+    }
+}

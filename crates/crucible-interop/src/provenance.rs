@@ -1,0 +1,83 @@
+//! Where an imported session came from, kept in its frontmatter as
+//! `import: {format, path, id, source_hash, session_hash}`.
+
+use crucible_core::SessionLog;
+
+/// The frontmatter key.
+pub const KEY: &str = "import";
+
+/// Where a session came from and in what state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provenance {
+    pub format: String,
+    /// The source as given (absolute).
+    pub path: String,
+    /// The source's own id for the session, when it has one.
+    pub id: Option<String>,
+    /// FNV-1a of the source's bytes: a re-import of the same bytes changes nothing.
+    pub source_hash: String,
+    /// [`content_hash`] of the session as imported: a session whose hash
+    /// differs was changed in cru since (resumed, edited) and is not
+    /// overwritten by a re-import without `--force`.
+    pub session_hash: String,
+}
+
+impl Provenance {
+    /// Writes itself into the session's frontmatter.
+    pub fn store(&self, log: &mut SessionLog) {
+        let mut m = serde_yaml::Mapping::new();
+        m.insert("format".into(), self.format.clone().into());
+        m.insert("path".into(), self.path.clone().into());
+        if let Some(id) = &self.id {
+            m.insert("id".into(), id.clone().into());
+        }
+        m.insert("source_hash".into(), self.source_hash.clone().into());
+        m.insert("session_hash".into(), self.session_hash.clone().into());
+        log.frontmatter
+            .extra
+            .insert(KEY.into(), serde_yaml::Value::Mapping(m));
+    }
+
+    /// Reads it back from a session, if it was imported.
+    pub fn of(log: &SessionLog) -> Option<Self> {
+        let m = log.frontmatter.extra.get(KEY)?.as_mapping()?;
+        let text = |k: &str| m.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+        Some(Self {
+            format: text("format")?,
+            path: text("path")?,
+            id: text("id"),
+            source_hash: text("source_hash")?,
+            session_hash: text("session_hash")?,
+        })
+    }
+}
+
+/// FNV-1a, 64 bits, as hex: stable across runs and platforms.
+pub fn fnv_hex(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// A hash of what a session says (its body, status and resume point; not
+/// its `import` key), from its JSON form: equal for the session as imported
+/// and as read back from its file, different once it was resumed, paused,
+/// ended or edited.
+pub fn content_hash(log: &SessionLog) -> String {
+    let mut copy = log.clone();
+    copy.frontmatter.extra.remove(KEY);
+    let fm = &copy.frontmatter;
+    let mut bytes = serde_json::to_vec(&copy.sections).unwrap_or_default();
+    bytes.extend(serde_json::to_vec(&copy.preamble).unwrap_or_default());
+    bytes.extend(fm.status.as_str().as_bytes());
+    bytes.extend(
+        fm.resume_point
+            .map(|p| p.to_string())
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    fnv_hex(&bytes)
+}

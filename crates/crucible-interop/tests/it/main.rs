@@ -1,0 +1,132 @@
+//! The importers on the foreign fixtures, as a library.
+
+use std::path::{Path, PathBuf};
+
+use crucible_core::{Block, CalloutKind, Section};
+use crucible_interop::{Format, Provenance, detect, find_sources, import};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/foreign")
+}
+
+#[test]
+fn detects_by_content_and_finds_sources_in_folders() {
+    let found = find_sources(&root(), None);
+    let kinds: Vec<(String, Format)> = found
+        .iter()
+        .map(|(p, f)| (p.file_name().unwrap().to_string_lossy().into_owned(), *f))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("2024-12-18-16-45-12".to_owned(), Format::AgentDir),
+            ("2024-12-19-10-15-22".to_owned(), Format::AgentDir),
+            ("2024-12-19-14-30-45".to_owned(), Format::AgentDir),
+            ("refactor-chat.json".to_owned(), Format::OpenAiMessages),
+            ("support.jsonl".to_owned(), Format::OpenAiMessages),
+        ]
+    );
+    assert_eq!(
+        detect(&root().join("../sessions/2025-12-13-config-loader.md")),
+        None
+    );
+}
+
+#[test]
+fn an_agent_folder_becomes_phases_calls_and_tasks() {
+    let dir = foreign("agent-dir/.agent/sessions/2024-12-19-14-30-45");
+    let imp = import(&dir, Format::AgentDir).unwrap();
+    assert!(imp.warnings.is_empty(), "{:?}", imp.warnings);
+    let log = &imp.log;
+    assert_eq!(log.frontmatter.started.as_str(), "2024-12-19T14:30:45Z");
+    assert_eq!(log.title(), Some("Add a --verbose flag to the CLI"));
+    assert_eq!(
+        log.system_prompt(),
+        Some("You are a coding agent. Use the tools to read and change files.")
+    );
+    assert_eq!(log.tasks().unwrap().len(), 3);
+    assert_eq!(log.tasks().unwrap()[0].id, "1");
+    assert_eq!(log.phase_count(), 2);
+    let calls: Vec<_> = log.tool_calls().collect();
+    assert_eq!(calls.len(), 5);
+    assert_eq!(calls[0].tool, "read_file");
+    assert_eq!(calls[0].args, "src/cli.go");
+    assert!(calls[1].failed);
+    let users = log
+        .callouts()
+        .filter(|c| c.kind() == CalloutKind::User)
+        .count();
+    assert_eq!(users, 2);
+    let p = Provenance::of(&{
+        let mut l = log.clone();
+        imp.provenance.store(&mut l);
+        l
+    })
+    .unwrap();
+    assert_eq!(p, imp.provenance);
+    assert_eq!(p.id.as_deref(), Some("2024-12-19-14-30-45"));
+}
+
+#[test]
+fn damaged_and_empty_folders_still_import() {
+    let corrupt = import(
+        &foreign("agent-dir/.agent/sessions/2024-12-19-10-15-22"),
+        Format::AgentDir,
+    )
+    .unwrap();
+    assert_eq!(corrupt.warnings.len(), 1);
+    assert!(
+        corrupt.warnings[0]
+            .to_string()
+            .contains("todos.json:1: not JSON")
+    );
+    assert!(corrupt.log.tasks().is_none());
+    assert_eq!(corrupt.log.phase_count(), 1);
+    let empty = import(
+        &foreign("agent-dir/.agent/sessions/2024-12-18-16-45-12"),
+        Format::AgentDir,
+    )
+    .unwrap();
+    assert_eq!(empty.log.phase_count(), 0);
+    assert_eq!(empty.log.title(), Some("Agent session 2024-12-18-16-45-12"));
+}
+
+fn import_rel(rel: &str) -> crucible_interop::Imported {
+    import(&foreign(rel), Format::OpenAiMessages).unwrap()
+}
+
+#[test]
+fn message_files_in_both_layouts() {
+    let chat = import_rel("openai/refactor-chat.json");
+    assert_eq!(chat.log.system_prompt(), Some("Be concise."));
+    assert_eq!(
+        chat.log.title(),
+        Some("Rename `calc` to `compute` everywhere in lib/")
+    );
+    let calls: Vec<_> = chat.log.tool_calls().collect();
+    assert_eq!(calls[0].args, "grep -rl calc lib/");
+    assert_eq!(
+        calls[0].summary.as_deref(),
+        Some("lib/math.py ⏎ lib/report.py")
+    );
+    let jsonl = import_rel("openai/support.jsonl");
+    assert_eq!(jsonl.warnings.len(), 1);
+    assert_eq!(jsonl.warnings[0].line, Some(6));
+    let Section::Phase(p) = &jsonl.log.sections[0] else {
+        panic!()
+    };
+    assert!(matches!(&p.blocks[0], Block::Callout(c) if c.kind() == CalloutKind::User));
+}
+
+/// The same folder twice gives the same hashes: a re-import can tell.
+#[test]
+fn hashes_are_stable() {
+    let dir = foreign("agent-dir/.agent/sessions/2024-12-19-14-30-45");
+    let a = import(&dir, Format::AgentDir).unwrap().provenance;
+    let b = import(&dir, Format::AgentDir).unwrap().provenance;
+    assert_eq!(a, b);
+}
+
+fn foreign(rel: &str) -> PathBuf {
+    root().join(rel)
+}
