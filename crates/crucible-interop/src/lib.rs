@@ -8,11 +8,12 @@
 //! of the session as imported, which is how a re-import tells an unchanged
 //! source, a source that grew, and a session changed in cru since.
 //!
-//! Formats so far: OpenAI chat-completions message arrays (JSON or JSONL)
-//! and seed 003's `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders
-//! (`agent.log`, `todos.json`).
+//! Formats so far: OpenAI chat-completions message arrays (JSON or JSONL),
+//! seed 003's `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders
+//! (`agent.log`, `todos.json`) and seed 002's codeloops JSONL.
 
 mod agent_dir;
+mod codeloops;
 mod messages;
 mod provenance;
 
@@ -29,6 +30,8 @@ pub enum Format {
     OpenAiMessages,
     /// `.agent/sessions/<timestamp>/` with `agent.log` and `todos.json`.
     AgentDir,
+    /// codeloops' actor-critic JSONL.
+    Codeloops,
 }
 
 impl Format {
@@ -36,6 +39,7 @@ impl Format {
         match self {
             Self::OpenAiMessages => "openai-messages",
             Self::AgentDir => "agent-dir",
+            Self::Codeloops => "codeloops",
         }
     }
 }
@@ -116,6 +120,9 @@ pub fn detect(path: &Path) -> Option<Format> {
         return agent_dir::looks_like(path).then_some(Format::AgentDir);
     }
     let bytes = std::fs::read(path).ok()?;
+    if codeloops::looks_like(&bytes) {
+        return Some(Format::Codeloops);
+    }
     messages::looks_like(&bytes).then_some(Format::OpenAiMessages)
 }
 
@@ -124,5 +131,6 @@ pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
     match format {
         Format::OpenAiMessages => messages::import_file(path),
         Format::AgentDir => agent_dir::import(path),
+        Format::Codeloops => codeloops::import(path),
     }
 }

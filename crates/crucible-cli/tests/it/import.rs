@@ -222,3 +222,61 @@ fn imported_sessions_resume_codify_and_learn() {
         learn.stderr
     );
 }
+
+#[test]
+fn codeloops_sessions_import_with_outcome_and_critic() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&["session", "import", &foreign("codeloops")]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @"
+    2025-01-27-add-input-validation-to-the-user-registration-en
+    2025-01-28-use-the-validator-crate-for-the-registration-che
+    2025-01-29-speed-up-the-user-search-query
+    ");
+    assert!(
+        out.stderr
+            .contains("2025-01-29T18-00-00Z_c0ffee.jsonl:3: not JSON"),
+        "{}",
+        out.stderr
+    );
+    let list = kiln.run(&["session", "list", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&list.stdout).unwrap();
+    let statuses: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["active", "failed", "completed"]);
+    let text = std::fs::read_to_string(
+        kiln.sessions()
+            .join("2025-01-27-add-input-validation-to-the-user-registration-en.md"),
+    )
+    .unwrap()
+    .replace(&fixtures().display().to_string(), "[FIXTURES]");
+    insta::assert_snapshot!(text);
+    // It resumes (active), codifies and learns like a native session.
+    let id = "2025-01-28-use-the-validator-crate-for-the-registration-che";
+    assert_eq!(
+        kiln.run(&["session", "resume", id, "--format", "prompt"])
+            .code,
+        0
+    );
+    let wf = kiln.root.path().join("wf.md");
+    assert_eq!(
+        kiln.run(&["session", "codify", id, "-o", wf.to_str().unwrap()])
+            .code,
+        0
+    );
+    assert_eq!(
+        kiln.run(&["workflow", "validate", wf.to_str().unwrap()])
+            .code,
+        0
+    );
+    let learn = kiln.run(&["session", "learn", id, "--export", "jsonl"]);
+    assert!(
+        learn.stderr.starts_with("1 case (1 puzzle, 0 corrections)"),
+        "{}",
+        learn.stderr
+    );
+}

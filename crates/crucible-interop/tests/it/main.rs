@@ -22,6 +22,18 @@ fn detects_by_content_and_finds_sources_in_folders() {
             ("2024-12-18-16-45-12".to_owned(), Format::AgentDir),
             ("2024-12-19-10-15-22".to_owned(), Format::AgentDir),
             ("2024-12-19-14-30-45".to_owned(), Format::AgentDir),
+            (
+                "2025-01-27T15-30-45Z_a3f2c1.jsonl".to_owned(),
+                Format::Codeloops
+            ),
+            (
+                "2025-01-28T09-12-03Z_77be01.jsonl".to_owned(),
+                Format::Codeloops
+            ),
+            (
+                "2025-01-29T18-00-00Z_c0ffee.jsonl".to_owned(),
+                Format::Codeloops
+            ),
             ("refactor-chat.json".to_owned(), Format::OpenAiMessages),
             ("support.jsonl".to_owned(), Format::OpenAiMessages),
         ]
@@ -129,4 +141,76 @@ fn hashes_are_stable() {
 
 fn foreign(rel: &str) -> PathBuf {
     root().join(rel)
+}
+
+#[test]
+fn codeloops_sessions_with_their_outcomes() {
+    let done = import(
+        &foreign("codeloops/2025-01-27T15-30-45Z_a3f2c1.jsonl"),
+        Format::Codeloops,
+    )
+    .unwrap();
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+    let log = &done.log;
+    assert_eq!(
+        log.frontmatter.status,
+        crucible_core::SessionStatus::Completed
+    );
+    assert_eq!(
+        log.frontmatter.ended.as_ref().unwrap().as_str(),
+        "2025-01-27T15:32:14Z"
+    );
+    assert_eq!(log.frontmatter.model.as_deref(), Some("sonnet"));
+    assert_eq!(log.phase_count(), 2);
+    let kinds: Vec<String> = log.callouts().map(|c| c.kind.clone()).collect();
+    assert_eq!(kinds, ["user", "reply", "critic", "reply", "decision"]);
+    let Section::Plain(summary) = log.sections.last().unwrap() else {
+        panic!("a summary section")
+    };
+    assert_eq!(summary.title, "Summary");
+    assert_eq!(
+        log.frontmatter
+            .extra
+            .get("confidence")
+            .and_then(|v| v.as_f64()),
+        Some(0.95)
+    );
+
+    let capped = import(
+        &foreign("codeloops/2025-01-28T09-12-03Z_77be01.jsonl"),
+        Format::Codeloops,
+    )
+    .unwrap();
+    assert_eq!(
+        capped.log.frontmatter.status,
+        crucible_core::SessionStatus::Failed
+    );
+    let failed: Vec<bool> = capped.log.tool_calls().map(|c| c.failed).collect();
+    assert_eq!(failed, [true, false, false, false, false, false]);
+    let error = capped
+        .log
+        .callouts()
+        .find(|c| c.kind() == CalloutKind::Error)
+        .unwrap();
+    assert!(
+        error
+            .error_parts()
+            .resolution
+            .unwrap()
+            .contains("validator = \"0.16\"")
+    );
+
+    // No session_end, and a partial last line: active, with a warning.
+    let running = import(
+        &foreign("codeloops/2025-01-29T18-00-00Z_c0ffee.jsonl"),
+        Format::Codeloops,
+    )
+    .unwrap();
+    assert_eq!(
+        running.log.frontmatter.status,
+        crucible_core::SessionStatus::Active
+    );
+    assert_eq!(running.log.phase_count(), 1);
+    assert_eq!(running.warnings.len(), 1);
+    assert_eq!(running.warnings[0].line, Some(3));
 }

@@ -1,4 +1,4 @@
-//! `cru session import PATH... [--from auto|openai-messages|agent-dir] [--force]`.
+//! `cru session import PATH... [--from auto|openai-messages|agent-dir|codeloops] [--force]`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -30,6 +30,8 @@ pub enum From {
     OpenaiMessages,
     /// `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders (agent.log, todos.json).
     AgentDir,
+    /// codeloops actor-critic sessions (JSONL).
+    Codeloops,
 }
 
 /// What happened to each source.
@@ -46,6 +48,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         From::Auto => None,
         From::OpenaiMessages => Some(Format::OpenAiMessages),
         From::AgentDir => Some(Format::AgentDir),
+        From::Codeloops => Some(Format::Codeloops),
     };
     std::fs::create_dir_all(ctx.store.dir())
         .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;
