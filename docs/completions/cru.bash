@@ -1217,7 +1217,7 @@ _cru() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "auto openai-messages agent-dir codeloops" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto openai-messages agent-dir codeloops connectonion" -- "${cur}"))
                     return 0
                     ;;
                 --dir)

@@ -10,10 +10,12 @@
 //!
 //! Formats so far: OpenAI chat-completions message arrays (JSON or JSONL),
 //! seed 003's `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders
-//! (`agent.log`, `todos.json`) and seed 002's codeloops JSONL.
+//! (`agent.log`, `todos.json`), seed 002's codeloops JSONL and the
+//! ConnectOnion session YAML of seeds 000 and 001.
 
 mod agent_dir;
 mod codeloops;
+mod connectonion;
 mod messages;
 mod provenance;
 
@@ -32,6 +34,8 @@ pub enum Format {
     AgentDir,
     /// codeloops' actor-critic JSONL.
     Codeloops,
+    /// ConnectOnion's `.co/sessions/<agent>.yaml`.
+    ConnectOnion,
 }
 
 impl Format {
@@ -40,6 +44,7 @@ impl Format {
             Self::OpenAiMessages => "openai-messages",
             Self::AgentDir => "agent-dir",
             Self::Codeloops => "codeloops",
+            Self::ConnectOnion => "connectonion",
         }
     }
 }
@@ -123,6 +128,9 @@ pub fn detect(path: &Path) -> Option<Format> {
     if codeloops::looks_like(&bytes) {
         return Some(Format::Codeloops);
     }
+    if connectonion::looks_like(&bytes) {
+        return Some(Format::ConnectOnion);
+    }
     messages::looks_like(&bytes).then_some(Format::OpenAiMessages)
 }
 
@@ -132,5 +140,6 @@ pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
         Format::OpenAiMessages => messages::import_file(path),
         Format::AgentDir => agent_dir::import(path),
         Format::Codeloops => codeloops::import(path),
+        Format::ConnectOnion => connectonion::import(path),
     }
 }

@@ -78,7 +78,7 @@ pub(crate) fn read_messages(
 }
 
 /// The text of a message's `content`: a string, or the text parts of an array.
-fn text_of(content: &Value) -> String {
+pub(crate) fn text_of(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(parts) => parts
@@ -92,7 +92,7 @@ fn text_of(content: &Value) -> String {
 
 /// A phase name from a user's words: the first line, cut, without a
 /// trailing `@`/`#` word (which a heading would read as agent or channel).
-fn phase_name(words: &str, n: usize) -> String {
+pub(crate) fn phase_name(words: &str, n: usize) -> String {
     let line = one_line(words.lines().find(|l| !l.trim().is_empty()).unwrap_or(""));
     let mut parts: Vec<&str> = line.split_whitespace().collect();
     while parts
@@ -158,6 +158,62 @@ fn failed_result(text: &str, msg: &Value) -> bool {
         || t.starts_with("Traceback")
 }
 
+/// The blocks of the assistant message `messages[i]`: its text as a
+/// `[!reply]`, its tool calls with the results the later `tool` messages
+/// give them.
+pub(crate) fn assistant_blocks(messages: &[Value], i: usize, agent: &AgentRef) -> Vec<Block> {
+    let m = &messages[i];
+    let mut out = Vec::new();
+    let text = m.get("content").map(text_of).unwrap_or_default();
+    if !text.trim().is_empty() {
+        out.push(Block::Callout(Callout::reply(Some(agent), text.trim())));
+    }
+    let Some(calls) = m.get("tool_calls").and_then(Value::as_array) else {
+        return out;
+    };
+    let mut list = Vec::new();
+    for c in calls {
+        let f = c.get("function").unwrap_or(c);
+        let name = f.get("name").and_then(Value::as_str).unwrap_or("tool");
+        let mut call = ToolCall::new(
+            name.split_whitespace().collect::<Vec<_>>().join("_"),
+            args_line(f.get("arguments").unwrap_or(&Value::Null)),
+        );
+        let id = c.get("id").and_then(Value::as_str);
+        let result = id.and_then(|id| {
+            messages[i + 1..].iter().find(|r| {
+                r.get("role").and_then(Value::as_str) == Some("tool")
+                    && r.get("tool_call_id").and_then(Value::as_str) == Some(id)
+            })
+        });
+        if let Some(r) = result {
+            let out = r.get("content").map(text_of).unwrap_or_default();
+            let summary = cut(&one_line(out.trim()), crucible_core::SUMMARY_LIMIT);
+            call.failed = failed_result(&out, r);
+            if !summary.is_empty() {
+                call.summary = Some(summary);
+            }
+        }
+        list.push(call);
+    }
+    if !list.is_empty() {
+        out.push(Block::ToolCalls { calls: list });
+    }
+    out
+}
+
+/// Appends blocks, joining a tool-call list to one just before it.
+pub(crate) fn push_blocks(to: &mut Vec<Block>, blocks: Vec<Block>) {
+    for b in blocks {
+        match (to.last_mut(), b) {
+            (Some(Block::ToolCalls { calls }), Block::ToolCalls { calls: more }) => {
+                calls.extend(more)
+            }
+            (_, b) => to.push(b),
+        }
+    }
+}
+
 /// Builds a session from messages; `started` from the source.
 pub(crate) fn session_from(
     messages: &[Value],
@@ -210,43 +266,7 @@ pub(crate) fn session_from(
                     phases.push(Phase::new("Start", None, Some("main".into())));
                 }
                 let p = phases.last_mut().expect("a phase");
-                if !text.trim().is_empty() {
-                    p.blocks
-                        .push(Block::Callout(Callout::reply(Some(&agent), text.trim())));
-                }
-                if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
-                    let mut list = Vec::new();
-                    for c in calls {
-                        let f = c.get("function").unwrap_or(c);
-                        let name = f.get("name").and_then(Value::as_str).unwrap_or("tool");
-                        let mut call = ToolCall::new(
-                            name.split_whitespace().collect::<Vec<_>>().join("_"),
-                            args_line(f.get("arguments").unwrap_or(&Value::Null)),
-                        );
-                        let id = c.get("id").and_then(Value::as_str);
-                        let result = id.and_then(|id| {
-                            messages[i + 1..].iter().find(|r| {
-                                r.get("role").and_then(Value::as_str) == Some("tool")
-                                    && r.get("tool_call_id").and_then(Value::as_str) == Some(id)
-                            })
-                        });
-                        if let Some(r) = result {
-                            let out = r.get("content").map(text_of).unwrap_or_default();
-                            let summary = cut(&one_line(out.trim()), crucible_core::SUMMARY_LIMIT);
-                            call.failed = failed_result(&out, r);
-                            if !summary.is_empty() {
-                                call.summary = Some(summary);
-                            }
-                        }
-                        list.push(call);
-                    }
-                    if !list.is_empty() {
-                        match p.blocks.last_mut() {
-                            Some(Block::ToolCalls { calls }) => calls.extend(list),
-                            _ => p.blocks.push(Block::ToolCalls { calls: list }),
-                        }
-                    }
-                }
+                push_blocks(&mut p.blocks, assistant_blocks(messages, i, &agent));
                 if !log.frontmatter.participants.contains(&agent) {
                     log.frontmatter.participants.push(agent.clone());
                 }

@@ -280,3 +280,63 @@ fn codeloops_sessions_import_with_outcome_and_critic() {
         learn.stderr
     );
 }
+
+#[test]
+fn connectonion_sessions_keep_their_eval_fields() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&[
+        "session",
+        "import",
+        &foreign("connectonion"),
+        "--from",
+        "connectonion",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @r"
+    2024-11-27-check-my-emails
+    2025-12-03-list-files-in-current-directory
+    ");
+    let md = kiln.run(&["session", "show", "2025-12-03-list", "--format", "markdown"]);
+    assert!(
+        md.stdout.contains("<!-- phase: started=2025-12-03T10:17:47Z duration_ms=12500 tokens=8500 model=co/gemini-2.5-pro cost_usd=0.0289 expected=\"All tests pass\" passed=false -->"),
+        "{}",
+        md.stdout
+    );
+    let md = kiln.run(&[
+        "session",
+        "show",
+        "2024-11-27-check",
+        "--format",
+        "markdown",
+    ]);
+    assert!(
+        md.stdout
+            .contains("expect_tools=get_emails expect_result=\"shows email list\""),
+        "{}",
+        md.stdout
+    );
+    for id in [
+        "2024-11-27-check-my-emails",
+        "2025-12-03-list-files-in-current-directory",
+    ] {
+        assert_eq!(
+            kiln.run(&["session", "resume", id, "--format", "messages"])
+                .code,
+            0
+        );
+        let wf = kiln.root.path().join(format!("{id}.md"));
+        assert_eq!(
+            kiln.run(&["session", "codify", id, "-o", wf.to_str().unwrap()])
+                .code,
+            0
+        );
+        assert_eq!(
+            kiln.run(&["workflow", "validate", wf.to_str().unwrap()])
+                .code,
+            0
+        );
+    }
+    let stats = kiln.run(&["session", "stats", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stats.stdout).unwrap();
+    assert_eq!(v["total"]["tokens"], 33500);
+}

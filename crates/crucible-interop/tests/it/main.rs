@@ -34,6 +34,8 @@ fn detects_by_content_and_finds_sources_in_folders() {
                 "2025-01-29T18-00-00Z_c0ffee.jsonl".to_owned(),
                 Format::Codeloops
             ),
+            ("gmail_agent.yaml".to_owned(), Format::ConnectOnion),
+            ("oo.yaml".to_owned(), Format::ConnectOnion),
             ("refactor-chat.json".to_owned(), Format::OpenAiMessages),
             ("support.jsonl".to_owned(), Format::OpenAiMessages),
         ]
@@ -213,4 +215,55 @@ fn codeloops_sessions_with_their_outcomes() {
     assert_eq!(running.log.phase_count(), 1);
     assert_eq!(running.warnings.len(), 1);
     assert_eq!(running.warnings[0].line, Some(3));
+}
+
+#[test]
+fn connectonion_sessions_in_both_designs() {
+    let new = import(
+        &foreign("connectonion/.co/sessions/oo.yaml"),
+        Format::ConnectOnion,
+    )
+    .unwrap();
+    let log = &new.log;
+    assert!(new.warnings.is_empty(), "{:?}", new.warnings);
+    assert_eq!(log.frontmatter.started.as_str(), "2025-12-03T10:12:44Z");
+    assert_eq!(log.frontmatter.tokens_used, Some(33500));
+    assert_eq!(log.phase_count(), 3);
+    let Section::Phase(p) = &log.sections[2] else {
+        panic!()
+    };
+    assert_eq!(p.meta.tokens, Some(8500));
+    assert_eq!(p.meta.model.as_deref(), Some("co/gemini-2.5-pro"));
+    assert_eq!(
+        p.meta.extra,
+        [
+            ("expected".to_owned(), "All tests pass".to_owned()),
+            ("passed".to_owned(), "false".to_owned())
+        ]
+    );
+    assert!(log.tool_calls().last().unwrap().failed);
+
+    let old = import(
+        &foreign("connectonion/.co/sessions/gmail_agent.yaml"),
+        Format::ConnectOnion,
+    )
+    .unwrap();
+    assert_eq!(old.log.frontmatter.started.as_str(), "2024-11-27T11:39:58Z");
+    let Section::Phase(p) = &old.log.sections[0] else {
+        panic!()
+    };
+    assert_eq!(
+        p.meta.extra,
+        [
+            ("expect_tools".to_owned(), "get_emails".to_owned()),
+            ("expect_result".to_owned(), "shows email list".to_owned())
+        ]
+    );
+    let calls: Vec<_> = old.log.tool_calls().collect();
+    assert_eq!(calls[0].tool, "get_emails");
+    assert_eq!(
+        calls[0].summary.as_deref(),
+        Some("3 emails: from Ana, Bo, Cy")
+    );
+    assert_eq!(calls[1].tool, "send_email");
 }

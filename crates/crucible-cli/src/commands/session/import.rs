@@ -1,4 +1,4 @@
-//! `cru session import PATH... [--from auto|openai-messages|agent-dir|codeloops] [--force]`.
+//! `cru session import PATH... [--from auto|openai-messages|agent-dir|codeloops|connectonion] [--force]`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -32,6 +32,8 @@ pub enum From {
     AgentDir,
     /// codeloops actor-critic sessions (JSONL).
     Codeloops,
+    /// ConnectOnion `.co/sessions/<agent>.yaml`.
+    Connectonion,
 }
 
 /// What happened to each source.
@@ -49,6 +51,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         From::OpenaiMessages => Some(Format::OpenAiMessages),
         From::AgentDir => Some(Format::AgentDir),
         From::Codeloops => Some(Format::Codeloops),
+        From::Connectonion => Some(Format::ConnectOnion),
     };
     std::fs::create_dir_all(ctx.store.dir())
         .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;

@@ -39,8 +39,8 @@ pub enum SessionCommand {
     /// Learning cases: puzzles from errors, corrections from user
     /// interventions; as SFT/DPO/ShareGPT JSONL, markdown or puzzles.
     Learn(learn::LearnArgs),
-    /// Import other agents' sessions: OpenAI message files, .agent/sessions
-    /// folders, codeloops JSONL (more formats to come).
+    /// Import other agents' sessions: ConnectOnion YAML, codeloops JSONL,
+    /// .agent/sessions folders, OpenAI message files.
     Import(import::ImportArgs),
     /// End a session as completed or failed.
     End(end::EndArgs),

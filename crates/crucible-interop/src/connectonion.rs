@@ -1,0 +1,250 @@
+//! ConnectOnion session YAML (seeds 000 and 001): `.co/sessions/<agent>.yaml`,
+//! one file per agent, rewritten whole after each turn.
+//!
+//! - `name` → the participant (and the source id); `created` (or the older
+//!   `timestamp`) → started; `total_tokens` → tokens_used; `total_cost` →
+//!   cost_usd; `system_prompt` → the `system-prompt` block;
+//! - each of `turns[]` → a phase named from its `input`, with the turn's
+//!   `model`, `duration_ms`, `tokens`, `cost` and the time it ended
+//!   (`timestamp`, less the duration) as phase metadata; the turn's
+//!   messages (`messages.<N>` in seed 000, the turn's `messages` JSON string
+//!   in seed 001) give its `[!user]` callout, replies and tool calls; a turn
+//!   without messages gives the input as `[!user]`, `tools_called`
+//!   (`run(command='ls -la')` or a bare name) as tool calls and `result` as
+//!   the reply;
+//! - eval fields stay on the phase, in its metadata comment: `expected`,
+//!   `passed`, `evaluation`, and seed 001's `eval.expect_tools` and
+//!   `eval.expect_result` (as `expect_tools`, `expect_result`);
+//! - the session is `paused` at its last turn: ConnectOnion resumes it by
+//!   adding turns, and so can `cru session resume`.
+
+use std::path::Path;
+
+use serde_json::Value;
+use serde_yaml::Value as Yaml;
+
+use crucible_core::{
+    AgentRef, Block, Callout, Frontmatter, Phase, PhaseId, Section, SessionId, SessionLog,
+    SessionStatus, Timestamp, ToolCall, cut, one_line,
+};
+
+use crate::messages::{assistant_blocks, phase_name, push_blocks, text_of};
+use crate::{ImportError, ImportWarning, Imported, Provenance, content_hash, fnv_hex};
+
+/// True when the text is YAML with a `turns` list and a `name` or
+/// `messages`.
+pub(crate) fn looks_like(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    let has = |key: &str| {
+        text.lines()
+            .any(|l| l.starts_with(key) && l[key.len()..].starts_with(':'))
+    };
+    has("turns") && (has("name") || has("messages"))
+}
+
+/// `'2025-12-03 10:12:44'` (local time, no zone; read as UTC) or ISO-8601.
+fn time_of(v: Option<&Yaml>) -> Option<Timestamp> {
+    let s = v?.as_str()?.trim();
+    // Written as ISO-8601 in the session, whatever the source's spelling.
+    if s.len() == 19 && s.as_bytes().get(10) == Some(&b' ') {
+        return format!("{}T{}Z", &s[..10], &s[11..]).parse().ok();
+    }
+    s.parse().ok()
+}
+
+fn json_of(y: &Yaml) -> Value {
+    serde_json::to_value(y).unwrap_or(Value::Null)
+}
+
+pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
+    let bytes = std::fs::read(path).map_err(|source| ImportError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let doc: Yaml = serde_yaml::from_slice(&bytes).map_err(|e| ImportError::Invalid {
+        path: path.to_owned(),
+        line: e.location().map_or(1, |l| l.line()),
+        message: format!("not YAML: {e}"),
+    })?;
+    let mut warnings = Vec::new();
+    let name = doc.get("name").and_then(Yaml::as_str).unwrap_or("agent");
+    let agent: AgentRef = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '.' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect::<String>()
+        .parse()
+        .unwrap_or_else(|_| "agent".parse().expect("valid"));
+    let started = time_of(doc.get("created"))
+        .or_else(|| time_of(doc.get("timestamp")))
+        .unwrap_or_else(|| crate::messages::mtime(path));
+    let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
+    fm.status = SessionStatus::Paused;
+    fm.participants.push(agent.clone());
+    fm.tokens_used = doc.get("total_tokens").and_then(Yaml::as_u64);
+    fm.cost_usd = doc.get("total_cost").and_then(Yaml::as_f64);
+    let mut log = SessionLog::new(fm);
+    if let Some(sp) = doc.get("system_prompt").and_then(Yaml::as_str)
+        && !sp.trim().is_empty()
+    {
+        log.preamble.push(Block::SystemPrompt {
+            text: sp.trim_end().to_owned(),
+        });
+    }
+    let turns = doc
+        .get("turns")
+        .and_then(Yaml::as_sequence)
+        .cloned()
+        .unwrap_or_default();
+    let by_turn = doc.get("messages").and_then(Yaml::as_mapping);
+    for (k, t) in turns.iter().enumerate() {
+        let number = t.get("turn").and_then(Yaml::as_u64).unwrap_or(k as u64 + 1);
+        let input = t
+            .get("input")
+            .and_then(Yaml::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let mut p = Phase::new(
+            phase_name(&input, k + 1),
+            Some(agent.clone()),
+            Some("main".into()),
+        );
+        p.meta.model = t.get("model").and_then(Yaml::as_str).map(str::to_owned);
+        p.meta.duration_ms = t.get("duration_ms").and_then(Yaml::as_u64);
+        p.meta.tokens = t.get("tokens").and_then(Yaml::as_u64);
+        p.meta.cost_usd = t
+            .get("cost")
+            .and_then(Yaml::as_f64)
+            .filter(|c| c.is_finite());
+        if let Some(end) = time_of(t.get("timestamp")) {
+            let ms = i64::try_from(p.meta.duration_ms.unwrap_or(0)).unwrap_or(0);
+            p.meta.started = Some(Timestamp::from_unix_ms(end.unix_ms() - ms));
+        }
+        for key in ["expected", "passed", "evaluation"] {
+            if let Some(v) = t.get(key) {
+                p.meta.extra.push((key.to_owned(), scalar(v)));
+            }
+        }
+        if let Some(eval) = t.get("eval") {
+            for key in ["expect_tools", "expect_result"] {
+                if let Some(v) = eval.get(key) {
+                    p.meta.extra.push((key.to_owned(), scalar(v)));
+                }
+            }
+        }
+        // The turn's messages: keyed by turn (seed 000) or a JSON string (seed 001).
+        let messages: Option<Vec<Value>> = match t.get("messages") {
+            Some(Yaml::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(Value::Array(a)) => Some(a),
+                _ => {
+                    warnings.push(ImportWarning {
+                        path: path.to_owned(),
+                        line: None,
+                        message: format!("turn {number}: `messages` is not a JSON array; the turn summary is used"),
+                    });
+                    None
+                }
+            },
+            _ => by_turn
+                .and_then(|m| {
+                    m.get(Yaml::Number(number.into()))
+                        .or_else(|| m.get(Yaml::String(number.to_string())))
+                })
+                .and_then(Yaml::as_sequence)
+                .map(|s| s.iter().map(json_of).collect()),
+        };
+        match messages {
+            Some(msgs) if !msgs.is_empty() => {
+                for (i, m) in msgs.iter().enumerate() {
+                    match m.get("role").and_then(Value::as_str) {
+                        Some("user") => {
+                            let words = m.get("content").map(text_of).unwrap_or_default();
+                            if !words.trim().is_empty() {
+                                p.blocks
+                                    .push(Block::Callout(Callout::user(words.trim(), None)));
+                            }
+                        }
+                        Some("assistant") => {
+                            push_blocks(&mut p.blocks, assistant_blocks(&msgs, i, &agent))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => summary_blocks(t, &input, &agent, &mut p),
+        }
+        log.sections.push(Section::Phase(p));
+    }
+    let first_input = turns
+        .first()
+        .and_then(|t| t.get("input"))
+        .and_then(Yaml::as_str)
+        .map(|s| cut(&one_line(s.trim()), 80))
+        .filter(|s| !s.is_empty());
+    let title = first_input.unwrap_or_else(|| format!("ConnectOnion session {name}"));
+    log.preamble.insert(
+        0,
+        Block::Heading {
+            level: 1,
+            text: title.clone(),
+        },
+    );
+    log.frontmatter.title = Some(title);
+    log.frontmatter.resume_point = log.phase_count().checked_sub(1).map(PhaseId::from_index);
+    let provenance = Provenance {
+        format: crate::Format::ConnectOnion.as_str().into(),
+        path: path.display().to_string(),
+        id: Some(name.to_owned()),
+        source_hash: fnv_hex(&bytes),
+        session_hash: content_hash(&log),
+    };
+    Ok(Imported {
+        log,
+        provenance,
+        warnings,
+    })
+}
+
+/// A YAML value as one line of text (lists joined by commas).
+fn scalar(v: &Yaml) -> String {
+    match v {
+        Yaml::String(s) => one_line(s),
+        Yaml::Sequence(items) => items.iter().map(scalar).collect::<Vec<_>>().join(", "),
+        other => one_line(serde_yaml::to_string(other).unwrap_or_default().trim()),
+    }
+}
+
+/// A turn without messages: its input, the tools it called, its result.
+fn summary_blocks(t: &Yaml, input: &str, agent: &AgentRef, p: &mut Phase) {
+    if !input.trim().is_empty() {
+        p.blocks
+            .push(Block::Callout(Callout::user(input.trim(), None)));
+    }
+    let calls: Vec<ToolCall> = t
+        .get("tools_called")
+        .and_then(Yaml::as_sequence)
+        .map(|s| {
+            s.iter()
+                .filter_map(Yaml::as_str)
+                .map(|call| match call.split_once('(') {
+                    Some((name, rest)) => ToolCall::new(name.trim(), rest.trim_end_matches(')')),
+                    None => ToolCall::new(call.trim(), ""),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if !calls.is_empty() {
+        p.blocks.push(Block::ToolCalls { calls });
+    }
+    if let Some(r) = t.get("result").and_then(Yaml::as_str)
+        && !r.trim().is_empty()
+    {
+        p.blocks
+            .push(Block::Callout(Callout::reply(Some(agent), r.trim())));
+    }
+}
