@@ -11,7 +11,7 @@ use serde_json::Value;
 use crucible_core::{Block, Task, Timestamp};
 
 use crate::messages::{read_messages, session_from};
-use crate::{ImportError, ImportWarning, Imported, Provenance, content_hash, fnv_hex};
+use crate::{ImportError, ImportWarning, Imported};
 
 /// `YYYY-MM-DD-HH-MM-SS` → a UTC timestamp (the folder names carry no zone).
 fn started_of(name: &str) -> Option<Timestamp> {
@@ -102,18 +102,14 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
             }),
         }
     }
-    let provenance = Provenance {
-        format: crate::Format::AgentDir.as_str().into(),
-        path: dir.display().to_string(),
-        id: Some(name),
-        source_hash: fnv_hex(&hashed),
-        session_hash: content_hash(&log),
-    };
-    Ok(Imported {
+    Ok(crate::imported(
+        crate::Format::AgentDir,
+        dir,
+        Some(name),
+        &hashed,
         log,
-        provenance,
         warnings,
-    })
+    ))
 }
 
 /// `{"todos": [...]}` or a bare array; numeric ids become text.

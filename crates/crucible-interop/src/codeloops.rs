@@ -28,7 +28,7 @@ use crucible_core::{
     SessionLog, SessionStatus, Timestamp, ToolCall, cut, one_line,
 };
 
-use crate::{ImportError, ImportWarning, Imported, Provenance, content_hash, fnv_hex};
+use crate::{ImportError, ImportWarning, Imported};
 
 /// True when the first line is a codeloops `session_start`.
 pub(crate) fn looks_like(bytes: &[u8]) -> bool {
@@ -61,10 +61,7 @@ fn text(v: &Value, key: &str) -> String {
 }
 
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
-    let bytes = std::fs::read(path).map_err(|source| ImportError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    let bytes = crate::read_source(path)?;
     let body = String::from_utf8_lossy(&bytes);
     let mut warnings = Vec::new();
     let mut lines: Vec<(usize, Value)> = Vec::new();
@@ -153,18 +150,14 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     if let Some(e) = end {
         finish(&mut log, e);
     }
-    let provenance = Provenance {
-        format: crate::Format::Codeloops.as_str().into(),
-        path: path.display().to_string(),
-        id: path.file_stem().map(|s| s.to_string_lossy().into_owned()),
-        source_hash: fnv_hex(&bytes),
-        session_hash: content_hash(&log),
-    };
-    Ok(Imported {
+    Ok(crate::imported(
+        crate::Format::Codeloops,
+        path,
+        path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+        &bytes,
         log,
-        provenance,
         warnings,
-    })
+    ))
 }
 
 fn iteration(v: &Value, actor: &AgentRef, critic: &AgentRef) -> Phase {

@@ -29,7 +29,7 @@ use crucible_core::{
 };
 
 use crate::messages::{assistant_blocks, phase_name, push_blocks, text_of};
-use crate::{ImportError, ImportWarning, Imported, Provenance, content_hash, fnv_hex};
+use crate::{ImportError, ImportWarning, Imported};
 
 /// True when the text is YAML with a `turns` list and a `name` or
 /// `messages`.
@@ -57,10 +57,7 @@ fn json_of(y: &Yaml) -> Value {
 }
 
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
-    let bytes = std::fs::read(path).map_err(|source| ImportError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    let bytes = crate::read_source(path)?;
     let doc: Yaml = serde_yaml::from_slice(&bytes).map_err(|e| ImportError::Invalid {
         path: path.to_owned(),
         line: e.location().map_or(1, |l| l.line()),
@@ -196,18 +193,14 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     );
     log.frontmatter.title = Some(title);
     log.frontmatter.resume_point = log.phase_count().checked_sub(1).map(PhaseId::from_index);
-    let provenance = Provenance {
-        format: crate::Format::ConnectOnion.as_str().into(),
-        path: path.display().to_string(),
-        id: Some(name.to_owned()),
-        source_hash: fnv_hex(&bytes),
-        session_hash: content_hash(&log),
-    };
-    Ok(Imported {
+    Ok(crate::imported(
+        crate::Format::ConnectOnion,
+        path,
+        Some(name.to_owned()),
+        &bytes,
         log,
-        provenance,
         warnings,
-    })
+    ))
 }
 
 /// A YAML value as one line of text (lists joined by commas).

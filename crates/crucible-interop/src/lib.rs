@@ -134,6 +134,38 @@ pub fn detect(path: &Path) -> Option<Format> {
     messages::looks_like(&bytes).then_some(Format::OpenAiMessages)
 }
 
+/// Reads a source file whole.
+fn read_source(path: &Path) -> Result<Vec<u8>, ImportError> {
+    std::fs::read(path).map_err(|source| ImportError::Read {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// A session read from `path`, with its provenance; `hashed` is what the
+/// source hash covers (the file, or a folder's files).
+fn imported(
+    format: Format,
+    path: &Path,
+    id: Option<String>,
+    hashed: &[u8],
+    log: SessionLog,
+    warnings: Vec<ImportWarning>,
+) -> Imported {
+    let provenance = Provenance {
+        format: format.as_str().into(),
+        path: path.display().to_string(),
+        id,
+        source_hash: fnv_hex(hashed),
+        session_hash: content_hash(&log),
+    };
+    Imported {
+        log,
+        provenance,
+        warnings,
+    }
+}
+
 /// Reads one source.
 pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
     match format {

@@ -20,7 +20,7 @@ use crucible_core::{
     Timestamp, ToolCall, cut, one_line,
 };
 
-use crate::{ImportError, ImportWarning, Imported, Provenance, content_hash, fnv_hex};
+use crate::{ImportError, ImportWarning, Imported};
 
 /// The agent an import records replies as, when the source names none.
 const AGENT: &str = "assistant";
@@ -304,24 +304,17 @@ pub(crate) fn mtime(path: &Path) -> Timestamp {
 
 /// A message file (JSON array or JSONL).
 pub(crate) fn import_file(path: &Path) -> Result<Imported, ImportError> {
-    let bytes = std::fs::read(path).map_err(|source| ImportError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    let bytes = crate::read_source(path)?;
     let text = String::from_utf8_lossy(&bytes);
     let mut warnings = Vec::new();
     let messages = read_messages(path, &text, &mut warnings)?;
     let log = session_from(&messages, mtime(path), path, &mut warnings);
-    let provenance = Provenance {
-        format: crate::Format::OpenAiMessages.as_str().into(),
-        path: path.display().to_string(),
-        id: None,
-        source_hash: fnv_hex(&bytes),
-        session_hash: content_hash(&log),
-    };
-    Ok(Imported {
+    Ok(crate::imported(
+        crate::Format::OpenAiMessages,
+        path,
+        None,
+        &bytes,
         log,
-        provenance,
         warnings,
-    })
+    ))
 }
