@@ -42,7 +42,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_sub
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import end list stats index show validate help" -f -a "resume" -d 'Resume a paused session: show its context, or continue it with an agent (--agent-cmd or [agent] in config). No id: list resumable ones'
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import end list stats index show validate help" -f -a "codify" -d 'Turn sessions into a reusable workflow (workflow markup); several sessions of one task merge. No id: the newest session'
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import end list stats index show validate help" -f -a "learn" -d 'Learning cases: puzzles from errors, corrections from user interventions; as SFT/DPO/ShareGPT JSONL, markdown or puzzles'
-complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import end list stats index show validate help" -f -a "import" -d 'Import other agents\' sessions: ConnectOnion YAML, codeloops JSONL, .agent/sessions folders, OpenAI message files'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import end list stats index show validate help" -f -a "import" -d 'Import other agents\' sessions: ConnectOnion YAML, codeloops JSONL, .agent/sessions folders, Claude Code transcripts, OpenAI messages'
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import end list stats index show validate help" -f -a "end" -d 'End a session as completed or failed'
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import end list stats index show validate help" -f -a "list" -d 'List sessions, newest first, from the index'
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import end list stats index show validate help" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'
@@ -131,7 +131,8 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 openai-messages\t'A JSON array or JSONL of OpenAI chat-completions messages'
 agent-dir\t'`.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders (agent.log, todos.json)'
 codeloops\t'codeloops actor-critic sessions (JSONL)'
-connectonion\t'ConnectOnion `.co/sessions/<agent>.yaml`'"
+connectonion\t'ConnectOnion `.co/sessions/<agent>.yaml`'
+claude-code\t'Claude Code transcripts (`~/.claude/projects/<slug>/<session>.jsonl`)'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l force -d 'Update sessions that were changed in cru since their import'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
@@ -202,7 +203,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Resume a paused session: show its context, or continue it with an agent (--agent-cmd or [agent] in config). No id: list resumable ones'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "codify" -d 'Turn sessions into a reusable workflow (workflow markup); several sessions of one task merge. No id: the newest session'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "learn" -d 'Learning cases: puzzles from errors, corrections from user interventions; as SFT/DPO/ShareGPT JSONL, markdown or puzzles'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "import" -d 'Import other agents\' sessions: ConnectOnion YAML, codeloops JSONL, .agent/sessions folders, OpenAI message files'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "import" -d 'Import other agents\' sessions: ConnectOnion YAML, codeloops JSONL, .agent/sessions folders, Claude Code transcripts, OpenAI messages'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "end" -d 'End a session as completed or failed'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "list" -d 'List sessions, newest first, from the index'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'
@@ -261,7 +262,7 @@ complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "resume" -d 'Resume a paused session: show its context, or continue it with an agent (--agent-cmd or [agent] in config). No id: list resumable ones'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "codify" -d 'Turn sessions into a reusable workflow (workflow markup); several sessions of one task merge. No id: the newest session'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "learn" -d 'Learning cases: puzzles from errors, corrections from user interventions; as SFT/DPO/ShareGPT JSONL, markdown or puzzles'
-complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "import" -d 'Import other agents\' sessions: ConnectOnion YAML, codeloops JSONL, .agent/sessions folders, OpenAI message files'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "import" -d 'Import other agents\' sessions: ConnectOnion YAML, codeloops JSONL, .agent/sessions folders, Claude Code transcripts, OpenAI messages'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "end" -d 'End a session as completed or failed'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "list" -d 'List sessions, newest first, from the index'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "stats" -d 'Totals by agent, channel, status, model, day or phase'

@@ -11,9 +11,11 @@
 //! Formats so far: OpenAI chat-completions message arrays (JSON or JSONL),
 //! seed 003's `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders
 //! (`agent.log`, `todos.json`), seed 002's codeloops JSONL and the
-//! ConnectOnion session YAML of seeds 000 and 001.
+//! ConnectOnion session YAML of seeds 000 and 001, and Claude Code
+//! transcripts.
 
 mod agent_dir;
+mod claude_code;
 mod codeloops;
 mod connectonion;
 mod messages;
@@ -36,6 +38,8 @@ pub enum Format {
     Codeloops,
     /// ConnectOnion's `.co/sessions/<agent>.yaml`.
     ConnectOnion,
+    /// Claude Code's `~/.claude/projects/<slug>/<sessionId>.jsonl`.
+    ClaudeCode,
 }
 
 impl Format {
@@ -45,6 +49,7 @@ impl Format {
             Self::AgentDir => "agent-dir",
             Self::Codeloops => "codeloops",
             Self::ConnectOnion => "connectonion",
+            Self::ClaudeCode => "claude-code",
         }
     }
 }
@@ -128,6 +133,9 @@ pub fn detect(path: &Path) -> Option<Format> {
     if codeloops::looks_like(&bytes) {
         return Some(Format::Codeloops);
     }
+    if claude_code::looks_like(&bytes) {
+        return Some(Format::ClaudeCode);
+    }
     if connectonion::looks_like(&bytes) {
         return Some(Format::ConnectOnion);
     }
@@ -173,5 +181,6 @@ pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
         Format::AgentDir => agent_dir::import(path),
         Format::Codeloops => codeloops::import(path),
         Format::ConnectOnion => connectonion::import(path),
+        Format::ClaudeCode => claude_code::import(path),
     }
 }

@@ -111,13 +111,24 @@ pub(crate) fn phase_name(words: &str, n: usize) -> String {
 
 /// A tool call's arguments as one line: the usual single field (`command`,
 /// `path`, `file_path`, `cmd`, `query`, `pattern`, `url`) when that is all
-/// there is, else the JSON.
-fn args_line(arguments: &Value) -> String {
+/// there is; a file path and then the other fields as JSON; else the JSON.
+pub(crate) fn args_line(arguments: &Value) -> String {
     let v = match arguments {
         Value::String(s) => serde_json::from_str::<Value>(s).unwrap_or(Value::String(s.clone())),
         other => other.clone(),
     };
     if let Value::Object(m) = &v {
+        // A file tool's path first, then what else it was given: the line
+        // reads well and tools that look for a path find it.
+        for key in ["file_path", "path", "notebook_path"] {
+            if m.len() > 1
+                && let Some(Value::String(p)) = m.get(key)
+            {
+                let mut rest = m.clone();
+                rest.remove(key);
+                return one_line(&format!("{p} {}", Value::Object(rest)));
+            }
+        }
         for key in [
             "command",
             "cmd",

@@ -340,3 +340,42 @@ fn connectonion_sessions_keep_their_eval_fields() {
     let v: serde_json::Value = serde_json::from_str(&stats.stdout).unwrap();
     assert_eq!(v["total"]["tokens"], 33500);
 }
+
+#[test]
+fn claude_code_transcripts_import_with_their_token_totals() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&["session", "import", &foreign("claude-code")]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "2025-08-14-fix-failing-date-parser-test\n");
+    assert!(
+        out.stderr
+            .contains("1 side-chain (subagent) lines left out"),
+        "{}",
+        out.stderr
+    );
+    let id = "2025-08-14-fix-failing-date-parser-test";
+    let stats = kiln.run(&["session", "stats", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stats.stdout).unwrap();
+    assert_eq!(v["total"]["tokens"], 13255);
+    assert_eq!(
+        kiln.run(&["session", "resume", id, "--format", "messages"])
+            .code,
+        0
+    );
+    let wf = kiln.root.path().join("wf.md");
+    assert_eq!(
+        kiln.run(&["session", "codify", id, "-o", wf.to_str().unwrap()])
+            .code,
+        0
+    );
+    let text = std::fs::read_to_string(&wf).unwrap();
+    assert!(text.contains("/home/me/myapp/dates.py"), "{text}");
+    let learn = kiln.run(&["session", "learn", id, "--export", "jsonl"]);
+    assert!(
+        learn
+            .stderr
+            .starts_with("2 cases (0 puzzles, 2 corrections) from 1 session; 1 left out"),
+        "{}",
+        learn.stderr
+    );
+}

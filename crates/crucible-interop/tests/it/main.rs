@@ -23,6 +23,10 @@ fn detects_by_content_and_finds_sources_in_folders() {
             ("2024-12-19-10-15-22".to_owned(), Format::AgentDir),
             ("2024-12-19-14-30-45".to_owned(), Format::AgentDir),
             (
+                "7f3c2a10-5b1e-4c8e-9d2a-0c4e5f6a7b8c.jsonl".to_owned(),
+                Format::ClaudeCode
+            ),
+            (
                 "2025-01-27T15-30-45Z_a3f2c1.jsonl".to_owned(),
                 Format::Codeloops
             ),
@@ -266,4 +270,39 @@ fn connectonion_sessions_in_both_designs() {
         Some("3 emails: from Ana, Bo, Cy")
     );
     assert_eq!(calls[1].tool, "send_email");
+}
+
+#[test]
+fn claude_code_transcripts_count_usage_once_per_message() {
+    let imp = import(
+        &foreign("claude-code/projects/-home-me-myapp/7f3c2a10-5b1e-4c8e-9d2a-0c4e5f6a7b8c.jsonl"),
+        Format::ClaudeCode,
+    )
+    .unwrap();
+    let log = &imp.log;
+    assert_eq!(log.title(), Some("Fix failing date parser test"));
+    assert_eq!(
+        log.frontmatter.model.as_deref(),
+        Some("claude-sonnet-4-20250514")
+    );
+    // 4 messages, each usage once although msg_01A and msg_01C span two lines.
+    assert_eq!(log.frontmatter.tokens_used, Some(4240 + 4475 + 4540));
+    assert_eq!(
+        imp.provenance.id.as_deref(),
+        Some("7f3c2a10-5b1e-4c8e-9d2a-0c4e5f6a7b8c")
+    );
+    let calls: Vec<_> = log.tool_calls().collect();
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls[0].args, "/home/me/myapp/tests/date_test.py");
+    assert!(calls[1].failed);
+    assert!(!calls[2].failed);
+    // The side chain is left out, with a warning; the synthetic reply is an error.
+    assert!(imp.warnings[0].message.contains("1 side-chain"));
+    assert_eq!(log.phase_count(), 2);
+    assert_eq!(
+        log.callouts()
+            .filter(|c| c.kind() == CalloutKind::Error)
+            .count(),
+        1
+    );
 }

@@ -1,4 +1,4 @@
-//! `cru session import PATH... [--from auto|openai-messages|agent-dir|codeloops|connectonion] [--force]`.
+//! `cru session import PATH... [--from auto|openai-messages|agent-dir|codeloops|connectonion|claude-code] [--force]`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -34,6 +34,8 @@ pub enum From {
     Codeloops,
     /// ConnectOnion `.co/sessions/<agent>.yaml`.
     Connectonion,
+    /// Claude Code transcripts (`~/.claude/projects/<slug>/<session>.jsonl`).
+    ClaudeCode,
 }
 
 /// What happened to each source.
@@ -52,6 +54,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         From::AgentDir => Some(Format::AgentDir),
         From::Codeloops => Some(Format::Codeloops),
         From::Connectonion => Some(Format::ConnectOnion),
+        From::ClaudeCode => Some(Format::ClaudeCode),
     };
     std::fs::create_dir_all(ctx.store.dir())
         .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;
