@@ -1217,7 +1217,7 @@ _cru() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "auto openai-messages agent-dir codeloops connectonion claude-code" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto openai-messages agent-dir codeloops connectonion claude-code codex" -- "${cur}"))
                     return 0
                     ;;
                 --dir)

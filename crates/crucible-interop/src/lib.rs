@@ -11,12 +11,13 @@
 //! Formats so far: OpenAI chat-completions message arrays (JSON or JSONL),
 //! seed 003's `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders
 //! (`agent.log`, `todos.json`), seed 002's codeloops JSONL and the
-//! ConnectOnion session YAML of seeds 000 and 001, and Claude Code
-//! transcripts.
+//! ConnectOnion session YAML of seeds 000 and 001, Claude Code transcripts
+//! and Codex rollouts.
 
 mod agent_dir;
 mod claude_code;
 mod codeloops;
+mod codex;
 mod connectonion;
 mod messages;
 mod provenance;
@@ -40,6 +41,8 @@ pub enum Format {
     ConnectOnion,
     /// Claude Code's `~/.claude/projects/<slug>/<sessionId>.jsonl`.
     ClaudeCode,
+    /// Codex CLI's `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`.
+    Codex,
 }
 
 impl Format {
@@ -50,6 +53,7 @@ impl Format {
             Self::Codeloops => "codeloops",
             Self::ConnectOnion => "connectonion",
             Self::ClaudeCode => "claude-code",
+            Self::Codex => "codex",
         }
     }
 }
@@ -133,6 +137,9 @@ pub fn detect(path: &Path) -> Option<Format> {
     if codeloops::looks_like(&bytes) {
         return Some(Format::Codeloops);
     }
+    if codex::looks_like(&bytes) {
+        return Some(Format::Codex);
+    }
     if claude_code::looks_like(&bytes) {
         return Some(Format::ClaudeCode);
     }
@@ -182,5 +189,6 @@ pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
         Format::Codeloops => codeloops::import(path),
         Format::ConnectOnion => connectonion::import(path),
         Format::ClaudeCode => claude_code::import(path),
+        Format::Codex => codex::import(path),
     }
 }

@@ -118,6 +118,28 @@ pub(crate) fn args_line(arguments: &Value) -> String {
         other => other.clone(),
     };
     if let Value::Object(m) = &v {
+        // A shell call is its command line (Codex: `["bash", "-lc", "..."]`),
+        // whatever else came with it (a working directory, a timeout).
+        if let Some(cmd) = m.get("command") {
+            match cmd {
+                Value::String(c) => return one_line(c),
+                Value::Array(a) => {
+                    let words: Vec<String> = a
+                        .iter()
+                        .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
+                        .collect();
+                    let shell = words.len() == 3
+                        && matches!(words[0].as_str(), "bash" | "sh" | "zsh")
+                        && matches!(words[1].as_str(), "-lc" | "-c");
+                    return one_line(&if shell {
+                        words[2].clone()
+                    } else {
+                        words.join(" ")
+                    });
+                }
+                _ => {}
+            }
+        }
         // A file tool's path first, then what else it was given: the line
         // reads well and tools that look for a path find it.
         for key in ["file_path", "path", "notebook_path"] {
@@ -137,6 +159,7 @@ pub(crate) fn args_line(arguments: &Value) -> String {
             "query",
             "pattern",
             "url",
+            "input",
         ] {
             if m.len() == 1
                 && let Some(val) = m.get(key)

@@ -379,3 +379,36 @@ fn claude_code_transcripts_import_with_their_token_totals() {
         learn.stderr
     );
 }
+
+#[test]
+fn codex_rollouts_import_resume_codify_and_learn() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&["session", "import", &foreign("codex"), "--from", "codex"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = out.stdout.trim();
+    assert_eq!(
+        id,
+        "2025-09-02-why-does-npm-test-fail-on-ci-but-not-locally"
+    );
+    assert_eq!(
+        kiln.run(&["session", "resume", id, "--format", "messages"])
+            .code,
+        0
+    );
+    let wf = kiln.root.path().join("wf.md");
+    assert_eq!(
+        kiln.run(&["session", "codify", id, "-o", wf.to_str().unwrap()])
+            .code,
+        0
+    );
+    let text = std::fs::read_to_string(&wf).unwrap();
+    // The file the first phase read is the one the second patched.
+    assert!(text.contains(".github/workflows/ci.yml"), "{text}");
+    assert_eq!(
+        kiln.run(&["workflow", "validate", wf.to_str().unwrap()])
+            .code,
+        0
+    );
+    let learn = kiln.run(&["session", "learn", id, "--export", "jsonl"]);
+    assert_eq!(learn.code, 0, "{}", learn.stderr);
+}

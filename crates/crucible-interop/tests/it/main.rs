@@ -38,6 +38,10 @@ fn detects_by_content_and_finds_sources_in_folders() {
                 "2025-01-29T18-00-00Z_c0ffee.jsonl".to_owned(),
                 Format::Codeloops
             ),
+            (
+                "rollout-2025-09-02T10-04-11-5a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b.jsonl".to_owned(),
+                Format::Codex
+            ),
             ("gmail_agent.yaml".to_owned(), Format::ConnectOnion),
             ("oo.yaml".to_owned(), Format::ConnectOnion),
             ("refactor-chat.json".to_owned(), Format::OpenAiMessages),
@@ -304,5 +308,38 @@ fn claude_code_transcripts_count_usage_once_per_message() {
             .filter(|c| c.kind() == CalloutKind::Error)
             .count(),
         1
+    );
+}
+
+#[test]
+fn codex_rollouts_count_the_user_once_and_take_the_last_totals() {
+    let imp = import(
+        &foreign("codex/sessions/2025/09/02/rollout-2025-09-02T10-04-11-5a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b.jsonl"),
+        Format::Codex,
+    )
+    .unwrap();
+    let log = &imp.log;
+    assert!(imp.warnings.is_empty(), "{:?}", imp.warnings);
+    assert_eq!(log.frontmatter.model.as_deref(), Some("gpt-5-codex"));
+    assert_eq!(log.frontmatter.tokens_used, Some(12340));
+    assert_eq!(
+        imp.provenance.id.as_deref(),
+        Some("5a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b")
+    );
+    // Two user prompts, each once (not again from event_msg), no environment note.
+    assert_eq!(log.phase_count(), 2);
+    assert_eq!(
+        log.callouts()
+            .filter(|c| c.kind() == CalloutKind::User)
+            .count(),
+        2
+    );
+    let calls: Vec<_> = log.tool_calls().collect();
+    assert_eq!(calls[0].args, "cat .github/workflows/ci.yml");
+    assert_eq!(calls[1].summary.as_deref(), Some("v20.11.0"));
+    assert!(
+        calls[2]
+            .args
+            .contains("*** Update File: .github/workflows/ci.yml")
     );
 }

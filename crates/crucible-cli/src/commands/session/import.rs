@@ -1,4 +1,4 @@
-//! `cru session import PATH... [--from auto|openai-messages|agent-dir|codeloops|connectonion|claude-code] [--force]`.
+//! `cru session import PATH... [--from auto|openai-messages|agent-dir|codeloops|connectonion|claude-code|codex] [--force]`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -36,6 +36,8 @@ pub enum From {
     Connectonion,
     /// Claude Code transcripts (`~/.claude/projects/<slug>/<session>.jsonl`).
     ClaudeCode,
+    /// Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+    Codex,
 }
 
 /// What happened to each source.
@@ -55,6 +57,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         From::Codeloops => Some(Format::Codeloops),
         From::Connectonion => Some(Format::ConnectOnion),
         From::ClaudeCode => Some(Format::ClaudeCode),
+        From::Codex => Some(Format::Codex),
     };
     std::fs::create_dir_all(ctx.store.dir())
         .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;

@@ -40,7 +40,7 @@ pub enum SessionCommand {
     /// interventions; as SFT/DPO/ShareGPT JSONL, markdown or puzzles.
     Learn(learn::LearnArgs),
     /// Import other agents' sessions: ConnectOnion YAML, codeloops JSONL,
-    /// .agent/sessions folders, Claude Code transcripts, OpenAI messages.
+    /// .agent/sessions folders, Claude Code, Codex, OpenAI messages.
     Import(import::ImportArgs),
     /// End a session as completed or failed.
     End(end::EndArgs),

@@ -1,0 +1,258 @@
+//! Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`,
+//! lines of `{timestamp, type, payload}`.
+//!
+//! - `session_meta` → the source id, `cwd`, `cli_version`, the start;
+//! - `turn_context` → the model (the first one);
+//! - `response_item` `message` from the user → a new phase named from its
+//!   first words with a `[!user]` callout (the same text also comes as an
+//!   `event_msg` `user_message`, which is skipped: counted once); from the
+//!   assistant → a `[!reply] @codex`;
+//! - `function_call` → a tool call (name, arguments on one line), answered
+//!   by the `function_call_output` with its `call_id` (an output that starts
+//!   with `Error`/`error`, or whose JSON says a non-zero `exit_code`, marks
+//!   it failed);
+//! - the last `token_count`'s `total_token_usage.total_tokens` →
+//!   `tokens_used` (the four parts under `usage:`);
+//! - a line that does not parse is a warning.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crucible_core::{
+    AgentRef, Block, Callout, Frontmatter, Phase, PhaseId, Section, SessionId, SessionLog,
+    SessionStatus, Timestamp, ToolCall, cut, one_line,
+};
+
+use crate::messages::{args_line, phase_name, text_of};
+use crate::{ImportError, ImportWarning, Imported};
+
+/// True when an early line is a Codex `session_meta`.
+pub(crate) fn looks_like(bytes: &[u8]) -> bool {
+    bytes.split(|&b| b == b'\n').take(3).any(|line| {
+        serde_json::from_slice::<Value>(line).ok().is_some_and(|v| {
+            v.get("type").and_then(Value::as_str) == Some("session_meta")
+                && v.get("payload").is_some()
+        })
+    })
+}
+
+/// Whether a call's output says it failed.
+fn failed(output: &str) -> bool {
+    let t = output.trim_start();
+    if t.starts_with("Error") || t.starts_with("error") {
+        return true;
+    }
+    serde_json::from_str::<Value>(t)
+        .ok()
+        .and_then(|v| {
+            v.pointer("/metadata/exit_code")
+                .or_else(|| v.get("exit_code"))
+                .and_then(Value::as_i64)
+        })
+        .is_some_and(|c| c != 0)
+}
+
+/// The text of an output: a string, or the `output` field of its JSON.
+fn output_text(v: &Value) -> String {
+    let s = match v {
+        Value::String(s) => s.clone(),
+        other => text_of(other),
+    };
+    serde_json::from_str::<Value>(&s)
+        .ok()
+        .and_then(|j| j.get("output").and_then(Value::as_str).map(str::to_owned))
+        .unwrap_or(s)
+}
+
+pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
+    let bytes = crate::read_source(path)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut warnings = Vec::new();
+    let agent: AgentRef = "codex".parse().expect("valid");
+    let mut started: Option<Timestamp> = None;
+    let mut id: Option<String> = None;
+    let mut model: Option<String> = None;
+    let mut extra: Vec<(&str, String)> = Vec::new();
+    let mut tokens: Option<Value> = None;
+    let mut phases: Vec<Phase> = Vec::new();
+    let mut first_prompt: Option<String> = None;
+    let mut calls_by_id: HashMap<String, (usize, usize, usize)> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                warnings.push(ImportWarning {
+                    path: path.to_owned(),
+                    line: Some(i + 1),
+                    message: format!("not JSON ({e}); skipped"),
+                });
+                continue;
+            }
+        };
+        if started.is_none() {
+            started = v
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(|t| t.parse().ok());
+        }
+        let payload = v.get("payload").cloned().unwrap_or(Value::Null);
+        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "session_meta" => {
+                id = payload.get("id").and_then(Value::as_str).map(str::to_owned);
+                if let Some(t) = payload
+                    .get("timestamp")
+                    .and_then(Value::as_str)
+                    .and_then(|t| t.parse().ok())
+                {
+                    started = Some(t);
+                }
+                for (key, field) in [("cwd", "cwd"), ("cli_version", "cli_version")] {
+                    if let Some(s) = payload.get(field).and_then(Value::as_str) {
+                        extra.push((key, s.to_owned()));
+                    }
+                }
+            }
+            "turn_context" if model.is_none() => {
+                model = payload
+                    .get("model")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+            }
+            "event_msg" => {
+                if payload.get("type").and_then(Value::as_str) == Some("token_count")
+                    && let Some(t) = payload.pointer("/info/total_token_usage")
+                {
+                    tokens = Some(t.clone());
+                }
+            }
+            "response_item" => match payload.get("type").and_then(Value::as_str).unwrap_or("") {
+                "message" => {
+                    let words = payload.get("content").map(text_of).unwrap_or_default();
+                    match payload.get("role").and_then(Value::as_str) {
+                        Some("user") if !words.trim().is_empty() => {
+                            // Codex puts its environment notes in user messages too.
+                            if words.trim_start().starts_with("<environment_context>")
+                                || words.trim_start().starts_with("<user_instructions>")
+                            {
+                                continue;
+                            }
+                            first_prompt.get_or_insert_with(|| words.clone());
+                            let mut p = Phase::new(
+                                phase_name(&words, phases.len() + 1),
+                                None,
+                                Some("main".into()),
+                            );
+                            p.blocks
+                                .push(Block::Callout(Callout::user(words.trim(), None)));
+                            phases.push(p);
+                        }
+                        Some("assistant") if !words.trim().is_empty() => {
+                            if phases.is_empty() {
+                                phases.push(Phase::new("Start", None, Some("main".into())));
+                            }
+                            let p = phases.last_mut().expect("a phase");
+                            p.blocks
+                                .push(Block::Callout(Callout::reply(Some(&agent), words.trim())));
+                        }
+                        _ => {}
+                    }
+                }
+                "function_call" | "custom_tool_call" | "local_shell_call" => {
+                    if phases.is_empty() {
+                        phases.push(Phase::new("Start", None, Some("main".into())));
+                    }
+                    let name = payload
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("shell");
+                    let args = payload
+                        .get("arguments")
+                        .or_else(|| payload.get("input"))
+                        .or_else(|| payload.get("action"))
+                        .unwrap_or(&Value::Null);
+                    let call = ToolCall::new(
+                        name.split_whitespace().collect::<Vec<_>>().join("_"),
+                        args_line(args),
+                    );
+                    let pi = phases.len() - 1;
+                    let p = &mut phases[pi];
+                    if !matches!(p.blocks.last(), Some(Block::ToolCalls { .. })) {
+                        p.blocks.push(Block::ToolCalls { calls: Vec::new() });
+                    }
+                    let bi = p.blocks.len() - 1;
+                    if let Some(Block::ToolCalls { calls }) = p.blocks.last_mut() {
+                        if let Some(cid) = payload.get("call_id").and_then(Value::as_str) {
+                            calls_by_id.insert(cid.to_owned(), (pi, bi, calls.len()));
+                        }
+                        calls.push(call);
+                    }
+                }
+                "function_call_output" | "custom_tool_call_output" => {
+                    let cid = payload.get("call_id").and_then(Value::as_str).unwrap_or("");
+                    let out = output_text(payload.get("output").unwrap_or(&Value::Null));
+                    if let Some(&(pi, bi, ci)) = calls_by_id.get(cid)
+                        && let Some(Block::ToolCalls { calls }) = phases[pi].blocks.get_mut(bi)
+                        && let Some(c) = calls.get_mut(ci)
+                    {
+                        let s = cut(&one_line(out.trim()), crucible_core::SUMMARY_LIMIT);
+                        c.summary = (!s.is_empty()).then_some(s);
+                        c.failed = failed(&out);
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    let started = started.unwrap_or_else(|| crate::messages::mtime(path));
+    let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
+    fm.status = SessionStatus::Paused;
+    fm.participants.push(agent);
+    fm.model = model;
+    if let Some(t) = &tokens {
+        let n = |k: &str| t.get(k).and_then(Value::as_u64).unwrap_or(0);
+        fm.tokens_used = t
+            .get("total_tokens")
+            .and_then(Value::as_u64)
+            .or(Some(n("input_tokens") + n("output_tokens")));
+        let mut u = serde_yaml::Mapping::new();
+        for k in [
+            "input_tokens",
+            "cached_input_tokens",
+            "output_tokens",
+            "reasoning_output_tokens",
+        ] {
+            u.insert(k.into(), n(k).into());
+        }
+        fm.extra
+            .insert("usage".into(), serde_yaml::Value::Mapping(u));
+    }
+    for (k, s) in extra {
+        fm.extra.insert(k.into(), s.into());
+    }
+    let title = first_prompt
+        .map(|p| cut(&one_line(p.lines().next().unwrap_or("").trim()), 80))
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "Codex session".to_owned());
+    fm.title = Some(title.clone());
+    let mut log = SessionLog::new(fm);
+    log.preamble.push(Block::Heading {
+        level: 1,
+        text: title,
+    });
+    log.sections = phases.into_iter().map(Section::Phase).collect();
+    log.frontmatter.resume_point = log.phase_count().checked_sub(1).map(PhaseId::from_index);
+    Ok(crate::imported(
+        crate::Format::Codex,
+        path,
+        id,
+        &bytes,
+        log,
+        warnings,
+    ))
+}
