@@ -66,24 +66,8 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let mut phases: Vec<Phase> = Vec::new();
     let mut first_prompt: Option<String> = None;
     let mut sidechain = 0;
-    // Where each tool_use id's call is: (phase, block, call).
-    let mut calls_by_id: std::collections::HashMap<String, (usize, usize, usize)> =
-        std::collections::HashMap::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v: Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => {
-                warnings.push(ImportWarning {
-                    path: path.to_owned(),
-                    line: Some(i + 1),
-                    message: format!("not JSON ({e}); skipped"),
-                });
-                continue;
-            }
-        };
+    let mut book = crate::calls::CallBook::default();
+    for (_, v) in crate::calls::json_lines(path, &text, &mut warnings) {
         let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
         match kind {
             "summary" | "custom-title" | "ai-title" => {
@@ -165,8 +149,8 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             }
             let synthetic = msg.get("model").and_then(Value::as_str) == Some("<synthetic>");
             let pi = phases.len() - 1;
-            let p = &mut phases[pi];
             for b in &blocks {
+                let p = &mut phases[pi];
                 match b.get("type").and_then(Value::as_str) {
                     Some("text") => {
                         let t = b.get("text").and_then(Value::as_str).unwrap_or("");
@@ -186,16 +170,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                             name.split_whitespace().collect::<Vec<_>>().join("_"),
                             crate::messages::args_line(b.get("input").unwrap_or(&Value::Null)),
                         );
-                        if !matches!(p.blocks.last(), Some(Block::ToolCalls { .. })) {
-                            p.blocks.push(Block::ToolCalls { calls: Vec::new() });
-                        }
-                        let bi = p.blocks.len() - 1;
-                        if let Some(Block::ToolCalls { calls }) = p.blocks.last_mut() {
-                            if let Some(id) = b.get("id").and_then(Value::as_str) {
-                                calls_by_id.insert(id.to_owned(), (pi, bi, calls.len()));
-                            }
-                            calls.push(call);
-                        }
+                        book.add(&mut phases, call, b.get("id").and_then(Value::as_str));
                     }
                     _ => {}
                 }
@@ -213,14 +188,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                 let id = r.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
                 let out = r.get("content").map(text_of).unwrap_or_default();
                 let failed = r.get("is_error").and_then(Value::as_bool) == Some(true);
-                if let Some(&(pi, bi, ci)) = calls_by_id.get(id)
-                    && let Some(Block::ToolCalls { calls }) = phases[pi].blocks.get_mut(bi)
-                    && let Some(c) = calls.get_mut(ci)
-                {
-                    let s = cut(&one_line(out.trim()), crucible_core::SUMMARY_LIMIT);
-                    c.summary = (!s.is_empty()).then_some(s);
-                    c.failed = failed;
-                }
+                book.answer(&mut phases, id, &out, failed);
             }
             let words = prompt.join("\n");
             if !words.trim().is_empty() {

@@ -64,20 +64,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
     let body = String::from_utf8_lossy(&bytes);
     let mut warnings = Vec::new();
-    let mut lines: Vec<(usize, Value)> = Vec::new();
-    for (i, line) in body.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(v) => lines.push((i + 1, v)),
-            Err(e) => warnings.push(ImportWarning {
-                path: path.to_owned(),
-                line: Some(i + 1),
-                message: format!("not JSON ({e}); skipped"),
-            }),
-        }
-    }
+    let lines = crate::calls::json_lines(path, &body, &mut warnings);
     let Some((_, start)) = lines
         .iter()
         .find(|(_, v)| v.get("type").and_then(Value::as_str) == Some("session_start"))

@@ -15,7 +15,6 @@
 //!   `tokens_used` (the four parts under `usage:`);
 //! - a line that does not parse is a warning.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -26,7 +25,7 @@ use crucible_core::{
 };
 
 use crate::messages::{args_line, phase_name, text_of};
-use crate::{ImportError, ImportWarning, Imported};
+use crate::{ImportError, Imported};
 
 /// True when an early line is a Codex `session_meta`.
 pub(crate) fn looks_like(bytes: &[u8]) -> bool {
@@ -78,22 +77,8 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let mut tokens: Option<Value> = None;
     let mut phases: Vec<Phase> = Vec::new();
     let mut first_prompt: Option<String> = None;
-    let mut calls_by_id: HashMap<String, (usize, usize, usize)> = HashMap::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v: Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => {
-                warnings.push(ImportWarning {
-                    path: path.to_owned(),
-                    line: Some(i + 1),
-                    message: format!("not JSON ({e}); skipped"),
-                });
-                continue;
-            }
-        };
+    let mut book = crate::calls::CallBook::default();
+    for (_, v) in crate::calls::json_lines(path, &text, &mut warnings) {
         if started.is_none() {
             started = v
                 .get("timestamp")
@@ -163,9 +148,6 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                     }
                 }
                 "function_call" | "custom_tool_call" | "local_shell_call" => {
-                    if phases.is_empty() {
-                        phases.push(Phase::new("Start", None, Some("main".into())));
-                    }
                     let name = payload
                         .get("name")
                         .and_then(Value::as_str)
@@ -179,30 +161,16 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                         name.split_whitespace().collect::<Vec<_>>().join("_"),
                         args_line(args),
                     );
-                    let pi = phases.len() - 1;
-                    let p = &mut phases[pi];
-                    if !matches!(p.blocks.last(), Some(Block::ToolCalls { .. })) {
-                        p.blocks.push(Block::ToolCalls { calls: Vec::new() });
-                    }
-                    let bi = p.blocks.len() - 1;
-                    if let Some(Block::ToolCalls { calls }) = p.blocks.last_mut() {
-                        if let Some(cid) = payload.get("call_id").and_then(Value::as_str) {
-                            calls_by_id.insert(cid.to_owned(), (pi, bi, calls.len()));
-                        }
-                        calls.push(call);
-                    }
+                    book.add(
+                        &mut phases,
+                        call,
+                        payload.get("call_id").and_then(Value::as_str),
+                    );
                 }
                 "function_call_output" | "custom_tool_call_output" => {
                     let cid = payload.get("call_id").and_then(Value::as_str).unwrap_or("");
                     let out = output_text(payload.get("output").unwrap_or(&Value::Null));
-                    if let Some(&(pi, bi, ci)) = calls_by_id.get(cid)
-                        && let Some(Block::ToolCalls { calls }) = phases[pi].blocks.get_mut(bi)
-                        && let Some(c) = calls.get_mut(ci)
-                    {
-                        let s = cut(&one_line(out.trim()), crucible_core::SUMMARY_LIMIT);
-                        c.summary = (!s.is_empty()).then_some(s);
-                        c.failed = failed(&out);
-                    }
+                    book.answer(&mut phases, cid, &out, failed(&out));
                 }
                 _ => {}
             },

@@ -15,6 +15,7 @@
 //! and Codex rollouts.
 
 mod agent_dir;
+mod calls;
 mod claude_code;
 mod codeloops;
 mod codex;
