@@ -84,11 +84,14 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
             });
         }
     };
-    let started = started_of(&name).unwrap_or_else(|| crate::messages::mtime(dir));
-    let mut log = session_from(&messages, started, &log_path, &mut warnings);
-    if log.frontmatter.title.is_none() {
-        log.frontmatter.title = Some(format!("Agent session {name}"));
-    }
+    let started = started_of(&name).unwrap_or_else(|| crate::transcript::mtime(dir));
+    let mut log = session_from(
+        &messages,
+        started,
+        &format!("Agent session {name}"),
+        &log_path,
+        &mut warnings,
+    );
     let todos_path = dir.join("todos.json");
     if let Ok(bytes) = std::fs::read(&todos_path) {
         hashed.extend(&bytes);

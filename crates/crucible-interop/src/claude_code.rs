@@ -22,11 +22,11 @@ use std::path::Path;
 use serde_json::Value;
 
 use crucible_core::{
-    AgentRef, Block, Callout, Frontmatter, Phase, PhaseId, Section, SessionId, SessionLog,
-    SessionStatus, Timestamp, ToolCall, cut, one_line,
+    AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, Timestamp, ToolCall, cut,
+    one_line,
 };
 
-use crate::messages::{phase_name, text_of};
+use crate::transcript::{finish_paused, phase_name, text_of, title_from};
 use crate::{ImportError, ImportWarning, Imported};
 
 /// True when the first lines look like a Claude Code transcript.
@@ -66,8 +66,8 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let mut phases: Vec<Phase> = Vec::new();
     let mut first_prompt: Option<String> = None;
     let mut sidechain = 0;
-    let mut book = crate::calls::CallBook::default();
-    for (_, v) in crate::calls::json_lines(path, &text, &mut warnings) {
+    let mut book = crate::transcript::CallBook::default();
+    for (_, v) in crate::transcript::json_lines(path, &text, &mut warnings) {
         let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
         match kind {
             "summary" | "custom-title" | "ai-title" => {
@@ -168,7 +168,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                         let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
                         let call = ToolCall::new(
                             name.split_whitespace().collect::<Vec<_>>().join("_"),
-                            crate::messages::args_line(b.get("input").unwrap_or(&Value::Null)),
+                            crate::transcript::args_line(b.get("input").unwrap_or(&Value::Null)),
                         );
                         book.add(&mut phases, call, b.get("id").and_then(Value::as_str));
                     }
@@ -213,18 +213,15 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             ),
         });
     }
-    let started = started.unwrap_or_else(|| crate::messages::mtime(path));
+    let started = started.unwrap_or_else(|| crate::transcript::mtime(path));
     let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
-    fm.status = SessionStatus::Paused;
     fm.participants.push(agent);
     fm.model = model;
     let total = usage.input + usage.output + usage.cache_creation + usage.cache_read;
     fm.tokens_used = (total > 0).then_some(total);
     let title = title
-        .or_else(|| first_prompt.map(|p| cut(&one_line(p.lines().next().unwrap_or("").trim()), 80)))
-        .filter(|t| !t.is_empty())
+        .or_else(|| first_prompt.as_deref().and_then(title_from))
         .unwrap_or_else(|| "Claude Code session".to_owned());
-    fm.title = Some(title.clone());
     for (k, s) in extra {
         fm.extra.insert(k.into(), s.into());
     }
@@ -238,12 +235,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             .insert("usage".into(), serde_yaml::Value::Mapping(u));
     }
     let mut log = SessionLog::new(fm);
-    log.preamble.push(Block::Heading {
-        level: 1,
-        text: title,
-    });
-    log.sections = phases.into_iter().map(Section::Phase).collect();
-    log.frontmatter.resume_point = log.phase_count().checked_sub(1).map(PhaseId::from_index);
+    finish_paused(&mut log, title, phases);
     Ok(crate::imported(
         crate::Format::ClaudeCode,
         path,

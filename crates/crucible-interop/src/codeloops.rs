@@ -64,7 +64,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
     let body = String::from_utf8_lossy(&bytes);
     let mut warnings = Vec::new();
-    let lines = crate::calls::json_lines(path, &body, &mut warnings);
+    let lines = crate::transcript::json_lines(path, &body, &mut warnings);
     let Some((_, start)) = lines
         .iter()
         .find(|(_, v)| v.get("type").and_then(Value::as_str) == Some("session_start"))
@@ -77,7 +77,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     };
     let started: Timestamp = text(start, "timestamp")
         .parse()
-        .unwrap_or_else(|_| crate::messages::mtime(path));
+        .unwrap_or_else(|_| crate::transcript::mtime(path));
     let placeholder = SessionId::new("imported").expect("a valid id");
     let mut fm = Frontmatter::new(placeholder, started);
     fm.status = SessionStatus::Active;

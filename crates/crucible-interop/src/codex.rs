@@ -20,11 +20,10 @@ use std::path::Path;
 use serde_json::Value;
 
 use crucible_core::{
-    AgentRef, Block, Callout, Frontmatter, Phase, PhaseId, Section, SessionId, SessionLog,
-    SessionStatus, Timestamp, ToolCall, cut, one_line,
+    AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, Timestamp, ToolCall,
 };
 
-use crate::messages::{args_line, phase_name, text_of};
+use crate::transcript::{args_line, finish_paused, phase_name, text_of, title_from};
 use crate::{ImportError, Imported};
 
 /// True when an early line is a Codex `session_meta`.
@@ -77,8 +76,8 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let mut tokens: Option<Value> = None;
     let mut phases: Vec<Phase> = Vec::new();
     let mut first_prompt: Option<String> = None;
-    let mut book = crate::calls::CallBook::default();
-    for (_, v) in crate::calls::json_lines(path, &text, &mut warnings) {
+    let mut book = crate::transcript::CallBook::default();
+    for (_, v) in crate::transcript::json_lines(path, &text, &mut warnings) {
         if started.is_none() {
             started = v
                 .get("timestamp")
@@ -177,9 +176,8 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             _ => {}
         }
     }
-    let started = started.unwrap_or_else(|| crate::messages::mtime(path));
+    let started = started.unwrap_or_else(|| crate::transcript::mtime(path));
     let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
-    fm.status = SessionStatus::Paused;
     fm.participants.push(agent);
     fm.model = model;
     if let Some(t) = &tokens {
@@ -204,17 +202,11 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         fm.extra.insert(k.into(), s.into());
     }
     let title = first_prompt
-        .map(|p| cut(&one_line(p.lines().next().unwrap_or("").trim()), 80))
-        .filter(|t| !t.is_empty())
+        .as_deref()
+        .and_then(title_from)
         .unwrap_or_else(|| "Codex session".to_owned());
-    fm.title = Some(title.clone());
     let mut log = SessionLog::new(fm);
-    log.preamble.push(Block::Heading {
-        level: 1,
-        text: title,
-    });
-    log.sections = phases.into_iter().map(Section::Phase).collect();
-    log.frontmatter.resume_point = log.phase_count().checked_sub(1).map(PhaseId::from_index);
+    finish_paused(&mut log, title, phases);
     Ok(crate::imported(
         crate::Format::Codex,
         path,

@@ -24,11 +24,12 @@ use serde_json::Value;
 use serde_yaml::Value as Yaml;
 
 use crucible_core::{
-    AgentRef, Block, Callout, Frontmatter, Phase, PhaseId, Section, SessionId, SessionLog,
-    SessionStatus, Timestamp, ToolCall, cut, one_line,
+    AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, Timestamp, ToolCall,
+    one_line,
 };
 
-use crate::messages::{assistant_blocks, phase_name, push_blocks, text_of};
+use crate::messages::{assistant_blocks, push_blocks};
+use crate::transcript::{finish_paused, phase_name, text_of, title_from};
 use crate::{ImportError, ImportWarning, Imported};
 
 /// True when the text is YAML with a `turns` list and a `name` or
@@ -79,9 +80,8 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         .unwrap_or_else(|_| "agent".parse().expect("valid"));
     let started = time_of(doc.get("created"))
         .or_else(|| time_of(doc.get("timestamp")))
-        .unwrap_or_else(|| crate::messages::mtime(path));
+        .unwrap_or_else(|| crate::transcript::mtime(path));
     let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
-    fm.status = SessionStatus::Paused;
     fm.participants.push(agent.clone());
     fm.tokens_used = doc.get("total_tokens").and_then(Yaml::as_u64);
     fm.cost_usd = doc.get("total_cost").and_then(Yaml::as_f64);
@@ -98,6 +98,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         .and_then(Yaml::as_sequence)
         .cloned()
         .unwrap_or_default();
+    let mut phases: Vec<Phase> = Vec::new();
     let by_turn = doc.get("messages").and_then(Yaml::as_mapping);
     for (k, t) in turns.iter().enumerate() {
         let number = t.get("turn").and_then(Yaml::as_u64).unwrap_or(k as u64 + 1);
@@ -175,24 +176,15 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             }
             _ => summary_blocks(t, &input, &agent, &mut p),
         }
-        log.sections.push(Section::Phase(p));
+        phases.push(p);
     }
-    let first_input = turns
+    let title = turns
         .first()
         .and_then(|t| t.get("input"))
         .and_then(Yaml::as_str)
-        .map(|s| cut(&one_line(s.trim()), 80))
-        .filter(|s| !s.is_empty());
-    let title = first_input.unwrap_or_else(|| format!("ConnectOnion session {name}"));
-    log.preamble.insert(
-        0,
-        Block::Heading {
-            level: 1,
-            text: title.clone(),
-        },
-    );
-    log.frontmatter.title = Some(title);
-    log.frontmatter.resume_point = log.phase_count().checked_sub(1).map(PhaseId::from_index);
+        .and_then(title_from)
+        .unwrap_or_else(|| format!("ConnectOnion session {name}"));
+    finish_paused(&mut log, title, phases);
     Ok(crate::imported(
         crate::Format::ConnectOnion,
         path,

@@ -15,13 +15,13 @@
 //! and Codex rollouts.
 
 mod agent_dir;
-mod calls;
 mod claude_code;
 mod codeloops;
 mod codex;
 mod connectonion;
 mod messages;
 mod provenance;
+mod transcript;
 
 use std::path::{Path, PathBuf};
 

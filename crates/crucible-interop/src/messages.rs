@@ -16,10 +16,13 @@ use std::path::Path;
 use serde_json::Value;
 
 use crucible_core::{
-    AgentRef, Block, Callout, Frontmatter, Phase, Section, SessionId, SessionLog, SessionStatus,
-    Timestamp, ToolCall, cut, one_line,
+    AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, Timestamp, ToolCall, cut,
+    one_line,
 };
 
+use crate::transcript::{
+    args_line, finish_paused, looks_failed, mtime, phase_name, text_of, title_from,
+};
 use crate::{ImportError, ImportWarning, Imported};
 
 /// The agent an import records replies as, when the source names none.
@@ -77,119 +80,8 @@ pub(crate) fn read_messages(
     Ok(out)
 }
 
-/// The text of a message's `content`: a string, or the text parts of an array.
-pub(crate) fn text_of(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str).or_else(|| p.as_str()))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
-/// A phase name from a user's words: the first line, cut, without a
-/// trailing `@`/`#` word (which a heading would read as agent or channel).
-pub(crate) fn phase_name(words: &str, n: usize) -> String {
-    let line = one_line(words.lines().find(|l| !l.trim().is_empty()).unwrap_or(""));
-    let mut parts: Vec<&str> = line.split_whitespace().collect();
-    while parts
-        .last()
-        .is_some_and(|w| w.starts_with('@') || w.starts_with('#'))
-    {
-        parts.pop();
-    }
-    let name = cut(&parts.join(" "), 60);
-    if name.is_empty() {
-        format!("Turn {n}")
-    } else {
-        name
-    }
-}
-
-/// A tool call's arguments as one line: the usual single field (`command`,
-/// `path`, `file_path`, `cmd`, `query`, `pattern`, `url`) when that is all
-/// there is; a file path and then the other fields as JSON; else the JSON.
-pub(crate) fn args_line(arguments: &Value) -> String {
-    let v = match arguments {
-        Value::String(s) => serde_json::from_str::<Value>(s).unwrap_or(Value::String(s.clone())),
-        other => other.clone(),
-    };
-    if let Value::Object(m) = &v {
-        // A shell call is its command line (Codex: `["bash", "-lc", "..."]`),
-        // whatever else came with it (a working directory, a timeout).
-        if let Some(cmd) = m.get("command") {
-            match cmd {
-                Value::String(c) => return one_line(c),
-                Value::Array(a) => {
-                    let words: Vec<String> = a
-                        .iter()
-                        .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
-                        .collect();
-                    let shell = words.len() == 3
-                        && matches!(words[0].as_str(), "bash" | "sh" | "zsh")
-                        && matches!(words[1].as_str(), "-lc" | "-c");
-                    return one_line(&if shell {
-                        words[2].clone()
-                    } else {
-                        words.join(" ")
-                    });
-                }
-                _ => {}
-            }
-        }
-        // A file tool's path first, then what else it was given: the line
-        // reads well and tools that look for a path find it.
-        for key in ["file_path", "path", "notebook_path"] {
-            if m.len() > 1
-                && let Some(Value::String(p)) = m.get(key)
-            {
-                let mut rest = m.clone();
-                rest.remove(key);
-                return one_line(&format!("{p} {}", Value::Object(rest)));
-            }
-        }
-        for key in [
-            "command",
-            "cmd",
-            "path",
-            "file_path",
-            "query",
-            "pattern",
-            "url",
-            "input",
-        ] {
-            if m.len() == 1
-                && let Some(val) = m.get(key)
-            {
-                return match val {
-                    Value::String(s) => one_line(s),
-                    Value::Array(a) => one_line(
-                        &a.iter()
-                            .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
-                            .collect::<Vec<_>>()
-                            .join(" "),
-                    ),
-                    other => other.to_string(),
-                };
-            }
-        }
-    }
-    match v {
-        Value::String(s) => one_line(&s),
-        Value::Null => String::new(),
-        other => one_line(&other.to_string()),
-    }
-}
-
 fn failed_result(text: &str, msg: &Value) -> bool {
-    let t = text.trim_start();
-    msg.get("is_error").and_then(Value::as_bool) == Some(true)
-        || t.starts_with("Error")
-        || t.starts_with("error")
-        || t.starts_with("Traceback")
+    msg.get("is_error").and_then(Value::as_bool) == Some(true) || looks_failed(text)
 }
 
 /// The blocks of the assistant message `messages[i]`: its text as a
@@ -248,20 +140,22 @@ pub(crate) fn push_blocks(to: &mut Vec<Block>, blocks: Vec<Block>) {
     }
 }
 
-/// Builds a session from messages; `started` from the source.
+/// Builds a session from messages; `started` from the source; the title is
+/// the first user message's first line, else `fallback_title`.
 pub(crate) fn session_from(
     messages: &[Value],
     started: Timestamp,
+    fallback_title: &str,
     path: &Path,
     warnings: &mut Vec<ImportWarning>,
 ) -> SessionLog {
     let placeholder = SessionId::new("imported").expect("a valid id");
-    let mut fm = Frontmatter::new(placeholder, started);
-    fm.status = SessionStatus::Paused;
+    let fm = Frontmatter::new(placeholder, started);
     let agent: AgentRef = AGENT.parse().expect("a valid agent");
     let mut log = SessionLog::new(fm);
     let mut phases: Vec<Phase> = Vec::new();
     let mut turn = 0;
+    let mut title: Option<String> = None;
     for (i, m) in messages.iter().enumerate() {
         let role = m.get("role").and_then(Value::as_str).unwrap_or("");
         let text = m.get("content").map(text_of).unwrap_or_default();
@@ -275,18 +169,8 @@ pub(crate) fn session_from(
             }
             "user" => {
                 turn += 1;
-                if turn == 1 {
-                    let title = cut(&one_line(text.lines().next().unwrap_or("").trim()), 80);
-                    if !title.is_empty() {
-                        log.frontmatter.title = Some(title.clone());
-                        log.preamble.insert(
-                            0,
-                            Block::Heading {
-                                level: 1,
-                                text: title,
-                            },
-                        );
-                    }
+                if title.is_none() {
+                    title = title_from(&text);
                 }
                 let mut p = Phase::new(phase_name(&text, turn), None, Some("main".into()));
                 if !text.trim().is_empty() {
@@ -316,24 +200,9 @@ pub(crate) fn session_from(
             }),
         }
     }
-    log.sections = phases.into_iter().map(Section::Phase).collect();
-    if log.phase_count() > 0 {
-        log.frontmatter.resume_point =
-            Some(crucible_core::PhaseId::from_index(log.phase_count() - 1));
-    }
+    let title = title.unwrap_or_else(|| fallback_title.to_owned());
+    finish_paused(&mut log, title, phases);
     log
-}
-
-/// The file's modification time, as the session's start (a message array
-/// carries no time of its own).
-pub(crate) fn mtime(path: &Path) -> Timestamp {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or_else(Timestamp::now, |d| {
-            Timestamp::from_unix_ms(i64::try_from(d.as_millis()).unwrap_or(0))
-        })
 }
 
 /// A message file (JSON array or JSONL).
@@ -342,7 +211,11 @@ pub(crate) fn import_file(path: &Path) -> Result<Imported, ImportError> {
     let text = String::from_utf8_lossy(&bytes);
     let mut warnings = Vec::new();
     let messages = read_messages(path, &text, &mut warnings)?;
-    let log = session_from(&messages, mtime(path), path, &mut warnings);
+    let stem = path.file_stem().map_or_else(
+        || "conversation".to_owned(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let log = session_from(&messages, mtime(path), &stem, path, &mut warnings);
     Ok(crate::imported(
         crate::Format::OpenAiMessages,
         path,

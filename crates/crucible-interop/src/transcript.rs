@@ -1,0 +1,230 @@
+//! What the importers share: JSONL read line by line with warnings, tool
+//! calls found again by their id when their result comes, the text of
+//! message content, tool arguments on one line, phase names from a user's
+//! words, and the title and resume point of the session they make.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crucible_core::{
+    Block, Phase, PhaseId, SessionLog, SessionStatus, Timestamp, ToolCall, cut, one_line,
+};
+
+use crate::ImportWarning;
+
+/// The JSON lines of `text`, with their line numbers; a line that does not
+/// parse is a warning.
+pub(crate) fn json_lines(
+    path: &Path,
+    text: &str,
+    warnings: &mut Vec<ImportWarning>,
+) -> Vec<(usize, Value)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(v) => out.push((i + 1, v)),
+            Err(e) => warnings.push(ImportWarning {
+                path: path.to_owned(),
+                line: Some(i + 1),
+                message: format!("not JSON ({e}); skipped"),
+            }),
+        }
+    }
+    out
+}
+
+/// Tool calls by id: where each is, so its result can be put on it.
+#[derive(Debug, Default)]
+pub(crate) struct CallBook {
+    /// id → (phase, block, call).
+    at: HashMap<String, (usize, usize, usize)>,
+}
+
+impl CallBook {
+    /// Adds `call` to the last phase (a `Start` phase when there is none),
+    /// in its last tool-call list or a new one.
+    pub(crate) fn add(&mut self, phases: &mut Vec<Phase>, call: ToolCall, id: Option<&str>) {
+        if phases.is_empty() {
+            phases.push(Phase::new("Start", None, Some("main".into())));
+        }
+        let pi = phases.len() - 1;
+        let p = &mut phases[pi];
+        if !matches!(p.blocks.last(), Some(Block::ToolCalls { .. })) {
+            p.blocks.push(Block::ToolCalls { calls: Vec::new() });
+        }
+        let bi = p.blocks.len() - 1;
+        if let Some(Block::ToolCalls { calls }) = p.blocks.last_mut() {
+            if let Some(id) = id {
+                self.at.insert(id.to_owned(), (pi, bi, calls.len()));
+            }
+            calls.push(call);
+        }
+    }
+
+    /// Puts a result on the call with `id`: its summary, and ✗ if `failed`.
+    pub(crate) fn answer(&self, phases: &mut [Phase], id: &str, output: &str, failed: bool) {
+        if let Some(&(pi, bi, ci)) = self.at.get(id)
+            && let Some(Block::ToolCalls { calls }) = phases[pi].blocks.get_mut(bi)
+            && let Some(c) = calls.get_mut(ci)
+        {
+            let s = cut(&one_line(output.trim()), crucible_core::SUMMARY_LIMIT);
+            c.summary = (!s.is_empty()).then_some(s);
+            c.failed = failed;
+        }
+    }
+}
+
+/// The text of a message's `content`: a string, or the text parts of an array.
+pub(crate) fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str).or_else(|| p.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// A phase name from a user's words: the first line, cut, without a
+/// trailing `@`/`#` word (which a heading would read as agent or channel).
+pub(crate) fn phase_name(words: &str, n: usize) -> String {
+    let line = one_line(words.lines().find(|l| !l.trim().is_empty()).unwrap_or(""));
+    let mut parts: Vec<&str> = line.split_whitespace().collect();
+    while parts
+        .last()
+        .is_some_and(|w| w.starts_with('@') || w.starts_with('#'))
+    {
+        parts.pop();
+    }
+    let name = cut(&parts.join(" "), 60);
+    if name.is_empty() {
+        format!("Turn {n}")
+    } else {
+        name
+    }
+}
+
+/// A tool call's arguments as one line: a shell call's command line; a
+/// file path and then the other fields as JSON; the usual single field
+/// (`cmd`, `path`, `file_path`, `query`, `pattern`, `url`, `input`) when
+/// that is all there is; else the JSON.
+pub(crate) fn args_line(arguments: &Value) -> String {
+    let v = match arguments {
+        Value::String(s) => serde_json::from_str::<Value>(s).unwrap_or(Value::String(s.clone())),
+        other => other.clone(),
+    };
+    if let Value::Object(m) = &v {
+        // A shell call is its command line (Codex: `["bash", "-lc", "..."]`),
+        // whatever else came with it (a working directory, a timeout).
+        if let Some(cmd) = m.get("command") {
+            match cmd {
+                Value::String(c) => return one_line(c),
+                Value::Array(a) => {
+                    let words: Vec<String> = a
+                        .iter()
+                        .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
+                        .collect();
+                    let shell = words.len() == 3
+                        && matches!(words[0].as_str(), "bash" | "sh" | "zsh")
+                        && matches!(words[1].as_str(), "-lc" | "-c");
+                    return one_line(&if shell {
+                        words[2].clone()
+                    } else {
+                        words.join(" ")
+                    });
+                }
+                _ => {}
+            }
+        }
+        // A file tool's path first, then what else it was given: the line
+        // reads well and tools that look for a path find it.
+        for key in ["file_path", "path", "notebook_path"] {
+            if m.len() > 1
+                && let Some(Value::String(p)) = m.get(key)
+            {
+                let mut rest = m.clone();
+                rest.remove(key);
+                return one_line(&format!("{p} {}", Value::Object(rest)));
+            }
+        }
+        for key in [
+            "cmd",
+            "path",
+            "file_path",
+            "query",
+            "pattern",
+            "url",
+            "input",
+        ] {
+            if m.len() == 1
+                && let Some(val) = m.get(key)
+            {
+                return match val {
+                    Value::String(s) => one_line(s),
+                    Value::Array(a) => one_line(
+                        &a.iter()
+                            .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    ),
+                    other => other.to_string(),
+                };
+            }
+        }
+    }
+    match v {
+        Value::String(s) => one_line(&s),
+        Value::Null => String::new(),
+        other => one_line(&other.to_string()),
+    }
+}
+
+/// The file's modification time, as the session's start (a message array
+/// carries no time of its own).
+pub(crate) fn mtime(path: &Path) -> Timestamp {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or_else(Timestamp::now, |d| {
+            Timestamp::from_unix_ms(i64::try_from(d.as_millis()).unwrap_or(0))
+        })
+}
+
+/// True when a tool's output reads as a failure: it starts with `Error`,
+/// `error` or a Python `Traceback`.
+pub(crate) fn looks_failed(output: &str) -> bool {
+    let t = output.trim_start();
+    t.starts_with("Error") || t.starts_with("error") || t.starts_with("Traceback")
+}
+
+/// A title from a user's first words: the first line, cut to 80 characters.
+pub(crate) fn title_from(words: &str) -> Option<String> {
+    let title = cut(&one_line(words.lines().next().unwrap_or("").trim()), 80);
+    (!title.is_empty()).then_some(title)
+}
+
+/// Gives `log` its title (frontmatter and `# Title` line) and its phases,
+/// and leaves it paused at its last phase: an imported conversation can be
+/// resumed where the source stopped.
+pub(crate) fn finish_paused(log: &mut SessionLog, title: String, phases: Vec<Phase>) {
+    log.frontmatter.title = Some(title.clone());
+    log.preamble.insert(
+        0,
+        Block::Heading {
+            level: 1,
+            text: title,
+        },
+    );
+    log.sections
+        .extend(phases.into_iter().map(crucible_core::Section::Phase));
+    log.frontmatter.status = SessionStatus::Paused;
+    log.frontmatter.resume_point = log.phase_count().checked_sub(1).map(PhaseId::from_index);
+}
