@@ -151,6 +151,18 @@ fn task_of(log: &SessionLog) -> String {
     }
 }
 
+/// True when a session file's bytes hold `[!error` or `[!user` in any
+/// case: a file without either gives no case, and a reader of many files
+/// can skip parsing it.
+pub fn may_have_cases(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, b"[!").any(|i| {
+        let rest = &bytes[i + 2..];
+        let starts =
+            |word: &[u8]| rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word);
+        starts(b"error") || starts(b"user")
+    })
+}
+
 /// Every case of a session, in document order.
 pub fn cases_of(log: &SessionLog, filter: CaseFilter) -> Vec<Case> {
     let task = task_of(log);

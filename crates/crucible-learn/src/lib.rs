@@ -18,7 +18,7 @@ mod redact;
 
 pub use case::{Case, CaseBody, CaseKind, CaseMeta};
 pub use export::{CaseWriter, Export, Schema, Written, render};
-pub use extract::{CaseFilter, cases_of};
+pub use extract::{CaseFilter, cases_of, may_have_cases};
 pub use redact::Redactor;
 
 impl Case {

@@ -231,3 +231,15 @@ fn planted_secrets_never_reach_any_export() {
         assert!(text.contains(s), "{s} is not in the unredacted export");
     }
 }
+
+#[test]
+fn files_without_error_or_user_callouts_give_no_case() {
+    for s in all_sessions() {
+        let text = crucible_parser::write_session(&s);
+        if !crucible_learn::may_have_cases(text.as_bytes()) {
+            assert!(cases_of(&s, CaseFilter::All).is_empty(), "{}", s.id());
+        }
+    }
+    assert!(crucible_learn::may_have_cases(b"> [!ERROR]\n> x"));
+    assert!(!crucible_learn::may_have_cases(b"> [!decision]\n> x"));
+}

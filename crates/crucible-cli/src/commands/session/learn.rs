@@ -311,22 +311,12 @@ fn load(store: &SessionStore<MarkdownCodec>, src: &Source) -> Result<Option<Sess
             .map_err(|e| e.to_string());
     }
     let bytes = std::fs::read(&src.path).map_err(|e| format!("{}: {e}", src.path.display()))?;
-    if !may_have_cases(&bytes) {
+    if !crucible_learn::may_have_cases(&bytes) {
         return Ok(None);
     }
     crucible_parser::parse_session(&src.path, &bytes)
         .map(Some)
         .map_err(|e| e.to_string())
-}
-
-/// True when `bytes` hold `[!error` or `[!user` in any case.
-fn may_have_cases(bytes: &[u8]) -> bool {
-    memchr::memmem::find_iter(bytes, b"[!").any(|i| {
-        let rest = &bytes[i + 2..];
-        let starts =
-            |word: &[u8]| rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word);
-        starts(b"error") || starts(b"user")
-    })
 }
 
 /// Writes through `write` into a temporary file beside `path`, renamed over
