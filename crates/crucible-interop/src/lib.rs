@@ -25,7 +25,7 @@ mod transcript;
 
 use std::path::{Path, PathBuf};
 
-pub use provenance::{Provenance, content_hash, fnv_hex};
+pub use provenance::{KEY as PROVENANCE_KEY, Provenance, content_hash, fnv_hex};
 
 use crucible_core::SessionLog;
 

@@ -63,7 +63,7 @@ pub fn run(ctx: &Context, args: &CodifyArgs) -> anyhow::Result<Outcome> {
     let logs: Vec<&SessionLog> = sessions.iter().collect();
     let workflow = crucible_codify::codify(&logs).map_err(|e| CliError::new(e.to_string()))?;
     let mut text = write_workflow(&workflow);
-    let checked = check_workflow(text.as_bytes());
+    let mut checked = check_workflow(text.as_bytes());
     if checked.has_errors() {
         // The extraction guarantees valid markup; say so loudly if not.
         let problems: Vec<String> = checked.problems.iter().map(ToString::to_string).collect();
@@ -84,7 +84,10 @@ pub fn run(ctx: &Context, args: &CodifyArgs) -> anyhow::Result<Outcome> {
             &text,
             Some(&markdown.join("\n\n")),
         )? {
-            Some(refined) => text = refined,
+            Some(refined) => {
+                checked = check_workflow(refined.as_bytes());
+                text = refined;
+            }
             None => eprintln!("keeping the auto-extracted workflow"),
         }
     }
@@ -94,14 +97,16 @@ pub fn run(ctx: &Context, args: &CodifyArgs) -> anyhow::Result<Outcome> {
             .as_ref()
             .map_or_else(|| "workflow.md".to_owned(), |p| p.display().to_string());
         match workflow_stages::review(&text, &label)? {
-            Some(reviewed) => text = reviewed,
+            Some(reviewed) => {
+                checked = check_workflow(reviewed.as_bytes());
+                text = reviewed;
+            }
             None => return Ok(Outcome::Failure),
         }
     }
     let rendered = match args.format {
         CodifyFormat::Markdown => text,
         CodifyFormat::Json | CodifyFormat::Mermaid => {
-            let checked = check_workflow(text.as_bytes());
             let format = match args.format {
                 CodifyFormat::Json => ShowFormat::Json,
                 _ => ShowFormat::Mermaid,

@@ -109,7 +109,9 @@ fn imported_sessions(ctx: &Context) -> HashMap<String, (PathBuf, SessionLog)> {
         let Ok(bytes) = std::fs::read(&f.path) else {
             continue;
         };
-        if memchr::memmem::find(&bytes, b"import:").is_none() {
+        // Only a file that holds the provenance key can be an import.
+        let key = format!("{}:", crucible_interop::PROVENANCE_KEY);
+        if memchr::memmem::find(&bytes, key.as_bytes()).is_none() {
             continue;
         }
         if let Ok(log) = ctx.store.load_path(&f.path)
