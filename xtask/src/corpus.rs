@@ -323,6 +323,25 @@ pub fn session(spec: &CorpusSpec, n: usize) -> SessionLog {
     log
 }
 
+/// `sessions` generated sessions of 2–12 KB (median ~7 KB, the size of
+/// sessions people record), under `target/`, generated once: the corpus of
+/// the index and learn benchmarks.
+pub fn recorded_size(
+    root: &Path,
+    sessions: usize,
+    seed: u64,
+) -> anyhow::Result<std::path::PathBuf> {
+    let spec = CorpusSpec {
+        sessions,
+        min_bytes: 2 * 1024,
+        max_bytes: 12 * 1024,
+        seed,
+    };
+    let dir = root.join("target").join(spec.dir_name());
+    ensure(&dir, &spec)?;
+    Ok(dir)
+}
+
 /// Writes the corpus into `dir` unless it is already there.
 pub fn ensure(dir: &Path, spec: &CorpusSpec) -> anyhow::Result<()> {
     let marker = dir.join(".corpus-spec");

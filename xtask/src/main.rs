@@ -100,31 +100,15 @@ fn main() -> anyhow::Result<()> {
                 println!();
             }
             if matches!(only, Only::All | Only::Index) {
-                let spec = corpus::CorpusSpec {
-                    sessions: index_sessions,
-                    min_bytes: 2 * 1024,
-                    max_bytes: 12 * 1024,
-                    seed,
-                };
-                let dir = root.join("target").join(spec.dir_name());
-                corpus::ensure(&dir, &spec)?;
+                let dir = corpus::recorded_size(&root, index_sessions, seed)?;
                 let cru = record_bench::cru_binary(&root)?;
                 print!("{}", index_bench::run(&cru, &dir, 3)?);
                 println!();
             }
             if matches!(only, Only::All | Only::Learn) {
-                // 10,000 sessions shaped like the index corpus (2-12 KB,
-                // median ~7 KB): the size of sessions people record.
-                let spec = corpus::CorpusSpec {
-                    sessions: 10_000,
-                    min_bytes: 2 * 1024,
-                    max_bytes: 12 * 1024,
-                    seed,
-                };
-                let dir = root.join("target").join(spec.dir_name());
-                corpus::ensure(&dir, &spec)?;
+                let dir = corpus::recorded_size(&root, 10_000, seed)?;
                 let cru = record_bench::cru_binary(&root)?;
-                print!("{}", learn_bench::run(&cru, &dir, spec.sessions, 3)?);
+                print!("{}", learn_bench::run(&cru, &dir, 10_000, 3)?);
                 println!();
             }
             if matches!(only, Only::All | Only::Record) {
