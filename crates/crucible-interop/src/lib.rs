@@ -27,7 +27,9 @@ use std::path::{Path, PathBuf};
 
 pub use provenance::{KEY as PROVENANCE_KEY, Provenance, content_hash, fnv_hex};
 
-use crucible_core::SessionLog;
+use crucible_core::{
+    AgentRef, Block, Callout, SessionLog, SubagentEntry, SubagentMode, SubagentRef,
+};
 
 /// The formats cru reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +104,84 @@ pub struct Imported {
     pub log: SessionLog,
     pub provenance: Provenance,
     pub warnings: Vec<ImportWarning>,
+    /// Subagent runs, each its own session, to be linked from this one
+    /// ([`link_children`]) once the store has given both their ids.
+    pub children: Vec<Child>,
+}
+
+/// A subagent's session and where it belongs in its parent.
+#[derive(Debug, Clone)]
+pub struct Child {
+    pub imported: Imported,
+    pub link: SubagentLink,
+}
+
+/// How a child session is linked from its parent.
+#[derive(Debug, Clone)]
+pub struct SubagentLink {
+    pub agent: AgentRef,
+    /// The parent's phase and the block (the tool-call list that started
+    /// the run) the `[!subagent]` callout follows; `None`: the end of the
+    /// last phase.
+    pub anchor: Option<(usize, usize)>,
+    /// What was delegated.
+    pub description: Option<String>,
+    /// The subagent's last words.
+    pub summary: Option<String>,
+}
+
+/// Links children to their parent, both with their final ids: each child
+/// gets `parent:`, the parent a `subagents` entry (agent, model, tokens)
+/// and a `[!subagent]` callout in `link` mode after the block that started
+/// the run.
+pub fn link_children(parent: &mut SessionLog, children: &mut [(SessionLog, SubagentLink)]) {
+    let parent_id = parent.id().clone();
+    let mut order: Vec<usize> = (0..children.len()).collect();
+    // Appends first, in order; then inserts from the back, so that no
+    // insertion moves a place still to be used.
+    order.sort_by_key(|&i| match children[i].1.anchor {
+        None => (0, std::cmp::Reverse((0, 0)), i),
+        Some(a) => (1, std::cmp::Reverse(a), i),
+    });
+    for i in order {
+        let (child, link) = &mut children[i];
+        child.frontmatter.parent = Some(parent_id.clone());
+        let entry = SubagentEntry {
+            session: child.id().clone(),
+            agent: Some(link.agent.clone()),
+            model: child.frontmatter.model.clone(),
+            tokens: child.frontmatter.tokens_used,
+            extra: serde_yaml::Mapping::new(),
+        };
+        let subs = &mut parent.frontmatter.subagents;
+        match subs.iter_mut().find(|e| e.session == entry.session) {
+            Some(e) => *e = entry,
+            None => subs.push(entry),
+        }
+        let callout = Block::Callout(Callout::from_subagent(&SubagentRef {
+            agent: Some(link.agent.clone()),
+            model: child.frontmatter.model.clone(),
+            mode: SubagentMode::Link,
+            target: Some(child.id().clone()),
+            description: vec![
+                link.description
+                    .clone()
+                    .unwrap_or_else(|| "Subagent run".to_owned()),
+            ],
+            content: Vec::new(),
+            summary: link.summary.clone(),
+        }));
+        let phase_count = parent.phase_count();
+        let mut phases: Vec<&mut crucible_core::Phase> = parent.phases_mut().collect();
+        match (link.anchor, phases.last_mut()) {
+            (Some((p, b)), _) if p < phase_count => {
+                let blocks = &mut phases[p].blocks;
+                blocks.insert((b + 1).min(blocks.len()), callout);
+            }
+            (_, Some(last)) => last.blocks.push(callout),
+            (_, None) => parent.preamble.push(callout),
+        }
+    }
 }
 
 /// The sources below `path` in `format` (or any, detected by content):
@@ -115,7 +195,13 @@ pub fn find_sources(path: &Path, format: Option<Format>) -> Vec<(PathBuf, Format
 
 fn collect(path: &Path, format: Option<Format>, out: &mut Vec<(PathBuf, Format)>, depth: usize) {
     if let Some(f) = detect(path).filter(|f| format.is_none_or(|want| want == *f)) {
-        out.push((path.to_owned(), f));
+        // In a folder walk a subagent's file comes with its parent's
+        // transcript; named on its own, it is imported on its own.
+        let with_parent =
+            depth > 0 && f == Format::ClaudeCode && claude_code::parent_transcript(path).is_some();
+        if !with_parent {
+            out.push((path.to_owned(), f));
+        }
         return;
     }
     if depth > 6 || !path.is_dir() {
@@ -179,6 +265,7 @@ fn imported(
         log,
         provenance,
         warnings,
+        children: Vec::new(),
     }
 }
 

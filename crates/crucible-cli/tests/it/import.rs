@@ -346,17 +346,29 @@ fn claude_code_transcripts_import_with_their_token_totals() {
     let kiln = TestKiln::empty();
     let out = kiln.run(&["session", "import", &foreign("claude-code")]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.stdout, "2025-08-14-fix-failing-date-parser-test\n");
-    assert!(
-        out.stderr
-            .contains("1 side-chain (subagent) lines left out"),
-        "{}",
-        out.stderr
-    );
+    // Each transcript, then its subagents' sessions.
+    insta::assert_snapshot!(out.stdout, @r"
+    2025-08-14-fix-failing-date-parser-test
+    2025-08-14-search-the-codebase-for-the-leap-year-check
+    2025-10-02-review-the-date-parser
+    2025-10-02-review-century-year-handling
+    ");
     let id = "2025-08-14-fix-failing-date-parser-test";
     let stats = kiln.run(&["session", "stats", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&stats.stdout).unwrap();
-    assert_eq!(v["total"]["tokens"], 13255);
+    // What ccusage reports for the two transcripts: 14,015 + 20,555.
+    assert_eq!(v["total"]["tokens"], 14015 + 20555);
+    // Subagents are listed as done, their parents as paused.
+    let paused = kiln.run(&["session", "list", "--status", "paused", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&paused.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    // A subagent shows inside its parent.
+    let show = kiln.run(&["session", "show", "2025-10-02-review-the-date-parser"]);
+    assert!(
+        show.stdout.contains("review-century-year-handling"),
+        "{}",
+        show.stdout
+    );
     assert_eq!(
         kiln.run(&["session", "resume", id, "--format", "messages"])
             .code,
@@ -411,4 +423,62 @@ fn codex_rollouts_import_resume_codify_and_learn() {
     );
     let learn = kiln.run(&["session", "learn", id, "--export", "jsonl"]);
     assert_eq!(learn.code, 0, "{}", learn.stderr);
+}
+
+/// Every session an import wrote, in id order, paths made machine-neutral.
+fn imported_markdown(kiln: &TestKiln, replace: &[(&str, &str)]) -> String {
+    let mut files: Vec<_> = std::fs::read_dir(kiln.sessions())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    files.sort();
+    let mut out = String::new();
+    for f in files {
+        out.push_str(&format!(
+            "==> {} <==\n",
+            f.file_name().unwrap().to_string_lossy()
+        ));
+        out.push_str(&std::fs::read_to_string(&f).unwrap());
+        out.push('\n');
+    }
+    for (from, to) in replace {
+        out = out.replace(from, to);
+    }
+    out
+}
+
+/// One snapshot of the markdown per row of the import table in
+/// `docs/interop.md`: what a user gets from each kind of source.
+#[test]
+fn every_source_kind_imports_to_the_markdown_in_its_snapshot() {
+    let fixtures_dir = fixtures().display().to_string();
+    for kind in [
+        "connectonion",
+        "codeloops",
+        "agent-dir",
+        "claude-code",
+        "codex",
+    ] {
+        let kiln = TestKiln::empty();
+        let out = kiln.run(&["session", "import", &foreign(kind)]);
+        assert_eq!(out.code, 0, "{kind}: {}", out.stderr);
+        let text = imported_markdown(&kiln, &[(&fixtures_dir, "[FIXTURES]")]);
+        insta::assert_snapshot!(format!("import-{kind}"), text);
+    }
+    // A message file carries no time: its session starts at the file's
+    // mtime, so a copy with a fixed one is imported.
+    let kiln = TestKiln::empty();
+    let src = kiln.root.path().join("openai");
+    copy_dir(Path::new(&foreign("openai")), &src);
+    let fixed = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_735_000_000);
+    for e in std::fs::read_dir(&src).unwrap().flatten() {
+        let f = std::fs::File::options().write(true).open(e.path()).unwrap();
+        f.set_modified(fixed).unwrap();
+    }
+    let out = kiln.run(&["session", "import", src.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = imported_markdown(&kiln, &[(src.to_str().unwrap(), "[SOURCE]")]);
+    insta::assert_snapshot!("import-openai-messages", text);
 }

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crucible_core::{Block, CalloutKind, Section};
-use crucible_interop::{Format, Provenance, detect, find_sources, import};
+use crucible_core::{Block, CalloutKind, Section, SessionId};
+use crucible_interop::{Format, Provenance, detect, find_sources, fnv_hex, import, link_children};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/foreign")
@@ -24,6 +24,10 @@ fn detects_by_content_and_finds_sources_in_folders() {
             ("2024-12-19-14-30-45".to_owned(), Format::AgentDir),
             (
                 "7f3c2a10-5b1e-4c8e-9d2a-0c4e5f6a7b8c.jsonl".to_owned(),
+                Format::ClaudeCode
+            ),
+            (
+                "c41d9e7b-2f60-4a8b-b1e3-5d7f9a0c2e46.jsonl".to_owned(),
                 Format::ClaudeCode
             ),
             (
@@ -300,8 +304,21 @@ fn claude_code_transcripts_count_usage_once_per_message() {
     assert_eq!(calls[0].args, "/home/me/myapp/tests/date_test.py");
     assert!(calls[1].failed);
     assert!(!calls[2].failed);
-    // The side chain is left out, with a warning; the synthetic reply is an error.
-    assert!(imp.warnings[0].message.contains("1 side-chain"));
+    // The side chain is a child session of its own, linked where it ran;
+    // the synthetic reply is an error.
+    assert!(imp.warnings.is_empty(), "{:?}", imp.warnings);
+    assert_eq!(imp.children.len(), 1);
+    let child = &imp.children[0];
+    assert_eq!(child.imported.log.frontmatter.tokens_used, Some(355 + 405));
+    assert_eq!(child.imported.log.tool_calls().count(), 1);
+    assert_eq!(child.link.anchor, Some((0, 2)));
+    assert!(
+        child
+            .imported
+            .provenance
+            .path
+            .ends_with("7f3c2a10-5b1e-4c8e-9d2a-0c4e5f6a7b8c.jsonl#s1")
+    );
     assert_eq!(log.phase_count(), 2);
     assert_eq!(
         log.callouts()
@@ -309,6 +326,84 @@ fn claude_code_transcripts_count_usage_once_per_message() {
             .count(),
         1
     );
+}
+
+#[test]
+fn claude_code_subagent_files_become_children_of_their_task_call() {
+    let dir = foreign("claude-code/projects/-home-me-myapp");
+    let main = dir.join("c41d9e7b-2f60-4a8b-b1e3-5d7f9a0c2e46.jsonl");
+    let sub = dir.join("c41d9e7b-2f60-4a8b-b1e3-5d7f9a0c2e46/subagents/agent-a3f9c1e.jsonl");
+    // A folder walk takes the subagent's file with its parent ...
+    let found: Vec<_> = find_sources(&dir, None)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    assert!(found.contains(&main) && !found.contains(&sub), "{found:?}");
+    // ... named on its own, it is a source of its own.
+    assert_eq!(
+        find_sources(&sub, None),
+        [(sub.clone(), Format::ClaudeCode)]
+    );
+    let imp = import(&main, Format::ClaudeCode).unwrap();
+    assert_eq!(imp.log.title(), Some("Review the date parser"));
+    assert_eq!(
+        imp.log.frontmatter.tokens_used,
+        Some(952 + 173 + 5500 + 10700)
+    );
+    let [child] = imp.children.as_slice() else {
+        panic!("one child: {:?}", imp.children.len())
+    };
+    let c = &child.imported.log;
+    assert_eq!(c.title(), Some("Review century-year handling"));
+    assert_eq!(c.frontmatter.status.as_str(), "completed");
+    assert_eq!(c.frontmatter.tokens_used, Some(3120 + 110));
+    assert_eq!(c.frontmatter.participants[0].to_string(), "code-reviewer");
+    assert_eq!(child.imported.provenance.id.as_deref(), Some("a3f9c1e"));
+    // After the tool-call list that holds the Task call (user, reply, calls).
+    assert_eq!(child.link.anchor, Some((0, 2)));
+    assert_eq!(
+        child.link.description.as_deref(),
+        Some("Review century-year handling")
+    );
+    // The parent's source hash covers its subagents' files.
+    let alone = fnv_hex(&std::fs::read(&main).unwrap());
+    assert_ne!(imp.provenance.source_hash, alone);
+}
+
+#[test]
+fn linking_children_writes_parent_entries_and_callouts() {
+    let main =
+        foreign("claude-code/projects/-home-me-myapp/c41d9e7b-2f60-4a8b-b1e3-5d7f9a0c2e46.jsonl");
+    let imp = import(&main, Format::ClaudeCode).unwrap();
+    let mut parent = imp.log.clone();
+    parent.frontmatter.session_id = SessionId::new("parent").unwrap();
+    let mut children: Vec<_> = imp
+        .children
+        .iter()
+        .map(|c| {
+            let mut l = c.imported.log.clone();
+            l.frontmatter.session_id = SessionId::new("child").unwrap();
+            (l, c.link.clone())
+        })
+        .collect();
+    link_children(&mut parent, &mut children);
+    assert_eq!(
+        children[0].0.frontmatter.parent.as_ref().unwrap().as_str(),
+        "parent"
+    );
+    assert_eq!(parent.frontmatter.subagents[0].session.as_str(), "child");
+    assert_eq!(parent.frontmatter.subagents[0].tokens, Some(3230));
+    let sub = parent
+        .callouts()
+        .find(|c| c.kind() == CalloutKind::Subagent)
+        .unwrap()
+        .subagent()
+        .unwrap();
+    assert_eq!(sub.target.unwrap().as_str(), "child");
+    // The written session reads back the same.
+    let text = crucible_parser::write_session(&parent);
+    let back = crucible_parser::parse_session(Path::new("parent.md"), text.as_bytes()).unwrap();
+    assert_eq!(back, parent);
 }
 
 #[test]

@@ -123,6 +123,16 @@ fn imported_sessions(ctx: &Context) -> HashMap<String, (PathBuf, SessionLog)> {
     out
 }
 
+/// What became of one session of a source.
+enum Fate {
+    Created,
+    Updated,
+    Unchanged,
+    /// Changed in cru since its import; left alone.
+    Kept,
+}
+
+/// Stores a source's session and its subagents' sessions, linked.
 fn store_import(
     ctx: &Context,
     imp: Imported,
@@ -131,48 +141,89 @@ fn store_import(
     tally: &mut Tally,
 ) -> anyhow::Result<()> {
     let Imported {
-        mut log,
+        log,
         provenance,
+        children,
         ..
     } = imp;
-    match existing.get(&provenance.path) {
-        Some((path, old)) => {
-            let before = Provenance::of(old).expect("found by its provenance");
-            if before.source_hash == provenance.source_hash {
-                tally.unchanged += 1;
-                return Ok(());
-            }
-            let changed_in_cru = content_hash(old) != before.session_hash;
-            if changed_in_cru && !force {
-                eprintln!(
-                    "warning: {} was changed in cru since its import from {}; not updated (--force to replace it)",
-                    old.id(),
-                    provenance.path
-                );
-                tally.skipped += 1;
-                return Ok(());
-            }
-            log.frontmatter.session_id = old.id().clone();
-            provenance.store(&mut log);
-            ctx.store.save_to(path, &log).map_err(CliError::from)?;
-            eprintln!("updated {} from {}", old.id(), provenance.path);
-            tally.updated += 1;
+    let (path, mut log, fate) = store_one(ctx, log, &provenance, existing, force, tally)?;
+    if children.is_empty() {
+        return Ok(());
+    }
+    let mut linked = Vec::new();
+    for child in children {
+        for w in &child.imported.warnings {
+            eprintln!("warning: {w}");
         }
-        None => {
-            let started = log.frontmatter.started.clone();
-            let title = log.frontmatter.title.clone();
-            provenance.store(&mut log);
-            let (_, created) = ctx
-                .store
-                .create_new(&started, title.as_deref(), |id| {
-                    let mut l = log.clone();
-                    l.frontmatter.session_id = id;
-                    l
-                })
-                .map_err(CliError::from)?;
-            println!("{}", created.id());
-            tally.created += 1;
-        }
+        let mut child_log = child.imported.log;
+        child_log.frontmatter.parent = Some(log.id().clone());
+        let (_, child_log, _) = store_one(
+            ctx,
+            child_log,
+            &child.imported.provenance,
+            existing,
+            force,
+            tally,
+        )?;
+        linked.push((child_log, child.link));
+    }
+    // The parent is written again with its links only when it was written
+    // now: one that is unchanged or kept already has them (or its own).
+    if matches!(fate, Fate::Created | Fate::Updated) {
+        crucible_interop::link_children(&mut log, &mut linked);
+        let mut provenance = provenance;
+        provenance.session_hash = content_hash(&log);
+        provenance.store(&mut log);
+        ctx.store.save_to(&path, &log).map_err(CliError::from)?;
     }
     Ok(())
+}
+
+/// Stores one session: created, updated, or left as it is. Returns where it
+/// is and the session as stored (with its id).
+fn store_one(
+    ctx: &Context,
+    mut log: SessionLog,
+    provenance: &Provenance,
+    existing: &HashMap<String, (PathBuf, SessionLog)>,
+    force: bool,
+    tally: &mut Tally,
+) -> anyhow::Result<(PathBuf, SessionLog, Fate)> {
+    if let Some((path, old)) = existing.get(&provenance.path) {
+        let before = Provenance::of(old).expect("found by its provenance");
+        if before.source_hash == provenance.source_hash {
+            tally.unchanged += 1;
+            return Ok((path.clone(), old.clone(), Fate::Unchanged));
+        }
+        let changed_in_cru = content_hash(old) != before.session_hash;
+        if changed_in_cru && !force {
+            eprintln!(
+                "warning: {} was changed in cru since its import from {}; not updated (--force to replace it)",
+                old.id(),
+                provenance.path
+            );
+            tally.skipped += 1;
+            return Ok((path.clone(), old.clone(), Fate::Kept));
+        }
+        log.frontmatter.session_id = old.id().clone();
+        provenance.store(&mut log);
+        ctx.store.save_to(path, &log).map_err(CliError::from)?;
+        eprintln!("updated {} from {}", old.id(), provenance.path);
+        tally.updated += 1;
+        return Ok((path.clone(), log, Fate::Updated));
+    }
+    let started = log.frontmatter.started.clone();
+    let title = log.frontmatter.title.clone();
+    provenance.store(&mut log);
+    let (path, created) = ctx
+        .store
+        .create_new(&started, title.as_deref(), |id| {
+            let mut l = log.clone();
+            l.frontmatter.session_id = id;
+            l
+        })
+        .map_err(CliError::from)?;
+    println!("{}", created.id());
+    tally.created += 1;
+    Ok((path, created, Fate::Created))
 }
