@@ -46,6 +46,9 @@ _cru() {
             cru__subcmd__help__subcmd__session,end)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__end"
                 ;;
+            cru__subcmd__help__subcmd__session,export)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__export"
+                ;;
             cru__subcmd__help__subcmd__session,import)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__import"
                 ;;
@@ -124,6 +127,9 @@ _cru() {
             cru__subcmd__session,end)
                 cmd="cru__subcmd__session__subcmd__end"
                 ;;
+            cru__subcmd__session,export)
+                cmd="cru__subcmd__session__subcmd__export"
+                ;;
             cru__subcmd__session,help)
                 cmd="cru__subcmd__session__subcmd__help"
                 ;;
@@ -165,6 +171,9 @@ _cru() {
                 ;;
             cru__subcmd__session__subcmd__help,end)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__end"
+                ;;
+            cru__subcmd__session__subcmd__help,export)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__export"
                 ;;
             cru__subcmd__session__subcmd__help,help)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__help"
@@ -404,7 +413,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session)
-            opts="start log pause resume codify learn import end list stats index show validate"
+            opts="start log pause resume codify learn import export end list stats index show validate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -432,6 +441,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session__subcmd__end)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__session__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -796,7 +819,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session)
-            opts="-v -h -V --verbose --dir --help --version start log pause resume codify learn import end list stats index show validate help"
+            opts="-v -h -V --verbose --dir --help --version start log pause resume codify learn import export end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -873,8 +896,38 @@ _cru() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cru__subcmd__session__subcmd__export)
+            opts="-o -v -h -V --to --output --force --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --to)
+                    COMPREPLY=($(compgen -W "connectonion codeloops agent-dir openai-messages" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cru__subcmd__session__subcmd__help)
-            opts="start log pause resume codify learn import end list stats index show validate help"
+            opts="start log pause resume codify learn import export end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -902,6 +955,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help__subcmd__end)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -2,7 +2,8 @@
 //! actor-critic cycle, `session_end` when it ended.
 //!
 //! - `session_start` → started, the title (the prompt's first line), the
-//!   prompt as a `[!user]` callout, the actor and critic as participants,
+//!   prompt as a `[!user]` callout, the actor and critic as participants
+//!   (and the critic as `critic_agent`, for an export back),
 //!   `actor_model` as the model; `working_dir` and `max_iterations` kept in
 //!   the frontmatter;
 //! - `iteration` → a phase `Iteration N @actor #main` with its duration; the
@@ -94,6 +95,8 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     if critic != actor {
         fm.participants.push(critic.clone());
     }
+    fm.extra
+        .insert("critic_agent".into(), critic.to_string().into());
     fm.model = start
         .get("actor_model")
         .and_then(Value::as_str)

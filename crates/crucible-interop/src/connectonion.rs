@@ -83,8 +83,15 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         .unwrap_or_else(|| crate::transcript::mtime(path));
     let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
     fm.participants.push(agent.clone());
-    fm.tokens_used = doc.get("total_tokens").and_then(Yaml::as_u64);
-    fm.cost_usd = doc.get("total_cost").and_then(Yaml::as_f64);
+    // ConnectOnion writes 0 for a session that counted nothing.
+    fm.tokens_used = doc
+        .get("total_tokens")
+        .and_then(Yaml::as_u64)
+        .filter(|&t| t > 0);
+    fm.cost_usd = doc
+        .get("total_cost")
+        .and_then(Yaml::as_f64)
+        .filter(|&c| c > 0.0);
     let mut log = SessionLog::new(fm);
     if let Some(sp) = doc.get("system_prompt").and_then(Yaml::as_str)
         && !sp.trim().is_empty()

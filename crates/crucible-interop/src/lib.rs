@@ -19,12 +19,14 @@ mod claude_code;
 mod codeloops;
 mod codex;
 mod connectonion;
+mod export;
 mod messages;
 mod provenance;
 mod transcript;
 
 use std::path::{Path, PathBuf};
 
+pub use export::{EXPORT_FORMATS, ExportError, Exported, export};
 pub use provenance::{KEY as PROVENANCE_KEY, Provenance, content_hash, fnv_hex};
 
 use crucible_core::{

@@ -139,8 +139,9 @@ pub(super) fn phase(p: &ContextPhase) -> String {
     out
 }
 
-/// A block as prompt text; `None` for blocks the framing already gives.
-pub(super) fn block(b: &Block) -> Option<String> {
+/// A block as prompt text; `None` for blocks the framing already gives
+/// (tasks, the system prompt).
+pub fn block(b: &Block) -> Option<String> {
     match b {
         Block::Heading { text, .. } => Some(format!("**{text}**")),
         Block::Prose { text } => Some(text.trim_end().to_owned()),
@@ -159,7 +160,7 @@ pub(super) fn block(b: &Block) -> Option<String> {
 }
 
 /// `` `tool args` → summary ``, with `✗` for a failed call.
-pub(super) fn tool_call_line(c: &ToolCall) -> String {
+pub fn tool_call_line(c: &ToolCall) -> String {
     let content = if c.args.is_empty() {
         c.tool.clone()
     } else {

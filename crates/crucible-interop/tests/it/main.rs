@@ -1,5 +1,7 @@
 //! The importers on the foreign fixtures, as a library.
 
+mod roundtrip;
+
 use std::path::{Path, PathBuf};
 
 use crucible_core::{Block, CalloutKind, Section, SessionId};

@@ -2,6 +2,7 @@
 
 mod codify;
 mod end;
+mod export;
 mod import;
 mod index;
 mod learn;
@@ -42,6 +43,9 @@ pub enum SessionCommand {
     /// Import other agents' sessions: ConnectOnion YAML, codeloops JSONL,
     /// .agent/sessions folders, Claude Code, Codex, OpenAI messages.
     Import(import::ImportArgs),
+    /// Write a session out for another tool: ConnectOnion YAML, codeloops
+    /// JSONL, an .agent/sessions folder, or OpenAI messages.
+    Export(export::ExportArgs),
     /// End a session as completed or failed.
     End(end::EndArgs),
     /// List sessions, newest first, from the index.
@@ -66,6 +70,7 @@ pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> 
         SessionCommand::Codify(args) => codify::run(&ctx, &args),
         SessionCommand::Learn(args) => learn::run(&ctx, &args),
         SessionCommand::Import(args) => import::run(&ctx, &args),
+        SessionCommand::Export(args) => export::run(&ctx, &args),
         SessionCommand::End(args) => end::run(&ctx, &args),
         SessionCommand::List(args) => list::run(&ctx, &args),
         SessionCommand::Stats(args) => stats::run(&ctx, &args),

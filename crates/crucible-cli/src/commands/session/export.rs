@@ -1,0 +1,91 @@
+//! `cru session export <id|path> --to connectonion|codeloops|agent-dir|openai-messages [--output PATH] [--force]`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use crucible_interop::{Exported, Format};
+
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+use crate::workflow_stages::write_file;
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A session id, a unique prefix of one (any case), or a path to a file.
+    pub session: String,
+    /// The format to write.
+    #[arg(long, value_enum)]
+    pub to: To,
+    /// Where to write: a file (stdout when left out); for agent-dir, the
+    /// sessions folder the `<YYYY-MM-DD-HH-MM-SS>/` folder goes in
+    /// (default `.agent/sessions`).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Replace a file or folder that exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum To {
+    /// ConnectOnion `.co/sessions/<agent>.yaml` (seed 000 layout).
+    Connectonion,
+    /// codeloops JSONL: session_start, iterations, session_end.
+    Codeloops,
+    /// An `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folder: agent.log, todos.json.
+    AgentDir,
+    /// A JSON array of OpenAI chat-completions messages.
+    OpenaiMessages,
+}
+
+impl To {
+    fn format(self) -> Format {
+        match self {
+            Self::Connectonion => Format::ConnectOnion,
+            Self::Codeloops => Format::Codeloops,
+            Self::AgentDir => Format::AgentDir,
+            Self::OpenaiMessages => Format::OpenAiMessages,
+        }
+    }
+}
+
+pub fn run(ctx: &Context, args: &ExportArgs) -> anyhow::Result<Outcome> {
+    let (_, log) = ctx.store.load(&args.session).map_err(CliError::from)?;
+    let exported = crucible_interop::export(&log, args.to.format())
+        .map_err(|e| CliError::new(e.to_string()))?;
+    match exported {
+        Exported::File(bytes) => match &args.output {
+            Some(path) => {
+                let text = String::from_utf8_lossy(&bytes);
+                write_file(path, &text, args.force)?;
+                eprintln!("wrote {}", path.display());
+            }
+            None => {
+                let mut out = crate::render::data_out();
+                out.write_all(&bytes)?;
+                out.flush()?;
+            }
+        },
+        Exported::Folder { name, files } => {
+            let parent = args
+                .output
+                .clone()
+                .unwrap_or_else(|| Path::new(".agent").join("sessions"));
+            let dir = parent.join(&name);
+            if dir.exists() && !args.force {
+                return Err(CliError::new(format!("{} exists already", dir.display()))
+                    .with_hint("pass --force to replace its files")
+                    .into());
+            }
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| CliError::new(format!("{}: cannot create: {e}", dir.display())))?;
+            for (file, bytes) in files {
+                let text = String::from_utf8_lossy(&bytes);
+                write_file(&dir.join(file), &text, true)?;
+            }
+            println!("{}", dir.display());
+        }
+    }
+    Ok(Outcome::Success)
+}

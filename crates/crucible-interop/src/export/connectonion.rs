@@ -1,0 +1,170 @@
+//! ConnectOnion session YAML laid out as seed 000 shows it: metadata, the
+//! turn summaries (all turns at a glance), then the system prompt and the
+//! messages keyed by turn number at the end, in block style.
+
+use serde_json::Value;
+use serde_yaml::{Mapping, Value as Yaml};
+
+use crucible_core::{AgentRef, SessionLog, Timestamp};
+
+use super::turns::{Turn, arguments};
+
+/// `2025-12-03 10:12:44`: how ConnectOnion writes times.
+fn co_time(t: &Timestamp) -> String {
+    super::utc(t).trim_end_matches('Z').replacen('T', " ", 1)
+}
+
+/// A mapping as YAML lines, each with `first` before the first line and
+/// `rest` before the others (a list item: `- ` then two spaces).
+fn item(m: &Mapping, first: &str, rest: &str) -> String {
+    let text = serde_yaml::to_string(m).unwrap_or_default();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        out.push_str(if i == 0 { first } else { rest });
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// One `key: value` line (or block) at the top level.
+fn top(key: &str, v: Yaml) -> String {
+    let mut m = Mapping::new();
+    m.insert(key.into(), v);
+    item(&m, "", "")
+}
+
+/// `run(command='ls -la')`: a call as ConnectOnion lists it, each argument
+/// cut at 50 characters.
+fn tool_called(c: &crucible_core::ToolCall) -> String {
+    let args = match arguments(c) {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| {
+                let s = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+                let s = crucible_core::cut(&s, 50).replace('\'', "\\'");
+                format!("{k}='{s}'")
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => String::new(),
+    };
+    format!("{}({args})", c.tool)
+}
+
+fn json_to_yaml(v: &Value) -> Yaml {
+    serde_yaml::to_value(v).unwrap_or(Yaml::Null)
+}
+
+fn turn_summary(n: usize, t: &Turn) -> Mapping {
+    let mut m = Mapping::new();
+    m.insert("turn".into(), (n as u64).into());
+    m.insert("input".into(), t.input.clone().into());
+    m.insert("result".into(), t.result.clone().into());
+    if let Some(model) = &t.model {
+        m.insert("model".into(), model.clone().into());
+    }
+    if let Some(d) = t.duration_ms {
+        m.insert("duration_ms".into(), d.into());
+    }
+    if let Some(tokens) = t.tokens {
+        m.insert("tokens".into(), tokens.into());
+    }
+    if let Some(c) = t.cost_usd {
+        m.insert("cost".into(), c.into());
+    }
+    let calls: Vec<Yaml> = t.calls.iter().map(|c| tool_called(c).into()).collect();
+    m.insert("tools_called".into(), Yaml::Sequence(calls));
+    if let Some(end) = t.ended() {
+        m.insert("timestamp".into(), co_time(&end).into());
+    }
+    // Eval fields go back where ConnectOnion keeps them.
+    let mut eval = Mapping::new();
+    for (k, v) in &t.extra {
+        match k.as_str() {
+            "expected" | "evaluation" => {
+                m.insert(k.clone().into(), v.clone().into());
+            }
+            "passed" => {
+                let b = match v.as_str() {
+                    "true" => Yaml::Bool(true),
+                    "false" => Yaml::Bool(false),
+                    other => other.into(),
+                };
+                m.insert("passed".into(), b);
+            }
+            "expect_tools" => {
+                let tools: Vec<Yaml> = v
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(Yaml::from)
+                    .collect();
+                eval.insert("expect_tools".into(), Yaml::Sequence(tools));
+            }
+            "expect_result" => {
+                eval.insert("expect_result".into(), v.clone().into());
+            }
+            _ => {}
+        }
+    }
+    if !eval.is_empty() {
+        m.insert("eval".into(), Yaml::Mapping(eval));
+    }
+    m
+}
+
+pub(super) fn write(log: &SessionLog, turns: &[Turn]) -> String {
+    let fm = &log.frontmatter;
+    let name = fm
+        .participants
+        .first()
+        .or_else(|| log.phases().find_map(|(_, p)| p.agent.as_ref()))
+        .map_or_else(|| "agent".to_owned(), AgentRef::to_string);
+    let updated = fm
+        .ended
+        .clone()
+        .or_else(|| turns.iter().rev().find_map(Turn::ended))
+        .unwrap_or_else(|| fm.started.clone());
+    let mut out = String::from("# ===== METADATA (compact) =====\n");
+    out.push_str(&top("name", name.into()));
+    out.push_str(&top("session_id", fm.session_id.to_string().into()));
+    out.push_str(&top("created", co_time(&fm.started).into()));
+    out.push_str(&top("updated", co_time(&updated).into()));
+    out.push_str(&top("total_cost", fm.cost_usd.unwrap_or(0.0).into()));
+    out.push_str(&top("total_tokens", fm.tokens_used.unwrap_or(0).into()));
+    out.push_str("\n# ===== TURNS SUMMARY (all turns visible at a glance) =====\n");
+    if turns.is_empty() {
+        out.push_str("turns: []\n");
+    } else {
+        out.push_str("turns:\n");
+        for (i, t) in turns.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(&item(&turn_summary(i + 1, t), "  - ", "    "));
+        }
+    }
+    out.push_str("\n# ===== DETAIL SECTION (scroll down) =====\n");
+    if let Some(sp) = log.system_prompt() {
+        out.push_str(&top("system_prompt", sp.into()));
+        out.push('\n');
+    }
+    if turns.is_empty() {
+        out.push_str("messages: {}\n");
+        return out;
+    }
+    out.push_str("messages:\n");
+    for (i, t) in turns.iter().enumerate() {
+        out.push_str(&format!("  {}:\n", i + 1));
+        for (j, msg) in t.messages.iter().enumerate() {
+            if j > 0 {
+                out.push('\n');
+            }
+            if let Yaml::Mapping(m) = json_to_yaml(msg) {
+                out.push_str(&item(&m, "    - ", "      "));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,85 @@
+//! cru sessions out to the formats other tools read (`cru session export`):
+//! ConnectOnion YAML, codeloops JSONL, an `.agent/sessions/<time>/` folder,
+//! or an OpenAI message array. Each phase is one turn ([`turns`]); what each
+//! format can hold, and so what a round trip through it keeps, is listed in
+//! `docs/interop.md`.
+
+mod agent_dir;
+mod codeloops;
+mod connectonion;
+mod turns;
+
+use crucible_core::{SessionLog, Timestamp};
+
+use crate::Format;
+
+/// What an export writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exported {
+    /// One file's bytes.
+    File(Vec<u8>),
+    /// A folder named `name` holding `files` (name, bytes).
+    Folder {
+        name: String,
+        files: Vec<(String, Vec<u8>)>,
+    },
+}
+
+/// Why a session cannot be exported.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error(
+        "cru reads {0} but does not write it (expected connectonion, codeloops, agent-dir or openai-messages)"
+    )]
+    Unsupported(&'static str),
+}
+
+/// The formats `export` writes.
+pub const EXPORT_FORMATS: [Format; 4] = [
+    Format::ConnectOnion,
+    Format::Codeloops,
+    Format::AgentDir,
+    Format::OpenAiMessages,
+];
+
+/// Writes `log` in `format`.
+pub fn export(log: &SessionLog, format: Format) -> Result<Exported, ExportError> {
+    let turns = turns::turns(log);
+    Ok(match format {
+        Format::OpenAiMessages => {
+            let messages = openai_messages(log, &turns);
+            Exported::File(pretty_json(&serde_json::Value::Array(messages)))
+        }
+        Format::AgentDir => agent_dir::write(log, &turns),
+        Format::ConnectOnion => Exported::File(connectonion::write(log, &turns).into_bytes()),
+        Format::Codeloops => Exported::File(codeloops::write(log, &turns).into_bytes()),
+        Format::ClaudeCode | Format::Codex => {
+            return Err(ExportError::Unsupported(format.as_str()));
+        }
+    })
+}
+
+/// The whole conversation as chat-completions messages: the system prompt,
+/// then every turn's messages.
+fn openai_messages(log: &SessionLog, turns: &[turns::Turn]) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    if let Some(sp) = log.system_prompt() {
+        out.push(serde_json::json!({"role": "system", "content": sp}));
+    }
+    for t in turns {
+        out.extend(t.messages.iter().cloned());
+    }
+    out
+}
+
+/// JSON with two-space indents and a final newline.
+fn pretty_json(v: &serde_json::Value) -> Vec<u8> {
+    let mut out = serde_json::to_vec_pretty(v).unwrap_or_default();
+    out.push(b'\n');
+    out
+}
+
+/// `2025-12-03T10:12:44Z` in UTC, to the second.
+fn utc(t: &Timestamp) -> String {
+    Timestamp::from_unix_ms(t.unix_ms()).as_str().to_owned()
+}

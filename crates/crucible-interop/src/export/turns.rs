@@ -1,0 +1,223 @@
+//! A session as turns: what every foreign format is made of. One phase is
+//! one turn: the user's words that start it (its first `[!user]` callout,
+//! else the phase's name), the agent's text, its tool calls with their
+//! results, and the phase's numbers.
+
+use serde_json::{Value, json};
+
+use crucible_core::{
+    Block, CalloutKind, Phase, SessionLog, Timestamp, ToolCall, resume::block_text,
+};
+
+/// One phase, ready to be written in any format.
+#[derive(Debug, Clone)]
+pub(crate) struct Turn {
+    /// What the user asked: the phase's first `[!user]` words, else its name.
+    pub input: String,
+    /// The turn as chat-completions messages, the user's first.
+    pub messages: Vec<Value>,
+    /// The agent's last reply, else all its text of the turn.
+    pub result: String,
+    pub calls: Vec<ToolCall>,
+    pub model: Option<String>,
+    pub duration_ms: Option<u64>,
+    pub tokens: Option<u64>,
+    pub cost_usd: Option<f64>,
+    pub started: Option<Timestamp>,
+    /// Phase metadata cru does not know (`expected`, `passed`, ...).
+    pub extra: Vec<(String, String)>,
+    /// The phase's blocks, for formats that place them one by one.
+    pub blocks: Vec<Block>,
+}
+
+impl Turn {
+    /// When the turn ended: its start plus its duration.
+    pub(crate) fn ended(&self) -> Option<Timestamp> {
+        let start = self.started.as_ref()?;
+        let ms = i64::try_from(self.duration_ms.unwrap_or(0)).unwrap_or(0);
+        // Up to the next whole second: an import keeps a start to the
+        // second, cut down from the source's end less the duration, so
+        // this gives that end back.
+        let end = (start.unix_ms() + ms + 999).div_euclid(1000) * 1000;
+        Some(Timestamp::from_unix_ms(end))
+    }
+}
+
+/// The turns of a session, one per phase, in document order.
+pub(crate) fn turns(log: &SessionLog) -> Vec<Turn> {
+    log.phases().map(|(_, p)| turn(p)).collect()
+}
+
+/// A tool call's arguments as a JSON object that reads back (through the
+/// importers' argument line) as the same text: a shell call's command
+/// line under `command`, anything else under `input`.
+pub(crate) fn arguments(c: &ToolCall) -> Value {
+    if c.args.is_empty() {
+        json!({})
+    } else if is_shell(&c.tool) {
+        json!({ "command": c.args })
+    } else {
+        json!({ "input": c.args })
+    }
+}
+
+fn is_shell(tool: &str) -> bool {
+    matches!(
+        tool.to_ascii_lowercase().as_str(),
+        "bash" | "shell" | "sh" | "run" | "exec" | "exec_command" | "terminal"
+    )
+}
+
+/// A tool's result as the text a `tool` message carries: the summary; a
+/// failed call's reads as an error (`Error: ...`), which is how the
+/// importers tell it failed.
+pub(crate) fn result_text(c: &ToolCall) -> String {
+    let s = c.summary.clone().unwrap_or_default();
+    if !c.failed {
+        return s;
+    }
+    let t = s.trim_start();
+    if t.starts_with("Error") || t.starts_with("error") || t.starts_with("Traceback") {
+        s
+    } else if s.is_empty() {
+        "Error".to_owned()
+    } else {
+        format!("Error: {s}")
+    }
+}
+
+/// Collects assistant text until tool calls or the end need a message.
+struct Said {
+    messages: Vec<Value>,
+    pending: String,
+    all: Vec<String>,
+    last_reply: Option<String>,
+}
+
+impl Said {
+    fn say(&mut self, s: &str) {
+        let s = s.trim_end();
+        if s.is_empty() {
+            return;
+        }
+        if !self.pending.is_empty() {
+            self.pending.push_str("\n\n");
+        }
+        self.pending.push_str(s);
+        self.all.push(s.to_owned());
+    }
+
+    fn calls(&mut self, calls: &[ToolCall], next_id: &mut usize) {
+        let ids: Vec<String> = calls
+            .iter()
+            .map(|_| {
+                *next_id += 1;
+                format!("call_{next_id}")
+            })
+            .collect();
+        let tool_calls: Vec<Value> = calls
+            .iter()
+            .zip(&ids)
+            .map(|(c, id)| {
+                json!({
+                    "id": id,
+                    "type": "function",
+                    "function": {"name": c.tool, "arguments": arguments(c).to_string()},
+                })
+            })
+            .collect();
+        let content = std::mem::take(&mut self.pending);
+        self.messages.push(json!({
+            "role": "assistant",
+            "content": if content.is_empty() { Value::Null } else { Value::String(content) },
+            "tool_calls": tool_calls,
+        }));
+        for (c, id) in calls.iter().zip(&ids) {
+            self.messages.push(json!({
+                "role": "tool",
+                "tool_call_id": id,
+                "content": result_text(c),
+            }));
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let text = std::mem::take(&mut self.pending);
+            self.messages
+                .push(json!({"role": "assistant", "content": text}));
+        }
+    }
+}
+
+fn turn(p: &Phase) -> Turn {
+    let mut input: Option<String> = None;
+    let mut said = Said {
+        messages: Vec::new(),
+        pending: String::new(),
+        all: Vec::new(),
+        last_reply: None,
+    };
+    let mut calls = Vec::new();
+    let mut next_id = 0;
+    for b in &p.blocks {
+        match b {
+            Block::Callout(c) if c.kind() == CalloutKind::User && input.is_none() => {
+                let u = c.user_parts();
+                input = Some(u.quote.unwrap_or_else(|| c.text().trim().to_owned()));
+            }
+            Block::Callout(c) if c.kind.eq_ignore_ascii_case("reply") => {
+                let t = c.text();
+                said.last_reply = Some(t.trim().to_owned());
+                said.say(&t);
+            }
+            // A rule only separates phases in the markdown.
+            Block::Rule => {}
+            Block::ToolCalls { calls: list } => {
+                said.calls(list, &mut next_id);
+                calls.extend(list.iter().cloned());
+            }
+            other => {
+                if let Some(t) = block_text(other) {
+                    said.say(&t);
+                }
+            }
+        }
+    }
+    said.flush();
+    let input = input.unwrap_or_else(|| p.name.clone());
+    let mut messages = vec![json!({"role": "user", "content": input})];
+    messages.append(&mut said.messages);
+    let result = said.last_reply.unwrap_or_else(|| said.all.join("\n\n"));
+    Turn {
+        input,
+        messages,
+        result,
+        calls,
+        model: p.meta.model.clone(),
+        duration_ms: p.meta.duration_ms,
+        tokens: p.meta.tokens,
+        cost_usd: p.meta.cost_usd,
+        started: p.meta.started.clone(),
+        extra: p.meta.extra.clone(),
+        blocks: p.blocks.clone(),
+    }
+}
+
+/// The words a session was started with: a `[!user]` callout before the
+/// first phase (codeloops' prompt), else the first turn's input, else the
+/// title.
+pub(crate) fn opening_prompt(log: &SessionLog, turns: &[Turn]) -> String {
+    log.preamble
+        .iter()
+        .find_map(|b| match b {
+            Block::Callout(c) if c.kind() == CalloutKind::User => {
+                let u = c.user_parts();
+                Some(u.quote.unwrap_or_else(|| c.text().trim().to_owned()))
+            }
+            _ => None,
+        })
+        .or_else(|| turns.first().map(|t| t.input.clone()))
+        .or_else(|| log.title().map(str::to_owned))
+        .unwrap_or_default()
+}

@@ -1,0 +1,296 @@
+//! Export and import are each other's inverse as far as each format can
+//! hold a session (the table in `docs/interop.md`): import(export(s)) for
+//! every native fixture, and export(import(file)) for every foreign one.
+
+use std::path::{Path, PathBuf};
+
+use crucible_core::{SessionLog, SessionStatus, Task};
+use crucible_interop::{EXPORT_FORMATS, Exported, Format, export, find_sources, import};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+fn native_sessions() -> Vec<(PathBuf, SessionLog)> {
+    let mut out = Vec::new();
+    let mut stack = vec![fixtures().join("sessions")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                let bytes = std::fs::read(&p).unwrap();
+                let log = crucible_parser::parse_session(&p, &bytes).unwrap();
+                out.push((p, log));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(out.len() >= 9, "{} fixtures", out.len());
+    out
+}
+
+/// Writes an export where its format's files live and imports it back.
+fn through(log: &SessionLog, format: Format, dir: &Path) -> SessionLog {
+    let exported = export(log, format).unwrap();
+    let path = match exported {
+        Exported::File(bytes) => {
+            let name = match format {
+                Format::ConnectOnion => "agent.yaml",
+                Format::Codeloops => "session.jsonl",
+                _ => "messages.json",
+            };
+            let p = dir.join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p
+        }
+        Exported::Folder { name, files } => {
+            let p = dir.join(name);
+            std::fs::create_dir_all(&p).unwrap();
+            for (f, bytes) in files {
+                std::fs::write(p.join(f), bytes).unwrap();
+            }
+            p
+        }
+    };
+    // Found by content, as a user's file would be.
+    assert_eq!(
+        find_sources(&path, None),
+        [(path.clone(), format)],
+        "{}",
+        path.display()
+    );
+    let imp = import(&path, format).unwrap();
+    assert!(imp.warnings.is_empty(), "{:?}", imp.warnings);
+    imp.log
+}
+
+/// (tool, args, failed) of every call.
+fn calls(log: &SessionLog) -> Vec<(String, String, bool)> {
+    log.tool_calls()
+        .map(|c| (c.tool.clone(), c.args.clone(), c.failed))
+        .collect()
+}
+
+fn tasks(log: &SessionLog) -> Vec<Task> {
+    log.tasks().map(<[Task]>::to_vec).unwrap_or_default()
+}
+
+fn phase_tokens(log: &SessionLog) -> Vec<Option<u64>> {
+    log.phases().map(|(_, p)| p.meta.tokens).collect()
+}
+
+/// Asserts what `format` holds is the same in `a` and `b`.
+fn assert_kept(format: Format, a: &SessionLog, b: &SessionLog, what: &str) {
+    let ctx = format!("{what} through {}", format.as_str());
+    assert_eq!(a.phase_count(), b.phase_count(), "phases: {ctx}");
+    match format {
+        Format::ConnectOnion => {
+            assert_eq!(calls(a), calls(b), "tool calls: {ctx}");
+            assert_eq!(
+                a.frontmatter.tokens_used, b.frontmatter.tokens_used,
+                "tokens: {ctx}"
+            );
+            assert_eq!(phase_tokens(a), phase_tokens(b), "phase tokens: {ctx}");
+            assert_eq!(a.system_prompt(), b.system_prompt(), "system prompt: {ctx}");
+        }
+        Format::Codeloops => {
+            assert_eq!(a.frontmatter.status, b.frontmatter.status, "status: {ctx}");
+            assert_eq!(a.frontmatter.model, b.frontmatter.model, "model: {ctx}");
+        }
+        Format::AgentDir => {
+            assert_eq!(calls(a), calls(b), "tool calls: {ctx}");
+            assert_eq!(tasks(a), tasks(b), "tasks: {ctx}");
+            assert_eq!(a.system_prompt(), b.system_prompt(), "system prompt: {ctx}");
+            assert_eq!(
+                a.frontmatter.started.unix_ms() / 1000,
+                b.frontmatter.started.unix_ms() / 1000,
+                "started: {ctx}"
+            );
+        }
+        Format::OpenAiMessages => {
+            assert_eq!(calls(a), calls(b), "tool calls: {ctx}");
+            assert_eq!(a.system_prompt(), b.system_prompt(), "system prompt: {ctx}");
+        }
+        Format::ClaudeCode | Format::Codex => unreachable!("not written"),
+    }
+}
+
+#[test]
+fn every_native_fixture_survives_every_export_format() {
+    for (path, log) in native_sessions() {
+        for format in EXPORT_FORMATS {
+            let dir = tempfile::tempdir().unwrap();
+            let back = through(&log, format, dir.path());
+            assert_kept(format, &log, &back, &path.display().to_string());
+        }
+    }
+}
+
+#[test]
+fn every_status_survives_codeloops() {
+    let (_, mut log) = native_sessions().remove(0);
+    for status in SessionStatus::ALL {
+        log.frontmatter.status = status;
+        log.frontmatter.resume_point = None;
+        let dir = tempfile::tempdir().unwrap();
+        let back = through(&log, Format::Codeloops, dir.path());
+        assert_eq!(back.frontmatter.status, status);
+    }
+}
+
+#[test]
+fn every_foreign_fixture_survives_its_own_format() {
+    let mut seen = Vec::new();
+    for (src, format) in find_sources(&fixtures().join("foreign"), None) {
+        if !EXPORT_FORMATS.contains(&format) {
+            continue;
+        }
+        let first = import(&src, format).unwrap().log;
+        let dir = tempfile::tempdir().unwrap();
+        let back = through(&first, format, dir.path());
+        assert_kept(format, &first, &back, &src.display().to_string());
+        // And again: a second trip changes nothing more.
+        let dir2 = tempfile::tempdir().unwrap();
+        let again = through(&back, format, dir2.path());
+        let text = |log: &SessionLog| match export(log, format).unwrap() {
+            Exported::File(b) => String::from_utf8(b).unwrap(),
+            Exported::Folder { files, .. } => files
+                .into_iter()
+                .map(|(n, b)| format!("{n}:\n{}", String::from_utf8(b).unwrap()))
+                .collect(),
+        };
+        similar_asserts_free_eq(&text(&back), &text(&again), &src);
+        seen.push(format);
+    }
+    for f in EXPORT_FORMATS {
+        assert!(seen.contains(&f), "no foreign fixture of {}", f.as_str());
+    }
+}
+
+#[test]
+fn connectonion_export_keeps_the_seed_layout_and_eval_fields() {
+    let src = fixtures().join("foreign/connectonion/.co/sessions/oo.yaml");
+    let log = import(&src, Format::ConnectOnion).unwrap().log;
+    let Exported::File(bytes) = export(&log, Format::ConnectOnion).unwrap() else {
+        panic!("a file")
+    };
+    let text = String::from_utf8(bytes).unwrap();
+    // Turn summaries first, messages keyed by turn at the end.
+    let turns = text.find("\nturns:\n").unwrap();
+    let messages = text.find("\nmessages:\n").unwrap();
+    assert!(turns < messages, "{text}");
+    let doc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let original: serde_yaml::Value =
+        serde_yaml::from_slice(&std::fs::read(&src).unwrap()).unwrap();
+    for key in ["name", "created", "total_tokens", "system_prompt"] {
+        assert_eq!(doc[key], original[key], "{key}");
+    }
+    let (a, b) = (
+        doc["turns"].as_sequence().unwrap(),
+        original["turns"].as_sequence().unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        for key in [
+            "turn",
+            "input",
+            "model",
+            "duration_ms",
+            "tokens",
+            "timestamp",
+            "expected",
+            "passed",
+        ] {
+            assert_eq!(x[key], y[key], "turn {:?} {key}", y["turn"]);
+        }
+    }
+    assert_eq!(
+        doc["messages"][1][0]["content"],
+        original["messages"][1][0]["content"]
+    );
+}
+
+#[test]
+fn codeloops_export_keeps_outcome_prompt_and_iterations() {
+    for src in std::fs::read_dir(fixtures().join("foreign/codeloops"))
+        .unwrap()
+        .flatten()
+    {
+        let src = src.path();
+        let log = import(&src, Format::Codeloops).unwrap().log;
+        let Exported::File(bytes) = export(&log, Format::Codeloops).unwrap() else {
+            panic!("a file")
+        };
+        let lines = |text: &str| -> Vec<serde_json::Value> {
+            text.lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect()
+        };
+        let ours = lines(&String::from_utf8(bytes).unwrap());
+        let theirs = lines(&std::fs::read_to_string(&src).unwrap());
+        let kinds = |v: &[serde_json::Value]| -> Vec<String> {
+            v.iter()
+                .map(|l| l["type"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(kinds(&ours), kinds(&theirs), "{}", src.display());
+        for key in ["prompt", "working_dir", "actor_model", "max_iterations"] {
+            assert_eq!(ours[0][key], theirs[0][key], "{} {key}", src.display());
+        }
+        // Agents are kept as cru names them (`Claude Code` is `claude-code`).
+        for key in ["actor_agent", "critic_agent"] {
+            let slug = theirs[0][key]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .replace(' ', "-");
+            assert_eq!(ours[0][key], slug.as_str(), "{} {key}", src.display());
+        }
+        for (a, b) in ours
+            .iter()
+            .zip(&theirs)
+            .filter(|(_, b)| b["type"] == "iteration")
+        {
+            for key in [
+                "iteration_number",
+                "actor_exit_code",
+                "actor_duration_secs",
+                "git_files_changed",
+                "timestamp",
+            ] {
+                assert_eq!(a[key], b[key], "{} {key}", src.display());
+            }
+            let verdict = |v: &serde_json::Value| {
+                v["critic_decision"]
+                    .as_str()
+                    .unwrap()
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .to_owned()
+            };
+            assert_eq!(verdict(a), verdict(b), "{}", src.display());
+        }
+        if let (Some(a), Some(b)) = (ours.last(), theirs.last())
+            && b["type"] == "session_end"
+        {
+            assert_eq!(a["outcome"], b["outcome"], "{}", src.display());
+        }
+    }
+}
+
+/// Equal texts, or a failure that shows the first line that differs.
+fn similar_asserts_free_eq(a: &str, b: &str, src: &Path) {
+    if a == b {
+        return;
+    }
+    let at = a.lines().zip(b.lines()).position(|(x, y)| x != y);
+    panic!(
+        "{} is not stable after one trip; first difference at line {at:?}:\n{:?}\n{:?}",
+        src.display(),
+        at.and_then(|i| a.lines().nth(i)),
+        at.and_then(|i| b.lines().nth(i)),
+    );
+}
