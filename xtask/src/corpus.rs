@@ -147,7 +147,7 @@ const TOOLS: &[&str] = &[
     "web_search",
 ];
 
-fn words(rng: &mut Rng, n: usize) -> String {
+pub fn words(rng: &mut Rng, n: usize) -> String {
     let mut s = String::new();
     for i in 0..n {
         if i > 0 {

@@ -1,9 +1,12 @@
 //! The pieces of `cargo xtask`, as a library so tests can run them small.
 
 pub mod bench;
+pub mod claude_corpus;
 pub mod corpus;
 pub mod docs;
+pub mod import_bench;
 pub mod index_bench;
 pub mod learn_bench;
 pub mod learn_check;
+pub mod peer_check;
 pub mod record_bench;

@@ -6,12 +6,16 @@
 //!   parse throughput against plain pulldown-cmark over the same files.
 //! - `learn-check`: the learning-case exports loaded by Hugging Face
 //!   `datasets`, the reader training tools use.
+//! - `peer-check`: Claude Code token totals against ccusage's.
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use xtask::{bench, corpus, docs, index_bench, learn_bench, learn_check, record_bench};
+use xtask::{
+    bench, claude_corpus, corpus, docs, import_bench, index_bench, learn_bench, learn_check,
+    peer_check, record_bench,
+};
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
 #[global_allocator]
@@ -31,6 +35,7 @@ enum Only {
     Record,
     Index,
     Learn,
+    Import,
 }
 
 #[derive(Debug, Subcommand)]
@@ -44,6 +49,13 @@ enum Task {
     /// Load every learning-case JSONL schema with Hugging Face `datasets`
     /// (python3 with the package installed).
     LearnCheck,
+    /// Compare cru's token totals for Claude Code transcripts with
+    /// ccusage's (installs ccusage@20.0.24 with npm under target/peer/).
+    PeerCheck {
+        /// Generated transcripts, besides the fixtures.
+        #[arg(long, default_value_t = 200)]
+        transcripts: usize,
+    },
     /// Generate a synthetic corpus and measure the parser on it.
     Bench {
         /// Number of sessions in the corpus.
@@ -78,6 +90,7 @@ fn main() -> anyhow::Result<()> {
     match Args::parse().task {
         Task::Docs { check } => docs::run(&root, check),
         Task::LearnCheck => learn_check::run(&root),
+        Task::PeerCheck { transcripts } => peer_check::run(&root, transcripts),
         Task::Bench {
             sessions,
             min_kb,
@@ -109,6 +122,24 @@ fn main() -> anyhow::Result<()> {
                 let dir = corpus::recorded_size(&root, 10_000, seed)?;
                 let cru = record_bench::cru_binary(&root)?;
                 print!("{}", learn_bench::run(&cru, &dir, 10_000, 3)?);
+                println!();
+            }
+            if matches!(only, Only::All | Only::Import) {
+                let cru = record_bench::cru_binary(&root)?;
+                // ccusage beside cru when it can be installed (npm).
+                let ccusage = peer_check::install_ccusage(&root)
+                    .inspect_err(|e| eprintln!("warning: no ccusage to compare with: {e}"))
+                    .ok();
+                let spec = claude_corpus::ClaudeCorpus {
+                    transcripts: 1_000,
+                    // About 250 MB in all: the corpus.
+                    bytes_each: 320 * 1024,
+                    seed,
+                };
+                print!(
+                    "{}",
+                    import_bench::run(&root, &cru, ccusage.as_deref(), &spec, 3)?
+                );
                 println!();
             }
             if matches!(only, Only::All | Only::Record) {

@@ -10,6 +10,7 @@ mod cli;
 mod commands;
 mod context;
 mod error;
+mod in_order;
 mod render;
 mod workflow_stages;
 

@@ -59,7 +59,7 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
     let messages = match std::fs::read(&log_path) {
         Ok(bytes) => {
             hashed.extend(&bytes);
-            let text = String::from_utf8_lossy(&bytes);
+            let text = crate::transcript::utf8(&bytes);
             if text.trim().is_empty() {
                 Vec::new()
             } else {

@@ -401,7 +401,7 @@ struct Run {
 
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = crate::transcript::utf8(&bytes);
     let mut warnings = Vec::new();
     let mut main = Transcript::new(AGENT.parse().expect("valid"));
     // Side-chain lines by the subagent run they belong to, in first-seen order.

@@ -63,7 +63,7 @@ fn text(v: &Value, key: &str) -> String {
 
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
-    let body = String::from_utf8_lossy(&bytes);
+    let body = crate::transcript::utf8(&bytes);
     let mut warnings = Vec::new();
     let lines = crate::transcript::json_lines(path, &body, &mut warnings);
     let Some((_, start)) = lines

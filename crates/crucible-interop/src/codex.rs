@@ -66,7 +66,7 @@ fn output_text(v: &Value) -> String {
 
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = crate::transcript::utf8(&bytes);
     let mut warnings = Vec::new();
     let agent: AgentRef = "codex".parse().expect("valid");
     let mut started: Option<Timestamp> = None;

@@ -222,7 +222,7 @@ pub fn detect(path: &Path) -> Option<Format> {
     if path.is_dir() {
         return agent_dir::looks_like(path).then_some(Format::AgentDir);
     }
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = head(path)?;
     if codeloops::looks_like(&bytes) {
         return Some(Format::Codeloops);
     }
@@ -236,6 +236,24 @@ pub fn detect(path: &Path) -> Option<Format> {
         return Some(Format::ConnectOnion);
     }
     messages::looks_like(&bytes).then_some(Format::OpenAiMessages)
+}
+
+/// The start of a file, enough to tell its format by: 64 KB, or more up
+/// to 4 MB until a whole first line is in (a transcript's first line can
+/// hold a long tool result). Detection never reads a big file whole.
+fn head(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut out = Vec::new();
+    let mut limit = 64 * 1024;
+    loop {
+        let want = limit - out.len();
+        let got = (&mut f).take(want as u64).read_to_end(&mut out).ok()?;
+        if got < want || out.contains(&b'\n') || limit >= 4 * 1024 * 1024 {
+            return Some(out);
+        }
+        limit *= 4;
+    }
 }
 
 /// Reads a source file whole.

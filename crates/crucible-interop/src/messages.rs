@@ -16,8 +16,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crucible_core::{
-    AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, Timestamp, ToolCall, cut,
-    one_line,
+    AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, Timestamp, ToolCall,
 };
 
 use crate::transcript::{
@@ -114,7 +113,7 @@ pub(crate) fn assistant_blocks(messages: &[Value], i: usize, agent: &AgentRef) -
         });
         if let Some(r) = result {
             let out = r.get("content").map(text_of).unwrap_or_default();
-            let summary = cut(&one_line(out.trim()), crucible_core::SUMMARY_LIMIT);
+            let summary = crucible_core::summary_line(out.trim(), crucible_core::SUMMARY_LIMIT);
             call.failed = failed_result(&out, r);
             if !summary.is_empty() {
                 call.summary = Some(summary);
@@ -208,7 +207,7 @@ pub(crate) fn session_from(
 /// A message file (JSON array or JSONL).
 pub(crate) fn import_file(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = crate::transcript::utf8(&bytes);
     let mut warnings = Vec::new();
     let messages = read_messages(path, &text, &mut warnings)?;
     let stem = path.file_stem().map_or_else(

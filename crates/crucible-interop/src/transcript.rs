@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crucible_core::{
     Block, Phase, PhaseId, SessionLog, SessionStatus, Timestamp, ToolCall, cut, one_line,
+    summary_line,
 };
 
 use crate::ImportWarning;
@@ -72,7 +73,7 @@ impl CallBook {
             && let Some(Block::ToolCalls { calls }) = phases[pi].blocks.get_mut(bi)
             && let Some(c) = calls.get_mut(ci)
         {
-            let s = cut(&one_line(output.trim()), crucible_core::SUMMARY_LIMIT);
+            let s = summary_line(output.trim(), crucible_core::SUMMARY_LIMIT);
             c.summary = (!s.is_empty()).then_some(s);
             c.failed = failed;
         }
@@ -227,4 +228,13 @@ pub(crate) fn finish_paused(log: &mut SessionLog, title: String, phases: Vec<Pha
         .extend(phases.into_iter().map(crucible_core::Section::Phase));
     log.frontmatter.status = SessionStatus::Paused;
     log.frontmatter.resume_point = log.phase_count().checked_sub(1).map(PhaseId::from_index);
+}
+
+/// A source's bytes as text: borrowed when they are UTF-8 (checked the
+/// fast way), else with the bad bytes replaced.
+pub(crate) fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }

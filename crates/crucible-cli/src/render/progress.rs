@@ -20,7 +20,12 @@ pub fn bar(what: &str) -> ProgressBar {
 
 /// Worth drawing only for work that takes a while.
 pub fn update(bar: &ProgressBar, done: usize, total: usize) {
-    if total >= 2_000 {
+    update_from(bar, done, total, 2_000);
+}
+
+/// Drawn when there are at least `many` items.
+pub fn update_from(bar: &ProgressBar, done: usize, total: usize, many: usize) {
+    if total >= many {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     }

@@ -134,6 +134,27 @@ pub fn one_line(s: &str) -> String {
         .join(" ⏎ ")
 }
 
+/// `cut(&one_line(text), limit)`, without going over all of a long text
+/// (a tool's output can be megabytes): the lines of a prefix are enough
+/// when they give more than `limit` characters already.
+pub fn summary_line(text: &str, limit: usize) -> String {
+    let budget = limit * 4 + 1024;
+    if text.len() > budget {
+        let mut end = budget;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        // Whole lines only: the last one may go on past the prefix.
+        if let Some(nl) = text[..end].rfind('\n') {
+            let head = one_line(&text[..nl]);
+            if head.chars().count() > limit {
+                return cut(&head, limit);
+            }
+        }
+    }
+    cut(&one_line(text), limit)
+}
+
 /// `s` cut to at most `limit` characters, the last being `…` when cut.
 pub fn cut(s: &str, limit: usize) -> String {
     if s.chars().count() <= limit {
@@ -352,6 +373,25 @@ impl SessionLog {
             None => self.preamble.push(Block::Tasks {
                 tasks: tasks.to_vec(),
             }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod summary_line_tests {
+    use super::{cut, one_line, summary_line};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The shortcut gives what the long way gives, on texts far longer
+        /// than what it reads (blank lines, CRLF, wide characters).
+        #[test]
+        fn summary_line_is_cut_of_one_line(
+            parts in proptest::collection::vec("([a-zé→ ]{0,40}|\n|\r\n|\n\n\n)", 0..400),
+            limit in 1usize..300,
+        ) {
+            let text: String = parts.concat();
+            prop_assert_eq!(summary_line(&text, limit), cut(&one_line(&text), limit));
         }
     }
 }

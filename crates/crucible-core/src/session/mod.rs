@@ -18,7 +18,7 @@ pub use callout::{
     Callout, CalloutKind, ErrorParts, SubagentError, SubagentMode, SubagentRef, UserParts,
     wikilink_target,
 };
-pub use event::{SUMMARY_LIMIT, SessionEvent, TimedEvent, cut, one_line};
+pub use event::{SUMMARY_LIMIT, SessionEvent, TimedEvent, cut, one_line, summary_line};
 pub use frontmatter::{Frontmatter, SubagentEntry};
 pub use id::{SessionId, SessionIdError};
 pub use phase::{Phase, PhaseId, PhaseIdError, PhaseMeta, PlainSection, Section};

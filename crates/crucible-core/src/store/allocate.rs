@@ -31,20 +31,50 @@ pub fn slugify(title: &str) -> String {
     }
 }
 
+/// Fresh ids for many new sessions, from one look at the directory: a
+/// bulk import creates thousands, and scanning the tree for each would make
+/// it quadratic. Ids of files in subfolders count too, so an id is never
+/// given twice in one directory tree; the top-level name itself is claimed
+/// atomically by `create`, which is what settles races between processes
+/// (a file another process puts in a subfolder meanwhile is not seen).
+#[derive(Debug)]
+pub struct IdAllocator {
+    taken: HashSet<String>,
+}
+
+impl IdAllocator {
+    /// The ids taken in `store` now.
+    pub fn new<C: SessionCodec>(store: &SessionStore<C>) -> Result<Self, StoreError> {
+        let taken = session_files(store.dir())?
+            .iter()
+            .map(|p| stem(p).to_lowercase())
+            .collect();
+        Ok(Self { taken })
+    }
+
+    /// Creates a session with a fresh `YYYY-MM-DD-<slug>` id; see
+    /// [`SessionStore::create_new`].
+    pub fn create_new<C: SessionCodec>(
+        &mut self,
+        store: &SessionStore<C>,
+        started: &Timestamp,
+        title: Option<&str>,
+        build: &mut dyn FnMut(SessionId) -> SessionLog,
+    ) -> Result<(PathBuf, SessionLog), StoreError> {
+        let made = create_with_fresh_id(store, &self.taken, started, title, build)?;
+        self.taken.insert(made.1.id().as_str().to_lowercase());
+        Ok(made)
+    }
+}
+
 pub(super) fn create_with_fresh_id<C: SessionCodec>(
     store: &SessionStore<C>,
+    taken: &HashSet<String>,
     started: &Timestamp,
     title: Option<&str>,
     build: &mut dyn FnMut(SessionId) -> SessionLog,
 ) -> Result<(PathBuf, SessionLog), StoreError> {
     let base = format!("{}-{}", started.utc_day(), slugify(title.unwrap_or("")));
-    // Ids of files in subfolders count too, so an id is never given twice in
-    // one directory tree. The top-level name itself is claimed atomically by
-    // `create`, which is what settles races between processes.
-    let taken: HashSet<String> = session_files(store.dir())?
-        .iter()
-        .map(|p| stem(p).to_lowercase())
-        .collect();
     for n in 1u32.. {
         let candidate = if n == 1 {
             base.clone()

@@ -15,7 +15,7 @@ mod walk;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-pub use allocate::slugify;
+pub use allocate::{IdAllocator, slugify};
 pub use walk::session_files;
 
 use crate::{SessionEvent, SessionId, SessionIdError, SessionLog, TimedEvent, Timestamp};
@@ -461,7 +461,7 @@ impl<C: SessionCodec> SessionStore<C> {
         title: Option<&str>,
         mut build: impl FnMut(SessionId) -> SessionLog,
     ) -> Result<(PathBuf, SessionLog), StoreError> {
-        allocate::create_with_fresh_id(self, started, title, &mut build)
+        allocate::IdAllocator::new(self)?.create_new(self, started, title, &mut build)
     }
 }
 

@@ -5,10 +5,13 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use crucible_core::SessionLog;
+use crucible_core::store::IdAllocator;
 use crucible_interop::{Format, Imported, Provenance, content_hash};
+use indicatif::ProgressBar;
 
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
+use crate::render::progress;
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
@@ -49,6 +52,9 @@ struct Tally {
     skipped: usize,
 }
 
+/// How far readers may run ahead of the store, in sources.
+const WINDOW: usize = 64;
+
 pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     let format = match args.from {
         From::Auto => None,
@@ -61,41 +67,67 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     };
     std::fs::create_dir_all(ctx.store.dir())
         .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;
-    let existing = imported_sessions(ctx);
-    let mut tally = Tally::default();
+    let mut run = ImportRun {
+        existing: imported_sessions(ctx),
+        ids: IdAllocator::new(&ctx.store).map_err(CliError::from)?,
+        force: args.force,
+        tally: Tally::default(),
+    };
+    let mut sources = Vec::new();
     for p in &args.paths {
         let p = std::path::absolute(p).unwrap_or_else(|_| p.clone());
-        let sources = crucible_interop::find_sources(&p, format);
-        if sources.is_empty() {
+        let found = crucible_interop::find_sources(&p, format);
+        if found.is_empty() {
             eprintln!(
                 "error: {}: nothing cru can import here (expected {})",
                 p.display(),
-                format.map_or("an OpenAI message file or an .agent/sessions folder", |f| f
-                    .as_str())
+                format.map_or(
+                    "files or folders of a format cru reads; see cru session import --help",
+                    |f| f.as_str()
+                )
             );
-            tally.skipped += 1;
-            continue;
+            run.tally.skipped += 1;
         }
-        for (src, fmt) in sources {
-            match crucible_interop::import(&src, fmt) {
+        sources.extend(found);
+    }
+    let bar = progress::bar("importing");
+    let mut failed: Option<anyhow::Error> = None;
+    // Sources are read and converted on every core; the store is written
+    // from this thread, in source order, so ids come out the same each time.
+    crate::in_order::map_in_order(
+        &sources,
+        WINDOW,
+        |(src, fmt)| crucible_interop::import(src, *fmt),
+        |i, imported| {
+            match imported {
                 Ok(imp) => {
                     for w in &imp.warnings {
-                        eprintln!("warning: {w}");
+                        bar.suspend(|| eprintln!("warning: {w}"));
                     }
-                    store_import(ctx, imp, &existing, args.force, &mut tally)?;
+                    if let Err(e) = run.store_import(ctx, imp, &bar) {
+                        failed = Some(e);
+                        return false;
+                    }
                 }
                 Err(e) => {
-                    eprintln!("error: {e}; skipped");
-                    tally.skipped += 1;
+                    bar.suspend(|| eprintln!("error: {e}; skipped"));
+                    run.tally.skipped += 1;
                 }
             }
-        }
+            progress::update_from(&bar, i + 1, sources.len(), 50);
+            true
+        },
+    );
+    progress::finish(&bar);
+    if let Some(e) = failed {
+        return Err(e);
     }
+    let t = &run.tally;
     eprintln!(
         "{} created, {} updated, {} unchanged, {} skipped",
-        tally.created, tally.updated, tally.unchanged, tally.skipped
+        t.created, t.updated, t.unchanged, t.skipped
     );
-    Ok(if tally.skipped > 0 {
+    Ok(if t.skipped > 0 {
         Outcome::Failure
     } else {
         Outcome::Success
@@ -132,98 +164,105 @@ enum Fate {
     Kept,
 }
 
-/// Stores a source's session and its subagents' sessions, linked.
-fn store_import(
-    ctx: &Context,
-    imp: Imported,
-    existing: &HashMap<String, (PathBuf, SessionLog)>,
+/// One `cru session import`: what the directory holds, the ids given so
+/// far, and what became of each source.
+struct ImportRun {
+    /// Sessions imported before, by source path.
+    existing: HashMap<String, (PathBuf, SessionLog)>,
+    ids: IdAllocator,
     force: bool,
-    tally: &mut Tally,
-) -> anyhow::Result<()> {
-    let Imported {
-        log,
-        provenance,
-        children,
-        ..
-    } = imp;
-    let (path, mut log, fate) = store_one(ctx, log, &provenance, existing, force, tally)?;
-    if children.is_empty() {
-        return Ok(());
-    }
-    let mut linked = Vec::new();
-    for child in children {
-        for w in &child.imported.warnings {
-            eprintln!("warning: {w}");
-        }
-        let mut child_log = child.imported.log;
-        child_log.frontmatter.parent = Some(log.id().clone());
-        let (_, child_log, _) = store_one(
-            ctx,
-            child_log,
-            &child.imported.provenance,
-            existing,
-            force,
-            tally,
-        )?;
-        linked.push((child_log, child.link));
-    }
-    // The parent is written again with its links only when it was written
-    // now: one that is unchanged or kept already has them (or its own).
-    if matches!(fate, Fate::Created | Fate::Updated) {
-        crucible_interop::link_children(&mut log, &mut linked);
-        let mut provenance = provenance;
-        provenance.session_hash = content_hash(&log);
-        provenance.store(&mut log);
-        ctx.store.save_to(&path, &log).map_err(CliError::from)?;
-    }
-    Ok(())
+    tally: Tally,
 }
 
-/// Stores one session: created, updated, or left as it is. Returns where it
-/// is and the session as stored (with its id).
-fn store_one(
-    ctx: &Context,
-    mut log: SessionLog,
-    provenance: &Provenance,
-    existing: &HashMap<String, (PathBuf, SessionLog)>,
-    force: bool,
-    tally: &mut Tally,
-) -> anyhow::Result<(PathBuf, SessionLog, Fate)> {
-    if let Some((path, old)) = existing.get(&provenance.path) {
-        let before = Provenance::of(old).expect("found by its provenance");
-        if before.source_hash == provenance.source_hash {
-            tally.unchanged += 1;
-            return Ok((path.clone(), old.clone(), Fate::Unchanged));
+impl ImportRun {
+    /// Stores a source's session and its subagents' sessions, linked.
+    fn store_import(
+        &mut self,
+        ctx: &Context,
+        imp: Imported,
+        bar: &ProgressBar,
+    ) -> anyhow::Result<()> {
+        let Imported {
+            log,
+            provenance,
+            children,
+            ..
+        } = imp;
+        let (path, mut log, fate) = self.store_one(ctx, log, &provenance, bar)?;
+        if children.is_empty() {
+            return Ok(());
         }
-        let changed_in_cru = content_hash(old) != before.session_hash;
-        if changed_in_cru && !force {
-            eprintln!(
-                "warning: {} was changed in cru since its import from {}; not updated (--force to replace it)",
-                old.id(),
-                provenance.path
-            );
-            tally.skipped += 1;
-            return Ok((path.clone(), old.clone(), Fate::Kept));
+        let mut linked = Vec::new();
+        for child in children {
+            for w in &child.imported.warnings {
+                bar.suspend(|| eprintln!("warning: {w}"));
+            }
+            let mut child_log = child.imported.log;
+            child_log.frontmatter.parent = Some(log.id().clone());
+            let (_, child_log, _) =
+                self.store_one(ctx, child_log, &child.imported.provenance, bar)?;
+            linked.push((child_log, child.link));
         }
-        log.frontmatter.session_id = old.id().clone();
-        provenance.store(&mut log);
-        ctx.store.save_to(path, &log).map_err(CliError::from)?;
-        eprintln!("updated {} from {}", old.id(), provenance.path);
-        tally.updated += 1;
-        return Ok((path.clone(), log, Fate::Updated));
+        // The parent is written again with its links only when it was written
+        // now: one that is unchanged or kept already has them (or its own).
+        if matches!(fate, Fate::Created | Fate::Updated) {
+            crucible_interop::link_children(&mut log, &mut linked);
+            let mut provenance = provenance;
+            provenance.session_hash = content_hash(&log);
+            provenance.store(&mut log);
+            ctx.store.save_to(&path, &log).map_err(CliError::from)?;
+        }
+        Ok(())
     }
-    let started = log.frontmatter.started.clone();
-    let title = log.frontmatter.title.clone();
-    provenance.store(&mut log);
-    let (path, created) = ctx
-        .store
-        .create_new(&started, title.as_deref(), |id| {
-            let mut l = log.clone();
-            l.frontmatter.session_id = id;
-            l
-        })
-        .map_err(CliError::from)?;
-    println!("{}", created.id());
-    tally.created += 1;
-    Ok((path, created, Fate::Created))
+
+    /// Stores one session: created, updated, or left as it is. Returns where it
+    /// is and the session as stored (with its id).
+    fn store_one(
+        &mut self,
+        ctx: &Context,
+        mut log: SessionLog,
+        provenance: &Provenance,
+        bar: &ProgressBar,
+    ) -> anyhow::Result<(PathBuf, SessionLog, Fate)> {
+        let tally = &mut self.tally;
+        if let Some((path, old)) = self.existing.get(&provenance.path) {
+            let before = Provenance::of(old).expect("found by its provenance");
+            if before.source_hash == provenance.source_hash {
+                tally.unchanged += 1;
+                return Ok((path.clone(), old.clone(), Fate::Unchanged));
+            }
+            let changed_in_cru = content_hash(old) != before.session_hash;
+            if changed_in_cru && !self.force {
+                bar.suspend(|| {
+                    eprintln!(
+                        "warning: {} was changed in cru since its import from {}; not updated (--force to replace it)",
+                        old.id(),
+                        provenance.path
+                    );
+                });
+                tally.skipped += 1;
+                return Ok((path.clone(), old.clone(), Fate::Kept));
+            }
+            log.frontmatter.session_id = old.id().clone();
+            provenance.store(&mut log);
+            ctx.store.save_to(path, &log).map_err(CliError::from)?;
+            bar.suspend(|| eprintln!("updated {} from {}", old.id(), provenance.path));
+            tally.updated += 1;
+            return Ok((path.clone(), log, Fate::Updated));
+        }
+        let started = log.frontmatter.started.clone();
+        let title = log.frontmatter.title.clone();
+        provenance.store(&mut log);
+        let (path, created) = self
+            .ids
+            .create_new(&ctx.store, &started, title.as_deref(), &mut |id| {
+                let mut l = log.clone();
+                l.frontmatter.session_id = id;
+                l
+            })
+            .map_err(CliError::from)?;
+        bar.suspend(|| println!("{}", created.id()));
+        tally.created += 1;
+        Ok((path, created, Fate::Created))
+    }
 }

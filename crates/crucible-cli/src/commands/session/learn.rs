@@ -3,7 +3,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::{Args, ValueEnum};
 use crucible_core::store::journal::journal_path;
@@ -230,75 +229,35 @@ fn read_in_order(
     export: Export,
     mut write: impl FnMut(usize, Vec<Rendered>) -> bool,
 ) -> usize {
-    let next = AtomicUsize::new(0);
-    let written = AtomicUsize::new(0);
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let bad = AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<Rendered>)>();
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let (next, written, stop, bad) = (&next, &written, &stop, &bad);
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(src) = sources.get(i) else { break };
-                    // Not too far ahead of the writer.
-                    while i >= written.load(Ordering::Acquire) + WINDOW
-                        && !stop.load(Ordering::Relaxed)
-                    {
-                        std::thread::sleep(std::time::Duration::from_millis(1));
-                    }
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let cases = match load(store, src) {
-                        Ok(None) => Vec::new(),
-                        Ok(Some(log)) => cases_of(&log, filter)
-                            .into_iter()
-                            .map(|c| {
-                                let c = match redactor {
-                                    Some(r) => c.redacted(r),
-                                    None => c,
-                                };
-                                Rendered {
-                                    text: render(&c, export),
-                                    kind: c.meta.kind,
-                                    id: c.meta.case_id,
-                                }
-                            })
-                            .collect(),
-                        Err(e) => {
-                            bad.fetch_add(1, Ordering::Relaxed);
-                            eprintln!("warning: skipped {e}");
-                            Vec::new()
-                        }
-                    };
-                    if tx.send((i, cases)).is_err() {
-                        break;
-                    }
+    let mut bad = 0;
+    let work = |src: &Source| -> Result<Vec<Rendered>, String> {
+        let Some(log) = load(store, src)? else {
+            return Ok(Vec::new());
+        };
+        Ok(cases_of(&log, filter)
+            .into_iter()
+            .map(|c| {
+                let c = match redactor {
+                    Some(r) => c.redacted(r),
+                    None => c,
+                };
+                Rendered {
+                    text: render(&c, export),
+                    kind: c.meta.kind,
+                    id: c.meta.case_id,
                 }
-            });
-        }
-        drop(tx);
-        // Results arrive in any order; they are written in source order.
-        let mut waiting: std::collections::BTreeMap<usize, Vec<Rendered>> =
-            std::collections::BTreeMap::new();
-        let mut due = 0;
-        for (i, cases) in rx {
-            waiting.insert(i, cases);
-            while let Some(cases) = waiting.remove(&due) {
-                due += 1;
-                written.store(due, Ordering::Release);
-                if !write(due, cases) {
-                    stop.store(true, Ordering::Relaxed);
-                    return;
-                }
-            }
+            })
+            .collect())
+    };
+    crate::in_order::map_in_order(sources, WINDOW, work, |i, cases| match cases {
+        Ok(cases) => write(i + 1, cases),
+        Err(e) => {
+            bad += 1;
+            eprintln!("warning: skipped {e}");
+            write(i + 1, Vec::new())
         }
     });
-    bad.into_inner()
+    bad
 }
 
 /// The session, or `None` when its text has no `[!error` or `[!user`
