@@ -2,7 +2,8 @@
 //! one file per agent, rewritten whole after each turn.
 //!
 //! - `name` → the participant (and the source id); `created` (or the older
-//!   `timestamp`) → started; `total_tokens` → tokens_used; `total_cost` →
+//!   `timestamp`) → started; `total_tokens` (else the sum of the turns'
+//!   `tokens`) → tokens_used; `total_cost` →
 //!   cost_usd; `system_prompt` → the `system-prompt` block;
 //! - each of `turns[]` → a phase named from its `input`, with the turn's
 //!   `model`, `duration_ms`, `tokens`, `cost` and the time it ended
@@ -16,7 +17,12 @@
 //!   `passed`, `evaluation`, and seed 001's `eval.expect_tools` and
 //!   `eval.expect_result` (as `expect_tools`, `expect_result`);
 //! - the session is `paused` at its last turn: ConnectOnion resumes it by
-//!   adding turns, and so can `cru session resume`.
+//!   adding turns, and so can `cru session resume`;
+//! - an eval summary (`.co/evals/<slug>.yaml`: `runs`, turns with `output`,
+//!   `meta` as a JSON string, `history` of earlier runs) reads the same way,
+//!   its messages from the latest run's `<slug>/run_<N>.yaml` (with the
+//!   system prompt, `cwd` and the run's tokens); `meta` gives each phase its
+//!   tokens, cost, duration and time, `history` the earlier verdicts.
 
 use std::path::Path;
 
@@ -66,7 +72,10 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     })?;
     let mut warnings = Vec::new();
     let name = doc.get("name").and_then(Yaml::as_str).unwrap_or("agent");
-    let agent: AgentRef = name
+    // A session file is named after its agent; an eval summary after its
+    // first input, which is no agent's name.
+    let is_eval = doc.get("runs").is_some();
+    let agent: AgentRef = (if is_eval { "agent" } else { name })
         .chars()
         .map(|c| {
             if c.is_alphanumeric() || c == '.' || c == '_' {
@@ -92,8 +101,35 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         .get("total_cost")
         .and_then(Yaml::as_f64)
         .filter(|&c| c > 0.0);
+    fm.model = doc.get("model").and_then(Yaml::as_str).map(str::to_owned);
+    // An eval summary (`.co/evals/<slug>.yaml`): the latest run's file
+    // holds the messages, the system prompt and the run's totals.
+    let run = latest_run(path, &doc, &mut warnings);
+    let mut hashed = bytes.clone();
+    if let Some(r) = &run {
+        hashed.extend(&r.bytes);
+        if fm.tokens_used.is_none() {
+            fm.tokens_used = r.doc.get("tokens").and_then(Yaml::as_u64);
+        }
+        if fm.cost_usd.is_none() {
+            fm.cost_usd = r
+                .doc
+                .get("cost")
+                .and_then(Yaml::as_f64)
+                .filter(|&c| c > 0.0);
+        }
+        if let Some(cwd) = r.doc.get("cwd").and_then(Yaml::as_str) {
+            fm.extra.insert("cwd".into(), cwd.into());
+        }
+    }
+    if let Some(runs) = doc.get("runs").and_then(Yaml::as_u64) {
+        fm.extra.insert("runs".into(), runs.into());
+    }
     let mut log = SessionLog::new(fm);
-    if let Some(sp) = doc.get("system_prompt").and_then(Yaml::as_str)
+    let system_prompt = doc
+        .get("system_prompt")
+        .or_else(|| run.as_ref().and_then(|r| r.doc.get("system_prompt")));
+    if let Some(sp) = system_prompt.and_then(Yaml::as_str)
         && !sp.trim().is_empty()
     {
         log.preamble.push(Block::SystemPrompt {
@@ -126,13 +162,52 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             .get("cost")
             .and_then(Yaml::as_f64)
             .filter(|c| c.is_finite());
-        if let Some(end) = time_of(t.get("timestamp")) {
+        // An eval turn's numbers are in `meta`, a JSON string.
+        let meta: Value = t
+            .get("meta")
+            .and_then(Yaml::as_str)
+            .and_then(|m| serde_json::from_str(m).ok())
+            .unwrap_or(Value::Null);
+        if p.meta.tokens.is_none() {
+            p.meta.tokens = meta.get("tokens").and_then(Value::as_u64);
+        }
+        if p.meta.duration_ms.is_none() {
+            p.meta.duration_ms = meta.get("duration_ms").and_then(Value::as_u64);
+        }
+        if p.meta.cost_usd.is_none() {
+            p.meta.cost_usd = meta
+                .get("cost")
+                .and_then(Value::as_f64)
+                .filter(|c| c.is_finite() && *c > 0.0);
+        }
+        let ended = time_of(t.get("timestamp")).or_else(|| {
+            let ts = meta.get("ts").and_then(Value::as_str)?;
+            time_of(Some(&Yaml::String(ts.to_owned())))
+        });
+        if let Some(end) = ended {
             let ms = i64::try_from(p.meta.duration_ms.unwrap_or(0)).unwrap_or(0);
             p.meta.started = Some(Timestamp::from_unix_ms(end.unix_ms() - ms));
         }
         for key in ["expected", "passed", "evaluation"] {
-            if let Some(v) = t.get(key) {
+            if let Some(v) = t.get(key).filter(|v| !is_blank(v)) {
                 p.meta.extra.push((key.to_owned(), scalar(v)));
+            }
+        }
+        // Earlier runs of an eval turn: their verdicts, oldest first.
+        if let Some(history) = t.get("history").and_then(Yaml::as_sequence) {
+            let runs: Vec<String> = history
+                .iter()
+                .map(|h| {
+                    let n = h.get("run").map(scalar).unwrap_or_default();
+                    let verdict = h
+                        .get("evaluation")
+                        .filter(|v| !is_blank(v))
+                        .map_or_else(|| "not evaluated".to_owned(), scalar);
+                    format!("run {n}: {verdict}")
+                })
+                .collect();
+            if !runs.is_empty() {
+                p.meta.extra.push(("history".to_owned(), runs.join("; ")));
             }
         }
         if let Some(eval) = t.get("eval") {
@@ -161,7 +236,12 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                         .or_else(|| m.get(Yaml::String(number.to_string())))
                 })
                 .and_then(Yaml::as_sequence)
-                .map(|s| s.iter().map(json_of).collect()),
+                .map(|s| s.iter().map(json_of).collect())
+                .or_else(|| {
+                    run.as_ref()
+                        .filter(|r| r.turns.len() == turns.len())
+                        .map(|r| r.turns[k].clone())
+                }),
         };
         match messages {
             Some(msgs) if !msgs.is_empty() => {
@@ -191,15 +271,108 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         .and_then(Yaml::as_str)
         .and_then(title_from)
         .unwrap_or_else(|| format!("ConnectOnion session {name}"));
+    // Seed 001's files carry no total: the turns' tokens add up to it.
+    if log.frontmatter.tokens_used.is_none() {
+        let turn_tokens: Vec<u64> = phases.iter().filter_map(|p| p.meta.tokens).collect();
+        if !turn_tokens.is_empty() {
+            log.frontmatter.tokens_used = Some(turn_tokens.iter().sum());
+        }
+    }
     finish_paused(&mut log, title, phases);
     Ok(crate::imported(
         crate::Format::ConnectOnion,
         path,
         Some(name.to_owned()),
-        &bytes,
+        &hashed,
         log,
         warnings,
     ))
+}
+
+/// An eval's latest run, from `<slug>/run_<N>.yaml` beside the summary.
+struct Run {
+    doc: Yaml,
+    bytes: Vec<u8>,
+    /// Its messages split at each user message: one group per turn.
+    turns: Vec<Vec<Value>>,
+}
+
+/// The run file of an eval summary's latest run (`runs: N`), when there is
+/// one; a damaged one is a warning, and the turn summaries are used.
+fn latest_run(path: &Path, doc: &Yaml, warnings: &mut Vec<ImportWarning>) -> Option<Run> {
+    let n = doc.get("runs").and_then(Yaml::as_u64)?;
+    let run_path = path.with_extension("").join(format!("run_{n}.yaml"));
+    let bytes = std::fs::read(&run_path).ok()?;
+    let mut warn = |line: Option<usize>, message: String| {
+        warnings.push(ImportWarning {
+            path: run_path.clone(),
+            line,
+            message,
+        });
+    };
+    let run_doc: Yaml = match serde_yaml::from_slice(&bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            warn(
+                e.location().map(|l| l.line()),
+                format!("not YAML ({e}); the turn summaries are used"),
+            );
+            return None;
+        }
+    };
+    let messages: Vec<Value> = match run_doc.get("messages") {
+        Some(Yaml::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Array(a)) => a,
+            _ => {
+                warn(
+                    None,
+                    "`messages` is not a JSON array; the turn summaries are used".into(),
+                );
+                Vec::new()
+            }
+        },
+        Some(Yaml::Sequence(items)) => items.iter().map(json_of).collect(),
+        _ => Vec::new(),
+    };
+    let mut turns: Vec<Vec<Value>> = Vec::new();
+    for m in messages {
+        match m.get("role").and_then(Value::as_str) {
+            Some("user") => turns.push(vec![m]),
+            Some("system" | "developer") => {}
+            _ => {
+                if let Some(t) = turns.last_mut() {
+                    t.push(m);
+                }
+            }
+        }
+    }
+    let want = doc
+        .get("turns")
+        .and_then(Yaml::as_sequence)
+        .map_or(0, Vec::len);
+    if !turns.is_empty() && turns.len() != want {
+        warn(
+            None,
+            format!(
+                "{} user messages for {want} turns; the turn summaries are used",
+                turns.len()
+            ),
+        );
+    }
+    Some(Run {
+        doc: run_doc,
+        bytes,
+        turns,
+    })
+}
+
+/// An empty string or null: ConnectOnion writes `expected: ''` for none.
+fn is_blank(v: &Yaml) -> bool {
+    match v {
+        Yaml::Null => true,
+        Yaml::String(s) => s.trim().is_empty(),
+        _ => false,
+    }
 }
 
 /// A YAML value as one line of text (lists joined by commas).
@@ -233,7 +406,11 @@ fn summary_blocks(t: &Yaml, input: &str, agent: &AgentRef, p: &mut Phase) {
     if !calls.is_empty() {
         p.blocks.push(Block::ToolCalls { calls });
     }
-    if let Some(r) = t.get("result").and_then(Yaml::as_str)
+    // `result` in sessions, `output` in eval summaries.
+    if let Some(r) = t
+        .get("result")
+        .or_else(|| t.get("output"))
+        .and_then(Yaml::as_str)
         && !r.trim().is_empty()
     {
         p.blocks

@@ -292,7 +292,8 @@ fn connectonion_sessions_keep_their_eval_fields() {
         "connectonion",
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    insta::assert_snapshot!(out.stdout, @r"
+    insta::assert_snapshot!(out.stdout, @"
+    2025-12-28-count-the-todo-comments-in-src
     2024-11-27-check-my-emails
     2025-12-03-list-files-in-current-directory
     ");
@@ -338,7 +339,8 @@ fn connectonion_sessions_keep_their_eval_fields() {
     }
     let stats = kiln.run(&["session", "stats", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&stats.stdout).unwrap();
-    assert_eq!(v["total"]["tokens"], 33500);
+    // The two session files and the eval's latest run.
+    assert_eq!(v["total"]["tokens"], 1234 + 2345 + 33500 + 1856);
 }
 
 #[test]

@@ -48,6 +48,10 @@ fn detects_by_content_and_finds_sources_in_folders() {
                 "rollout-2025-09-02T10-04-11-5a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b.jsonl".to_owned(),
                 Format::Codex
             ),
+            (
+                "count_the_todo_comments.yaml".to_owned(),
+                Format::ConnectOnion
+            ),
             ("gmail_agent.yaml".to_owned(), Format::ConnectOnion),
             ("oo.yaml".to_owned(), Format::ConnectOnion),
             ("refactor-chat.json".to_owned(), Format::OpenAiMessages),
@@ -406,6 +410,77 @@ fn linking_children_writes_parent_entries_and_callouts() {
     let text = crucible_parser::write_session(&parent);
     let back = crucible_parser::parse_session(Path::new("parent.md"), text.as_bytes()).unwrap();
     assert_eq!(back, parent);
+}
+
+#[test]
+fn connectonion_eval_summaries_take_the_latest_runs_messages() {
+    let imp = import(
+        &foreign("connectonion/.co/evals/count_the_todo_comments.yaml"),
+        Format::ConnectOnion,
+    )
+    .unwrap();
+    assert!(imp.warnings.is_empty(), "{:?}", imp.warnings);
+    let log = &imp.log;
+    assert_eq!(log.phase_count(), 2);
+    // Run 2's messages: the calls with their results.
+    let calls: Vec<_> = log.tool_calls().collect();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[1].args, "git blame -L 88,88 src/parser.py");
+    assert!(
+        calls[0]
+            .summary
+            .as_deref()
+            .unwrap()
+            .starts_with("src/parser.py:12")
+    );
+    assert_eq!(log.frontmatter.tokens_used, Some(1856));
+    assert_eq!(log.frontmatter.model.as_deref(), Some("gpt-4o-mini"));
+    assert!(
+        log.system_prompt()
+            .unwrap()
+            .starts_with("You are a code assistant")
+    );
+    let (_, first) = log.phases().next().unwrap();
+    assert_eq!(first.meta.tokens, Some(812));
+    assert_eq!(first.meta.duration_ms, Some(2310));
+    let extra: Vec<(&str, &str)> = first
+        .meta
+        .extra
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        extra,
+        [
+            ("expected", "7 TODO comments, most in parser.py"),
+            ("evaluation", "pass"),
+            ("history", "run 1: fail"),
+        ]
+    );
+    // An empty `evaluation: ''` is no verdict.
+    let (_, second) = log.phases().nth(1).unwrap();
+    assert!(!second.meta.extra.iter().any(|(k, _)| k == "evaluation"));
+}
+
+#[test]
+fn a_damaged_eval_run_file_falls_back_to_the_turn_summaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = foreign("connectonion/.co/evals/count_the_todo_comments.yaml");
+    let summary = dir.path().join("count_the_todo_comments.yaml");
+    std::fs::copy(&src, &summary).unwrap();
+    std::fs::create_dir(dir.path().join("count_the_todo_comments")).unwrap();
+    std::fs::write(
+        dir.path().join("count_the_todo_comments/run_2.yaml"),
+        "messages: '[{\"role\": \"user\"'\n",
+    )
+    .unwrap();
+    let imp = import(&summary, Format::ConnectOnion).unwrap();
+    assert_eq!(imp.warnings.len(), 1, "{:?}", imp.warnings);
+    assert!(imp.warnings[0].message.contains("not a JSON array"));
+    // From `tools_called`: the names and their arguments as written.
+    let calls: Vec<_> = imp.log.tool_calls().collect();
+    assert_eq!(calls[0].tool, "grep");
+    assert_eq!(calls[0].args, "pattern='TODO', path='src/'");
 }
 
 #[test]
