@@ -105,7 +105,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     // An eval summary (`.co/evals/<slug>.yaml`): the latest run's file
     // holds the messages, the system prompt and the run's totals.
     let run = latest_run(path, &doc, &mut warnings);
-    let mut hashed = bytes.clone();
+    let mut hashed = bytes;
     if let Some(r) = &run {
         hashed.extend(&r.bytes);
         if fm.tokens_used.is_none() {
