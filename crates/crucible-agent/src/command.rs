@@ -23,6 +23,9 @@ pub struct CommandBackend {
     pub timeout: Duration,
     /// Where the messages file is made (the caller's temporary directory).
     pub temp_dir: PathBuf,
+    /// More environment for the program (`CRU_MODEL` when a model is asked
+    /// for).
+    pub env: Vec<(String, String)>,
 }
 
 impl AgentBackend for CommandBackend {
@@ -49,6 +52,7 @@ impl AgentBackend for CommandBackend {
         cmd.arg("-c")
             .arg(&self.command)
             .env(MESSAGES_FILE_VAR, messages.path())
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

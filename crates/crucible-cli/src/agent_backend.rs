@@ -18,12 +18,26 @@ pub fn configured(
     ctx: &Context,
     agent_cmd: Option<&str>,
 ) -> Result<Option<Box<dyn AgentBackend>>, CliError> {
+    configured_with_model(ctx, agent_cmd, None)
+}
+
+/// The configured backend with the model `model` instead of the
+/// configured one: an endpoint is asked for it, a command is told it in
+/// `$CRU_MODEL`.
+pub fn configured_with_model(
+    ctx: &Context,
+    agent_cmd: Option<&str>,
+    model: Option<&str>,
+) -> Result<Option<Box<dyn AgentBackend>>, CliError> {
     let a = &ctx.config.agent;
     let command_backend = |command: &str| -> Box<dyn AgentBackend> {
         Box::new(CommandBackend {
             command: command.to_owned(),
             timeout: a.timeout,
             temp_dir: std::env::temp_dir(),
+            env: model
+                .map(|m| vec![("CRU_MODEL".to_owned(), m.to_owned())])
+                .unwrap_or_default(),
         })
     };
     if let Some(cmd) = agent_cmd {
@@ -55,7 +69,10 @@ pub fn configured(
             ))),
         },
         Some(AgentBackendKind::OpenAi) => {
-            let (Some(base_url), Some(model)) = (&a.base_url, &a.model) else {
+            let (Some(base_url), Some(model)) = (
+                &a.base_url,
+                model.map(str::to_owned).or_else(|| a.model.clone()),
+            ) else {
                 return Err(CliError::new(format!(
                     "[agent] backend = \"openai\" needs both base_url and model (read from {})",
                     sources()
@@ -75,7 +92,7 @@ pub fn configured(
             };
             Ok(Some(Box::new(OpenAiBackend {
                 base_url: base_url.clone(),
-                model: model.clone(),
+                model,
                 api_key,
                 timeout: a.timeout,
             })))

@@ -116,7 +116,7 @@ pub(crate) fn phase_name(words: &str, n: usize) -> String {
 /// file path and then the other fields as JSON; the usual single field
 /// (`cmd`, `path`, `file_path`, `query`, `pattern`, `url`, `input`) when
 /// that is all there is; else the JSON.
-pub(crate) fn args_line(arguments: &Value) -> String {
+pub fn args_line(arguments: &Value) -> String {
     let v = match arguments {
         Value::String(s) => serde_json::from_str::<Value>(s).unwrap_or(Value::String(s.clone())),
         other => other.clone(),

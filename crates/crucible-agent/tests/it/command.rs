@@ -9,6 +9,7 @@ fn backend(command: &str, timeout: Duration) -> (CommandBackend, tempfile::TempD
         command: command.into(),
         timeout,
         temp_dir: dir.path().to_owned(),
+        env: Vec::new(),
     };
     (b, dir)
 }

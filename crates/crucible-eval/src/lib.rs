@@ -1,0 +1,26 @@
+//! Evaluating sessions (seeds 000 and 001: "after changing this prompt,
+//! what is different?"): a phase says what it should do in an `[!expect]`
+//! callout ([`Expectation`]); [`check`] compares what the phase did (its
+//! tool calls and its result, [`Actual`]) without any model; a judge
+//! (any [`crucible_agent::AgentBackend`]) compares the result with the
+//! expected one in words and must answer in a strict form ([`judge`]); an
+//! [`EvalRecord`] goes back into the phase as an `[!eval]` callout, so the
+//! history of evaluations stays with the session. [`replay`] builds the
+//! context to run one turn again and compares the new run with the old.
+//!
+//! Nothing here prints or reads the environment; the CLI does both.
+
+mod actual;
+mod check;
+mod expect;
+pub mod judge;
+mod record;
+pub mod replay;
+mod run_output;
+
+pub use actual::Actual;
+pub use check::{Check, CheckKind, check};
+pub use expect::{ExpectError, Expectation, Order, ToolPattern, expectation_of};
+pub use judge::{JudgeError, JudgeVerdict};
+pub use record::{EvalRecord, Verdict, last_verdict};
+pub use run_output::run_output;

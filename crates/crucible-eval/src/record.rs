@@ -1,0 +1,120 @@
+//! An evaluation's outcome, kept in the phase as an `[!eval]` callout:
+//!
+//! ```markdown
+//! > [!eval] failed
+//! > tools: ✗ missing run(blame) (called: grep)
+//! > pattern: ✓ /parser\.py/ matches
+//! > judge: ✗ the reply names the wrong file
+//! > by: judge command `./judge.sh`
+//! > at: 2026-11-22T05:30:00Z
+//! ```
+
+use crucible_core::{Block, Callout, Phase, Timestamp};
+
+use crate::{Check, JudgeVerdict};
+
+/// passed, failed, or error (a judge that did not answer in form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Passed,
+    Failed,
+    Error,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Passed => "passed",
+            Self::Failed => "failed",
+            Self::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "passed" | "pass" => Some(Self::Passed),
+            "failed" | "fail" => Some(Self::Failed),
+            "error" => Some(Self::Error),
+            _ => None,
+        }
+    }
+}
+
+/// One evaluation of one phase.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EvalRecord {
+    pub verdict: Verdict,
+    pub checks: Vec<Check>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeVerdict>,
+    /// Why there is no verdict from the judge, when it was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_error: Option<String>,
+    /// What evaluated: `checks`, or the judge's description.
+    pub by: String,
+    pub at: Timestamp,
+}
+
+impl EvalRecord {
+    /// The verdict of these checks and this judge's outcome (if asked).
+    pub fn new(
+        checks: Vec<Check>,
+        judge: Option<Result<JudgeVerdict, String>>,
+        by: String,
+        at: Timestamp,
+    ) -> Self {
+        let (judge, judge_error) = match judge {
+            None => (None, None),
+            Some(Ok(v)) => (Some(v), None),
+            Some(Err(e)) => (None, Some(e)),
+        };
+        let verdict = if judge_error.is_some() {
+            Verdict::Error
+        } else if checks.iter().all(|c| c.passed) && judge.as_ref().is_none_or(|j| j.passed) {
+            Verdict::Passed
+        } else {
+            Verdict::Failed
+        };
+        Self {
+            verdict,
+            checks,
+            judge,
+            judge_error,
+            by,
+            at,
+        }
+    }
+
+    pub fn to_callout(&self) -> Callout {
+        let mark = |ok: bool| if ok { "✓" } else { "✗" };
+        let mut body: Vec<String> = self
+            .checks
+            .iter()
+            .map(|c| format!("{}: {} {}", c.kind.as_str(), mark(c.passed), c.detail))
+            .collect();
+        if let Some(j) = &self.judge {
+            body.push(format!(
+                "judge: {} {}",
+                mark(j.passed),
+                crucible_core::one_line(&j.reason)
+            ));
+        }
+        if let Some(e) = &self.judge_error {
+            body.push(format!("judge: error {}", crucible_core::one_line(e)));
+        }
+        body.push(format!("by: {}", crucible_core::one_line(&self.by)));
+        body.push(format!("at: {}", self.at));
+        Callout::new("eval", self.verdict.as_str(), body)
+    }
+}
+
+/// The verdict of the phase's last `[!eval]` callout.
+pub fn last_verdict(p: &Phase) -> Option<Verdict> {
+    p.blocks.iter().rev().find_map(|b| match b {
+        Block::Callout(c) if c.kind.eq_ignore_ascii_case("eval") => {
+            Verdict::parse(c.title.split_whitespace().next().unwrap_or(""))
+        }
+        _ => None,
+    })
+}

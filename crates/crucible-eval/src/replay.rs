@@ -1,0 +1,225 @@
+//! Replaying one turn (seed 000's "replay specific turn"): the context of
+//! the phases before it plus the user's words that started it, run again,
+//! and what changed against the original.
+
+use std::fmt::Write as _;
+
+use crucible_core::{
+    AgentRef, Block, Callout, CalloutKind, Frontmatter, Phase, PhaseId, Section, SessionId,
+    SessionLog, SessionStatus, Timestamp, ToolCall,
+};
+
+use crate::Actual;
+
+/// What the user said to start a phase: its first `[!user]` words, else
+/// the phase's name.
+pub fn input_of(p: &Phase) -> String {
+    p.blocks
+        .iter()
+        .find_map(|b| match b {
+            Block::Callout(c) if c.kind() == CalloutKind::User => {
+                let u = c.user_parts();
+                Some(u.quote.unwrap_or_else(|| c.text().trim().to_owned()))
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| p.name.clone())
+}
+
+/// The session cut for a replay of phase `index` (0-based): the phases
+/// before it whole, of that phase only the user's words, nothing after;
+/// resumable at that phase. `system_prompt` replaces the session's.
+pub fn replay_log(
+    log: &SessionLog,
+    index: usize,
+    system_prompt: Option<&str>,
+) -> Option<SessionLog> {
+    let target = log.phases().nth(index).map(|(_, p)| p.clone())?;
+    let mut out = log.clone();
+    let mut seen = 0;
+    out.sections.retain(|s| match s {
+        Section::Phase(_) => {
+            seen += 1;
+            seen <= index + 1
+        }
+        Section::Plain(_) => seen <= index,
+    });
+    if let Some(Section::Phase(p)) = out
+        .sections
+        .iter_mut()
+        .rev()
+        .find(|s| matches!(s, Section::Phase(_)))
+    {
+        p.blocks = vec![Block::Callout(Callout::user(&input_of(&target), None))];
+        p.meta = Default::default();
+    }
+    if let Some(sp) = system_prompt {
+        out.preamble
+            .retain(|b| !matches!(b, Block::SystemPrompt { .. }));
+        out.preamble.push(Block::SystemPrompt {
+            text: sp.trim_end().to_owned(),
+        });
+    }
+    out.frontmatter.status = SessionStatus::Paused;
+    out.frontmatter.resume_point = Some(PhaseId::from_index(index));
+    Some(out)
+}
+
+/// How a replayed run differs from the original phase.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RunDiff {
+    /// Tools the replay called that the original did not (by name, counted).
+    pub tools_added: Vec<String>,
+    /// Tools the original called that the replay did not.
+    pub tools_missing: Vec<String>,
+    pub result_changed: bool,
+    pub old_result: String,
+    pub new_result: String,
+    pub old_tokens: Option<u64>,
+    pub new_tokens: Option<u64>,
+    pub old_duration_ms: Option<u64>,
+    pub new_duration_ms: Option<u64>,
+}
+
+/// Names in `a` not matched by one in `b`, each counted once per call.
+fn minus(a: &[ToolCall], b: &[ToolCall]) -> Vec<String> {
+    let mut rest: Vec<&str> = b.iter().map(|c| c.tool.as_str()).collect();
+    let mut out = Vec::new();
+    for c in a {
+        match rest.iter().position(|n| n.eq_ignore_ascii_case(&c.tool)) {
+            Some(i) => {
+                rest.swap_remove(i);
+            }
+            None => out.push(c.tool.clone()),
+        }
+    }
+    out
+}
+
+impl RunDiff {
+    pub fn between(old: &Actual, new: &Actual) -> Self {
+        Self {
+            tools_added: minus(&new.calls, &old.calls),
+            tools_missing: minus(&old.calls, &new.calls),
+            result_changed: old.result.trim() != new.result.trim(),
+            old_result: old.result.clone(),
+            new_result: new.result.clone(),
+            old_tokens: old.tokens,
+            new_tokens: new.tokens,
+            old_duration_ms: old.duration_ms,
+            new_duration_ms: new.duration_ms,
+        }
+    }
+
+    /// For people: one line per aspect.
+    pub fn render(&self) -> String {
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "none".to_owned()
+            } else {
+                v.join(", ")
+            }
+        };
+        let num = |v: Option<u64>| v.map_or_else(|| "?".to_owned(), |n| n.to_string());
+        let mut out = String::new();
+        let _ = writeln!(out, "tools added:   {}", list(&self.tools_added));
+        let _ = writeln!(out, "tools missing: {}", list(&self.tools_missing));
+        if self.result_changed {
+            let _ = writeln!(out, "result:        changed");
+            let _ = writeln!(
+                out,
+                "  was: {}",
+                crucible_core::summary_line(&self.old_result, 200)
+            );
+            let _ = writeln!(
+                out,
+                "  now: {}",
+                crucible_core::summary_line(&self.new_result, 200)
+            );
+        } else {
+            let _ = writeln!(out, "result:        the same");
+        }
+        let _ = writeln!(
+            out,
+            "tokens:        {} → {}",
+            num(self.old_tokens),
+            num(self.new_tokens)
+        );
+        let _ = writeln!(
+            out,
+            "duration:      {} → {}",
+            self.old_duration_ms
+                .map_or_else(|| "?".to_owned(), |m| format!("{m} ms")),
+            self.new_duration_ms
+                .map_or_else(|| "?".to_owned(), |m| format!("{m} ms"))
+        );
+        out
+    }
+}
+
+/// What a replay session records.
+#[derive(Debug, Clone)]
+pub struct ReplayRun<'a> {
+    pub original: &'a SessionLog,
+    /// 0-based.
+    pub index: usize,
+    pub run: &'a Actual,
+    pub agent: AgentRef,
+    pub model: Option<String>,
+    pub started: Timestamp,
+    pub ended: Timestamp,
+}
+
+/// The replay as a session of its own, linked to the original by a
+/// `replay_of: {session, phase}` frontmatter key and a line in its body.
+pub fn replay_session(r: &ReplayRun<'_>) -> Option<SessionLog> {
+    let (id, phase) = r.original.phases().nth(r.index)?;
+    let title = format!(
+        "Replay of {} {id}",
+        r.original.title().unwrap_or(r.original.id().as_str())
+    );
+    let mut fm = Frontmatter::new(SessionId::new("replay").expect("valid"), r.started.clone());
+    fm.title = Some(title.clone());
+    fm.status = SessionStatus::Completed;
+    fm.ended = Some(r.ended.clone());
+    fm.participants.push(r.agent.clone());
+    fm.model.clone_from(&r.model);
+    fm.tokens_used = r.run.tokens;
+    let mut link = serde_yaml::Mapping::new();
+    link.insert("session".into(), r.original.id().to_string().into());
+    link.insert("phase".into(), id.to_string().into());
+    fm.extra
+        .insert("replay_of".into(), serde_yaml::Value::Mapping(link));
+    let mut log = SessionLog::new(fm);
+    log.preamble.push(Block::Heading {
+        level: 1,
+        text: title,
+    });
+    log.preamble.push(Block::prose(&format!(
+        "Replay of {id} of [[{}]] with its context before that phase.",
+        r.original.id()
+    )));
+    let mut p = Phase::new(
+        phase.name.clone(),
+        Some(r.agent.clone()),
+        phase.channel.clone(),
+    );
+    p.meta.tokens = r.run.tokens;
+    p.meta.duration_ms = Some(u64::try_from(r.ended.unix_ms() - r.started.unix_ms()).unwrap_or(0));
+    p.meta.started = Some(r.started.clone());
+    p.blocks
+        .push(Block::Callout(Callout::user(&input_of(phase), None)));
+    if !r.run.calls.is_empty() {
+        p.blocks.push(Block::ToolCalls {
+            calls: r.run.calls.clone(),
+        });
+    }
+    if !r.run.result.trim().is_empty() {
+        p.blocks.push(Block::Callout(Callout::reply(
+            Some(&r.agent),
+            r.run.result.trim(),
+        )));
+    }
+    log.sections.push(Section::Phase(p));
+    Some(log)
+}
