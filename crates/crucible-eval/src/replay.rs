@@ -195,7 +195,7 @@ pub fn replay_session(r: &ReplayRun<'_>) -> Option<SessionLog> {
         level: 1,
         text: title,
     });
-    log.preamble.push(Block::prose(&format!(
+    log.preamble.push(Block::prose(format!(
         "Replay of {id} of [[{}]] with its context before that phase.",
         r.original.id()
     )));
