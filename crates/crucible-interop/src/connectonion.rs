@@ -13,9 +13,11 @@
 //!   without messages gives the input as `[!user]`, `tools_called`
 //!   (`run(command='ls -la')` or a bare name) as tool calls and `result` as
 //!   the reply;
-//! - eval fields stay on the phase, in its metadata comment: `expected`,
-//!   `passed`, `evaluation`, and seed 001's `eval.expect_tools` and
-//!   `eval.expect_result` (as `expect_tools`, `expect_result`);
+//! - eval fields become the callouts `cru session eval` reads, right after
+//!   the user's words: `expected` (or seed 001's `eval.expect_result`) and
+//!   `eval.expect_tools` an `[!expect]`, `passed` (or an `evaluation` of
+//!   pass/fail) an `[!eval]`; an `evaluation` that is notes stays in the
+//!   phase's metadata comment;
 //! - the session is `paused` at its last turn: ConnectOnion resumes it by
 //!   adding turns, and so can `cru session resume`;
 //! - an eval summary (`.co/evals/<slug>.yaml`: `runs`, turns with `output`,
@@ -30,8 +32,8 @@ use serde_json::Value;
 use serde_yaml::Value as Yaml;
 
 use crucible_core::{
-    AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, Timestamp, ToolCall,
-    one_line,
+    AgentRef, Block, Callout, CalloutKind, Frontmatter, Phase, SessionId, SessionLog, Timestamp,
+    ToolCall, one_line,
 };
 
 use crate::messages::{assistant_blocks, push_blocks};
@@ -184,14 +186,15 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             let ts = meta.get("ts").and_then(Value::as_str)?;
             time_of(Some(&Yaml::String(ts.to_owned())))
         });
-        if let Some(end) = ended {
+        if let Some(end) = &ended {
             let ms = i64::try_from(p.meta.duration_ms.unwrap_or(0)).unwrap_or(0);
             p.meta.started = Some(Timestamp::from_unix_ms(end.unix_ms() - ms));
         }
-        for key in ["expected", "passed", "evaluation"] {
-            if let Some(v) = t.get(key).filter(|v| !is_blank(v)) {
-                p.meta.extra.push((key.to_owned(), scalar(v)));
-            }
+        let field = |key: &str| t.get(key).filter(|v| !is_blank(v));
+        let verdict = verdict_of(field("passed"), field("evaluation"));
+        // An evaluation that is notes, not a verdict, stays on the phase.
+        if let Some(v) = field("evaluation").filter(|_| verdict.is_none()) {
+            p.meta.extra.push(("evaluation".to_owned(), scalar(v)));
         }
         // Earlier runs of an eval turn: their verdicts, oldest first.
         if let Some(history) = t.get("history").and_then(Yaml::as_sequence) {
@@ -210,13 +213,17 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                 p.meta.extra.push(("history".to_owned(), runs.join("; ")));
             }
         }
-        if let Some(eval) = t.get("eval") {
-            for key in ["expect_tools", "expect_result"] {
-                if let Some(v) = eval.get(key) {
-                    p.meta.extra.push((key.to_owned(), scalar(v)));
-                }
-            }
-        }
+        let eval = t.get("eval");
+        let expect_tools: Vec<String> = match eval.and_then(|e| e.get("expect_tools")) {
+            Some(Yaml::Sequence(items)) => items.iter().map(scalar).collect(),
+            Some(v) if !is_blank(v) => scalar(v).split(',').map(|s| s.trim().to_owned()).collect(),
+            _ => Vec::new(),
+        };
+        let expect_result = eval
+            .and_then(|e| e.get("expect_result"))
+            .or_else(|| field("expected"))
+            .filter(|v| !is_blank(v))
+            .map(scalar);
         // The turn's messages: keyed by turn (seed 000) or a JSON string (seed 001).
         let messages: Option<Vec<Value>> = match t.get("messages") {
             Some(Yaml::String(s)) => match serde_json::from_str::<Value>(s) {
@@ -262,6 +269,23 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                 }
             }
             _ => summary_blocks(t, &input, &agent, &mut p),
+        }
+        // What the turn was expected to do, and its recorded verdict, as the
+        // callouts `cru session eval` reads: right after the user's words.
+        let at = p
+            .blocks
+            .iter()
+            .position(|b| matches!(b, Block::Callout(c) if c.kind() == CalloutKind::User))
+            .map_or(0, |i| i + 1);
+        let mut notes = Vec::new();
+        if !expect_tools.is_empty() || expect_result.is_some() {
+            notes.push(expect_callout(&expect_tools, expect_result.as_deref()));
+        }
+        if let Some(passed) = verdict {
+            notes.push(eval_callout(passed, ended.as_ref()));
+        }
+        for (i, c) in notes.into_iter().enumerate() {
+            p.blocks.insert(at + i, Block::Callout(c));
         }
         phases.push(p);
     }
@@ -364,6 +388,40 @@ fn latest_run(path: &Path, doc: &Yaml, warnings: &mut Vec<ImportWarning>) -> Opt
         bytes,
         turns,
     })
+}
+
+/// `passed: true` or `evaluation: pass` as a verdict; notes are none.
+fn verdict_of(passed: Option<&Yaml>, evaluation: Option<&Yaml>) -> Option<bool> {
+    if let Some(b) = passed.and_then(Yaml::as_bool) {
+        return Some(b);
+    }
+    match evaluation.map(scalar)?.trim().to_ascii_lowercase().as_str() {
+        "pass" | "passed" | "true" => Some(true),
+        "fail" | "failed" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// `> [!expect]` with the turn's expected tools and result (the syntax
+/// `docs/eval.md` describes).
+fn expect_callout(tools: &[String], result: Option<&str>) -> Callout {
+    let mut body = Vec::new();
+    if !tools.is_empty() {
+        body.push(format!("tools: {}", tools.join(", ")));
+    }
+    if let Some(r) = result {
+        body.push(format!("result: {}", one_line(r)));
+    }
+    Callout::new("expect", "", body)
+}
+
+/// `> [!eval] passed` for a verdict ConnectOnion recorded.
+fn eval_callout(passed: bool, at: Option<&Timestamp>) -> Callout {
+    let mut body = vec!["by: connectonion (recorded in the source)".to_owned()];
+    if let Some(t) = at {
+        body.push(format!("at: {t}"));
+    }
+    Callout::new("eval", if passed { "passed" } else { "failed" }, body)
 }
 
 /// An empty string or null: ConnectOnion writes `expected: ''` for none.

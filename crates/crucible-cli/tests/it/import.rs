@@ -299,7 +299,12 @@ fn connectonion_sessions_keep_their_eval_fields() {
     ");
     let md = kiln.run(&["session", "show", "2025-12-03-list", "--format", "markdown"]);
     assert!(
-        md.stdout.contains("<!-- phase: started=2025-12-03T10:17:47Z duration_ms=12500 tokens=8500 model=co/gemini-2.5-pro cost_usd=0.0289 expected=\"All tests pass\" passed=false -->"),
+        md.stdout.contains("<!-- phase: started=2025-12-03T10:17:47Z duration_ms=12500 tokens=8500 model=co/gemini-2.5-pro cost_usd=0.0289 -->"),
+        "{}",
+        md.stdout
+    );
+    assert!(
+        md.stdout.contains("> [!expect]\n> result: All tests pass\n\n> [!eval] failed\n"),
         "{}",
         md.stdout
     );
@@ -312,7 +317,7 @@ fn connectonion_sessions_keep_their_eval_fields() {
     ]);
     assert!(
         md.stdout
-            .contains("expect_tools=get_emails expect_result=\"shows email list\""),
+            .contains("> [!expect]\n> tools: get_emails\n> result: shows email list\n"),
         "{}",
         md.stdout
     );

@@ -79,34 +79,19 @@ fn turn_summary(n: usize, t: &Turn) -> Mapping {
         m.insert("timestamp".into(), co_time(&end).into());
     }
     // Eval fields go back where ConnectOnion keeps them.
+    if let Some(e) = &t.expected {
+        m.insert("expected".into(), e.clone().into());
+    }
+    if let Some(p) = t.passed {
+        m.insert("passed".into(), p.into());
+    }
+    if let Some((_, notes)) = t.extra.iter().find(|(k, _)| k == "evaluation") {
+        m.insert("evaluation".into(), notes.clone().into());
+    }
     let mut eval = Mapping::new();
-    for (k, v) in &t.extra {
-        match k.as_str() {
-            "expected" | "evaluation" => {
-                m.insert(k.clone().into(), v.clone().into());
-            }
-            "passed" => {
-                let b = match v.as_str() {
-                    "true" => Yaml::Bool(true),
-                    "false" => Yaml::Bool(false),
-                    other => other.into(),
-                };
-                m.insert("passed".into(), b);
-            }
-            "expect_tools" => {
-                let tools: Vec<Yaml> = v
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(Yaml::from)
-                    .collect();
-                eval.insert("expect_tools".into(), Yaml::Sequence(tools));
-            }
-            "expect_result" => {
-                eval.insert("expect_result".into(), v.clone().into());
-            }
-            _ => {}
-        }
+    if !t.expect_tools.is_empty() {
+        let tools: Vec<Yaml> = t.expect_tools.iter().map(|s| s.clone().into()).collect();
+        eval.insert("expect_tools".into(), Yaml::Sequence(tools));
     }
     if !eval.is_empty() {
         m.insert("eval".into(), Yaml::Mapping(eval));

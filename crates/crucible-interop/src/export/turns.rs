@@ -28,6 +28,11 @@ pub(crate) struct Turn {
     pub extra: Vec<(String, String)>,
     /// The phase's blocks, for formats that place them one by one.
     pub blocks: Vec<Block>,
+    /// From its `[!expect]` callout: the tools' names and the result.
+    pub expect_tools: Vec<String>,
+    pub expected: Option<String>,
+    /// From its last `[!eval]` callout.
+    pub passed: Option<bool>,
 }
 
 impl Turn {
@@ -160,8 +165,33 @@ fn turn(p: &Phase) -> Turn {
     };
     let mut calls = Vec::new();
     let mut next_id = 0;
+    let mut expect_tools = Vec::new();
+    let mut expected = None;
+    let mut passed = None;
     for b in &p.blocks {
         match b {
+            // What the phase was expected to do and how it was judged go
+            // to the fields of formats that have them, not into the text.
+            Block::Callout(c) if c.kind.eq_ignore_ascii_case("expect") => {
+                for line in &c.body {
+                    match line.split_once(':') {
+                        Some(("tools", v)) => expect_tools.extend(
+                            v.split(',')
+                                .map(|t| t.split('(').next().unwrap_or("").trim().to_owned())
+                                .filter(|t| !t.is_empty()),
+                        ),
+                        Some(("result", v)) => expected = Some(v.trim().to_owned()),
+                        _ => {}
+                    }
+                }
+            }
+            Block::Callout(c) if c.kind.eq_ignore_ascii_case("eval") => {
+                passed = match c.title.split_whitespace().next() {
+                    Some("passed") => Some(true),
+                    Some("failed") => Some(false),
+                    _ => passed,
+                };
+            }
             Block::Callout(c) if c.kind() == CalloutKind::User && input.is_none() => {
                 let u = c.user_parts();
                 input = Some(u.quote.unwrap_or_else(|| c.text().trim().to_owned()));
@@ -201,6 +231,9 @@ fn turn(p: &Phase) -> Turn {
         started: p.meta.started.clone(),
         extra: p.meta.extra.clone(),
         blocks: p.blocks.clone(),
+        expect_tools,
+        expected,
+        passed,
     }
 }
 

@@ -252,13 +252,31 @@ fn connectonion_sessions_in_both_designs() {
     };
     assert_eq!(p.meta.tokens, Some(8500));
     assert_eq!(p.meta.model.as_deref(), Some("co/gemini-2.5-pro"));
+    // The eval fields are the callouts `cru session eval` reads.
     assert_eq!(
-        p.meta.extra,
+        callouts_of(p)[..3],
         [
-            ("expected".to_owned(), "All tests pass".to_owned()),
-            ("passed".to_owned(), "false".to_owned())
-        ]
+            (
+                "user".to_owned(),
+                String::new(),
+                vec!["\"run the tests\"".to_owned()]
+            ),
+            (
+                "expect".to_owned(),
+                String::new(),
+                vec!["result: All tests pass".to_owned()]
+            ),
+            (
+                "eval".to_owned(),
+                "failed".to_owned(),
+                vec![
+                    "by: connectonion (recorded in the source)".to_owned(),
+                    "at: 2025-12-03T10:18:00Z".to_owned(),
+                ]
+            ),
+        ][..]
     );
+    assert!(p.meta.extra.is_empty());
     assert!(log.tool_calls().last().unwrap().failed);
 
     let old = import(
@@ -270,13 +288,11 @@ fn connectonion_sessions_in_both_designs() {
     let Section::Phase(p) = &old.log.sections[0] else {
         panic!()
     };
-    assert_eq!(
-        p.meta.extra,
-        [
-            ("expect_tools".to_owned(), "get_emails".to_owned()),
-            ("expect_result".to_owned(), "shows email list".to_owned())
-        ]
-    );
+    let expect = callouts_of(p)
+        .into_iter()
+        .find(|c| c.0 == "expect")
+        .unwrap();
+    assert_eq!(expect.2, ["tools: get_emails", "result: shows email list"]);
     let calls: Vec<_> = old.log.tool_calls().collect();
     assert_eq!(calls[0].tool, "get_emails");
     assert_eq!(
@@ -449,17 +465,13 @@ fn connectonion_eval_summaries_take_the_latest_runs_messages() {
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    assert_eq!(
-        extra,
-        [
-            ("expected", "7 TODO comments, most in parser.py"),
-            ("evaluation", "pass"),
-            ("history", "run 1: fail"),
-        ]
-    );
+    assert_eq!(extra, [("history", "run 1: fail")]);
+    let kinds: Vec<(String, String)> = callouts_of(first).into_iter().map(|c| (c.0, c.1)).collect();
+    assert_eq!(kinds[1], ("expect".to_owned(), String::new()));
+    assert_eq!(kinds[2], ("eval".to_owned(), "passed".to_owned()));
     // An empty `evaluation: ''` is no verdict.
     let (_, second) = log.phases().nth(1).unwrap();
-    assert!(!second.meta.extra.iter().any(|(k, _)| k == "evaluation"));
+    assert!(!callouts_of(second).iter().any(|c| c.0 == "eval"));
 }
 
 #[test]
@@ -514,4 +526,15 @@ fn codex_rollouts_count_the_user_once_and_take_the_last_totals() {
             .args
             .contains("*** Update File: .github/workflows/ci.yml")
     );
+}
+
+/// (kind, title, body) of a phase's callouts.
+fn callouts_of(p: &crucible_core::Phase) -> Vec<(String, String, Vec<String>)> {
+    p.blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Callout(c) => Some((c.kind.clone(), c.title.clone(), c.body.clone())),
+            _ => None,
+        })
+        .collect()
 }
