@@ -46,6 +46,9 @@ _cru() {
             cru__subcmd__help__subcmd__session,end)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__end"
                 ;;
+            cru__subcmd__help__subcmd__session,eval)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__eval"
+                ;;
             cru__subcmd__help__subcmd__session,export)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__export"
                 ;;
@@ -66,6 +69,9 @@ _cru() {
                 ;;
             cru__subcmd__help__subcmd__session,pause)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__pause"
+                ;;
+            cru__subcmd__help__subcmd__session,replay)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__replay"
                 ;;
             cru__subcmd__help__subcmd__session,resume)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__resume"
@@ -127,6 +133,9 @@ _cru() {
             cru__subcmd__session,end)
                 cmd="cru__subcmd__session__subcmd__end"
                 ;;
+            cru__subcmd__session,eval)
+                cmd="cru__subcmd__session__subcmd__eval"
+                ;;
             cru__subcmd__session,export)
                 cmd="cru__subcmd__session__subcmd__export"
                 ;;
@@ -151,6 +160,9 @@ _cru() {
             cru__subcmd__session,pause)
                 cmd="cru__subcmd__session__subcmd__pause"
                 ;;
+            cru__subcmd__session,replay)
+                cmd="cru__subcmd__session__subcmd__replay"
+                ;;
             cru__subcmd__session,resume)
                 cmd="cru__subcmd__session__subcmd__resume"
                 ;;
@@ -171,6 +183,9 @@ _cru() {
                 ;;
             cru__subcmd__session__subcmd__help,end)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__end"
+                ;;
+            cru__subcmd__session__subcmd__help,eval)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__eval"
                 ;;
             cru__subcmd__session__subcmd__help,export)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__export"
@@ -195,6 +210,9 @@ _cru() {
                 ;;
             cru__subcmd__session__subcmd__help,pause)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__pause"
+                ;;
+            cru__subcmd__session__subcmd__help,replay)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__replay"
                 ;;
             cru__subcmd__session__subcmd__help,resume)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__resume"
@@ -413,7 +431,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session)
-            opts="start log pause resume codify learn import export end list stats index show validate"
+            opts="start log pause resume codify learn import export eval replay end list stats index show validate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -441,6 +459,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session__subcmd__end)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__session__subcmd__eval)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -678,6 +710,20 @@ _cru() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cru__subcmd__help__subcmd__session__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cru__subcmd__help__subcmd__session__subcmd__resume)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -819,7 +865,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session)
-            opts="-v -h -V --verbose --dir --help --version start log pause resume codify learn import export end list stats index show validate help"
+            opts="-v -h -V --verbose --dir --help --version start log pause resume codify learn import export eval replay end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -896,6 +942,44 @@ _cru() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cru__subcmd__session__subcmd__eval)
+            opts="-v -h -V --all --judge --judge-cmd --replay --agent-cmd --system-prompt --model --no-record --format --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --judge-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system-prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cru__subcmd__session__subcmd__export)
             opts="-o -v -h -V --to --output --force --verbose --dir --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -927,7 +1011,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help)
-            opts="start log pause resume codify learn import export end list stats index show validate help"
+            opts="start log pause resume codify learn import export eval replay end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -955,6 +1039,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help__subcmd__end)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__eval)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1193,6 +1291,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__replay)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1867,6 +1979,44 @@ _cru() {
             case "${prev}" in
                 --at)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__replay)
+            opts="-v -h -V --phase --agent-cmd --system-prompt --model --eval --format --verbose --dir --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --phase)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system-prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --dir)

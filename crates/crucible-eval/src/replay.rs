@@ -223,3 +223,94 @@ pub fn replay_session(r: &ReplayRun<'_>) -> Option<SessionLog> {
     log.sections.push(Section::Phase(p));
     Some(log)
 }
+
+/// A replayed run: what it did, and when.
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    pub actual: Actual,
+    pub model: Option<String>,
+    pub started: Timestamp,
+    pub ended: Timestamp,
+}
+
+/// Runs phase `index` (0-based) of `log` again with `agent`: the context of
+/// the phases before it (fitted to `budget` tokens) and the user's words of
+/// that phase; `system_prompt` replaces the session's.
+pub fn run_phase(
+    agent: &dyn crucible_agent::AgentBackend,
+    log: &SessionLog,
+    index: usize,
+    system_prompt: Option<&str>,
+    budget: u64,
+) -> Result<Replayed, crucible_agent::AgentError> {
+    let cut = replay_log(log, index, system_prompt).unwrap_or_else(|| log.clone());
+    let cx = crucible_core::ResumeContext::build(&cut, budget);
+    let prompt = cx.prompt();
+    let messages = cx.messages();
+    let started_at = std::time::Instant::now();
+    let started = Timestamp::now();
+    let reply = agent.complete(&crucible_agent::AgentRequest {
+        prompt: &prompt,
+        messages: &messages,
+    })?;
+    let elapsed = started_at.elapsed();
+    let mut actual = crate::run_output(&reply.text);
+    if actual.tokens.is_none() {
+        actual.tokens = reply.usage.map(|u| u.total_tokens);
+    }
+    actual.duration_ms = Some(u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX));
+    let ended = Timestamp::from_unix_ms(
+        started.unix_ms() + i64::try_from(elapsed.as_millis()).unwrap_or(0),
+    );
+    Ok(Replayed {
+        actual,
+        model: reply.model,
+        started,
+        ended,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log() -> SessionLog {
+        let text = "---\ntype: session\nsession_id: 2025-12-01-x\nstarted: 2025-12-01T10:00:00Z\nstatus: completed\n---\n\n# X\n\n## First @a #main\n\n> [!user]\n> \"list the files\"\n\n**Tool calls:**\n- `ls .` → 3 files\n\n## Second @a #main\n\n> [!user]\n> \"count the lines\"\n\n**Tool calls:**\n- `wc -l a.py` → 10\n- `wc -l b.py` → 12\n\n> [!reply] @a\n> 22 lines.\n\n## Third @a #main\n\nDone.\n";
+        crucible_parser::parse_session(std::path::Path::new("x.md"), text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn the_replay_context_stops_at_the_users_words() {
+        let cut = replay_log(&log(), 1, Some("Be brief.")).unwrap();
+        assert_eq!(cut.phase_count(), 2);
+        let (_, second) = cut.phases().nth(1).unwrap();
+        assert_eq!(second.blocks.len(), 1);
+        assert_eq!(input_of(second), "count the lines");
+        assert_eq!(cut.system_prompt(), Some("Be brief."));
+        assert_eq!(cut.frontmatter.resume_point, Some(PhaseId::from_index(1)));
+        // The first phase is whole.
+        assert_eq!(cut.tool_calls().count(), 1);
+        assert!(replay_log(&log(), 3, None).is_none());
+    }
+
+    #[test]
+    fn the_diff_counts_tools_by_call() {
+        let (_, second) = log().phases().nth(1).map(|(i, p)| (i, p.clone())).unwrap();
+        let old = Actual::of_phase(&second);
+        let new = Actual {
+            calls: vec![ToolCall::new("wc", "-l *.py"), ToolCall::new("cat", "a.py")],
+            result: "22 lines.".into(),
+            tokens: Some(40),
+            duration_ms: Some(900),
+        };
+        let d = RunDiff::between(&old, &new);
+        assert_eq!(d.tools_added, ["cat"]);
+        assert_eq!(d.tools_missing, ["wc"]);
+        assert!(!d.result_changed);
+        assert!(
+            d.render().contains("tokens:        ? → 40"),
+            "{}",
+            d.render()
+        );
+    }
+}

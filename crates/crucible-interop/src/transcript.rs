@@ -122,6 +122,10 @@ pub fn args_line(arguments: &Value) -> String {
         other => other.clone(),
     };
     if let Value::Object(m) = &v {
+        // No arguments at all: nothing to show.
+        if m.is_empty() {
+            return String::new();
+        }
         // A shell call is its command line (Codex: `["bash", "-lc", "..."]`),
         // whatever else came with it (a working directory, a timeout).
         if let Some(cmd) = m.get("command") {

@@ -304,7 +304,8 @@ fn connectonion_sessions_keep_their_eval_fields() {
         md.stdout
     );
     assert!(
-        md.stdout.contains("> [!expect]\n> result: All tests pass\n\n> [!eval] failed\n"),
+        md.stdout
+            .contains("> [!expect]\n> result: All tests pass\n\n> [!eval] failed\n"),
         "{}",
         md.stdout
     );

@@ -1,5 +1,6 @@
 //! `TestKiln`: a temporary sessions directory and a clean environment for `cru`.
 
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -83,4 +84,43 @@ impl TestKiln {
             code: out.status.code().unwrap_or(-1),
         }
     }
+}
+
+/// One chat completion served on 127.0.0.1; returns the URL and the
+/// request body as the server saw it.
+pub fn serve_one_completion(reply: &str) -> (String, std::thread::JoinHandle<String>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let body = serde_json::json!({
+        "model": "stub-1",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}}],
+        "usage": {"prompt_tokens": 700, "completion_tokens": 80, "total_tokens": 780}
+    })
+    .to_string();
+    let handle = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut len = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                len = v.trim().parse().unwrap();
+            }
+        }
+        let mut request = vec![0; len];
+        reader.read_exact(&mut request).unwrap();
+        let mut stream = stream;
+        write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        String::from_utf8(request).unwrap()
+    });
+    (url, handle)
 }

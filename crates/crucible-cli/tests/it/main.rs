@@ -2,6 +2,7 @@
 
 mod codify;
 mod discovery;
+mod eval;
 mod export;
 mod import;
 mod index;

@@ -2,11 +2,11 @@
 //! with a real agent program (and an HTTP endpoint on 127.0.0.1).
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 
 use serde_json::Value;
 
-use crate::kiln::TestKiln;
+use crate::kiln::{TestKiln, serve_one_completion};
 
 const PAUSED: &str = "2025-12-10-fix-flaky-test";
 
@@ -330,45 +330,6 @@ fn an_empty_session_is_resumable_with_the_configured_command() {
     assert!(text.contains("## Resumed @helper@2"), "{text}");
     assert!(text.contains("> [!reply] @helper@2\n> started"), "{text}");
     assert!(text.contains("  - helper@2"), "{text}");
-}
-
-/// One chat completion served on 127.0.0.1; returns the URL and the
-/// request body as the server saw it.
-fn serve_one_completion(reply: &str) -> (String, std::thread::JoinHandle<String>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    let body = serde_json::json!({
-        "model": "stub-1",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}}],
-        "usage": {"prompt_tokens": 700, "completion_tokens": 80, "total_tokens": 780}
-    })
-    .to_string();
-    let handle = std::thread::spawn(move || {
-        let (stream, _) = listener.accept().unwrap();
-        let mut reader = BufReader::new(stream.try_clone().unwrap());
-        let mut len = 0;
-        loop {
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            if line.trim().is_empty() {
-                break;
-            }
-            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                len = v.trim().parse().unwrap();
-            }
-        }
-        let mut request = vec![0; len];
-        reader.read_exact(&mut request).unwrap();
-        let mut stream = stream;
-        write!(
-            stream,
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        String::from_utf8(request).unwrap()
-    });
-    (url, handle)
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 mod codify;
 mod end;
+mod eval;
 mod export;
 mod import;
 mod index;
@@ -10,6 +11,7 @@ mod list;
 mod log;
 mod pause;
 mod query;
+mod replay;
 mod resume;
 mod show;
 mod start;
@@ -46,6 +48,13 @@ pub enum SessionCommand {
     /// Write a session out for another tool: ConnectOnion YAML, codeloops
     /// JSONL, an .agent/sessions folder, or OpenAI messages.
     Export(export::ExportArgs),
+    /// Evaluate phases against their [!expect] callouts: deterministic
+    /// checks, an LLM judge (--judge), or new runs (--replay); exit 1 on a
+    /// failure.
+    Eval(eval::EvalArgs),
+    /// Run one phase again with its context, record the run as a linked
+    /// session, and show what changed.
+    Replay(replay::ReplayArgs),
     /// End a session as completed or failed.
     End(end::EndArgs),
     /// List sessions, newest first, from the index.
@@ -71,6 +80,8 @@ pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> 
         SessionCommand::Learn(args) => learn::run(&ctx, &args),
         SessionCommand::Import(args) => import::run(&ctx, &args),
         SessionCommand::Export(args) => export::run(&ctx, &args),
+        SessionCommand::Eval(args) => eval::run(&ctx, &args),
+        SessionCommand::Replay(args) => replay::run(&ctx, &args),
         SessionCommand::End(args) => end::run(&ctx, &args),
         SessionCommand::List(args) => list::run(&ctx, &args),
         SessionCommand::Stats(args) => stats::run(&ctx, &args),

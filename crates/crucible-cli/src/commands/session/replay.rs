@@ -1,0 +1,178 @@
+//! `cru session replay <id|path> --phase N [--agent-cmd CMD] [--system-prompt FILE] [--model M] [--eval] [--format text|json]`.
+//!
+//! Runs phase N again: the context of the phases before it and the user's
+//! words that started it go to the agent; the run is recorded as a new
+//! session linked to the original (`replay_of:`), and what changed is
+//! printed: tools added and missing, the result, tokens, duration.
+//! `--eval` applies the phase's `[!expect]` to the new run (exit 1 when it
+//! fails).
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use crucible_core::{AgentRef, Block, PhaseId, Timestamp};
+use crucible_eval::replay::{ReplayRun, RunDiff, replay_session, run_phase};
+use crucible_eval::{Actual, EvalRecord, Verdict, check, expectation_of};
+use serde_json::json;
+
+use crate::agent_backend;
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A session id, a unique prefix of one (any case), or a path.
+    pub session: String,
+    /// The phase to run again: `3` or `phase-3`.
+    #[arg(long, value_name = "N")]
+    pub phase: String,
+    /// The agent to run it with (a command, as for resume); overrides
+    /// [agent] in the configuration.
+    #[arg(long, value_name = "CMD")]
+    pub agent_cmd: Option<String>,
+    /// Replay with this system prompt instead of the session's.
+    #[arg(long, value_name = "FILE")]
+    pub system_prompt: Option<PathBuf>,
+    /// Replay with this model (an endpoint is asked for it, a command gets
+    /// it in $CRU_MODEL).
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// Apply the phase's [!expect] to the new run.
+    #[arg(long)]
+    pub eval: bool,
+    #[arg(long, value_enum, default_value_t = ReplayFormat::Text)]
+    pub format: ReplayFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ReplayFormat {
+    /// The new session's id on stdout, the differences for people.
+    Text,
+    /// The new session, the differences and the evaluation as JSON.
+    Json,
+}
+
+pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
+    let (_, log) = ctx.store.load(&args.session).map_err(CliError::from)?;
+    let id: PhaseId = args.phase.parse().map_err(|_| {
+        CliError::new(format!(
+            "--phase {}: expected a phase number such as 3 or phase-3",
+            args.phase
+        ))
+    })?;
+    let count = log.phase_count();
+    let Some(original) = log.phase(id) else {
+        return Err(CliError::new(format!(
+            "{} has no {id} (it has {count} {})",
+            log.id(),
+            crate::render::plural(count, "phase", "phases")
+        ))
+        .into());
+    };
+    let agent = agent_backend::configured_with_model(
+        ctx,
+        args.agent_cmd.as_deref(),
+        args.model.as_deref(),
+    )?
+    .ok_or_else(|| {
+        CliError::new("replay needs an agent to run the phase").with_hint(agent_backend::SETUP_HINT)
+    })?;
+    let system_prompt = match &args.system_prompt {
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
+            CliError::new(format!(
+                "{}: cannot read the system prompt: {e}",
+                p.display()
+            ))
+        })?),
+        None => None,
+    };
+    let replayed = run_phase(
+        agent.as_ref(),
+        &log,
+        id.index(),
+        system_prompt.as_deref(),
+        ctx.config.session.resume_token_budget,
+    )
+    .map_err(|e| CliError::new(format!("the agent failed: {e}")))?;
+    let who: AgentRef = agent_backend::reply_agent(ctx, original.agent.as_ref())?
+        .unwrap_or_else(|| "agent".parse().expect("a valid agent"));
+    let mut session = replay_session(&ReplayRun {
+        original: &log,
+        index: id.index(),
+        run: &replayed.actual,
+        agent: who,
+        model: replayed.model.clone().or_else(|| args.model.clone()),
+        started: replayed.started.clone(),
+        ended: replayed.ended.clone(),
+    })
+    .expect("the phase exists");
+    // The expectation goes with the run, so the replay can be evaluated
+    // again later; with --eval, so does its outcome.
+    let mut evaluation: Option<EvalRecord> = None;
+    if let Some(expect) = expectation_of(original) {
+        let expect = expect.map_err(|e| CliError::new(format!("{}: {id}: {e}", log.id())))?;
+        let new_phase = session.phases_mut().next().expect("one phase");
+        new_phase
+            .blocks
+            .insert(1, Block::Callout(expect.to_callout()));
+        if args.eval && !expect.has_checks() {
+            eprintln!(
+                "warning: the [!expect] of {id} has nothing to check without a judge \
+                 (use cru session eval --judge on the new session)"
+            );
+        } else if args.eval {
+            let record = EvalRecord::new(
+                check(&expect, &replayed.actual),
+                None,
+                format!("replay with {}", agent.describe()),
+                Timestamp::now(),
+            );
+            new_phase.blocks.push(Block::Callout(record.to_callout()));
+            evaluation = Some(record);
+        }
+    } else if args.eval {
+        eprintln!(
+            "warning: {id} of {} has no [!expect] callout: nothing to evaluate",
+            log.id()
+        );
+    }
+    let started = session.frontmatter.started.clone();
+    let title = session.frontmatter.title.clone();
+    let (_, created) = ctx
+        .store
+        .create_new(&started, title.as_deref(), |new_id| {
+            let mut l = session.clone();
+            l.frontmatter.session_id = new_id;
+            l
+        })
+        .map_err(CliError::from)?;
+    let diff = RunDiff::between(&Actual::of_phase(original), &replayed.actual);
+    match args.format {
+        ReplayFormat::Json => crate::render::print_json(&json!({
+            "session": created.id().as_str(),
+            "replay_of": {"session": log.id().as_str(), "phase": id.to_string()},
+            "diff": diff,
+            "eval": evaluation,
+        }))?,
+        ReplayFormat::Text => {
+            println!("{}", created.id());
+            eprintln!("replay of {id} of {}:", log.id());
+            eprint!("{}", diff.render());
+            if let Some(r) = &evaluation {
+                for c in &r.checks {
+                    eprintln!(
+                        "{}: {} {}",
+                        c.kind.as_str(),
+                        if c.passed { "✓" } else { "✗" },
+                        c.detail
+                    );
+                }
+                eprintln!("eval: {}", r.verdict.as_str());
+            }
+        }
+    }
+    Ok(match evaluation.map(|r| r.verdict) {
+        Some(Verdict::Failed | Verdict::Error) => Outcome::Failure,
+        _ => Outcome::Success,
+    })
+}
