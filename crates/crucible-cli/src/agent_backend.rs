@@ -113,3 +113,16 @@ pub fn reply_agent(
         None => Ok(fallback.cloned()),
     }
 }
+
+/// The text of a `--system-prompt FILE`, when one is given.
+pub fn system_prompt_file(path: Option<&std::path::Path>) -> Result<Option<String>, CliError> {
+    path.map(|p| {
+        std::fs::read_to_string(p).map_err(|e| {
+            CliError::new(format!(
+                "{}: cannot read the system prompt: {e}",
+                p.display()
+            ))
+        })
+    })
+    .transpose()
+}

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use crucible_core::{
-    AgentRef, Block, Callout, CalloutKind, Frontmatter, Phase, PhaseId, Section, SessionId,
-    SessionLog, SessionStatus, Timestamp, ToolCall,
+    AgentRef, Block, Callout, Frontmatter, Phase, PhaseId, Section, SessionId, SessionLog,
+    SessionStatus, Timestamp, ToolCall,
 };
 
 use crate::Actual;
@@ -14,16 +14,7 @@ use crate::Actual;
 /// What the user said to start a phase: its first `[!user]` words, else
 /// the phase's name.
 pub fn input_of(p: &Phase) -> String {
-    p.blocks
-        .iter()
-        .find_map(|b| match b {
-            Block::Callout(c) if c.kind() == CalloutKind::User => {
-                let u = c.user_parts();
-                Some(u.quote.unwrap_or_else(|| c.text().trim().to_owned()))
-            }
-            _ => None,
-        })
-        .unwrap_or_else(|| p.name.clone())
+    crucible_core::first_user_words(&p.blocks).unwrap_or_else(|| p.name.clone())
 }
 
 /// The session cut for a replay of phase `index` (0-based): the phases

@@ -134,6 +134,19 @@ pub enum SubagentError {
     },
 }
 
+/// The words of the first `[!user]` callout among `blocks`: the quoted
+/// words, else the callout's text. What a user said to start a phase.
+pub fn first_user_words(blocks: &[crate::Block]) -> Option<String> {
+    blocks.iter().find_map(|b| match b {
+        crate::Block::Callout(c) if c.kind() == CalloutKind::User => Some(
+            c.user_parts()
+                .quote
+                .unwrap_or_else(|| c.text().trim().to_owned()),
+        ),
+        _ => None,
+    })
+}
+
 /// The parts of an `[!error]` callout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ErrorParts {

@@ -16,7 +16,7 @@ pub use agent::{AgentRef, AgentRefError};
 pub use block::{Block, ToolCall};
 pub use callout::{
     Callout, CalloutKind, ErrorParts, SubagentError, SubagentMode, SubagentRef, UserParts,
-    wikilink_target,
+    first_user_words, wikilink_target,
 };
 pub use event::{SUMMARY_LIMIT, SessionEvent, TimedEvent, cut, one_line, summary_line};
 pub use frontmatter::{Frontmatter, SubagentEntry};

@@ -6,7 +6,8 @@
 use serde_json::{Value, json};
 
 use crucible_core::{
-    Block, CalloutKind, Phase, SessionLog, Timestamp, ToolCall, resume::block_text,
+    Block, CalloutKind, Phase, SessionLog, Timestamp, ToolCall, first_user_words,
+    resume::block_text,
 };
 
 /// One phase, ready to be written in any format.
@@ -156,7 +157,7 @@ impl Said {
 }
 
 fn turn(p: &Phase) -> Turn {
-    let mut input: Option<String> = None;
+    let mut seen_input = false;
     let mut said = Said {
         messages: Vec::new(),
         pending: String::new(),
@@ -192,9 +193,9 @@ fn turn(p: &Phase) -> Turn {
                     _ => passed,
                 };
             }
-            Block::Callout(c) if c.kind() == CalloutKind::User && input.is_none() => {
-                let u = c.user_parts();
-                input = Some(u.quote.unwrap_or_else(|| c.text().trim().to_owned()));
+            // The words that start the turn are its user message.
+            Block::Callout(c) if c.kind() == CalloutKind::User && !seen_input => {
+                seen_input = true;
             }
             Block::Callout(c) if c.kind.eq_ignore_ascii_case("reply") => {
                 let t = c.text();
@@ -215,7 +216,7 @@ fn turn(p: &Phase) -> Turn {
         }
     }
     said.flush();
-    let input = input.unwrap_or_else(|| p.name.clone());
+    let input = first_user_words(&p.blocks).unwrap_or_else(|| p.name.clone());
     let mut messages = vec![json!({"role": "user", "content": input})];
     messages.append(&mut said.messages);
     let result = said.last_reply.unwrap_or_else(|| said.all.join("\n\n"));
@@ -241,15 +242,7 @@ fn turn(p: &Phase) -> Turn {
 /// first phase (codeloops' prompt), else the first turn's input, else the
 /// title.
 pub(crate) fn opening_prompt(log: &SessionLog, turns: &[Turn]) -> String {
-    log.preamble
-        .iter()
-        .find_map(|b| match b {
-            Block::Callout(c) if c.kind() == CalloutKind::User => {
-                let u = c.user_parts();
-                Some(u.quote.unwrap_or_else(|| c.text().trim().to_owned()))
-            }
-            _ => None,
-        })
+    first_user_words(&log.preamble)
         .or_else(|| turns.first().map(|t| t.input.clone()))
         .or_else(|| log.title().map(str::to_owned))
         .unwrap_or_default()

@@ -216,15 +216,7 @@ fn evaluators(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Evaluators> {
     } else {
         None
     };
-    let system_prompt = match &args.system_prompt {
-        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
-            CliError::new(format!(
-                "{}: cannot read the system prompt: {e}",
-                p.display()
-            ))
-        })?),
-        None => None,
-    };
+    let system_prompt = agent_backend::system_prompt_file(args.system_prompt.as_deref())?;
     if let Some(p) = &args.system_prompt {
         by.push(format!("system prompt {}", p.display()));
     }

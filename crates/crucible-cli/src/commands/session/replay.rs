@@ -77,15 +77,7 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
     .ok_or_else(|| {
         CliError::new("replay needs an agent to run the phase").with_hint(agent_backend::SETUP_HINT)
     })?;
-    let system_prompt = match &args.system_prompt {
-        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
-            CliError::new(format!(
-                "{}: cannot read the system prompt: {e}",
-                p.display()
-            ))
-        })?),
-        None => None,
-    };
+    let system_prompt = agent_backend::system_prompt_file(args.system_prompt.as_deref())?;
     let replayed = run_phase(
         agent.as_ref(),
         &log,
