@@ -118,3 +118,59 @@ pub fn last_verdict(p: &Phase) -> Option<Verdict> {
         _ => None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CheckKind;
+
+    fn check(passed: bool) -> Check {
+        Check {
+            kind: CheckKind::Tools,
+            passed,
+            detail: "called grep".into(),
+        }
+    }
+
+    #[test]
+    fn the_verdict_takes_every_check_and_the_judge() {
+        let at: Timestamp = "2026-11-22T05:00:00Z".parse().unwrap();
+        let judge = |passed| {
+            Some(Ok(JudgeVerdict {
+                passed,
+                reason: "r".into(),
+            }))
+        };
+        let v = |checks, j| EvalRecord::new(checks, j, "checks".into(), at.clone()).verdict;
+        assert_eq!(v(vec![check(true)], None), Verdict::Passed);
+        assert_eq!(v(vec![check(true), check(false)], None), Verdict::Failed);
+        assert_eq!(v(vec![check(true)], judge(false)), Verdict::Failed);
+        assert_eq!(v(Vec::new(), judge(true)), Verdict::Passed);
+        assert_eq!(
+            v(vec![check(true)], Some(Err("unreadable".into()))),
+            Verdict::Error
+        );
+    }
+
+    #[test]
+    fn the_callout_reads_back_as_the_phases_last_verdict() {
+        let at: Timestamp = "2026-11-22T05:00:00Z".parse().unwrap();
+        let r = EvalRecord::new(vec![check(false)], None, "checks".into(), at);
+        let c = r.to_callout();
+        assert_eq!(c.title, "failed");
+        assert_eq!(
+            c.body,
+            [
+                "tools: ✗ called grep",
+                "by: checks",
+                "at: 2026-11-22T05:00:00Z"
+            ]
+        );
+        let mut p = Phase::new("x", None, None);
+        assert_eq!(last_verdict(&p), None);
+        p.blocks
+            .push(Block::Callout(Callout::new("eval", "passed", Vec::new())));
+        p.blocks.push(Block::Callout(c));
+        assert_eq!(last_verdict(&p), Some(Verdict::Failed));
+    }
+}

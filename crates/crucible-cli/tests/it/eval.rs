@@ -291,6 +291,12 @@ fn a_regression_run_with_a_changed_prompt_lists_newly_failing_first() {
         "{}",
         out.stdout
     );
+    assert!(
+        out.stderr
+            .contains("against the last recorded verdicts: 1 newly failing, 1 newly passing"),
+        "{}",
+        out.stderr
+    );
     let text = session_text(&kiln, TRIAGE);
     assert!(text.contains("> by: replay with command"), "{text}");
     assert!(text.contains("system prompt "), "{text}");

@@ -168,6 +168,22 @@ pub fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
             out.flush()?;
         }
     }
+    if args.replay {
+        let newly_failing = cases
+            .iter()
+            .filter(|c| c.was == Some(Verdict::Passed) && c.failed())
+            .count();
+        let newly_passing = cases
+            .iter()
+            .filter(|c| {
+                matches!(c.was, Some(Verdict::Failed | Verdict::Error))
+                    && c.verdict() == Some(Verdict::Passed)
+            })
+            .count();
+        eprintln!(
+            "against the last recorded verdicts: {newly_failing} newly failing, {newly_passing} newly passing"
+        );
+    }
     let failed = cases.iter().filter(|c| c.failed()).count();
     let checked = cases.iter().filter(|c| c.verdict().is_some()).count();
     eprintln!(
