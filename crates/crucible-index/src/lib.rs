@@ -70,8 +70,27 @@ impl<'s> SessionIndex<'s> {
     /// Reads every session again and writes a new index (when the directory
     /// is writable; else the index is only in memory).
     pub fn rebuild(&self, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Opened, IndexError> {
+        self.rebuild_keeping(true, progress)
+            .map(|(opened, _)| opened)
+    }
+
+    /// Rebuilds the index files without keeping the session records in
+    /// memory (`Opened::index.sessions` is empty): for `cru session index`,
+    /// which reports only counts. Returns the number of sessions too.
+    pub fn rebuild_files(
+        &self,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<(Opened, usize), IndexError> {
+        self.rebuild_keeping(false, progress)
+    }
+
+    fn rebuild_keeping(
+        &self,
+        keep_sessions: bool,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<(Opened, usize), IndexError> {
         let root = self.store.dir();
-        let built = scan_all(self.store, self.threads, progress)?;
+        let built = scan_all(self.store, self.threads, keep_sessions, progress)?;
         let mut warnings = Vec::new();
         if root.exists() {
             let written = self
@@ -96,11 +115,14 @@ impl<'s> SessionIndex<'s> {
                 warnings.push(format!("index not saved ({e}); working from memory"));
             }
         }
-        Ok(Opened {
-            index: built.index,
-            warnings,
-            paused: Vec::new(),
-        })
+        Ok((
+            Opened {
+                index: built.index,
+                warnings,
+                paused: Vec::new(),
+            },
+            built.session_rows,
+        ))
     }
 
     /// The index, fresh by the cheap rule, repaired if it must be; active
@@ -363,9 +385,10 @@ fn merge(to: &mut files::Delta, from: &files::Delta) {
 fn scan_all(
     store: &SessionStore<MarkdownCodec>,
     threads: usize,
+    keep_sessions: bool,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<scan::Built, IndexError> {
-    scan::build(store, threads, progress).map_err(|source| IndexError::Io {
+    scan::build(store, threads, keep_sessions, progress).map_err(|source| IndexError::Io {
         path: store.dir().to_owned(),
         source,
     })

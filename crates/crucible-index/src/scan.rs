@@ -282,10 +282,13 @@ struct WorkerOutput {
 }
 
 /// Reads every file on `threads` threads; `progress(done, total)` is called
-/// now and then from the workers.
+/// now and then from the workers. With `keep_sessions` false the session
+/// records are written out and dropped, not kept in `index.sessions` (a
+/// rebuild that only reports counts then holds no record per session).
 pub fn build(
     store: &SessionStore<MarkdownCodec>,
     threads: usize,
+    keep_sessions: bool,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> std::io::Result<Built> {
     let root = store.dir();
@@ -317,7 +320,9 @@ pub fn build(
                                 &mut phase_out.text,
                             );
                             phase_out.added(n);
-                            sessions.push(*s);
+                            if keep_sessions {
+                                sessions.push(*s);
+                            }
                         }
                         Entry::Problem(p) => problems.push(p),
                         Entry::NotASession => {}

@@ -75,9 +75,9 @@ fn write_cell(out: &mut String, c: Cell<'_>) {
     match c {
         Cell::Null => out.push_str("null"),
         Cell::Num(n) => push_number(out, n),
-        Cell::Str(s) if !plain_word(s) && toon_format::needs_quoting(s, ',') => {
+        Cell::Str(s) if needs_quotes(s) => {
             out.push('"');
-            out.push_str(&toon_format::escape_string(s));
+            push_escaped(out, s);
             out.push('"');
         }
         Cell::Str(s) => out.push_str(s),
@@ -100,18 +100,79 @@ fn push_number(out: &mut String, mut n: u64) {
     out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
 }
 
-/// Words that surely need no quotes: they start with a letter, hold only
-/// letters, digits and `_ . @ / -`, and are no literal (`true`, `null`, or a
-/// float spelling such as `inf`). Most cells are such words; checking them
-/// here spares toon-format's fuller test, and a test holds the two together.
-fn plain_word(s: &str) -> bool {
+/// Whether a cell must be quoted: TOON's rule (§7.2) for a cell of a
+/// comma-delimited row, on bytes. A rebuild writes millions of cells, and
+/// toon-format's version walks each string several times and allocates to
+/// escape; a test holds this to toon-format's `needs_quoting` on generated
+/// strings, and the escaping to its `escape_string`.
+fn needs_quotes(s: &str) -> bool {
     let b = s.as_bytes();
-    b.first().is_some_and(u8::is_ascii_alphabetic)
-        && b.iter()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'@' | b'/' | b'-'))
-        && !["true", "false", "null", "inf", "infinity", "nan"]
-            .iter()
-            .any(|literal| s.eq_ignore_ascii_case(literal))
+    let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
+        return true;
+    };
+    matches!(first, b' ' | b'\t' | b'-' | b'#')
+        || matches!(last, b' ' | b'\t')
+        || matches!(s, "null" | "true" | "false")
+        || numeric_like(b)
+        || b.iter().any(|&c| {
+            c < 0x20 || matches!(c, b':' | b'"' | b'\\' | b'[' | b']' | b'{' | b'}' | b',')
+        })
+}
+
+/// `[+-]?digits(.digits)?([eE][+-]?digits)?`: text a reader would take for
+/// a number.
+fn numeric_like(b: &[u8]) -> bool {
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let n = digits(i);
+    if n == 0 {
+        return false;
+    }
+    i += n;
+    if b.get(i) == Some(&b'.') {
+        let n = digits(i + 1);
+        if n == 0 {
+            return false;
+        }
+        i += 1 + n;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let n = digits(i);
+        if n == 0 {
+            return false;
+        }
+        i += n;
+    }
+    i == b.len()
+}
+
+/// `s` escaped for a quoted cell, straight into `out`.
+fn push_escaped(out: &mut String, s: &str) {
+    let mut plain = 0;
+    for (i, c) in s.char_indices() {
+        let escaped = match c {
+            '\\' => "\\\\",
+            '"' => "\\\"",
+            '\n' => "\\n",
+            '\r' => "\\r",
+            '\t' => "\\t",
+            '\u{0}'..='\u{1f}' => "",
+            _ => continue,
+        };
+        out.push_str(&s[plain..i]);
+        if escaped.is_empty() {
+            use std::fmt::Write;
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push_str(escaped);
+        }
+        plain = i + c.len_utf8();
+    }
+    out.push_str(&s[plain..]);
 }
 
 /// A problem reading an index file, with its line.
@@ -348,28 +409,44 @@ mod tests {
         assert!(doc.table("empty").unwrap().rows.is_empty());
     }
 
+    proptest::proptest! {
+        /// Our quoting and escaping are toon-format's, on strings made of
+        /// the characters that matter (delimiters, quotes, brackets, signs,
+        /// digits, exponents, spaces, controls, non-ASCII).
+        #[test]
+        fn quoting_and_escaping_agree_with_toon_format(
+            s in "[a-eE0-9 \\t\\n\\r\\x01\\x1f+\\-.#:,\"\\\\\\[\\]{}@/_é→]{0,12}"
+        ) {
+            proptest::prop_assert_eq!(needs_quotes(&s), toon_format::needs_quoting(&s, ','), "{:?}", s);
+            let mut out = String::new();
+            push_escaped(&mut out, &s);
+            proptest::prop_assert_eq!(out, toon_format::escape_string(&s));
+        }
+    }
+
     #[test]
-    fn plain_words_are_what_toon_format_leaves_unquoted() {
-        for w in [
-            "coder@1.0",
-            "a/b.md",
-            "x-y_z",
-            "claude-sonnet-4",
-            "dev",
+    fn literals_and_numbers_are_quoted() {
+        for s in [
+            "true", "false", "null", "12", "-3.5", "1e9", "+1", "05", "", " a", "a ", "-x", "#x",
+            "a:b", "a,b",
+        ] {
+            assert!(needs_quotes(s), "{s:?}");
+            assert!(toon_format::needs_quoting(s, ','), "{s:?}");
+        }
+        for s in [
             "True",
             "NaN",
             "inf",
             "e5",
-            "E",
-            "a.b.c",
+            "1.",
+            ".5",
+            "1e",
+            "coder@1.0",
+            "a b",
+            "2025-12-05x",
         ] {
-            if plain_word(w) {
-                assert!(!toon_format::needs_quoting(w, ','), "{w}");
-            }
+            assert_eq!(needs_quotes(s), toon_format::needs_quoting(s, ','), "{s:?}");
         }
-        assert!(
-            !plain_word("true") && !plain_word("1a") && !plain_word("-a") && !plain_word("a b")
-        );
     }
 
     #[test]

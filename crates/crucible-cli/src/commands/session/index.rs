@@ -23,23 +23,25 @@ pub struct IndexArgs {
 pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
     // A plain `cru session index` rebuilds too: it is how edits made in place
     // (which the cheap check cannot see) are picked up.
-    let opened = if args.rebuild || !args.check {
+    // Only counts are reported, so a rebuild keeps no session records.
+    let (opened, sessions) = if args.rebuild || !args.check {
         let bar = progress::bar("indexing sessions");
-        let o = SessionIndex::new(&ctx.store)
-            .rebuild(&|d, t| progress::update(&bar, d, t))
+        let (o, n) = SessionIndex::new(&ctx.store)
+            .rebuild_files(&|d, t| progress::update(&bar, d, t))
             .map_err(|e| CliError::new(e.to_string()))?;
         progress::finish(&bar);
         report(ctx, &o)?;
-        o
+        (o, n)
     } else {
-        open_index(ctx)?
+        let o = open_index(ctx)?;
+        let n = o.index.sessions.len();
+        (o, n)
     };
     let index = &opened.index;
     let mut err = anstream::stderr();
     writeln!(
         err,
-        "{} sessions indexed, {} unreadable, in {}",
-        index.sessions.len(),
+        "{sessions} sessions indexed, {} unreadable, in {}",
         index.problems.len(),
         ctx.store.dir().display()
     )?;
