@@ -538,3 +538,40 @@ fn callouts_of(p: &crucible_core::Phase) -> Vec<(String, String, Vec<String>)> {
         })
         .collect()
 }
+
+#[test]
+fn an_older_agent_file_beside_the_transcript_is_a_child_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("projects/-home-me-myapp");
+    std::fs::create_dir_all(&project).unwrap();
+    let main_name = "c41d9e7b-2f60-4a8b-b1e3-5d7f9a0c2e46.jsonl";
+    std::fs::copy(
+        foreign(&format!("claude-code/projects/-home-me-myapp/{main_name}")),
+        project.join(main_name),
+    )
+    .unwrap();
+    // The older layout: `agent-<id>.jsonl` beside the transcript, its lines
+    // naming the parent's session.
+    let sub = std::fs::read_to_string(foreign(
+        "claude-code/projects/-home-me-myapp/c41d9e7b-2f60-4a8b-b1e3-5d7f9a0c2e46/subagents/agent-a3f9c1e.jsonl",
+    ))
+    .unwrap();
+    std::fs::write(project.join("agent-a3f9c1e.jsonl"), &sub).unwrap();
+    // Another session's agent file is not this one's.
+    std::fs::write(
+        project.join("agent-other.jsonl"),
+        sub.replace("c41d9e7b-2f60-4a8b-b1e3-5d7f9a0c2e46", "0000-other"),
+    )
+    .unwrap();
+    let found: Vec<_> = find_sources(dir.path(), None)
+        .into_iter()
+        .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    // Its parent is here, so it comes with it; the other has none here.
+    assert_eq!(found, ["agent-other.jsonl", main_name]);
+    let imp = import(&project.join(main_name), Format::ClaudeCode).unwrap();
+    assert_eq!(imp.children.len(), 1);
+    let child = &imp.children[0];
+    assert!(child.imported.provenance.path.ends_with("agent-a3f9c1e.jsonl"));
+    assert_eq!(child.imported.log.frontmatter.tokens_used, Some(3230));
+}
