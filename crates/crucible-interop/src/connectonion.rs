@@ -295,8 +295,9 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         .and_then(Yaml::as_str)
         .and_then(title_from)
         .unwrap_or_else(|| format!("ConnectOnion session {name}"));
-    // Seed 001's files carry no total: the turns' tokens add up to it.
-    if log.frontmatter.tokens_used.is_none() {
+    // Seed 001's files carry no total: the turns' tokens add up to it (a
+    // total of 0 is ConnectOnion's "none counted", and stays none).
+    if doc.get("total_tokens").is_none() && log.frontmatter.tokens_used.is_none() {
         let turn_tokens: Vec<u64> = phases.iter().filter_map(|p| p.meta.tokens).collect();
         if !turn_tokens.is_empty() {
             log.frontmatter.tokens_used = Some(turn_tokens.iter().sum());

@@ -572,6 +572,12 @@ fn an_older_agent_file_beside_the_transcript_is_a_child_too() {
     let imp = import(&project.join(main_name), Format::ClaudeCode).unwrap();
     assert_eq!(imp.children.len(), 1);
     let child = &imp.children[0];
-    assert!(child.imported.provenance.path.ends_with("agent-a3f9c1e.jsonl"));
+    assert!(
+        child
+            .imported
+            .provenance
+            .path
+            .ends_with("agent-a3f9c1e.jsonl")
+    );
     assert_eq!(child.imported.log.frontmatter.tokens_used, Some(3230));
 }

@@ -294,3 +294,131 @@ fn similar_asserts_free_eq(a: &str, b: &str, src: &Path) {
         at.and_then(|i| b.lines().nth(i)),
     );
 }
+
+/// Generated sessions through every format: the table holds for them too.
+mod generated {
+    use super::*;
+    use crucible_core::{
+        Block, Callout, Frontmatter, Phase, PhaseId, Section, SessionId, TaskStatus, ToolCall,
+    };
+    use proptest::prelude::*;
+
+    fn tool_call() -> impl Strategy<Value = ToolCall> {
+        (
+            // Shell tools carry their command line under `command`.
+            prop_oneof!["bash|run|shell", "[a-z][a-z_]{0,9}"],
+            // Arguments as people write them: paths, quotes, JSON-looking
+            // text, parentheses, commas, colons, non-ASCII.
+            "[-#a-zA-Z0-9./_\"'(),:{}=é→ ]{0,30}",
+            proptest::option::of("[a-zA-Z0-9 .:,-]{1,30}"),
+            any::<bool>(),
+        )
+            .prop_map(|(tool, args, summary, failed)| {
+                let mut c = ToolCall::new(tool, args.trim());
+                c.summary = summary
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty());
+                c.failed = failed;
+                c
+            })
+    }
+
+    fn phase() -> impl Strategy<Value = Phase> {
+        (
+            "[A-Z][a-z]{1,8}( [a-z]{1,8}){0,3}",
+            proptest::option::of("[a-z]{1,8}( [a-z0-9?]{1,8}){0,4}"),
+            proptest::collection::vec(tool_call(), 0..5),
+            proptest::option::of("[A-Z][a-z ,.]{0,40}"),
+            proptest::option::of(1u64..50_000),
+            any::<bool>(),
+        )
+            .prop_map(|(name, user, calls, reply, tokens, decision)| {
+                let mut p = Phase::new(name, Some("coder".parse().unwrap()), Some("dev".into()));
+                if let Some(u) = user {
+                    p.blocks.push(Block::Callout(Callout::user(u.trim(), None)));
+                }
+                if decision {
+                    p.blocks
+                        .push(Block::Callout(Callout::decision("Keep it small.")));
+                }
+                if !calls.is_empty() {
+                    p.blocks.push(Block::ToolCalls { calls });
+                }
+                if let Some(r) = reply.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty()) {
+                    p.blocks.push(Block::Callout(Callout::reply(
+                        Some(&"coder".parse().unwrap()),
+                        &r,
+                    )));
+                }
+                p.meta.tokens = tokens;
+                p
+            })
+    }
+
+    fn task() -> impl Strategy<Value = Task> {
+        (
+            "[1-9][0-9]{0,2}",
+            "[A-Z][a-z ]{0,20}",
+            0..3usize,
+            proptest::option::of("(high|low)"),
+        )
+            .prop_map(|(id, content, status, priority)| Task {
+                id,
+                content: content.trim().to_owned(),
+                status: [
+                    TaskStatus::Pending,
+                    TaskStatus::InProgress,
+                    TaskStatus::Completed,
+                ][status],
+                priority,
+                extra: serde_json::Map::new(),
+            })
+    }
+
+    fn session() -> impl Strategy<Value = SessionLog> {
+        (
+            proptest::collection::vec(phase(), 1..6),
+            proptest::collection::vec(task(), 0..4),
+            0..4usize,
+            proptest::option::of(1u64..1_000_000),
+            proptest::option::of("[A-Z][a-z .]{0,40}"),
+            0i64..2_000_000_000,
+        )
+            .prop_map(|(phases, tasks, status, tokens, system, secs)| {
+                let mut fm = Frontmatter::new(
+                    SessionId::new("2025-01-01-generated").unwrap(),
+                    crucible_core::Timestamp::from_unix_ms(secs * 1000),
+                );
+                fm.status = SessionStatus::ALL[status];
+                fm.tokens_used = tokens;
+                fm.model = Some("model-x".into());
+                if fm.status == SessionStatus::Paused {
+                    fm.resume_point = Some(PhaseId::from_index(phases.len() - 1));
+                }
+                let mut log = SessionLog::new(fm);
+                if let Some(sp) = system
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                {
+                    log.preamble.push(Block::SystemPrompt { text: sp });
+                }
+                if !tasks.is_empty() {
+                    log.preamble.push(Block::Tasks { tasks });
+                }
+                log.sections = phases.into_iter().map(Section::Phase).collect();
+                log
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn every_format_keeps_what_it_holds(log in session()) {
+            for format in EXPORT_FORMATS {
+                let dir = tempfile::tempdir().unwrap();
+                let back = through(&log, format, dir.path());
+                assert_kept(format, &log, &back, "a generated session");
+            }
+        }
+    }
+}
