@@ -422,3 +422,58 @@ mod generated {
         }
     }
 }
+
+/// Damaged input never panics an importer: bytes made of the formats' own
+/// pieces (braces, quotes, keys, newlines, YAML markers), in every format.
+mod damaged {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pieces() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just(b"{\"type\":\"".to_vec()),
+                Just(b"session_start\",".to_vec()),
+                Just(b"\"sessionId\":\"s\",".to_vec()),
+                Just(b"\"message\":{\"content\":[".to_vec()),
+                Just(b"{\"type\":\"tool_use\",\"id\":\"x\",\"input\":".to_vec()),
+                Just(b"\"role\":\"user\",\"content\":".to_vec()),
+                Just(b"\"tool_calls\":[{\"function\":{\"name\":\"f\",\"arguments\":\"{".to_vec()),
+                Just(b"turns:\n  - input: ".to_vec()),
+                Just(b"messages:\n  1:\n    - role: ".to_vec()),
+                Just(b"name: n\n".to_vec()),
+                Just(b"}]},".to_vec()),
+                Just(b"\n".to_vec()),
+                Just(vec![0xff, 0xfe]),
+                "[ -~]{0,12}".prop_map(String::into_bytes),
+            ],
+            0..40,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn importers_never_panic(bytes in pieces()) {
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("input");
+            std::fs::write(&file, &bytes).unwrap();
+            let folder = dir.path().join("2025-01-01-10-00-00");
+            std::fs::create_dir(&folder).unwrap();
+            std::fs::write(folder.join("agent.log"), &bytes).unwrap();
+            std::fs::write(folder.join("todos.json"), &bytes).unwrap();
+            for format in [
+                Format::OpenAiMessages,
+                Format::Codeloops,
+                Format::ConnectOnion,
+                Format::ClaudeCode,
+                Format::Codex,
+            ] {
+                let _ = import(&file, format);
+            }
+            let _ = import(&folder, Format::AgentDir);
+            let _ = find_sources(dir.path(), None);
+        }
+    }
+}
