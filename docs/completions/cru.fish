@@ -156,7 +156,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l agent-cmd -d 'The agent to replay with (a command, as for resume); overrides [agent] in the configuration' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l system-prompt -d 'Replay with this system prompt instead of each session\'s' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l model -d 'Replay with this model: an endpoint is asked for it, a command gets it in $CRU_MODEL' -r
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l format -r -f -a "table\t'session, phase, checks, judge, the last recorded verdict and this one'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l format -d 'How to print the cases' -r -f -a "table\t'session, phase, checks, judge, the last recorded verdict and this one'
 json\t'Every case with its checks and the judge\'s reason'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l all -d 'Every session that has an `[!expect]` callout'
@@ -170,7 +170,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -l agent-cmd -d 'The agent to run it with (a command, as for resume); overrides [agent] in the configuration' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -l system-prompt -d 'Replay with this system prompt instead of the session\'s' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -l model -d 'Replay with this model (an endpoint is asked for it, a command gets it in $CRU_MODEL)' -r
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -l format -r -f -a "text\t'The new session\'s id on stdout, the differences for people'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -l format -d 'How to print the outcome' -r -f -a "text\t'The new session\'s id on stdout, the differences for people'
 json\t'The new session, the differences and the evaluation as JSON'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -l eval -d 'Apply the phase\'s [!expect] to the new run'

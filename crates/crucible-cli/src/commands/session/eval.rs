@@ -55,6 +55,7 @@ pub struct EvalArgs {
     /// Do not record the outcomes in the sessions.
     #[arg(long)]
     pub no_record: bool,
+    /// How to print the cases.
     #[arg(long, value_enum, default_value_t = EvalFormat::Table)]
     pub format: EvalFormat,
 }
@@ -162,6 +163,7 @@ pub fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     }
     match args.format {
         EvalFormat::Json => crate::render::print_json(&cases)?,
+        EvalFormat::Table if cases.is_empty() => {}
         EvalFormat::Table => {
             let mut out = crate::render::data_out();
             table(&mut out, &cases)?;

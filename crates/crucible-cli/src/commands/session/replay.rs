@@ -40,6 +40,7 @@ pub struct ReplayArgs {
     /// Apply the phase's [!expect] to the new run.
     #[arg(long)]
     pub eval: bool,
+    /// How to print the outcome.
     #[arg(long, value_enum, default_value_t = ReplayFormat::Text)]
     pub format: ReplayFormat,
 }
