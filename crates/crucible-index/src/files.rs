@@ -500,8 +500,18 @@ pub fn write_index(
     phase_chunks: &[RowChunk],
 ) -> Result<(), IndexFileError> {
     remove_delta(dir)?;
-    write_phases(&dir.join(PHASES), phase_rows, phase_chunks)?;
-    write_base_rows(&dir.join(BASE), sessions, problems)?;
+    // The two files on two threads: after a rebuild this is copying some
+    // hundred megabytes of rows, which the kernel does per file.
+    let (phases, base) = std::thread::scope(|scope| {
+        let phases = scope.spawn(|| write_phases(&dir.join(PHASES), phase_rows, phase_chunks));
+        let base = write_base_rows(&dir.join(BASE), sessions, problems);
+        let phases = phases
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (phases, base)
+    });
+    phases?;
+    base?;
     append_dirs(dir, dirs)
 }
 
