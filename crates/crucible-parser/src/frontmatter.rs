@@ -342,13 +342,56 @@ fn scalar(v: &Value) -> String {
     s.strip_suffix('\n').unwrap_or(&s).to_owned()
 }
 
+/// A text value as YAML. serde_yaml leaves some strings plain that YAML 1.1
+/// readers (gray_matter, PyYAML) take for numbers or booleans (`01e310`,
+/// `1_000`, `yes`, `1:20`); those are single-quoted, so every reader gets
+/// the text back.
+fn text_scalar(value: &str) -> String {
+    let plain = scalar(&Value::String(value.to_owned()));
+    if !plain.starts_with(['\'', '"']) && yaml11_non_string(value) {
+        format!("'{}'", value.replace('\'', "''"))
+    } else {
+        plain
+    }
+}
+
+/// True for text a YAML 1.1 reader resolves to a number, a boolean or null.
+fn yaml11_non_string(s: &str) -> bool {
+    const WORDS: [&str; 26] = [
+        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
+        "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~",
+    ];
+    if WORDS.contains(&s) {
+        return true;
+    }
+    let t = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if matches!(t, ".inf" | ".Inf" | ".INF" | ".nan" | ".NaN" | ".NAN") {
+        return true;
+    }
+    let b = t.as_bytes();
+    if b.first().is_some_and(|c| c.is_ascii_digit() || *c == b'.') {
+        // Digits, `_`, `.`, `:` and one exponent: ints, floats, octal and
+        // hex (0x...), and base-60 (1:20) all look like this.
+        let hex = t.starts_with("0x") && b[2..].iter().all(|c| c.is_ascii_hexdigit() || *c == b'_');
+        let mut seen_e = false;
+        let numeric = b.iter().enumerate().all(|(i, &c)| match c {
+            b'0'..=b'9' | b'_' | b'.' | b':' => true,
+            b'e' | b'E' if !seen_e && i > 0 => {
+                seen_e = true;
+                true
+            }
+            b'+' | b'-' => i > 0 && matches!(b[i - 1], b'e' | b'E'),
+            _ => false,
+        });
+        return (hex && b.len() > 2) || (numeric && b.iter().any(u8::is_ascii_digit));
+    }
+    false
+}
+
 fn text_line(out: &mut String, key: &str, value: &str) {
     // A multi-line value comes back from serde_yaml as a block scalar indented
     // from column 0, which is what a top-level key needs.
-    out.push_str(&format!(
-        "{key}: {}\n",
-        scalar(&Value::String(value.to_owned()))
-    ));
+    out.push_str(&format!("{key}: {}\n", text_scalar(value)));
 }
 
 /// Writes the frontmatter in canonical order, `---` lines included.
@@ -369,7 +412,7 @@ pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
     if !fm.participants.is_empty() {
         out.push_str("participants:\n");
         for p in &fm.participants {
-            out.push_str(&format!("  - {}\n", scalar(&Value::String(p.to_string()))));
+            out.push_str(&format!("  - {}\n", text_scalar(&p.to_string())));
         }
     }
     if let Some(m) = &fm.model {
@@ -384,25 +427,36 @@ pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
     if !fm.subagents.is_empty() {
         out.push_str("subagents:\n");
         for s in &fm.subagents {
-            let mut m = Mapping::new();
-            m.insert("session".into(), s.session.as_str().into());
+            out.push_str(&format!(
+                "  - session: {}\n",
+                text_scalar(s.session.as_str())
+            ));
             if let Some(a) = &s.agent {
-                m.insert("agent".into(), a.to_string().into());
+                out.push_str(&format!("    agent: {}\n", text_scalar(&a.to_string())));
             }
-            if let Some(model) = &s.model {
-                m.insert("model".into(), model.as_str().into());
+            // A model of several lines goes with the other keys: serde_yaml
+            // indents its block scalar for the entry.
+            let mut rest = Mapping::new();
+            match &s.model {
+                Some(m) if m.contains('\n') => {
+                    rest.insert("model".into(), m.as_str().into());
+                }
+                Some(m) => out.push_str(&format!("    model: {}\n", text_scalar(m))),
+                None => {}
             }
             if let Some(t) = s.tokens {
-                m.insert("tokens".into(), t.into());
+                out.push_str(&format!("    tokens: {t}\n"));
             }
             for (k, v) in &s.extra {
-                m.insert(k.clone(), v.clone());
+                rest.insert(k.clone(), v.clone());
             }
-            let yaml = serde_yaml::to_string(&m).unwrap_or_default();
-            for (i, line) in yaml.lines().enumerate() {
-                out.push_str(if i == 0 { "  - " } else { "    " });
-                out.push_str(line);
-                out.push('\n');
+            if !rest.is_empty() {
+                let yaml = serde_yaml::to_string(&rest).unwrap_or_default();
+                for line in yaml.lines() {
+                    out.push_str("    ");
+                    out.push_str(line);
+                    out.push('\n');
+                }
             }
         }
     }

@@ -41,3 +41,41 @@ fn numbers_as_f64(v: serde_json::Value) -> serde_json::Value {
         other => other,
     }
 }
+
+/// Text a YAML 1.1 reader would take for a number or a boolean (CI found
+/// `session: 01e310` read back as null) is quoted, and reads back as text
+/// in both.
+#[test]
+fn number_and_boolean_lookalikes_are_text_to_gray_matter() {
+    for (id, model) in [
+        ("01e310", "01e310"),
+        ("1e5", "12:30"),
+        ("1_000", "1_000"),
+        ("0x1f", ".inf"),
+        ("yes", "No"),
+        ("on", "~"),
+        ("007", "007"),
+        ("3.5", "-3.5e2"),
+    ] {
+        let text = "---\ntype: session\nsession_id: s\nstarted: 2025-01-01T00:00:00Z\nstatus: active\nsubagents:\n  - session: x\nresume_point: null\n---\n";
+        let mut log =
+            crucible_parser::parse_session(std::path::Path::new("s.md"), text.as_bytes()).unwrap();
+        log.frontmatter.subagents[0].session = id.parse().unwrap();
+        log.frontmatter.model = Some(model.to_owned());
+        let written = crucible_parser::write_session(&log);
+        let theirs = Matter::<YAML>::new()
+            .parse::<serde_json::Value>(&written)
+            .unwrap()
+            .data
+            .unwrap();
+        assert_eq!(
+            theirs["subagents"][0]["session"].as_str(),
+            Some(id),
+            "{written}"
+        );
+        assert_eq!(theirs["model"].as_str(), Some(model), "{written}");
+        let back = crucible_parser::parse_session(std::path::Path::new("s.md"), written.as_bytes())
+            .unwrap();
+        assert_eq!(back, log);
+    }
+}
