@@ -368,6 +368,18 @@ fn yaml11_non_string(s: &str) -> bool {
     if matches!(t, ".inf" | ".Inf" | ".INF" | ".nan" | ".NaN" | ".NAN") {
         return true;
     }
+    // Readers that try Rust's own number parsing on plain scalars (as
+    // gray_matter's does) also take `inf`, `1.`, `0o-0` or `0x+f`.
+    if s.parse::<f64>().is_ok() {
+        return true;
+    }
+    for (prefix, radix) in [("0o", 8), ("0x", 16)] {
+        if let Some(rest) = s.strip_prefix(prefix)
+            && i64::from_str_radix(rest, radix).is_ok()
+        {
+            return true;
+        }
+    }
     let b = t.as_bytes();
     if b.first().is_some_and(|c| c.is_ascii_digit() || *c == b'.') {
         // Digits, `_`, `.`, `:` and one exponent: ints, floats, octal and

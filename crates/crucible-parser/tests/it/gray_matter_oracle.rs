@@ -55,6 +55,8 @@ fn number_and_boolean_lookalikes_are_text_to_gray_matter() {
         ("yes", "No"),
         ("on", "~"),
         ("007", "007"),
+        ("0o-0", "inf"),
+        ("0x-f", "1."),
         ("3.5", "-3.5e2"),
     ] {
         let text = "---\ntype: session\nsession_id: s\nstarted: 2025-01-01T00:00:00Z\nstatus: active\nsubagents:\n  - session: x\nresume_point: null\n---\n";
