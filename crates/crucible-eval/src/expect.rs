@@ -19,7 +19,7 @@
 
 use regex::Regex;
 
-use crucible_core::{Callout, CalloutKind, Phase};
+use crucible_core::{Callout, Phase};
 
 /// An expected tool: its name (any case) and what its arguments match.
 #[derive(Debug, Clone)]
@@ -209,7 +209,7 @@ pub fn expectation_of(p: &Phase) -> Option<Result<Expectation, ExpectError>> {
 }
 
 fn is_expect(c: &Callout) -> bool {
-    matches!(c.kind(), CalloutKind::Other(_)) && c.kind.eq_ignore_ascii_case("expect")
+    c.kind.eq_ignore_ascii_case("expect")
 }
 
 #[cfg(test)]

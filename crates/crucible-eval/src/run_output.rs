@@ -10,8 +10,7 @@
 
 use serde_json::Value;
 
-use crucible_core::{ToolCall, summary_line};
-use crucible_interop::args_line;
+use crucible_core::{ToolCall, args_line, summary_line};
 
 use crate::Actual;
 

@@ -187,15 +187,21 @@ impl Transcript {
             }
         }
         let msg = v.get("message").unwrap_or(&Value::Null);
-        let blocks: Vec<Value> = match msg.get("content") {
-            Some(Value::Array(a)) => a.clone(),
-            Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
-            _ => Vec::new(),
+        // Content blocks as they are (tool results can be megabytes: not
+        // copied); a plain string is one text block.
+        let text_block;
+        let blocks: &[Value] = match msg.get("content") {
+            Some(Value::Array(a)) => a,
+            Some(Value::String(s)) => {
+                text_block = [serde_json::json!({"type": "text", "text": s})];
+                &text_block
+            }
+            _ => &[],
         };
         if kind == "assistant" {
-            self.assistant(v, msg, &blocks);
+            self.assistant(v, msg, blocks);
         } else {
-            self.user(&blocks);
+            self.user(blocks);
         }
         while self.phase_started.len() < self.phases.len() {
             self.phase_started.push(at.clone());
@@ -268,7 +274,7 @@ impl Transcript {
                     let input = b.get("input").unwrap_or(&Value::Null);
                     let call = ToolCall::new(
                         name.split_whitespace().collect::<Vec<_>>().join("_"),
-                        crate::transcript::args_line(input),
+                        crucible_core::args_line(input),
                     );
                     let id = b.get("id").and_then(Value::as_str);
                     self.book.add(&mut self.phases, call, id);

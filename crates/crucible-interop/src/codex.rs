@@ -23,7 +23,9 @@ use crucible_core::{
     AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, Timestamp, ToolCall,
 };
 
-use crate::transcript::{args_line, finish_paused, phase_name, text_of, title_from};
+use crucible_core::args_line;
+
+use crate::transcript::{finish_paused, phase_name, text_of, title_from};
 use crate::{ImportError, Imported};
 
 /// True when an early line is a Codex `session_meta`.
@@ -38,11 +40,10 @@ pub(crate) fn looks_like(bytes: &[u8]) -> bool {
 
 /// Whether a call's output says it failed.
 fn failed(output: &str) -> bool {
-    let t = output.trim_start();
-    if t.starts_with("Error") || t.starts_with("error") {
+    if crate::transcript::looks_failed(output) {
         return true;
     }
-    serde_json::from_str::<Value>(t)
+    serde_json::from_str::<Value>(output.trim_start())
         .ok()
         .and_then(|v| {
             v.pointer("/metadata/exit_code")

@@ -36,6 +36,8 @@ use crucible_core::{
     ToolCall, one_line,
 };
 
+use crucible_eval::{Expectation, ToolPattern};
+
 use crate::messages::{assistant_blocks, push_blocks};
 use crate::transcript::{finish_paused, phase_name, text_of, title_from};
 use crate::{ImportError, ImportWarning, Imported};
@@ -279,7 +281,15 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             .map_or(0, |i| i + 1);
         let mut notes = Vec::new();
         if !expect_tools.is_empty() || expect_result.is_some() {
-            notes.push(expect_callout(&expect_tools, expect_result.as_deref()));
+            let expect = Expectation {
+                tools: expect_tools
+                    .into_iter()
+                    .map(|name| ToolPattern { name, args: None })
+                    .collect(),
+                result: expect_result,
+                ..Expectation::default()
+            };
+            notes.push(expect.to_callout());
         }
         if let Some(passed) = verdict {
             notes.push(eval_callout(passed, ended.as_ref()));
@@ -401,19 +411,6 @@ fn verdict_of(passed: Option<&Yaml>, evaluation: Option<&Yaml>) -> Option<bool> 
         "fail" | "failed" | "false" => Some(false),
         _ => None,
     }
-}
-
-/// `> [!expect]` with the turn's expected tools and result (the syntax
-/// `docs/eval.md` describes).
-fn expect_callout(tools: &[String], result: Option<&str>) -> Callout {
-    let mut body = Vec::new();
-    if !tools.is_empty() {
-        body.push(format!("tools: {}", tools.join(", ")));
-    }
-    if let Some(r) = result {
-        body.push(format!("result: {}", one_line(r)));
-    }
-    Callout::new("expect", "", body)
 }
 
 /// `> [!eval] passed` for a verdict ConnectOnion recorded.

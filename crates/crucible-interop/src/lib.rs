@@ -28,7 +28,6 @@ use std::path::{Path, PathBuf};
 
 pub use export::{EXPORT_FORMATS, ExportError, Exported, export};
 pub use provenance::{KEY as PROVENANCE_KEY, Provenance, content_hash, fnv_hex};
-pub use transcript::args_line;
 
 use crucible_core::{
     AgentRef, Block, Callout, SessionLog, SubagentEntry, SubagentMode, SubagentRef,

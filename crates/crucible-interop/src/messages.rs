@@ -19,9 +19,7 @@ use crucible_core::{
     AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, Timestamp, ToolCall,
 };
 
-use crate::transcript::{
-    args_line, finish_paused, looks_failed, mtime, phase_name, text_of, title_from,
-};
+use crate::transcript::{finish_paused, looks_failed, mtime, phase_name, text_of, title_from};
 use crate::{ImportError, ImportWarning, Imported};
 
 /// The agent an import records replies as, when the source names none.
@@ -102,7 +100,7 @@ pub(crate) fn assistant_blocks(messages: &[Value], i: usize, agent: &AgentRef) -
         let name = f.get("name").and_then(Value::as_str).unwrap_or("tool");
         let mut call = ToolCall::new(
             name.split_whitespace().collect::<Vec<_>>().join("_"),
-            args_line(f.get("arguments").unwrap_or(&Value::Null)),
+            crucible_core::args_line(f.get("arguments").unwrap_or(&Value::Null)),
         );
         let id = c.get("id").and_then(Value::as_str);
         let result = id.and_then(|id| {

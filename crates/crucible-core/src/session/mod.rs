@@ -11,6 +11,7 @@ mod status;
 mod summary;
 mod task;
 mod timestamp;
+mod tool_args;
 
 pub use agent::{AgentRef, AgentRefError};
 pub use block::{Block, ToolCall};
@@ -26,6 +27,7 @@ pub use status::{SessionStatus, TaskStatus, UnknownStatus};
 pub use summary::{Counts, PhaseSummary, SessionSummary};
 pub use task::Task;
 pub use timestamp::{Timestamp, TimestampError};
+pub use tool_args::args_line;
 
 use serde::{Deserialize, Serialize};
 

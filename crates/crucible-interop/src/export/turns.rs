@@ -82,8 +82,7 @@ pub(crate) fn result_text(c: &ToolCall) -> String {
     if !c.failed {
         return s;
     }
-    let t = s.trim_start();
-    if t.starts_with("Error") || t.starts_with("error") || t.starts_with("Traceback") {
+    if crate::transcript::looks_failed(&s) {
         s
     } else if s.is_empty() {
         "Error".to_owned()
@@ -166,32 +165,12 @@ fn turn(p: &Phase) -> Turn {
     };
     let mut calls = Vec::new();
     let mut next_id = 0;
-    let mut expect_tools = Vec::new();
-    let mut expected = None;
-    let mut passed = None;
     for b in &p.blocks {
         match b {
             // What the phase was expected to do and how it was judged go
             // to the fields of formats that have them, not into the text.
-            Block::Callout(c) if c.kind.eq_ignore_ascii_case("expect") => {
-                for line in &c.body {
-                    match line.split_once(':') {
-                        Some(("tools", v)) => expect_tools.extend(
-                            v.split(',')
-                                .map(|t| t.split('(').next().unwrap_or("").trim().to_owned())
-                                .filter(|t| !t.is_empty()),
-                        ),
-                        Some(("result", v)) => expected = Some(v.trim().to_owned()),
-                        _ => {}
-                    }
-                }
-            }
-            Block::Callout(c) if c.kind.eq_ignore_ascii_case("eval") => {
-                passed = match c.title.split_whitespace().next() {
-                    Some("passed") => Some(true),
-                    Some("failed") => Some(false),
-                    _ => passed,
-                };
+            Block::Callout(c)
+                if c.kind.eq_ignore_ascii_case("expect") || c.kind.eq_ignore_ascii_case("eval") => {
             }
             // The words that start the turn are its user message.
             Block::Callout(c) if c.kind() == CalloutKind::User && !seen_input => {
@@ -217,6 +196,9 @@ fn turn(p: &Phase) -> Turn {
     }
     said.flush();
     let input = first_user_words(&p.blocks).unwrap_or_else(|| p.name.clone());
+    // A callout that cannot be read gives no fields; it is not lost from the
+    // session, only not written to a format's eval fields.
+    let expect = crucible_eval::expectation_of(p).and_then(Result::ok);
     let mut messages = vec![json!({"role": "user", "content": input})];
     messages.append(&mut said.messages);
     let result = said.last_reply.unwrap_or_else(|| said.all.join("\n\n"));
@@ -232,9 +214,16 @@ fn turn(p: &Phase) -> Turn {
         started: p.meta.started.clone(),
         extra: p.meta.extra.clone(),
         blocks: p.blocks.clone(),
-        expect_tools,
-        expected,
-        passed,
+        expect_tools: expect
+            .as_ref()
+            .map(|e| e.tools.iter().map(|t| t.name.clone()).collect())
+            .unwrap_or_default(),
+        expected: expect.and_then(|e| e.result),
+        passed: match crucible_eval::last_verdict(p) {
+            Some(crucible_eval::Verdict::Passed) => Some(true),
+            Some(crucible_eval::Verdict::Failed) => Some(false),
+            _ => None,
+        },
     }
 }
 
