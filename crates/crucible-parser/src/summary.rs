@@ -45,6 +45,14 @@ enum Section {
 /// The fast path alone: `None` when the file needs the full parser.
 pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
     let text = source::decode(bytes).ok()?;
+    // Decoding turned every CRLF into LF, copying the text only if it held
+    // a CR; a CR left over is a line ending of its own to CommonMark, which
+    // this scanner (splitting at LF) would read as part of a line.
+    if matches!(text, std::borrow::Cow::Owned(_))
+        && memchr::memchr(b'\r', text.as_bytes()).is_some()
+    {
+        return None;
+    }
     let split = frontmatter::split(&text).ok()?;
     let fm = frontmatter::parse(split.yaml).ok()?;
     let body = split.body;

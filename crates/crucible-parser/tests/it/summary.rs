@@ -38,6 +38,19 @@ fn invalid_files_are_left_to_the_full_parser() {
     }
 }
 
+#[test]
+fn a_lone_carriage_return_ends_a_line_as_commonmark_says() {
+    // Found by the garbage test: with the CR read as part of the line,
+    // `#### \r000 #a` looked like a phase the parser does not see, so the
+    // fast path counted a phase and accepted a `resume_point` past the end.
+    let text = "---\ntype: session\nsession_id: s\nstarted: 2025-12-05T14:32:15Z\n\
+                status: paused\nresume_point: phase-1\n---\n\n#### \r000 #a\n";
+    assert!(fast_summary(text.as_bytes()).is_none());
+    assert!(summarize(Path::new("s.md"), text.as_bytes()).is_err());
+    let with_crlf = text.replace("#### \r000 #a\n", "## Fix #a\r\n");
+    assert_eq!(fast_summary(with_crlf.as_bytes()).unwrap().phases.len(), 1);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
