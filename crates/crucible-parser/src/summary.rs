@@ -35,6 +35,19 @@ fn is_blank(line: &str) -> bool {
     }
 }
 
+/// `- text` (or `*`, `+`): an item as cru writes them, on one line.
+fn is_bullet_item(line: &str) -> bool {
+    matches!(line.as_bytes(), [b'-' | b'*' | b'+', b' ', ..])
+}
+
+/// Anything that opens a bullet item in CommonMark, empty ones included.
+fn is_list_marker(line: &str) -> bool {
+    matches!(
+        line.as_bytes(),
+        [b'-' | b'*' | b'+'] | [b'-' | b'*' | b'+', b' ' | b'\t', ..]
+    )
+}
+
 /// What the scanner is in the middle of.
 enum Section {
     Preamble,
@@ -213,9 +226,14 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
             while j < lines.len() && is_blank(lines[j]) {
                 j += 1;
             }
-            let is_item =
-                |l: &str| l.starts_with("- ") || l.starts_with("* ") || l.starts_with("+ ");
-            if lines.get(j).is_some_and(|l| is_item(l)) {
+            if let Some(&marker) = lines
+                .get(j)
+                .and_then(|l| l.as_bytes().first())
+                .filter(|_| is_bullet_item(lines[j]))
+            {
+                // A list goes on while its items keep the first one's marker
+                // (another marker starts another list, in CommonMark).
+                let is_item = |l: &str| l.as_bytes().first() == Some(&marker) && is_bullet_item(l);
                 let start = j;
                 while j < lines.len()
                     && (is_item(lines[j])
@@ -225,6 +243,12 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
                 }
                 if lines.get(j).is_some_and(|l| !is_blank(l)) {
                     return None; // a line glued to the list: CommonMark's rules, not ours
+                }
+                // After blank lines, an indented line or another item (an
+                // empty `-`, another marker) may still belong to the list.
+                let next = lines[j..].iter().find(|l| !is_blank(l));
+                if next.is_some_and(|l| l.starts_with([' ', '\t']) || is_list_marker(l)) {
+                    return None;
                 }
                 if let Some((calls, failed)) =
                     tool_calls::count_list(lines[start..j].iter().copied())
