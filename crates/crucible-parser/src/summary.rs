@@ -25,13 +25,25 @@ pub fn summarize(path: &Path, bytes: &[u8]) -> Result<SessionSummary, ParseError
     }
 }
 
-/// `line.trim().is_empty()`, without the trim for the usual line, whose
-/// first byte is printable ASCII (no whitespace character starts that way).
+/// A blank line as CommonMark has it (spaces and tabs only), decided by the
+/// first byte for the usual line, which starts with printable ASCII.
 fn is_blank(line: &str) -> bool {
     match line.as_bytes().first() {
         None => true,
         Some(&b) if b > b' ' && b < 0x7f => false,
-        Some(_) => line.trim().is_empty(),
+        Some(_) => line.bytes().all(|b| b == b' ' || b == b'\t'),
+    }
+}
+
+/// A line that starts with whitespace other than a space or tab (a vertical
+/// tab, form feed, no-break space, ...). Markdown readers differ on it and
+/// the parser trims it when it looks for the tool-call header, so such a
+/// file goes to the full parser.
+fn starts_with_odd_whitespace(line: &str) -> bool {
+    match line.as_bytes().first() {
+        Some(&b) if b > b' ' && b < 0x7f => false,
+        Some(b' ') | None => false,
+        Some(_) => line.starts_with(char::is_whitespace),
     }
 }
 
@@ -102,7 +114,10 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
             continue;
         }
         // Blocks that are not at column 0 are beyond what the scanner is sure of.
-        if line.starts_with('\t') || (line.starts_with(' ') && !line.starts_with("    ")) {
+        if line.starts_with('\t')
+            || (line.starts_with(' ') && !line.starts_with("    "))
+            || starts_with_odd_whitespace(line)
+        {
             return None;
         }
         if line.starts_with("    ") {

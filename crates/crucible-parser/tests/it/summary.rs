@@ -77,6 +77,28 @@ fn lines_that_commonmark_adds_to_a_tool_call_list_are_left_to_the_parser() {
     assert_eq!(fast_summary(text.as_bytes()).unwrap().totals.tool_calls, 2);
 }
 
+#[test]
+fn lines_led_by_other_whitespace_are_left_to_the_parser() {
+    // Found by the garbage test: a vertical tab before `**Tool calls:**`,
+    // which the parser trims away and the scanner took for prose.
+    let head = "---\ntype: session\nsession_id: s\nstarted: 2025-12-05T14:32:15Z\n\
+                status: active\n---\n\ntext\n\n";
+    for odd in ["\x0b", "\x0c", "\u{a0}", "\u{2003}"] {
+        for body in [
+            format!("{odd}**Tool calls:**\n- `grep x` → 3\n"),
+            format!("**Tool calls:**\n{odd}\n- `grep x` → 3\n"),
+        ] {
+            let text = format!("{head}{body}");
+            let full = parse_session(Path::new("s.md"), text.as_bytes())
+                .unwrap()
+                .summary();
+            if let Some(fast) = fast_summary(text.as_bytes()) {
+                assert_eq!(fast, full, "{text:?}");
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
