@@ -9,6 +9,7 @@
 //! whenever it is missing, unreadable, corrupt or of another version. It never
 //! hides a session and never fails a command.
 
+mod file_reader;
 pub mod files;
 mod observer;
 pub mod query;

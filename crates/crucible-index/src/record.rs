@@ -344,12 +344,13 @@ struct PhaseRow<'a> {
 }
 
 impl PhaseRow<'_> {
+    /// `path` is already a cell ([`toon::encode_cell`]).
     fn write(&self, out: &mut String) {
         toon::write_row_parts(
             out,
             &[
                 &[
-                    Cell::Str(self.path),
+                    Cell::Encoded(self.path),
                     Cell::Num(self.phase),
                     Cell::Str(self.name),
                     self.agent.into(),
@@ -389,15 +390,25 @@ impl PhaseRecord {
     /// [`PhaseRecord::from_summary`] then [`PhaseRecord::write_row`] would
     /// write, without a record (five strings) per phase. Returns the count.
     pub fn write_summary_rows(path: &str, s: &SessionSummary, out: &mut String) -> usize {
-        use std::fmt::Write;
+        if s.phases.is_empty() {
+            return 0;
+        }
+        // The path is on every row: checked and escaped once.
+        let mut path_cell = String::with_capacity(path.len() + 2);
+        toon::encode_cell(&mut path_cell, path);
         let mut agent = String::new();
         for (i, p) in s.phases.iter().enumerate() {
             agent.clear();
             if let Some(a) = &p.agent {
-                let _ = write!(agent, "{a}");
+                // What `AgentRef`'s Display writes, without the formatter.
+                agent.push_str(&a.name);
+                if let Some(v) = &a.version {
+                    agent.push('@');
+                    agent.push_str(v);
+                }
             }
             PhaseRow {
-                path,
+                path: &path_cell,
                 phase: i as u64 + 1,
                 name: &p.name,
                 agent: p.agent.is_some().then_some(agent.as_str()),
@@ -414,8 +425,10 @@ impl PhaseRecord {
     }
 
     pub fn write_row(&self, out: &mut String) {
+        let mut path = String::with_capacity(self.path.len() + 2);
+        toon::encode_cell(&mut path, &self.path);
         PhaseRow {
-            path: &self.path,
+            path: &path,
             phase: self.phase,
             name: &self.name,
             agent: self.agent.as_deref(),

@@ -10,6 +10,7 @@ use crucible_core::store::journal::journal_path;
 use crucible_core::{SessionStore, StoreError};
 use crucible_parser::{MarkdownCodec, ParseError, peek_session_id, summarize};
 
+use crate::file_reader::FileReader;
 use crate::files::{DirStamp, Index, RowChunk};
 use crate::record::{FileStamp, PhaseRecord, Problem, SessionRecord};
 
@@ -49,26 +50,20 @@ fn parse_problem(rel: &str, stamp: FileStamp, e: &ParseError) -> Entry {
 /// is read with its journal applied.
 pub fn index_file(store: &SessionStore<MarkdownCodec>, path: &Path) -> Entry {
     let live = journal_path(path).exists();
-    index_file_with(store, path, live, &mut Vec::new())
+    index_file_with(store, path, live, &mut FileReader::new())
 }
 
-/// [`index_file`] reading into `buf`, which a rebuild reuses for every file
-/// of a worker: a fresh buffer per file cost more in page clearing than the
-/// parsing itself.
+/// [`index_file`] through `reader`, which a rebuild worker reuses for all
+/// its files.
 pub fn index_file_with(
     store: &SessionStore<MarkdownCodec>,
     path: &Path,
     live: bool,
-    buf: &mut Vec<u8>,
+    reader: &mut FileReader,
 ) -> Entry {
     let rel = relative(store.dir(), path);
-    let read = std::fs::File::open(path).and_then(|mut f| {
-        let meta = f.metadata()?;
-        read_whole(&mut f, meta.len(), buf)?;
-        Ok(meta)
-    });
-    let meta = match read {
-        Ok(m) => m,
+    let (meta, bytes) = match reader.read(path) {
+        Ok(read) => read,
         Err(e) => {
             return problem(
                 &rel,
@@ -79,7 +74,6 @@ pub fn index_file_with(
         }
     };
     let stamp = FileStamp::of(&meta);
-    let bytes = buf.as_slice();
     let summary = if live {
         if peek_session_id(bytes).is_none() {
             return Entry::NotASession;
@@ -108,43 +102,6 @@ pub fn index_file_with(
         ),
         Err(e) => parse_problem(&rel, stamp, &e),
     }
-}
-
-/// Reads all of `file`, whose size was `size` a moment ago, into `buf`.
-///
-/// One `read` call when the file still has that size: the first read asks
-/// for one byte more than `size`, so getting exactly `size` bytes means the
-/// end was reached. `read_to_end` spent two more system calls per file (a
-/// second `statx` for its size hint and a `lseek`) and a read that returns
-/// nothing, which at 100,000 files was a visible share of a rebuild.
-fn read_whole(file: &mut std::fs::File, size: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
-    use std::io::Read;
-    let want = usize::try_from(size).unwrap_or(usize::MAX - 1) + 1;
-    buf.clear();
-    buf.resize(want, 0);
-    let mut got = 0;
-    loop {
-        match file.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => {
-                got += n;
-                // `size` bytes from a single read: the end, by the size
-                // just taken. Anything else reads on to the real end.
-                if got == want - 1 && n == got {
-                    break;
-                }
-                if got == buf.len() {
-                    buf.truncate(got);
-                    file.read_to_end(buf)?;
-                    return Ok(());
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    buf.truncate(got);
-    Ok(())
 }
 
 /// A directory's stamp, relative to the root.
@@ -306,11 +263,11 @@ pub fn build(
                 let mut phase_out = Spill::new(part(crate::files::PHASES));
                 let mut sessions = Vec::new();
                 let mut problems = Vec::new();
-                let mut buf = Vec::with_capacity(64 * 1024);
+                let mut reader = FileReader::new();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = files.get(i) else { break };
-                    match index_file_with(store, path, live.contains(path), &mut buf) {
+                    match index_file_with(store, path, live.contains(path), &mut reader) {
                         Entry::Session(s, summary) => {
                             s.write_row(&mut session_out.text);
                             session_out.added(1);

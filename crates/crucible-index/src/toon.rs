@@ -17,6 +17,14 @@ pub enum Cell<'a> {
     Str(&'a str),
     Num(u64),
     Null,
+    /// A cell already written as TOON (by [`encode_cell`]): a value that
+    /// repeats on many rows is checked and escaped once.
+    Encoded(&'a str),
+}
+
+/// `value` as a row cell would hold it (quoted and escaped when it must be).
+pub fn encode_cell(out: &mut String, value: &str) {
+    write_cell(out, Cell::Str(value));
 }
 
 impl<'a> From<Option<&'a str>> for Cell<'a> {
@@ -80,7 +88,7 @@ fn write_cell(out: &mut String, c: Cell<'_>) {
             push_escaped(out, s);
             out.push('"');
         }
-        Cell::Str(s) => out.push_str(s),
+        Cell::Str(s) | Cell::Encoded(s) => out.push_str(s),
     }
 }
 
@@ -114,10 +122,27 @@ fn needs_quotes(s: &str) -> bool {
         || matches!(last, b' ' | b'\t')
         || matches!(s, "null" | "true" | "false")
         || numeric_like(b)
-        || b.iter().any(|&c| {
-            c < 0x20 || matches!(c, b':' | b'"' | b'\\' | b'[' | b']' | b'{' | b'}' | b',')
-        })
+        || b.iter().any(|&c| QUOTED_BY[usize::from(c)])
 }
+
+/// The bytes that make a cell quoted wherever they are: control characters
+/// and TOON's punctuation. (A table: the rebuild checks some ten million
+/// cells, and a chain of comparisons per byte was a visible part of it.)
+const QUOTED_BY: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = true;
+        c += 1;
+    }
+    let punctuation = b":\"\\[]{},";
+    let mut i = 0;
+    while i < punctuation.len() {
+        t[punctuation[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 /// `[+-]?digits(.digits)?([eE][+-]?digits)?`: text a reader would take for
 /// a number.
@@ -152,25 +177,27 @@ fn numeric_like(b: &[u8]) -> bool {
 
 /// `s` escaped for a quoted cell, straight into `out`.
 fn push_escaped(out: &mut String, s: &str) {
+    // By bytes: every escaped character is ASCII, and no byte of a longer
+    // UTF-8 sequence is, so the cuts fall between characters.
     let mut plain = 0;
-    for (i, c) in s.char_indices() {
+    for (i, &c) in s.as_bytes().iter().enumerate() {
         let escaped = match c {
-            '\\' => "\\\\",
-            '"' => "\\\"",
-            '\n' => "\\n",
-            '\r' => "\\r",
-            '\t' => "\\t",
-            '\u{0}'..='\u{1f}' => "",
+            b'\\' => "\\\\",
+            b'"' => "\\\"",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
             _ => continue,
         };
         out.push_str(&s[plain..i]);
         if escaped.is_empty() {
             use std::fmt::Write;
-            let _ = write!(out, "\\u{:04x}", c as u32);
+            let _ = write!(out, "\\u{c:04x}");
         } else {
             out.push_str(escaped);
         }
-        plain = i + c.len_utf8();
+        plain = i + 1;
     }
     out.push_str(&s[plain..]);
 }
