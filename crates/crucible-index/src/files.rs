@@ -298,8 +298,22 @@ fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
 }
 
 fn header(out: &mut String) {
-    toon::write_scalar(out, "format", Cell::Str(FORMAT));
-    toon::write_scalar(out, "version", Cell::Num(VERSION));
+    out.push_str(&base_scalars());
+}
+
+/// The base file's lines before its tables.
+pub fn base_scalars() -> String {
+    let mut out = String::new();
+    toon::write_scalar(&mut out, "format", Cell::Str(FORMAT));
+    toon::write_scalar(&mut out, "version", Cell::Num(VERSION));
+    out
+}
+
+/// The phases file's lines before its table.
+pub fn phases_scalars() -> String {
+    let mut out = String::new();
+    toon::write_scalar(&mut out, "version", Cell::Num(VERSION));
+    out
 }
 
 fn sessions_table(out: &mut String, sessions: &[SessionRecord]) {
@@ -338,39 +352,15 @@ pub fn base_text(index: &Index) -> String {
     text
 }
 
-/// Table rows already written as TOON: in memory, or spilled by a rebuild
-/// worker to a hidden part file beside the index (removed once copied).
-#[derive(Debug)]
-pub enum RowChunk {
-    Text(String),
-    Part(PathBuf),
-}
-
-/// Copies row chunks into `out`, removing part files once copied.
-fn copy_chunks(out: &mut impl std::io::Write, chunks: &[RowChunk]) -> std::io::Result<()> {
-    for c in chunks {
-        match c {
-            RowChunk::Text(t) => out.write_all(t.as_bytes())?,
-            RowChunk::Part(p) => {
-                let mut part = std::fs::File::open(p)?;
-                std::io::copy(&mut part, out)?;
-                let _ = std::fs::remove_file(p);
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Writes the phases file from rows already written as TOON (see `build`),
 /// chunk after chunk.
-fn write_phases(path: &Path, rows: usize, chunks: &[RowChunk]) -> Result<(), IndexFileError> {
+fn write_phases(path: &Path, rows: usize, chunks: &[String]) -> Result<(), IndexFileError> {
     use std::io::Write;
     let io = |source| IndexFileError::Io {
         path: path.to_owned(),
         source,
     };
-    let mut head = String::new();
-    toon::write_scalar(&mut head, "version", Cell::Num(VERSION));
+    let mut head = phases_scalars();
     toon::write_header(&mut head, "phases", rows, PHASE_FIELDS);
     let file = std::fs::OpenOptions::new()
         .write(true)
@@ -380,7 +370,9 @@ fn write_phases(path: &Path, rows: usize, chunks: &[RowChunk]) -> Result<(), Ind
         .map_err(io)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     out.write_all(head.as_bytes()).map_err(io)?;
-    copy_chunks(&mut out, chunks).map_err(io)?;
+    for c in chunks {
+        out.write_all(c.as_bytes()).map_err(io)?;
+    }
     out.flush().map_err(io)
 }
 
@@ -388,7 +380,7 @@ fn write_phases(path: &Path, rows: usize, chunks: &[RowChunk]) -> Result<(), Ind
 #[derive(Debug, Clone, Copy)]
 pub enum SessionRows<'a> {
     Records(&'a [SessionRecord]),
-    Written { rows: usize, chunks: &'a [RowChunk] },
+    Written { rows: usize, chunks: &'a [String] },
 }
 
 /// Writes the base without its `dirs` table, which [`append_dirs`] adds
@@ -440,7 +432,9 @@ fn base_rows_to(
             toon::write_header(&mut chunk, "sessions", rows, SESSION_FIELDS);
             out.write_all(chunk.as_bytes())?;
             chunk.clear();
-            copy_chunks(out, chunks)?;
+            for c in chunks {
+                out.write_all(c.as_bytes())?;
+            }
         }
     }
     problems_table(&mut chunk, problems);
@@ -477,7 +471,7 @@ pub fn write_all(
     dir: &Path,
     index: &Index,
     phase_rows: usize,
-    phase_chunks: &[RowChunk],
+    phase_chunks: &[String],
 ) -> Result<(), IndexFileError> {
     write_index(
         dir,
@@ -497,7 +491,7 @@ pub fn write_index(
     problems: &[Problem],
     dirs: &[DirStamp],
     phase_rows: usize,
-    phase_chunks: &[RowChunk],
+    phase_chunks: &[String],
 ) -> Result<(), IndexFileError> {
     remove_delta(dir)?;
     // The two files on two threads: after a rebuild this is copying some
@@ -512,6 +506,45 @@ pub fn write_index(
     });
     phases?;
     base?;
+    append_dirs(dir, dirs)
+}
+
+/// Puts a rebuild's part files in place as the phases file and the base
+/// (with `problems`), then adds the base's `dirs` table; the delta is gone
+/// after.
+pub fn finish_rebuild(
+    dir: &Path,
+    tables: crate::scan::Tables,
+    problems: &[Problem],
+    dirs: &[DirStamp],
+) -> Result<(), IndexFileError> {
+    remove_delta(dir)?;
+    let io = |name: &str| {
+        let path = dir.join(name);
+        move |source| IndexFileError::Io { path, source }
+    };
+    tables
+        .phases
+        .finish(
+            &phases_scalars(),
+            "phases",
+            PHASE_FIELDS,
+            "",
+            &dir.join(PHASES),
+        )
+        .map_err(io(PHASES))?;
+    let mut tail = String::new();
+    problems_table(&mut tail, problems);
+    tables
+        .sessions
+        .finish(
+            &base_scalars(),
+            "sessions",
+            SESSION_FIELDS,
+            &tail,
+            &dir.join(BASE),
+        )
+        .map_err(io(BASE))?;
     append_dirs(dir, dirs)
 }
 

@@ -17,6 +17,7 @@ pub mod record;
 pub mod refresh;
 pub mod scan;
 pub mod stats;
+mod table_file;
 pub mod toon;
 
 use std::collections::HashSet;
@@ -91,7 +92,7 @@ impl<'s> SessionIndex<'s> {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<(Opened, usize), IndexError> {
         let root = self.store.dir();
-        let built = scan_all(self.store, self.threads, keep_sessions, progress)?;
+        let mut built = scan_all(self.store, self.threads, keep_sessions, progress)?;
         let mut warnings = Vec::new();
         if root.exists() {
             let written = self
@@ -99,17 +100,25 @@ impl<'s> SessionIndex<'s> {
                 .lock()
                 .map_err(|e| e.to_string())
                 .and_then(|_lock| {
-                    files::write_index(
-                        root,
-                        files::SessionRows::Written {
-                            rows: built.session_rows,
-                            chunks: &built.session_chunks,
-                        },
-                        &built.index.problems,
-                        &built.index.dirs,
-                        built.phase_rows,
-                        &built.phase_chunks,
-                    )
+                    match built.tables.take() {
+                        Some(tables) => files::finish_rebuild(
+                            root,
+                            tables,
+                            &built.index.problems,
+                            &built.index.dirs,
+                        ),
+                        None => files::write_index(
+                            root,
+                            files::SessionRows::Written {
+                                rows: built.session_rows,
+                                chunks: &built.session_chunks,
+                            },
+                            &built.index.problems,
+                            &built.index.dirs,
+                            built.phase_rows,
+                            &built.phase_chunks,
+                        ),
+                    }
                     .map_err(|e| e.to_string())
                 });
             if let Err(e) = written {

@@ -67,7 +67,7 @@ pub fn compact(root: &Path, delta: &Delta) -> Result<(), IndexFileError> {
     for p in &phases {
         p.write_row(&mut body);
     }
-    files::write_all(root, &index, phases.len(), &[files::RowChunk::Text(body)])
+    files::write_all(root, &index, phases.len(), &[body])
 }
 
 impl StoreObserver for IndexObserver {

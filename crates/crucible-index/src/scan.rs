@@ -11,8 +11,9 @@ use crucible_core::{SessionStore, StoreError};
 use crucible_parser::{MarkdownCodec, ParseError, peek_session_id, summarize};
 
 use crate::file_reader::FileReader;
-use crate::files::{DirStamp, Index, RowChunk};
+use crate::files::{DirStamp, Index};
 use crate::record::{FileStamp, PhaseRecord, Problem, SessionRecord};
+use crate::table_file::TableFile;
 
 /// One file, as the index sees it.
 #[derive(Debug)]
@@ -167,66 +168,94 @@ pub fn walk_with_journals(
 #[derive(Debug, Default)]
 pub struct Built {
     pub index: Index,
-    /// The sessions and phases tables' rows, already written as TOON by the
-    /// workers, one chunk per worker (copied out in turn, never concatenated).
+    /// The sessions and phases rows, already written as TOON by the
+    /// workers: into the index's part files when the directory is
+    /// writable, else in memory, one chunk per worker.
+    pub tables: Option<Tables>,
     pub session_rows: usize,
-    pub session_chunks: Vec<RowChunk>,
+    pub session_chunks: Vec<String>,
     pub phase_rows: usize,
-    pub phase_chunks: Vec<RowChunk>,
+    pub phase_chunks: Vec<String>,
 }
 
-/// Rows a worker writes as it goes: to a hidden part file beside the index
-/// when the directory is writable, so a rebuild holds little more than the
-/// records; else in memory.
-struct Spill {
+/// The two part files of a rebuild (see [`TableFile`]).
+#[derive(Debug)]
+pub struct Tables {
+    pub sessions: TableFile,
+    pub phases: TableFile,
+}
+
+impl Tables {
+    /// Part files beside the index, named for this process so that two
+    /// rebuilds never write into one.
+    fn create(root: &Path, files: usize) -> std::io::Result<Self> {
+        let part = |name: &str| root.join(format!("{name}.part-{}", std::process::id()));
+        // Room for the head with as many rows as files (at most one
+        // session each), and a hundred phases a session on average.
+        let room = |scalars: String, name: &str, rows: usize, fields: &[&str]| {
+            let mut header = String::new();
+            crate::toon::write_header(&mut header, name, rows, fields);
+            scalars.len() + header.len()
+        };
+        let sessions = TableFile::create(
+            part(crate::files::BASE),
+            room(
+                crate::files::base_scalars(),
+                "sessions",
+                files,
+                crate::record::SESSION_FIELDS,
+            ),
+        )?;
+        let phases = TableFile::create(
+            part(crate::files::PHASES),
+            room(
+                crate::files::phases_scalars(),
+                "phases",
+                files.saturating_mul(100),
+                crate::record::PHASE_FIELDS,
+            ),
+        )?;
+        Ok(Self { sessions, phases })
+    }
+}
+
+/// Rows a worker writes as it goes: handed to the part file in large
+/// pieces, or kept in memory when there is none.
+struct RowBuffer<'t> {
     text: String,
-    part: Option<(PathBuf, std::io::BufWriter<std::fs::File>)>,
     rows: usize,
-    error: Option<std::io::Error>,
+    table: Option<&'t TableFile>,
 }
 
-impl Spill {
-    fn new(part: PathBuf) -> Self {
-        let file = std::fs::File::create(&part).ok();
+impl<'t> RowBuffer<'t> {
+    fn new(table: Option<&'t TableFile>) -> Self {
         Self {
-            text: String::new(),
-            part: file.map(|f| (part, std::io::BufWriter::with_capacity(1 << 20, f))),
+            text: String::with_capacity(if table.is_some() { 300 * 1024 } else { 0 }),
             rows: 0,
-            error: None,
+            table,
         }
     }
 
-    /// After rows were added to `text`.
+    /// After `rows` rows were added to `text`.
     fn added(&mut self, rows: usize) {
         self.rows += rows;
         if self.text.len() > 256 * 1024 {
-            self.drain();
+            self.flush();
         }
     }
 
-    fn drain(&mut self) {
-        use std::io::Write;
-        if let Some((_, w)) = self.part.as_mut() {
-            if let Err(e) = w.write_all(self.text.as_bytes()) {
-                self.error.get_or_insert(e);
-            }
+    fn flush(&mut self) {
+        if let Some(table) = self.table {
+            table.append(&self.text, self.rows);
             self.text.clear();
+            self.rows = 0;
         }
     }
 
-    fn finish(mut self) -> Result<(usize, RowChunk), std::io::Error> {
-        use std::io::Write;
-        self.drain();
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        match self.part {
-            Some((path, mut w)) => {
-                w.flush()?;
-                Ok((self.rows, RowChunk::Part(path)))
-            }
-            None => Ok((self.rows, RowChunk::Text(self.text))),
-        }
+    /// The rows kept in memory, if there is no part file.
+    fn finish(mut self) -> (usize, String) {
+        self.flush();
+        (self.rows, self.text)
     }
 }
 
@@ -234,8 +263,8 @@ impl Spill {
 struct WorkerOutput {
     sessions: Vec<SessionRecord>,
     problems: Vec<Problem>,
-    session_rows: Result<(usize, RowChunk), std::io::Error>,
-    phase_rows: Result<(usize, RowChunk), std::io::Error>,
+    session_rows: (usize, String),
+    phase_rows: (usize, String),
 }
 
 /// Reads every file on `threads` threads; `progress(done, total)` is called
@@ -251,16 +280,18 @@ pub fn build(
     let root = store.dir();
     let (dirs, files, live) = walk_with_journals(root)?;
     let total = files.len();
+    // No part files in a directory that cannot be written: rows in memory.
+    let tables = Tables::create(root, total).ok();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<WorkerOutput>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
-        for worker in 0..threads.max(1) {
+        for _ in 0..threads.max(1) {
             let (next, done, results, files, live) = (&next, &done, &results, &files, &live);
+            let tables = tables.as_ref();
             scope.spawn(move || {
-                let part = |name: &str| root.join(format!("{name}.part{worker}"));
-                let mut session_out = Spill::new(part(crate::files::BASE));
-                let mut phase_out = Spill::new(part(crate::files::PHASES));
+                let mut session_out = RowBuffer::new(tables.map(|t| &t.sessions));
+                let mut phase_out = RowBuffer::new(tables.map(|t| &t.phases));
                 let mut sessions = Vec::new();
                 let mut problems = Vec::new();
                 let mut reader = FileReader::new();
@@ -303,12 +334,10 @@ pub fn build(
     });
     let mut built = Built::default();
     for w in results.into_inner().unwrap_or_default() {
-        // A part that could not be written fails the rebuild: its rows
-        // could not be brought back otherwise.
-        let (n, chunk) = w.session_rows?;
+        let (n, chunk) = w.session_rows;
         built.session_rows += n;
         built.session_chunks.push(chunk);
-        let (n, chunk) = w.phase_rows?;
+        let (n, chunk) = w.phase_rows;
         built.phase_rows += n;
         built.phase_chunks.push(chunk);
         built.index.sessions.extend(w.sessions);
@@ -317,5 +346,10 @@ pub fn build(
     built.index.problems.sort_by(|a, b| a.path.cmp(&b.path));
     built.index.dirs = dirs.iter().filter_map(|d| dir_stamp(root, d)).collect();
     built.index.dirs.sort_by(|a, b| a.path.cmp(&b.path));
+    if let Some(t) = &tables {
+        built.session_rows += t.sessions.rows();
+        built.phase_rows += t.phases.rows();
+    }
+    built.tables = tables;
     Ok(built)
 }
