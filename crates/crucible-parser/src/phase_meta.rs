@@ -20,12 +20,20 @@ pub(crate) fn parse(html: &str) -> Option<Result<PhaseMeta, String>> {
 fn parse_pairs(mut s: &str) -> Result<PhaseMeta, String> {
     let mut meta = PhaseMeta::default();
     while !s.is_empty() {
-        let (key, rest) = s
-            .split_once('=')
-            .ok_or_else(|| format!("`{s}` is not key=value"))?;
-        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("`{key}` is not a metadata key"));
-        }
+        // One pass over the key's bytes: up to `=`, each a letter, digit or `_`.
+        let key_len = s
+            .bytes()
+            .position(|b| !(b.is_ascii_alphanumeric() || b == b'_'))
+            .unwrap_or(s.len());
+        let (key, rest) = match s[key_len..].strip_prefix('=') {
+            Some(rest) if key_len > 0 => (&s[..key_len], rest),
+            _ => {
+                let Some((key, _)) = s.split_once('=') else {
+                    return Err(format!("`{s}` is not key=value"));
+                };
+                return Err(format!("`{key}` is not a metadata key"));
+            }
+        };
         let (value, rest): (std::borrow::Cow<'_, str>, &str) = if rest.starts_with('"') {
             let mut de = serde_json::Deserializer::from_str(rest).into_iter::<String>();
             let v = de
@@ -34,7 +42,7 @@ fn parse_pairs(mut s: &str) -> Result<PhaseMeta, String> {
                 .map_err(|e| format!("bad quoted value for `{key}`: {e}"))?;
             (v.into(), &rest[de.byte_offset()..])
         } else {
-            let end = rest.find(' ').unwrap_or(rest.len());
+            let end = memchr::memchr(b' ', rest.as_bytes()).unwrap_or(rest.len());
             (rest[..end].into(), &rest[end..])
         };
         s = rest.trim_start();

@@ -45,8 +45,8 @@ pub(crate) fn count_list<'a>(lines: impl Iterator<Item = &'a str>) -> Option<(u6
             _ => return None,
         };
         let (content, rest) = code_span(item)?;
-        let tool = content.split_once(' ').map_or(content, |(t, _)| t);
-        if tool.is_empty() {
+        // The tool is what comes before the first space: empty only so.
+        if content.is_empty() || content.starts_with(' ') {
             return None;
         }
         let rest = rest.trim();
