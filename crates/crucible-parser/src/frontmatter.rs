@@ -5,6 +5,8 @@
 //! drops key order, rebuilds the body and gives no data for frontmatter that
 //! is never closed (see docs/decisions/0001-frontmatter.md).
 
+use std::borrow::Cow;
+
 use crucible_core::{
     AgentRef, Frontmatter, PhaseId, SessionId, SessionStatus, SubagentEntry, Timestamp,
 };
@@ -65,10 +67,12 @@ pub(crate) type FieldError = (usize, ParseErrorKind);
 
 /// Reads the YAML text into a [`Frontmatter`], collecting every problem.
 pub(crate) fn parse(yaml: &str) -> Result<Frontmatter, Vec<FieldError>> {
+    if let Some(entries) = crate::simple_yaml::parse(yaml) {
+        let entries = entries.into_iter().map(|(k, v)| (Ok(Cow::Borrowed(k)), v));
+        return FieldReader::new(yaml).read(entries);
+    }
     let value: Value = if yaml.trim().is_empty() {
         Value::Mapping(Mapping::new())
-    } else if let Some(map) = crate::simple_yaml::parse(yaml) {
-        Value::Mapping(map)
     } else {
         serde_yaml::from_str(yaml).map_err(|e| {
             let line = e.location().map_or(1, |l| l.line() + 1);
@@ -91,8 +95,15 @@ pub(crate) fn parse(yaml: &str) -> Result<Frontmatter, Vec<FieldError>> {
             },
         )]);
     };
-    FieldReader::new(yaml).read(map)
+    let entries = map.into_iter().map(|(k, v)| match k {
+        Value::String(k) => (Ok(Cow::Owned(k)), v),
+        other => (Err(other), v),
+    });
+    FieldReader::new(yaml).read(entries)
 }
+
+/// A top-level key: text, or the YAML value of a key that is not text.
+type Key<'a> = Result<Cow<'a, str>, Value>;
 
 struct FieldReader<'a> {
     yaml: &'a str,
@@ -123,16 +134,24 @@ impl<'a> FieldReader<'a> {
     }
 
     /// A string, or a number or boolean read as its text; `None` for null.
-    fn text(&mut self, key: &str, v: &Value) -> Option<String> {
+    fn text<'v>(&mut self, key: &str, v: &'v Value) -> Option<Cow<'v, str>> {
         match v {
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            Value::Bool(b) => Some(b.to_string()),
+            Value::String(s) => Some(Cow::Borrowed(s)),
+            Value::Number(n) => Some(Cow::Owned(n.to_string())),
+            Value::Bool(b) => Some(Cow::Owned(b.to_string())),
             Value::Null => None,
             other => {
                 self.wrong_type(key, "a string", other);
                 None
             }
+        }
+    }
+
+    /// [`Self::text`], keeping the string of `v` itself.
+    fn owned_text(&mut self, key: &str, v: Value) -> Option<String> {
+        match v {
+            Value::String(s) => Some(s),
+            other => self.text(key, &other).map(Cow::into_owned),
         }
     }
 
@@ -169,7 +188,10 @@ impl<'a> FieldReader<'a> {
         }
     }
 
-    fn read(mut self, map: Mapping) -> Result<Frontmatter, Vec<FieldError>> {
+    fn read(
+        mut self,
+        entries: impl Iterator<Item = (Key<'a>, Value)>,
+    ) -> Result<Frontmatter, Vec<FieldError>> {
         let mut kind_seen = false;
         let mut id = None;
         let mut started = None;
@@ -178,22 +200,25 @@ impl<'a> FieldReader<'a> {
             SessionId::new("placeholder").expect("a literal valid id"),
             "1970-01-01".parse().expect("a literal valid timestamp"),
         );
-        for (k, v) in map {
-            let Value::String(key) = k else {
-                self.errors.push((
-                    2,
-                    ParseErrorKind::WrongType {
-                        field: "frontmatter key".into(),
-                        expected: "a string",
-                        found: describe_yaml(&k),
-                    },
-                ));
-                continue;
+        for (k, v) in entries {
+            let key = match k {
+                Ok(key) => key,
+                Err(k) => {
+                    self.errors.push((
+                        2,
+                        ParseErrorKind::WrongType {
+                            field: "frontmatter key".into(),
+                            expected: "a string",
+                            found: describe_yaml(&k),
+                        },
+                    ));
+                    continue;
+                }
             };
-            match key.as_str() {
+            match key.as_ref() {
                 "type" => {
                     kind_seen = true;
-                    let t = self.text(&key, &v).unwrap_or_default();
+                    let t = self.text(&key, &v).unwrap_or_default().into_owned();
                     if t != "session" {
                         // Nothing else about a file that is not a session matters.
                         return Err(vec![(
@@ -213,9 +238,9 @@ impl<'a> FieldReader<'a> {
                     }
                 }
                 "ended" => fm_rest.ended = self.parsed(&key, &v, str::parse::<Timestamp>),
-                "title" => fm_rest.title = self.text(&key, &v),
-                "channel" => fm_rest.channel = self.text(&key, &v),
-                "model" => fm_rest.model = self.text(&key, &v),
+                "title" => fm_rest.title = self.owned_text(&key, v),
+                "channel" => fm_rest.channel = self.owned_text(&key, v),
+                "model" => fm_rest.model = self.owned_text(&key, v),
                 "participants" => fm_rest.participants = self.participants(&key, &v),
                 "tokens_used" => fm_rest.tokens_used = self.count(&key, &v),
                 "cost_usd" => {
@@ -234,7 +259,7 @@ impl<'a> FieldReader<'a> {
                 }
                 "parent" => fm_rest.parent = self.parsed(&key, &v, SessionId::new),
                 _ => {
-                    fm_rest.extra.insert(Value::String(key), v);
+                    fm_rest.extra.insert(Value::String(key.into_owned()), v);
                 }
             }
         }
@@ -312,7 +337,7 @@ impl<'a> FieldReader<'a> {
                 match k.as_str() {
                     Some("session") => session = self.parsed(key, &v, SessionId::new),
                     Some("agent") => entry.agent = self.parsed(key, &v, str::parse::<AgentRef>),
-                    Some("model") => entry.model = self.text(key, &v),
+                    Some("model") => entry.model = self.owned_text(key, v),
                     Some("tokens") => entry.tokens = self.count(key, &v),
                     _ => {
                         entry.extra.insert(k, v);
