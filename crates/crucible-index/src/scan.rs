@@ -28,10 +28,56 @@ pub enum Entry {
 /// `path` relative to `root`, `/`-separated: the key of every index row.
 pub fn relative(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
+    // The usual case in one copy: a Unix path is `/`-separated already.
+    // (Anything `components` would tidy up takes the long way.)
+    #[cfg(unix)]
+    if let Some(s) = rel.to_str()
+        && !s.starts_with('/')
+        && !s.contains("//")
+        && !s.starts_with("./")
+        && !s.contains("/./")
+        && !s.ends_with("/.")
+        && s != "."
+    {
+        return s.trim_end_matches('/').to_owned();
+    }
+    joined_components(rel)
+}
+
+fn joined_components(rel: &Path) -> String {
     rel.components()
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_are_what_their_components_make() {
+        let root = Path::new("/s");
+        for p in [
+            "/s/a.md",
+            "/s/x/y/b.md",
+            "/s",
+            "/s/",
+            "/s/x/",
+            "/s/x//y.md",
+            "/s/./x.md",
+            "/s/x/./y.md",
+            "/s/x/.",
+            "/s/x/../y.md",
+            "/t/a.md",
+            "/s/é b.md",
+            "/s/.hidden/a.md",
+        ] {
+            let p = Path::new(p);
+            let rel = p.strip_prefix(root).unwrap_or(p);
+            assert_eq!(relative(root, p), joined_components(rel), "{}", p.display());
+        }
+    }
 }
 
 fn problem(rel: &str, stamp: FileStamp, line: usize, message: String) -> Entry {
@@ -298,7 +344,8 @@ pub fn build(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = files.get(i) else { break };
-                    match index_file_with(store, path, live.contains(path), &mut reader) {
+                    let is_live = !live.is_empty() && live.contains(path);
+                    match index_file_with(store, path, is_live, &mut reader) {
                         Entry::Session(s, summary) => {
                             s.write_row(&mut session_out.text);
                             session_out.added(1);

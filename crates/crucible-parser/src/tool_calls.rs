@@ -37,11 +37,10 @@ pub(crate) fn count_list<'a>(lines: impl Iterator<Item = &'a str>) -> Option<(u6
     let (mut calls, mut failed) = (0, 0);
     for line in lines {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.trim().is_empty() {
-            continue;
-        }
+        // An item is never blank: the blank test only for the other lines.
         let item = match line.as_bytes() {
             [b'-' | b'*' | b'+', b' ', ..] => line[2..].trim_start(),
+            _ if line.trim().is_empty() => continue,
             _ => return None,
         };
         let (content, rest) = code_span(item)?;
