@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crucible_core::{Counts, SessionStatus, SessionSummary, Timestamp};
+use crucible_core::{AgentRef, Counts, SessionStatus, SessionSummary, Timestamp};
 
 use crate::toon::{self, Cell};
 
@@ -148,22 +148,24 @@ fn split_list(s: Option<std::borrow::Cow<'_, str>>) -> Vec<String> {
 impl SessionRecord {
     pub fn from_summary(path: String, s: &SessionSummary, stamp: FileStamp, live: bool) -> Self {
         let fm = &s.frontmatter;
-        let participants: Vec<String> = fm.participants.iter().map(ToString::to_string).collect();
+        // Strings made directly, not by `to_string`: the formatter was a
+        // visible part of a rebuild, which makes a record per session.
+        let participants: Vec<String> = fm.participants.iter().map(AgentRef::text).collect();
         let mut agents: Vec<String> = Vec::new();
-        for p in &s.phases {
-            if let Some(a) = p.agent.as_ref().map(ToString::to_string)
-                && !participants.contains(&a)
-                && !agents.contains(&a)
-            {
-                agents.push(a);
+        let mut agent = String::new();
+        for a in s.phases.iter().filter_map(|p| p.agent.as_ref()) {
+            agent.clear();
+            a.push_to(&mut agent);
+            if !participants.contains(&agent) && !agents.contains(&agent) {
+                agents.push(agent.clone());
             }
         }
         Self {
             path,
-            id: fm.session_id.to_string(),
+            id: fm.session_id.as_str().to_owned(),
             status: fm.status,
-            started: fm.started.to_string(),
-            ended: fm.ended.as_ref().map(ToString::to_string),
+            started: fm.started.as_str().to_owned(),
+            ended: fm.ended.as_ref().map(|t| t.as_str().to_owned()),
             duration_ms: fm.duration_ms().and_then(|d| u64::try_from(d).ok()),
             title: s.title.clone(),
             channel: fm.channel.clone(),
@@ -174,7 +176,7 @@ impl SessionRecord {
             phases: s.phases.len() as u64,
             counts: s.totals,
             resume_point: fm.resume_point.map(|p| p.to_string()),
-            parent: fm.parent.as_ref().map(ToString::to_string),
+            parent: fm.parent.as_ref().map(|p| p.as_str().to_owned()),
             live,
             stamp,
         }
@@ -400,12 +402,7 @@ impl PhaseRecord {
         for (i, p) in s.phases.iter().enumerate() {
             agent.clear();
             if let Some(a) = &p.agent {
-                // What `AgentRef`'s Display writes, without the formatter.
-                agent.push_str(&a.name);
-                if let Some(v) = &a.version {
-                    agent.push('@');
-                    agent.push_str(v);
-                }
+                a.push_to(&mut agent);
             }
             PhaseRow {
                 path: &path_cell,

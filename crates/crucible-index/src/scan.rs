@@ -184,7 +184,12 @@ pub fn walk_with_journals(
         };
         dirs.push(d.clone());
         for entry in entries.flatten() {
-            let name = entry.file_name();
+            // The name from the path: `file_name()` would be a second
+            // allocation per entry, on the rebuild's serial start.
+            let path = entry.path();
+            let Some(name) = path.file_name() else {
+                continue;
+            };
             let name = name.to_string_lossy();
             if let Some(session) = name
                 .strip_prefix('.')
@@ -199,7 +204,6 @@ pub fn walk_with_journals(
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
-            let path = entry.path();
             if kind.is_dir() {
                 pending.push(path);
             } else if path.extension().is_some_and(|e| e == "md") {

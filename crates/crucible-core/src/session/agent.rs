@@ -25,6 +25,25 @@ impl AgentRef {
         }
     }
 
+    /// Appends `name@version` (what `Display` writes) without the
+    /// formatting machinery, for writers of many rows.
+    pub fn push_to(&self, out: &mut String) {
+        out.push_str(&self.name);
+        if let Some(v) = &self.version {
+            out.push('@');
+            out.push_str(v);
+        }
+    }
+
+    /// `name@version` as a new string (`to_string`, faster).
+    pub fn text(&self) -> String {
+        let mut out = String::with_capacity(
+            self.name.len() + self.version.as_ref().map_or(0, |v| v.len() + 1),
+        );
+        self.push_to(&mut out);
+        out
+    }
+
     /// True when `query` names this agent: `coder` matches `coder@1.0`;
     /// `coder@1.0` matches only that version. Case-insensitive.
     pub fn matches(&self, query: &str) -> bool {
