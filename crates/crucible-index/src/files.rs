@@ -509,9 +509,9 @@ pub fn write_index(
     append_dirs(dir, dirs)
 }
 
-/// Puts a rebuild's part files in place as the phases file and the base
-/// (with `problems`), then adds the base's `dirs` table; the delta is gone
-/// after.
+/// Finishes the index files a rebuild wrote as it read (the phases file,
+/// and the base with `problems`), then adds the base's `dirs` table; the
+/// delta is gone after. The caller holds the writer lock.
 pub fn finish_rebuild(
     dir: &Path,
     tables: crate::scan::Tables,
@@ -525,25 +525,13 @@ pub fn finish_rebuild(
     };
     tables
         .phases
-        .finish(
-            &phases_scalars(),
-            "phases",
-            PHASE_FIELDS,
-            "",
-            &dir.join(PHASES),
-        )
+        .finish(&phases_scalars(), "phases", PHASE_FIELDS, "")
         .map_err(io(PHASES))?;
     let mut tail = String::new();
     problems_table(&mut tail, problems);
     tables
         .sessions
-        .finish(
-            &base_scalars(),
-            "sessions",
-            SESSION_FIELDS,
-            &tail,
-            &dir.join(BASE),
-        )
+        .finish(&base_scalars(), "sessions", SESSION_FIELDS, &tail)
         .map_err(io(BASE))?;
     append_dirs(dir, dirs)
 }

@@ -92,35 +92,46 @@ impl<'s> SessionIndex<'s> {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<(Opened, usize), IndexError> {
         let root = self.store.dir();
-        let mut built = scan_all(self.store, self.threads, keep_sessions, progress)?;
+        // The writer lock for the whole rebuild: the index files are
+        // rewritten in place as the sessions are read, and a save made
+        // meanwhile waits instead of landing in a delta this rebuild would
+        // then drop. Without it (a read-only directory), all in memory.
+        let held = if root.exists() {
+            self.store.lock().map_err(|e| e.to_string())
+        } else {
+            Err("no sessions directory".to_owned())
+        };
+        let mut built = scan_all(
+            self.store,
+            self.threads,
+            keep_sessions,
+            held.as_ref().ok(),
+            progress,
+        )?;
         let mut warnings = Vec::new();
         if root.exists() {
-            let written = self
-                .store
-                .lock()
+            let written = held.and_then(|_lock| {
+                match built.tables.take() {
+                    Some(tables) => files::finish_rebuild(
+                        root,
+                        tables,
+                        &built.index.problems,
+                        &built.index.dirs,
+                    ),
+                    None => files::write_index(
+                        root,
+                        files::SessionRows::Written {
+                            rows: built.session_rows,
+                            chunks: &built.session_chunks,
+                        },
+                        &built.index.problems,
+                        &built.index.dirs,
+                        built.phase_rows,
+                        &built.phase_chunks,
+                    ),
+                }
                 .map_err(|e| e.to_string())
-                .and_then(|_lock| {
-                    match built.tables.take() {
-                        Some(tables) => files::finish_rebuild(
-                            root,
-                            tables,
-                            &built.index.problems,
-                            &built.index.dirs,
-                        ),
-                        None => files::write_index(
-                            root,
-                            files::SessionRows::Written {
-                                rows: built.session_rows,
-                                chunks: &built.session_chunks,
-                            },
-                            &built.index.problems,
-                            &built.index.dirs,
-                            built.phase_rows,
-                            &built.phase_chunks,
-                        ),
-                    }
-                    .map_err(|e| e.to_string())
-                });
+            });
             if let Err(e) = written {
                 warnings.push(format!("index not saved ({e}); working from memory"));
             }
@@ -396,9 +407,10 @@ fn scan_all(
     store: &SessionStore<MarkdownCodec>,
     threads: usize,
     keep_sessions: bool,
+    held: Option<&crucible_core::DirLock>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<scan::Built, IndexError> {
-    scan::build(store, threads, keep_sessions, progress).map_err(|source| IndexError::Io {
+    scan::build(store, threads, keep_sessions, held, progress).map_err(|source| IndexError::Io {
         path: store.dir().to_owned(),
         source,
     })

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crucible_core::SessionSummary;
 use crucible_core::store::journal::journal_path;
-use crucible_core::{SessionStore, StoreError};
+use crucible_core::{DirLock, SessionStore, StoreError};
 use crucible_parser::{MarkdownCodec, ParseError, peek_session_id, summarize};
 
 use crate::file_reader::FileReader;
@@ -97,15 +97,16 @@ fn parse_problem(rel: &str, stamp: FileStamp, e: &ParseError) -> Entry {
 /// is read with its journal applied.
 pub fn index_file(store: &SessionStore<MarkdownCodec>, path: &Path) -> Entry {
     let live = journal_path(path).exists();
-    index_file_with(store, path, live, &mut FileReader::new())
+    index_file_with(store, path, live, None, &mut FileReader::new())
 }
 
 /// [`index_file`] through `reader`, which a rebuild worker reuses for all
-/// its files.
+/// its files; `held` is the writer lock if the caller holds it.
 pub fn index_file_with(
     store: &SessionStore<MarkdownCodec>,
     path: &Path,
     live: bool,
+    held: Option<&DirLock>,
     reader: &mut FileReader,
 ) -> Entry {
     let rel = relative(store.dir(), path);
@@ -125,7 +126,11 @@ pub fn index_file_with(
         if peek_session_id(bytes).is_none() {
             return Entry::NotASession;
         }
-        match store.load_path(path) {
+        let loaded = match held {
+            Some(lock) => store.load_path_locked(path, lock),
+            None => store.load_path(path),
+        };
+        match loaded {
             Ok(log) => Ok(log.summary()),
             Err(StoreError::Decode(e)) => match e.downcast::<ParseError>() {
                 Ok(pe) => return parse_problem(&rel, stamp, &pe),
@@ -228,7 +233,7 @@ pub struct Built {
     pub phase_chunks: Vec<String>,
 }
 
-/// The two part files of a rebuild (see [`TableFile`]).
+/// The two index files a rebuild writes as it reads (see [`TableFile`]).
 #[derive(Debug)]
 pub struct Tables {
     pub sessions: TableFile,
@@ -236,10 +241,9 @@ pub struct Tables {
 }
 
 impl Tables {
-    /// Part files beside the index, named for this process so that two
-    /// rebuilds never write into one.
-    fn create(root: &Path, files: usize) -> std::io::Result<Self> {
-        let part = |name: &str| root.join(format!("{name}.part-{}", std::process::id()));
+    /// The index files, opened for rewriting: only under the writer lock.
+    fn open(root: &Path, files: usize, _held: &DirLock) -> std::io::Result<Self> {
+        let path = |name: &str| root.join(name);
         // Room for the head with as many rows as files (at most one
         // session each), and a hundred phases a session on average.
         let room = |scalars: String, name: &str, rows: usize, fields: &[&str]| {
@@ -247,8 +251,8 @@ impl Tables {
             crate::toon::write_header(&mut header, name, rows, fields);
             scalars.len() + header.len()
         };
-        let sessions = TableFile::create(
-            part(crate::files::BASE),
+        let sessions = TableFile::overwrite(
+            path(crate::files::BASE),
             room(
                 crate::files::base_scalars(),
                 "sessions",
@@ -256,8 +260,8 @@ impl Tables {
                 crate::record::SESSION_FIELDS,
             ),
         )?;
-        let phases = TableFile::create(
-            part(crate::files::PHASES),
+        let phases = TableFile::overwrite(
+            path(crate::files::PHASES),
             room(
                 crate::files::phases_scalars(),
                 "phases",
@@ -321,17 +325,21 @@ struct WorkerOutput {
 /// now and then from the workers. With `keep_sessions` false the session
 /// records are written out and dropped, not kept in `index.sessions` (a
 /// rebuild that only reports counts then holds no record per session).
+///
+/// `held` is the directory's writer lock, when the caller could take it: the
+/// index files are then written as the files are read.
 pub fn build(
     store: &SessionStore<MarkdownCodec>,
     threads: usize,
     keep_sessions: bool,
+    held: Option<&DirLock>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> std::io::Result<Built> {
     let root = store.dir();
     let (dirs, files, live) = walk_with_journals(root)?;
     let total = files.len();
-    // No part files in a directory that cannot be written: rows in memory.
-    let tables = Tables::create(root, total).ok();
+    // Without the lock (a directory that cannot be written), rows in memory.
+    let tables = held.and_then(|lock| Tables::open(root, total, lock).ok());
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<WorkerOutput>> = Mutex::new(Vec::new());
@@ -349,7 +357,7 @@ pub fn build(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = files.get(i) else { break };
                     let is_live = !live.is_empty() && live.contains(path);
-                    match index_file_with(store, path, is_live, &mut reader) {
+                    match index_file_with(store, path, is_live, held, &mut reader) {
                         Entry::Session(s, summary) => {
                             s.write_row(&mut session_out.text);
                             session_out.added(1);

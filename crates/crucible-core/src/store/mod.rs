@@ -258,6 +258,17 @@ impl<C: SessionCodec> SessionStore<C> {
         self.load_locked(path)
     }
 
+    /// [`SessionStore::load_path`] for a caller holding the directory's
+    /// writer lock (taking the shared lock too would wait for ever: the
+    /// kernel lock is per open file, not per process).
+    pub fn load_path_locked(
+        &self,
+        path: &Path,
+        _held: &lock::DirLock,
+    ) -> Result<SessionLog, StoreError> {
+        self.load_locked(path)
+    }
+
     /// [`SessionStore::load_path`] for a caller that holds a lock.
     fn load_locked(&self, path: &Path) -> Result<SessionLog, StoreError> {
         self.load_with_journal(path).map(|(log, _)| log)

@@ -166,6 +166,19 @@ fn saves_through_the_store_update_the_index_at_once() {
         r.counts.tool_calls, 1,
         "live sessions are read with their journal"
     );
+    // A full rebuild holds the writer lock while it reads, the live session
+    // included (whose load must not wait for a lock of its own).
+    let (rebuilt, n) = SessionIndex::new(&plain).rebuild_files(&|_, _| {}).unwrap();
+    assert!(rebuilt.warnings.is_empty(), "{:?}", rebuilt.warnings);
+    assert_eq!(n, 10);
+    let r = open(&plain)
+        .index
+        .sessions
+        .into_iter()
+        .find(|s| s.id == id)
+        .unwrap();
+    assert!(r.live);
+    assert_eq!(r.counts.tool_calls, 1, "rebuilt with its journal");
     let mut rec = crucible_core::Recorder::open(&store, &id, &config, false).unwrap();
     rec.pause(None).unwrap();
     rec.close().unwrap();
