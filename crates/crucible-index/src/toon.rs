@@ -95,6 +95,11 @@ fn write_cell(out: &mut String, c: Cell<'_>) {
 /// `n` in decimal, without the allocation of `to_string` (a rebuild writes
 /// some 15 million numbers).
 fn push_number(out: &mut String, mut n: u64) {
+    // Most cells are counts, one digit long.
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut start = digits.len();
     loop {
@@ -105,7 +110,7 @@ fn push_number(out: &mut String, mut n: u64) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
+    out.extend(digits[start..].iter().map(|&d| char::from(d)));
 }
 
 /// Whether a cell must be quoted: TOON's rule (§7.2) for a cell of a
