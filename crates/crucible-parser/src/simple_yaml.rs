@@ -166,10 +166,24 @@ fn scalar(s: &str) -> Option<Value> {
         return (!inner.contains(['"', '\\'])).then(|| Value::String(inner.to_owned()));
     }
     let first = s.chars().next()?;
-    if "&*!|>'\"%@`{[]},#?:-.+~".contains(first) && s != "~" {
+    if matches!(
+        first,
+        '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`' | '{' | '[' | ']' | '}' | ','
+            | '#' | '?' | ':' | '-' | '.' | '+' | '~'
+    ) && s != "~"
+    {
         return None;
     }
-    if s.contains(": ") || s.contains(" #") || s.ends_with(':') || s.contains('\t') {
+    // `: `, ` #`, a tab, or a `:` at the end: one pass over the bytes (a
+    // substring search per pattern cost more than the rest of this reader).
+    let b = s.as_bytes();
+    let awkward = b.iter().enumerate().any(|(i, &c)| match c {
+        b':' => b.get(i + 1).is_none_or(|&n| n == b' '),
+        b'#' => i > 0 && b[i - 1] == b' ',
+        b'\t' => true,
+        _ => false,
+    });
+    if awkward {
         return None;
     }
     match s {
