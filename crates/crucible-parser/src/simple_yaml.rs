@@ -166,12 +166,9 @@ fn scalar(s: &str) -> Option<Value> {
         return (!inner.contains(['"', '\\'])).then(|| Value::String(inner.to_owned()));
     }
     let first = s.chars().next()?;
-    if matches!(
-        first,
-        '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`' | '{' | '[' | ']' | '}' | ','
-            | '#' | '?' | ':' | '-' | '.' | '+' | '~'
-    ) && s != "~"
-    {
+    // YAML's indicators, which can give a first character another meaning.
+    const INDICATORS: &[u8] = b"&*!|>'\"%@`{[]},#?:-.+~";
+    if first.is_ascii() && INDICATORS.contains(&(first as u8)) && s != "~" {
         return None;
     }
     // `: `, ` #`, a tab, or a `:` at the end: one pass over the bytes (a
