@@ -311,6 +311,63 @@ fn a_regression_run_with_a_changed_prompt_lists_newly_failing_first() {
 }
 
 #[test]
+fn an_agent_that_fails_is_an_error_case_in_eval_and_an_error_in_replay() {
+    let kiln = kiln_with_triage();
+    let before = session_text(&kiln, TRIAGE);
+    let agent = script(
+        &kiln,
+        "agent.sh",
+        "cat >/dev/null; echo 'model quota exceeded' >&2; exit 5",
+    );
+    let agent = agent.to_str().unwrap();
+    let out = kiln.run(&["session", "eval", TRIAGE, "--replay", "--agent-cmd", agent]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let rows: Vec<&str> = out.stdout.lines().skip(1).take(2).collect();
+    assert!(rows.iter().all(|r| r.ends_with("error")), "{}", out.stdout);
+    // Under the table, as failed checks are explained.
+    assert!(
+        out.stdout.contains(&format!(
+            "{TRIAGE}: phase-2: the agent failed: agent command `[KILN]/agent.sh` failed (exit code 5); its stderr:\nmodel quota exceeded"
+        )),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("2 cases: 0 passed, 0 failed, 2 errors (agent or judge failed), 1 with"),
+        "{}",
+        out.stderr
+    );
+    // No verdict is recorded for a case that could not run.
+    assert_eq!(session_text(&kiln, TRIAGE), before);
+
+    let out = kiln.run(&[
+        "session",
+        "replay",
+        TRIAGE,
+        "--phase",
+        "2",
+        "--agent-cmd",
+        agent,
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("the agent failed: agent command")
+            && out.stderr.contains("model quota exceeded"),
+        "{}",
+        out.stderr
+    );
+    // Nothing recorded: the sessions directory holds only the original.
+    let files: Vec<_> = std::fs::read_dir(kiln.sessions())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
+        .collect();
+    assert_eq!(files.len(), 1);
+}
+
+#[test]
 fn a_bad_expect_callout_is_an_error_naming_the_file_phase_and_line() {
     let kiln = kiln_with_triage();
     let text = session_text(&kiln, TRIAGE).replace("> order: sequence", "> order: sometimes");

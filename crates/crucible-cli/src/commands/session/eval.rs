@@ -187,12 +187,24 @@ pub fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
         );
     }
     let failed = cases.iter().filter(|c| c.failed()).count();
+    let errors = cases
+        .iter()
+        .filter(|c| c.verdict() == Some(Verdict::Error))
+        .count();
     let checked = cases.iter().filter(|c| c.verdict().is_some()).count();
     eprintln!(
-        "{} {}: {} passed, {failed} failed{}",
+        "{} {}: {} passed, {} failed{}{}",
         checked,
         crate::render::plural(checked, "case", "cases"),
         checked - failed,
+        failed - errors,
+        match errors {
+            0 => String::new(),
+            n => format!(
+                ", {n} {} (agent or judge failed)",
+                crate::render::plural(n, "error", "errors")
+            ),
+        },
         match cases.len() - checked {
             0 => String::new(),
             n => format!(", {n} with nothing to check without --judge"),
