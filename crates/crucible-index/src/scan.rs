@@ -224,8 +224,8 @@ pub fn walk_with_journals(
 pub struct Built {
     pub index: Index,
     /// The sessions and phases rows, already written as TOON by the
-    /// workers: into the index's part files when the directory is
-    /// writable, else in memory, one chunk per worker.
+    /// workers: into the index files themselves when the rebuild holds the
+    /// writer lock, else in memory, one chunk per worker.
     pub tables: Option<Tables>,
     pub session_rows: usize,
     pub session_chunks: Vec<String>,

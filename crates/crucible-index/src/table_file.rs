@@ -21,6 +21,10 @@ use std::sync::Mutex;
 
 use crate::toon;
 
+/// The most blank lines left between the scalars and the table header:
+/// a row count a few digits shorter than the room was made for.
+const MAX_PADDING: usize = 8;
+
 /// A table file being written: `room` bytes reserved, then rows.
 #[derive(Debug)]
 pub struct TableFile {
@@ -98,8 +102,10 @@ impl TableFile {
         state.file.write_all(tail.as_bytes())?;
         let end = state.file.stream_position()?;
         state.file.set_len(end)?;
-        if need > self.room {
-            // More rows than the room was made for: the old way, a copy.
+        if need > self.room || self.room - need > MAX_PADDING {
+            // More rows than the room was made for, or so few that the
+            // padding would be a screenful of blank lines (a directory of
+            // notes, no session): the old way, a copy, cheap for few rows.
             self.copy_under(&mut state.file, scalars, &header)?;
         } else {
             let mut head = String::with_capacity(self.room);
@@ -220,6 +226,14 @@ mod tests {
         );
         check(&text, 1000);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn an_empty_table_gets_no_screenful_of_blank_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = fill(dir.path(), 1, 0, 100_000);
+        assert_eq!(text, "version: 1\nt[0]:\ntail: 1\n");
+        check(&text, 0);
     }
 
     #[test]
