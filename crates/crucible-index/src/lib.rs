@@ -354,11 +354,19 @@ impl<'s> SessionIndex<'s> {
         &self,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Vec<PhaseRecord>, IndexError> {
-        match files::load_phases(self.store.dir()) {
+        let root = self.store.dir();
+        // Under the shared lock, as the base is read: a rebuild rewrites the
+        // phases file in place.
+        let loaded = {
+            let _shared = crucible_core::DirLock::acquire_shared(root);
+            files::load_phases(root)
+        };
+        match loaded {
             Ok(p) => Ok(p),
             Err(_) => {
                 self.rebuild(progress)?;
-                Ok(files::load_phases(self.store.dir()).unwrap_or_default())
+                let _shared = crucible_core::DirLock::acquire_shared(root);
+                Ok(files::load_phases(root).unwrap_or_default())
             }
         }
     }
