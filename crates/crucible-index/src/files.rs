@@ -11,6 +11,7 @@ use crate::record::{
     Columns, PHASE_FIELDS, PROBLEM_FIELDS, PhaseRecord, Problem, SESSION_FIELDS, SESSION_PREFIX,
     SessionRecord,
 };
+use crate::table_file::{Head, TableFile};
 use crate::toon::{self, Cell};
 
 pub const BASE: &str = ".index.toon";
@@ -302,7 +303,7 @@ fn header(out: &mut String) {
 }
 
 /// The base file's lines before its tables.
-pub fn base_scalars() -> String {
+fn base_scalars() -> String {
     let mut out = String::new();
     toon::write_scalar(&mut out, "format", Cell::Str(FORMAT));
     toon::write_scalar(&mut out, "version", Cell::Num(VERSION));
@@ -310,7 +311,7 @@ pub fn base_scalars() -> String {
 }
 
 /// The phases file's lines before its table.
-pub fn phases_scalars() -> String {
+fn phases_scalars() -> String {
     let mut out = String::new();
     toon::write_scalar(&mut out, "version", Cell::Num(VERSION));
     out
@@ -509,12 +510,47 @@ pub fn write_index(
     append_dirs(dir, dirs)
 }
 
+/// The two index files a rebuild writes as it reads (see [`TableFile`]).
+#[derive(Debug)]
+pub struct RebuildTables {
+    pub sessions: TableFile,
+    pub phases: TableFile,
+}
+
+impl RebuildTables {
+    /// The index files of `dir`, opened for rewriting, for a tree of
+    /// `files` markdown files: only under the writer lock.
+    pub fn open(dir: &Path, files: usize, _held: &crucible_core::DirLock) -> std::io::Result<Self> {
+        // Room for as many session rows as files (at most one each), and
+        // a hundred phases a session on average.
+        let sessions = TableFile::overwrite(
+            dir.join(BASE),
+            Head {
+                scalars: base_scalars(),
+                table: "sessions",
+                fields: SESSION_FIELDS,
+            },
+            files,
+        )?;
+        let phases = TableFile::overwrite(
+            dir.join(PHASES),
+            Head {
+                scalars: phases_scalars(),
+                table: "phases",
+                fields: PHASE_FIELDS,
+            },
+            files.saturating_mul(100),
+        )?;
+        Ok(Self { sessions, phases })
+    }
+}
+
 /// Finishes the index files a rebuild wrote as it read (the phases file,
 /// and the base with `problems`), then adds the base's `dirs` table; the
 /// delta is gone after. The caller holds the writer lock.
 pub fn finish_rebuild(
     dir: &Path,
-    tables: crate::scan::Tables,
+    tables: RebuildTables,
     problems: &[Problem],
     dirs: &[DirStamp],
 ) -> Result<(), IndexFileError> {
@@ -523,16 +559,10 @@ pub fn finish_rebuild(
         let path = dir.join(name);
         move |source| IndexFileError::Io { path, source }
     };
-    tables
-        .phases
-        .finish(&phases_scalars(), "phases", PHASE_FIELDS, "")
-        .map_err(io(PHASES))?;
+    tables.phases.finish("").map_err(io(PHASES))?;
     let mut tail = String::new();
     problems_table(&mut tail, problems);
-    tables
-        .sessions
-        .finish(&base_scalars(), "sessions", SESSION_FIELDS, &tail)
-        .map_err(io(BASE))?;
+    tables.sessions.finish(&tail).map_err(io(BASE))?;
     append_dirs(dir, dirs)
 }
 

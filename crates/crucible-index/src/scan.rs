@@ -11,7 +11,7 @@ use crucible_core::{DirLock, SessionStore, StoreError};
 use crucible_parser::{MarkdownCodec, ParseError, peek_session_id, summarize};
 
 use crate::file_reader::FileReader;
-use crate::files::{DirStamp, Index};
+use crate::files::{DirStamp, Index, RebuildTables};
 use crate::record::{FileStamp, PhaseRecord, Problem, SessionRecord};
 use crate::table_file::TableFile;
 
@@ -226,54 +226,14 @@ pub struct Built {
     /// The sessions and phases rows, already written as TOON by the
     /// workers: into the index files themselves when the rebuild holds the
     /// writer lock, else in memory, one chunk per worker.
-    pub tables: Option<Tables>,
+    pub tables: Option<RebuildTables>,
     pub session_rows: usize,
     pub session_chunks: Vec<String>,
     pub phase_rows: usize,
     pub phase_chunks: Vec<String>,
 }
 
-/// The two index files a rebuild writes as it reads (see [`TableFile`]).
-#[derive(Debug)]
-pub struct Tables {
-    pub sessions: TableFile,
-    pub phases: TableFile,
-}
-
-impl Tables {
-    /// The index files, opened for rewriting: only under the writer lock.
-    fn open(root: &Path, files: usize, _held: &DirLock) -> std::io::Result<Self> {
-        let path = |name: &str| root.join(name);
-        // Room for the head with as many rows as files (at most one
-        // session each), and a hundred phases a session on average.
-        let room = |scalars: String, name: &str, rows: usize, fields: &[&str]| {
-            let mut header = String::new();
-            crate::toon::write_header(&mut header, name, rows, fields);
-            scalars.len() + header.len()
-        };
-        let sessions = TableFile::overwrite(
-            path(crate::files::BASE),
-            room(
-                crate::files::base_scalars(),
-                "sessions",
-                files,
-                crate::record::SESSION_FIELDS,
-            ),
-        )?;
-        let phases = TableFile::overwrite(
-            path(crate::files::PHASES),
-            room(
-                crate::files::phases_scalars(),
-                "phases",
-                files.saturating_mul(100),
-                crate::record::PHASE_FIELDS,
-            ),
-        )?;
-        Ok(Self { sessions, phases })
-    }
-}
-
-/// Rows a worker writes as it goes: handed to the part file in large
+/// Rows a worker writes as it goes: handed to the index file in large
 /// pieces, or kept in memory when there is none.
 struct RowBuffer<'t> {
     text: String,
@@ -306,7 +266,7 @@ impl<'t> RowBuffer<'t> {
         }
     }
 
-    /// The rows kept in memory, if there is no part file.
+    /// The rows kept in memory, if there is no index file to write.
     fn finish(mut self) -> (usize, String) {
         self.flush();
         (self.rows, self.text)
@@ -339,7 +299,7 @@ pub fn build(
     let (dirs, files, live) = walk_with_journals(root)?;
     let total = files.len();
     // Without the lock (a directory that cannot be written), rows in memory.
-    let tables = held.and_then(|lock| Tables::open(root, total, lock).ok());
+    let tables = held.and_then(|lock| RebuildTables::open(root, total, lock).ok());
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<WorkerOutput>> = Mutex::new(Vec::new());

@@ -15,9 +15,11 @@
 //! for it instead of reading a file half rewritten.
 
 use std::fs::File;
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::Mutex;
+
+use crucible_core::store::atomic::write_atomic;
 
 use crate::toon;
 
@@ -25,10 +27,29 @@ use crate::toon;
 /// a row count a few digits shorter than the room was made for.
 const MAX_PADDING: usize = 8;
 
+/// What stands above a file's rows: its scalar lines, then the header of
+/// its one table.
+#[derive(Debug)]
+pub struct Head {
+    pub scalars: String,
+    pub table: &'static str,
+    pub fields: &'static [&'static str],
+}
+
+impl Head {
+    /// The head over `rows` rows.
+    fn text(&self, rows: usize) -> (usize, String) {
+        let mut header = String::new();
+        toon::write_header(&mut header, self.table, rows, self.fields);
+        (self.scalars.len() + header.len(), header)
+    }
+}
+
 /// A table file being written: `room` bytes reserved, then rows.
 #[derive(Debug)]
 pub struct TableFile {
     path: PathBuf,
+    head: Head,
     room: usize,
     state: Mutex<State>,
 }
@@ -44,9 +65,10 @@ struct State {
 }
 
 impl TableFile {
-    /// Opens `path` (created if missing) for rewriting, with `room` bytes
-    /// (newlines) for a head of up to that size.
-    pub fn overwrite(path: PathBuf, room: usize) -> std::io::Result<Self> {
+    /// Opens `path` (created if missing) for rewriting, with room
+    /// (newlines) for `head` over up to `max_rows` rows.
+    pub fn overwrite(path: PathBuf, head: Head, max_rows: usize) -> std::io::Result<Self> {
+        let (room, _) = head.text(max_rows);
         // Readable too: a head that outgrows its room copies the rows out.
         let mut file = std::fs::OpenOptions::new()
             .read(true)
@@ -57,6 +79,7 @@ impl TableFile {
         file.write_all(&vec![b'\n'; room])?;
         Ok(Self {
             path,
+            head,
             room,
             state: Mutex::new(State {
                 file,
@@ -83,31 +106,32 @@ impl TableFile {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).rows
     }
 
-    /// Writes `scalars` and the header of table `name` at the top and
-    /// `tail` after the rows, and cuts off what is left of the old file.
-    pub fn finish(
-        self,
-        scalars: &str,
-        name: &str,
-        fields: &[&str],
-        tail: &str,
-    ) -> std::io::Result<()> {
+    /// Writes the head at the top and `tail` after the rows, and cuts off
+    /// what is left of the old file.
+    pub fn finish(self, tail: &str) -> std::io::Result<()> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = state.error.take() {
             return Err(e);
         }
-        let mut header = String::new();
-        toon::write_header(&mut header, name, state.rows, fields);
-        let need = scalars.len() + header.len();
-        state.file.write_all(tail.as_bytes())?;
+        let (need, header) = self.head.text(state.rows);
+        let scalars = &self.head.scalars;
+        // Where the rows end; the old file may go on past it.
         let end = state.file.stream_position()?;
-        state.file.set_len(end)?;
         if need > self.room || self.room - need > MAX_PADDING {
             // More rows than the room was made for, or so few that the
             // padding would be a screenful of blank lines (a directory of
-            // notes, no session): the old way, a copy, cheap for few rows.
-            self.copy_under(&mut state.file, scalars, &header)?;
+            // notes, no session): the file is written anew, rows after the
+            // head (rare, and cheap for few rows).
+            let mut text = format!("{scalars}{header}");
+            state.file.seek(SeekFrom::Start(self.room as u64))?;
+            (&mut state.file)
+                .take(end - self.room as u64)
+                .read_to_string(&mut text)?;
+            text.push_str(tail);
+            write_atomic(&self.path, text.as_bytes())?;
         } else {
+            state.file.write_all(tail.as_bytes())?;
+            state.file.set_len(end + tail.len() as u64)?;
             let mut head = String::with_capacity(self.room);
             head.push_str(scalars);
             head.extend(std::iter::repeat_n('\n', self.room - need));
@@ -117,26 +141,6 @@ impl TableFile {
         }
         state.finished = true;
         Ok(())
-    }
-
-    /// Rewrites the file as `scalars`, `header`, then what follows the room.
-    fn copy_under(&self, file: &mut File, scalars: &str, header: &str) -> std::io::Result<()> {
-        file.seek(SeekFrom::Start(self.room as u64))?;
-        let mut copy = self.path.clone().into_os_string();
-        copy.push(format!(".part-{}", std::process::id()));
-        let copy = PathBuf::from(copy);
-        let copied = (|| {
-            let mut out = std::io::BufWriter::new(File::create(&copy)?);
-            out.write_all(scalars.as_bytes())?;
-            out.write_all(header.as_bytes())?;
-            std::io::copy(file, &mut out)?;
-            out.into_inner().map_err(|e| e.into_error())?;
-            std::fs::rename(&copy, &self.path)
-        })();
-        if copied.is_err() {
-            let _ = std::fs::remove_file(&copy);
-        }
-        copied
     }
 }
 
@@ -159,6 +163,14 @@ mod tests {
 
     const FIELDS: &[&str] = &["a", "b"];
 
+    fn head() -> Head {
+        Head {
+            scalars: "version: 1\n".into(),
+            table: "t",
+            fields: FIELDS,
+        }
+    }
+
     fn rows(n: usize, from: usize) -> String {
         (from..from + n).map(|i| format!("  {i},x{i}\n")).collect()
     }
@@ -166,13 +178,10 @@ mod tests {
     /// Fills a table from `threads` threads, `per_thread` rows each, with
     /// room for `room_rows` rows in the header.
     fn fill(dir: &Path, threads: usize, per_thread: usize, room_rows: usize) -> String {
-        let scalars = "version: 1\n";
-        let mut header = String::new();
-        toon::write_header(&mut header, "t", room_rows, FIELDS);
         let dest = dir.join("t.toon");
         // An older, longer file is overwritten and cut to the new length.
         std::fs::write(&dest, "x".repeat(200_000)).unwrap();
-        let table = TableFile::overwrite(dest.clone(), scalars.len() + header.len()).unwrap();
+        let table = TableFile::overwrite(dest.clone(), head(), room_rows).unwrap();
         std::thread::scope(|s| {
             for t in 0..threads {
                 let table = &table;
@@ -184,7 +193,7 @@ mod tests {
             }
         });
         assert_eq!(table.rows(), threads * per_thread);
-        table.finish(scalars, "t", FIELDS, "tail: 1\n").unwrap();
+        table.finish("tail: 1\n").unwrap();
         std::fs::read_to_string(dest).unwrap()
     }
 
@@ -240,7 +249,7 @@ mod tests {
     fn a_table_dropped_unfinished_leaves_no_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.toon");
-        let table = TableFile::overwrite(path.clone(), 10).unwrap();
+        let table = TableFile::overwrite(path.clone(), head(), 10).unwrap();
         table.append(&rows(3, 0), 3);
         drop(table);
         assert!(!path.exists());
