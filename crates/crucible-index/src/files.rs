@@ -495,8 +495,8 @@ pub fn write_index(
     phase_chunks: &[String],
 ) -> Result<(), IndexFileError> {
     remove_delta(dir)?;
-    // The two files on two threads: after a rebuild this is copying some
-    // hundred megabytes of rows, which the kernel does per file.
+    // The two files on two threads: a compaction (a save whose delta grew
+    // large) writes every row of both, and a save waits for it.
     let (phases, base) = std::thread::scope(|scope| {
         let phases = scope.spawn(|| write_phases(&dir.join(PHASES), phase_rows, phase_chunks));
         let base = write_base_rows(&dir.join(BASE), sessions, problems);

@@ -96,20 +96,18 @@ impl<'s> SessionIndex<'s> {
         // rewritten in place as the sessions are read, and a save made
         // meanwhile waits instead of landing in a delta this rebuild would
         // then drop. Without it (a read-only directory), all in memory.
-        let held = if root.exists() {
-            self.store.lock().map_err(|e| e.to_string())
-        } else {
-            Err("no sessions directory".to_owned())
-        };
+        let held = root
+            .exists()
+            .then(|| self.store.lock().map_err(|e| e.to_string()));
         let mut built = scan_all(
             self.store,
             self.threads,
             keep_sessions,
-            held.as_ref().ok(),
+            held.as_ref().and_then(|h| h.as_ref().ok()),
             progress,
         )?;
         let mut warnings = Vec::new();
-        if root.exists() {
+        if let Some(held) = held {
             let written = held.and_then(|_lock| {
                 match built.tables.take() {
                     Some(tables) => files::finish_rebuild(
