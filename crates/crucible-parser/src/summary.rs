@@ -47,11 +47,6 @@ fn starts_with_odd_whitespace(line: &str) -> bool {
     }
 }
 
-/// `- text` (or `*`, `+`): an item as cru writes them, on one line.
-fn is_bullet_item(line: &str) -> bool {
-    matches!(line.as_bytes(), [b'-' | b'*' | b'+', b' ', ..])
-}
-
 /// Anything that opens a bullet item in CommonMark, empty ones included.
 fn is_list_marker(line: &str) -> bool {
     matches!(
@@ -246,11 +241,13 @@ pub fn fast_summary(bytes: &[u8]) -> Option<SessionSummary> {
             if let Some(&marker) = lines
                 .get(j)
                 .and_then(|l| l.as_bytes().first())
-                .filter(|_| is_bullet_item(lines[j]))
+                .filter(|_| tool_calls::bullet_item(lines[j]).is_some())
             {
                 // A list goes on while its items keep the first one's marker
                 // (another marker starts another list, in CommonMark).
-                let is_item = |l: &str| l.as_bytes().first() == Some(&marker) && is_bullet_item(l);
+                let is_item = |l: &str| {
+                    l.as_bytes().first() == Some(&marker) && tool_calls::bullet_item(l).is_some()
+                };
                 let start = j;
                 while j < lines.len()
                     && (is_item(lines[j])

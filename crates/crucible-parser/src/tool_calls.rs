@@ -11,6 +11,12 @@ pub(crate) fn is_header(paragraph: &str) -> bool {
 
 const FAIL_MARK: char = '✗';
 
+/// The text of `- text` (or `*`, `+`): an item on one line, as cru writes
+/// them; `None` for any other line.
+pub(crate) fn bullet_item(line: &str) -> Option<&str> {
+    matches!(line.as_bytes(), [b'-' | b'*' | b'+', b' ', ..]).then(|| &line[2..])
+}
+
 /// Reads every item of a bullet list as a tool call. On the first item that
 /// is not one, returns its 0-based line within the list and why.
 pub(crate) fn parse_list(list: &str) -> Result<Vec<ToolCall>, (usize, &'static str)> {
@@ -20,9 +26,8 @@ pub(crate) fn parse_list(list: &str) -> Result<Vec<ToolCall>, (usize, &'static s
         if line.trim().is_empty() {
             continue;
         }
-        let item = match line.as_bytes() {
-            [b'-' | b'*' | b'+', b' ', ..] => &line[2..],
-            _ => return Err((i, "is not a `- ` list item on one line")),
+        let Some(item) = bullet_item(line) else {
+            return Err((i, "is not a `- ` list item on one line"));
         };
         calls.push(
             parse_item(item.trim_start()).ok_or((i, "is not of the form `tool args` → summary"))?,
@@ -38,10 +43,10 @@ pub(crate) fn count_list<'a>(lines: impl Iterator<Item = &'a str>) -> Option<(u6
     for line in lines {
         let line = line.strip_suffix('\r').unwrap_or(line);
         // An item is never blank: the blank test only for the other lines.
-        let item = match line.as_bytes() {
-            [b'-' | b'*' | b'+', b' ', ..] => line[2..].trim_start(),
-            _ if line.trim().is_empty() => continue,
-            _ => return None,
+        let item = match bullet_item(line) {
+            Some(item) => item.trim_start(),
+            None if line.trim().is_empty() => continue,
+            None => return None,
         };
         let (content, rest) = code_span(item)?;
         // The tool is what comes before the first space: empty only so.
