@@ -45,7 +45,11 @@ pub struct IdAllocator {
 impl IdAllocator {
     /// The ids taken in `store` now.
     pub fn new<C: SessionCodec>(store: &SessionStore<C>) -> Result<Self, StoreError> {
-        let taken = session_files(store.dir())?
+        let taken = session_files(store.dir())
+            .map_err(|source| StoreError::Io {
+                path: store.dir().to_owned(),
+                source,
+            })?
             .iter()
             .map(|p| stem(p).to_lowercase())
             .collect();

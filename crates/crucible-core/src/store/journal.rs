@@ -11,13 +11,19 @@
 //! is about to write; if a crash comes between that rename and the removal of
 //! the journal, readers see the marker match the file and apply nothing twice.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::safe_file::{UnsafeFile, open_own};
 use crate::TimedEvent;
+
+/// Opens the journal, never through a link (see [`super::safe_file`]).
+fn open_journal(path: &Path, options: &mut OpenOptions) -> io::Result<fs::File> {
+    open_own(path, options).map_err(UnsafeFile::into_io)
+}
 
 /// The journal of the session file at `session`: a hidden file beside it, so
 /// scans of the sessions directory never take it for a session.
@@ -72,8 +78,9 @@ impl JournalContents {
 
 /// Reads a journal; `Ok(None)` when there is none.
 pub fn read(path: &Path) -> io::Result<Option<JournalContents>> {
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
+    let mut bytes = Vec::new();
+    match open_journal(path, OpenOptions::new().read(true)) {
+        Ok(mut f) => f.read_to_end(&mut bytes)?,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
@@ -108,7 +115,7 @@ pub enum Tail {
 /// Trims a line cut short by a crash and reports whether the journal ends in
 /// a fold marker. Call with the directory lock held.
 pub fn repair_tail(path: &Path) -> io::Result<Tail> {
-    let mut f = match OpenOptions::new().read(true).write(true).open(path) {
+    let mut f = match open_journal(path, OpenOptions::new().read(true).write(true)) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Tail::Clean),
         Err(e) => return Err(e),
@@ -140,7 +147,7 @@ pub fn repair_tail(path: &Path) -> io::Result<Tail> {
 }
 
 fn append_lines(path: &Path, lines: &str, durable: bool) -> io::Result<u64> {
-    let mut f = OpenOptions::new().create(true).append(true).open(path)?;
+    let mut f = open_journal(path, OpenOptions::new().create(true).append(true))?;
     // One write of whole lines: a crash can cut it short, never interleave it.
     f.write_all(lines.as_bytes())?;
     if durable {
@@ -177,9 +184,8 @@ pub fn remove(path: &Path) -> io::Result<()> {
 
 /// The size of a file, 0 when it does not exist.
 pub fn size(path: &Path) -> u64 {
-    File::open(path)
-        .and_then(|f| f.metadata())
-        .map_or(0, |m| m.len())
+    // Metadata without an open: opening a FIFO would block.
+    fs::metadata(path).map_or(0, |m| m.len())
 }
 
 #[cfg(test)]

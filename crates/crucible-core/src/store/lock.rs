@@ -4,6 +4,8 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::Path;
 
+use super::safe_file::{UnsafeFile, open_own};
+
 /// The name of the lock file at the top of a sessions directory. Hidden, so
 /// no scan takes it for a session.
 pub const LOCK_FILE: &str = ".cru.lock";
@@ -24,24 +26,24 @@ impl DirLock {
     /// when the directory cannot hold a lock file (read-only): nobody can
     /// write there either, so there is nothing to wait for.
     pub fn acquire_shared(dir: &Path) -> Option<Self> {
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join(LOCK_FILE))
-            .or_else(|_| File::open(dir.join(LOCK_FILE)))
-            .ok()?;
+        let path = dir.join(LOCK_FILE);
+        let file = open_own(
+            &path,
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .or_else(|_| open_own(&path, OpenOptions::new().read(true)))
+        .ok()?;
         file.lock_shared().ok()?;
         Some(Self { _file: file })
     }
 
     /// Blocks until this process holds the directory's lock.
     pub fn acquire(dir: &Path) -> io::Result<Self> {
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join(LOCK_FILE))?;
+        let file = open_own(
+            &dir.join(LOCK_FILE),
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .map_err(UnsafeFile::into_io)?;
         file.lock()?;
         Ok(Self { _file: file })
     }

@@ -10,13 +10,15 @@ pub mod atomic;
 pub mod discovery;
 pub mod journal;
 pub mod lock;
-mod walk;
+pub mod safe_file;
+pub mod walk;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 pub use allocate::{IdAllocator, slugify};
-pub use walk::session_files;
+pub use safe_file::{DEFAULT_MAX_FILE_BYTES, UnsafeFile};
+pub use walk::{Skipped, Tree, session_files, session_tree};
 
 use crate::{SessionEvent, SessionId, SessionIdError, SessionLog, TimedEvent, Timestamp};
 
@@ -89,6 +91,10 @@ pub enum StoreError {
     InvalidId(#[from] SessionIdError),
     #[error("{path}: a session with this id already exists")]
     AlreadyExists { path: PathBuf },
+    #[error(transparent)]
+    Unsafe(#[from] UnsafeFile),
+    #[error("{0}")]
+    Skipped(Skipped),
     #[error(
         "{path}: journal lines {lines:?} cannot be read; they are kept, and the journal is not folded until they are fixed or removed"
     )]
@@ -117,6 +123,7 @@ pub struct SessionStore<C> {
     dir: PathBuf,
     codec: C,
     observer: Option<std::sync::Arc<dyn StoreObserver>>,
+    max_file_bytes: u64,
 }
 
 impl<C: SessionCodec> SessionStore<C> {
@@ -127,7 +134,21 @@ impl<C: SessionCodec> SessionStore<C> {
             dir: dir.into(),
             codec,
             observer: None,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         }
+    }
+
+    /// The same store, refusing to read session files larger than `bytes`
+    /// (they are skipped with a warning by every walk).
+    #[must_use]
+    pub fn with_max_file_bytes(mut self, bytes: u64) -> Self {
+        self.max_file_bytes = bytes;
+        self
+    }
+
+    /// The largest session file this store reads.
+    pub fn max_file_bytes(&self) -> u64 {
+        self.max_file_bytes
     }
 
     /// The same store, telling `observer` about every file it writes.
@@ -154,14 +175,23 @@ impl<C: SessionCodec> SessionStore<C> {
     /// declares, in path order. Files that are not sessions are left out;
     /// files that cannot be read are returned as errors beside the rest.
     pub fn scan(&self) -> Vec<Result<SessionFile, StoreError>> {
-        let files = match session_files(&self.dir) {
-            Ok(f) => f,
-            Err(e) => return vec![Err(e)],
+        let tree = match session_tree(&self.dir) {
+            Ok(t) => t,
+            Err(source) => {
+                return vec![Err(StoreError::Io {
+                    path: self.dir.clone(),
+                    source,
+                })];
+            }
         };
-        files
+        let skipped = tree
+            .skipped
             .into_iter()
-            .filter_map(|path| match read_head(&path) {
-                Err(source) => Some(Err(StoreError::Io { path, source })),
+            .map(|s| Err(StoreError::Skipped(s)));
+        tree.files
+            .into_iter()
+            .filter_map(|path| match read_head(&path, self.max_file_bytes) {
+                Err(e) => Some(Err(StoreError::Unsafe(e))),
                 Ok(bytes) => {
                     let Some(id) = self.codec.peek_id(&bytes) else {
                         tracing::trace!(path = %path.display(), "not a session");
@@ -175,6 +205,7 @@ impl<C: SessionCodec> SessionStore<C> {
                     Some(Ok(SessionFile { id, path }))
                 }
             })
+            .chain(skipped)
             .collect()
     }
 
@@ -187,6 +218,15 @@ impl<C: SessionCodec> SessionStore<C> {
             || as_path.extension() == Some(OsStr::new("md"));
         if as_path.is_file() {
             return Ok(as_path.to_owned());
+        }
+        if let Ok(meta) = std::fs::metadata(as_path)
+            && !meta.is_file()
+            && !meta.is_dir()
+        {
+            return Err(StoreError::Unsafe(UnsafeFile::NotRegular {
+                path: as_path.to_owned(),
+                kind: safe_file::kind_name(meta.file_type()),
+            }));
         }
         if looks_like_path && as_path.is_dir() {
             return Err(StoreError::IsADirectory {
@@ -202,7 +242,7 @@ impl<C: SessionCodec> SessionStore<C> {
         let want = query.to_lowercase();
         // Fast path: the file named after the id, declaring that id.
         let direct = self.dir.join(format!("{query}.md"));
-        if let Ok(bytes) = read_head(&direct)
+        if let Ok(bytes) = read_head(&direct, self.max_file_bytes)
             && self
                 .codec
                 .peek_id(&bytes)
@@ -276,7 +316,7 @@ impl<C: SessionCodec> SessionStore<C> {
 
     /// The session with its journal applied, and the journal's unreadable lines.
     fn load_with_journal(&self, path: &Path) -> Result<(SessionLog, Vec<usize>), StoreError> {
-        let bytes = std::fs::read(path).map_err(StoreError::io(path))?;
+        let bytes = safe_file::read_regular(path, self.max_file_bytes)?;
         let mut log = self
             .codec
             .decode(path, &bytes)
@@ -417,7 +457,7 @@ impl<C: SessionCodec> SessionStore<C> {
             journal::repair_tail(&jpath).map_err(StoreError::io(&jpath))?
         {
             // A fold was cut short. Finish it before anything else is added.
-            let md = std::fs::read(path).map_err(StoreError::io(path))?;
+            let md = safe_file::read_regular(path, self.max_file_bytes)?;
             if journal::content_hash(&md) == hash {
                 journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
             } else {
@@ -480,13 +520,18 @@ impl<C: SessionCodec> SessionStore<C> {
 /// even a long one fits. Reading only this keeps scans cheap on big sessions.
 pub const HEAD_BYTES: u64 = 64 * 1024;
 
-/// The first [`HEAD_BYTES`] of a file.
-fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
+/// The first [`HEAD_BYTES`] of a regular file of at most `limit` bytes
+/// (never blocking on a FIFO, never reading a device).
+fn read_head(path: &Path, limit: u64) -> Result<Vec<u8>, UnsafeFile> {
     use std::io::Read;
+    let (file, _) = safe_file::open_regular(path, limit)?;
     let mut head = Vec::with_capacity(8 * 1024);
-    std::fs::File::open(path)?
-        .take(HEAD_BYTES)
-        .read_to_end(&mut head)?;
+    file.take(HEAD_BYTES)
+        .read_to_end(&mut head)
+        .map_err(|source| UnsafeFile::Io {
+            path: path.to_owned(),
+            source,
+        })?;
     Ok(head)
 }
 

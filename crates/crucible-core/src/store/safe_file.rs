@@ -1,0 +1,228 @@
+//! Opening files in a sessions directory without being led astray.
+//!
+//! A sessions directory may be shared, synced or cloned, so it can hold
+//! whatever such tools carry: symbolic links (to any file the user can
+//! write, or to `/dev/zero`), FIFOs that block a reader for ever, device
+//! files, files of gigabytes. Every open of cru's own files goes through
+//! here:
+//!
+//! - **Writes never follow a link** (`O_NOFOLLOW`): a journal, lock or index
+//!   file that is a symbolic link is refused with an error naming it, instead
+//!   of truncating or appending to whatever it points at. Files replaced by
+//!   rename (session files, via [`super::atomic`]) replace the link itself.
+//! - **Reads never block and never run away**: the open is non-blocking (a
+//!   FIFO opens at once and is then refused), only regular files are read,
+//!   and a file larger than the caller's limit is refused before a byte is
+//!   read.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use rustix::fs::OFlags;
+
+/// Files above this size are not read as sessions unless configured
+/// otherwise (`[session] max_file_size`): a session of a year of work is a
+/// few megabytes, and reading a runaway file whole would take the memory of
+/// every command that walks the directory.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why a file was not opened.
+#[derive(Debug, thiserror::Error)]
+pub enum UnsafeFile {
+    #[error(
+        "{path}: is a symbolic link where cru keeps its own file; cru does not write through links (remove the link)"
+    )]
+    Link { path: PathBuf },
+    #[error("{path}: {kind}, not a regular file; skipped")]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error(
+        "{path}: {size} bytes, over the limit of {limit} bytes for a session file (`[session] max_file_size`); skipped"
+    )]
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
+    },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+}
+
+impl UnsafeFile {
+    fn io(path: &Path, source: io::Error) -> Self {
+        if source.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+            return Self::Link {
+                path: path.to_owned(),
+            };
+        }
+        Self::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+
+    /// The error as an `io::Error`, for callers whose errors are I/O errors;
+    /// its message keeps the path and the reason.
+    pub fn into_io(self) -> io::Error {
+        match self {
+            Self::Io { source, .. } => source,
+            other => {
+                let kind = match other {
+                    Self::TooLarge { .. } => io::ErrorKind::FileTooLarge,
+                    _ => io::ErrorKind::InvalidInput,
+                };
+                io::Error::new(kind, other.to_string())
+            }
+        }
+    }
+}
+
+/// What a file is, in words, for messages about files cru will not read.
+pub fn kind_name(ft: std::fs::FileType) -> &'static str {
+    if ft.is_dir() {
+        "a directory"
+    } else if ft.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if ft.is_socket() {
+        "a socket"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_symlink() {
+        "a symbolic link"
+    } else {
+        "a special file"
+    }
+}
+
+fn nofollow() -> i32 {
+    // The flag's bits fit an i32 on every Unix rustix supports.
+    i32::try_from(OFlags::NOFOLLOW.bits()).expect("O_NOFOLLOW fits an i32")
+}
+
+fn nonblocking() -> i32 {
+    i32::try_from(OFlags::NONBLOCK.bits()).expect("O_NONBLOCK fits an i32")
+}
+
+/// Opens one of cru's own files for writing (`options` says how: append,
+/// create, truncate), refusing a symbolic link and anything but a regular
+/// file. The open does not block on a FIFO.
+pub fn open_own(path: &Path, options: &mut OpenOptions) -> Result<File, UnsafeFile> {
+    let file = options
+        .custom_flags(nofollow() | nonblocking())
+        .open(path)
+        .map_err(|e| {
+            // A FIFO without a reader refuses a non-blocking writer (ENXIO):
+            // say what it is rather than "no such device".
+            match std::fs::symlink_metadata(path) {
+                Ok(m) if !m.file_type().is_file() && !m.file_type().is_symlink() => {
+                    UnsafeFile::NotRegular {
+                        path: path.to_owned(),
+                        kind: kind_name(m.file_type()),
+                    }
+                }
+                _ => UnsafeFile::io(path, e),
+            }
+        })?;
+    let meta = file.metadata().map_err(|e| UnsafeFile::io(path, e))?;
+    if !meta.file_type().is_file() {
+        return Err(UnsafeFile::NotRegular {
+            path: path.to_owned(),
+            kind: kind_name(meta.file_type()),
+        });
+    }
+    Ok(file)
+}
+
+/// Opens a file for reading if it is a regular file of at most `limit`
+/// bytes. Links are followed (the walker decides which links may be read);
+/// the open itself never blocks.
+pub fn open_regular(path: &Path, limit: u64) -> Result<(File, std::fs::Metadata), UnsafeFile> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(nonblocking())
+        .open(path)
+        .map_err(|e| UnsafeFile::io(path, e))?;
+    checked(path, file, limit)
+}
+
+/// [`open_regular`]'s checks on a file already open.
+pub fn checked(
+    path: &Path,
+    file: File,
+    limit: u64,
+) -> Result<(File, std::fs::Metadata), UnsafeFile> {
+    let meta = file.metadata().map_err(|e| UnsafeFile::io(path, e))?;
+    if !meta.file_type().is_file() {
+        return Err(UnsafeFile::NotRegular {
+            path: path.to_owned(),
+            kind: kind_name(meta.file_type()),
+        });
+    }
+    if meta.len() > limit {
+        return Err(UnsafeFile::TooLarge {
+            path: path.to_owned(),
+            size: meta.len(),
+            limit,
+        });
+    }
+    Ok((file, meta))
+}
+
+/// The whole of a regular file of at most `limit` bytes. Reads no more
+/// than `limit` bytes even if the file grows meanwhile.
+pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, UnsafeFile> {
+    use std::io::Read;
+    let (file, meta) = open_regular(path, limit)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|e| UnsafeFile::io(path, e))?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn writes_refuse_links_and_leave_their_targets_alone() {
+        let t = tempfile::tempdir().unwrap();
+        let target = t.path().join("precious.txt");
+        std::fs::write(&target, "keep me").unwrap();
+        let link = t.path().join(".s.md.journal");
+        symlink(&target, &link).unwrap();
+        let e = open_own(&link, OpenOptions::new().append(true).create(true)).unwrap_err();
+        assert!(matches!(e, UnsafeFile::Link { .. }), "{e}");
+        assert!(e.to_string().contains(".s.md.journal"), "{e}");
+        let e = open_own(&link, OpenOptions::new().write(true).truncate(true)).unwrap_err();
+        assert!(matches!(e, UnsafeFile::Link { .. }), "{e}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+    }
+
+    #[test]
+    fn reads_refuse_fifos_devices_and_large_files_without_blocking() {
+        let t = tempfile::tempdir().unwrap();
+        let fifo = t.path().join("x.md");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        )
+        .unwrap();
+        let e = read_regular(&fifo, DEFAULT_MAX_FILE_BYTES).unwrap_err();
+        assert!(matches!(e, UnsafeFile::NotRegular { .. }), "{e}");
+        let e = open_own(&fifo, OpenOptions::new().append(true)).unwrap_err();
+        assert!(matches!(e, UnsafeFile::NotRegular { .. }), "{e}");
+        let e = read_regular(Path::new("/dev/zero"), DEFAULT_MAX_FILE_BYTES).unwrap_err();
+        assert!(matches!(e, UnsafeFile::NotRegular { .. }), "{e}");
+        let big = t.path().join("big.md");
+        std::fs::write(&big, vec![b'a'; 100]).unwrap();
+        let e = read_regular(&big, 99).unwrap_err();
+        assert!(matches!(e, UnsafeFile::TooLarge { size: 100, .. }), "{e}");
+        assert_eq!(read_regular(&big, 100).unwrap().len(), 100);
+    }
+}
