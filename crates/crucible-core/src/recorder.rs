@@ -453,7 +453,7 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
             summary: summary.clone(),
         })?;
         if let Some(parent) = self.log.frontmatter.parent.clone() {
-            match self.store.resolve(parent.as_str()) {
+            match self.store.resolve_id(&parent) {
                 Ok(parent_path) => {
                     let done = TimedEvent {
                         at: Timestamp::now(),

@@ -4,6 +4,8 @@ use std::fs::{File, Metadata};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use crucible_core::store::{UnsafeFile, safe_file};
+
 /// Reads files whole into one reused buffer. On Unix a file is opened
 /// relative to its directory, kept open while files of that directory
 /// follow: the kernel then looks up one name per file instead of walking
@@ -12,33 +14,59 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Default)]
 pub struct FileReader {
     buf: Vec<u8>,
+    /// Larger files are refused (see `SessionStore::max_file_bytes`).
+    limit: u64,
     #[cfg(unix)]
     dir: Option<(PathBuf, std::os::fd::OwnedFd)>,
 }
 
 impl FileReader {
-    pub fn new() -> Self {
+    /// A reader of regular files of at most `limit` bytes.
+    pub fn new(limit: u64) -> Self {
         Self {
             // A fresh buffer per file cost more in page clearing than the
             // parsing itself; one that grows to the largest file is kept.
             buf: Vec::with_capacity(64 * 1024),
+            limit,
             ..Self::default()
         }
     }
 
-    /// The bytes of `path`, and its metadata as it was when opened.
-    pub fn read(&mut self, path: &Path) -> std::io::Result<(Metadata, &[u8])> {
-        let mut file = self.open(path)?;
-        let meta = file.metadata()?;
-        let len = read_whole(&mut file, meta.len(), &mut self.buf)?;
+    /// The bytes of `path`, and its metadata as it was when opened. The
+    /// open never blocks (a FIFO opens at once and is refused), and only a
+    /// regular file within the limit is read.
+    pub fn read(&mut self, path: &Path) -> Result<(Metadata, &[u8]), UnsafeFile> {
+        let file = self.open(path).map_err(|source| UnsafeFile::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let (mut file, meta) = safe_file::checked(path, file, self.limit)?;
+        // Never more than the limit, even from a file that grows meanwhile.
+        let len = read_whole(&mut file, meta.len(), &mut self.buf).map_err(|source| {
+            UnsafeFile::Io {
+                path: path.to_owned(),
+                source,
+            }
+        })?;
+        if len as u64 > self.limit {
+            return Err(UnsafeFile::TooLarge {
+                path: path.to_owned(),
+                size: len as u64,
+                limit: self.limit,
+            });
+        }
         Ok((meta, &self.buf[..len]))
     }
 
     #[cfg(unix)]
     fn open(&mut self, path: &Path) -> std::io::Result<File> {
         use rustix::fs::{Mode, OFlags, openat};
+        use std::os::unix::fs::OpenOptionsExt;
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return File::open(path);
+            return std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(nonblocking())
+                .open(path);
         };
         if self.dir.as_ref().is_none_or(|(d, _)| d != parent) {
             let dir = if parent.as_os_str().is_empty() {
@@ -54,7 +82,12 @@ impl FileReader {
             self.dir = Some((parent.to_owned(), fd));
         }
         let (_, dir) = self.dir.as_ref().expect("set just above");
-        let fd = openat(dir, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+        let fd = openat(
+            dir,
+            name,
+            OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK,
+            Mode::empty(),
+        )?;
         Ok(File::from(fd))
     }
 
@@ -62,6 +95,11 @@ impl FileReader {
     fn open(&mut self, path: &Path) -> std::io::Result<File> {
         File::open(path)
     }
+}
+
+#[cfg(unix)]
+fn nonblocking() -> i32 {
+    i32::try_from(rustix::fs::OFlags::NONBLOCK.bits()).expect("O_NONBLOCK fits an i32")
 }
 
 /// Reads all of `file`, whose size was `size` a moment ago, into the start
@@ -123,13 +161,15 @@ mod tests {
         for (p, text) in &files {
             std::fs::write(p, text).unwrap();
         }
-        let mut reader = FileReader::new();
+        let mut reader = FileReader::new(u64::MAX);
         for (p, text) in &files {
             let (meta, bytes) = reader.read(p).unwrap();
             assert_eq!(bytes, text.as_bytes(), "{}", p.display());
             assert_eq!(meta.len(), text.len() as u64);
         }
         let missing = reader.read(&dir.path().join("sub/none.md")).unwrap_err();
-        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+        assert!(
+            matches!(&missing, UnsafeFile::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+        );
     }
 }

@@ -18,7 +18,8 @@ pub const BASE: &str = ".index.toon";
 pub const PHASES: &str = ".index-phases.toon";
 pub const DELTA: &str = ".index-delta.toon";
 pub const FORMAT: &str = "cru-session-index";
-pub const VERSION: u64 = 1;
+/// 2: stamps carry the inode change time (`ctime_ns`).
+pub const VERSION: u64 = 2;
 /// A delta this large is merged into the base on the next save.
 pub const COMPACT_AT: usize = 2_000;
 
@@ -116,7 +117,8 @@ impl Delta {
 }
 
 fn read(path: &Path) -> Result<String, IndexFileError> {
-    std::fs::read_to_string(path).map_err(|source| {
+    use std::io::Read;
+    let io = |source: std::io::Error| {
         if source.kind() == std::io::ErrorKind::NotFound {
             IndexFileError::Missing(path.to_owned())
         } else {
@@ -125,7 +127,24 @@ fn read(path: &Path) -> Result<String, IndexFileError> {
                 source,
             }
         }
-    })
+    };
+    let mut text = String::new();
+    own_file(path, std::fs::OpenOptions::new().read(true))
+        .map_err(io)?
+        .read_to_string(&mut text)
+        .map_err(io)?;
+    Ok(text)
+}
+
+/// Opens an index file, never through a link and never blocking on a FIFO:
+/// an index file that is a link is an error naming it (and the index is
+/// rebuilt in its place, see [`crate::SessionIndex::open`]).
+pub(crate) fn own_file(
+    path: &Path,
+    options: &mut std::fs::OpenOptions,
+) -> std::io::Result<std::fs::File> {
+    crucible_core::store::safe_file::open_own(path, options)
+        .map_err(crucible_core::store::UnsafeFile::into_io)
 }
 
 fn corrupt(path: &Path, line: usize, message: impl Into<String>) -> IndexFileError {
@@ -188,8 +207,14 @@ fn table_rows<T>(
 }
 
 fn dir_stamp(cells: &[&str]) -> Result<DirStamp, String> {
+    let path = toon::text(cells[0])?.unwrap_or_default().into_owned();
     Ok(DirStamp {
-        path: toon::text(cells[0])?.unwrap_or_default().into_owned(),
+        // "" is the root itself.
+        path: if path.is_empty() {
+            path
+        } else {
+            crate::record::confined(path)?
+        },
         mtime_ns: toon::number(cells[1])?.unwrap_or(0),
     })
 }
@@ -230,7 +255,10 @@ pub fn apply(index: &mut Index, delta: &Delta) {
     index.problems.extend(delta.problems.iter().cloned());
     for d in &delta.dirs {
         index.dirs.retain(|x| x.path != d.path);
-        index.dirs.push(d.clone());
+        // A stamp of 0: the directory is gone.
+        if d.mtime_ns != 0 {
+            index.dirs.push(d.clone());
+        }
     }
 }
 
@@ -254,7 +282,7 @@ pub fn load_delta(dir: &Path) -> Result<Delta, IndexFileError> {
         phases: rows(&path, &doc, "phases", PHASE_FIELDS, PhaseRecord::from_cells)?,
         problems: rows(&path, &doc, "problems", PROBLEM_FIELDS, Problem::from_cells)?,
         removed: rows(&path, &doc, "removed", REMOVED_FIELDS, |c| {
-            Ok(toon::text(c[0])?.unwrap_or_default().into_owned())
+            crate::record::confined(toon::text(c[0])?.unwrap_or_default().into_owned())
         })?,
         dirs: rows(&path, &doc, "dirs", DIR_FIELDS, dir_stamp)?,
     })
@@ -285,12 +313,9 @@ fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
         path: path.to_owned(),
         source,
     };
-    if path.exists() {
+    if path.symlink_metadata().is_ok() {
         use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .truncate(true)
-            .open(path)
+        let mut f = own_file(path, std::fs::OpenOptions::new().write(true).truncate(true))
             .map_err(io)?;
         f.write_all(text.as_bytes()).map_err(io)
     } else {
@@ -363,12 +388,14 @@ fn write_phases(path: &Path, rows: usize, chunks: &[String]) -> Result<(), Index
     };
     let mut head = phases_scalars();
     toon::write_header(&mut head, "phases", rows, PHASE_FIELDS);
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .map_err(io)?;
+    let file = own_file(
+        path,
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true),
+    )
+    .map_err(io)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     out.write_all(head.as_bytes()).map_err(io)?;
     for c in chunks {
@@ -396,12 +423,14 @@ fn write_base_rows(
         path: path.to_owned(),
         source,
     };
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .map_err(io)?;
+    let file = own_file(
+        path,
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true),
+    )
+    .map_err(io)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     base_rows_to(&mut out, sessions, problems).map_err(io)?;
     out.flush().map_err(io)
@@ -442,9 +471,10 @@ fn base_rows_to(
     out.write_all(chunk.as_bytes())
 }
 
-/// Appends the `dirs` table, with the root stamped now: every write that
-/// changes the directory (part files, the delta, new index files) is done.
-/// Appending to an existing file leaves the directory's mtime alone.
+/// Appends the `dirs` table, stamped as the walk saw each directory before
+/// listing it (a directory changed since, by anyone, is listed again by the
+/// next read). Appending to an existing file leaves the directory's mtime
+/// alone.
 fn append_dirs(dir: &Path, dirs: &[DirStamp]) -> Result<(), IndexFileError> {
     use std::io::Write;
     let path = dir.join(BASE);
@@ -452,19 +482,11 @@ fn append_dirs(dir: &Path, dirs: &[DirStamp]) -> Result<(), IndexFileError> {
         path: path.clone(),
         source,
     };
-    let mut dirs: Vec<DirStamp> = dirs
-        .iter()
-        .filter(|d| !d.path.is_empty())
-        .cloned()
-        .collect();
-    dirs.extend(crate::scan::dir_stamp(dir, dir));
+    let mut dirs = dirs.to_vec();
     dirs.sort_by(|a, b| a.path.cmp(&b.path));
     let mut text = String::new();
     dirs_table(&mut text, &dirs);
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .map_err(io)?;
+    let mut f = own_file(&path, std::fs::OpenOptions::new().append(true)).map_err(io)?;
     f.write_all(text.as_bytes()).map_err(io)
 }
 
@@ -577,18 +599,10 @@ pub fn remove_delta(dir: &Path) -> Result<(), IndexFileError> {
 }
 
 pub fn write_delta(dir: &Path, delta: &Delta) -> Result<(), IndexFileError> {
-    let path = dir.join(DELTA);
-    let created = !path.exists();
-    write(&path, &delta_text(delta))?;
-    if created {
-        // Creating the delta moved the root's mtime: record that, in place.
-        if let Some(now) = crate::scan::dir_stamp(dir, dir) {
-            let mut delta = delta.clone();
-            delta.set_dir(now);
-            write(&path, &delta_text(&delta))?;
-        }
-    }
-    Ok(())
+    // Creating the delta moves the root's mtime; that is not recorded here
+    // (someone else may have changed the directory too): the next read lists
+    // the root again and records what it then sees.
+    write(&dir.join(DELTA), &delta_text(delta))
 }
 
 fn delta_text(delta: &Delta) -> String {
@@ -702,7 +716,8 @@ impl Light {
     }
 
     /// Calls `each` with the cells (in `SESSION_FIELDS` order) of every base
-    /// session row the delta does not replace and `keep` accepts, on
+    /// session row the delta does not replace and `keep` accepts (`keep`
+    /// sees every such row, with the thread's state), on
     /// `threads` threads, each with its own state from `init`; returns the
     /// states. `keep` sees only the first [`SESSION_PREFIX`] cells when
     /// `selective` (the caller expects to reject most rows), so rejected rows
@@ -711,7 +726,7 @@ impl Light {
         &self,
         threads: usize,
         selective: bool,
-        keep: &(dyn Fn(&[&str]) -> bool + Sync),
+        keep: &(dyn Fn(&mut S, &[&str]) -> bool + Sync),
         init: &(dyn Fn() -> S + Sync),
         each: &RowFn<'_, S>,
     ) -> Result<Vec<S>, IndexFileError> {
@@ -749,19 +764,19 @@ impl Light {
                             };
                             toon::split_row_prefix(row, prefix, &mut cells).map_err(line)?;
                             columns.order(&cells, &mut ordered);
-                            if !keep(&ordered) {
-                                continue;
-                            }
-                            if prefix != usize::MAX {
-                                toon::split_row(row, &mut cells).map_err(line)?;
-                                columns.order(&cells, &mut ordered);
-                            }
                             if !replaced.is_empty() {
                                 let path =
                                     toon::text(ordered[0]).map_err(line)?.unwrap_or_default();
                                 if replaced.contains(path.as_ref()) {
                                     continue;
                                 }
+                            }
+                            if !keep(&mut state, &ordered) {
+                                continue;
+                            }
+                            if prefix != usize::MAX {
+                                toon::split_row(row, &mut cells).map_err(line)?;
+                                columns.order(&cells, &mut ordered);
                             }
                             each(&mut state, &ordered).map_err(line)?;
                         }

@@ -159,18 +159,7 @@ impl<'s> SessionIndex<'s> {
         let mut opened = match loaded {
             Ok(mut index) => {
                 let delta = refresh::refresh(self.store, &mut index);
-                if !delta.is_empty() {
-                    let saved = self
-                        .store
-                        .lock()
-                        .map_err(|e| e.to_string())
-                        .and_then(|_lock| {
-                            observer::upsert(root, |d| merge(d, &delta)).map_err(|e| e.to_string())
-                        });
-                    if let Err(e) = saved {
-                        tracing::debug!(error = %e, "index refresh kept in memory");
-                    }
-                }
+                self.save_delta(&delta);
                 Opened {
                     index,
                     warnings: Vec::new(),
@@ -218,6 +207,11 @@ impl<'s> SessionIndex<'s> {
     }
 
     /// The fast path of [`SessionIndex::visit`]; `None` to take the slow one.
+    ///
+    /// Freshness is proven on the way (see [`refresh`]): every row's file is
+    /// `stat`ed as the rows are scanned, changed directories are listed
+    /// again, and whatever changed is read afresh, answered from, and saved
+    /// as a delta for the next query.
     fn visit_fast<S: Send>(
         &self,
         idle: Option<Duration>,
@@ -229,35 +223,56 @@ impl<'s> SessionIndex<'s> {
             user: S,
             /// Live sessions, and active ones that may be idle: read afresh after.
             later: Vec<String>,
+            /// Rows whose file changed or is gone.
+            stale: Vec<String>,
+            /// Rows in directories that changed (to find the new files there).
+            in_changed: Vec<String>,
             idle: Vec<String>,
         }
         let root = self.store.dir();
         let shared = crucible_core::DirLock::acquire_shared(root);
         let light = files::Light::load(root).ok()?;
         let dirs = light.dirs().ok()?;
-        let unchanged = dirs.iter().all(|d| {
-            let dir = if d.path.is_empty() {
-                root.to_owned()
-            } else {
-                root.join(&d.path)
-            };
-            scan::dir_stamp(root, &dir).is_some_and(|now| now.mtime_ns == d.mtime_ns)
-        });
-        if !unchanged || dirs.is_empty() {
+        if dirs.is_empty() {
             return None;
         }
+        let changed = refresh::changed_dirs(root, &dirs);
+        let stamper = refresh::Stamper::open(root);
         let now = SystemTime::now();
         let idle_check = idle.is_some();
-        let keep = |c: &[&str]| {
-            // Live rows and active ones that may be idle are read again whatever
-            // they say; the rest only if they may match.
-            c.get(3) == Some(&"1")
-                || (idle_check && c.get(2) == Some(&SessionStatus::Active.as_str()))
-                || filter.may_match(c)
+        let keep = |st: &mut Scan<S>, c: &[&str]| {
+            // A row whose path cannot be read, or leads out of the directory,
+            // goes on to `each`, which rejects it: the index is then corrupt
+            // and rebuilt.
+            let Ok(Some(path)) = toon::text(c[0]) else {
+                return true;
+            };
+            if record::confined(path.as_ref()).is_err() {
+                return true;
+            }
+            if !changed.is_empty() && changed.contains_key(refresh::parent_of(&path)) {
+                st.in_changed.push(path.clone().into_owned());
+            }
+            if c.get(3) == Some(&"1") {
+                st.later.push(path.into_owned());
+                return false;
+            }
+            let Ok(stamp) = FileStamp::from_cells(c[5], c[4], c[6], c[7]) else {
+                return true;
+            };
+            if !stamper.session_unchanged(&path, &stamp) {
+                st.stale.push(path.into_owned());
+                return false;
+            }
+            // Active rows that may be idle are looked at whatever they say;
+            // the rest only if they may match.
+            (idle_check && c.get(2) == Some(&SessionStatus::Active.as_str())) || filter.may_match(c)
         };
         let new_scan = || Scan {
             user: init(),
             later: Vec::new(),
+            stale: Vec::new(),
+            in_changed: Vec::new(),
             idle: Vec::new(),
         };
         let scanned = light.scan(
@@ -267,10 +282,6 @@ impl<'s> SessionIndex<'s> {
             &new_scan,
             &|st: &mut Scan<S>, cells: &[&str]| {
                 let facts = Facts::from_cells(cells)?;
-                if cells[3] == "1" {
-                    st.later.push(facts.path.into_owned());
-                    return Ok(());
-                }
                 if let (Some(limit), SessionStatus::Active) = (idle, facts.status) {
                     // The recorded mtime picks the candidates without a stat per
                     // active session; `pause_if_idle` checks the file itself.
@@ -289,24 +300,61 @@ impl<'s> SessionIndex<'s> {
             },
         );
         let scans = scanned.ok()?;
-        let problems = light.problems().ok()?;
-        drop(shared);
+        let base_problems = light.problems().ok()?;
         let mut later = Vec::new();
+        let mut stale = refresh::Stale::default();
+        let mut indexed = HashSet::new();
         let mut idle_candidates = Vec::new();
         let mut states = Vec::with_capacity(scans.len() + 1);
         for sc in scans {
             later.extend(sc.later);
+            stale.reread.extend(sc.stale);
+            indexed.extend(sc.in_changed);
             idle_candidates.extend(sc.idle);
             states.push(sc.user);
         }
         let mut rest = init();
         for r in &light.delta.sessions {
+            if changed.contains_key(refresh::parent_of(&r.path)) {
+                indexed.insert(r.path.clone());
+            }
             if r.live {
                 later.push(r.path.clone());
+            } else if !stamper.session_unchanged(&r.path, &r.stamp) {
+                stale.reread.push(r.path.clone());
             } else {
                 each(&mut rest, &Facts::of(r), &|| Ok(r.clone()));
             }
         }
+        let mut problems = Vec::new();
+        for p in base_problems {
+            if changed.contains_key(refresh::parent_of(&p.path)) {
+                indexed.insert(p.path.clone());
+            }
+            if stamper.problem_unchanged(&p.path, &p.stamp) {
+                problems.push(p);
+            } else {
+                stale.reread.push(p.path);
+            }
+        }
+        let known: HashSet<String> = dirs.iter().map(|d| d.path.clone()).collect();
+        refresh::relist(root, &changed, &indexed, &known, &mut stale);
+        drop(shared);
+
+        // What changed: read again, answered from, and saved for next time.
+        let (delta, entries) = refresh::read_stale(self.store, stale);
+        for entry in entries {
+            match entry {
+                scan::Entry::Session(r, _) => each(&mut rest, &Facts::of(&r), &|| Ok((*r).clone())),
+                scan::Entry::Problem(p) => problems.push(p),
+                scan::Entry::NotASession => {}
+            }
+        }
+        problems.extend(delta.problems.iter().cloned());
+        problems.sort_by(|a, b| a.path.cmp(&b.path));
+        problems.dedup_by(|a, b| a.path == b.path);
+        self.save_delta(&delta);
+
         let mut paused_paths = HashSet::new();
         if let Some(limit) = idle {
             for path in idle_candidates {
@@ -345,6 +393,24 @@ impl<'s> SessionIndex<'s> {
             },
             states,
         ))
+    }
+
+    /// Saves what a freshness check found, so the next query need not read
+    /// it again; a directory that cannot be written keeps it in memory.
+    fn save_delta(&self, delta: &files::Delta) {
+        if delta.is_empty() {
+            return;
+        }
+        let saved = self
+            .store
+            .lock()
+            .map_err(|e| e.to_string())
+            .and_then(|_lock| {
+                observer::upsert(self.store.dir(), |d| merge(d, delta)).map_err(|e| e.to_string())
+            });
+        if let Err(e) = saved {
+            tracing::debug!(error = %e, "index refresh kept in memory");
+        }
     }
 
     /// Every phase record, for `stats --group-by phase`.

@@ -7,7 +7,7 @@ use crucible_core::{SessionLog, StoreObserver};
 
 use crate::files::{self, COMPACT_AT, Delta, IndexFileError};
 use crate::record::{FileStamp, PhaseRecord, SessionRecord};
-use crate::scan::{dir_stamp, relative};
+use crate::scan::relative;
 
 /// Keeps the index of one sessions directory current as the store writes.
 /// It runs under the store's lock, and only updates an index that exists:
@@ -37,10 +37,11 @@ impl IndexObserver {
         let phases = PhaseRecord::from_summary(&rel, &summary);
         // A delta that cannot be read is replaced: what it held is in the files.
         let mut delta = files::load_delta(&self.root).unwrap_or_default();
+        // Only this file is recorded. Its directory's stamp is left alone even
+        // if the save changed it: whatever else changed there meanwhile (by
+        // an editor, `cp`, a sync tool) is found by the next read, which
+        // lists the directory again.
         delta.set(&rel, Some((record, phases)), None);
-        if let Some(dir) = path.parent().and_then(|d| dir_stamp(&self.root, d)) {
-            delta.set_dir(dir);
-        }
         if delta.sessions.len() + delta.problems.len() + delta.removed.len() > COMPACT_AT {
             compact(&self.root, &delta)
         } else {

@@ -13,17 +13,67 @@ pub struct FileStamp {
     pub ino: u64,
     pub mtime_ns: u64,
     pub size: u64,
+    /// The inode's change time: unlike the mtime, no tool can set it back
+    /// (`cp -p`, `touch -d`, `rsync -t` can), so an edit that keeps size and
+    /// mtime still shows. 0 means "look again": see [`FileStamp::of`].
+    pub ctime_ns: u64,
 }
 
+/// Timestamps are kept by the kernel at a coarse tick (a few milliseconds):
+/// a file written again within the tick in which it was indexed keeps its
+/// stamp. A stamp taken this close to the file's last change is not trusted.
+pub const RACY_NS: u64 = 100_000_000;
+
 impl FileStamp {
+    /// The stamp of a file as it is now. If the file changed less than
+    /// [`RACY_NS`] ago, its `ctime_ns` is recorded as 0, so the next
+    /// freshness check reads it again instead of trusting a stamp that a
+    /// write within the same tick would not change (git's "racily clean").
     pub fn of(meta: &std::fs::Metadata) -> Self {
         use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| {
+            u64::try_from(s).unwrap_or(0) * 1_000_000_000 + u64::try_from(n).unwrap_or(0)
+        };
+        Self::taken_now(
+            meta.ino(),
+            ns(meta.mtime(), meta.mtime_nsec()),
+            meta.len(),
+            ns(meta.ctime(), meta.ctime_nsec()),
+        )
+    }
+
+    /// A stamp from `stat` fields, with the racy rule of [`FileStamp::of`].
+    pub fn taken_now(ino: u64, mtime_ns: u64, size: u64, ctime_ns: u64) -> Self {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        let racy = now.saturating_sub(mtime_ns.max(ctime_ns)) < RACY_NS;
         Self {
-            ino: meta.ino(),
-            mtime_ns: u64::try_from(meta.mtime()).unwrap_or(0) * 1_000_000_000
-                + u64::try_from(meta.mtime_nsec()).unwrap_or(0),
-            size: meta.len(),
+            ino,
+            mtime_ns,
+            size,
+            ctime_ns: if racy { 0 } else { ctime_ns },
         }
+    }
+
+    /// A stamp from its index cells.
+    pub fn from_cells(ino: &str, mtime_ns: &str, size: &str, ctime_ns: &str) -> Result<Self, String> {
+        Ok(Self {
+            ino: count(ino)?,
+            mtime_ns: count(mtime_ns)?,
+            size: count(size)?,
+            ctime_ns: count(ctime_ns)?,
+        })
+    }
+
+    /// Whether a file with stamp `now` is the file this stamp was taken of,
+    /// unchanged.
+    pub fn matches(&self, now: &FileStamp) -> bool {
+        self.ctime_ns != 0
+            && self.ino == now.ino
+            && self.mtime_ns == now.mtime_ns
+            && self.size == now.size
+            && self.ctime_ns == now.ctime_ns
     }
 }
 
@@ -92,6 +142,7 @@ pub const SESSION_FIELDS: &[&str] = &[
     "mtime_ns",
     "ino",
     "size",
+    "ctime_ns",
     "started",
     "ended",
     "duration_ms",
@@ -113,7 +164,7 @@ pub const SESSION_FIELDS: &[&str] = &[
 ];
 
 /// How many leading cells decide whether a row is read further.
-pub const SESSION_PREFIX: usize = 5;
+pub const SESSION_PREFIX: usize = 8;
 
 pub const PHASE_FIELDS: &[&str] = &[
     "path",
@@ -133,7 +184,9 @@ pub const PHASE_FIELDS: &[&str] = &[
     "subagents",
 ];
 
-pub const PROBLEM_FIELDS: &[&str] = &["path", "line", "message", "ino", "mtime_ns", "size"];
+pub const PROBLEM_FIELDS: &[&str] = &[
+    "path", "line", "message", "ino", "mtime_ns", "size", "ctime_ns",
+];
 
 /// Lists are kept in one cell, space-separated (names never contain spaces).
 fn join(v: &[String]) -> Option<String> {
@@ -209,6 +262,7 @@ impl SessionRecord {
                     Cell::Num(self.stamp.mtime_ns),
                     Cell::Num(self.stamp.ino),
                     Cell::Num(self.stamp.size),
+                    Cell::Num(self.stamp.ctime_ns),
                     Cell::Str(&self.started),
                     self.ended.as_deref().into(),
                     self.duration_ms.into(),
@@ -239,6 +293,7 @@ impl SessionRecord {
             mtime_ns,
             ino,
             size,
+            ctime_ns,
             started,
             ended,
             duration_ms,
@@ -262,7 +317,7 @@ impl SessionRecord {
             return Err(wrong_width(SESSION_FIELDS, cells));
         };
         Ok(Self {
-            path: required(path, "path")?,
+            path: confined(required(path, "path")?)?,
             id: required(id, "id")?,
             status: required(status, "status")?
                 .parse()
@@ -285,9 +340,30 @@ impl SessionRecord {
                 ino: count(ino)?,
                 mtime_ns: count(mtime_ns)?,
                 size: count(size)?,
+                ctime_ns: count(ctime_ns)?,
             },
         })
     }
+}
+
+/// A path from an index row, if it stays inside the sessions directory:
+/// relative, `/`-separated, no `.` or `..` or empty component, nothing
+/// hidden. The index is derived data anyone can edit; a row naming
+/// `/dev/zero` or `../../secrets.md` makes the index corrupt (and rebuilt),
+/// never a path cru reads.
+pub fn confined<S: AsRef<str>>(path: S) -> Result<S, String> {
+    let p = path.as_ref();
+    let bad = p.is_empty()
+        || p.contains('\0')
+        || p.split('/')
+            .any(|c| c.is_empty() || c == "." || c == ".." || c.starts_with('.'));
+    if bad {
+        return Err(format!(
+            "path `{}` is not a relative path inside the sessions directory",
+            p.escape_debug()
+        ));
+    }
+    Ok(path)
 }
 
 fn text(cell: &str) -> Result<Option<String>, String> {
@@ -487,13 +563,14 @@ impl Problem {
                 Cell::Num(self.stamp.ino),
                 Cell::Num(self.stamp.mtime_ns),
                 Cell::Num(self.stamp.size),
+                Cell::Num(self.stamp.ctime_ns),
             ],
         );
     }
 
     /// Reads a row whose cells are in [`PROBLEM_FIELDS`] order.
     pub fn from_cells(cells: &[&str]) -> Result<Self, String> {
-        let &[path, line, message, ino, mtime_ns, size] = cells else {
+        let &[path, line, message, ino, mtime_ns, size, ctime_ns] = cells else {
             return Err(format!(
                 "expected {} cells, found {}",
                 PROBLEM_FIELDS.len(),
@@ -501,13 +578,14 @@ impl Problem {
             ));
         };
         Ok(Self {
-            path: required(path, "path")?,
+            path: confined(required(path, "path")?)?,
             line: count(line)?,
             message: text(message)?.unwrap_or_default(),
             stamp: FileStamp {
                 ino: count(ino)?,
                 mtime_ns: count(mtime_ns)?,
                 size: count(size)?,
+                ctime_ns: count(ctime_ns)?,
             },
         })
     }
@@ -577,20 +655,20 @@ impl<'a> Facts<'a> {
             ));
         }
         Ok(Self {
-            path: toon::text(c[0])?.ok_or("`path` is null")?,
+            path: confined(toon::text(c[0])?.ok_or("`path` is null")?)?,
             status: toon::text(c[2])?
                 .ok_or("`status` is null")?
                 .parse()
                 .map_err(|e| format!("{e}"))?,
-            started: toon::text(c[7])?.ok_or("`started` is null")?,
-            channel: toon::text(c[11])?,
-            model: toon::text(c[12])?,
-            participants: toon::text(c[13])?,
-            agents: toon::text(c[14])?,
-            tokens_used: toon::number(c[15])?,
-            duration_ms: toon::number(c[9])?,
-            errors: count(c[20])?,
-            user_interventions: count(c[21])?,
+            started: toon::text(c[8])?.ok_or("`started` is null")?,
+            channel: toon::text(c[12])?,
+            model: toon::text(c[13])?,
+            participants: toon::text(c[14])?,
+            agents: toon::text(c[15])?,
+            tokens_used: toon::number(c[16])?,
+            duration_ms: toon::number(c[10])?,
+            errors: count(c[21])?,
+            user_interventions: count(c[22])?,
         })
     }
 

@@ -1,17 +1,18 @@
 //! What the index makes of the files of a sessions directory.
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crucible_core::SessionSummary;
 use crucible_core::store::journal::journal_path;
+use crucible_core::store::walk::{Skipped, Tree, WalkOptions, is_markdown, may_read};
+use crucible_core::store::UnsafeFile;
 use crucible_core::{DirLock, SessionStore, StoreError};
 use crucible_parser::{MarkdownCodec, ParseError, peek_session_id, summarize};
 
 use crate::file_reader::FileReader;
-use crate::files::{DirStamp, Index, RebuildTables};
+use crate::files::{Index, RebuildTables};
 use crate::record::{FileStamp, PhaseRecord, Problem, SessionRecord};
 use crate::table_file::TableFile;
 
@@ -95,9 +96,40 @@ fn parse_problem(rel: &str, stamp: FileStamp, e: &ParseError) -> Entry {
 
 /// Reads one file into its index entry. A live session (one with a journal)
 /// is read with its journal applied.
+///
+/// The file is read only if the walker would take it now (it may have been
+/// replaced by a FIFO, or a link re-pointed out of the tree, since it was
+/// indexed).
 pub fn index_file(store: &SessionStore<MarkdownCodec>, path: &Path) -> Entry {
+    if let Err(reason) = may_read(path, store.dir()) {
+        return Entry::Problem(skipped_problem(
+            store.dir(),
+            &Skipped {
+                path: path.to_owned(),
+                reason,
+            },
+        ));
+    }
     let live = journal_path(path).exists();
-    index_file_with(store, path, live, None, &mut FileReader::new())
+    index_file_with(
+        store,
+        path,
+        live,
+        None,
+        &mut FileReader::new(store.max_file_bytes()),
+    )
+}
+
+/// Why a file could not be read, for its problem row (which names the file).
+fn unreadable(e: &UnsafeFile) -> String {
+    match e {
+        UnsafeFile::Io { source, .. } => format!("cannot be read: {source}"),
+        UnsafeFile::NotRegular { kind, .. } => format!("{kind}, not a regular file; skipped"),
+        UnsafeFile::TooLarge { size, limit, .. } => format!(
+            "{size} bytes, over the limit of {limit} bytes for a session file (`[session] max_file_size`); skipped"
+        ),
+        UnsafeFile::Link { .. } => "a symbolic link; skipped".to_owned(),
+    }
 }
 
 /// [`index_file`] through `reader`, which a rebuild worker reuses for all
@@ -113,12 +145,10 @@ pub fn index_file_with(
     let (meta, bytes) = match reader.read(path) {
         Ok(read) => read,
         Err(e) => {
-            return problem(
-                &rel,
-                FileStamp::default(),
-                0,
-                format!("cannot be read: {e}"),
-            );
+            let stamp = std::fs::symlink_metadata(path)
+                .map(|m| FileStamp::of(&m))
+                .unwrap_or_default();
+            return problem(&rel, stamp, 0, unreadable(&e));
         }
     };
     let stamp = FileStamp::of(&meta);
@@ -156,67 +186,34 @@ pub fn index_file_with(
     }
 }
 
-/// A directory's stamp, relative to the root.
-pub fn dir_stamp(root: &Path, dir: &Path) -> Option<DirStamp> {
-    let meta = std::fs::metadata(dir).ok()?;
-    Some(DirStamp {
-        path: relative(root, dir),
-        mtime_ns: FileStamp::of(&meta).mtime_ns,
-    })
-}
-
 /// Every visible directory (the root included) and `*.md` file below
-/// `root`, and the sessions that have a journal (seen as hidden files, so a
-/// rebuild needs no `stat` per file to find live sessions).
-pub fn walk(root: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
-    walk_with_journals(root).map(|(d, f, _)| (d, f))
+/// `root`, by the rules of the one walker ([`crucible_core::store::walk`]),
+/// with the sessions that have a journal and what was skipped.
+pub fn walk(root: &Path) -> std::io::Result<Tree> {
+    crucible_core::store::walk::walk(
+        root,
+        WalkOptions {
+            file_filter: &is_markdown,
+            // Index rows are keyed by text.
+            utf8_names: true,
+            recursive: true,
+        },
+    )
 }
 
-pub fn walk_with_journals(
-    root: &Path,
-) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>, HashSet<PathBuf>)> {
-    let mut dirs = Vec::new();
-    let mut files = Vec::new();
-    let mut live = HashSet::new();
-    let mut pending = vec![root.to_owned()];
-    while let Some(d) = pending.pop() {
-        let entries = match std::fs::read_dir(&d) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && d == root => {
-                return Ok((dirs, files, live));
-            }
-            Err(e) => return Err(e),
-        };
-        dirs.push(d.clone());
-        for entry in entries.flatten() {
-            // The name from the path: `file_name()` would be a second
-            // allocation per entry, on the rebuild's serial start.
-            let path = entry.path();
-            let Some(name) = path.file_name() else {
-                continue;
-            };
-            let name = name.to_string_lossy();
-            if let Some(session) = name
-                .strip_prefix('.')
-                .and_then(|n| n.strip_suffix(".journal"))
-            {
-                live.insert(d.join(session));
-                continue;
-            }
-            if name.starts_with('.') {
-                continue;
-            }
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                files.push(path);
-            }
-        }
+/// A problem row for an entry the walk skipped (a FIFO, a device, a link
+/// out of the tree, an unreadable folder...), so that `list` and `stats`
+/// keep saying so and `index --check` lists it. Its stamp is the entry's
+/// own (`lstat`), so the row stays until the entry changes.
+pub fn skipped_problem(root: &Path, skipped: &Skipped) -> Problem {
+    Problem {
+        path: relative(root, &skipped.path),
+        line: 0,
+        message: skipped.reason.clone(),
+        stamp: std::fs::symlink_metadata(&skipped.path)
+            .map(|m| FileStamp::of(&m))
+            .unwrap_or_default(),
     }
-    Ok((dirs, files, live))
 }
 
 /// Everything a rebuild produces.
@@ -296,7 +293,14 @@ pub fn build(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> std::io::Result<Built> {
     let root = store.dir();
-    let (dirs, files, live) = walk_with_journals(root)?;
+    let Tree {
+        dirs,
+        dir_modified,
+        files,
+        journals: live,
+        skipped,
+        ..
+    } = walk(root)?;
     let total = files.len();
     // Without the lock (a directory that cannot be written), rows in memory.
     let tables = held.and_then(|lock| RebuildTables::open(root, total, lock).ok());
@@ -312,7 +316,7 @@ pub fn build(
                 let mut phase_out = RowBuffer::new(tables.map(|t| &t.phases));
                 let mut sessions = Vec::new();
                 let mut problems = Vec::new();
-                let mut reader = FileReader::new();
+                let mut reader = FileReader::new(store.max_file_bytes());
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = files.get(i) else { break };
@@ -362,8 +366,16 @@ pub fn build(
         built.index.sessions.extend(w.sessions);
         built.index.problems.extend(w.problems);
     }
+    built
+        .index
+        .problems
+        .extend(skipped.iter().map(|s| skipped_problem(root, s)));
     built.index.problems.sort_by(|a, b| a.path.cmp(&b.path));
-    built.index.dirs = dirs.iter().filter_map(|d| dir_stamp(root, d)).collect();
+    built.index.dirs = dirs
+        .iter()
+        .zip(&dir_modified)
+        .map(|(d, m)| crate::refresh::dir_stamp_at(root, d, *m))
+        .collect();
     built.index.dirs.sort_by(|a, b| a.path.cmp(&b.path));
     if let Some(t) = &tables {
         built.session_rows += t.sessions.rows();

@@ -70,12 +70,14 @@ impl TableFile {
     pub fn overwrite(path: PathBuf, head: Head, max_rows: usize) -> std::io::Result<Self> {
         let (room, _) = head.text(max_rows);
         // Readable too: a head that outgrows its room copies the rows out.
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)?;
+        let mut file = crate::files::own_file(
+            &path,
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false),
+        )?;
         file.write_all(&vec![b'\n'; room])?;
         Ok(Self {
             path,

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anstyle::Style;
 use crucible_core::{
-    Block, Callout, CalloutKind, Phase, Section, SessionLog, SessionStore, SubagentMode, TaskStatus,
+    Block, Callout, CalloutKind, Phase, Section, SessionId, SessionLog, SessionStore, SubagentMode,
+    TaskStatus,
 };
 use crucible_parser::MarkdownCodec;
 
@@ -291,7 +292,7 @@ impl Renderer<'_> {
                     self.lines(&bar, &format!("Summary: {s}"), Style::new())?;
                 }
                 if let (SubagentMode::Embed, Some(target)) = (sub.mode, &sub.target) {
-                    self.embed(target.as_str(), &bar)?;
+                    self.embed(target, &bar)?;
                 }
             }
             _ => {
@@ -306,10 +307,12 @@ impl Renderer<'_> {
 
     /// Shows an embedded child session in place, unless it is missing or is
     /// already being shown further out (a cycle of embeds).
-    fn embed(&mut self, target: &str, bar: &str) -> anyhow::Result<()> {
+    fn embed(&mut self, target: &SessionId, bar: &str) -> anyhow::Result<()> {
         // Resolving and loading fail the same way for a reader: a note in place.
+        // By id only: a link written in a file never names a path outside
+        // the sessions directory.
         let (store, stack) = (self.store, &self.stack);
-        let loaded = store.resolve(target).and_then(|path| {
+        let loaded = store.resolve_id(target).and_then(|path| {
             let key = canonical(&path);
             if stack.contains(&key) {
                 return Ok(None);

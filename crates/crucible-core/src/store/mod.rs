@@ -238,7 +238,16 @@ impl<C: SessionCodec> SessionStore<C> {
                 path: as_path.to_owned(),
             });
         }
-        SessionId::new(query)?;
+        self.resolve_id(&SessionId::new(query)?)
+    }
+
+    /// Finds the file of a session id, or of a unique prefix of one, inside
+    /// the directory only. Ids written in files (subagent links, `parent`)
+    /// go through here and never through [`SessionStore::resolve`]: an id
+    /// such as `notes.md` must not be read as a path beside the working
+    /// directory.
+    pub fn resolve_id(&self, id: &SessionId) -> Result<PathBuf, StoreError> {
+        let query = id.as_str();
         let want = query.to_lowercase();
         // Fast path: the file named after the id, declaring that id.
         let direct = self.dir.join(format!("{query}.md"));
@@ -387,7 +396,7 @@ impl<C: SessionCodec> SessionStore<C> {
     /// Writes `log` to the file that holds its id, or to `<dir>/<id>.md` for a
     /// new session. Returns the path written.
     pub fn save(&self, log: &SessionLog) -> Result<PathBuf, StoreError> {
-        let path = match self.resolve(log.id().as_str()) {
+        let path = match self.resolve_id(log.id()) {
             Ok(p) => p,
             Err(StoreError::NotFound { .. }) => self.dir.join(log.id().file_name()),
             Err(e) => return Err(e),

@@ -32,12 +32,18 @@ use super::safe_file::kind_name;
 pub struct Tree {
     /// Every directory entered, the root first.
     pub dirs: Vec<PathBuf>,
+    /// When each of `dirs` was last modified, looked at just before it was
+    /// listed (so a change made while the walk goes on shows as a newer
+    /// time); `None` if unknown.
+    pub dir_modified: Vec<Option<std::time::SystemTime>>,
     /// The files taken, in path order.
     pub files: Vec<PathBuf>,
     /// Files that have a journal beside them (live sessions).
     pub journals: HashSet<PathBuf>,
     /// What was left out and why, for a warning.
     pub skipped: Vec<Skipped>,
+    /// Subdirectories found but not entered (a walk that is not recursive).
+    pub subdirs: Vec<PathBuf>,
 }
 
 /// An entry a walk left out.
@@ -60,12 +66,15 @@ pub struct WalkOptions<'a> {
     pub file_filter: &'a dyn Fn(&OsStr) -> bool,
     /// Report names that are not UTF-8 as skipped instead of taking them.
     pub utf8_names: bool,
+    /// Enter subdirectories (else list them in [`Tree::subdirs`]).
+    pub recursive: bool,
 }
 
 impl std::fmt::Debug for WalkOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WalkOptions")
             .field("utf8_names", &self.utf8_names)
+            .field("recursive", &self.recursive)
             .finish_non_exhaustive()
     }
 }
@@ -83,6 +92,7 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
     let mut canonical_root: Option<Option<PathBuf>> = None;
     let mut pending = vec![root.to_owned()];
     while let Some(dir) = pending.pop() {
+        let modified = std::fs::metadata(&dir).and_then(|m| m.modified()).ok();
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) if dir == root && e.kind() == io::ErrorKind::NotFound => return Ok(tree),
@@ -96,6 +106,7 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
             }
         };
         tree.dirs.push(dir.clone());
+        tree.dir_modified.push(modified);
         for entry in entries {
             let entry = match entry {
                 Ok(e) => e,
@@ -124,7 +135,11 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
                 continue;
             };
             if kind.is_dir() {
-                pending.push(path);
+                if options.recursive {
+                    pending.push(path);
+                } else {
+                    tree.subdirs.push(path);
+                }
                 continue;
             }
             if !(options.file_filter)(&name) {
@@ -156,8 +171,23 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
         }
     }
     tree.files.sort();
-    tree.dirs[1..].sort();
     Ok(tree)
+}
+
+/// Whether a file found earlier may be read again now: a regular file, or a
+/// link to a regular file inside `root` (links are re-pointed too).
+pub fn may_read(path: &Path, root: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            link_verdict(path, std::fs::canonicalize(root).ok().as_deref())
+        }
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(m) => Err(format!(
+            "{}, not a regular file; skipped",
+            kind_name(m.file_type())
+        )),
+        Err(e) => Err(format!("cannot be read: {e}")),
+    }
 }
 
 /// Whether a link found in the tree may be read: its target must be a
@@ -190,6 +220,7 @@ pub fn session_tree(dir: &Path) -> io::Result<Tree> {
         WalkOptions {
             file_filter: &is_markdown,
             utf8_names: false,
+            recursive: true,
         },
     )
 }
@@ -310,6 +341,7 @@ mod tests {
             WalkOptions {
                 file_filter: &is_markdown,
                 utf8_names: true,
+                recursive: true,
             },
         )
         .unwrap();

@@ -21,7 +21,7 @@ fn text() -> impl Strategy<Value = String> {
 fn record() -> impl Strategy<Value = SessionRecord> {
     (
         (
-            "[a-z0-9/-]{1,12}\\.md",
+            "([a-z0-9-]{1,5}/){0,2}[a-z0-9-]{1,5}\\.md",
             "[a-z0-9-]{1,12}",
             prop::sample::select(SessionStatus::ALL.to_vec()),
         ),
@@ -64,6 +64,7 @@ fn record() -> impl Strategy<Value = SessionRecord> {
                         ino: n,
                         mtime_ns: n / 3,
                         size: n % 99,
+                        ctime_ns: n / 5,
                     },
                 }
             },
@@ -118,14 +119,14 @@ fn as_json(index: &Index) -> serde_json::Value {
                 "phases": s.phases, "tool_calls": s.counts.tool_calls, "failed_tool_calls": s.counts.failed_tool_calls,
                 "decisions": s.counts.decisions, "errors": s.counts.errors, "user_interventions": s.counts.user_interventions,
                 "subagents": s.counts.subagents, "resume_point": s.resume_point, "parent": s.parent, "live": u64::from(s.live),
-                "ino": s.stamp.ino, "mtime_ns": s.stamp.mtime_ns, "size": s.stamp.size,
+                "ino": s.stamp.ino, "mtime_ns": s.stamp.mtime_ns, "size": s.stamp.size, "ctime_ns": s.stamp.ctime_ns,
             })
         })
         .collect();
     let problems: Vec<serde_json::Value> = index
         .problems
         .iter()
-        .map(|p| serde_json::json!({"path": p.path, "line": p.line, "message": p.message, "ino": p.stamp.ino, "mtime_ns": p.stamp.mtime_ns, "size": p.stamp.size}))
+        .map(|p| serde_json::json!({"path": p.path, "line": p.line, "message": p.message, "ino": p.stamp.ino, "mtime_ns": p.stamp.mtime_ns, "size": p.stamp.size, "ctime_ns": p.stamp.ctime_ns}))
         .collect();
     let dirs: Vec<serde_json::Value> = index
         .dirs
