@@ -63,9 +63,9 @@ impl Context {
         tracing::info!(dir = %dir.display(), ?source, configs = ?config.sources, "sessions directory");
         // Every write through the store keeps the index current.
         let observer = std::sync::Arc::new(crucible_index::IndexObserver::new(dir.clone()));
-        Ok(Self {
-            config,
-            store: SessionStore::new(dir, MarkdownCodec).with_observer(observer),
-        })
+        let store = SessionStore::new(dir, MarkdownCodec)
+            .with_max_file_bytes(config.session.max_file_bytes)
+            .with_observer(observer);
+        Ok(Self { config, store })
     }
 }

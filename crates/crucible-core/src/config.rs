@@ -33,6 +33,9 @@ pub struct SessionConfig {
     pub idle_timeout: Duration,
     /// Token budget of the context `cru session resume` builds.
     pub resume_token_budget: u64,
+    /// Session files larger than this are skipped with a warning
+    /// (`max_file_size`, e.g. `"64MiB"` or a number of bytes).
+    pub max_file_bytes: u64,
 }
 
 impl Default for SessionConfig {
@@ -43,6 +46,7 @@ impl Default for SessionConfig {
             save: SaveMode::Phase,
             idle_timeout: Duration::from_secs(2 * 3600),
             resume_token_budget: 32_000,
+            max_file_bytes: crate::store::DEFAULT_MAX_FILE_BYTES,
         }
     }
 }
@@ -160,6 +164,7 @@ struct SessionTable {
     save_interval: Option<String>,
     idle_timeout: Option<String>,
     resume_token_budget: Option<u64>,
+    max_file_size: Option<toml::Value>,
 }
 
 /// A configuration file to read, and the directory its relative paths are
@@ -236,6 +241,16 @@ impl Config {
             }
             if let Some(b) = s.resume_token_budget {
                 config.session.resume_token_budget = b;
+            }
+            if let Some(v) = s.max_file_size {
+                config.session.max_file_bytes = parse_size(&v).ok_or_else(|| {
+                    invalid(
+                        line_of("max_file_size"),
+                        format!(
+                            "`max_file_size = {v}` is not a size (expected a number of bytes or a string such as \"64MiB\", \"500KB\", \"1GiB\")"
+                        ),
+                    )
+                })?;
             }
             let a = file.agent;
             if let Some(b) = a.backend {
@@ -321,6 +336,32 @@ fn resolve_path(raw: &str, base: &Path, home: Option<&Path>) -> PathBuf {
         p.to_owned()
     } else {
         base.join(p)
+    }
+}
+
+/// A size in bytes: an integer, or a string with a unit (`B`, `KB`, `KiB`,
+/// `MB`, `MiB`, `GB`, `GiB`, case-insensitive).
+fn parse_size(v: &toml::Value) -> Option<u64> {
+    match v {
+        toml::Value::Integer(n) => u64::try_from(*n).ok().filter(|n| *n > 0),
+        toml::Value::String(s) => {
+            let s = s.trim();
+            let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+            let (num, unit) = s.split_at(split);
+            let n: u64 = num.parse().ok()?;
+            let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+                "" | "b" => 1,
+                "kb" => 1_000,
+                "kib" | "k" => 1 << 10,
+                "mb" => 1_000_000,
+                "mib" | "m" => 1 << 20,
+                "gb" => 1_000_000_000,
+                "gib" | "g" => 1 << 30,
+                _ => return None,
+            };
+            n.checked_mul(mult).filter(|n| *n > 0)
+        }
+        _ => None,
     }
 }
 

@@ -42,12 +42,11 @@ impl FileReader {
         })?;
         let (mut file, meta) = safe_file::checked(path, file, self.limit)?;
         // Never more than the limit, even from a file that grows meanwhile.
-        let len = read_whole(&mut file, meta.len(), &mut self.buf).map_err(|source| {
-            UnsafeFile::Io {
+        let len =
+            read_whole(&mut file, meta.len(), &mut self.buf).map_err(|source| UnsafeFile::Io {
                 path: path.to_owned(),
                 source,
-            }
-        })?;
+            })?;
         if len as u64 > self.limit {
             return Err(UnsafeFile::TooLarge {
                 path: path.to_owned(),

@@ -315,8 +315,8 @@ fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
     };
     if path.symlink_metadata().is_ok() {
         use std::io::Write;
-        let mut f = own_file(path, std::fs::OpenOptions::new().write(true).truncate(true))
-            .map_err(io)?;
+        let mut f =
+            own_file(path, std::fs::OpenOptions::new().write(true).truncate(true)).map_err(io)?;
         f.write_all(text.as_bytes()).map_err(io)
     } else {
         write_atomic(path, text.as_bytes()).map_err(io)

@@ -57,7 +57,12 @@ impl FileStamp {
     }
 
     /// A stamp from its index cells.
-    pub fn from_cells(ino: &str, mtime_ns: &str, size: &str, ctime_ns: &str) -> Result<Self, String> {
+    pub fn from_cells(
+        ino: &str,
+        mtime_ns: &str,
+        size: &str,
+        ctime_ns: &str,
+    ) -> Result<Self, String> {
         Ok(Self {
             ino: count(ino)?,
             mtime_ns: count(mtime_ns)?,

@@ -67,14 +67,20 @@ impl Stamper {
     /// Whether the session file at `rel` (links followed) is still the one
     /// stamped `recorded`.
     pub fn session_unchanged(&self, rel: &str, recorded: &FileStamp) -> bool {
-        self.stat(rel, true).is_some_and(|now| recorded.matches(&now))
+        self.stat(rel, true)
+            .is_some_and(|now| recorded.matches(&now))
     }
 
     /// Whether the entry at `rel` of a problem row (not followed: it may be
-    /// a broken link or a FIFO) is still the one stamped `recorded`.
+    /// a broken link or a FIFO) is still the one stamped `recorded`. A row
+    /// for a name that is not UTF-8 (kept with U+FFFD in its place) cannot be
+    /// `stat`ed by its text: it stands until its directory changes, when
+    /// [`relist`] looks for it again.
     pub fn problem_unchanged(&self, rel: &str, recorded: &FileStamp) -> bool {
-        self.stat(rel, false)
-            .is_some_and(|now| recorded.matches(&now))
+        rel.contains(char::REPLACEMENT_CHARACTER)
+            || self
+                .stat(rel, false)
+                .is_some_and(|now| recorded.matches(&now))
     }
 }
 
@@ -181,6 +187,23 @@ pub fn relist(
                 stale.reread.push(rel);
             }
         }
+        // Rows of names that are not UTF-8 are not `stat`ed (see
+        // `problem_unchanged`): gone unless the listing still has them.
+        let listed: HashSet<String> = tree
+            .skipped
+            .iter()
+            .map(|s| relative(root, &s.path))
+            .collect();
+        stale.reread.extend(
+            indexed
+                .iter()
+                .filter(|p| {
+                    p.contains(char::REPLACEMENT_CHARACTER)
+                        && parent_of(p) == dir_rel.as_str()
+                        && !listed.contains(*p)
+                })
+                .cloned(),
+        );
         stale
             .skipped
             .extend(tree.skipped.iter().map(|s| skipped_problem(root, s)));

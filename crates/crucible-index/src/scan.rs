@@ -5,9 +5,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crucible_core::SessionSummary;
+use crucible_core::store::UnsafeFile;
 use crucible_core::store::journal::journal_path;
 use crucible_core::store::walk::{Skipped, Tree, WalkOptions, is_markdown, may_read};
-use crucible_core::store::UnsafeFile;
 use crucible_core::{DirLock, SessionStore, StoreError};
 use crucible_parser::{MarkdownCodec, ParseError, peek_session_id, summarize};
 

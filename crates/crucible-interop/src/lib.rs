@@ -206,7 +206,9 @@ fn collect(path: &Path, format: Option<Format>, out: &mut Vec<(PathBuf, Format)>
         }
         return;
     }
-    if depth > 6 || !path.is_dir() {
+    // Links to folders are not followed (they can loop), as in every walk.
+    let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+    if depth > 6 || !is_dir {
         return;
     }
     let Ok(entries) = std::fs::read_dir(path) else {
@@ -243,7 +245,9 @@ pub fn detect(path: &Path) -> Option<Format> {
 /// hold a long tool result). Detection never reads a big file whole.
 fn head(path: &Path) -> Option<Vec<u8>> {
     use std::io::Read;
-    let mut f = std::fs::File::open(path).ok()?;
+    // Regular files only, opened without blocking: a FIFO among an agent's
+    // files must not hang the import.
+    let (mut f, _) = crucible_core::store::safe_file::open_regular(path, u64::MAX).ok()?;
     let mut out = Vec::new();
     let mut limit = 64 * 1024;
     loop {
@@ -258,9 +262,9 @@ fn head(path: &Path) -> Option<Vec<u8>> {
 
 /// Reads a source file whole.
 fn read_source(path: &Path) -> Result<Vec<u8>, ImportError> {
-    std::fs::read(path).map_err(|source| ImportError::Read {
+    crucible_core::store::safe_file::read_regular(path, u64::MAX).map_err(|e| ImportError::Read {
         path: path.to_owned(),
-        source,
+        source: e.into_io(),
     })
 }
 

@@ -35,7 +35,8 @@ pub fn validate_file(
         errors: Vec::new(),
         warnings: Vec::new(),
     };
-    let bytes = match std::fs::read(path) {
+    // Regular files within the store's limit only, never blocking on a FIFO.
+    let bytes = match crucible_core::store::safe_file::read_regular(path, store.max_file_bytes()) {
         Ok(b) => b,
         Err(e) => {
             report.errors.push(ParseError {

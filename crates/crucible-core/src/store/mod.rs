@@ -151,6 +151,12 @@ impl<C: SessionCodec> SessionStore<C> {
         self.max_file_bytes
     }
 
+    /// The bytes of a session file: a regular file within the size limit,
+    /// opened without blocking (see [`safe_file`]).
+    pub fn read_bytes(&self, path: &Path) -> Result<Vec<u8>, StoreError> {
+        Ok(safe_file::read_regular(path, self.max_file_bytes)?)
+    }
+
     /// The same store, telling `observer` about every file it writes.
     pub fn with_observer(mut self, observer: std::sync::Arc<dyn StoreObserver>) -> Self {
         self.observer = Some(observer);

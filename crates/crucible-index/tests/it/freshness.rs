@@ -54,8 +54,20 @@ fn files_added_removed_and_replaced_by_hand_are_seen() {
     assert_agrees(dir.path());
 }
 
+/// Writes `text` over `p` in place (same inode), as editors that do not
+/// save by rename and `cat > file` do.
+fn write_in_place(p: &std::path::Path, text: &str) {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(p)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+}
+
 #[test]
-fn an_in_place_edit_waits_for_a_rebuild() {
+fn an_in_place_edit_is_seen_by_the_next_read() {
     let dir = copy_fixtures();
     let store = SessionStore::new(dir.path(), MarkdownCodec);
     open(&store);
@@ -63,20 +75,91 @@ fn an_in_place_edit_waits_for_a_rebuild() {
     let text = std::fs::read_to_string(&p)
         .unwrap()
         .replace("status: completed", "status: failed");
-    std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(&p)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    // Same inode, and a directory whose entries did not change: the cheap check may miss it...
-    let _ = open(&store);
-    // ...and `rebuild` (what `cru session index` runs) does not.
-    let o = SessionIndex::new(&store).rebuild(&|_, _| {}).unwrap();
+    write_in_place(&p, &text);
+    // Same inode, and a directory whose entries did not change.
     assert_eq!(
-        status_of(&o, "2025-12-11-write-tests"),
+        status_of(&open(&store), "2025-12-11-write-tests"),
         Some(SessionStatus::Failed)
+    );
+    // And the fast path of `list` (rows straight from the file) agrees.
+    let mut seen = Vec::new();
+    let (_, states) = SessionIndex::new(&store)
+        .visit(
+            None,
+            &crucible_index::Filter::default(),
+            &|_, _| {},
+            &Vec::new,
+            &|st: &mut Vec<(String, SessionStatus)>, f, _| {
+                st.push((f.path.to_string(), f.status));
+            },
+        )
+        .unwrap();
+    for s in states {
+        seen.extend(s);
+    }
+    assert!(
+        seen.contains(&(
+            "2025-12-11-write-tests.md".to_owned(),
+            SessionStatus::Failed
+        )),
+        "{seen:?}"
+    );
+}
+
+#[test]
+fn an_edit_that_keeps_size_and_mtime_is_seen() {
+    let dir = copy_fixtures();
+    let store = SessionStore::new(dir.path(), MarkdownCodec);
+    // Old enough that its stamp is trusted (not within a clock tick).
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    open(&store);
+    let p = dir.path().join("2025-12-11-write-tests.md");
+    let before = std::fs::metadata(&p).unwrap();
+    // Same length (YAML drops the trailing spaces), same inode...
+    let text = std::fs::read_to_string(&p).unwrap();
+    let edited = text.replacen("status: completed", "status: failed   ", 1);
+    assert_eq!(edited.len(), text.len());
+    write_in_place(&p, &edited);
+    // ...and the old mtime put back, as `cp -p`, `touch -r` or `rsync -t` do.
+    let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+    f.set_modified(before.modified().unwrap()).unwrap();
+    drop(f);
+    let after = std::fs::metadata(&p).unwrap();
+    assert_eq!(
+        (after.len(), after.modified().unwrap()),
+        (before.len(), before.modified().unwrap())
+    );
+    // Only the inode's change time moved; it is enough.
+    assert_eq!(
+        status_of(&open(&store), "2025-12-11-write-tests"),
+        Some(SessionStatus::Failed)
+    );
+}
+
+#[test]
+fn a_save_through_cru_does_not_hide_a_file_copied_in_by_hand() {
+    let dir = copy_fixtures();
+    let store = SessionStore::new(dir.path(), MarkdownCodec).with_observer(std::sync::Arc::new(
+        crucible_index::IndexObserver::new(dir.path()),
+    ));
+    open(&store);
+    // Someone copies a session in...
+    let src = dir.path().join("2025-12-11-write-tests.md");
+    let text = std::fs::read_to_string(&src).unwrap().replace(
+        "session_id: 2025-12-11-write-tests",
+        "session_id: 2025-12-11-copied-by-hand",
+    );
+    std::fs::write(dir.path().join("copied.md"), text).unwrap();
+    // ...then cru saves another session in the same directory.
+    let (path, log) = store.load("2025-12-10-fix").unwrap();
+    store.save_to(&path, &log).unwrap();
+    let o = open(&store);
+    assert!(
+        o.index
+            .sessions
+            .iter()
+            .any(|s| s.id == "2025-12-11-copied-by-hand"),
+        "the copied file is hidden by the save"
     );
 }
 

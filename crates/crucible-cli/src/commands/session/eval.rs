@@ -272,7 +272,7 @@ fn targets(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Vec<String>> {
     for f in ctx.store.scan() {
         match f {
             Ok(f) => {
-                let bytes = std::fs::read(&f.path).unwrap_or_default();
+                let bytes = ctx.store.read_bytes(&f.path).unwrap_or_default();
                 if memchr::memmem::find(&bytes, b"[!expect").is_some() {
                     out.push(f.path.display().to_string());
                 }

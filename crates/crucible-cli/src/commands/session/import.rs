@@ -138,7 +138,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
 fn imported_sessions(ctx: &Context) -> HashMap<String, (PathBuf, SessionLog)> {
     let mut out = HashMap::new();
     for f in ctx.store.scan().into_iter().flatten() {
-        let Ok(bytes) = std::fs::read(&f.path) else {
+        let Ok(bytes) = ctx.store.read_bytes(&f.path) else {
             continue;
         };
         // Only a file that holds the provenance key can be an import.

@@ -269,7 +269,7 @@ fn load(store: &SessionStore<MarkdownCodec>, src: &Source) -> Result<Option<Sess
             .map(Some)
             .map_err(|e| e.to_string());
     }
-    let bytes = std::fs::read(&src.path).map_err(|e| format!("{}: {e}", src.path.display()))?;
+    let bytes = store.read_bytes(&src.path).map_err(|e| e.to_string())?;
     if !crucible_learn::may_have_cases(&bytes) {
         return Ok(None);
     }

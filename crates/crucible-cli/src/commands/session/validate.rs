@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anstyle::{AnsiColor, Style};
 use clap::{Args, ValueEnum};
-use crucible_core::{SessionFile, store::session_files};
+use crucible_core::{SessionFile, store::session_tree};
 use crucible_parser::validate::{FileReport, validate_file};
 use serde_json::json;
 
@@ -56,8 +56,14 @@ fn expand(ctx: &Context, targets: &[String]) -> (Vec<PathBuf>, Vec<Unresolved>) 
     for t in targets {
         let p = std::path::Path::new(t);
         if p.is_dir() {
-            match session_files(p) {
-                Ok(f) => files.extend(f),
+            match session_tree(p) {
+                Ok(tree) => {
+                    files.extend(tree.files);
+                    unresolved.extend(tree.skipped.into_iter().map(|s| Unresolved {
+                        target: s.path.display().to_string(),
+                        message: s.reason,
+                    }));
+                }
                 Err(e) => unresolved.push(Unresolved {
                     target: t.clone(),
                     message: e.to_string(),

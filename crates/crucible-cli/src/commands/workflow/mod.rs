@@ -37,8 +37,11 @@ pub fn run(cmd: WorkflowCommand, global: &GlobalArgs) -> anyhow::Result<Outcome>
 
 /// Reads and checks a workflow file; a file that cannot be read is an error.
 pub fn read(path: &Path) -> Result<CheckedWorkflow, CliError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| CliError::new(format!("{}: cannot read: {e}", path.display())))?;
+    let bytes = crucible_core::store::safe_file::read_regular(
+        path,
+        crucible_core::store::DEFAULT_MAX_FILE_BYTES,
+    )
+    .map_err(|e| CliError::new(format!("cannot read: {e}")))?;
     Ok(check_workflow(&bytes))
 }
 

@@ -1,0 +1,448 @@
+//! What a shared, synced or cloned sessions directory can hold: links where
+//! cru keeps its own files, links out of the tree, FIFOs, devices, huge and
+//! unreadable files, names that are not UTF-8, an index edited by hand, and
+//! sessions changed behind cru's back. Every command must stay inside the
+//! directory, never block, and answer as a full parse would.
+
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::kiln::{Output, TestKiln};
+
+/// Every read command, each of which once hung on a FIFO.
+const READERS: &[&[&str]] = &[
+    &["session", "list"],
+    &["session", "list", "--format", "json"],
+    &["session", "stats"],
+    &["session", "index"],
+    &["session", "index", "--check"],
+    &["session", "validate"],
+    &["session", "learn", "--export", "jsonl"],
+];
+
+/// Runs `cru` with a deadline: a command that blocks fails the test
+/// instead of hanging it.
+fn run(kiln: &TestKiln, args: &[&str]) -> Output {
+    kiln.run_cmd(kiln.command().args(args).timeout(Duration::from_secs(20)))
+}
+
+/// What `index --check` says, on either stream.
+fn checked(kiln: &TestKiln) -> String {
+    let out = run(kiln, &["session", "index", "--check"]);
+    format!("{}{}", out.stdout, out.stderr)
+}
+
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_journal_that_is_a_link_is_refused_and_its_target_untouched() {
+    let kiln = TestKiln::with_fixtures();
+    let target = kiln.root.path().join("precious.txt");
+    std::fs::write(&target, "do not touch\n").unwrap();
+    symlink(
+        &target,
+        kiln.sessions()
+            .join(".2025-12-10-fix-flaky-test.md.journal"),
+    )
+    .unwrap();
+    let out = run(
+        &kiln,
+        &[
+            "session",
+            "log",
+            "--session",
+            "2025-12-10-fix-flaky-test",
+            "decision",
+            "Keep it",
+        ],
+    );
+    assert_ne!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(".2025-12-10-fix-flaky-test.md.journal")
+            && out.stderr.contains("symbolic link"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "do not touch\n");
+}
+
+#[test]
+fn index_files_that_are_links_are_never_written_through() {
+    let kiln = TestKiln::with_fixtures();
+    let targets: Vec<_> = [".index.toon", ".index-phases.toon", ".index-delta.toon"]
+        .iter()
+        .map(|name| {
+            let target = kiln.root.path().join(format!("target-of{name}"));
+            std::fs::write(&target, "precious\n").unwrap();
+            symlink(&target, kiln.sessions().join(name)).unwrap();
+            target
+        })
+        .collect();
+    for args in [
+        &["session", "list"][..],
+        &["session", "stats"],
+        &["session", "index"],
+    ] {
+        let out = run(&kiln, args);
+        assert!(
+            out.stderr.contains("symbolic link"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    // A save through cru (which updates the index) too.
+    run(&kiln, &["session", "pause", "2025-12-11-write-tests"]);
+    for t in &targets {
+        assert_eq!(
+            std::fs::read_to_string(t).unwrap(),
+            "precious\n",
+            "{}",
+            t.display()
+        );
+    }
+    // Sessions are still listed, from memory.
+    assert!(
+        run(&kiln, &["session", "list"])
+            .stdout
+            .contains("2025-12-10-fix")
+    );
+}
+
+#[test]
+fn a_lock_file_that_is_a_link_is_refused() {
+    let kiln = TestKiln::with_fixtures();
+    let target = kiln.root.path().join("lock-target");
+    std::fs::write(&target, "x").unwrap();
+    symlink(&target, kiln.sessions().join(".cru.lock")).unwrap();
+    let out = run(&kiln, &["session", "start", "--title", "t"]);
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains(".cru.lock"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "x");
+}
+
+#[test]
+fn an_index_row_naming_a_path_outside_is_corrupt_and_rebuilt() {
+    let kiln = TestKiln::with_fixtures();
+    assert_eq!(run(&kiln, &["session", "index"]).code, 0);
+    let index = kiln.sessions().join(".index.toon");
+    let text = std::fs::read_to_string(&index).unwrap();
+    // Point every row at /dev/zero, or above the directory.
+    for evil in ["/dev/zero", "../../etc/passwd.md", "a/../../x.md"] {
+        let edited = text.replace("2025-12-10-fix-flaky-test.md,", &format!("{evil},"));
+        assert_ne!(edited, text);
+        std::fs::write(&index, &edited).unwrap();
+        let out = run(&kiln, &["session", "list"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(
+            out.stderr.contains("index rebuilt") && out.stderr.contains("not a relative path"),
+            "{evil}: {}",
+            out.stderr
+        );
+        assert!(
+            out.stdout.contains("2025-12-10-fix-flaky-test"),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn fifos_and_devices_named_md_are_skipped_with_a_warning_by_every_command() {
+    let kiln = TestKiln::with_fixtures();
+    mkfifo(&kiln.sessions().join("x.md"));
+    mkfifo(&kiln.sessions().join("2025-11/y.md"));
+    symlink("/dev/zero", kiln.sessions().join("zero.md")).unwrap();
+    symlink("/dev/urandom", kiln.sessions().join("2025-11/random.md")).unwrap();
+    for args in READERS {
+        let out = run(&kiln, args);
+        assert!(out.code == 0 || out.code == 1, "{args:?}: {}", out.stderr);
+        let all = format!("{}{}", out.stdout, out.stderr);
+        assert!(
+            all.contains("could not be read")
+                || all.contains("FIFO")
+                || all.contains("outside the sessions directory"),
+            "{args:?} says nothing of the skipped files: {all}"
+        );
+    }
+    let check = checked(&kiln);
+    assert!(
+        check.contains("x.md") && check.contains("FIFO"),
+        "{}",
+        check
+    );
+    assert!(check.contains("zero.md"), "{}", check);
+    // Named directly, they are refused at once.
+    let out = run(&kiln, &["session", "show", ".crucible/sessions/x.md"]);
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("FIFO"), "{}", out.stderr);
+    let out = run(
+        &kiln,
+        &["session", "validate", ".crucible/sessions/zero.md"],
+    );
+    assert_ne!(out.code, 0);
+}
+
+#[test]
+fn links_are_followed_only_inside_the_directory() {
+    let kiln = TestKiln::with_fixtures();
+    // A real session outside the directory, linked in: not read.
+    let outside = kiln.root.path().join("outside.md");
+    std::fs::copy(kiln.sessions().join("2025-12-11-write-tests.md"), &outside).unwrap();
+    let text = std::fs::read_to_string(&outside)
+        .unwrap()
+        .replace("2025-12-11-write-tests", "2025-12-30-outside");
+    std::fs::write(&outside, text).unwrap();
+    symlink(&outside, kiln.sessions().join("linked-out.md")).unwrap();
+    // A link to a session inside: read (it is the same session under two
+    // names, so validate reports the duplicate id).
+    symlink(
+        kiln.sessions().join("2025-12-13-config-migration.md"),
+        kiln.sessions().join("2025-11/alias.md"),
+    )
+    .unwrap();
+    let list = run(&kiln, &["session", "list", "--format", "json"]);
+    assert!(
+        !list.stdout.contains("2025-12-30-outside"),
+        "{}",
+        list.stdout
+    );
+    let check = checked(&kiln);
+    assert!(
+        check.contains("linked-out.md") && check.contains("outside the sessions directory"),
+        "{}",
+        check
+    );
+    assert!(
+        !run(&kiln, &["session", "show", "2025-12-30-outside"])
+            .stdout
+            .contains("outside")
+    );
+}
+
+#[test]
+fn an_embed_link_is_an_id_never_a_path_beside_the_working_directory() {
+    let kiln = TestKiln::with_fixtures();
+    // `secret.md` is a valid id; a file of that name in the working
+    // directory must not be read as the embedded session.
+    std::fs::write(
+        kiln.root.path().join("secret.md"),
+        "---\ntype: session\nsession_id: secret.md\nstatus: completed\nstarted: 2025-12-01T00:00:00Z\n---\n\nTOP SECRET CONTENT\n",
+    )
+    .unwrap();
+    kiln.write(
+        "parent.md",
+        "---\ntype: session\nsession_id: parent\nstatus: completed\nstarted: 2025-12-01T00:00:00Z\nsubagents:\n  - id: secret.md\n    mode: embed\n---\n\n## Work @a\n\n> [!subagent] helper\n> ![[secret.md]]\n",
+    );
+    let out = run(&kiln, &["session", "show", "parent"]);
+    assert!(!out.stdout.contains("TOP SECRET"), "{}", out.stdout);
+}
+
+#[test]
+fn a_file_over_the_size_limit_is_skipped_with_a_warning() {
+    let kiln = TestKiln::with_fixtures();
+    std::fs::write(
+        kiln.root.path().join(".crucible/config.toml"),
+        "[session]\nmax_file_size = \"4KiB\"\n",
+    )
+    .unwrap();
+    let big = std::fs::read_to_string(kiln.sessions().join("2025-12-11-write-tests.md"))
+        .unwrap()
+        .replace(
+            "session_id: 2025-12-11-write-tests",
+            "session_id: 2025-12-31-big",
+        )
+        + &"padding line\n".repeat(1000);
+    kiln.write("big.md", &big);
+    let list = run(&kiln, &["session", "list", "--format", "json"]);
+    assert!(!list.stdout.contains("2025-12-31-big"));
+    assert!(list.stderr.contains("could not be read"), "{}", list.stderr);
+    let check = checked(&kiln);
+    assert!(
+        check.contains("big.md") && check.contains("over the limit"),
+        "{}",
+        check
+    );
+    let show = run(&kiln, &["session", "show", ".crucible/sessions/big.md"]);
+    assert_ne!(show.code, 0);
+    assert!(show.stderr.contains("over the limit"), "{}", show.stderr);
+    // A bad value is an error naming the key.
+    std::fs::write(
+        kiln.root.path().join(".crucible/config.toml"),
+        "[session]\nmax_file_size = \"lots\"\n",
+    )
+    .unwrap();
+    let out = run(&kiln, &["session", "list"]);
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("max_file_size"), "{}", out.stderr);
+}
+
+#[test]
+fn a_name_that_is_not_utf8_is_reported_not_dropped() {
+    use std::os::unix::ffi::OsStrExt;
+    let kiln = TestKiln::with_fixtures();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.md");
+    std::fs::copy(
+        kiln.sessions().join("2025-12-11-write-tests.md"),
+        kiln.sessions().join(name),
+    )
+    .unwrap();
+    let check = checked(&kiln);
+    assert!(check.contains("UTF-8"), "{}", check);
+    let list = run(&kiln, &["session", "list"]);
+    assert!(list.stderr.contains("could not be read"), "{}", list.stderr);
+}
+
+/// A folder nobody but its owner may read, and `cru` run as another user
+/// (root reads every folder whatever its mode, and tests run as root here).
+#[test]
+fn an_unreadable_folder_is_skipped_with_a_warning() {
+    use std::os::unix::fs::PermissionsExt;
+    let setpriv = Path::new("/usr/bin/setpriv");
+    let kiln = TestKiln::with_fixtures();
+    let locked = kiln.sessions().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::copy(
+        kiln.sessions().join("2025-12-11-write-tests.md"),
+        locked.join("a.md"),
+    )
+    .unwrap();
+    let is_root = std::fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+        .unwrap_or(false);
+    if is_root && !setpriv.exists() {
+        eprintln!("warning: running as root without setpriv; unreadable-folder test skipped");
+        return;
+    }
+    // Everything readable and writable by all, but the locked folder.
+    let everyone = |p: &Path, mode| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    for entry in walk_all(kiln.root.path()) {
+        everyone(&entry, if entry.is_dir() { 0o777 } else { 0o666 });
+    }
+    everyone(&locked, 0o700);
+    let cru = assert_cmd::cargo::cargo_bin("cru");
+    let mut cmd = if is_root {
+        let mut c = std::process::Command::new(setpriv);
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&cru);
+        c
+    } else {
+        std::process::Command::new(&cru)
+    };
+    let out = cmd
+        .args(["--dir"])
+        .arg(kiln.sessions())
+        .args(["session", "list"])
+        .env("HOME", kiln.root.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("2025-12-10-fix-flaky-test"), "{stdout}");
+    assert!(stderr.contains("could not be read"), "{stderr}");
+}
+
+fn walk_all(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![root.to_owned()];
+    let mut i = 0;
+    while i < out.len() {
+        if out[i].is_dir() {
+            for e in std::fs::read_dir(&out[i]).unwrap().flatten() {
+                out.push(e.path());
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// After any change by anyone, the next `list` answers as a full parse.
+#[test]
+fn list_is_never_stale_after_changes_made_behind_its_back() {
+    let kiln = TestKiln::with_fixtures();
+    // What a full parse says of each session: its id, status and path.
+    let list = |kiln: &TestKiln| {
+        let out = run(kiln, &["session", "list", "--format", "json"]).stdout;
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+        let mut seen: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{} {} {}", r["id"], r["status"], r["path"]))
+            .collect();
+        seen.sort();
+        seen.join("\n")
+    };
+    let first = list(&kiln);
+    assert!(first.contains("\"2025-12-11-write-tests\""), "{first}");
+    let p = kiln.sessions().join("2025-12-11-write-tests.md");
+    // 1. Edited in place (same inode), as `sed -i`-less editors and `>` do.
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&p)
+        .map(|mut f| {
+            std::io::Write::write_all(
+                &mut f,
+                text.replace("status: completed", "status: failed")
+                    .as_bytes(),
+            )
+        })
+        .unwrap()
+        .unwrap();
+    let out = run(
+        &kiln,
+        &["session", "list", "--status", "failed", "--format", "json"],
+    );
+    assert!(
+        out.stdout.contains("2025-12-11-write-tests"),
+        "in-place edit missed: {}",
+        out.stdout
+    );
+    // 2. A copy made by hand, then a save through cru in the same folder.
+    std::fs::write(
+        kiln.sessions().join("copy.md"),
+        text.replace("2025-12-11-write-tests", "2025-12-29-copied"),
+    )
+    .unwrap();
+    assert_eq!(run(&kiln, &["session", "pause", "2025-12-10-fix"]).code, 0);
+    assert!(
+        list(&kiln).contains("2025-12-29-copied"),
+        "hidden by the save"
+    );
+    // 3. Renamed, as editors save (write a temp file, rename over).
+    std::fs::write(
+        kiln.sessions().join(".tmp-save"),
+        text.replace("status: completed", "status: paused"),
+    )
+    .unwrap();
+    std::fs::rename(kiln.sessions().join(".tmp-save"), &p).unwrap();
+    let paused = run(
+        &kiln,
+        &["session", "list", "--status", "paused", "--format", "json"],
+    )
+    .stdout;
+    assert!(paused.contains("2025-12-11-write-tests"), "{paused}");
+    // 4. Moved into a subfolder, then removed.
+    std::fs::create_dir_all(kiln.sessions().join("archive")).unwrap();
+    std::fs::rename(
+        kiln.sessions().join("copy.md"),
+        kiln.sessions().join("archive/copy.md"),
+    )
+    .unwrap();
+    assert!(list(&kiln).contains("archive/copy.md"));
+    std::fs::remove_file(kiln.sessions().join("archive/copy.md")).unwrap();
+    assert!(!list(&kiln).contains("2025-12-29-copied"));
+    // The same answers as a full rebuild.
+    let fast = list(&kiln);
+    run(&kiln, &["session", "index", "--rebuild"]);
+    assert_eq!(fast, list(&kiln));
+}
