@@ -66,5 +66,5 @@ fn an_unknown_config_key_is_an_error_naming_it() {
             .env("CRUCIBLE_CONFIG", &config),
     );
     assert_eq!(out.code, 1);
-    insta::assert_snapshot!(out.stderr, @"error: [KILN]/user.toml:2: unknown field `subagent_mod`, expected one of `dir`, `subagent_mode`, `save_policy`, `save_interval`, `idle_timeout`, `resume_token_budget`");
+    insta::assert_snapshot!(out.stderr, @"error: [KILN]/user.toml:2: unknown field `subagent_mod`, expected one of `dir`, `subagent_mode`, `save_policy`, `save_interval`, `idle_timeout`, `resume_token_budget`, `max_file_size`");
 }

@@ -41,7 +41,12 @@ pub fn read(path: &Path) -> Result<CheckedWorkflow, CliError> {
         path,
         crucible_core::store::DEFAULT_MAX_FILE_BYTES,
     )
-    .map_err(|e| CliError::new(format!("cannot read: {e}")))?;
+    .map_err(|e| match e {
+        crucible_core::store::UnsafeFile::Io { source, .. } => {
+            CliError::new(format!("{}: cannot read: {source}", path.display()))
+        }
+        other => CliError::new(other.to_string()),
+    })?;
     Ok(check_workflow(&bytes))
 }
 
