@@ -130,3 +130,94 @@ fn many_frontmatter_keys_after_a_block_list_validate_in_linear_time() {
         "{small:?} for 4,000 keys, {large:?} for 40,000"
     );
 }
+
+/// Item 15: level `i` embeds level `i + 1` twice, 20 levels deep. Expanded
+/// as a tree that is 2^20 renders of the last level; each session is now
+/// expanded once, and an expansion limit cuts wider directories with a marker.
+#[test]
+fn a_doubling_embed_fan_out_renders_quickly_and_once_per_session() {
+    let kiln = TestKiln::empty();
+    let embed = |child: &str| {
+        format!(
+            "> [!subagent] @helper@1.0\n> Asked to go one level down.\n> mode: embed\n> ![[{child}]]\n> Summary: done.\n"
+        )
+    };
+    for level in 0..=20 {
+        let body = if level < 20 {
+            let child = format!("level-{}", level + 1);
+            format!(
+                "## Work @orchestrator #dev\n\n{}\n{}",
+                embed(&child),
+                embed(&child)
+            )
+        } else {
+            "## Work @orchestrator #dev\n\nthe bottom\n".to_owned()
+        };
+        let id = format!("level-{level}");
+        kiln.write(
+            &format!("{id}.md"),
+            &session(
+                &id,
+                &format!("Level {level}"),
+                "2025-12-05T14:32:15Z",
+                "",
+                &body,
+            ),
+        );
+    }
+    let start = Instant::now();
+    let out = kiln.run(&["--dir", ".crucible/sessions", "session", "show", "level-0"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        out.stdout.matches("the bottom").count(),
+        1,
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("level-20 is shown earlier in this session; not repeated")
+    );
+
+    // A directory wider than the limit: one session embedding 250 distinct ones.
+    let wide = TestKiln::empty();
+    let mut body = String::from("## Work @orchestrator #dev\n\n");
+    for i in 0..250 {
+        let id = format!("leaf-{i}");
+        wide.write(
+            &format!("{id}.md"),
+            &session(
+                &id,
+                "leaf",
+                "2025-12-05T14:32:15Z",
+                "",
+                "## Leaf @orchestrator #dev\n\nleaf text\n",
+            ),
+        );
+        body.push_str(&embed(&id));
+        body.push('\n');
+    }
+    wide.write(
+        "root.md",
+        &session("root", "root", "2025-12-05T14:32:15Z", "", &body),
+    );
+    let out = wide.run(&["--dir", ".crucible/sessions", "session", "show", "root"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout.matches("leaf text").count(),
+        200,
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout
+            .contains("… 50 more embedded sessions not expanded: limit reached"),
+        "{}",
+        out.stdout
+    );
+}
