@@ -40,6 +40,13 @@ impl Timestamp {
         parse_iso8601(text.trim()).map(|t| t.as_millisecond())
     }
 
+    /// Milliseconds from `earlier` to this instant (negative when `earlier`
+    /// is later), whatever offsets the two were written with.
+    pub fn ms_since(&self, earlier: &Timestamp) -> i64 {
+        let ms = self.instant.duration_since(earlier.instant).as_millis();
+        i64::try_from(ms).unwrap_or(if ms < 0 { i64::MIN } else { i64::MAX })
+    }
+
     /// The instant, for arithmetic and comparison.
     pub fn instant(&self) -> jiff::Timestamp {
         self.instant
