@@ -18,7 +18,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Timestamp {
     raw: String,
-    instant: jiff::Timestamp,
+    /// The instant to the millisecond (as sessions write them), kept as a
+    /// number rather than a `jiff::Timestamp` (twice the size): a phase holds
+    /// several timestamps and a session thousands of phases.
+    unix_ms: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,7 +34,7 @@ pub struct TimestampError(pub String);
 impl Timestamp {
     /// Milliseconds since the Unix epoch.
     pub fn unix_ms(&self) -> i64 {
-        self.instant.as_millisecond()
+        self.unix_ms
     }
 
     /// The milliseconds since the Unix epoch of a timestamp's text, without
@@ -43,13 +46,14 @@ impl Timestamp {
     /// Milliseconds from `earlier` to this instant (negative when `earlier`
     /// is later), whatever offsets the two were written with.
     pub fn ms_since(&self, earlier: &Timestamp) -> i64 {
-        let ms = self.instant.duration_since(earlier.instant).as_millis();
+        let ms = self.instant().duration_since(earlier.instant()).as_millis();
         i64::try_from(ms).unwrap_or(if ms < 0 { i64::MIN } else { i64::MAX })
     }
 
     /// The instant, for arithmetic and comparison.
     pub fn instant(&self) -> jiff::Timestamp {
-        self.instant
+        jiff::Timestamp::from_millisecond(self.unix_ms)
+            .expect("made from an instant jiff represents")
     }
 
     pub fn as_str(&self) -> &str {
@@ -64,7 +68,7 @@ impl Timestamp {
 
     /// The calendar day (`YYYY-MM-DD`) in UTC.
     pub fn utc_day(&self) -> String {
-        self.instant.strftime("%Y-%m-%d").to_string()
+        self.instant().strftime("%Y-%m-%d").to_string()
     }
 
     /// A timestamp in canonical form (`YYYY-MM-DDTHH:MM:SSZ`) for an instant,
@@ -86,7 +90,7 @@ impl Timestamp {
             .expect("a whole second of a valid instant is valid");
         Self {
             raw: instant.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
-            instant,
+            unix_ms: instant.as_millisecond(),
         }
     }
 }
@@ -102,7 +106,7 @@ impl FromStr for Timestamp {
         let instant = parse_iso8601(s.trim()).ok_or_else(|| TimestampError(s.to_owned()))?;
         Ok(Self {
             raw: s.to_owned(),
-            instant,
+            unix_ms: instant.as_millisecond(),
         })
     }
 }
@@ -117,8 +121,8 @@ impl PartialOrd for Timestamp {
 /// that the order agrees with `==`.
 impl Ord for Timestamp {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.instant
-            .cmp(&other.instant)
+        self.unix_ms
+            .cmp(&other.unix_ms)
             .then_with(|| self.raw.cmp(&other.raw))
     }
 }

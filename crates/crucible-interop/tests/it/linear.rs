@@ -39,7 +39,7 @@ fn assert_linear<T>(what: &str, start: usize, input: impl Fn(usize) -> T, run: i
     let large_input = input(10 * n);
     let mut tries = Vec::new();
     for _ in 0..3 {
-        let small = fastest(&small_input, 5);
+        let small = fastest(&small_input, 3);
         let large = fastest(&large_input, 3);
         let ratio = large.as_secs_f64() / small.as_secs_f64();
         if ratio <= 15.0 {
