@@ -196,7 +196,7 @@ pub fn replay_session(r: &ReplayRun<'_>) -> Option<SessionLog> {
         phase.channel.clone(),
     );
     p.meta.tokens = r.run.tokens;
-    p.meta.duration_ms = Some(u64::try_from(r.ended.unix_ms() - r.started.unix_ms()).unwrap_or(0));
+    p.meta.duration_ms = Some(u64::try_from(r.ended.ms_since(&r.started)).unwrap_or(0));
     p.meta.started = Some(r.started.clone());
     p.blocks
         .push(Block::Callout(Callout::user(&input_of(phase), None)));

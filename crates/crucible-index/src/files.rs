@@ -2,7 +2,7 @@
 //! `.index-phases.toon` (phases) and `.index-delta.toon` (what saves changed
 //! since, small and rewritten whole on each save).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crucible_core::store::atomic::write_atomic;
@@ -253,13 +253,24 @@ pub fn apply(index: &mut Index, delta: &Delta) {
     index.problems.retain(|p| !paths.contains(p.path.as_str()));
     index.sessions.extend(delta.sessions.iter().cloned());
     index.problems.extend(delta.problems.iter().cloned());
-    for d in &delta.dirs {
-        index.dirs.retain(|x| x.path != d.path);
-        // A stamp of 0: the directory is gone.
-        if d.mtime_ns != 0 {
-            index.dirs.push(d.clone());
-        }
-    }
+    // One pass over the base's directories, not one per directory of the
+    // delta (quadratic when a rebuild touched many).
+    // A path twice in the delta counts once, at its last place.
+    let last_of: HashMap<&str, usize> = delta
+        .dirs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.path.as_str(), i))
+        .collect();
+    index
+        .dirs
+        .retain(|x| !last_of.contains_key(x.path.as_str()));
+    index.dirs.extend(
+        (delta.dirs.iter().enumerate())
+            // A stamp of 0: the directory is gone.
+            .filter(|(i, d)| last_of[d.path.as_str()] == *i && d.mtime_ns != 0)
+            .map(|(_, d)| d.clone()),
+    );
 }
 
 /// The delta, empty when there is none.

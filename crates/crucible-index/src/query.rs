@@ -22,12 +22,15 @@ pub struct Filter {
 /// (`until` a date means up to the end of that day).
 pub fn parse_bound(s: &str, end_of_day: bool) -> Result<i64, String> {
     let t: Timestamp = s.parse().map_err(|e| format!("{e}"))?;
-    let date_only = s.trim().len() == 10;
-    Ok(if date_only && end_of_day {
-        t.unix_ms() + 86_400_000
+    if t.is_date_only() && end_of_day {
+        let next_day = t
+            .instant()
+            .checked_add(jiff::SignedDuration::from_hours(24))
+            .map_err(|e| format!("`{s}`: {e}"))?;
+        Ok(next_day.as_millisecond())
     } else {
-        t.unix_ms()
-    })
+        Ok(t.unix_ms())
+    }
 }
 
 fn agent_matches(candidate: &str, query: &str) -> bool {

@@ -242,7 +242,7 @@ impl SessionRecord {
 
     /// When the session started, in milliseconds (0 if the text cannot be read).
     pub fn started_ms(&self) -> i64 {
-        self.started.parse::<Timestamp>().map_or(0, |t| t.unix_ms())
+        Timestamp::parse_unix_ms(&self.started).unwrap_or(0)
     }
 
     /// Every agent of the session: participants, then other phase agents.
@@ -706,7 +706,7 @@ impl<'a> Facts<'a> {
     }
 
     pub fn started_ms(&self) -> i64 {
-        self.started.parse::<Timestamp>().map_or(0, |t| t.unix_ms())
+        Timestamp::parse_unix_ms(&self.started).unwrap_or(0)
     }
 }
 

@@ -309,7 +309,10 @@ pub fn parse(text: &str) -> Result<Document<'_>, ToonError> {
         if rest.trim() != ":" {
             return Err(err(i + 1, "table header must end with `:`"));
         }
-        let mut rows = Vec::with_capacity(len);
+        // The declared count is the file's word, not a promise: a row takes
+        // at least two bytes, so no more rows than that are reserved (a
+        // header declaring 10^18 rows would otherwise abort the allocation).
+        let mut rows = Vec::with_capacity(len.min(text.len() / 2));
         while rows.len() < len {
             match lines.next() {
                 Some((_, row)) if row.starts_with(' ') => {
@@ -414,6 +417,12 @@ pub fn number(cell: &str) -> Result<Option<u64>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_declared_row_count_is_an_error_not_an_allocation() {
+        let text = format!("t[{}]{{a}}:\n  1\n", usize::MAX);
+        assert!(parse(&text).is_err());
+    }
 
     #[test]
     fn writes_and_reads_a_table() {

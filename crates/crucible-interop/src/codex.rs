@@ -85,7 +85,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                 .and_then(Value::as_str)
                 .and_then(|t| t.parse().ok());
         }
-        let payload = v.get("payload").cloned().unwrap_or(Value::Null);
+        let payload = v.get("payload").unwrap_or(&Value::Null);
         match v.get("type").and_then(Value::as_str).unwrap_or("") {
             "session_meta" => {
                 id = payload.get("id").and_then(Value::as_str).map(str::to_owned);

@@ -6,6 +6,7 @@
 //! is never closed (see docs/decisions/0001-frontmatter.md).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use crucible_core::{
     AgentRef, Frontmatter, PhaseId, SessionId, SessionStatus, SubagentEntry, Timestamp,
@@ -108,6 +109,10 @@ type Key<'a> = Result<Cow<'a, str>, Value>;
 struct FieldReader<'a> {
     yaml: &'a str,
     errors: Vec<FieldError>,
+    /// The line of each key that has failed so far: a list of many bad
+    /// items under a key far down the frontmatter would otherwise scan the
+    /// whole frontmatter once per item.
+    key_lines: HashMap<String, usize>,
 }
 
 impl<'a> FieldReader<'a> {
@@ -115,11 +120,22 @@ impl<'a> FieldReader<'a> {
         Self {
             yaml,
             errors: Vec::new(),
+            key_lines: HashMap::new(),
         }
     }
 
+    fn line_of(&mut self, key: &str) -> usize {
+        if let Some(&line) = self.key_lines.get(key) {
+            return line;
+        }
+        let line = key_line(self.yaml, key);
+        self.key_lines.insert(key.to_owned(), line);
+        line
+    }
+
     fn fail(&mut self, key: &str, kind: ParseErrorKind) {
-        self.errors.push((key_line(self.yaml, key), kind));
+        let line = self.line_of(key);
+        self.errors.push((line, kind));
     }
 
     fn wrong_type(&mut self, key: &str, expected: &'static str, v: &Value) {
@@ -291,8 +307,8 @@ impl<'a> FieldReader<'a> {
         }
     }
 
-    fn has_error_for(&self, key: &str) -> bool {
-        let line = key_line(self.yaml, key);
+    fn has_error_for(&mut self, key: &str) -> bool {
+        let line = self.line_of(key);
         line > 1 && self.errors.iter().any(|(l, _)| *l == line)
     }
 

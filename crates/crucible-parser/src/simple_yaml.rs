@@ -8,7 +8,12 @@
 //! both the same documents, and the scalar rules below are deliberately
 //! narrower than YAML's, giving up wherever the two could differ.
 
+use std::collections::HashSet;
+
 use serde_yaml::{Mapping, Value};
+
+/// The number of top-level keys from which duplicates are found by hashing.
+const HASH_KEYS_FROM: usize = 32;
 
 /// The frontmatter's top-level entries, in order, as serde_yaml would read
 /// them, or `None` to ask serde_yaml. (Entries, not a `Mapping`: hashing
@@ -25,6 +30,10 @@ pub(crate) fn parse(yaml: &str) -> Option<Vec<(&str, Value)>> {
         .split('\n')
         .collect();
     let mut entries: Vec<(&str, Value)> = Vec::with_capacity(16);
+    // Keys seen so far, hashed only once there are many: a scan of the few
+    // entries a session usually has is cheaper than hashing, but a scan per
+    // key made a frontmatter of 300,000 keys quadratic (over a minute).
+    let mut seen_keys: Option<HashSet<&str>> = None;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -43,7 +52,17 @@ pub(crate) fn parse(yaml: &str) -> Option<Vec<(&str, Value)>> {
         } else {
             scalar(value)?
         };
-        if entries.iter().any(|(k, _)| *k == key) {
+        let duplicate = match &mut seen_keys {
+            Some(seen) => !seen.insert(key),
+            None if entries.len() >= HASH_KEYS_FROM => {
+                let mut seen: HashSet<&str> = entries.iter().map(|(k, _)| *k).collect();
+                let duplicate = !seen.insert(key);
+                seen_keys = Some(seen);
+                duplicate
+            }
+            None => entries.iter().any(|(k, _)| *k == key),
+        };
+        if duplicate {
             return None; // a duplicate key: serde_yaml's error to report
         }
         entries.push((key, value));

@@ -29,10 +29,27 @@ pub fn render(
         out,
         store,
         stack: HashSet::from([canonical(path)]),
+        expanded: HashSet::from([canonical(path)]),
+        not_expanded: 0,
     };
     r.body(log, "")?;
+    if r.not_expanded > 0 {
+        writeln!(
+            r.out,
+            "\n{DIM}… {} more embedded {} not expanded: limit reached ({MAX_EMBEDDED_SESSIONS} per show){DIM:#}",
+            r.not_expanded,
+            super::plural(r.not_expanded, "session", "sessions"),
+        )?;
+    }
     Ok(())
 }
+
+/// The most embedded sessions one `show` expands. Each session is expanded
+/// once, so the output is bounded by the files in the directory, but a
+/// directory of thousands of embeds is still more than a reader wants; and
+/// without the once rule, A embedding B twice, B embedding C twice and so on
+/// grew as 2^depth.
+pub const MAX_EMBEDDED_SESSIONS: usize = 200;
 
 /// `value` after `sep` (` → summary`, ` args`), or nothing when there is no
 /// value or it is empty.
@@ -114,11 +131,23 @@ fn header(out: &mut dyn Write, path: &Path, log: &SessionLog) -> std::io::Result
     Ok(())
 }
 
+/// Why an embed is not expanded again.
+enum Repeat {
+    /// It is being shown further out.
+    Cycle,
+    /// It was shown earlier, beside this embed rather than around it.
+    ShownEarlier,
+}
+
 struct Renderer<'a> {
     out: &'a mut dyn Write,
     store: &'a Store,
     /// The files being shown, outermost first: an embed of one of them is a cycle.
     stack: HashSet<PathBuf>,
+    /// Every file expanded so far in this render, the shown session included.
+    expanded: HashSet<PathBuf>,
+    /// Embeds skipped once [`MAX_EMBEDDED_SESSIONS`] were expanded.
+    not_expanded: usize,
 }
 
 impl Renderer<'_> {
@@ -305,26 +334,46 @@ impl Renderer<'_> {
         Ok(())
     }
 
-    /// Shows an embedded child session in place, unless it is missing or is
-    /// already being shown further out (a cycle of embeds).
+    /// Shows an embedded child session in place, unless it is missing, is
+    /// already being shown further out (a cycle of embeds), was shown
+    /// earlier in this render, or the render has expanded its limit.
     fn embed(&mut self, target: &SessionId, bar: &str) -> anyhow::Result<()> {
+        // The shown session itself is in `expanded` and not counted.
+        if self.expanded.len() > MAX_EMBEDDED_SESSIONS {
+            self.not_expanded += 1;
+            writeln!(
+                self.out,
+                "{bar}{DIM}… {target} not expanded: limit of {MAX_EMBEDDED_SESSIONS} embedded sessions reached{DIM:#}"
+            )?;
+            return Ok(());
+        }
         // Resolving and loading fail the same way for a reader: a note in place.
         // By id only: a link written in a file never names a path outside
         // the sessions directory.
-        let (store, stack) = (self.store, &self.stack);
+        let (store, stack, expanded) = (self.store, &self.stack, &self.expanded);
         let loaded = store.resolve_id(target).and_then(|path| {
             let key = canonical(&path);
             if stack.contains(&key) {
-                return Ok(None);
+                return Ok(Err(Repeat::Cycle));
             }
-            store.load_path(&path).map(|child| Some((key, child)))
+            if expanded.contains(&key) {
+                return Ok(Err(Repeat::ShownEarlier));
+            }
+            store.load_path(&path).map(|child| Ok((key, child)))
         });
         let (key, child) = match loaded {
-            Ok(Some(found)) => found,
-            Ok(None) => {
+            Ok(Ok(found)) => found,
+            Ok(Err(Repeat::Cycle)) => {
                 writeln!(
                     self.out,
                     "{bar}{DIM}↻ {target} is already shown above (embed cycle); not repeated{DIM:#}"
+                )?;
+                return Ok(());
+            }
+            Ok(Err(Repeat::ShownEarlier)) => {
+                writeln!(
+                    self.out,
+                    "{bar}{DIM}↑ {target} is shown earlier in this session; not repeated{DIM:#}"
                 )?;
                 return Ok(());
             }
@@ -349,6 +398,7 @@ impl Renderer<'_> {
             fm.status
         )?;
         self.stack.insert(key.clone());
+        self.expanded.insert(key.clone());
         let result = self.body(&child, &format!("{bar}  "));
         self.stack.remove(&key);
         result

@@ -11,7 +11,7 @@ fn every_invalid_fixture_gets_a_file_and_line() {
     assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.stdout, @r#"
     [FIXTURES]/invalid/bad-tasks-json.md:11: error: bad `tasks` block: task 2: unknown variant `finished`, expected one of `pending`, `in_progress`, `completed`
-    [FIXTURES]/invalid/bad-timestamp.md:4: error: `started`: `last tuesday` is not an ISO-8601 timestamp (expected e.g. 2025-12-05T14:32:15Z)
+    [FIXTURES]/invalid/bad-timestamp.md:4: error: `started`: `last tuesday` is not an ISO-8601 timestamp (expected YYYY-MM-DD, optionally followed by T and HH:MM[:SS[.fraction]] and by Z or an offset such as +01:00, every field in range)
     [FIXTURES]/invalid/invalid-link-target.md:10: error: subagent link target `../../etc/passwd` is not a valid session id: session id `../../etc/passwd` cannot start with `.` or `-`
     [FIXTURES]/invalid/invalid-session-id.md:3: error: `session_id`: session id `../escape` cannot start with `.` or `-`
     [FIXTURES]/invalid/invalid-yaml.md:7: error: invalid YAML in frontmatter: did not find expected ',' or ']'

@@ -207,7 +207,7 @@ impl SessionLog {
         if let Some(Section::Phase(p)) = self.sections.last_mut()
             && let (Some(started), None) = (&p.meta.started, p.meta.duration_ms)
         {
-            let d = at.unix_ms() - started.unix_ms();
+            let d = at.ms_since(started);
             p.meta.duration_ms = u64::try_from(d).ok();
         }
     }

@@ -68,7 +68,7 @@ impl Frontmatter {
     /// the two are in order.
     pub fn duration_ms(&self) -> Option<i64> {
         let ended = self.ended.as_ref()?;
-        let d = ended.unix_ms() - self.started.unix_ms();
+        let d = ended.ms_since(&self.started);
         (d >= 0).then_some(d)
     }
 }

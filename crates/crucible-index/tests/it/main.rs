@@ -2,4 +2,5 @@
 
 mod agreement;
 mod freshness;
+mod linear;
 mod toon_compat;

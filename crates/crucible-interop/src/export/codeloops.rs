@@ -69,7 +69,7 @@ pub(super) fn write(log: &SessionLog, turns: &[Turn]) -> String {
     };
     if let Some(outcome) = outcome {
         let end = fm.ended.clone().unwrap_or(at);
-        let secs = (end.unix_ms() - fm.started.unix_ms()).max(0) as f64 / 1000.0;
+        let secs = end.ms_since(&fm.started).max(0) as f64 / 1000.0;
         let mut e = json!({
             "type": "session_end",
             "outcome": outcome,

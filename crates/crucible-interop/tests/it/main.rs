@@ -1,5 +1,6 @@
 //! The importers on the foreign fixtures, as a library.
 
+mod linear;
 mod roundtrip;
 
 use std::path::{Path, PathBuf};

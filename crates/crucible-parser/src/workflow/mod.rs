@@ -16,6 +16,9 @@ mod flow;
 mod toon_block;
 mod write;
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
 use crucible_core::workflow::{
     Flow, Port, Section, Step, StepMarker, Workflow, WorkflowGraph, WorkflowProblem,
 };
@@ -413,7 +416,13 @@ fn read_candidates(
             .any(|j| is_step[j]);
         is_step[i] = below;
     }
-    let mut step_index: Vec<Option<usize>> = vec![None; n];
+    // The step headings that can still be a parent, shallowest first: the
+    // parent of a step is the nearest earlier step of a lower level, and a
+    // step hides every earlier one at its level or deeper. (A scan back per
+    // step was quadratic in a long flat workflow.)
+    let mut open_steps: Vec<(u8, usize)> = Vec::new();
+    // Lowercased names of the steps so far, for the duplicate warning.
+    let mut step_by_name: HashMap<String, usize> = HashMap::new();
     for (i, (c, (read, h))) in candidates.iter().zip(reads).enumerate() {
         let StepHeading {
             name,
@@ -432,11 +441,14 @@ fn read_candidates(
             });
             continue;
         }
-        let parent = (0..i)
-            .rev()
-            .filter(|&j| is_step[j])
-            .find(|&j| candidates[j].level < c.level)
-            .and_then(|j| step_index[j]);
+        while open_steps
+            .last()
+            .is_some_and(|&(level, _)| level >= c.level)
+        {
+            open_steps.pop();
+        }
+        let parent = open_steps.last().map(|&(_, step)| step);
+        open_steps.push((c.level, w.steps.len()));
         if name.is_empty() {
             problems.push(WorkflowProblem::error(
                 c.line,
@@ -444,11 +456,18 @@ fn read_candidates(
                 "a step heading needs a name",
             ));
         }
-        if let Some(other) = w
-            .steps
-            .iter()
-            .find(|s| !name.is_empty() && s.name.eq_ignore_ascii_case(&name))
-        {
+        let earlier = if name.is_empty() {
+            None
+        } else {
+            match step_by_name.entry(name.to_ascii_lowercase()) {
+                Entry::Occupied(e) => Some(&w.steps[*e.get()]),
+                Entry::Vacant(e) => {
+                    e.insert(w.steps.len());
+                    None
+                }
+            }
+        };
+        if let Some(other) = earlier {
             problems.push(WorkflowProblem::warning(
                 c.line,
                 1,
@@ -458,7 +477,6 @@ fn read_candidates(
                 ),
             ));
         }
-        step_index[i] = Some(w.steps.len());
         w.steps.push(Step {
             name,
             agent,

@@ -4,6 +4,7 @@
 mod fixtures;
 mod garbage;
 mod gray_matter_oracle;
+mod linear;
 mod recorder;
 mod roundtrip;
 mod sample;

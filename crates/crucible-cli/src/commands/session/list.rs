@@ -8,7 +8,7 @@ use crucible_index::{SessionRecord, query};
 use super::query::{DataFormat, FilterArgs, visit_index};
 use crate::context::Context;
 use crate::error::Outcome;
-use crate::render;
+use crate::render::{self, Align, push_padded, table_cell};
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -55,10 +55,10 @@ fn table(out: &mut impl Write, rows: &[SessionRecord]) -> std::io::Result<()> {
         .iter()
         .map(|r| {
             [
-                r.id.clone(),
+                table_cell(&r.id),
                 r.status.as_str().to_owned(),
-                r.started.clone(),
-                r.participants.join(", "),
+                table_cell(&r.started),
+                table_cell(&r.participants.join(", ")),
             ]
         })
         .collect();
@@ -74,33 +74,23 @@ fn table(out: &mut impl Write, rows: &[SessionRecord]) -> std::io::Result<()> {
         .filter(|_| std::io::stdout().is_terminal())
         .map_or(0, |w| w.saturating_sub(used + 2));
     let bold = anstyle::Style::new().bold();
-    let mut head = format!(
-        "{:<w0$}  {:<w1$}  {:<w2$}  {:<w3$}",
-        "id",
-        "status",
-        "started",
-        "participants",
-        w0 = w[0],
-        w1 = w[1],
-        w2 = w[2],
-        w3 = w[3]
-    );
+    let columns = |c: [&str; 4]| {
+        let mut line = String::new();
+        for (i, (cell, width)) in c.iter().zip(w).enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            push_padded(&mut line, cell, width, Align::Left);
+        }
+        line
+    };
+    let mut head = columns(["id", "status", "started", "participants"]);
     if title_room >= 10 {
         head.push_str("  title");
     }
     writeln!(out, "{bold}{}{bold:#}", head.trim_end())?;
     for (r, c) in rows.iter().zip(&cells) {
-        let mut line = format!(
-            "{:<w0$}  {:<w1$}  {:<w2$}  {:<w3$}",
-            c[0],
-            c[1],
-            c[2],
-            c[3],
-            w0 = w[0],
-            w1 = w[1],
-            w2 = w[2],
-            w3 = w[3]
-        );
+        let mut line = columns([&c[0], &c[1], &c[2], &c[3]]);
         if title_room >= 10 {
             let title: String = r
                 .title

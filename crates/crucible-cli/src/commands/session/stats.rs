@@ -8,7 +8,7 @@ use crucible_index::{GroupBy, SessionIndex, StatsRow};
 use super::query::{DataFormat, FilterArgs, visit_index};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
-use crate::render::{self, duration, progress, thousands};
+use crate::render::{self, Align, duration, progress, push_padded, table_cell, thousands};
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
@@ -93,7 +93,7 @@ fn cells(r: &StatsRow) -> [String; 9] {
         )
     };
     [
-        r.group.clone(),
+        table_cell(&r.group),
         thousands(r.sessions),
         thousands(r.tokens),
         d(r.avg_duration_ms),
@@ -119,9 +119,11 @@ fn table(out: &mut impl Write, rows: &[StatsRow], total: &StatsRow) -> std::io::
         }
     }
     let line = |c: &[String]| {
-        let mut s = format!("{:<w$}", c[0], w = w[0]);
-        for (i, cell) in c.iter().enumerate().skip(1) {
-            s.push_str(&format!("  {cell:>w$}", w = w[i]));
+        let mut s = String::new();
+        push_padded(&mut s, &c[0], w[0], Align::Left);
+        for (cell, &width) in c.iter().zip(&w).skip(1) {
+            s.push_str("  ");
+            push_padded(&mut s, cell, width, Align::Right);
         }
         s
     };

@@ -1,0 +1,3 @@
+//! Integration tests of crucible-core on real files.
+
+mod linear;
