@@ -53,12 +53,12 @@ fn assert_linear<T>(what: &str, start: usize, input: impl Fn(usize) -> T, run: i
     );
 }
 
-const SESSION_HEAD: &str = "{path,id,status,live,mtime_ns,ino,size,started,ended,duration_ms,title,channel,model,participants,agents,tokens_used,phases,tool_calls,failed_tool_calls,decisions,errors,user_interventions,subagents,resume_point,parent}:\n";
+const SESSION_HEAD: &str = "{path,id,status,live,mtime_ns,ino,size,ctime_ns,started,ended,duration_ms,title,channel,model,participants,agents,tokens_used,phases,tool_calls,failed_tool_calls,decisions,errors,user_interventions,subagents,resume_point,parent}:\n";
 const PHASE_HEAD: &str = "{path,phase,name,agent,channel,level,started,duration_ms,tokens,tool_calls,failed_tool_calls,decisions,errors,user_interventions,subagents}:\n";
 
 fn session_row(i: usize) -> String {
     format!(
-        "  d{d}/s-{i}.md,s-{i},paused,0,1795452733{i:09},100{i},2780,\"2025-12-10T09:15:00Z\",null,null,Title {i},dev,model,orchestrator@1.0 debugger@0.3,null,9120,4,5,1,1,1,1,2,phase-3,null\n",
+        "  d{d}/s-{i}.md,s-{i},paused,0,1795452733{i:09},100{i},2780,1795452733{i:09},\"2025-12-10T09:15:00Z\",null,null,Title {i},dev,model,orchestrator@1.0 debugger@0.3,null,9120,4,5,1,1,1,1,2,phase-3,null\n",
         d = i % 1000
     )
 }
@@ -75,6 +75,7 @@ fn phase_row(i: usize) -> String {
 fn index_of(n: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, text: String| std::fs::write(dir.path().join(name), text).unwrap();
+    let v = files::VERSION;
     let sessions: String = (0..n).map(session_row).collect();
     let dirs: String = (0..n)
         .map(|i| format!("  d{i},1795452733{i:09}\n"))
@@ -82,13 +83,13 @@ fn index_of(n: usize) -> tempfile::TempDir {
     write(
         files::BASE,
         format!(
-            "format: cru-session-index\nversion: 1\nsessions[{n}]{SESSION_HEAD}{sessions}problems[0]:\ndirs[{n}]{{path,mtime_ns}}:\n{dirs}"
+            "format: cru-session-index\nversion: {v}\nsessions[{n}]{SESSION_HEAD}{sessions}problems[0]:\ndirs[{n}]{{path,mtime_ns}}:\n{dirs}"
         ),
     );
     let phases: String = (0..n).map(phase_row).collect();
     write(
         files::PHASES,
-        format!("version: 1\nphases[{n}]{PHASE_HEAD}{phases}"),
+        format!("version: {v}\nphases[{n}]{PHASE_HEAD}{phases}"),
     );
     let changed = n / 10;
     let sessions: String = (0..changed).map(session_row).collect();
@@ -97,7 +98,7 @@ fn index_of(n: usize) -> tempfile::TempDir {
     write(
         files::DELTA,
         format!(
-            "version: 1\nsessions[{changed}]{SESSION_HEAD}{sessions}phases[{changed}]{PHASE_HEAD}{phases}problems[0]:\nremoved[0]:\ndirs[{changed}]{{path,mtime_ns}}:\n{dirs}"
+            "version: {v}\nsessions[{changed}]{SESSION_HEAD}{sessions}phases[{changed}]{PHASE_HEAD}{phases}problems[0]:\nremoved[0]:\ndirs[{changed}]{{path,mtime_ns}}:\n{dirs}"
         ),
     );
     dir
