@@ -119,6 +119,12 @@ pub(crate) const RULES: &[RuleSpec] = &[
         "aws-access-key",
         r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{8,}"
     ),
+    // A whole AWS key id needs no digit to be one.
+    RuleSpec {
+        kind: "aws-access-key",
+        pattern: r"(?:^|[^A-Za-z0-9]|\\[nrt])(?P<s>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})(?:$|[^A-Za-z0-9])",
+        check: Check::Always,
+    },
     token!("google-api-key", r"AIza[A-Za-z0-9_\-]{8,}"),
     token!("google-oauth-token", r"ya29\.[A-Za-z0-9_\-]{8,}"),
     token!("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_\-]{8,}"),

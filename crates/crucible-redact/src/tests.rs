@@ -65,6 +65,7 @@ fn service_tokens_whole_and_cut_after_eight_characters() {
     }
     for (secret, kind) in [
         ("AKIAIOSFODNN7EXAMPL3", "aws-access-key"),
+        ("AKIAABCDEFGHIJKLMNOP", "aws-access-key"),
         ("ASIA2B3C4D5E6F7G8H9J", "aws-access-key"),
         ("dop_v1_0123456789abcdef0123456789abcdef", "digitalocean-token"),
         ("dapi0123456789abcdef0123456789abcdef", "databricks-token"),
