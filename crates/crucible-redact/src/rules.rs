@@ -150,7 +150,12 @@ pub(crate) const RULES: &[RuleSpec] = &[
     token!("rubygems-key", r"rubygems_[a-f0-9]{8,}"),
     token!("sendinblue-key", r"xkeysib-[a-f0-9]{8,}"),
     token!("square-token", r"(?:sq0atp|sq0csp|EAAA)-?[A-Za-z0-9_\-]{8,}"),
-    token!("telegram-token", r"\d{8,10}:AA[A-Za-z0-9_\-]{8,}"),
+    // In URLs as `/bot<token>/`: any non-digit may come before it.
+    RuleSpec {
+        kind: "telegram-token",
+        pattern: r"(?:^|[^0-9])(?P<s>\d{8,10}:AA[A-Za-z0-9_\-]{8,})",
+        check: Check::TokenLike,
+    },
     token!("twilio-key", r"SK[0-9a-fA-F]{32}"),
     token!("mailgun-key", r"key-[a-f0-9]{32}"),
     token!("mailchimp-key", r"[a-f0-9]{32}-us\d{1,2}"),
