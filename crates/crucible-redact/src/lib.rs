@@ -17,7 +17,7 @@ mod rules;
 mod value;
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::{Captures, Regex, RegexSet};
 
@@ -35,8 +35,19 @@ pub struct Redactor {
 #[derive(Debug)]
 struct Rule {
     kind: &'static str,
-    re: Regex,
+    pattern: &'static str,
+    /// Compiled the first time the set says the rule matches: most runs
+    /// need a few of the rules, and compiling all of them would double the
+    /// start-up cost of every command that redacts a title.
+    re: OnceLock<Regex>,
     check: Check,
+}
+
+impl Rule {
+    fn regex(&self) -> &Regex {
+        self.re
+            .get_or_init(|| Regex::new(self.pattern).expect("redaction patterns are valid"))
+    }
 }
 
 /// A part of the text to replace.
@@ -61,7 +72,8 @@ impl Redactor {
             .iter()
             .map(|r| Rule {
                 kind: r.kind,
-                re: Regex::new(r.pattern).expect("redaction patterns are valid"),
+                pattern: r.pattern,
+                re: OnceLock::new(),
                 check: r.check,
             })
             .collect();
@@ -86,7 +98,7 @@ impl Redactor {
         let mut spans = Vec::new();
         for i in matched.iter() {
             let rule = &self.rules[i];
-            for caps in rule.re.captures_iter(text) {
+            for caps in rule.regex().captures_iter(text) {
                 if let Some((start, end)) = secret_of(&caps)
                     && rule.check.accepts(
                         caps.name("name").map(|m| m.as_str()),

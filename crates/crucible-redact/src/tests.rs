@@ -127,6 +127,10 @@ fn key_like_names_in_env_shell_yaml_and_json() {
         "{\"password\": \"[REDACTED:secret]\"}"
     );
     assert_eq!(red("db password=hunter2 ok"), "db password=[REDACTED:secret] ok");
+    assert_eq!(
+        red("use secret=\"correct horse battery staple\" now"),
+        "use secret=\"[REDACTED:secret]\" now"
+    );
 }
 
 #[test]
@@ -213,4 +217,11 @@ fn redaction_is_idempotent_and_borrows_clean_text() {
     let mut s = "ghp_Zx81kQ2mLp94TrW0".to_owned();
     Redactor::shared().redact_in_place(&mut s);
     assert_eq!(s, "[REDACTED:github-token]");
+}
+
+#[test]
+fn every_pattern_compiles() {
+    for r in crate::rules::RULES {
+        assert!(Regex::new(r.pattern).is_ok(), "{}", r.kind);
+    }
 }

@@ -21,7 +21,10 @@ pub(crate) fn name_kind(name: &str) -> Option<NameKind> {
     const NOT_PASS: [&str; 5] = ["bypass", "compass", "surpass", "overpass", "underpass"];
     if lower.contains("passw")
         || lower.contains("pwd")
+        // A bare `secret` is as sure a name as `password`: its value may be
+        // words ("correct horse battery staple").
         || last == "passphrase"
+        || last == "secret"
         || (lower.ends_with("pass") && !NOT_PASS.iter().any(|w| lower.ends_with(w)))
     {
         return Some(NameKind::Password);
