@@ -188,17 +188,17 @@ pub(crate) const RULES: &[RuleSpec] = &[
     // escaped), in curl's `-H`.
     RuleSpec {
         kind: "authorization",
-        pattern: r#"(?i)\b(?:proxy-)?authorization\\?"?'?\s*[:=]\s*\\?"?'?\s*(?:(?:basic|bearer|token|digest|apikey|api-key|sso-key|key)\s+)?(?P<s>[A-Za-z0-9._~+/=:\-]{8,})"#,
+        pattern: r#"(?i)(?-u:\b)(?:proxy-)?authorization\\?"?'?\s*[:=]\s*\\?"?'?\s*(?:(?:basic|bearer|token|digest|apikey|api-key|sso-key|key)\s+)?(?P<s>[A-Za-z0-9._~+/=:\-]{8,})"#,
         check: Check::TokenLike,
     },
     RuleSpec {
         kind: "bearer-token",
-        pattern: r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=\-]{8,})",
+        pattern: r"(?i)(?-u:\b)bearer\s+(?P<s>[A-Za-z0-9._~+/=\-]{8,})",
         check: Check::TokenLike,
     },
     RuleSpec {
         kind: "api-key-header",
-        pattern: r#"(?i)\b(?:x-[a-z0-9\-]*api-?key|api-?key|x-[a-z0-9\-]*-token|x-auth|private-token|ocp-apim-subscription-key)\\?"?'?\s*:\s*\\?"?'?(?P<s>[^\s"'\\,;]{8,})"#,
+        pattern: r#"(?i)(?-u:\b)(?:x-[a-z0-9\-]*api-?key|api-?key|x-[a-z0-9\-]*-token|x-auth|private-token|ocp-apim-subscription-key)\\?"?'?\s*:\s*\\?"?'?(?P<s>[^\s"'\\,;]{8,})"#,
         check: Check::Secret,
     },
     RuleSpec {
@@ -209,7 +209,7 @@ pub(crate) const RULES: &[RuleSpec] = &[
     // `scheme://user:password@host`, the user possibly empty.
     RuleSpec {
         kind: "url-password",
-        pattern: r#"(?i)\b[a-z][a-z0-9+.\-]*://[^/\s:@"'<>\\]*:(?P<s>[^@\s/"'<>\\]+)@"#,
+        pattern: r#"(?i)(?-u:\b)[a-z][a-z0-9+.\-]*://[^/\s:@"'<>\\]*:(?P<s>[^@\s/"'<>\\]+)@"#,
         check: Check::Given,
     },
     // Passwords on command lines.
@@ -225,17 +225,17 @@ pub(crate) const RULES: &[RuleSpec] = &[
     },
     RuleSpec {
         kind: "password-flag",
-        pattern: r#"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p(?P<s>[^\s"'\\]+)"#,
+        pattern: r#"(?-u:\b)(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)(?-u:\b)[^\n|;&]*?\s-p(?P<s>[^\s"'\\]+)"#,
         check: Check::Given,
     },
     RuleSpec {
         kind: "password-flag",
-        pattern: r#"\bsshpass\s+-p\s*(?:"(?P<s1>[^"\n]*)"|'(?P<s2>[^'\n]*)'|(?P<s3>[^\s"'\\]+))"#,
+        pattern: r#"(?-u:\b)sshpass\s+-p\s*(?:"(?P<s1>[^"\n]*)"|'(?P<s2>[^'\n]*)'|(?P<s3>[^\s"'\\]+))"#,
         check: Check::Given,
     },
     RuleSpec {
         kind: "password-flag",
-        pattern: r#"\bcurl\b[^\n|;&]*?\s(?:-u|--user)(?:\s+|=)?['"]?[^\s:'"]*:(?P<s>[^\s'"@\\]+)"#,
+        pattern: r#"(?-u:\b)curl(?-u:\b)[^\n|;&]*?\s(?:-u|--user)(?:\s+|=)?['"]?[^\s:'"]*:(?P<s>[^\s'"@\\]+)"#,
         check: Check::Given,
     },
     RuleSpec {
