@@ -78,7 +78,9 @@ fn tail(text: &str, max: usize) -> String {
 /// since servers echo the key they were given ("Incorrect API key
 /// provided: ...").
 fn scrub(text: &str, key: Option<&str>) -> String {
-    let mut out = crucible_redact::Redactor::shared().redact(text).into_owned();
+    let mut out = crucible_redact::Redactor::shared()
+        .redact(text)
+        .into_owned();
     if let Some(k) = key.filter(|k| !k.is_empty()) {
         out = out.replace(k, "[REDACTED:api-key]");
         // A server may show only part of the key: its first characters.

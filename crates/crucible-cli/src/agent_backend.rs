@@ -169,7 +169,14 @@ mod tests {
         let openai = format!("sk-proj-{}", "Zx81kQ2mLp94TrW0aB3c");
         let github = format!("ghp_{}", "Zx81kQ2mLp94TrW0aB3c");
         let generated = "a8f3c29d71e04b6f9e2d5c8a1b7f3e90";
-        for value in [openai.as_str(), github.as_str(), generated, "", "1ABC", "A B"] {
+        for value in [
+            openai.as_str(),
+            github.as_str(),
+            generated,
+            "",
+            "1ABC",
+            "A B",
+        ] {
             assert!(!is_variable_name(value), "{value}");
         }
     }

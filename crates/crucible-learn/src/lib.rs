@@ -16,10 +16,10 @@ mod export;
 mod extract;
 
 pub use case::{Case, CaseBody, CaseKind, CaseMeta};
-pub use export::{CaseWriter, Export, Schema, Written, render};
-pub use extract::{CaseFilter, cases_of, may_have_cases};
 /// The redactor every export goes through: the one of `crucible-redact`.
 pub use crucible_redact::Redactor;
+pub use export::{CaseWriter, Export, Schema, Written, render};
+pub use extract::{CaseFilter, cases_of, may_have_cases};
 
 impl Case {
     /// The case with every secret in its text replaced (see [`Redactor`]).

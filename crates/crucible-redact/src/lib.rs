@@ -77,8 +77,8 @@ impl Redactor {
                 check: r.check,
             })
             .collect();
-        let any = RegexSet::new(RULES.iter().map(|r| r.pattern))
-            .expect("redaction patterns are valid");
+        let any =
+            RegexSet::new(RULES.iter().map(|r| r.pattern)).expect("redaction patterns are valid");
         Self { rules, any }
     }
 

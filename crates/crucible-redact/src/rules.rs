@@ -89,7 +89,10 @@ pub(crate) const RULES: &[RuleSpec] = &[
         "openai-key",
         r"sk-(?:proj-|svcacct-|admin-|or-v1-)?[A-Za-z0-9_\-]{8,}"
     ),
-    token!("stripe-key", r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{8,}"),
+    token!(
+        "stripe-key",
+        r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{8,}"
+    ),
     token!("stripe-key", r"whsec_[A-Za-z0-9]{8,}"),
     token!("github-token", r"gh[pousr]_[A-Za-z0-9]{8,}"),
     token!("github-token", r"github_pat_[A-Za-z0-9_]{8,}"),
@@ -149,7 +152,10 @@ pub(crate) const RULES: &[RuleSpec] = &[
     token!("pulumi-token", r"pul-[a-f0-9]{8,}"),
     token!("rubygems-key", r"rubygems_[a-f0-9]{8,}"),
     token!("sendinblue-key", r"xkeysib-[a-f0-9]{8,}"),
-    token!("square-token", r"(?:sq0atp|sq0csp|EAAA)-?[A-Za-z0-9_\-]{8,}"),
+    token!(
+        "square-token",
+        r"(?:sq0atp|sq0csp|EAAA)-?[A-Za-z0-9_\-]{8,}"
+    ),
     // In URLs as `/bot<token>/`: any non-digit may come before it.
     RuleSpec {
         kind: "telegram-token",
@@ -168,7 +174,10 @@ pub(crate) const RULES: &[RuleSpec] = &[
     ),
     token!("1password-token", r"ops_eyJ[A-Za-z0-9+/]{8,}=*"),
     token!("flyio-token", r"(?:fo1|fm1r|fm2)_[A-Za-z0-9_\-+/=]{8,}"),
-    token!("azure-client-secret", r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{8,}"),
+    token!(
+        "azure-client-secret",
+        r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{8,}"
+    ),
     token!("facebook-token", r"EAA[MC][A-Za-z0-9]{20,}"),
     token!("heroku-key", r"HRKU-[A-Za-z0-9_\-]{8,}"),
     token!("groq-key", r"gsk_[A-Za-z0-9]{8,}"),

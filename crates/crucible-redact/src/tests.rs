@@ -67,18 +67,32 @@ fn service_tokens_whole_and_cut_after_eight_characters() {
         ("AKIAIOSFODNN7EXAMPL3", "aws-access-key"),
         ("AKIAABCDEFGHIJKLMNOP", "aws-access-key"),
         ("ASIA2B3C4D5E6F7G8H9J", "aws-access-key"),
-        ("dop_v1_0123456789abcdef0123456789abcdef", "digitalocean-token"),
+        (
+            "dop_v1_0123456789abcdef0123456789abcdef",
+            "digitalocean-token",
+        ),
         ("dapi0123456789abcdef0123456789abcdef", "databricks-token"),
-        ("bot123456789:AAHk3mP9xQ2rT5vW8yZ1bC4dF7gJ0kL3nP", "telegram-token"),
+        (
+            "bot123456789:AAHk3mP9xQ2rT5vW8yZ1bC4dF7gJ0kL3nP",
+            "telegram-token",
+        ),
     ] {
-        gone(&format!("x {secret} y"), secret.trim_start_matches("bot"), kind);
+        gone(
+            &format!("x {secret} y"),
+            secret.trim_start_matches("bot"),
+            kind,
+        );
     }
 }
 
 #[test]
 fn tokens_right_after_a_json_escape_are_found() {
     let t = key("ghp_", BODY40);
-    gone(&format!(r#"{{\"out\": \"line\n{t}\"}}"#), &t, "github-token");
+    gone(
+        &format!(r#"{{\"out\": \"line\n{t}\"}}"#),
+        &t,
+        "github-token",
+    );
 }
 
 #[test]
@@ -90,7 +104,8 @@ fn jwt_whole_and_cut() {
 
 #[test]
 fn private_keys_with_and_without_footer() {
-    let pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq\nQ2x9\n-----END RSA PRIVATE KEY-----";
+    let pem =
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq\nQ2x9\n-----END RSA PRIVATE KEY-----";
     assert_eq!(red(&format!("a\n{pem}\nb")), "a\n[REDACTED:private-key]\nb");
     // Cut by a summary: to the end of the body.
     assert_eq!(
@@ -126,7 +141,10 @@ fn key_like_names_in_env_shell_yaml_and_json() {
         red(&format!("{{\"password\": \"{v}\"}}")),
         "{\"password\": \"[REDACTED:secret]\"}"
     );
-    assert_eq!(red("db password=hunter2 ok"), "db password=[REDACTED:secret] ok");
+    assert_eq!(
+        red("db password=hunter2 ok"),
+        "db password=[REDACTED:secret] ok"
+    );
     assert_eq!(
         red("use secret=\"correct horse battery staple\" now"),
         "use secret=\"[REDACTED:secret]\" now"
@@ -135,12 +153,32 @@ fn key_like_names_in_env_shell_yaml_and_json() {
 
 #[test]
 fn command_line_passwords() {
-    gone("mysql -u root -pS3cretPw! -h db", "S3cretPw!", "password-flag");
+    gone(
+        "mysql -u root -pS3cretPw! -h db",
+        "S3cretPw!",
+        "password-flag",
+    );
     gone("psql --password=S3cretPw!", "S3cretPw!", "password-flag");
-    gone("tool --password S3cretPw! --verbose", "S3cretPw!", "password-flag");
-    gone("sshpass -p 'S3cret Pw' ssh host", "S3cret Pw", "password-flag");
-    gone("curl -u admin:S3cretPw! https://x", "S3cretPw!", "password-flag");
-    gone("deploy --api-key Zx81kQ2mLp94TrW0", "Zx81kQ2mLp94TrW0", "secret-flag");
+    gone(
+        "tool --password S3cretPw! --verbose",
+        "S3cretPw!",
+        "password-flag",
+    );
+    gone(
+        "sshpass -p 'S3cret Pw' ssh host",
+        "S3cret Pw",
+        "password-flag",
+    );
+    gone(
+        "curl -u admin:S3cretPw! https://x",
+        "S3cretPw!",
+        "password-flag",
+    );
+    gone(
+        "deploy --api-key Zx81kQ2mLp94TrW0",
+        "Zx81kQ2mLp94TrW0",
+        "secret-flag",
+    );
 }
 
 #[test]
@@ -157,15 +195,31 @@ fn urls_with_a_password_even_without_user() {
 
 #[test]
 fn authorization_headers_and_cookies() {
-    gone("Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA==", "authorization");
+    gone(
+        "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+        "dXNlcjpwYXNzd29yZA==",
+        "authorization",
+    );
     gone(
         "curl -H 'Authorization: Bearer abcDEF123456ghij' x",
         "abcDEF123456ghij",
         "authorization",
     );
-    gone("Authorization: token Zx81kQ2mLp94TrW0", "Zx81kQ2mLp94TrW0", "authorization");
-    gone("-H \"x-api-key: Zx81kQ2mLp94TrW0\"", "Zx81kQ2mLp94TrW0", "api-key-header");
-    gone("api-key: Zx81kQ2mLp94TrW0", "Zx81kQ2mLp94TrW0", "api-key-header");
+    gone(
+        "Authorization: token Zx81kQ2mLp94TrW0",
+        "Zx81kQ2mLp94TrW0",
+        "authorization",
+    );
+    gone(
+        "-H \"x-api-key: Zx81kQ2mLp94TrW0\"",
+        "Zx81kQ2mLp94TrW0",
+        "api-key-header",
+    );
+    gone(
+        "api-key: Zx81kQ2mLp94TrW0",
+        "Zx81kQ2mLp94TrW0",
+        "api-key-header",
+    );
     gone(
         "Cookie: theme=dark; sessionid=9f8e7d6c5b4a39281706f5e4",
         "9f8e7d6c5b4a39281706f5e4",

@@ -44,9 +44,7 @@ pub(crate) fn name_kind(name: &str) -> Option<NameKind> {
         "lookup",
     ];
     let key_like = match last {
-        "key" => {
-            words.len() >= 2 && !NOT_SECRET_KEYS.contains(&words[words.len() - 2].as_str())
-        }
+        "key" => words.len() >= 2 && !NOT_SECRET_KEYS.contains(&words[words.len() - 2].as_str()),
         "token" | "auth" | "credential" | "credentials" | "creds" | "dsn" | "apikey"
         | "authtoken" | "authkey" | "accesskey" | "secretkey" | "privatekey" => true,
         _ => lower.contains("secret") || lower.ends_with("apikey") || lower.ends_with("token"),
@@ -103,7 +101,9 @@ pub(crate) fn looks_secret(value: &str, after: &str) -> bool {
     let alpha = v.bytes().any(|b| b.is_ascii_alphabetic());
     let upper = v.bytes().any(|b| b.is_ascii_uppercase());
     let lower = v.bytes().any(|b| b.is_ascii_lowercase());
-    (digit && alpha) || (upper && lower && !is_camel_case(v)) || (v.len() >= 20 && entropy(v) >= 3.5)
+    (digit && alpha)
+        || (upper && lower && !is_camel_case(v))
+        || (v.len() >= 20 && entropy(v) >= 3.5)
 }
 
 /// A value after a password-like name that is one: not a placeholder, a
@@ -166,7 +166,8 @@ fn is_placeholder(v: &str) -> bool {
     let lower = v.to_ascii_lowercase();
     v.starts_with(['$', '%', '{', '<', '&', '@', '#', '*'])
         || v.starts_with("[REDACTED")
-        || v.chars().all(|c| c == '*' || c == '.' || c == 'x' || c == 'X')
+        || v.chars()
+            .all(|c| c == '*' || c == '.' || c == 'x' || c == 'X')
         || WORDS.contains(&lower.as_str())
         || lower.starts_with("your")
         || lower.contains("redacted")
@@ -187,7 +188,9 @@ fn is_code(v: &str, after: &str) -> bool {
         && !first.is_empty()
         && first.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
         && v.split('.').all(|p| {
-            p.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            p.bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
                 && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
         })
 }

@@ -65,15 +65,31 @@ fn session_with_secrets() -> (String, Vec<Planted>) {
         planted.borrow_mut().push(Planted { kind, needle });
         secret
     };
-    let openai = plant("openai .env", "sk-proj-", format!("sk-proj-{}", body(1, 48)));
+    let openai = plant(
+        "openai .env",
+        "sk-proj-",
+        format!("sk-proj-{}", body(1, 48)),
+    );
     let anthropic = plant(
         "anthropic env dump",
         "sk-ant-api03-",
         format!("sk-ant-api03-{}", body(2, 60)),
     );
-    let stripe = plant("stripe json", "sk_live_", format!("sk_live_{}", body(3, 32)));
-    let stripe_rk = plant("stripe rk shell", "rk_live_", format!("rk_live_{}", body(4, 32)));
-    let stripe_test = plant("stripe test yaml", "sk_test_", format!("sk_test_{}", body(5, 32)));
+    let stripe = plant(
+        "stripe json",
+        "sk_live_",
+        format!("sk_live_{}", body(3, 32)),
+    );
+    let stripe_rk = plant(
+        "stripe rk shell",
+        "rk_live_",
+        format!("rk_live_{}", body(4, 32)),
+    );
+    let stripe_test = plant(
+        "stripe test yaml",
+        "sk_test_",
+        format!("sk_test_{}", body(5, 32)),
+    );
     let ghp = plant("github url", "ghp_", format!("ghp_{}", body(6, 36)));
     let gho = plant("github oauth json", "gho_", format!("gho_{}", body(7, 36)));
     let ghs = plant("github decision", "ghs_", format!("ghs_{}", body(8, 36)));
@@ -102,7 +118,11 @@ fn session_with_secrets() -> (String, Vec<Planted>) {
     );
     planted.borrow_mut().last_mut().unwrap().needle = slack_hook_path[..20].to_owned();
     let akia = plant("aws key id", "AKIA", "AKIAZ7Q4XW2MPL6RT3NB".to_owned());
-    let aws_secret = plant("aws secret", "", format!("{}/{}", body(17, 20), body(18, 19)));
+    let aws_secret = plant(
+        "aws secret",
+        "",
+        format!("{}/{}", body(17, 20), body(18, 19)),
+    );
     let google = plant("google api key", "AIza", format!("AIza{}", body(19, 35)));
     let ya29 = plant("google oauth", "ya29.", format!("ya29.{}", body(20, 60)));
     let jwt = plant(
@@ -111,7 +131,11 @@ fn session_with_secrets() -> (String, Vec<Planted>) {
         format!("eyJhbGciOiJSUzI1NiJ9.eyJ{}.{}", body(21, 40), body(22, 43)),
     );
     planted.borrow_mut().last_mut().unwrap().needle = "eyJhbGciOiJSUzI1NiJ9".to_owned();
-    let basic = plant("authorization basic", "", "YWRtaW46czNjcjN0UGFzc3dvcmQ=".to_owned());
+    let basic = plant(
+        "authorization basic",
+        "",
+        "YWRtaW46czNjcjN0UGFzc3dvcmQ=".to_owned(),
+    );
     let bearer = plant("authorization bearer", "", body(23, 40));
     let x_api_key = plant("x-api-key header", "", body(24, 32));
     let myapp = plant("prefixed env name", "", body(25, 28));
@@ -120,8 +144,12 @@ fn session_with_secrets() -> (String, Vec<Planted>) {
     let postgres = plant("postgres url", "", format!("pG{}", body(28, 14)));
     let escaped = plant("json-escaped password", "", format!("eS{}", body(29, 16)));
     let pem_body = format!("MIIEow{}", body(30, 58));
-    let pem = plant("pem with footer", "", pem_body.clone());
-    let pem_cut = plant("pem cut by summary", "", format!("b3BlbnNzaC1rZXkt{}", body(31, 60)));
+    let pem = plant("pem with footer", "", pem_body);
+    let pem_cut = plant(
+        "pem cut by summary",
+        "",
+        format!("b3BlbnNzaC1rZXkt{}", body(31, 60)),
+    );
     let cut_token = plant(
         "token cut at 60",
         "sk-proj-",
@@ -360,7 +388,11 @@ fn no_planted_secret_survives_any_export_path_and_ordinary_text_does() {
     kiln.write("2025-12-21-deploy-everything.md", &text);
     let id = "2025-12-21-deploy-everything";
     let check = kiln.run(&["session", "validate", id]);
-    assert_eq!(check.code, 0, "the planted session is valid: {}", check.stderr);
+    assert_eq!(
+        check.code, 0,
+        "the planted session is valid: {}",
+        check.stderr
+    );
 
     let raw = outputs(&kiln, id, false);
     let redacted = outputs(&kiln, id, true);
@@ -396,7 +428,11 @@ fn no_planted_secret_survives_any_export_path_and_ordinary_text_does() {
         .iter()
         .filter(|o| redacted.iter().any(|(_, t)| t.contains(*o)))
         .count();
-    assert_eq!(carried, ORDINARY.len(), "every ordinary line reaches some output");
+    assert_eq!(
+        carried,
+        ORDINARY.len(),
+        "every ordinary line reaches some output"
+    );
 }
 
 #[test]
@@ -412,15 +448,27 @@ fn a_title_holding_a_key_never_becomes_an_id_or_a_file_name() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     // Ids are lowercase: look for the key in any case.
     let needle = key[..16].to_lowercase();
-    assert!(!out.stdout.to_lowercase().contains(&needle), "{}", out.stdout);
-    assert!(!out.stderr.to_lowercase().contains(&needle), "{}", out.stderr);
+    assert!(
+        !out.stdout.to_lowercase().contains(&needle),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stderr.to_lowercase().contains(&needle),
+        "{}",
+        out.stderr
+    );
     assert!(out.stdout.contains("push-with-redacted"), "{}", out.stdout);
     for entry in std::fs::read_dir(kiln.sessions()).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         assert!(!name.to_lowercase().contains(&needle), "{name}");
     }
     let list = kiln.run(&["session", "list"]);
-    assert!(!list.stdout.to_lowercase().contains(&needle), "{}", list.stdout);
+    assert!(
+        !list.stdout.to_lowercase().contains(&needle),
+        "{}",
+        list.stdout
+    );
 }
 
 const PAUSED: &str = "2025-12-10-fix-flaky-test";
@@ -489,11 +537,18 @@ fn an_error_body_echoing_the_key_reaches_neither_stderr_nor_the_session() {
     );
     server.join().unwrap();
     assert_ne!(out.code, 0);
-    assert!(out.stderr.contains("Incorrect API key provided"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("Incorrect API key provided"),
+        "{}",
+        out.stderr
+    );
     assert!(!out.stderr.contains(&key[..16]), "{}", out.stderr);
     assert!(!out.stdout.contains(&key[..16]), "{}", out.stdout);
     let text = session_text(&kiln);
-    assert!(text.contains("Incorrect API key provided"), "the error is logged");
+    assert!(
+        text.contains("Incorrect API key provided"),
+        "the error is logged"
+    );
     assert!(!text.contains(&key[..16]), "{text}");
 }
 
@@ -514,7 +569,11 @@ fn a_base_url_with_credentials_is_never_printed_or_stored() {
     );
     server.join().unwrap();
     assert_ne!(out.code, 0);
-    assert!(out.stderr.contains(&addr), "the URL is named: {}", out.stderr);
+    assert!(
+        out.stderr.contains(&addr),
+        "the URL is named: {}",
+        out.stderr
+    );
     assert!(!out.stderr.contains(&password), "{}", out.stderr);
     assert!(!out.stdout.contains(&password), "{}", out.stdout);
     assert!(!session_text(&kiln).contains(&password));
