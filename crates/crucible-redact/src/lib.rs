@@ -11,7 +11,9 @@
 //! password, and private key blocks. A known prefix followed by 8 or more
 //! token characters is enough: a secret cut in half by a summary is still
 //! taken out. Text without a secret is returned as it is, after one pass of
-//! a [`regex::RegexSet`].
+//! an Aho-Corasick search for the rules' keywords (`sk-`, `ghp_`, `key`,
+//! `pass`, `bearer`, `://`, ...): a rule runs only on text holding one of
+//! its keywords.
 
 mod rules;
 mod value;
@@ -19,7 +21,8 @@ mod value;
 use std::borrow::Cow;
 use std::sync::{LazyLock, OnceLock};
 
-use regex::{Captures, Regex, RegexSet};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use regex::{Captures, Regex};
 
 use crate::rules::{Check, RULES};
 
@@ -27,18 +30,20 @@ use crate::rules::{Check, RULES};
 #[derive(Debug)]
 pub struct Redactor {
     rules: Vec<Rule>,
-    /// Every pattern at once: most text holds no secret, and one pass of the
-    /// set says so without running each rule.
-    any: RegexSet,
+    /// Every rule's keywords at once: most text holds none, and one pass
+    /// says so without running any pattern.
+    keywords: AhoCorasick,
+    /// The rules each keyword (by its index in `keywords`) stands for.
+    rules_of: Vec<Vec<usize>>,
 }
 
 #[derive(Debug)]
 struct Rule {
     kind: &'static str,
     pattern: &'static str,
-    /// Compiled the first time the set says the rule matches: most runs
-    /// need a few of the rules, and compiling all of them would double the
-    /// start-up cost of every command that redacts a title.
+    /// Compiled the first time one of the rule's keywords is seen: most
+    /// runs need a few of the rules, and compiling all of them would be
+    /// most of the start-up cost of every command that redacts a title.
     re: OnceLock<Regex>,
     check: Check,
 }
@@ -77,9 +82,31 @@ impl Redactor {
                 check: r.check,
             })
             .collect();
-        let any =
-            RegexSet::new(RULES.iter().map(|r| r.pattern)).expect("redaction patterns are valid");
-        Self { rules, any }
+        let mut words: Vec<&'static str> = Vec::new();
+        let mut rules_of: Vec<Vec<usize>> = Vec::new();
+        for (i, r) in RULES.iter().enumerate() {
+            for &k in r.keywords {
+                match words.iter().position(|w| w.eq_ignore_ascii_case(k)) {
+                    Some(at) => rules_of[at].push(i),
+                    None => {
+                        words.push(k);
+                        rules_of.push(vec![i]);
+                    }
+                }
+            }
+        }
+        let keywords = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            // A few hundred states: the DFA is small and the fastest scan.
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&words)
+            .expect("redaction keywords are valid");
+        Self {
+            rules,
+            keywords,
+            rules_of,
+        }
     }
 
     /// One redactor for the whole process: compiling the patterns costs
@@ -91,13 +118,19 @@ impl Redactor {
     /// `text` with every secret replaced by `[REDACTED:<kind>]`; borrowed
     /// when it holds none.
     pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        let matched = self.any.matches(text);
-        if !matched.matched_any() {
+        let mut candidate = vec![false; self.rules.len()];
+        let mut any = false;
+        for m in self.keywords.find_overlapping_iter(text) {
+            for &i in &self.rules_of[m.pattern().as_usize()] {
+                candidate[i] = true;
+                any = true;
+            }
+        }
+        if !any {
             return Cow::Borrowed(text);
         }
         let mut spans = Vec::new();
-        for i in matched.iter() {
-            let rule = &self.rules[i];
+        for (rule, _) in self.rules.iter().zip(&candidate).filter(|(_, c)| **c) {
             for caps in rule.regex().captures_iter(text) {
                 if let Some((start, end)) = secret_of(&caps)
                     && rule.check.accepts(

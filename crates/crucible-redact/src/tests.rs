@@ -274,8 +274,9 @@ fn redaction_is_idempotent_and_borrows_clean_text() {
 }
 
 #[test]
-fn every_pattern_compiles() {
+fn every_pattern_compiles_and_each_match_holds_a_keyword() {
     for r in crate::rules::RULES {
         assert!(Regex::new(r.pattern).is_ok(), "{}", r.kind);
+        assert!(!r.keywords.is_empty(), "{}", r.kind);
     }
 }
