@@ -883,7 +883,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__codify)
-            opts="-o -v -h -V --output --force --refine --agent-cmd --interactive --format --verbose --dir --help --version"
+            opts="-o -v -h -V --output --force --refine --agent-cmd --interactive --format --no-redact --verbose --dir --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -981,7 +981,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__export)
-            opts="-o -v -h -V --to --output --force --verbose --dir --help --version"
+            opts="-o -v -h -V --to --output --force --redact --verbose --dir --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -105,6 +105,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l force -d 'Replace --output if it exists'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l refine -d 'Have the agent backend clean the workflow up (names, types, conditions); used only if its reply validates'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l interactive -d 'Review it in $VISUAL/$EDITOR before saving: reopened with the errors on top until it validates'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l no-redact -d 'Keep secrets (API keys, tokens, passwords) as they are. Redaction is on by default: a workflow is written to be shared'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s V -l version -d 'Print version'
@@ -149,6 +150,7 @@ openai-messages\t'A JSON array of OpenAI chat-completions messages'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s o -l output -d 'Where to write: a file (stdout when left out); for agent-dir, the sessions folder the `<YYYY-MM-DD-HH-MM-SS>/` folder goes in (default `.agent/sessions`)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l force -d 'Replace a file or folder that exists'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l redact -d 'Replace secrets (API keys, tokens, passwords) with `[REDACTED:<kind>]`. Off by default: export is a format conversion of your own data; turn it on for anything you share'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'

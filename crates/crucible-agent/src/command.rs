@@ -70,7 +70,7 @@ impl AgentBackend for CommandBackend {
                 timeout: self.timeout,
             });
         };
-        let stderr = tail(&String::from_utf8_lossy(&stderr), STDERR_SHOWN);
+        let stderr = crate::scrub(&tail(&String::from_utf8_lossy(&stderr), STDERR_SHOWN), None);
         if !status.success() {
             let status = match status.code() {
                 Some(code) => format!("exit code {code}"),

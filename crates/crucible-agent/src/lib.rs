@@ -73,6 +73,26 @@ fn tail(text: &str, max: usize) -> String {
     format!("…{rest}")
 }
 
+/// `text` fit for an error message: every secret the redactor knows taken
+/// out, and `key` (the key this backend sends) too, whatever its shape,
+/// since servers echo the key they were given ("Incorrect API key
+/// provided: ...").
+fn scrub(text: &str, key: Option<&str>) -> String {
+    let mut out = crucible_redact::Redactor::shared()
+        .redact(text)
+        .into_owned();
+    if let Some(k) = key.filter(|k| !k.is_empty()) {
+        out = out.replace(k, "[REDACTED:api-key]");
+        // A server may show only part of the key: its first characters.
+        if let Some(head) = k.get(..k.len().min(12))
+            && head.len() >= 8
+        {
+            out = out.replace(head, "[REDACTED:api-key]");
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,7 +24,7 @@ pub struct OpenAiBackend {
 impl std::fmt::Debug for OpenAiBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiBackend")
-            .field("base_url", &self.base_url)
+            .field("base_url", &self.shown(&self.base_url))
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "(set)"))
             .field("timeout", &self.timeout)
@@ -37,15 +37,23 @@ impl OpenAiBackend {
     pub fn url(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
+
+    /// `text` as an error or a description may show it: a URL's password
+    /// and the key are taken out (see [`crate::scrub`]).
+    fn shown(&self, text: &str) -> String {
+        crate::scrub(text, self.api_key.as_deref())
+    }
 }
 
 impl AgentBackend for OpenAiBackend {
     fn describe(&self) -> String {
-        format!("{} at {}", self.model, self.base_url)
+        format!("{} at {}", self.model, self.shown(&self.base_url))
     }
 
     fn complete(&self, request: &AgentRequest<'_>) -> Result<AgentReply, AgentError> {
         let url = self.url();
+        // Errors name the URL as it may be shown, never with its password.
+        let shown_url = self.shown(&url);
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(self.timeout))
             .http_status_as_error(false)
@@ -61,12 +69,12 @@ impl AgentBackend for OpenAiBackend {
         }
         let http_error = |e: ureq::Error| match e {
             ureq::Error::Timeout(_) => AgentError::HttpTimeout {
-                url: url.clone(),
+                url: shown_url.clone(),
                 timeout: self.timeout,
             },
             other => AgentError::Http {
-                url: url.clone(),
-                message: other.to_string(),
+                url: shown_url.clone(),
+                message: self.shown(&other.to_string()),
             },
         };
         let response = req.send(body.as_str()).map_err(http_error)?;
@@ -74,12 +82,15 @@ impl AgentBackend for OpenAiBackend {
         let text = response.into_body().read_to_string().map_err(http_error)?;
         if !(200..300).contains(&status) {
             return Err(AgentError::HttpStatus {
-                url,
+                url: shown_url,
                 status,
-                body: error_message(&text),
+                body: self.shown(&error_message(&text)),
             });
         }
-        read_completion(&text).map_err(|message| AgentError::BadResponse { url, message })
+        read_completion(&text).map_err(|message| AgentError::BadResponse {
+            url: shown_url.clone(),
+            message: self.shown(&message),
+        })
     }
 }
 

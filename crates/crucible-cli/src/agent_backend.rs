@@ -80,6 +80,21 @@ pub fn configured_with_model(
             };
             let api_key = match &a.api_key_env {
                 None => None,
+                Some(var) if !is_variable_name(var) => {
+                    // Never echo it: a value that is not a name is most
+                    // likely the key itself.
+                    return Err(CliError::new(format!(
+                        "[agent] api_key_env must be the name of an environment variable \
+                         (letters, digits and `_`), and the value set does not look like one \
+                         (it may be the key itself, so it is not shown; read from {})",
+                        sources()
+                    ))
+                    .with_hint(
+                        "put the key in a variable (export OPENAI_API_KEY=...) and set \
+                         api_key_env = \"OPENAI_API_KEY\"; if the key was in a shared file, \
+                         revoke it",
+                    ));
+                }
                 Some(var) => match std::env::var(var) {
                     Ok(k) if !k.is_empty() => Some(k),
                     _ => {
@@ -98,6 +113,21 @@ pub fn configured_with_model(
             })))
         }
     }
+}
+
+/// Whether `name` can be an environment variable's name rather than a key:
+/// `[A-Za-z_][A-Za-z0-9_]*`, nothing the redactor takes for a secret, and
+/// not long, lowercase and digits as generated keys are.
+fn is_variable_name(name: &str) -> bool {
+    let shaped = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let generated = name.len() >= 24
+        && name.bytes().any(|b| b.is_ascii_lowercase())
+        && name.bytes().any(|b| b.is_ascii_digit());
+    shaped && !generated && !crucible_redact::Redactor::shared().finds_secret(name)
 }
 
 /// The agent replies are recorded as: `[agent] name`, else `fallback`.
@@ -125,4 +155,29 @@ pub fn system_prompt_file(path: Option<&std::path::Path>) -> Result<Option<Strin
         })
     })
     .transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_variable_name;
+
+    #[test]
+    fn keys_are_not_variable_names() {
+        for name in ["OPENAI_API_KEY", "MY_KEY_2", "_X", "anthropic_key"] {
+            assert!(is_variable_name(name), "{name}");
+        }
+        let openai = format!("sk-proj-{}", "Zx81kQ2mLp94TrW0aB3c");
+        let github = format!("ghp_{}", "Zx81kQ2mLp94TrW0aB3c");
+        let generated = "a8f3c29d71e04b6f9e2d5c8a1b7f3e90";
+        for value in [
+            openai.as_str(),
+            github.as_str(),
+            generated,
+            "",
+            "1ABC",
+            "A B",
+        ] {
+            assert!(!is_variable_name(value), "{value}");
+        }
+    }
 }

@@ -56,6 +56,11 @@ pub fn refine(
     prompt.push_str("## The workflow to refine\n\n````markdown\n");
     prompt.push_str(workflow.trim_end());
     prompt.push_str("\n````\n");
+    // The prompt leaves the machine: a workflow file or a session may hold
+    // a key whatever the command redacted before.
+    let prompt = crucible_redact::Redactor::shared()
+        .redact(&prompt)
+        .into_owned();
     let messages = vec![
         json!({"role": "system", "content": "You edit workflow documents precisely and reply with the document only."}),
         json!({"role": "user", "content": prompt}),

@@ -99,7 +99,10 @@ pub fn judge(
     if e.result.is_none() {
         return Err(JudgeError::NothingToJudge);
     }
-    let prompt = prompt(input, e, a);
+    // The prompt goes to another service: what the phase did may hold keys.
+    let prompt = crucible_redact::Redactor::shared()
+        .redact(&prompt(input, e, a))
+        .into_owned();
     let messages = [
         json!({"role": "system", "content": "You are a strict evaluator. Answer in the exact format asked for."}),
         json!({"role": "user", "content": prompt}),
@@ -114,6 +117,49 @@ pub fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crucible_agent::AgentReply;
+    use std::cell::RefCell;
+
+    /// Keeps the prompt it was sent and passes.
+    #[derive(Debug, Default)]
+    struct Recording(RefCell<String>);
+
+    impl AgentBackend for Recording {
+        fn describe(&self) -> String {
+            "recording".into()
+        }
+        fn complete(&self, request: &AgentRequest<'_>) -> Result<AgentReply, AgentError> {
+            *self.0.borrow_mut() = format!("{}{}", request.prompt, json!(request.messages));
+            Ok(AgentReply {
+                text: "PASS: ok".into(),
+                usage: None,
+                model: None,
+            })
+        }
+    }
+
+    #[test]
+    fn the_judge_prompt_holds_no_key() {
+        let key = format!("sk-proj-{}", "Zx81kQ2mLp94TrW0aB3cD5eF");
+        let e = Expectation {
+            result: Some("the deploy works".into()),
+            ..Expectation::default()
+        };
+        let a = Actual {
+            calls: vec![crucible_core::ToolCall::new(
+                "bash",
+                format!("OPENAI_API_KEY={key} ./deploy"),
+            )],
+            result: format!("deployed with {key}"),
+            tokens: None,
+            duration_ms: None,
+        };
+        let judge_backend = Recording::default();
+        judge(&judge_backend, &format!("use {key}"), &e, &a).unwrap();
+        let sent = judge_backend.0.borrow();
+        assert!(sent.contains("[REDACTED:"), "{sent}");
+        assert!(!sent.contains(&key[..20]), "{sent}");
+    }
 
     #[test]
     fn only_one_strict_line_is_an_answer() {

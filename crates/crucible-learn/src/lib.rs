@@ -14,12 +14,12 @@ mod case;
 pub mod check;
 mod export;
 mod extract;
-mod redact;
 
 pub use case::{Case, CaseBody, CaseKind, CaseMeta};
+/// The redactor every export goes through: the one of `crucible-redact`.
+pub use crucible_redact::Redactor;
 pub use export::{CaseWriter, Export, Schema, Written, render};
 pub use extract::{CaseFilter, cases_of, may_have_cases};
-pub use redact::Redactor;
 
 impl Case {
     /// The case with every secret in its text replaced (see [`Redactor`]).

@@ -72,6 +72,51 @@ fn a_server_error_shows_its_message_and_never_the_key() {
 }
 
 #[test]
+fn an_error_body_that_echoes_the_key_is_shown_without_it() {
+    let key = format!("sk-proj-{}", "Zx81kQ2mLp94TrW0aB3cD5eFgH7j");
+    let server = StubServer::start(vec![Answer::Status(
+        401,
+        format!(
+            r#"{{"error":{{"message":"Incorrect API key provided: {key}. Find yours at https://x/keys","type":"invalid_request_error"}}}}"#
+        ),
+    )]);
+    let mut b = backend(&server, Duration::from_secs(5));
+    b.api_key = Some(key.clone());
+    let e = ask(&b).unwrap_err();
+    let shown = format!("{e} {e:?}");
+    assert!(shown.contains("Incorrect API key provided"), "{shown}");
+    assert!(!shown.contains(&key[..16]), "{shown}");
+
+    // A key the redactor has no pattern for is still taken out: it is the
+    // one this backend sent.
+    let odd_key = "plainlowercasekeyvalue";
+    let server = StubServer::start(vec![Answer::Status(
+        401,
+        format!(r#"{{"error":"bad key {odd_key}"}}"#),
+    )]);
+    let mut b = backend(&server, Duration::from_secs(5));
+    b.api_key = Some(odd_key.into());
+    let shown = ask(&b).unwrap_err().to_string();
+    assert!(!shown.contains(odd_key), "{shown}");
+}
+
+#[test]
+fn a_base_url_with_credentials_is_never_shown_with_them() {
+    let server = StubServer::start(vec![Answer::Status(500, "{}".into())]);
+    let with_password = server
+        .base_url
+        .replacen("http://", "http://admin:Pa55w0rdZx81kQ@", 1);
+    let b = OpenAiBackend {
+        base_url: with_password,
+        ..backend(&server, Duration::from_secs(5))
+    };
+    let e = ask(&b).unwrap_err();
+    let shown = format!("{e} {e:?} {} {b:?}", b.describe());
+    assert!(!shown.contains("Pa55w0rdZx81kQ"), "{shown}");
+    assert!(shown.contains("[REDACTED:url-password]"), "{shown}");
+}
+
+#[test]
 fn a_stalled_server_times_out() {
     let server = StubServer::start(vec![Answer::Stall(Duration::from_secs(3))]);
     let started = Instant::now();

@@ -7,6 +7,7 @@ mod event;
 mod frontmatter;
 mod id;
 mod phase;
+mod redact;
 mod status;
 mod summary;
 mod task;

@@ -12,6 +12,9 @@ const MAX_SLUG: usize = 48;
 /// A file-name-safe slug of a title: lower case letters and digits joined by
 /// single dashes; `session` when nothing is left.
 pub fn slugify(title: &str) -> String {
+    // From the redacted title: an id is in every list, export and log line,
+    // so a key pasted into a title must not become part of it.
+    let title = crucible_redact::Redactor::shared().redact(title);
     let mut slug = String::new();
     for c in title.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() {
@@ -110,6 +113,9 @@ mod tests {
         );
         assert_eq!(slugify("  ../etc/passwd "), "etc-passwd");
         assert_eq!(slugify(""), "session");
+        let key = format!("sk-proj-{}", "Zx81kQ2mLp94TrW0aB3c");
+        let slug = slugify(&format!("Deploy with {key} today"));
+        assert_eq!(slug, "deploy-with-redacted-openai-key-today");
         assert_eq!(slugify("Überprüfung"), "überprüfung");
         assert!(slugify(&"long words ".repeat(20)).chars().count() <= MAX_SLUG);
     }

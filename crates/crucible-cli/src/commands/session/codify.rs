@@ -1,5 +1,5 @@
 //! `cru session codify [<id|path>...] [--output FILE] [--force] [--refine]
-//! [--interactive] [--format markdown|json|mermaid]`.
+//! [--interactive] [--format markdown|json|mermaid] [--no-redact]`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -38,6 +38,10 @@ pub struct CodifyArgs {
     pub interactive: bool,
     #[arg(long, value_enum, default_value_t = CodifyFormat::Markdown)]
     pub format: CodifyFormat,
+    /// Keep secrets (API keys, tokens, passwords) as they are. Redaction is
+    /// on by default: a workflow is written to be shared.
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -59,7 +63,13 @@ pub fn run(ctx: &Context, args: &CodifyArgs) -> anyhow::Result<Outcome> {
             .with_hint("pass --force to replace it")
             .into());
     }
-    let sessions = load(ctx, &args.sessions)?;
+    let mut sessions = load(ctx, &args.sessions)?;
+    if !args.no_redact {
+        // Before codifying, so that every format and the refine prompt are
+        // built from redacted text.
+        let r = crucible_redact::Redactor::shared();
+        sessions.iter_mut().for_each(|s| s.redact(r));
+    }
     let logs: Vec<&SessionLog> = sessions.iter().collect();
     let workflow = crucible_codify::codify(&logs).map_err(|e| CliError::new(e.to_string()))?;
     let mut text = write_workflow(&workflow);

@@ -1,4 +1,4 @@
-//! `cru session export <id|path> --to connectonion|codeloops|agent-dir|openai-messages [--output PATH] [--force]`.
+//! `cru session export <id|path> --to connectonion|codeloops|agent-dir|openai-messages [--output PATH] [--force] [--redact]`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -25,6 +25,11 @@ pub struct ExportArgs {
     /// Replace a file or folder that exists.
     #[arg(long)]
     pub force: bool,
+    /// Replace secrets (API keys, tokens, passwords) with `[REDACTED:<kind>]`.
+    /// Off by default: export is a format conversion of your own data; turn
+    /// it on for anything you share.
+    #[arg(long)]
+    pub redact: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -51,7 +56,10 @@ impl To {
 }
 
 pub fn run(ctx: &Context, args: &ExportArgs) -> anyhow::Result<Outcome> {
-    let (_, log) = ctx.store.load(&args.session).map_err(CliError::from)?;
+    let (_, mut log) = ctx.store.load(&args.session).map_err(CliError::from)?;
+    if args.redact {
+        log.redact(crucible_redact::Redactor::shared());
+    }
     let exported = crucible_interop::export(&log, args.to.format())
         .map_err(|e| CliError::new(e.to_string()))?;
     match exported {

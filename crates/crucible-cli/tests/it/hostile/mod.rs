@@ -2,3 +2,4 @@
 
 mod bounded;
 mod fs;
+mod secrets;
