@@ -61,6 +61,11 @@ pub struct Recorder<'s, C: SessionCodec> {
     last_flush: Instant,
     /// Set when the session was not active when opened: new work reopens it.
     reopen_on_work: bool,
+    /// Opened with `reopen`: events may go to an ended session.
+    may_write_ended: bool,
+    /// What this recorder last saw of its file under the lock (see
+    /// [`SessionStore::append_events_checked`]).
+    seen: Option<crate::store::Seen>,
 }
 
 impl<'s, C: SessionCodec> Recorder<'s, C> {
@@ -111,6 +116,8 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
             subagent_mode: config.subagent_mode,
             last_flush: Instant::now(),
             reopen_on_work: false,
+            may_write_ended: false,
+            seen: None,
         }
     }
 
@@ -122,8 +129,11 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
         config: &SessionConfig,
         reopen: bool,
     ) -> Result<Self, RecordError> {
-        let (path, log) = store.load(query)?;
+        let path = store.resolve(query)?;
+        let (log, seen) = store.load_seen(&path)?;
         let mut rec = Self::bound(store, path, log, config);
+        rec.seen = seen;
+        rec.may_write_ended = reopen;
         match rec.log.frontmatter.status {
             SessionStatus::Active => {}
             SessionStatus::Paused => rec.reopen_on_work = true,
@@ -161,13 +171,22 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
     }
 
     fn record(&mut self, event: SessionEvent) -> Result<(), RecordError> {
-        if self.reopen_on_work
-            && !matches!(event, SessionEvent::Pause { .. } | SessionEvent::End { .. })
-        {
+        let reopens = self.reopen_on_work
+            && !matches!(event, SessionEvent::Pause { .. } | SessionEvent::End { .. });
+        if reopens {
+            // Kept with the event that needs it: both reach the journal in
+            // one append, or neither does.
             self.reopen_on_work = false;
-            self.record(SessionEvent::Reopen)?;
+            let reopen = TimedEvent {
+                at: Timestamp::now(),
+                event: SessionEvent::Reopen,
+            };
+            self.log.apply(&reopen);
+            self.pending.push(reopen);
         }
-        let flush_point = event.is_boundary()
+        // A reopen is a boundary: it goes to disk with its event at once.
+        let flush_point = reopens
+            || event.is_boundary()
             || matches!(
                 event,
                 SessionEvent::Subagent {
@@ -201,8 +220,30 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
 
     fn write_pending(&mut self, durable: bool) -> Result<(), RecordError> {
         if !self.pending.is_empty() {
-            self.store
-                .append_events(&self.path, &self.pending, durable)?;
+            let (id, may_write_ended) = (self.log.id().clone(), self.may_write_ended);
+            let result = self.store.append_events_checked(
+                &self.path,
+                &self.pending,
+                durable,
+                &mut self.seen,
+                |current: &SessionLog| {
+                    // Checked again under the writers' lock: the session may
+                    // have ended since it was opened.
+                    let status = current.frontmatter.status;
+                    if may_write_ended
+                        || !matches!(status, SessionStatus::Completed | SessionStatus::Failed)
+                    {
+                        Ok(())
+                    } else {
+                        Err(RecordError::Ended { id, status })
+                    }
+                },
+            );
+            if result.is_err() {
+                // Refused or failed: none of it is kept, not even by `Drop`.
+                self.pending.clear();
+            }
+            result?;
             self.pending.clear();
         }
         self.last_flush = Instant::now();
@@ -504,12 +545,6 @@ pub fn pause_if_idle<C: SessionCodec>(
     if now.duration_since(last).unwrap_or_default() <= idle {
         return Ok(false);
     }
-    let Ok(log) = store.load_path(path) else {
-        return Ok(false);
-    };
-    if log.frontmatter.status != SessionStatus::Active {
-        return Ok(false);
-    }
     let at_ms = last
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
@@ -518,6 +553,29 @@ pub fn pause_if_idle<C: SessionCodec>(
         at: Timestamp::from_unix_ms(at_ms),
         event: SessionEvent::Pause { resume_point: None },
     };
-    store.append_events(path, &[event], true)?;
-    Ok(true)
+    // The status is checked under the lock of the append: a session ended
+    // meanwhile must not go back to paused.
+    match store.append_events_checked(path, &[event], true, &mut None, |log| {
+        if log.frontmatter.status == SessionStatus::Active {
+            Ok(())
+        } else {
+            Err(IdleCheck::NotActive)
+        }
+    }) {
+        Ok(()) => Ok(true),
+        Err(IdleCheck::NotActive | IdleCheck::Store(StoreError::Decode(_))) => Ok(false),
+        Err(IdleCheck::Store(e)) => Err(e),
+    }
+}
+
+/// Why an idle session was not paused.
+enum IdleCheck {
+    NotActive,
+    Store(StoreError),
+}
+
+impl From<StoreError> for IdleCheck {
+    fn from(e: StoreError) -> Self {
+        Self::Store(e)
+    }
 }

@@ -66,6 +66,28 @@ pub fn create_atomic(target: &Path, contents: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// [`write_atomic`], unless `still_current()` says no just before the rename:
+/// then `target` is left alone and `Ok(false)` returned. The slow part (the
+/// temporary file and its fsync) comes before the question, so the window in
+/// which another program's save can slip in is one `stat` and one `rename`.
+pub fn write_atomic_if(
+    target: &Path,
+    contents: &[u8],
+    still_current: impl FnOnce() -> bool,
+) -> io::Result<bool> {
+    let tmp = write_temp(target, contents)?;
+    if !still_current() {
+        let _ = fs::remove_file(&tmp);
+        return Ok(false);
+    }
+    if let Err(e) = fs::rename(&tmp, target) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    sync_parent(target);
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
