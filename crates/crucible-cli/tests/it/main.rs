@@ -4,6 +4,7 @@ mod codify;
 mod discovery;
 mod eval;
 mod export;
+mod hostile;
 mod import;
 mod index;
 mod kiln;

@@ -66,25 +66,87 @@ pub fn create_atomic(target: &Path, contents: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// [`write_atomic`], unless `still_current()` says no just before the rename:
-/// then `target` is left alone and `Ok(false)` returned. The slow part (the
-/// temporary file and its fsync) comes before the question, so the window in
-/// which another program's save can slip in is one `stat` and one `rename`.
-pub fn write_atomic_if(
+/// [`write_atomic`] for a file that other programs (editors) may replace at
+/// any moment without cru's lock: `target` is replaced only if it is still
+/// the file that was read, as `is_the_file_read` tells from a path to it.
+/// Returns `Ok(false)`, with `target` as the other program left it, if not.
+///
+/// Where the kernel can swap two names atomically (Linux's
+/// `renameat2(RENAME_EXCHANGE)`), the new file is swapped in and the one it
+/// displaced is looked at: another program's save is never overwritten, it
+/// is swapped back. Elsewhere the file is compared just before the rename,
+/// which leaves a window of one `stat` and one `rename`.
+pub fn replace_if_unchanged(
     target: &Path,
     contents: &[u8],
-    still_current: impl FnOnce() -> bool,
+    is_the_file_read: impl Fn(&Path) -> bool,
 ) -> io::Result<bool> {
     let tmp = write_temp(target, contents)?;
-    if !still_current() {
-        let _ = fs::remove_file(&tmp);
+    let result = swap_in_if_unchanged(&tmp, target, &is_the_file_read);
+    let _ = fs::remove_file(&tmp);
+    if matches!(result, Ok(true)) {
+        sync_parent(target);
+    }
+    result
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn swap_in_if_unchanged(
+    tmp: &Path,
+    target: &Path,
+    is_the_file_read: &impl Fn(&Path) -> bool,
+) -> io::Result<bool> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    use std::os::unix::fs::MetadataExt;
+    // Swapping in exposes the new file for an instant even when it is then
+    // swapped back; a change already visible is not worth that.
+    if !is_the_file_read(target) {
         return Ok(false);
     }
-    if let Err(e) = fs::rename(&tmp, target) {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
+    let ours = fs::metadata(tmp)?.ino();
+    let exchange = || renameat_with(CWD, tmp, CWD, target, RenameFlags::EXCHANGE);
+    match exchange() {
+        Ok(()) => {}
+        // A file system without the exchange (some network ones).
+        Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {
+            return rename_if_unchanged(tmp, target, is_the_file_read);
+        }
+        Err(e) => return Err(e.into()),
     }
-    sync_parent(target);
+    // `tmp` now names the file that was at `target` an instant ago.
+    if is_the_file_read(tmp) {
+        return Ok(true);
+    }
+    // Someone saved in between: give their file its name back.
+    exchange()?;
+    if fs::metadata(tmp)?.ino() != ours {
+        // They saved again, over ours, before the swap back, which has just
+        // put their older save in place of the newer: swap once more. (A
+        // third save within these microseconds would be undone; it is beyond
+        // what this guards against.)
+        exchange()?;
+    }
+    Ok(false)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn swap_in_if_unchanged(
+    tmp: &Path,
+    target: &Path,
+    is_the_file_read: &impl Fn(&Path) -> bool,
+) -> io::Result<bool> {
+    rename_if_unchanged(tmp, target, is_the_file_read)
+}
+
+fn rename_if_unchanged(
+    tmp: &Path,
+    target: &Path,
+    is_the_file_read: &impl Fn(&Path) -> bool,
+) -> io::Result<bool> {
+    if !is_the_file_read(target) {
+        return Ok(false);
+    }
+    fs::rename(tmp, target)?;
     Ok(true)
 }
 

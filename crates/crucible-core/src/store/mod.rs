@@ -382,40 +382,62 @@ impl<C: SessionCodec> SessionStore<C> {
     /// Applies the journal of `path` to its markdown and removes it.
     pub fn fold(&self, path: &Path) -> Result<(), StoreError> {
         let _lock = self.lock_for(path)?;
-        self.fold_locked(path)
+        self.fold_locked(path, true)
     }
 
-    /// Folds the journal into the markdown. People edit session files too,
-    /// without cru's lock: a file that changed between the read and the
-    /// rename (an editor saved it) is never replaced; the fold reads it again
-    /// and applies the journal to the new text, so neither the edit nor the
-    /// events are lost.
-    fn fold_locked(&self, path: &Path) -> Result<(), StoreError> {
+    /// Folds the journal into the markdown.
+    ///
+    /// People edit session files too, without cru's lock. A file that
+    /// changed between the read and the rename (an editor saved it) is never
+    /// replaced: the fold reads it again and applies the journal to the new
+    /// text. With `keep_folded` (folds while recording goes on), the folded
+    /// events stay in the journal behind a marker naming the lines they
+    /// added, until the next writer finds them in the file: an editor that
+    /// read the file before the fold and saves after it loses none of them.
+    fn fold_locked(&self, path: &Path, keep_folded: bool) -> Result<(), StoreError> {
         let jpath = journal::journal_path(path);
         for _ in 0..FOLD_ATTEMPTS {
-            if !jpath.exists() {
-                return Ok(());
-            }
             let read = FileStamp::of(path);
-            let (log, bad) = self.load_with_journal(path)?;
-            if !bad.is_empty() {
+            let bytes = std::fs::read(path).map_err(StoreError::io(path))?;
+            let Some(contents) = journal::read(&jpath).map_err(StoreError::io(&jpath))? else {
+                return Ok(());
+            };
+            if !contents.bad_lines.is_empty() {
                 // Folding removes the journal: never with lines we could not read.
                 return Err(StoreError::UnreadableJournal {
                     path: jpath,
-                    lines: bad,
+                    lines: contents.bad_lines,
                 });
             }
+            let pending = contents.pending_for(&bytes);
+            if pending.is_empty() {
+                // The file holds every event of the journal already.
+                journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
+                return Ok(());
+            }
+            let mut log = self
+                .codec
+                .decode(path, &bytes)
+                .map_err(StoreError::Decode)?;
+            for event in &pending {
+                log.apply(event);
+            }
             let text = self.codec.encode(&log);
+            if FileStamp::of(path) != read {
+                continue;
+            }
             // The marker goes first: a crash after the rename must tell
             // readers that this file holds the journal's events already.
-            journal::mark_folded(&jpath, &journal::content_hash(text.as_bytes()))
+            journal::mark_folded_from(&jpath, &bytes, text.as_bytes())
                 .map_err(StoreError::io(&jpath))?;
-            let replaced = atomic::write_atomic_if(path, text.as_bytes(), || {
-                read.is_some() && FileStamp::of(path) == read
+            let replaced = atomic::replace_if_unchanged(path, text.as_bytes(), |p| {
+                read.is_some() && FileStamp::of(p) == read
             })
             .map_err(StoreError::io(path))?;
             if replaced {
-                journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
+                if !keep_folded {
+                    journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
+                }
                 self.notify(path, &log);
                 return Ok(());
             }
@@ -501,16 +523,13 @@ impl<C: SessionCodec> SessionStore<C> {
         durable: bool,
     ) -> Result<(), StoreError> {
         let jpath = journal::journal_path(path);
-        if let journal::Tail::Folded(hash) =
+        if let journal::Tail::Folded(_) =
             journal::repair_tail(&jpath).map_err(StoreError::io(&jpath))?
         {
-            // A fold was cut short. Finish it before anything else is added.
-            let md = std::fs::read(path).map_err(StoreError::io(path))?;
-            if journal::content_hash(&md) == hash {
-                journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
-            } else {
-                self.fold_locked(path)?;
-            }
+            // Events already folded (kept, or a fold cut short): the journal
+            // goes once the file holds them, so that new events never follow
+            // a marker that would hide them.
+            self.fold_locked(path, false)?;
         }
         let journal_len =
             journal::append(&jpath, events, durable).map_err(StoreError::io(&jpath))?;
@@ -519,7 +538,9 @@ impl<C: SessionCodec> SessionStore<C> {
             || (starts_phase(events) && md_len < FOLD_AT_PHASE_BELOW)
             || journal_len >= md_len.max(FOLD_JOURNAL_AT_LEAST)
         {
-            self.fold_locked(path)?;
+            // A pause or end is the last write for a while: nothing would
+            // come to remove a journal kept now.
+            self.fold_locked(path, !ends_recording(events))?;
         }
         Ok(())
     }

@@ -1,0 +1,3 @@
+//! Adversarial tests: one per item of the trust issue, on real files on disk.
+
+mod store;
