@@ -150,6 +150,22 @@ fn rename_if_unchanged(
     Ok(true)
 }
 
+/// Whether `name` is a temporary file that [`write_atomic`] or
+/// [`create_atomic`] made for a file whose name ends with `suffix`
+/// (`.<target>.<pid>.<n>.tmp`). One that exists while the directory's
+/// writer lock is held was left by a writer that died before its rename.
+pub fn is_temp_for(name: &str, suffix: &str) -> bool {
+    let Some(inner) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mut parts = inner.rsplitn(3, '.');
+    let (Some(n), Some(pid), Some(target)) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    digits(n) && digits(pid) && target.ends_with(suffix)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +180,17 @@ mod tests {
         write_atomic(&p, b"three").unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"three");
         assert_eq!(fs::read_dir(t.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn temporary_names_are_told_from_other_hidden_files() {
+        let t = tempfile::tempdir().unwrap();
+        let name = temp_path(&t.path().join("a.md"));
+        let name = name.file_name().unwrap().to_str().unwrap();
+        assert!(is_temp_for(name, ".md"), "{name}");
+        assert!(!is_temp_for(name, ".toon"));
+        assert!(!is_temp_for(".a.md.journal", ".md"));
+        assert!(!is_temp_for(".notes.tmp", ".md"));
+        assert!(!is_temp_for(".a.md.x.1.tmp", ".md"));
     }
 }

@@ -327,8 +327,16 @@ mod tests {
         mark_folded_from(&j, before, folded).unwrap();
         let pending = |md: &[u8]| read(&j).unwrap().unwrap().pending_for(md).len();
         assert_eq!(pending(folded), 0, "the folded file itself");
-        assert_eq!(pending(b"# S\n\n## Work\n- `a`\n- `a`\n## Next\nnote\n"), 0, "edited after the fold");
-        assert_eq!(pending(b"# S\n\n## Work\n- `a`\nnote\n"), 1, "saved from before the fold");
+        assert_eq!(
+            pending(b"# S\n\n## Work\n- `a`\n- `a`\n## Next\nnote\n"),
+            0,
+            "edited after the fold"
+        );
+        assert_eq!(
+            pending(b"# S\n\n## Work\n- `a`\nnote\n"),
+            1,
+            "saved from before the fold"
+        );
         assert_eq!(pending(before), 1, "the fold never renamed");
     }
 

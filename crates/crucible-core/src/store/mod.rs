@@ -545,6 +545,26 @@ impl<C: SessionCodec> SessionStore<C> {
         Ok(())
     }
 
+    /// Removes the temporary files of session files that writers killed
+    /// before their rename left at the top of the directory (hidden, so no
+    /// reader takes them for sessions, but they are litter). Returns how many.
+    pub fn remove_stale_temp_files(&self) -> Result<usize, StoreError> {
+        let _lock = self.lock()?;
+        let mut removed = 0;
+        for entry in std::fs::read_dir(&self.dir).map_err(StoreError::io(&self.dir))? {
+            let entry = entry.map_err(StoreError::io(&self.dir))?;
+            let name = entry.file_name();
+            // Under the lock no writer is between its temporary file and its
+            // rename: every temporary file here is stale.
+            if name.to_str().is_some_and(|n| atomic::is_temp_for(n, ".md")) {
+                let path = entry.path();
+                std::fs::remove_file(&path).map_err(StoreError::io(&path))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
     /// Creates a new session file for `log`, failing if its id is taken.
     pub fn create(&self, log: &SessionLog) -> Result<PathBuf, StoreError> {
         let path = self.dir.join(log.id().file_name());

@@ -39,8 +39,8 @@ pub fn run(ctx: &Context, args: &EndArgs) -> anyhow::Result<Outcome> {
     // A session ends once. The status is checked when the session is opened
     // and again under the writers' lock when the end is written, so of two
     // racing `end`s (or an `end` and a `log`) exactly one order wins.
-    let ended = Recorder::open(&ctx.store, &query, &ctx.config.session, false)
-        .and_then(|mut rec| {
+    let ended =
+        Recorder::open(&ctx.store, &query, &ctx.config.session, false).and_then(|mut rec| {
             rec.end(status, args.summary.as_deref())?;
             rec.close()
         });

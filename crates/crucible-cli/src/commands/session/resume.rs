@@ -259,9 +259,7 @@ fn continue_session(
                 // Nothing was recorded yet, and nothing is: the session is as it was.
                 if !interactive {
                     return Err(CliError::new(e.to_string())
-                        .with_hint(format!(
-                            "{id} is unchanged; run the command again to retry"
-                        ))
+                        .with_hint(format!("{id} is unchanged; run the command again to retry"))
                         .into());
                 }
                 eprintln!("error: {e}");

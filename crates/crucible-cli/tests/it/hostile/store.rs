@@ -32,15 +32,26 @@ fn cru(kiln: &TestKiln, args: &[&str]) -> Command {
 
 /// Starts a session with one phase; returns its id and file.
 fn live_session(kiln: &TestKiln, title: &str) -> (String, PathBuf) {
-    let out = cru(kiln, &["session", "start", "--title", title, "--agent", "a@1"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = cru(
+        kiln,
+        &["session", "start", "--title", title, "--agent", "a@1"],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let id = String::from_utf8(out.stdout).unwrap().trim().to_owned();
     let out = cru(kiln, &["session", "log", "--session", &id, "phase", "Work"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let path = kiln.sessions().join(format!("{id}.md"));
     (id, path)
 }
@@ -50,7 +61,11 @@ fn shown(kiln: &TestKiln, id: &str) -> String {
     let out = cru(kiln, &["session", "show", id, "--format", "markdown"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -170,10 +185,17 @@ fn a_failed_log_leaves_a_paused_session_unchanged() {
         let out = cru(&kiln, &all).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?} should fail");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("journal lines [1] cannot be read"), "{stderr}");
+        assert!(
+            stderr.contains("journal lines [1] cannot be read"),
+            "{stderr}"
+        );
         assert_eq!(directory_bytes(&kiln.sessions()), before, "{args:?}");
     }
-    assert!(std::fs::read_to_string(&path).unwrap().contains("status: paused"));
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("status: paused")
+    );
 }
 
 /// Item 11: a resume whose agent backend fails (exits non-zero, or does not
@@ -194,10 +216,21 @@ fn a_failed_resume_leaves_a_paused_session_unchanged() {
         .unwrap();
         assert_eq!(out.status.code(), Some(1), "--agent-cmd {agent}");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(&format!("agent command `{agent}` failed")), "{stderr}");
-        assert_eq!(directory_bytes(&kiln.sessions()), before, "--agent-cmd {agent}");
+        assert!(
+            stderr.contains(&format!("agent command `{agent}` failed")),
+            "{stderr}"
+        );
+        assert_eq!(
+            directory_bytes(&kiln.sessions()),
+            before,
+            "--agent-cmd {agent}"
+        );
     }
-    assert!(std::fs::read_to_string(&path).unwrap().contains("status: paused"));
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("status: paused")
+    );
 }
 
 /// An editor's save: read the file, change it, write a temporary file and
@@ -206,9 +239,8 @@ fn a_failed_resume_leaves_a_paused_session_unchanged() {
 /// "the file has been changed since reading it"), and reads it again if not.
 fn editor_save(path: &Path, line: &str) {
     use std::os::unix::fs::MetadataExt;
-    let stamp = |p: &Path| {
-        std::fs::metadata(p).map(|m| (m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
-    };
+    let stamp =
+        |p: &Path| std::fs::metadata(p).map(|m| (m.ino(), m.len(), m.mtime(), m.mtime_nsec()));
     loop {
         let before = stamp(path).unwrap();
         let mut text = std::fs::read_to_string(path).unwrap();
@@ -267,7 +299,11 @@ fn an_editor_saving_during_folds_loses_neither_edits_nor_events() {
         let out = cru(&kiln, &["session", "log", "--session", id, "phase", &phase])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     stop.store(true, Ordering::Relaxed);
     editor.join().unwrap();
