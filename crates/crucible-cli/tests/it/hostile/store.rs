@@ -74,7 +74,7 @@ fn shown(kiln: &TestKiln, id: &str) -> String {
 /// and its status, and nothing lands after the end.
 #[test]
 fn no_event_lands_after_end_and_a_second_end_is_refused() {
-    const TRIALS: usize = 30;
+    const TRIALS: usize = 20;
     const LOGGERS: usize = 8;
     for trial in 0..TRIALS {
         let kiln = TestKiln::empty();
@@ -266,8 +266,8 @@ fn editor_save(path: &Path, line: &str) {
 /// after it). At the end every acknowledged phase and every edit is there.
 #[test]
 fn an_editor_saving_during_folds_loses_neither_edits_nor_events() {
-    const SESSIONS: usize = 8;
-    const TRIALS: usize = 120;
+    const SESSIONS: usize = 6;
+    const TRIALS: usize = 60;
     let kiln = TestKiln::empty();
     let sessions: Vec<(String, PathBuf)> = (0..SESSIONS)
         .map(|s| live_session(&kiln, &format!("edited while recorded {s}")))
