@@ -645,7 +645,7 @@ impl Seen {
 /// Size, modification time and (on Unix) inode of a file: a replaced or
 /// rewritten file differs in at least one of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileStamp {
+struct FileStamp {
     len: u64,
     modified: Option<std::time::SystemTime>,
     inode: u64,
@@ -653,7 +653,7 @@ pub struct FileStamp {
 
 impl FileStamp {
     /// `None` when the file does not exist (or cannot be looked at).
-    pub fn of(path: &Path) -> Option<Self> {
+    fn of(path: &Path) -> Option<Self> {
         let m = std::fs::metadata(path).ok()?;
         #[cfg(unix)]
         let inode = std::os::unix::fs::MetadataExt::ino(&m);
