@@ -379,7 +379,9 @@ impl<C: SessionCodec> SessionStore<C> {
         Ok(out)
     }
 
-    /// Applies the journal of `path` to its markdown and removes it.
+    /// Applies the journal of `path` to its markdown. The folded events stay
+    /// in the journal, behind a marker, until the next writer finds them in
+    /// the file (see `fold_locked`).
     pub fn fold(&self, path: &Path) -> Result<(), StoreError> {
         let _lock = self.lock_for(path)?;
         self.fold_locked(path, true)

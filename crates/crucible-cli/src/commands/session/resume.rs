@@ -290,7 +290,8 @@ fn continue_session(
             break;
         };
         if line == "/pause" {
-            if resumed.get() {
+            // A paused session that nothing was recorded in is paused still.
+            if resumed.get() || rec.log().frontmatter.status != SessionStatus::Paused {
                 rec.pause(None).map_err(CliError::from)?;
             }
             eprintln!("Paused {id}.");
