@@ -183,6 +183,42 @@ mod tests {
     }
 
     #[test]
+    fn a_save_that_lands_just_before_the_swap_is_given_back_its_name() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("a.md");
+        fs::write(&p, "as read").unwrap();
+        let calls = std::cell::Cell::new(0);
+        // The first look passes; then an editor saves, as if between that
+        // look and the swap, so the file displaced is not the one read.
+        let replaced = replace_if_unchanged(&p, b"folded", |at| {
+            calls.set(calls.get() + 1);
+            if calls.get() == 1 {
+                let editor = t.path().join(".a.md.swp");
+                fs::write(&editor, "edited").unwrap();
+                fs::rename(&editor, at).unwrap();
+                return true;
+            }
+            fs::read(at).unwrap() == b"as read"
+        })
+        .unwrap();
+        assert!(!replaced);
+        assert_eq!(fs::read(&p).unwrap(), b"edited");
+        assert_eq!(
+            fs::read_dir(t.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+        let replaced = replace_if_unchanged(&p, b"folded", |at| fs::read(at).unwrap() == b"edited");
+        assert!(replaced.unwrap());
+        assert_eq!(fs::read(&p).unwrap(), b"folded");
+        assert_eq!(
+            fs::read_dir(t.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+    }
+
+    #[test]
     fn temporary_names_are_told_from_other_hidden_files() {
         let t = tempfile::tempdir().unwrap();
         let name = temp_path(&t.path().join("a.md"));
