@@ -440,7 +440,7 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
             },
             &config,
         )?;
-        self.record(SessionEvent::Subagent {
+        let linked = self.record(SessionEvent::Subagent {
             subagent: SubagentRef {
                 agent: Some(agent),
                 model,
@@ -454,7 +454,18 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
                 content: Vec::new(),
                 summary: None,
             },
-        })?;
+        });
+        if let Err(e) = linked {
+            // The parent refused the link (it ended meanwhile, say): the
+            // child, which nothing names yet, goes too, so the failed call
+            // leaves nothing behind.
+            let path = child.path().to_owned();
+            drop(child);
+            if let Err(rm) = std::fs::remove_file(&path) {
+                tracing::warn!(path = %path.display(), error = %rm, "unlinked subagent session left behind");
+            }
+            return Err(e);
+        }
         Ok(child)
     }
 

@@ -179,6 +179,7 @@ fn a_failed_log_leaves_a_paused_session_unchanged() {
         vec!["phase", "Next"],
         vec!["decision", "go on"],
         vec!["tool", "grep", "x"],
+        vec!["subagent", "--agent", "helper@1", "--mode", "link"],
     ] {
         let mut all = vec!["session", "log", "--session", id.as_str()];
         all.extend(args.iter().copied());
