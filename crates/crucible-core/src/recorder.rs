@@ -221,21 +221,39 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
     fn write_pending(&mut self, durable: bool) -> Result<(), RecordError> {
         if !self.pending.is_empty() {
             let (id, may_write_ended) = (self.log.id().clone(), self.may_write_ended);
+            let reopened = std::cell::Cell::new(None);
             let result = self.store.append_events_checked(
                 &self.path,
-                &self.pending,
+                &mut self.pending,
                 durable,
                 &mut self.seen,
-                |current: &SessionLog| {
+                |current: &SessionLog, events: &mut Vec<TimedEvent>| {
                     // Checked again under the writers' lock: the session may
-                    // have ended since it was opened.
-                    let status = current.frontmatter.status;
-                    if may_write_ended
-                        || !matches!(status, SessionStatus::Completed | SessionStatus::Failed)
-                    {
-                        Ok(())
-                    } else {
-                        Err(RecordError::Ended { id, status })
+                    // have ended, or been paused, since it was opened.
+                    match current.frontmatter.status {
+                        SessionStatus::Completed | SessionStatus::Failed if !may_write_ended => {
+                            Err(RecordError::Ended {
+                                id,
+                                status: current.frontmatter.status,
+                            })
+                        }
+                        SessionStatus::Paused
+                            if events.iter().any(|e| is_work(&e.event))
+                                && !matches!(
+                                    events.first().map(|e| &e.event),
+                                    Some(SessionEvent::Reopen)
+                                ) =>
+                        {
+                            // Work went on after a pause that came in between.
+                            let reopen = TimedEvent {
+                                at: Timestamp::now(),
+                                event: SessionEvent::Reopen,
+                            };
+                            events.insert(0, reopen.clone());
+                            reopened.set(Some(reopen));
+                            Ok(())
+                        }
+                        _ => Ok(()),
                     }
                 },
             );
@@ -244,6 +262,9 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
                 self.pending.clear();
             }
             result?;
+            if let Some(reopen) = reopened.take() {
+                self.log.apply(&reopen);
+            }
             self.pending.clear();
         }
         self.last_flush = Instant::now();
@@ -526,6 +547,18 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
     }
 }
 
+/// An event that is work in the session, which a paused session reopens
+/// for; a pause or an end is not.
+fn is_work(event: &SessionEvent) -> bool {
+    !matches!(
+        event,
+        SessionEvent::Pause { .. }
+            | SessionEvent::End { .. }
+            | SessionEvent::Reopen
+            | SessionEvent::SubagentDone { .. }
+    )
+}
+
 impl<C: SessionCodec> Drop for Recorder<'_, C> {
     fn drop(&mut self) {
         let durable = matches!(self.save, SaveMode::Tool);
@@ -566,7 +599,7 @@ pub fn pause_if_idle<C: SessionCodec>(
     };
     // The status is checked under the lock of the append: a session ended
     // meanwhile must not go back to paused.
-    match store.append_events_checked(path, &[event], true, &mut None, |log| {
+    match store.append_events_checked(path, &mut vec![event], true, &mut None, |log, _| {
         if log.frontmatter.status == SessionStatus::Active {
             Ok(())
         } else {

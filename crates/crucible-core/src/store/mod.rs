@@ -468,10 +468,11 @@ impl<C: SessionCodec> SessionStore<C> {
         self.append_locked(path, events, durable)
     }
 
-    /// [`SessionStore::append_events`] for a writer whose events are only
-    /// valid for the session as it is now (not ended, say): `check` is given
-    /// the session read under the same exclusive lock as the append, so no
-    /// other writer can come between the check and the write.
+    /// [`SessionStore::append_events`] for a writer whose events depend on
+    /// the session as it is now (none for an ended session; a reopen first
+    /// for a paused one): `check` is given the session read under the same
+    /// exclusive lock as the append, so no other writer can come between the
+    /// check and the write, and may refuse or complete the events.
     ///
     /// Re-reading the whole session for every append would make recording
     /// quadratic, so `seen` carries what this writer saw last time: when
@@ -480,10 +481,10 @@ impl<C: SessionCodec> SessionStore<C> {
     pub fn append_events_checked<E: From<StoreError>>(
         &self,
         path: &Path,
-        events: &[TimedEvent],
+        events: &mut Vec<TimedEvent>,
         durable: bool,
         seen: &mut Option<Seen>,
-        check: impl FnOnce(&SessionLog) -> Result<(), E>,
+        check: impl FnOnce(&SessionLog, &mut Vec<TimedEvent>) -> Result<(), E>,
     ) -> Result<(), E> {
         if events.is_empty() {
             return Ok(());
@@ -492,7 +493,7 @@ impl<C: SessionCodec> SessionStore<C> {
         if seen.as_ref() != Some(&Seen::now(path)) {
             *seen = None;
             let (current, bad) = self.load_with_journal(path)?;
-            check(&current)?;
+            check(&current, events)?;
             if !bad.is_empty() && folds_after(events, path) {
                 // The append would be followed by a fold that must refuse:
                 // refuse first, so the failed command changes nothing.

@@ -146,6 +146,60 @@ fn no_event_lands_after_end_and_a_second_end_is_refused() {
     }
 }
 
+/// Item 8's other half: `log`s racing a `pause`. Logging to a paused session
+/// reopens it, also when the pause came between the log's read and its
+/// write: a session that ends up paused has every acknowledged event folded
+/// into its file and nothing waiting after the pause.
+#[test]
+fn an_event_racing_a_pause_reopens_the_session() {
+    const TRIALS: usize = 20;
+    const LOGGERS: usize = 8;
+    for trial in 0..TRIALS {
+        let kiln = TestKiln::empty();
+        let (id, path) = live_session(&kiln, &format!("pause race {trial}"));
+        let mut children = Vec::new();
+        for n in 0..LOGGERS {
+            let call = format!("call-{n}");
+            children.push((
+                call.clone(),
+                cru(&kiln, &["session", "log", "--session", &id, "tool", &call])
+                    .spawn()
+                    .unwrap(),
+            ));
+            if n == LOGGERS / 2 {
+                children.push((
+                    "pause".into(),
+                    cru(&kiln, &["session", "pause", &id]).spawn().unwrap(),
+                ));
+            }
+        }
+        for (what, child) in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{what}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let text = shown(&kiln, &id);
+        for n in 0..LOGGERS {
+            assert!(
+                text.contains(&format!("`call-{n}`")),
+                "trial {trial}: call-{n} lost"
+            );
+        }
+        let on_disk = std::fs::read_to_string(&path).unwrap();
+        if on_disk.contains("status: paused") {
+            let journal = kiln.sessions().join(format!(".{id}.md.journal"));
+            assert!(
+                !journal.exists(),
+                "trial {trial}: paused, with events after the pause: {}",
+                std::fs::read_to_string(&journal).unwrap_or_default()
+            );
+        }
+    }
+}
+
 /// Every file of the sessions directory, by name, with its bytes.
 fn directory_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
