@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use crucible_core::config::ConfigLayer;
-use crucible_core::{Config, DiscoveryInputs, SessionStore, discover_sessions_dir, find_kiln};
+use crucible_core::{
+    Config, DiscoveryInputs, SessionStore, StoreObserver, discover_sessions_dir, find_kiln,
+};
 use crucible_parser::MarkdownCodec;
 
 use crate::cli::GlobalArgs;
@@ -62,10 +64,40 @@ impl Context {
         })?;
         tracing::info!(dir = %dir.display(), ?source, configs = ?config.sources, "sessions directory");
         // Every write through the store keeps the index current.
-        let observer = std::sync::Arc::new(crucible_index::IndexObserver::new(dir.clone()));
+        let index = crucible_index::IndexObserver::new(dir.clone());
+        let observer: std::sync::Arc<dyn StoreObserver> =
+            match std::env::var("CRU_TEST_KILL_AFTER_WRITES")
+                .ok()
+                .and_then(|n| n.parse().ok())
+            {
+                Some(writes) => std::sync::Arc::new(KillAfterWrites {
+                    inner: index,
+                    left: std::sync::atomic::AtomicUsize::new(writes),
+                }),
+                None => std::sync::Arc::new(index),
+            };
         let store = SessionStore::new(dir, MarkdownCodec)
             .with_max_file_bytes(config.session.max_file_bytes)
             .with_observer(observer);
         Ok(Self { config, store })
+    }
+}
+
+/// For the kill tests only (`CRU_TEST_KILL_AFTER_WRITES=N`, undocumented):
+/// the process dies, as under SIGKILL, right after the store's Nth session
+/// file write, so that a test can stop a command at each of its steps in
+/// turn, deterministically, and check that running it again converges.
+#[derive(Debug)]
+struct KillAfterWrites {
+    inner: crucible_index::IndexObserver,
+    left: std::sync::atomic::AtomicUsize,
+}
+
+impl StoreObserver for KillAfterWrites {
+    fn written(&self, path: &Path, log: &crucible_core::SessionLog) {
+        self.inner.written(path, log);
+        if self.left.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+            std::process::abort();
+        }
     }
 }

@@ -61,6 +61,11 @@ pub struct Recorder<'s, C: SessionCodec> {
     last_flush: Instant,
     /// Set when the session was not active when opened: new work reopens it.
     reopen_on_work: bool,
+    /// Opened with `reopen`: events may go to an ended session.
+    may_write_ended: bool,
+    /// What this recorder last saw of its file under the lock (see
+    /// [`SessionStore::append_events_checked`]).
+    seen: Option<crate::store::Seen>,
 }
 
 impl<'s, C: SessionCodec> Recorder<'s, C> {
@@ -111,6 +116,8 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
             subagent_mode: config.subagent_mode,
             last_flush: Instant::now(),
             reopen_on_work: false,
+            may_write_ended: false,
+            seen: None,
         }
     }
 
@@ -122,8 +129,11 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
         config: &SessionConfig,
         reopen: bool,
     ) -> Result<Self, RecordError> {
-        let (path, log) = store.load(query)?;
+        let path = store.resolve(query)?;
+        let (log, seen) = store.load_seen(&path)?;
         let mut rec = Self::bound(store, path, log, config);
+        rec.seen = seen;
+        rec.may_write_ended = reopen;
         match rec.log.frontmatter.status {
             SessionStatus::Active => {}
             SessionStatus::Paused => rec.reopen_on_work = true,
@@ -161,13 +171,22 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
     }
 
     fn record(&mut self, event: SessionEvent) -> Result<(), RecordError> {
-        if self.reopen_on_work
-            && !matches!(event, SessionEvent::Pause { .. } | SessionEvent::End { .. })
-        {
+        let reopens = self.reopen_on_work
+            && !matches!(event, SessionEvent::Pause { .. } | SessionEvent::End { .. });
+        if reopens {
+            // Kept with the event that needs it: both reach the journal in
+            // one append, or neither does.
             self.reopen_on_work = false;
-            self.record(SessionEvent::Reopen)?;
+            let reopen = TimedEvent {
+                at: Timestamp::now(),
+                event: SessionEvent::Reopen,
+            };
+            self.log.apply(&reopen);
+            self.pending.push(reopen);
         }
-        let flush_point = event.is_boundary()
+        // A reopen is a boundary: it goes to disk with its event at once.
+        let flush_point = reopens
+            || event.is_boundary()
             || matches!(
                 event,
                 SessionEvent::Subagent {
@@ -201,8 +220,51 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
 
     fn write_pending(&mut self, durable: bool) -> Result<(), RecordError> {
         if !self.pending.is_empty() {
-            self.store
-                .append_events(&self.path, &self.pending, durable)?;
+            let (id, may_write_ended) = (self.log.id().clone(), self.may_write_ended);
+            let reopened = std::cell::Cell::new(None);
+            let result = self.store.append_events_checked(
+                &self.path,
+                &mut self.pending,
+                durable,
+                &mut self.seen,
+                |current: &SessionLog, events: &mut Vec<TimedEvent>| {
+                    // Checked again under the writers' lock: the session may
+                    // have ended, or been paused, since it was opened.
+                    match current.frontmatter.status {
+                        SessionStatus::Completed | SessionStatus::Failed if !may_write_ended => {
+                            Err(RecordError::Ended {
+                                id,
+                                status: current.frontmatter.status,
+                            })
+                        }
+                        SessionStatus::Paused
+                            if events.iter().any(|e| is_work(&e.event))
+                                && !matches!(
+                                    events.first().map(|e| &e.event),
+                                    Some(SessionEvent::Reopen)
+                                ) =>
+                        {
+                            // Work went on after a pause that came in between.
+                            let reopen = TimedEvent {
+                                at: Timestamp::now(),
+                                event: SessionEvent::Reopen,
+                            };
+                            events.insert(0, reopen.clone());
+                            reopened.set(Some(reopen));
+                            Ok(())
+                        }
+                        _ => Ok(()),
+                    }
+                },
+            );
+            if result.is_err() {
+                // Refused or failed: none of it is kept, not even by `Drop`.
+                self.pending.clear();
+            }
+            result?;
+            if let Some(reopen) = reopened.take() {
+                self.log.apply(&reopen);
+            }
             self.pending.clear();
         }
         self.last_flush = Instant::now();
@@ -399,7 +461,7 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
             },
             &config,
         )?;
-        self.record(SessionEvent::Subagent {
+        let linked = self.record(SessionEvent::Subagent {
             subagent: SubagentRef {
                 agent: Some(agent),
                 model,
@@ -413,7 +475,18 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
                 content: Vec::new(),
                 summary: None,
             },
-        })?;
+        });
+        if let Err(e) = linked {
+            // The parent refused the link (it ended meanwhile, say): the
+            // child, which nothing names yet, goes too, so the failed call
+            // leaves nothing behind.
+            let path = child.path().to_owned();
+            drop(child);
+            if let Err(rm) = std::fs::remove_file(&path) {
+                tracing::warn!(path = %path.display(), error = %rm, "unlinked subagent session left behind");
+            }
+            return Err(e);
+        }
         Ok(child)
     }
 
@@ -474,6 +547,18 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
     }
 }
 
+/// An event that is work in the session, which a paused session reopens
+/// for; a pause or an end is not.
+fn is_work(event: &SessionEvent) -> bool {
+    !matches!(
+        event,
+        SessionEvent::Pause { .. }
+            | SessionEvent::End { .. }
+            | SessionEvent::Reopen
+            | SessionEvent::SubagentDone { .. }
+    )
+}
+
 impl<C: SessionCodec> Drop for Recorder<'_, C> {
     fn drop(&mut self) {
         let durable = matches!(self.save, SaveMode::Tool);
@@ -504,12 +589,6 @@ pub fn pause_if_idle<C: SessionCodec>(
     if now.duration_since(last).unwrap_or_default() <= idle {
         return Ok(false);
     }
-    let Ok(log) = store.load_path(path) else {
-        return Ok(false);
-    };
-    if log.frontmatter.status != SessionStatus::Active {
-        return Ok(false);
-    }
     let at_ms = last
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
@@ -518,6 +597,29 @@ pub fn pause_if_idle<C: SessionCodec>(
         at: Timestamp::from_unix_ms(at_ms),
         event: SessionEvent::Pause { resume_point: None },
     };
-    store.append_events(path, &[event], true)?;
-    Ok(true)
+    // The status is checked under the lock of the append: a session ended
+    // meanwhile must not go back to paused.
+    match store.append_events_checked(path, &mut vec![event], true, &mut None, |log, _| {
+        if log.frontmatter.status == SessionStatus::Active {
+            Ok(())
+        } else {
+            Err(IdleCheck::NotActive)
+        }
+    }) {
+        Ok(()) => Ok(true),
+        Err(IdleCheck::NotActive | IdleCheck::Store(StoreError::Decode(_))) => Ok(false),
+        Err(IdleCheck::Store(e)) => Err(e),
+    }
+}
+
+/// Why an idle session was not paused.
+enum IdleCheck {
+    NotActive,
+    Store(StoreError),
+}
+
+impl From<StoreError> for IdleCheck {
+    fn from(e: StoreError) -> Self {
+        Self::Store(e)
+    }
 }

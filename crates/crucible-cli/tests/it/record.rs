@@ -336,12 +336,22 @@ fn idle_sessions_are_paused_at_their_last_phase() {
         0
     );
     let three_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 3600);
-    std::fs::File::options()
-        .write(true)
-        .open(kiln.sessions().join(format!("{idle}.md")))
-        .unwrap()
-        .set_modified(three_hours_ago)
-        .unwrap();
+    // Nothing written for three hours: the file, and the journal that keeps
+    // the events of the last fold beside it.
+    let file = kiln.sessions().join(format!("{idle}.md"));
+    for written in [
+        file.clone(),
+        crucible_core::store::journal::journal_path(&file),
+    ] {
+        if written.exists() {
+            std::fs::File::options()
+                .write(true)
+                .open(written)
+                .unwrap()
+                .set_modified(three_hours_ago)
+                .unwrap();
+        }
+    }
     let out = kiln.run(&["session", "pause", "--idle"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.stdout.trim(), idle);

@@ -66,6 +66,106 @@ pub fn create_atomic(target: &Path, contents: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// [`write_atomic`] for a file that other programs (editors) may replace at
+/// any moment without cru's lock: `target` is replaced only if it is still
+/// the file that was read, as `is_the_file_read` tells from a path to it.
+/// Returns `Ok(false)`, with `target` as the other program left it, if not.
+///
+/// Where the kernel can swap two names atomically (Linux's
+/// `renameat2(RENAME_EXCHANGE)`), the new file is swapped in and the one it
+/// displaced is looked at: another program's save is never overwritten, it
+/// is swapped back. Elsewhere the file is compared just before the rename,
+/// which leaves a window of one `stat` and one `rename`.
+pub fn replace_if_unchanged(
+    target: &Path,
+    contents: &[u8],
+    is_the_file_read: impl Fn(&Path) -> bool,
+) -> io::Result<bool> {
+    let tmp = write_temp(target, contents)?;
+    let result = swap_in_if_unchanged(&tmp, target, &is_the_file_read);
+    let _ = fs::remove_file(&tmp);
+    if matches!(result, Ok(true)) {
+        sync_parent(target);
+    }
+    result
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn swap_in_if_unchanged(
+    tmp: &Path,
+    target: &Path,
+    is_the_file_read: &impl Fn(&Path) -> bool,
+) -> io::Result<bool> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    use std::os::unix::fs::MetadataExt;
+    // Swapping in exposes the new file for an instant even when it is then
+    // swapped back; a change already visible is not worth that.
+    if !is_the_file_read(target) {
+        return Ok(false);
+    }
+    let ours = fs::metadata(tmp)?.ino();
+    let exchange = || renameat_with(CWD, tmp, CWD, target, RenameFlags::EXCHANGE);
+    match exchange() {
+        Ok(()) => {}
+        // A file system without the exchange (some network ones).
+        Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {
+            return rename_if_unchanged(tmp, target, is_the_file_read);
+        }
+        Err(e) => return Err(e.into()),
+    }
+    // `tmp` now names the file that was at `target` an instant ago.
+    if is_the_file_read(tmp) {
+        return Ok(true);
+    }
+    // Someone saved in between: give their file its name back.
+    exchange()?;
+    if fs::metadata(tmp)?.ino() != ours {
+        // They saved again, over ours, before the swap back, which has just
+        // put their older save in place of the newer: swap once more. (A
+        // third save within these microseconds would be undone; it is beyond
+        // what this guards against.)
+        exchange()?;
+    }
+    Ok(false)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn swap_in_if_unchanged(
+    tmp: &Path,
+    target: &Path,
+    is_the_file_read: &impl Fn(&Path) -> bool,
+) -> io::Result<bool> {
+    rename_if_unchanged(tmp, target, is_the_file_read)
+}
+
+fn rename_if_unchanged(
+    tmp: &Path,
+    target: &Path,
+    is_the_file_read: &impl Fn(&Path) -> bool,
+) -> io::Result<bool> {
+    if !is_the_file_read(target) {
+        return Ok(false);
+    }
+    fs::rename(tmp, target)?;
+    Ok(true)
+}
+
+/// Whether `name` is a temporary file that [`write_atomic`] or
+/// [`create_atomic`] made for a file whose name ends with `suffix`
+/// (`.<target>.<pid>.<n>.tmp`). One that exists while the directory's
+/// writer lock is held was left by a writer that died before its rename.
+pub fn is_temp_for(name: &str, suffix: &str) -> bool {
+    let Some(inner) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mut parts = inner.rsplitn(3, '.');
+    let (Some(n), Some(pid), Some(target)) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    digits(n) && digits(pid) && target.ends_with(suffix)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +180,53 @@ mod tests {
         write_atomic(&p, b"three").unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"three");
         assert_eq!(fs::read_dir(t.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_save_that_lands_just_before_the_swap_is_given_back_its_name() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("a.md");
+        fs::write(&p, "as read").unwrap();
+        let calls = std::cell::Cell::new(0);
+        // The first look passes; then an editor saves, as if between that
+        // look and the swap, so the file displaced is not the one read.
+        let replaced = replace_if_unchanged(&p, b"folded", |at| {
+            calls.set(calls.get() + 1);
+            if calls.get() == 1 {
+                let editor = t.path().join(".a.md.swp");
+                fs::write(&editor, "edited").unwrap();
+                fs::rename(&editor, at).unwrap();
+                return true;
+            }
+            fs::read(at).unwrap() == b"as read"
+        })
+        .unwrap();
+        assert!(!replaced);
+        assert_eq!(fs::read(&p).unwrap(), b"edited");
+        assert_eq!(
+            fs::read_dir(t.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+        let replaced = replace_if_unchanged(&p, b"folded", |at| fs::read(at).unwrap() == b"edited");
+        assert!(replaced.unwrap());
+        assert_eq!(fs::read(&p).unwrap(), b"folded");
+        assert_eq!(
+            fs::read_dir(t.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+    }
+
+    #[test]
+    fn temporary_names_are_told_from_other_hidden_files() {
+        let t = tempfile::tempdir().unwrap();
+        let name = temp_path(&t.path().join("a.md"));
+        let name = name.file_name().unwrap().to_str().unwrap();
+        assert!(is_temp_for(name, ".md"), "{name}");
+        assert!(!is_temp_for(name, ".toon"));
+        assert!(!is_temp_for(".a.md.journal", ".md"));
+        assert!(!is_temp_for(".notes.tmp", ".md"));
+        assert!(!is_temp_for(".a.md.x.1.tmp", ".md"));
     }
 }

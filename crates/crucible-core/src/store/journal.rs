@@ -38,6 +38,42 @@ pub fn journal_path(session: &Path) -> PathBuf {
 #[derive(Debug, Serialize, Deserialize)]
 struct FoldMarker {
     folded: String,
+    /// Lines the fold added, as `(hash, count in the folded file)`: a file
+    /// with none of them does not hold the events (an editor that read the
+    /// file before the fold saved over it), one with any of them does (it
+    /// was edited after the fold). Absent in markers of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    added: Option<Vec<(String, usize)>>,
+}
+
+/// How many added lines a marker names: a few suffice to tell the two
+/// kinds of file apart, and the marker stays one short line.
+const WITNESS_LINES: usize = 8;
+
+/// Line counts of a text, by line.
+fn line_counts(text: &[u8]) -> std::collections::HashMap<&[u8], usize> {
+    let mut counts = std::collections::HashMap::new();
+    for line in text.split(|&b| b == b'\n') {
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            *counts.entry(line).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// The lines `after` has more often than `before`, as `(hash, count in after)`,
+/// in the order they first appear in `after`, at most [`WITNESS_LINES`].
+fn added_lines(before: &[u8], after: &[u8]) -> Vec<(String, usize)> {
+    let was = line_counts(before);
+    let now = line_counts(after);
+    let mut seen = std::collections::HashSet::new();
+    after
+        .split(|&b| b == b'\n')
+        .filter(|l| now.get(l).copied().unwrap_or(0) > was.get(l).copied().unwrap_or(0))
+        .filter(|l| seen.insert(*l))
+        .take(WITNESS_LINES)
+        .map(|l| (content_hash(l), now[l]))
+        .collect()
 }
 
 /// A stable 64-bit FNV-1a hash (std's hasher may change between releases,
@@ -57,6 +93,8 @@ pub struct JournalContents {
     pub events: Vec<TimedEvent>,
     /// The hash in a fold marker, when the journal ends with one.
     pub folded: Option<String>,
+    /// The lines that fold added (see [`FoldMarker`]).
+    added: Option<Vec<(String, usize)>>,
     /// 1-based lines that are whole but could not be read (written by a newer
     /// cru, or edited by hand). A fold keeps the journal rather than lose them.
     pub bad_lines: Vec<usize>,
@@ -68,10 +106,35 @@ pub struct JournalContents {
 impl JournalContents {
     /// The events still to apply to a markdown file with these bytes: none
     /// when a fold already wrote exactly this file.
+    ///
+    /// A file other than the one the fold wrote holds the events when it has
+    /// any line the fold added: it was edited after the fold. With none, it
+    /// was saved by someone who read the file before the fold (or the fold
+    /// never got as far as its rename), and the events still apply.
     pub fn pending_for(self, markdown: &[u8]) -> Vec<TimedEvent> {
-        match &self.folded {
-            Some(h) if *h == content_hash(markdown) => Vec::new(),
-            _ => self.events,
+        let Some(folded) = &self.folded else {
+            return self.events;
+        };
+        if *folded == content_hash(markdown) {
+            return Vec::new();
+        }
+        match &self.added {
+            Some(added) => {
+                let counts: std::collections::HashMap<String, usize> = line_counts(markdown)
+                    .into_iter()
+                    .map(|(l, n)| (content_hash(l), n))
+                    .collect();
+                let holds_the_fold = added.is_empty()
+                    || added
+                        .iter()
+                        .any(|(h, n)| counts.get(h).is_some_and(|have| have >= n));
+                if holds_the_fold {
+                    Vec::new()
+                } else {
+                    self.events
+                }
+            }
+            None => self.events,
         }
     }
 }
@@ -96,6 +159,7 @@ pub fn read(path: &Path) -> io::Result<Option<JournalContents>> {
             out.events.push(e);
         } else if let Ok(m) = serde_json::from_str::<FoldMarker>(line) {
             out.folded = Some(m.folded);
+            out.added = m.added;
         } else {
             out.bad_lines.push(i + 1);
         }
@@ -168,10 +232,31 @@ pub fn append(path: &Path, events: &[TimedEvent], durable: bool) -> io::Result<u
 
 /// Marks the journal as folded into a markdown file with this hash.
 pub fn mark_folded(path: &Path, hash: &str) -> io::Result<()> {
-    let marker = serde_json::to_string(&FoldMarker {
-        folded: hash.to_owned(),
-    })
-    .map_err(io::Error::other)?;
+    write_marker(
+        path,
+        &FoldMarker {
+            folded: hash.to_owned(),
+            added: None,
+        },
+    )
+}
+
+/// Marks the journal as folded into `after`, made from `before`: the marker
+/// also names lines `after` added, so that a reader finding another file can
+/// tell whether it holds the journal's events (see
+/// [`JournalContents::pending_for`]).
+pub fn mark_folded_from(path: &Path, before: &[u8], after: &[u8]) -> io::Result<()> {
+    write_marker(
+        path,
+        &FoldMarker {
+            folded: content_hash(after),
+            added: Some(added_lines(before, after)),
+        },
+    )
+}
+
+fn write_marker(path: &Path, marker: &FoldMarker) -> io::Result<()> {
+    let marker = serde_json::to_string(marker).map_err(io::Error::other)?;
     append_lines(path, &format!("{marker}\n"), true).map(|_| ())
 }
 
@@ -236,6 +321,29 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(read(&j).unwrap().unwrap().pending_for(b"old file").len(), 1);
+    }
+
+    #[test]
+    fn a_kept_fold_applies_only_to_a_file_saved_from_before_it() {
+        let t = tempfile::tempdir().unwrap();
+        let j = t.path().join(".s.md.journal");
+        append(&j, &[event(1)], true).unwrap();
+        let before = b"# S\n\n## Work\n- `a`\n";
+        let folded = b"# S\n\n## Work\n- `a`\n- `a`\n## Next\n";
+        mark_folded_from(&j, before, folded).unwrap();
+        let pending = |md: &[u8]| read(&j).unwrap().unwrap().pending_for(md).len();
+        assert_eq!(pending(folded), 0, "the folded file itself");
+        assert_eq!(
+            pending(b"# S\n\n## Work\n- `a`\n- `a`\n## Next\nnote\n"),
+            0,
+            "edited after the fold"
+        );
+        assert_eq!(
+            pending(b"# S\n\n## Work\n- `a`\nnote\n"),
+            1,
+            "saved from before the fold"
+        );
+        assert_eq!(pending(before), 1, "the fold never renamed");
     }
 
     #[test]

@@ -30,6 +30,9 @@ const FOLD_AT_PHASE_BELOW: u64 = 256 * 1024;
 /// The journal is folded once it reaches this size, or the file's, whichever
 /// is larger.
 const FOLD_JOURNAL_AT_LEAST: u64 = 64 * 1024;
+/// How often a fold reads a file again that changed under it before it
+/// leaves the journal for the next writer.
+const FOLD_ATTEMPTS: usize = 8;
 
 /// The error a codec gives for a file it cannot read. Its message names the
 /// file and line already.
@@ -431,26 +434,76 @@ impl<C: SessionCodec> SessionStore<C> {
         Ok(out)
     }
 
-    /// Applies the journal of `path` to its markdown and removes it.
+    /// Applies the journal of `path` to its markdown. The folded events stay
+    /// in the journal, behind a marker, until the next writer finds them in
+    /// the file (see `fold_locked`).
     pub fn fold(&self, path: &Path) -> Result<(), StoreError> {
         let _lock = self.lock_for(path)?;
-        self.fold_locked(path)
+        self.fold_locked(path, true)
     }
 
-    fn fold_locked(&self, path: &Path) -> Result<(), StoreError> {
+    /// Folds the journal into the markdown.
+    ///
+    /// People edit session files too, without cru's lock. A file that
+    /// changed between the read and the rename (an editor saved it) is never
+    /// replaced: the fold reads it again and applies the journal to the new
+    /// text. With `keep_folded` (folds while recording goes on), the folded
+    /// events stay in the journal behind a marker naming the lines they
+    /// added, until the next writer finds them in the file: an editor that
+    /// read the file before the fold and saves after it loses none of them.
+    fn fold_locked(&self, path: &Path, keep_folded: bool) -> Result<(), StoreError> {
         let jpath = journal::journal_path(path);
-        if !jpath.exists() {
-            return Ok(());
+        for _ in 0..FOLD_ATTEMPTS {
+            let read = FileStamp::of(path);
+            let bytes = safe_file::read_regular(path, self.max_file_bytes)?;
+            let Some(contents) = journal::read(&jpath).map_err(StoreError::io(&jpath))? else {
+                return Ok(());
+            };
+            if !contents.bad_lines.is_empty() {
+                // Folding removes the journal: never with lines we could not read.
+                return Err(StoreError::UnreadableJournal {
+                    path: jpath,
+                    lines: contents.bad_lines,
+                });
+            }
+            let pending = contents.pending_for(&bytes);
+            if pending.is_empty() {
+                // The file holds every event of the journal already.
+                journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
+                return Ok(());
+            }
+            let mut log = self
+                .codec
+                .decode(path, &bytes)
+                .map_err(StoreError::Decode)?;
+            for event in &pending {
+                log.apply(event);
+            }
+            let text = self.codec.encode(&log);
+            if FileStamp::of(path) != read {
+                continue;
+            }
+            // The marker goes first: a crash after the rename must tell
+            // readers that this file holds the journal's events already.
+            journal::mark_folded_from(&jpath, &bytes, text.as_bytes())
+                .map_err(StoreError::io(&jpath))?;
+            let replaced = atomic::replace_if_unchanged(path, text.as_bytes(), |p| {
+                read.is_some() && FileStamp::of(p) == read
+            })
+            .map_err(StoreError::io(path))?;
+            if replaced {
+                if !keep_folded {
+                    journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
+                }
+                self.notify(path, &log);
+                return Ok(());
+            }
+            tracing::debug!(path = %path.display(), "changed while folding; reading it again");
         }
-        let (log, bad) = self.load_with_journal(path)?;
-        if !bad.is_empty() {
-            // Folding removes the journal: never with lines we could not read.
-            return Err(StoreError::UnreadableJournal {
-                path: jpath,
-                lines: bad,
-            });
-        }
-        self.replace_locked(path, &log)
+        // Nothing is lost: the events stay in the journal, which every
+        // reader applies, and the next writer folds again.
+        tracing::warn!(path = %path.display(), "the file kept changing; its journal is not folded yet");
+        Ok(())
     }
 
     /// Appends events to the journal of the session at `path` (fsynced when
@@ -467,37 +520,107 @@ impl<C: SessionCodec> SessionStore<C> {
             return Ok(());
         }
         let _lock = self.lock_for(path)?;
+        self.append_locked(path, events, durable)
+    }
+
+    /// [`SessionStore::append_events`] for a writer whose events depend on
+    /// the session as it is now (none for an ended session; a reopen first
+    /// for a paused one): `check` is given the session read under the same
+    /// exclusive lock as the append, so no other writer can come between the
+    /// check and the write, and may refuse or complete the events.
+    ///
+    /// Re-reading the whole session for every append would make recording
+    /// quadratic, so `seen` carries what this writer saw last time: when
+    /// neither the markdown nor the journal changed since, nobody else wrote,
+    /// and the earlier check still holds.
+    pub fn append_events_checked<E: From<StoreError>>(
+        &self,
+        path: &Path,
+        events: &mut Vec<TimedEvent>,
+        durable: bool,
+        seen: &mut Option<Seen>,
+        check: impl FnOnce(&SessionLog, &mut Vec<TimedEvent>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let _lock = self.lock_for(path)?;
+        if seen.as_ref() != Some(&Seen::now(path)) {
+            *seen = None;
+            let (current, bad) = self.load_with_journal(path)?;
+            check(&current, events)?;
+            if !bad.is_empty() && folds_after(events, path) {
+                // The append would be followed by a fold that must refuse:
+                // refuse first, so the failed command changes nothing.
+                return Err(StoreError::UnreadableJournal {
+                    path: journal::journal_path(path),
+                    lines: bad,
+                }
+                .into());
+            }
+        }
+        self.append_locked(path, events, durable)?;
+        *seen = Some(Seen::now(path));
+        Ok(())
+    }
+
+    /// Reads and parses the session at `path` like [`SessionStore::load_path`],
+    /// with what the reader saw, for a later [`SessionStore::append_events_checked`].
+    pub fn load_seen(&self, path: &Path) -> Result<(SessionLog, Option<Seen>), StoreError> {
+        let _shared = path.parent().and_then(lock::DirLock::acquire_shared);
+        let (log, bad) = self.load_with_journal(path)?;
+        // With unreadable lines the next append must look again (it may fold).
+        let seen = bad.is_empty().then(|| Seen::now(path));
+        Ok((log, seen))
+    }
+
+    fn append_locked(
+        &self,
+        path: &Path,
+        events: &[TimedEvent],
+        durable: bool,
+    ) -> Result<(), StoreError> {
         let jpath = journal::journal_path(path);
-        if let journal::Tail::Folded(hash) =
+        if let journal::Tail::Folded(_) =
             journal::repair_tail(&jpath).map_err(StoreError::io(&jpath))?
         {
-            // A fold was cut short. Finish it before anything else is added.
-            let md = safe_file::read_regular(path, self.max_file_bytes)?;
-            if journal::content_hash(&md) == hash {
-                journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
-            } else {
-                self.fold_locked(path)?;
-            }
+            // Events already folded (kept, or a fold cut short): the journal
+            // goes once the file holds them, so that new events never follow
+            // a marker that would hide them.
+            self.fold_locked(path, false)?;
         }
         let journal_len =
             journal::append(&jpath, events, durable).map_err(StoreError::io(&jpath))?;
         let md_len = journal::size(path);
-        let ends = events.iter().any(|e| {
-            matches!(
-                e.event,
-                SessionEvent::Pause { .. } | SessionEvent::End { .. } | SessionEvent::Reopen
-            )
-        });
-        let phase = events
-            .iter()
-            .any(|e| matches!(e.event, SessionEvent::Phase { .. }));
-        if ends
-            || (phase && md_len < FOLD_AT_PHASE_BELOW)
+        if ends_recording(events)
+            || (starts_phase(events) && md_len < FOLD_AT_PHASE_BELOW)
             || journal_len >= md_len.max(FOLD_JOURNAL_AT_LEAST)
         {
-            self.fold_locked(path)?;
+            // A pause or end is the last write for a while: nothing would
+            // come to remove a journal kept now.
+            self.fold_locked(path, !ends_recording(events))?;
         }
         Ok(())
+    }
+
+    /// Removes the temporary files of session files that writers killed
+    /// before their rename left at the top of the directory (hidden, so no
+    /// reader takes them for sessions, but they are litter). Returns how many.
+    pub fn remove_stale_temp_files(&self) -> Result<usize, StoreError> {
+        let _lock = self.lock()?;
+        let mut removed = 0;
+        for entry in std::fs::read_dir(&self.dir).map_err(StoreError::io(&self.dir))? {
+            let entry = entry.map_err(StoreError::io(&self.dir))?;
+            let name = entry.file_name();
+            // Under the lock no writer is between its temporary file and its
+            // rename: every temporary file here is stale.
+            if name.to_str().is_some_and(|n| atomic::is_temp_for(n, ".md")) {
+                let path = entry.path();
+                std::fs::remove_file(&path).map_err(StoreError::io(&path))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
     }
 
     /// Creates a new session file for `log`, failing if its id is taken.
@@ -528,6 +651,77 @@ impl<C: SessionCodec> SessionStore<C> {
         mut build: impl FnMut(SessionId) -> SessionLog,
     ) -> Result<(PathBuf, SessionLog), StoreError> {
         allocate::IdAllocator::new(self)?.create_new(self, started, title, &mut build)
+    }
+}
+
+/// Events after which the journal is folded whatever its size.
+fn ends_recording(events: &[TimedEvent]) -> bool {
+    events.iter().any(|e| {
+        matches!(
+            e.event,
+            SessionEvent::Pause { .. } | SessionEvent::End { .. } | SessionEvent::Reopen
+        )
+    })
+}
+
+fn starts_phase(events: &[TimedEvent]) -> bool {
+    events
+        .iter()
+        .any(|e| matches!(e.event, SessionEvent::Phase { .. }))
+}
+
+/// Whether appending `events` to the session at `path` may fold its journal.
+fn folds_after(events: &[TimedEvent], path: &Path) -> bool {
+    let added: u64 = events
+        .iter()
+        .map(|e| serde_json::to_string(e).map_or(0, |l| l.len() as u64 + 1))
+        .sum();
+    let journal_len = journal::size(&journal::journal_path(path)) + added;
+    ends_recording(events)
+        || starts_phase(events)
+        || journal_len >= journal::size(path).max(FOLD_JOURNAL_AT_LEAST)
+}
+
+/// What a writer saw of a session file under the lock: the markdown file's
+/// identity (a fold or an editor's save replaces it) and the journal's length
+/// (every append grows it). Equal twice means nobody wrote in between.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seen {
+    markdown: Option<FileStamp>,
+    journal: Option<FileStamp>,
+}
+
+impl Seen {
+    fn now(path: &Path) -> Self {
+        Self {
+            markdown: FileStamp::of(path),
+            journal: FileStamp::of(&journal::journal_path(path)),
+        }
+    }
+}
+
+/// Size, modification time and (on Unix) inode of a file: a replaced or
+/// rewritten file differs in at least one of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    inode: u64,
+}
+
+impl FileStamp {
+    /// `None` when the file does not exist (or cannot be looked at).
+    fn of(path: &Path) -> Option<Self> {
+        let m = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(Self {
+            len: m.len(),
+            modified: m.modified().ok(),
+            inode,
+        })
     }
 }
 

@@ -1,7 +1,7 @@
 //! `cru session end [<id>] --status completed|failed [--summary TEXT]`.
 
 use clap::{Args, ValueEnum};
-use crucible_core::{Recorder, SessionStatus};
+use crucible_core::{RecordError, Recorder, SessionStatus};
 
 use super::log::session_query;
 use crate::context::Context;
@@ -32,15 +32,27 @@ pub fn run(ctx: &Context, args: &EndArgs) -> anyhow::Result<Outcome> {
         args.session.as_deref(),
         "name the session: `cru session end ID`",
     )?;
-    // Ending an ended session again is allowed: it corrects the status.
-    let mut rec =
-        Recorder::open(&ctx.store, &query, &ctx.config.session, true).map_err(CliError::from)?;
     let status = match args.status {
         EndStatus::Completed => SessionStatus::Completed,
         EndStatus::Failed => SessionStatus::Failed,
     };
-    rec.end(status, args.summary.as_deref())
-        .map_err(CliError::from)?;
-    rec.close().map_err(CliError::from)?;
-    Ok(Outcome::Success)
+    // A session ends once. The status is checked when the session is opened
+    // and again under the writers' lock when the end is written, so of two
+    // racing `end`s (or an `end` and a `log`) exactly one order wins.
+    let ended =
+        Recorder::open(&ctx.store, &query, &ctx.config.session, false).and_then(|mut rec| {
+            rec.end(status, args.summary.as_deref())?;
+            rec.close()
+        });
+    match ended {
+        Ok(()) => Ok(Outcome::Success),
+        Err(RecordError::Ended { id, status }) => Err(CliError::new(format!(
+            "session `{id}` already ended ({status}); a second end is refused"
+        ))
+        .with_hint(format!(
+            "to go on with it, `cru session log --session {id} --reopen ...`, then end it again"
+        ))
+        .into()),
+        Err(e) => Err(CliError::from(e).into()),
+    }
 }

@@ -52,6 +52,10 @@ struct Tally {
     skipped: usize,
 }
 
+/// The `source_hash` of a parent whose children are not all imported and
+/// linked yet: it matches no source, so the next import finishes the job.
+const PENDING: &str = "pending";
+
 /// How far readers may run ahead of the store, in sources.
 const WINDOW: usize = 64;
 
@@ -67,6 +71,14 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     };
     std::fs::create_dir_all(ctx.store.dir())
         .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;
+    // An import killed half way is run again: what it left half written goes.
+    let stale = ctx
+        .store
+        .remove_stale_temp_files()
+        .map_err(CliError::from)?;
+    if stale > 0 {
+        tracing::info!(stale, "removed temporary files of an interrupted write");
+    }
     let mut run = ImportRun {
         existing: imported_sessions(ctx),
         ids: IdAllocator::new(&ctx.store).map_err(CliError::from)?,
@@ -188,10 +200,15 @@ impl ImportRun {
             children,
             ..
         } = imp;
-        let (path, mut log, fate) = self.store_one(ctx, log, &provenance, bar)?;
         if children.is_empty() {
+            self.store_one(ctx, log, &provenance, false, bar)?;
             return Ok(());
         }
+        // A parent is first written as pending, and complete (its source's
+        // hash, its links) only once every child is in place. A run killed
+        // in between leaves a parent that the next run does not take for
+        // imported already: it goes on where the killed run stopped.
+        let (path, mut log, fate) = self.store_one(ctx, log, &provenance, true, bar)?;
         let mut linked = Vec::new();
         for child in children {
             for w in &child.imported.warnings {
@@ -200,7 +217,7 @@ impl ImportRun {
             let mut child_log = child.imported.log;
             child_log.frontmatter.parent = Some(log.id().clone());
             let (_, child_log, _) =
-                self.store_one(ctx, child_log, &child.imported.provenance, bar)?;
+                self.store_one(ctx, child_log, &child.imported.provenance, false, bar)?;
             linked.push((child_log, child.link));
         }
         // The parent is written again with its links only when it was written
@@ -216,14 +233,25 @@ impl ImportRun {
     }
 
     /// Stores one session: created, updated, or left as it is. Returns where it
-    /// is and the session as stored (with its id).
+    /// is and the session as stored (with its id). A session written
+    /// `pending` gets [`PENDING`] for its source's hash, for the caller to
+    /// complete.
     fn store_one(
         &mut self,
         ctx: &Context,
         mut log: SessionLog,
         provenance: &Provenance,
+        pending: bool,
         bar: &ProgressBar,
     ) -> anyhow::Result<(PathBuf, SessionLog, Fate)> {
+        let written = if pending {
+            Provenance {
+                source_hash: PENDING.to_owned(),
+                ..provenance.clone()
+            }
+        } else {
+            provenance.clone()
+        };
         let tally = &mut self.tally;
         if let Some((path, old)) = self.existing.get(&provenance.path) {
             let before = Provenance::of(old).expect("found by its provenance");
@@ -244,7 +272,7 @@ impl ImportRun {
                 return Ok((path.clone(), old.clone(), Fate::Kept));
             }
             log.frontmatter.session_id = old.id().clone();
-            provenance.store(&mut log);
+            written.store(&mut log);
             ctx.store.save_to(path, &log).map_err(CliError::from)?;
             bar.suspend(|| eprintln!("updated {} from {}", old.id(), provenance.path));
             tally.updated += 1;
@@ -252,7 +280,7 @@ impl ImportRun {
         }
         let started = log.frontmatter.started.clone();
         let title = log.frontmatter.title.clone();
-        provenance.store(&mut log);
+        written.store(&mut log);
         let (path, created) = self
             .ids
             .create_new(&ctx.store, &started, title.as_deref(), &mut |id| {

@@ -210,9 +210,18 @@ fn continue_session(
         None => "Resumed".to_owned(),
     };
     let channel = at.and_then(|p| p.channel.clone());
-    rec.phase(&name, agent.clone(), channel)
-        .map_err(CliError::from)?;
-    rec.flush().map_err(CliError::from)?;
+    // The resume phase (which makes the session active) is recorded with the
+    // first thing that happens in it: a backend that fails before answering
+    // leaves the file exactly as it was.
+    let resumed = std::cell::Cell::new(false);
+    let open_phase = |rec: &mut Recorder<'_, _>| -> anyhow::Result<()> {
+        if !resumed.get() {
+            rec.phase(&name, agent.clone(), channel.clone())
+                .map_err(CliError::from)?;
+            resumed.set(true);
+        }
+        Ok(())
+    };
     let id = rec.id().clone();
     if interactive {
         eprint!("{}", cx.summary_text());
@@ -232,6 +241,7 @@ fn continue_session(
         };
         match backend.complete(&request) {
             Ok(reply) => {
+                open_phase(&mut rec)?;
                 rec.reply(agent.clone(), &reply.text)
                     .map_err(CliError::from)?;
                 if let Some(u) = reply.usage {
@@ -244,6 +254,15 @@ fn continue_session(
                 out.flush()?;
                 messages.push(json!({"role": "assistant", "content": reply.text}));
                 prompt.push_str(&format!("\n## Agent\n\n{}\n", reply.text));
+            }
+            Err(e) if !resumed.get() => {
+                // Nothing was recorded yet, and nothing is: the session is as it was.
+                if !interactive {
+                    return Err(CliError::new(e.to_string())
+                        .with_hint(format!("{id} is unchanged; run the command again to retry"))
+                        .into());
+                }
+                eprintln!("error: {e}");
             }
             Err(e) => {
                 let first_line = e.to_string().lines().next().unwrap_or("").to_owned();
@@ -271,10 +290,14 @@ fn continue_session(
             break;
         };
         if line == "/pause" {
-            rec.pause(None).map_err(CliError::from)?;
+            // A paused session that nothing was recorded in is paused still.
+            if resumed.get() || rec.log().frontmatter.status != SessionStatus::Paused {
+                rec.pause(None).map_err(CliError::from)?;
+            }
             eprintln!("Paused {id}.");
             break;
         }
+        open_phase(&mut rec)?;
         rec.user(&line, None).map_err(CliError::from)?;
         messages.push(json!({"role": "user", "content": line}));
         prompt.push_str(&format!("\n## User\n\n{line}\n"));

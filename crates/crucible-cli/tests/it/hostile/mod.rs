@@ -2,4 +2,6 @@
 
 mod bounded;
 mod fs;
+mod kills;
 mod secrets;
+mod store;
