@@ -527,7 +527,7 @@ pub fn write_index(
     phase_rows: usize,
     phase_chunks: &[String],
 ) -> Result<(), IndexFileError> {
-    remove_delta(dir)?;
+    clear_delta(dir)?;
     // The two files on two threads: a compaction (a save whose delta grew
     // large) writes every row of both, and a save waits for it.
     let (phases, base) = std::thread::scope(|scope| {
@@ -587,7 +587,7 @@ pub fn finish_rebuild(
     problems: &[Problem],
     dirs: &[DirStamp],
 ) -> Result<(), IndexFileError> {
-    remove_delta(dir)?;
+    clear_delta(dir)?;
     let io = |name: &str| {
         let path = dir.join(name);
         move |source| IndexFileError::Io { path, source }
@@ -597,6 +597,31 @@ pub fn finish_rebuild(
     problems_table(&mut tail, problems);
     tables.sessions.finish(&tail).map_err(io(BASE))?;
     append_dirs(dir, dirs)
+}
+
+/// Creates the index files that do not exist yet, empty. A rebuild does this
+/// before it walks the directory: creating a file changes the directory's
+/// mtime, and a change made after the walk stamped the directory would make
+/// the next read list it again. Once they exist, every index write is in
+/// place and leaves the directory alone.
+pub fn create_missing(dir: &Path) -> Result<(), IndexFileError> {
+    for name in [BASE, PHASES, DELTA] {
+        let path = dir.join(name);
+        own_file(
+            &path,
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false),
+        )
+        .map_err(|source| IndexFileError::Io { path, source })?;
+    }
+    Ok(())
+}
+
+/// Empties the delta in place (its rows are in the base now).
+pub fn clear_delta(dir: &Path) -> Result<(), IndexFileError> {
+    write(&dir.join(DELTA), &delta_text(&Delta::default()))
 }
 
 pub fn remove_delta(dir: &Path) -> Result<(), IndexFileError> {

@@ -96,9 +96,15 @@ impl<'s> SessionIndex<'s> {
         // rewritten in place as the sessions are read, and a save made
         // meanwhile waits instead of landing in a delta this rebuild would
         // then drop. Without it (a read-only directory), all in memory.
-        let held = root
-            .exists()
-            .then(|| self.store.lock().map_err(|e| e.to_string()));
+        let held = root.exists().then(|| {
+            self.store
+                .lock()
+                .map_err(|e| e.to_string())
+                .and_then(|lock| {
+                    files::create_missing(root).map_err(|e| e.to_string())?;
+                    Ok(lock)
+                })
+        });
         let mut built = scan_all(
             self.store,
             self.threads,

@@ -160,6 +160,15 @@ pub fn relist(
     known_dirs: &HashSet<String>,
     stale: &mut Stale,
 ) {
+    // The indexed names of each changed directory: a listing then builds
+    // paths only for names it does not know (a folder of 100,000 sessions is
+    // listed again after every save that adds or removes a file in it).
+    let mut known: HashMap<&str, HashSet<&str>> = HashMap::new();
+    for p in indexed {
+        let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+        known.entry(dir).or_default().insert(name);
+    }
+    let none = HashSet::new();
     for (dir_rel, now) in changed {
         let Some(now) = now else {
             stale.gone_dirs.push(dir_rel.clone());
@@ -170,10 +179,14 @@ pub fn relist(
         } else {
             root.join(dir_rel)
         };
+        let names = known.get(dir_rel.as_str()).unwrap_or(&none);
+        let new_file = |name: &std::ffi::OsStr| {
+            is_markdown(name) && !name.to_str().is_some_and(|n| names.contains(n))
+        };
         let Ok(tree) = walk(
             &dir,
             WalkOptions {
-                file_filter: &is_markdown,
+                file_filter: &new_file,
                 utf8_names: true,
                 recursive: false,
             },
@@ -181,12 +194,12 @@ pub fn relist(
             stale.gone_dirs.push(dir_rel.clone());
             continue;
         };
-        for f in &tree.files {
-            let rel = relative(root, f);
-            if !indexed.contains(&rel) || tree.journals.contains(f) {
-                stale.reread.push(rel);
-            }
-        }
+        stale.reread.extend(
+            tree.files
+                .iter()
+                .chain(&tree.journals)
+                .map(|f| relative(root, f)),
+        );
         // Rows of names that are not UTF-8 are not `stat`ed (see
         // `problem_unchanged`): gone unless the listing still has them.
         let listed: HashSet<String> = tree
@@ -195,14 +208,17 @@ pub fn relist(
             .map(|s| relative(root, &s.path))
             .collect();
         stale.reread.extend(
-            indexed
+            names
                 .iter()
-                .filter(|p| {
-                    p.contains(char::REPLACEMENT_CHARACTER)
-                        && parent_of(p) == dir_rel.as_str()
-                        && !listed.contains(*p)
+                .filter(|n| n.contains(char::REPLACEMENT_CHARACTER))
+                .map(|n| {
+                    if dir_rel.is_empty() {
+                        (*n).to_owned()
+                    } else {
+                        format!("{dir_rel}/{n}")
+                    }
                 })
-                .cloned(),
+                .filter(|p| !listed.contains(p)),
         );
         stale
             .skipped
