@@ -28,13 +28,23 @@ pub struct CommandBackend {
     pub env: Vec<(String, String)>,
 }
 
+impl CommandBackend {
+    /// The command line with every secret the redactor knows taken out.
+    fn shown(&self) -> String {
+        crate::scrub(&self.command, None)
+    }
+}
+
 impl AgentBackend for CommandBackend {
     fn describe(&self) -> String {
-        format!("command `{}`", self.command)
+        format!("command `{}`", self.shown())
     }
 
     fn complete(&self, request: &AgentRequest<'_>) -> Result<AgentReply, AgentError> {
-        let command = self.command.clone();
+        // The command as messages show it: a command line may carry a key
+        // (`OPENAI_API_KEY=sk-... claude -p`), and messages reach terminals,
+        // logs and `[!error]` callouts.
+        let command = self.shown();
         let messages_error = |source| AgentError::MessagesFile {
             command: command.clone(),
             source,

@@ -43,14 +43,18 @@ pub enum IndexFileError {
     Version { path: PathBuf, found: String },
 }
 
-/// A directory of the sessions tree and its mtime when last looked at.
+/// A directory of the sessions tree and when it last changed, as last
+/// looked at: its inode change time, which moves with every entry added,
+/// removed or renamed and which no tool can set back (an mtime can be put
+/// back with `touch -d`, hiding a new file). 0: the directory is gone;
+/// [`crate::refresh::RELIST`]: list it again.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DirStamp {
     pub path: String,
-    pub mtime_ns: u64,
+    pub changed_ns: u64,
 }
 
-const DIR_FIELDS: &[&str] = &["path", "mtime_ns"];
+const DIR_FIELDS: &[&str] = &["path", "changed_ns"];
 const REMOVED_FIELDS: &[&str] = &["path"];
 
 /// The session side of the index, in memory.
@@ -136,6 +140,17 @@ fn read(path: &Path) -> Result<String, IndexFileError> {
     Ok(text)
 }
 
+/// [`own_file`] for writing: an index file sharing its inode with another
+/// name (a hard-linked snapshot of the directory) gets one of its own
+/// first, so the write never reaches the snapshot.
+pub(crate) fn own_file_for_write(
+    path: &Path,
+    options: &mut std::fs::OpenOptions,
+) -> std::io::Result<std::fs::File> {
+    crucible_core::store::safe_file::open_own_for_write(path, options)
+        .map_err(crucible_core::store::UnsafeFile::into_io)
+}
+
 /// Opens an index file, never through a link and never blocking on a FIFO:
 /// an index file that is a link is an error naming it (and the index is
 /// rebuilt in its place, see [`crate::SessionIndex::open`]).
@@ -215,7 +230,7 @@ fn dir_stamp(cells: &[&str]) -> Result<DirStamp, String> {
         } else {
             crate::record::confined(path)?
         },
-        mtime_ns: toon::number(cells[1])?.unwrap_or(0),
+        changed_ns: toon::number(cells[1])?.unwrap_or(0),
     })
 }
 
@@ -238,6 +253,18 @@ pub fn load(dir: &Path) -> Result<Index, IndexFileError> {
         problems: rows(&path, &doc, "problems", PROBLEM_FIELDS, Problem::from_cells)?,
         dirs: rows(&path, &doc, "dirs", DIR_FIELDS, dir_stamp)?,
     };
+    // Every path once: a row twice (an index edited by hand) would be
+    // listed and counted twice.
+    let mut seen = HashSet::new();
+    let twice = index
+        .sessions
+        .iter()
+        .map(|s| s.path.as_str())
+        .chain(index.problems.iter().map(|p| p.path.as_str()))
+        .find(|p| !seen.insert(*p));
+    if let Some(p) = twice {
+        return Err(corrupt(&path, 1, format!("path `{p}` has two rows")));
+    }
     let delta = load_delta(dir)?;
     apply(&mut index, &delta);
     Ok(index)
@@ -268,7 +295,7 @@ pub fn apply(index: &mut Index, delta: &Delta) {
     index.dirs.extend(
         (delta.dirs.iter().enumerate())
             // A stamp of 0: the directory is gone.
-            .filter(|(i, d)| last_of[d.path.as_str()] == *i && d.mtime_ns != 0)
+            .filter(|(i, d)| last_of[d.path.as_str()] == *i && d.changed_ns != 0)
             .map(|(_, d)| d.clone()),
     );
 }
@@ -327,7 +354,8 @@ fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
     if path.symlink_metadata().is_ok() {
         use std::io::Write;
         let mut f =
-            own_file(path, std::fs::OpenOptions::new().write(true).truncate(true)).map_err(io)?;
+            own_file_for_write(path, std::fs::OpenOptions::new().write(true).truncate(true))
+                .map_err(io)?;
         f.write_all(text.as_bytes()).map_err(io)
     } else {
         write_atomic(path, text.as_bytes()).map_err(io)
@@ -370,7 +398,7 @@ fn problems_table(out: &mut String, problems: &[Problem]) {
 fn dirs_table(out: &mut String, dirs: &[DirStamp]) {
     toon::write_header(out, "dirs", dirs.len(), DIR_FIELDS);
     for d in dirs {
-        toon::write_row(out, &[Cell::Str(&d.path), Cell::Num(d.mtime_ns)]);
+        toon::write_row(out, &[Cell::Str(&d.path), Cell::Num(d.changed_ns)]);
     }
 }
 
@@ -399,7 +427,7 @@ fn write_phases(path: &Path, rows: usize, chunks: &[String]) -> Result<(), Index
     };
     let mut head = phases_scalars();
     toon::write_header(&mut head, "phases", rows, PHASE_FIELDS);
-    let file = own_file(
+    let file = own_file_for_write(
         path,
         std::fs::OpenOptions::new()
             .write(true)
@@ -434,7 +462,7 @@ fn write_base_rows(
         path: path.to_owned(),
         source,
     };
-    let file = own_file(
+    let file = own_file_for_write(
         path,
         std::fs::OpenOptions::new()
             .write(true)
@@ -497,7 +525,7 @@ fn append_dirs(dir: &Path, dirs: &[DirStamp]) -> Result<(), IndexFileError> {
     dirs.sort_by(|a, b| a.path.cmp(&b.path));
     let mut text = String::new();
     dirs_table(&mut text, &dirs);
-    let mut f = own_file(&path, std::fs::OpenOptions::new().append(true)).map_err(io)?;
+    let mut f = own_file_for_write(&path, std::fs::OpenOptions::new().append(true)).map_err(io)?;
     f.write_all(text.as_bytes()).map_err(io)
 }
 
@@ -607,7 +635,7 @@ pub fn finish_rebuild(
 pub fn create_missing(dir: &Path) -> Result<(), IndexFileError> {
     for name in [BASE, PHASES, DELTA] {
         let path = dir.join(name);
-        own_file(
+        own_file_for_write(
             &path,
             std::fs::OpenOptions::new()
                 .write(true)

@@ -233,6 +233,9 @@ impl<'s> SessionIndex<'s> {
             stale: Vec<String>,
             /// Rows in directories that changed (to find the new files there).
             in_changed: Vec<String>,
+            /// A hash of every row's path: a path twice (an index edited by
+            /// hand) makes the index corrupt.
+            path_hashes: Vec<u64>,
             idle: Vec<String>,
         }
         let root = self.store.dir();
@@ -243,6 +246,8 @@ impl<'s> SessionIndex<'s> {
             return None;
         }
         let changed = refresh::changed_dirs(root, &dirs);
+        let known: HashSet<String> = dirs.iter().map(|d| d.path.clone()).collect();
+        let journals = refresh::journals_in(root, &changed);
         let stamper = refresh::Stamper::open(root);
         let now = SystemTime::now();
         let idle_check = idle.is_some();
@@ -256,17 +261,23 @@ impl<'s> SessionIndex<'s> {
             if record::confined(path.as_ref()).is_err() {
                 return true;
             }
+            st.path_hashes.push(path_hash(&path));
             if !changed.is_empty() && changed.contains_key(refresh::parent_of(&path)) {
                 st.in_changed.push(path.clone().into_owned());
             }
-            if c.get(3) == Some(&"1") {
+            if c.get(3) == Some(&"1") || journals.contains(path.as_ref()) {
                 st.later.push(path.into_owned());
                 return false;
             }
             let Ok(stamp) = FileStamp::from_cells(c[5], c[4], c[6], c[7]) else {
                 return true;
             };
-            if !stamper.session_unchanged(&path, &stamp) {
+            // A row in a folder the index does not have (an edited index, or
+            // a folder swapped for a link) is read again, by the walker's
+            // rules: it must lead to a file inside the directory.
+            if !known.contains(refresh::parent_of(&path))
+                || !stamper.session_unchanged(&path, &stamp)
+            {
                 st.stale.push(path.into_owned());
                 return false;
             }
@@ -279,6 +290,7 @@ impl<'s> SessionIndex<'s> {
             later: Vec::new(),
             stale: Vec::new(),
             in_changed: Vec::new(),
+            path_hashes: Vec::new(),
             idle: Vec::new(),
         };
         let scanned = light.scan(
@@ -312,6 +324,16 @@ impl<'s> SessionIndex<'s> {
         let mut indexed = HashSet::new();
         let mut idle_candidates = Vec::new();
         let mut states = Vec::with_capacity(scans.len() + 1);
+        let mut hashes: Vec<u64> = scans
+            .iter()
+            .flat_map(|s| s.path_hashes.iter().copied())
+            .collect();
+        hashes.sort_unstable();
+        if hashes.windows(2).any(|w| w[0] == w[1]) {
+            // The same path twice, or (astronomically rarely) two paths with
+            // one hash: the slow path checks the rows themselves.
+            return None;
+        }
         for sc in scans {
             later.extend(sc.later);
             stale.reread.extend(sc.stale);
@@ -324,9 +346,11 @@ impl<'s> SessionIndex<'s> {
             if changed.contains_key(refresh::parent_of(&r.path)) {
                 indexed.insert(r.path.clone());
             }
-            if r.live {
+            if r.live || journals.contains(&r.path) {
                 later.push(r.path.clone());
-            } else if !stamper.session_unchanged(&r.path, &r.stamp) {
+            } else if !known.contains(refresh::parent_of(&r.path))
+                || !stamper.session_unchanged(&r.path, &r.stamp)
+            {
                 stale.reread.push(r.path.clone());
             } else {
                 each(&mut rest, &Facts::of(r), &|| Ok(r.clone()));
@@ -343,9 +367,12 @@ impl<'s> SessionIndex<'s> {
                 stale.reread.push(p.path);
             }
         }
-        let known: HashSet<String> = dirs.iter().map(|d| d.path.clone()).collect();
         refresh::relist(root, &changed, &indexed, &known, &mut stale);
         drop(shared);
+        // Live sessions are read below; a listing that found their journal
+        // must not read (and count) them a second time.
+        let live: HashSet<&String> = later.iter().collect();
+        stale.reread.retain(|p| !live.contains(p));
 
         // What changed: read again, answered from, and saved for next time.
         let (delta, entries) = refresh::read_stale(self.store, stale);
@@ -457,6 +484,11 @@ impl<'s> SessionIndex<'s> {
         }
         paused
     }
+}
+
+fn path_hash(path: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(path)
 }
 
 /// Copies every path state and directory of `from` into `to`.

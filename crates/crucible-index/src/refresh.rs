@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crucible_core::SessionStore;
-use crucible_core::store::walk::{WalkOptions, is_markdown, walk};
+use crucible_core::store::walk::{WalkOptions, change_time, is_markdown, walk};
 use crucible_parser::MarkdownCodec;
 
 use crate::files::{Delta, DirStamp, Index};
@@ -99,19 +99,19 @@ fn stamp_of(st: &rustix::fs::Stat) -> FileStamp {
 
 /// The stamp of a directory looked at now: [`RELIST`] if it changed within
 /// a clock tick (a change in the same tick would not move its mtime).
-pub fn dir_stamp_at(root: &Path, dir: &Path, modified: Option<std::time::SystemTime>) -> DirStamp {
+pub fn dir_stamp_at(root: &Path, dir: &Path, changed: Option<std::time::SystemTime>) -> DirStamp {
     let ns = |t: std::time::SystemTime| {
         t.duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
     };
     let now = ns(std::time::SystemTime::now());
-    let mtime_ns = match modified.map(ns) {
+    let changed_ns = match changed.map(ns) {
         Some(m) if now.saturating_sub(m) >= RACY_NS => m,
         _ => RELIST,
     };
     DirStamp {
         path: relative(root, dir),
-        mtime_ns,
+        changed_ns,
     }
 }
 
@@ -127,15 +127,45 @@ pub fn changed_dirs(root: &Path, dirs: &[DirStamp]) -> HashMap<String, Option<Di
             root.join(&d.path)
         };
         let meta = std::fs::symlink_metadata(&full).ok().filter(|m| m.is_dir());
-        let now = meta.map(|m| dir_stamp_at(root, &full, m.modified().ok()));
+        let now = meta.map(|m| dir_stamp_at(root, &full, Some(change_time(&m))));
         match now {
-            Some(n) if n.mtime_ns == d.mtime_ns && d.mtime_ns != RELIST => {}
+            Some(n) if n.changed_ns == d.changed_ns && d.changed_ns != RELIST => {}
             other => {
                 changed.insert(d.path.clone(), other);
             }
         }
     }
     changed
+}
+
+/// The sessions of the `changed` directories that have a journal now
+/// (hidden `.<name>.journal` files): they are live, read afresh whatever
+/// their row says. Found before the rows are looked at, so that no session
+/// is both answered from its row and read again. The listing builds no path
+/// for the other entries.
+pub fn journals_in(root: &Path, changed: &HashMap<String, Option<DirStamp>>) -> HashSet<String> {
+    let mut live = HashSet::new();
+    for (dir_rel, now) in changed {
+        if now.is_none() {
+            continue;
+        }
+        let dir = if dir_rel.is_empty() {
+            root.to_owned()
+        } else {
+            root.join(dir_rel)
+        };
+        if let Ok(tree) = walk(
+            &dir,
+            WalkOptions {
+                file_filter: &|_| false,
+                utf8_names: true,
+                recursive: false,
+            },
+        ) {
+            live.extend(tree.journals.iter().map(|j| relative(root, j)));
+        }
+    }
+    live
 }
 
 /// What a freshness check found: the paths to read again (changed, new,
@@ -236,7 +266,7 @@ pub fn relist(
                 stale
                     .skipped
                     .extend(t.skipped.iter().map(|s| skipped_problem(root, s)));
-                for (d, m) in t.dirs.iter().zip(&t.dir_modified) {
+                for (d, m) in t.dirs.iter().zip(&t.dir_changed) {
                     stale.dirs.push(dir_stamp_at(root, d, *m));
                 }
             }
@@ -270,7 +300,7 @@ pub fn read_stale(store: &SessionStore<MarkdownCodec>, stale: Stale) -> (Delta, 
                     delta.set(&rel, None, None);
                     pending.extend(t.files.iter().map(|f| relative(root, f)));
                     skipped.extend(t.skipped.iter().map(|s| skipped_problem(root, s)));
-                    for (d, m) in t.dirs.iter().zip(&t.dir_modified) {
+                    for (d, m) in t.dirs.iter().zip(&t.dir_changed) {
                         dirs.push(dir_stamp_at(root, d, *m));
                     }
                 }
@@ -278,7 +308,7 @@ pub fn read_stale(store: &SessionStore<MarkdownCodec>, stale: Stale) -> (Delta, 
                     root,
                     &crucible_core::store::Skipped {
                         path: full,
-                        reason: format!("folder cannot be read ({e}); skipped"),
+                        reason: format!("folder cannot be read ({e})"),
                     },
                 )),
             },
@@ -300,7 +330,7 @@ pub fn read_stale(store: &SessionStore<MarkdownCodec>, stale: Stale) -> (Delta, 
     for d in stale.gone_dirs {
         delta.set_dir(DirStamp {
             path: d,
-            mtime_ns: 0,
+            changed_ns: 0,
         });
     }
     (delta, entries)

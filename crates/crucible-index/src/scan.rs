@@ -124,11 +124,8 @@ pub fn index_file(store: &SessionStore<MarkdownCodec>, path: &Path) -> Entry {
 fn unreadable(e: &UnsafeFile) -> String {
     match e {
         UnsafeFile::Io { source, .. } => format!("cannot be read: {source}"),
-        UnsafeFile::NotRegular { kind, .. } => format!("{kind}, not a regular file; skipped"),
-        UnsafeFile::TooLarge { size, limit, .. } => format!(
-            "{size} bytes, over the limit of {limit} bytes for a session file (`[session] max_file_size`); skipped"
-        ),
-        UnsafeFile::Link { .. } => "a symbolic link; skipped".to_owned(),
+        UnsafeFile::Link { .. } => "a symbolic link".to_owned(),
+        other => other.reason(),
     }
 }
 
@@ -295,7 +292,7 @@ pub fn build(
     let root = store.dir();
     let Tree {
         dirs,
-        dir_modified,
+        dir_changed,
         files,
         journals: live,
         skipped,
@@ -373,7 +370,7 @@ pub fn build(
     built.index.problems.sort_by(|a, b| a.path.cmp(&b.path));
     built.index.dirs = dirs
         .iter()
-        .zip(&dir_modified)
+        .zip(&dir_changed)
         .map(|(d, m)| crate::refresh::dir_stamp_at(root, d, *m))
         .collect();
     built.index.dirs.sort_by(|a, b| a.path.cmp(&b.path));

@@ -70,7 +70,7 @@ impl TableFile {
     pub fn overwrite(path: PathBuf, head: Head, max_rows: usize) -> std::io::Result<Self> {
         let (room, _) = head.text(max_rows);
         // Readable too: a head that outgrows its room copies the rows out.
-        let mut file = crate::files::own_file(
+        let mut file = crate::files::own_file_for_write(
             &path,
             std::fs::OpenOptions::new()
                 .read(true)

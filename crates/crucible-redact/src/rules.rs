@@ -404,6 +404,21 @@ pub(crate) const RULES: &[RuleSpec] = &[
         check: Check::Given,
     },
     RuleSpec {
+        // `~/.netrc`: `machine HOST login USER password PASS`, on one line
+        // or several (the login is required: prose says "machine" too).
+        kind: "netrc-password",
+        pattern: r#"(?-u:\b)machine\s+[A-Za-z0-9.\-]+\s+login\s+\S+\s+password\s+(?P<s>\S+)"#,
+        keywords: &["machine"],
+        check: Check::Given,
+    },
+    RuleSpec {
+        // PHP's `define('DB_PASSWORD', '...')` (and `define("API_KEY", "...")`).
+        kind: "secret",
+        pattern: r#"(?-u:\b)define\(\s*['"](?P<name>[A-Za-z0-9_]*(?i:key|secret|token|passw|pwd|pass)[A-Za-z0-9_]*)['"]\s*,\s*(?:"(?P<s2>[^"\n]*)"|'(?P<s3>[^'\n]*)')"#,
+        keywords: &["define"],
+        check: Check::NamedValue,
+    },
+    RuleSpec {
         kind: "secret",
         pattern: NAMED_VALUE,
         keywords: &[
@@ -425,4 +440,4 @@ pub(crate) const RULES: &[RuleSpec] = &[
 /// `db-passwd`), then `=`, `:`, `:=` or `=>`, then a value: JSON-escaped
 /// quotes, quotes, or a bare word. Which names count is decided in code
 /// ([`value::name_kind`]); the pattern only finds the shape.
-pub(crate) const NAMED_VALUE: &str = r#"(?P<name>[A-Za-z0-9_.\-]*(?i:key|secret|token|passw|pwd|pass|credential|creds|auth|dsn)[A-Za-z0-9_.\-]*)(?:\\?["'])?\]?[ \t]*(?::=|=>|=|:)[ \t]*(?:!!str[ \t]+)?(?:\\"(?P<s1>[^"\\]*)\\"|"(?P<s2>(?:[^"\\\n]|\\.)*)"|'(?P<s3>[^'\n]*)'|(?P<s4>[^\s"'`,;\\(){}\[\]<>]+))"#;
+pub(crate) const NAMED_VALUE: &str = r#"(?P<name>[A-Za-z0-9_.\-]*(?i:key|secret|token|passw|pwd|pass|credential|creds|auth|dsn)[A-Za-z0-9_.\-]*)(?:\\*["'])?\]?[ \t]*(?::=|=>|=|:)[ \t]*(?:!!str[ \t]+)?(?:\\+"(?P<s1>[^"\\]*)\\+"|"(?P<s2>(?:[^"\\\n]|\\.)*)"|'(?P<s3>[^'\n]*)'|(?P<s4>[^\s"'`,;\\(){}\[\]<>]+))"#;

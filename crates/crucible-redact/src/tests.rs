@@ -280,3 +280,29 @@ fn every_pattern_compiles_and_each_match_holds_a_keyword() {
         assert!(!r.keywords.is_empty(), "{}", r.kind);
     }
 }
+
+#[test]
+fn netrc_php_defines_and_doubly_escaped_json() {
+    gone(
+        "machine api.github.com login bob password Nr7fQz9xLp2w",
+        "Nr7fQz9xLp2w",
+        "netrc-password",
+    );
+    gone(
+        "machine example.com\n  login bob\n  password Nr7fQz9xLp2w\n",
+        "Nr7fQz9xLp2w",
+        "netrc-password",
+    );
+    gone(
+        "define('DB_PASSWORD', 'Ph4rQ8zLm2xV');",
+        "Ph4rQ8zLm2xV",
+        "secret",
+    );
+    gone(
+        r#"{\"cfg\": \"{\\\"password\\\": \\\"dJ8kQ2mZx7Lp\\\"}\"}"#,
+        "dJ8kQ2mZx7Lp",
+        "secret",
+    );
+    kept("the machine learning password field is empty");
+    kept("define('APP_NAME', 'cru');");
+}

@@ -17,12 +17,19 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::safe_file::{UnsafeFile, open_own};
+use super::safe_file::{UnsafeFile, open_own, open_own_for_write};
 use crate::TimedEvent;
 
-/// Opens the journal, never through a link (see [`super::safe_file`]).
+/// Opens the journal for reading, never through a link (see
+/// [`super::safe_file`]).
 fn open_journal(path: &Path, options: &mut OpenOptions) -> io::Result<fs::File> {
     open_own(path, options).map_err(UnsafeFile::into_io)
+}
+
+/// Opens the journal for writing: never through a link, and never into an
+/// inode another name shares.
+fn open_journal_for_write(path: &Path, options: &mut OpenOptions) -> io::Result<fs::File> {
+    open_own_for_write(path, options).map_err(UnsafeFile::into_io)
 }
 
 /// The journal of the session file at `session`: a hidden file beside it, so
@@ -179,7 +186,7 @@ pub enum Tail {
 /// Trims a line cut short by a crash and reports whether the journal ends in
 /// a fold marker. Call with the directory lock held.
 pub fn repair_tail(path: &Path) -> io::Result<Tail> {
-    let mut f = match open_journal(path, OpenOptions::new().read(true).write(true)) {
+    let mut f = match open_journal_for_write(path, OpenOptions::new().read(true).write(true)) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Tail::Clean),
         Err(e) => return Err(e),
@@ -211,7 +218,7 @@ pub fn repair_tail(path: &Path) -> io::Result<Tail> {
 }
 
 fn append_lines(path: &Path, lines: &str, durable: bool) -> io::Result<u64> {
-    let mut f = open_journal(path, OpenOptions::new().create(true).append(true))?;
+    let mut f = open_journal_for_write(path, OpenOptions::new().create(true).append(true))?;
     // One write of whole lines: a crash can cut it short, never interleave it.
     f.write_all(lines.as_bytes())?;
     if durable {

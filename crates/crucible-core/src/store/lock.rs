@@ -43,7 +43,9 @@ impl DirLock {
             &dir.join(LOCK_FILE),
             OpenOptions::new().create(true).truncate(false).write(true),
         )
-        .map_err(UnsafeFile::into_io)?;
+        // The whole message: it names the lock file, where the caller's
+        // names only the directory.
+        .map_err(|e: UnsafeFile| io::Error::other(e.to_string()))?;
         file.lock()?;
         Ok(Self { _file: file })
     }

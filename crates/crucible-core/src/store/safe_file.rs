@@ -35,10 +35,10 @@ pub enum UnsafeFile {
         "{path}: is a symbolic link where cru keeps its own file; cru does not write through links (remove the link)"
     )]
     Link { path: PathBuf },
-    #[error("{path}: {kind}, not a regular file; skipped")]
+    #[error("{path}: {kind}, not a regular file")]
     NotRegular { path: PathBuf, kind: &'static str },
     #[error(
-        "{path}: {size} bytes, over the limit of {limit} bytes for a session file (`[session] max_file_size`); skipped"
+        "{path}: {size} bytes, over the limit of {limit} bytes for a session file (`[session] max_file_size`)"
     )]
     TooLarge {
         path: PathBuf,
@@ -62,8 +62,20 @@ impl UnsafeFile {
         }
     }
 
-    /// The error as an `io::Error`, for callers whose errors are I/O errors;
-    /// its message keeps the path and the reason.
+    /// What is wrong, without the path (for messages that name it already).
+    pub fn reason(&self) -> String {
+        match self {
+            Self::Link { .. } => "a symbolic link where cru keeps its own file; cru does not write through links (remove the link)".to_owned(),
+            Self::NotRegular { kind, .. } => format!("{kind}, not a regular file"),
+            Self::TooLarge { size, limit, .. } => format!(
+                "{size} bytes, over the limit of {limit} bytes for a session file (`[session] max_file_size`)"
+            ),
+            Self::Io { source, .. } => source.to_string(),
+        }
+    }
+
+    /// The error as an `io::Error`, for callers whose errors are I/O errors
+    /// and name the path themselves: its message is the reason alone.
     pub fn into_io(self) -> io::Error {
         match self {
             Self::Io { source, .. } => source,
@@ -72,7 +84,7 @@ impl UnsafeFile {
                     Self::TooLarge { .. } => io::ErrorKind::FileTooLarge,
                     _ => io::ErrorKind::InvalidInput,
                 };
-                io::Error::new(kind, other.to_string())
+                io::Error::new(kind, other.reason())
             }
         }
     }
@@ -134,6 +146,24 @@ pub fn open_own(path: &Path, options: &mut OpenOptions) -> Result<File, UnsafeFi
         });
     }
     Ok(file)
+}
+
+/// [`open_own`] for writing: a file cru keeps that has other hard links
+/// (a `cp -al` or rsnapshot copy of the sessions directory shares every
+/// file's inode) is first given an inode of its own (copied, then renamed
+/// over), so the write never reaches the other names. Call with the
+/// directory's writer lock held.
+pub fn open_own_for_write(path: &Path, options: &mut OpenOptions) -> Result<File, UnsafeFile> {
+    use std::os::unix::fs::MetadataExt;
+    // Before the open: an open that truncates would empty the shared inode.
+    if let Ok(meta) = std::fs::symlink_metadata(path)
+        && meta.is_file()
+        && meta.nlink() > 1
+    {
+        let bytes = std::fs::read(path).map_err(|e| UnsafeFile::io(path, e))?;
+        super::atomic::write_atomic(path, &bytes).map_err(|e| UnsafeFile::io(path, e))?;
+    }
+    open_own(path, options)
 }
 
 /// Opens a file for reading if it is a regular file of at most `limit`
@@ -201,6 +231,22 @@ mod tests {
         let e = open_own(&link, OpenOptions::new().write(true).truncate(true)).unwrap_err();
         assert!(matches!(e, UnsafeFile::Link { .. }), "{e}");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+    }
+
+    #[test]
+    fn writes_never_reach_another_hard_link() {
+        use std::io::Write;
+        let t = tempfile::tempdir().unwrap();
+        let own = t.path().join(".s.md.journal");
+        std::fs::write(&own, "a\n").unwrap();
+        let snapshot = t.path().join("snapshot-of-journal");
+        std::fs::hard_link(&own, &snapshot).unwrap();
+        open_own_for_write(&own, OpenOptions::new().append(true))
+            .unwrap()
+            .write_all(b"b\n")
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&own).unwrap(), "a\nb\n");
+        assert_eq!(std::fs::read_to_string(&snapshot).unwrap(), "a\n");
     }
 
     #[test]

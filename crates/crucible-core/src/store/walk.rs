@@ -32,10 +32,11 @@ use super::safe_file::kind_name;
 pub struct Tree {
     /// Every directory entered, the root first.
     pub dirs: Vec<PathBuf>,
-    /// When each of `dirs` was last modified, looked at just before it was
-    /// listed (so a change made while the walk goes on shows as a newer
-    /// time); `None` if unknown.
-    pub dir_modified: Vec<Option<std::time::SystemTime>>,
+    /// When each of `dirs` last changed (its inode change time, which moves
+    /// with every entry added or removed and, unlike the mtime, cannot be
+    /// set back), looked at just before it was listed, so a change made
+    /// while the walk goes on shows as a newer time; `None` if unknown.
+    pub dir_changed: Vec<Option<std::time::SystemTime>>,
     /// The files taken, in path order.
     pub files: Vec<PathBuf>,
     /// Files that have a journal beside them (live sessions).
@@ -79,6 +80,14 @@ impl std::fmt::Debug for WalkOptions<'_> {
     }
 }
 
+/// A file's inode change time.
+pub fn change_time(meta: &std::fs::Metadata) -> std::time::SystemTime {
+    use std::os::unix::fs::MetadataExt;
+    let secs = u64::try_from(meta.ctime()).unwrap_or(0);
+    let nanos = u32::try_from(meta.ctime_nsec()).unwrap_or(0);
+    std::time::UNIX_EPOCH + std::time::Duration::new(secs, nanos)
+}
+
 /// Takes `*.md` files.
 pub fn is_markdown(name: &OsStr) -> bool {
     Path::new(name).extension().is_some_and(|e| e == "md")
@@ -92,7 +101,7 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
     let mut canonical_root: Option<Option<PathBuf>> = None;
     let mut pending = vec![root.to_owned()];
     while let Some(dir) = pending.pop() {
-        let modified = std::fs::metadata(&dir).and_then(|m| m.modified()).ok();
+        let changed = std::fs::metadata(&dir).ok().map(|m| change_time(&m));
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) if dir == root && e.kind() == io::ErrorKind::NotFound => return Ok(tree),
@@ -100,13 +109,13 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
             Err(e) => {
                 tree.skipped.push(Skipped {
                     path: dir,
-                    reason: format!("folder cannot be read ({e}); skipped"),
+                    reason: format!("folder cannot be read ({e})"),
                 });
                 continue;
             }
         };
         tree.dirs.push(dir.clone());
-        tree.dir_modified.push(modified);
+        tree.dir_changed.push(changed);
         for entry in entries {
             let entry = match entry {
                 Ok(e) => e,
@@ -170,7 +179,7 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
             } else {
                 tree.skipped.push(Skipped {
                     path,
-                    reason: format!("{}, not a regular file; skipped", kind_name(kind)),
+                    reason: format!("{}, not a regular file", kind_name(kind)),
                 });
             }
         }
@@ -179,18 +188,23 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
     Ok(tree)
 }
 
-/// Whether a file found earlier may be read again now: a regular file, or a
-/// link to a regular file inside `root` (links are re-pointed too).
+/// Whether a file found earlier (or named by an index row) may be read
+/// again now: a regular file, or a link to a regular file, whose real path
+/// is inside `root`. The whole path is resolved, so a folder on the way
+/// replaced by a link out of the tree is caught too.
 pub fn may_read(path: &Path, root: &Path) -> Result<(), String> {
+    let root_real = std::fs::canonicalize(root).ok();
     match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            link_verdict(path, std::fs::canonicalize(root).ok().as_deref())
-        }
-        Ok(m) if m.is_file() => Ok(()),
-        Ok(m) => Err(format!(
-            "{}, not a regular file; skipped",
-            kind_name(m.file_type())
-        )),
+        Ok(m) if m.file_type().is_symlink() => link_verdict(path, root_real.as_deref()),
+        Ok(m) if m.is_file() => match std::fs::canonicalize(path) {
+            Ok(real) if root_real.as_deref().is_some_and(|r| real.starts_with(r)) => Ok(()),
+            Ok(real) => Err(format!(
+                "reached through a link, at {}, outside the sessions directory; not followed",
+                real.display()
+            )),
+            Err(e) => Err(format!("cannot be read: {e}")),
+        },
+        Ok(m) => Err(format!("{}, not a regular file", kind_name(m.file_type()))),
         Err(e) => Err(format!("cannot be read: {e}")),
     }
 }
@@ -198,8 +212,12 @@ pub fn may_read(path: &Path, root: &Path) -> Result<(), String> {
 /// Whether a link found in the tree may be read: its target must be a
 /// regular file inside the root.
 fn link_verdict(link: &Path, root: Option<&Path>) -> Result<(), String> {
-    let Ok(target) = std::fs::canonicalize(link) else {
-        return Err("broken symbolic link; skipped".into());
+    let target = match std::fs::canonicalize(link) {
+        Ok(t) => t,
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            return Err("symbolic link loop".into());
+        }
+        Err(_) => return Err("broken symbolic link".into()),
     };
     if !root.is_some_and(|r| target.starts_with(r)) {
         return Err(format!(
@@ -210,10 +228,10 @@ fn link_verdict(link: &Path, root: Option<&Path>) -> Result<(), String> {
     match std::fs::metadata(&target) {
         Ok(m) if m.is_file() => Ok(()),
         Ok(m) => Err(format!(
-            "symbolic link to {}, not a regular file; skipped",
+            "symbolic link to {}, not a regular file",
             kind_name(m.file_type())
         )),
-        Err(e) => Err(format!("symbolic link cannot be followed ({e}); skipped")),
+        Err(e) => Err(format!("symbolic link cannot be followed ({e})")),
     }
 }
 

@@ -83,7 +83,7 @@ fn index_of(n: usize) -> tempfile::TempDir {
     write(
         files::BASE,
         format!(
-            "format: cru-session-index\nversion: {v}\nsessions[{n}]{SESSION_HEAD}{sessions}problems[0]:\ndirs[{n}]{{path,mtime_ns}}:\n{dirs}"
+            "format: cru-session-index\nversion: {v}\nsessions[{n}]{SESSION_HEAD}{sessions}problems[0]:\ndirs[{n}]{{path,changed_ns}}:\n{dirs}"
         ),
     );
     let phases: String = (0..n).map(phase_row).collect();
@@ -98,7 +98,7 @@ fn index_of(n: usize) -> tempfile::TempDir {
     write(
         files::DELTA,
         format!(
-            "version: {v}\nsessions[{changed}]{SESSION_HEAD}{sessions}phases[{changed}]{PHASE_HEAD}{phases}problems[0]:\nremoved[0]:\ndirs[{changed}]{{path,mtime_ns}}:\n{dirs}"
+            "version: {v}\nsessions[{changed}]{SESSION_HEAD}{sessions}phases[{changed}]{PHASE_HEAD}{phases}problems[0]:\nremoved[0]:\ndirs[{changed}]{{path,changed_ns}}:\n{dirs}"
         ),
     );
     dir

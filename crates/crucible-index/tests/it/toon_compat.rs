@@ -92,7 +92,7 @@ fn index() -> impl Strategy<Value = Index> {
                     .collect(),
                 dirs: vec![files::DirStamp {
                     path: String::new(),
-                    mtime_ns: 7,
+                    changed_ns: 7,
                 }],
             }
         })
@@ -131,7 +131,7 @@ fn as_json(index: &Index) -> serde_json::Value {
     let dirs: Vec<serde_json::Value> = index
         .dirs
         .iter()
-        .map(|d| serde_json::json!({"path": d.path, "mtime_ns": d.mtime_ns}))
+        .map(|d| serde_json::json!({"path": d.path, "changed_ns": d.changed_ns}))
         .collect();
     serde_json::json!({"format": files::FORMAT, "version": files::VERSION, "sessions": sessions, "problems": problems, "dirs": dirs})
 }

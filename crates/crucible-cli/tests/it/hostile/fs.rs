@@ -446,3 +446,192 @@ fn list_is_never_stale_after_changes_made_behind_its_back() {
     run(&kiln, &["session", "index", "--rebuild"]);
     assert_eq!(fast, list(&kiln));
 }
+
+/// What `list --format json` answers, as (id, status, path) lines.
+fn listed(kiln: &TestKiln) -> String {
+    let out = run(kiln, &["session", "list", "--format", "json"]).stdout;
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let mut seen: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{} {} {}", r["id"], r["status"], r["path"]))
+        .collect();
+    seen.sort();
+    seen.join("\n")
+}
+
+/// What a full parse says: `list` after a rebuild.
+fn listed_after_rebuild(kiln: &TestKiln) -> String {
+    run(kiln, &["session", "index", "--rebuild"]);
+    listed(kiln)
+}
+
+#[test]
+fn a_folder_swapped_for_a_link_out_of_the_tree_is_not_read_through() {
+    let kiln = TestKiln::with_fixtures();
+    let outside = kiln.root.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let text = std::fs::read_to_string(kiln.sessions().join("2025-11/2025-11-28-ci-failure.md"))
+        .unwrap()
+        .replace("channel: ops", "channel: OUTSIDE");
+    std::fs::write(outside.join("2025-11-28-ci-failure.md"), text).unwrap();
+    listed(&kiln);
+    std::fs::remove_dir_all(kiln.sessions().join("2025-11")).unwrap();
+    symlink(&outside, kiln.sessions().join("2025-11")).unwrap();
+    let stats = run(&kiln, &["session", "stats", "--group-by", "channel"]).stdout;
+    assert!(!stats.contains("OUTSIDE"), "{stats}");
+    let fast = listed(&kiln);
+    assert!(!fast.contains("ci-failure"), "{fast}");
+    assert_eq!(fast, listed_after_rebuild(&kiln));
+}
+
+#[test]
+fn a_live_session_is_counted_once() {
+    let kiln = TestKiln::with_fixtures();
+    listed(&kiln);
+    std::thread::sleep(Duration::from_millis(150));
+    let out = run(
+        &kiln,
+        &[
+            "session",
+            "log",
+            "--session",
+            "2025-12-12-start-docs",
+            "tool",
+            "ls",
+            "--result",
+            "ok",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Right after the log (the folder changed within a clock tick), and
+    // right after a rebuild.
+    let once = |s: &str| s.matches("\"2025-12-12-start-docs\"").count() == 1;
+    assert!(once(&listed(&kiln)), "{}", listed(&kiln));
+    run(&kiln, &["session", "index", "--rebuild"]);
+    let after = listed(&kiln);
+    assert!(once(&after), "{after}");
+    let stats = run(&kiln, &["session", "stats", "--format", "json"]).stdout;
+    let v: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    assert_eq!(v["total"]["sessions"], 9, "{stats}");
+}
+
+#[test]
+fn a_new_file_is_seen_even_when_its_folder_mtime_is_put_back() {
+    let kiln = TestKiln::with_fixtures();
+    listed(&kiln);
+    std::thread::sleep(Duration::from_millis(150));
+    listed(&kiln);
+    let dir = kiln.sessions().join("2025-11");
+    let mtime = std::fs::metadata(&dir).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(dir.join("2025-11-28-ci-failure.md"))
+        .unwrap()
+        .replace("session_id: 2025-11-28-ci-failure", "session_id: newcomer");
+    std::fs::write(dir.join("newcomer.md"), text).unwrap();
+    std::fs::File::open(&dir)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(std::fs::metadata(&dir).unwrap().modified().unwrap(), mtime);
+    assert!(listed(&kiln).contains("newcomer"));
+}
+
+#[test]
+fn a_hard_linked_snapshot_of_the_directory_is_never_written() {
+    let kiln = TestKiln::with_fixtures();
+    listed(&kiln);
+    let id = run(&kiln, &["session", "start", "--title", "first"]).stdout;
+    let id = id.trim();
+    run(
+        &kiln,
+        &[
+            "session",
+            "log",
+            "--session",
+            id,
+            "tool",
+            "ls",
+            "--result",
+            "ok",
+        ],
+    );
+    // `cp -al`: every file of the snapshot shares its inode with the original.
+    let snapshot = kiln.root.path().join("snapshot");
+    let status = std::process::Command::new("cp")
+        .arg("-al")
+        .arg(kiln.sessions())
+        .arg(&snapshot)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let before: Vec<(std::path::PathBuf, Vec<u8>)> = walk_all(&snapshot)
+        .into_iter()
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    run(
+        &kiln,
+        &[
+            "session",
+            "log",
+            "--session",
+            id,
+            "tool",
+            "cat",
+            "--result",
+            "more",
+        ],
+    );
+    run(&kiln, &["session", "start", "--title", "another"]);
+    run(&kiln, &["session", "index", "--rebuild"]);
+    listed(&kiln);
+    for (p, bytes) in before {
+        assert_eq!(
+            std::fs::read(&p).unwrap(),
+            bytes,
+            "{} was written",
+            p.display()
+        );
+    }
+}
+
+#[test]
+fn a_row_twice_in_an_edited_index_is_corrupt_not_counted_twice() {
+    let kiln = TestKiln::with_fixtures();
+    // Stamps old enough to be trusted, and every row in the base.
+    std::thread::sleep(Duration::from_millis(150));
+    run(&kiln, &["session", "index", "--rebuild"]);
+    let index = kiln.sessions().join(".index.toon");
+    let text = std::fs::read_to_string(&index).unwrap();
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("2025-12-10-fix-flaky-test.md,"))
+        .unwrap()
+        .to_owned();
+    let n = text.matches("\n  ").count();
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("sessions["))
+        .unwrap()
+        .to_owned();
+    let count: usize = header["sessions[".len()..header.find(']').unwrap()]
+        .parse()
+        .unwrap();
+    let doubled = text.replacen(&row, &format!("{row}\n{row}"), 1).replacen(
+        &format!("sessions[{count}]"),
+        &format!("sessions[{}]", count + 1),
+        1,
+    );
+    assert!(n > 0);
+    std::fs::write(&index, doubled).unwrap();
+    let out = run(&kiln, &["session", "list", "--format", "json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).unwrap();
+    let twice = rows
+        .iter()
+        .filter(|r| r["id"] == "2025-12-10-fix-flaky-test")
+        .count();
+    assert_eq!(twice, 1, "{}", out.stdout);
+    assert!(out.stderr.contains("index rebuilt"), "{}", out.stderr);
+}

@@ -597,3 +597,24 @@ fn api_key_env_set_to_a_key_is_refused_without_echoing_it() {
         assert_eq!(session_text(&kiln), before, "nothing is recorded");
     }
 }
+
+#[test]
+fn an_agent_command_holding_a_key_is_never_shown_with_it() {
+    let kiln = TestKiln::with_fixtures();
+    let key = format!("sk-proj-{}", body(63, 40));
+    std::fs::write(
+        kiln.root.path().join(".crucible/config.toml"),
+        format!("[agent]\ncommand = \"OPENAI_API_KEY={key} false\"\n"),
+    )
+    .unwrap();
+    let before = session_text(&kiln);
+    let out = kiln.run(&["session", "resume", PAUSED, "--once"]);
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("agent command"), "{}", out.stderr);
+    assert!(!out.stderr.contains(&key[..16]), "{}", out.stderr);
+    assert!(!out.stdout.contains(&key[..16]), "{}", out.stdout);
+    assert_eq!(session_text(&kiln), before);
+    let out = kiln.run(&["session", "codify", PAUSED, "--refine"]);
+    assert!(!out.stderr.contains(&key[..16]), "{}", out.stderr);
+    assert!(!out.stdout.contains(&key[..16]), "{}", out.stdout);
+}
