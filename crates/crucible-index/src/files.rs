@@ -110,7 +110,7 @@ impl Delta {
     }
 
     /// Every path this delta says something about.
-    fn paths(&self) -> HashSet<&str> {
+    fn paths(&self) -> crate::path_set::PathSet<&str> {
         self.sessions
             .iter()
             .map(|s| s.path.as_str())
@@ -781,7 +781,8 @@ impl Light {
 
     /// Calls `each` with the cells (in `SESSION_FIELDS` order) of every base
     /// session row the delta does not replace and `keep` accepts (`keep`
-    /// sees every such row, with the thread's state), on
+    /// sees every such row, with the thread's state and the row's path
+    /// decoded), on
     /// `threads` threads, each with its own state from `init`; returns the
     /// states. `keep` sees only the first [`SESSION_PREFIX`] cells when
     /// `selective` (the caller expects to reject most rows), so rejected rows
@@ -790,7 +791,7 @@ impl Light {
         &self,
         threads: usize,
         selective: bool,
-        keep: &(dyn Fn(&mut S, &[&str]) -> bool + Sync),
+        keep: &(dyn Fn(&mut S, &str, &[&str]) -> bool + Sync),
         init: &(dyn Fn() -> S + Sync),
         each: &RowFn<'_, S>,
     ) -> Result<Vec<S>, IndexFileError> {
@@ -828,14 +829,11 @@ impl Light {
                             };
                             toon::split_row_prefix(row, prefix, &mut cells).map_err(line)?;
                             columns.order(&cells, &mut ordered);
-                            if !replaced.is_empty() {
-                                let path =
-                                    toon::text(ordered[0]).map_err(line)?.unwrap_or_default();
-                                if replaced.contains(path.as_ref()) {
-                                    continue;
-                                }
+                            let path = toon::text(ordered[0]).map_err(line)?.unwrap_or_default();
+                            if !replaced.is_empty() && replaced.contains(path.as_ref()) {
+                                continue;
                             }
-                            if !keep(&mut state, &ordered) {
+                            if !keep(&mut state, &path, &ordered) {
                                 continue;
                             }
                             if prefix != usize::MAX {

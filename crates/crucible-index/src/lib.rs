@@ -12,6 +12,7 @@
 mod file_reader;
 pub mod files;
 mod observer;
+pub mod path_set;
 pub mod query;
 pub mod record;
 pub mod refresh;
@@ -25,6 +26,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crucible_core::{SessionStatus, SessionStore};
 use crucible_parser::MarkdownCodec;
+use path_set::{PathSet, path_hash};
 
 pub use files::{Index, IndexFileError};
 pub use observer::{IndexObserver, compact};
@@ -246,27 +248,24 @@ impl<'s> SessionIndex<'s> {
             return None;
         }
         let changed = refresh::changed_dirs(root, &dirs);
-        let known: HashSet<String> = dirs.iter().map(|d| d.path.clone()).collect();
+        let known: PathSet<String> = dirs.iter().map(|d| d.path.clone()).collect();
         let journals = refresh::journals_in(root, &changed);
         let stamper = refresh::Stamper::open(root);
         let now = SystemTime::now();
         let idle_check = idle.is_some();
-        let keep = |st: &mut Scan<S>, c: &[&str]| {
-            // A row whose path cannot be read, or leads out of the directory,
-            // goes on to `each`, which rejects it: the index is then corrupt
-            // and rebuilt.
-            let Ok(Some(path)) = toon::text(c[0]) else {
-                return true;
-            };
-            if record::confined(path.as_ref()).is_err() {
+        let keep = |st: &mut Scan<S>, path: &str, c: &[&str]| {
+            // A row whose path leads out of the directory goes on to `each`,
+            // which rejects it: the index is then corrupt and rebuilt.
+            if record::confined(path).is_err() {
                 return true;
             }
-            st.path_hashes.push(path_hash(&path));
-            if !changed.is_empty() && changed.contains_key(refresh::parent_of(&path)) {
-                st.in_changed.push(path.clone().into_owned());
+            st.path_hashes.push(path_hash(path));
+            let parent = refresh::parent_of(path);
+            if !changed.is_empty() && changed.contains_key(parent) {
+                st.in_changed.push(path.to_owned());
             }
-            if c.get(3) == Some(&"1") || journals.contains(path.as_ref()) {
-                st.later.push(path.into_owned());
+            if c.get(3) == Some(&"1") || (!journals.is_empty() && journals.contains(path)) {
+                st.later.push(path.to_owned());
                 return false;
             }
             let Ok(stamp) = FileStamp::from_cells(c[5], c[4], c[6], c[7]) else {
@@ -275,10 +274,8 @@ impl<'s> SessionIndex<'s> {
             // A row in a folder the index does not have (an edited index, or
             // a folder swapped for a link) is read again, by the walker's
             // rules: it must lead to a file inside the directory.
-            if !known.contains(refresh::parent_of(&path))
-                || !stamper.session_unchanged(&path, &stamp)
-            {
-                st.stale.push(path.into_owned());
+            if !known.contains(parent) || !stamper.session_unchanged(path, &stamp) {
+                st.stale.push(path.to_owned());
                 return false;
             }
             // Active rows that may be idle are looked at whatever they say;
@@ -321,7 +318,7 @@ impl<'s> SessionIndex<'s> {
         let base_problems = light.problems().ok()?;
         let mut later = Vec::new();
         let mut stale = refresh::Stale::default();
-        let mut indexed = HashSet::new();
+        let mut indexed = PathSet::default();
         let mut idle_candidates = Vec::new();
         let mut states = Vec::with_capacity(scans.len() + 1);
         let mut hashes: Vec<u64> = scans
@@ -484,11 +481,6 @@ impl<'s> SessionIndex<'s> {
         }
         paused
     }
-}
-
-fn path_hash(path: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(path)
 }
 
 /// Copies every path state and directory of `from` into `to`.

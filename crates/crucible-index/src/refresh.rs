@@ -20,6 +20,7 @@ use crucible_core::store::walk::{WalkOptions, change_time, is_markdown, walk};
 use crucible_parser::MarkdownCodec;
 
 use crate::files::{Delta, DirStamp, Index};
+use crate::path_set::{PathMap, PathSet};
 use crate::record::{FileStamp, RACY_NS};
 use crate::scan::{Entry, index_file, relative, skipped_problem};
 
@@ -28,9 +29,7 @@ use crate::scan::{Entry, index_file, relative, skipped_problem};
 /// directory has an mtime of one nanosecond after the epoch.
 pub const RELIST: u64 = 1;
 
-pub fn parent_of(rel: &str) -> &str {
-    rel.rsplit_once('/').map_or("", |(d, _)| d)
-}
+pub use crate::path_set::parent_of;
 
 /// `stat`s of paths relative to the sessions directory, through one open
 /// descriptor of it (the kernel then resolves one or two names per file,
@@ -118,8 +117,8 @@ pub fn dir_stamp_at(root: &Path, dir: &Path, changed: Option<std::time::SystemTi
 /// The directories of `dirs` that must be listed again: changed, gone, or
 /// recorded as racy. Each comes with its stamp taken now, before it is
 /// listed (`None`: gone).
-pub fn changed_dirs(root: &Path, dirs: &[DirStamp]) -> HashMap<String, Option<DirStamp>> {
-    let mut changed = HashMap::new();
+pub fn changed_dirs(root: &Path, dirs: &[DirStamp]) -> PathMap<String, Option<DirStamp>> {
+    let mut changed = PathMap::default();
     for d in dirs {
         let full = if d.path.is_empty() {
             root.to_owned()
@@ -143,8 +142,8 @@ pub fn changed_dirs(root: &Path, dirs: &[DirStamp]) -> HashMap<String, Option<Di
 /// their row says. Found before the rows are looked at, so that no session
 /// is both answered from its row and read again. The listing builds no path
 /// for the other entries.
-pub fn journals_in(root: &Path, changed: &HashMap<String, Option<DirStamp>>) -> HashSet<String> {
-    let mut live = HashSet::new();
+pub fn journals_in(root: &Path, changed: &PathMap<String, Option<DirStamp>>) -> PathSet<String> {
+    let mut live = PathSet::default();
     for (dir_rel, now) in changed {
         if now.is_none() {
             continue;
@@ -185,9 +184,9 @@ pub struct Stale {
 /// whole. `known_dirs` are the directories the index has.
 pub fn relist(
     root: &Path,
-    changed: &HashMap<String, Option<DirStamp>>,
-    indexed: &HashSet<String>,
-    known_dirs: &HashSet<String>,
+    changed: &PathMap<String, Option<DirStamp>>,
+    indexed: &PathSet<String>,
+    known_dirs: &PathSet<String>,
     stale: &mut Stale,
 ) {
     // The indexed names of each changed directory: a listing then builds
@@ -354,7 +353,7 @@ pub fn refresh(store: &SessionStore<MarkdownCodec>, index: &mut Index) -> Delta 
     let changed = changed_dirs(root, &index.dirs);
     let stamper = Stamper::open(root);
     let mut stale = Stale::default();
-    let mut indexed = HashSet::new();
+    let mut indexed = PathSet::default();
     for s in &index.sessions {
         if s.live || !stamper.session_unchanged(&s.path, &s.stamp) {
             stale.reread.push(s.path.clone());
@@ -371,7 +370,7 @@ pub fn refresh(store: &SessionStore<MarkdownCodec>, index: &mut Index) -> Delta 
             indexed.insert(p.path.clone());
         }
     }
-    let known: HashSet<String> = index.dirs.iter().map(|d| d.path.clone()).collect();
+    let known: PathSet<String> = index.dirs.iter().map(|d| d.path.clone()).collect();
     relist(root, &changed, &indexed, &known, &mut stale);
     let (delta, _) = read_stale(store, stale);
     crate::files::apply(index, &delta);

@@ -184,7 +184,13 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
             }
         }
     }
-    tree.files.sort();
+    // By bytes, not by `Path`'s component-wise order: at 100,000 files the
+    // latter was a visible share of an index rebuild, on its serial start.
+    tree.files.sort_unstable_by(|a, b| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    });
     Ok(tree)
 }
 
