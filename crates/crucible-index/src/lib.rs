@@ -318,7 +318,10 @@ impl<'s> SessionIndex<'s> {
         let base_problems = light.problems().ok()?;
         let mut later = Vec::new();
         let mut stale = refresh::Stale::default();
-        let mut indexed = PathSet::default();
+        let mut indexed = PathSet::with_capacity_and_hasher(
+            scans.iter().map(|s| s.in_changed.len()).sum(),
+            Default::default(),
+        );
         let mut idle_candidates = Vec::new();
         let mut states = Vec::with_capacity(scans.len() + 1);
         let mut hashes: Vec<u64> = scans

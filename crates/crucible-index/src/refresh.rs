@@ -12,7 +12,7 @@
 //! was written. At 100,000 files the `stat`s take tens of milliseconds on two
 //! cores, which is what proving freshness costs.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 use crucible_core::SessionStore;
@@ -192,12 +192,15 @@ pub fn relist(
     // The indexed names of each changed directory: a listing then builds
     // paths only for names it does not know (a folder of 100,000 sessions is
     // listed again after every save that adds or removes a file in it).
-    let mut known: HashMap<&str, HashSet<&str>> = HashMap::new();
+    let mut known: PathMap<&str, PathSet<&str>> = PathMap::default();
     for p in indexed {
         let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
-        known.entry(dir).or_default().insert(name);
+        known
+            .entry(dir)
+            .or_insert_with(|| PathSet::with_capacity_and_hasher(indexed.len(), Default::default()))
+            .insert(name);
     }
-    let none = HashSet::new();
+    let none = PathSet::default();
     for (dir_rel, now) in changed {
         let Some(now) = now else {
             stale.gone_dirs.push(dir_rel.clone());
