@@ -427,20 +427,25 @@ fn write_phases(path: &Path, rows: usize, chunks: &[String]) -> Result<(), Index
     };
     let mut head = phases_scalars();
     toon::write_header(&mut head, "phases", rows, PHASE_FIELDS);
+    let mut out = rewrite(path).map_err(io)?;
+    out.write_all(head.as_bytes()).map_err(io)?;
+    for c in chunks {
+        out.write_all(c.as_bytes()).map_err(io)?;
+    }
+    out.flush().map_err(io)
+}
+
+/// An index file emptied for writing whole, in place, through a large
+/// buffer.
+fn rewrite(path: &Path) -> std::io::Result<std::io::BufWriter<std::fs::File>> {
     let file = own_file_for_write(
         path,
         std::fs::OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true),
-    )
-    .map_err(io)?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    out.write_all(head.as_bytes()).map_err(io)?;
-    for c in chunks {
-        out.write_all(c.as_bytes()).map_err(io)?;
-    }
-    out.flush().map_err(io)
+    )?;
+    Ok(std::io::BufWriter::with_capacity(1 << 20, file))
 }
 
 /// Sessions rows for the base: records to write, or rows a rebuild wrote.
@@ -462,15 +467,7 @@ fn write_base_rows(
         path: path.to_owned(),
         source,
     };
-    let file = own_file_for_write(
-        path,
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true),
-    )
-    .map_err(io)?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut out = rewrite(path).map_err(io)?;
     base_rows_to(&mut out, sessions, problems).map_err(io)?;
     out.flush().map_err(io)
 }

@@ -89,14 +89,20 @@ impl TestKiln {
 /// One chat completion served on 127.0.0.1; returns the URL and the
 /// request body as the server saw it.
 pub fn serve_one_completion(reply: &str) -> (String, std::thread::JoinHandle<String>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let body = serde_json::json!({
         "model": "stub-1",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}}],
         "usage": {"prompt_tokens": 700, "completion_tokens": 80, "total_tokens": 780}
     })
     .to_string();
+    serve_one(200, body)
+}
+
+/// One HTTP answer with `status` and a JSON `body`, served on 127.0.0.1;
+/// returns the API root URL and the request body as the server saw it.
+pub fn serve_one(status: u16, body: String) -> (String, std::thread::JoinHandle<String>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let handle = std::thread::spawn(move || {
         let (stream, _) = listener.accept().unwrap();
         let mut reader = BufReader::new(stream.try_clone().unwrap());
@@ -114,9 +120,10 @@ pub fn serve_one_completion(reply: &str) -> (String, std::thread::JoinHandle<Str
         let mut request = vec![0; len];
         reader.read_exact(&mut request).unwrap();
         let mut stream = stream;
+        let reason = if status == 200 { "OK" } else { "Error" };
         write!(
             stream,
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         )
         .unwrap();

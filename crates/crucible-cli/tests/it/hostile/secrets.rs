@@ -8,7 +8,6 @@
 //! built at run time from pseudo-random bodies, so no scanner flags this
 //! file and no two of them share a substring.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 
 use crucible_core::{SUMMARY_LIMIT, cut};
@@ -473,35 +472,15 @@ fn a_title_holding_a_key_never_becomes_an_id_or_a_file_name() {
 
 const PAUSED: &str = "2025-12-10-fix-flaky-test";
 
-/// Serves one HTTP answer with `status` and `body` on 127.0.0.1.
-fn serve_one_error(status: u16, body: String) -> (String, std::thread::JoinHandle<()>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let handle = std::thread::spawn(move || {
-        let (stream, _) = listener.accept().unwrap();
-        let mut reader = BufReader::new(stream.try_clone().unwrap());
-        let mut len = 0;
-        loop {
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            if line.trim().is_empty() {
-                break;
-            }
-            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                len = v.trim().parse().unwrap();
-            }
-        }
-        let mut request = vec![0; len];
-        reader.read_exact(&mut request).unwrap();
-        let mut stream = stream;
-        write!(
-            stream,
-            "HTTP/1.1 {status} Error\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-    });
-    (addr.to_string(), handle)
+/// Serves one HTTP answer with `status` and `body` on 127.0.0.1; returns
+/// `host:port`.
+fn serve_one_error(status: u16, body: String) -> (String, std::thread::JoinHandle<String>) {
+    let (url, handle) = crate::kiln::serve_one(status, body);
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/v1")
+        .to_owned();
+    (addr, handle)
 }
 
 fn configure(kiln: &TestKiln, base_url: &str, api_key_env: &str) {
