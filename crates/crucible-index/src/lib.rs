@@ -4,8 +4,9 @@
 //! parse), kept in `.index.toon` files at the top of the sessions directory,
 //! so that `cru session list` and `cru session stats` answer without reading
 //! the sessions. The markdown files stay the only truth: the index is updated
-//! on every save through the store ([`IndexObserver`]), brought up to date by
-//! a cheap check before each query ([`refresh`]), and rebuilt, with a warning,
+//! on every save through the store ([`IndexObserver`]), proven fresh before
+//! each query by a `stat` of every file it names ([`refresh`]), and rebuilt,
+//! with a warning,
 //! whenever it is missing, unreadable, corrupt or of another version. It never
 //! hides a session and never fails a command.
 

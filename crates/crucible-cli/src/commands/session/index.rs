@@ -21,9 +21,10 @@ pub struct IndexArgs {
 }
 
 pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
-    // A plain `cru session index` rebuilds too: it is how edits made in place
-    // (which the cheap check cannot see) are picked up.
-    // Only counts are reported, so a rebuild keeps no session records.
+    // A plain `cru session index` rebuilds too: a fresh start from the files
+    // (queries prove the index fresh by themselves; this is for a person who
+    // wants the whole index read again). Only counts are reported, so a
+    // rebuild keeps no session records.
     let (opened, sessions) = if args.rebuild || !args.check {
         let bar = progress::bar("indexing sessions");
         let (o, n) = SessionIndex::new(&ctx.store)
