@@ -309,7 +309,7 @@ pub fn load_delta(dir: &Path) -> Result<Delta, IndexFileError> {
         Err(e) => return Err(e),
     };
     let doc = parse_doc(&path, &text)?;
-    Ok(Delta {
+    let delta = Delta {
         sessions: rows(
             &path,
             &doc,
@@ -323,7 +323,20 @@ pub fn load_delta(dir: &Path) -> Result<Delta, IndexFileError> {
             crate::record::confined(toon::text(c[0])?.unwrap_or_default().into_owned())
         })?,
         dirs: rows(&path, &doc, "dirs", DIR_FIELDS, dir_stamp)?,
-    })
+    };
+    // `Delta::set` keeps one state per path: a path twice was edited in.
+    let mut seen = HashSet::new();
+    let twice = delta
+        .sessions
+        .iter()
+        .map(|s| s.path.as_str())
+        .chain(delta.problems.iter().map(|p| p.path.as_str()))
+        .chain(delta.removed.iter().map(String::as_str))
+        .find(|p| !seen.insert(*p));
+    if let Some(p) = twice {
+        return Err(corrupt(&path, 1, format!("path `{p}` has two rows")));
+    }
+    Ok(delta)
 }
 
 /// Every phase: the base file's, with the delta applied.

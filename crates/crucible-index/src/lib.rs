@@ -265,8 +265,15 @@ impl<'s> SessionIndex<'s> {
             if !changed.is_empty() && changed.contains_key(parent) {
                 st.in_changed.push(path.to_owned());
             }
-            if c.get(3) == Some(&"1") || (!journals.is_empty() && journals.contains(path)) {
+            if c.get(3) == Some(&"1") {
                 st.later.push(path.to_owned());
+                return false;
+            }
+            // A journal the row does not know of: read it again, and save it
+            // as live, so that every later query reads it afresh too (its
+            // appends change neither the file nor the folder).
+            if !journals.is_empty() && journals.contains(path) {
+                st.stale.push(path.to_owned());
                 return false;
             }
             let Ok(stamp) = FileStamp::from_cells(c[5], c[4], c[6], c[7]) else {
@@ -347,9 +354,10 @@ impl<'s> SessionIndex<'s> {
             if changed.contains_key(refresh::parent_of(&r.path)) {
                 indexed.insert(r.path.clone());
             }
-            if r.live || journals.contains(&r.path) {
+            if r.live {
                 later.push(r.path.clone());
-            } else if !known.contains(refresh::parent_of(&r.path))
+            } else if journals.contains(&r.path)
+                || !known.contains(refresh::parent_of(&r.path))
                 || !stamper.session_unchanged(&r.path, &r.stamp)
             {
                 stale.reread.push(r.path.clone());
@@ -406,18 +414,26 @@ impl<'s> SessionIndex<'s> {
             dirs,
         };
         let mut paused = Vec::new();
+        // A session whose journal was folded away is saved as settled, so
+        // that later queries answer from its row again.
+        let mut settled = files::Delta::default();
         for path in later {
             match scan::index_file(self.store, &root.join(&path)) {
-                scan::Entry::Session(r, _) => {
+                scan::Entry::Session(r, summary) => {
                     if paused_paths.contains(&path) {
                         paused.push(r.id.clone());
                     }
                     each(&mut rest, &Facts::of(&r), &|| Ok((*r).clone()));
+                    if !r.live {
+                        let phases = PhaseRecord::from_summary(&path, &summary);
+                        settled.set(&path, Some(((*r).clone(), phases)), None);
+                    }
                 }
                 scan::Entry::Problem(p) => index.problems.push(p),
                 scan::Entry::NotASession => {}
             }
         }
+        self.save_delta(&settled);
         states.push(rest);
         Some((
             Opened {

@@ -159,6 +159,7 @@ pub fn journals_in(root: &Path, changed: &PathMap<String, Option<DirStamp>>) -> 
                 file_filter: &|_| false,
                 utf8_names: true,
                 recursive: false,
+                confine_to: Some(root),
             },
         ) {
             live.extend(tree.journals.iter().map(|j| relative(root, j)));
@@ -175,6 +176,9 @@ pub struct Stale {
     pub reread: Vec<String>,
     pub dirs: Vec<DirStamp>,
     pub gone_dirs: Vec<String>,
+    /// Folders that exist but cannot be listed: one problem row each, and
+    /// the rows below them go (as a fresh index would have them).
+    pub unreadable_dirs: Vec<String>,
     pub skipped: Vec<crate::record::Problem>,
 }
 
@@ -221,9 +225,19 @@ pub fn relist(
                 file_filter: &new_file,
                 utf8_names: true,
                 recursive: false,
+                confine_to: Some(root),
             },
         ) else {
-            stale.gone_dirs.push(dir_rel.clone());
+            // It is there (stamped just now) but cannot be listed.
+            stale.skipped.push(skipped_problem(
+                root,
+                &crucible_core::store::Skipped {
+                    path: dir.clone(),
+                    reason: "folder cannot be read".into(),
+                },
+            ));
+            stale.unreadable_dirs.push(dir_rel.clone());
+            stale.dirs.push(now.clone());
             continue;
         };
         stale.reread.extend(
@@ -261,7 +275,7 @@ pub fn relist(
                 continue;
             }
             // A new folder: everything in it is new.
-            if let Ok(t) = crate::scan::walk(sub) {
+            if let Ok(t) = crate::scan::walk(sub, root) {
                 stale
                     .reread
                     .extend(t.files.iter().map(|f| relative(root, f)));
@@ -285,6 +299,13 @@ pub fn read_stale(store: &SessionStore<MarkdownCodec>, stale: Stale) -> (Delta, 
     let mut delta = Delta::default();
     let mut entries = Vec::new();
     let mut seen = HashSet::new();
+    let unreadable = stale.unreadable_dirs;
+    let under_unreadable = |rel: &str| {
+        unreadable.iter().any(|d| {
+            rel.strip_prefix(d.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+        })
+    };
     let mut pending = stale.reread;
     let mut dirs = stale.dirs;
     let mut skipped = stale.skipped;
@@ -294,10 +315,18 @@ pub fn read_stale(store: &SessionStore<MarkdownCodec>, stale: Stale) -> (Delta, 
         }
         let full = root.join(&rel);
         match std::fs::symlink_metadata(&full) {
-            Err(_) => delta.set(&rel, None, None),
+            Err(_) if under_unreadable(&rel) => delta.set(&rel, None, None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => delta.set(&rel, None, None),
+            Err(e) => skipped.push(skipped_problem(
+                root,
+                &crucible_core::store::Skipped {
+                    path: full,
+                    reason: format!("cannot be read ({e})"),
+                },
+            )),
             // The row of a folder that could not be read: it changed, so
             // walk it now (or record again that it cannot be read).
-            Ok(m) if m.is_dir() => match crate::scan::walk(&full) {
+            Ok(m) if m.is_dir() => match crate::scan::walk(&full, root) {
                 Ok(t) => {
                     delta.set(&rel, None, None);
                     pending.extend(t.files.iter().map(|f| relative(root, f)));

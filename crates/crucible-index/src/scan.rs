@@ -186,14 +186,17 @@ pub fn index_file_with(
 /// Every visible directory (the root included) and `*.md` file below
 /// `root`, by the rules of the one walker ([`crucible_core::store::walk`]),
 /// with the sessions that have a journal and what was skipped.
-pub fn walk(root: &Path) -> std::io::Result<Tree> {
+/// `dir` is the sessions directory itself, or a folder of `root`'s tree
+/// (links found there must still stay inside `root`).
+pub fn walk(dir: &Path, root: &Path) -> std::io::Result<Tree> {
     crucible_core::store::walk::walk(
-        root,
+        dir,
         WalkOptions {
             file_filter: &is_markdown,
             // Index rows are keyed by text.
             utf8_names: true,
             recursive: true,
+            confine_to: Some(root),
         },
     )
 }
@@ -297,7 +300,7 @@ pub fn build(
         journals: live,
         skipped,
         ..
-    } = walk(root)?;
+    } = walk(root, root)?;
     let total = files.len();
     // Without the lock (a directory that cannot be written), rows in memory.
     let tables = held.and_then(|lock| RebuildTables::open(root, total, lock).ok());

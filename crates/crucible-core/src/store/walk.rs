@@ -69,6 +69,9 @@ pub struct WalkOptions<'a> {
     pub utf8_names: bool,
     /// Enter subdirectories (else list them in [`Tree::subdirs`]).
     pub recursive: bool,
+    /// The tree links must stay inside: the walked folder itself when
+    /// `None`; the sessions directory when a walk lists one of its folders.
+    pub confine_to: Option<&'a Path>,
 }
 
 impl std::fmt::Debug for WalkOptions<'_> {
@@ -76,6 +79,7 @@ impl std::fmt::Debug for WalkOptions<'_> {
         f.debug_struct("WalkOptions")
             .field("utf8_names", &self.utf8_names)
             .field("recursive", &self.recursive)
+            .field("confine_to", &self.confine_to)
             .finish_non_exhaustive()
     }
 }
@@ -170,7 +174,9 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
                 tree.files.push(path);
             } else if kind.is_symlink() {
                 let root_real = canonical_root
-                    .get_or_insert_with(|| std::fs::canonicalize(root).ok())
+                    .get_or_insert_with(|| {
+                        std::fs::canonicalize(options.confine_to.unwrap_or(root)).ok()
+                    })
                     .as_deref();
                 match link_verdict(&path, root_real) {
                     Ok(()) => tree.files.push(path),
@@ -250,6 +256,7 @@ pub fn session_tree(dir: &Path) -> io::Result<Tree> {
             file_filter: &is_markdown,
             utf8_names: false,
             recursive: true,
+            confine_to: None,
         },
     )
 }
@@ -371,6 +378,7 @@ mod tests {
                 file_filter: &is_markdown,
                 utf8_names: true,
                 recursive: true,
+                confine_to: None,
             },
         )
         .unwrap();

@@ -635,3 +635,138 @@ fn a_row_twice_in_an_edited_index_is_corrupt_not_counted_twice() {
     assert_eq!(twice, 1, "{}", out.stdout);
     assert!(out.stderr.contains("index rebuilt"), "{}", out.stderr);
 }
+
+#[test]
+fn events_logged_to_an_indexed_session_stay_counted() {
+    let kiln = TestKiln::with_fixtures();
+    listed(&kiln);
+    std::thread::sleep(Duration::from_millis(150));
+    listed(&kiln);
+    let id = "2025-12-12-start-docs";
+    for args in [
+        &["session", "log", "--session", id, "tokens", "7"][..],
+        &[
+            "session",
+            "log",
+            "--session",
+            id,
+            "tool",
+            "bash",
+            "ls",
+            "--result",
+            "ok",
+        ],
+    ] {
+        assert_eq!(run(&kiln, args).code, 0);
+    }
+    let truth = run(&kiln, &["session", "show", id, "--format", "json"]).stdout;
+    assert!(truth.contains("\"ls\"") || truth.contains("ls"), "{truth}");
+    // Several queries, some after the folder's change is no longer recent.
+    for _ in 0..3 {
+        let out = run(&kiln, &["session", "list", "--format", "json"]).stdout;
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+        let row = rows.iter().find(|r| r["id"] == id).unwrap();
+        assert_eq!(row["tool_calls"], 2, "{row}");
+        assert_eq!(row["tokens_used"], 7, "{row}");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+}
+
+#[test]
+fn a_link_to_a_session_in_a_parent_folder_is_read_at_once() {
+    let kiln = TestKiln::with_fixtures();
+    listed(&kiln);
+    std::thread::sleep(Duration::from_millis(150));
+    symlink(
+        "../2025-12-12-start-docs.md",
+        kiln.sessions().join("2025-11/alias.md"),
+    )
+    .unwrap();
+    let fast = listed(&kiln);
+    assert!(fast.contains("2025-11/alias.md"), "{fast}");
+    assert_eq!(fast, listed_after_rebuild(&kiln));
+}
+
+#[test]
+fn a_row_twice_in_an_edited_delta_is_corrupt_not_counted_twice() {
+    let kiln = TestKiln::with_fixtures();
+    // The first query rebuilds; its stamps are too recent to trust, so the
+    // second reads the files again and saves them in the delta.
+    listed(&kiln);
+    std::thread::sleep(Duration::from_millis(150));
+    listed(&kiln);
+    let delta = kiln.sessions().join(".index-delta.toon");
+    let text = std::fs::read_to_string(&delta).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("sessions["))
+        .unwrap();
+    let n: usize = lines[at]["sessions[".len()..lines[at].find(']').unwrap()]
+        .parse()
+        .unwrap();
+    assert!(n > 0, "{text}");
+    lines[at] = lines[at].replacen(&format!("[{n}]"), &format!("[{}]", n + 1), 1);
+    let row = lines[at + 1].clone();
+    lines.insert(at + 1, row);
+    std::fs::write(&delta, lines.join("\n") + "\n").unwrap();
+    let out = run(&kiln, &["session", "stats", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["total"]["sessions"], 9, "{}", out.stdout);
+    assert!(out.stderr.contains("index rebuilt"), "{}", out.stderr);
+}
+
+#[test]
+fn a_folder_that_becomes_unreadable_is_reported_not_dropped_silently() {
+    use std::os::unix::fs::PermissionsExt;
+    let setpriv = Path::new("/usr/bin/setpriv");
+    let is_root = std::fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+        .unwrap_or(false);
+    if is_root && !setpriv.exists() {
+        eprintln!("warning: running as root without setpriv; test skipped");
+        return;
+    }
+    let kiln = TestKiln::with_fixtures();
+    let locked = kiln.sessions().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::copy(
+        kiln.sessions().join("2025-12-12-start-docs.md"),
+        locked.join("x.md"),
+    )
+    .unwrap();
+    for entry in walk_all(kiln.root.path()) {
+        let mode = if entry.is_dir() { 0o777 } else { 0o666 };
+        std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let cru = assert_cmd::cargo::cargo_bin("cru");
+    let as_other = |args: &[&str]| {
+        let mut c = if is_root {
+            let mut c = std::process::Command::new(setpriv);
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(&cru);
+            c
+        } else {
+            std::process::Command::new(&cru)
+        };
+        let out = c
+            .arg("--dir")
+            .arg(kiln.sessions())
+            .args(args)
+            .env("HOME", kiln.root.path())
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    as_other(&["session", "list"]);
+    std::thread::sleep(Duration::from_millis(150));
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    let (_, stderr) = as_other(&["session", "list"]);
+    assert!(stderr.contains("could not be read"), "{stderr}");
+    let (out, err) = as_other(&["session", "index", "--check"]);
+    assert!(format!("{out}{err}").contains("locked"), "{out}{err}");
+}
