@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use crucible_core::store::atomic::write_atomic;
 
 use crate::record::{
-    Columns, PHASE_FIELDS, PROBLEM_FIELDS, PhaseRecord, Problem, SESSION_FIELDS, SESSION_PREFIX,
-    SessionRecord,
+    Columns, NOTE_FIELDS, Note, PHASE_FIELDS, PROBLEM_FIELDS, PhaseRecord, Problem, SESSION_FIELDS,
+    SESSION_PREFIX, SessionRecord,
 };
 use crate::table_file::{Head, TableFile};
 use crate::toon::{self, Cell};
@@ -62,6 +62,9 @@ const REMOVED_FIELDS: &[&str] = &["path"];
 pub struct Index {
     pub sessions: Vec<SessionRecord>,
     pub problems: Vec<Problem>,
+    /// Markdown files that are not sessions, so an edit that makes one a
+    /// session is seen.
+    pub notes: Vec<Note>,
     pub dirs: Vec<DirStamp>,
 }
 
@@ -71,6 +74,7 @@ pub struct Delta {
     pub sessions: Vec<SessionRecord>,
     pub phases: Vec<PhaseRecord>,
     pub problems: Vec<Problem>,
+    pub notes: Vec<Note>,
     pub removed: Vec<String>,
     pub dirs: Vec<DirStamp>,
 }
@@ -79,6 +83,7 @@ impl Delta {
     pub fn is_empty(&self) -> bool {
         self.sessions.is_empty()
             && self.problems.is_empty()
+            && self.notes.is_empty()
             && self.removed.is_empty()
             && self.dirs.is_empty()
     }
@@ -93,6 +98,7 @@ impl Delta {
         self.sessions.retain(|s| s.path != path);
         self.phases.retain(|p| p.path != path);
         self.problems.retain(|p| p.path != path);
+        self.notes.retain(|n| n.path != path);
         self.removed.retain(|p| p != path);
         match (session, problem) {
             (Some((s, phases)), _) => {
@@ -102,6 +108,14 @@ impl Delta {
             (None, Some(p)) => self.problems.push(p),
             (None, None) => self.removed.push(path.to_owned()),
         }
+    }
+
+    /// Records that `path` is markdown but not a session.
+    pub fn set_note(&mut self, note: Note) {
+        let path = note.path.clone();
+        self.set(&path, None, None);
+        self.removed.retain(|p| *p != path);
+        self.notes.push(note);
     }
 
     pub fn set_dir(&mut self, dir: DirStamp) {
@@ -115,6 +129,7 @@ impl Delta {
             .iter()
             .map(|s| s.path.as_str())
             .chain(self.problems.iter().map(|p| p.path.as_str()))
+            .chain(self.notes.iter().map(|n| n.path.as_str()))
             .chain(self.removed.iter().map(String::as_str))
             .collect()
     }
@@ -251,6 +266,7 @@ pub fn load(dir: &Path) -> Result<Index, IndexFileError> {
             SessionRecord::from_cells,
         )?,
         problems: rows(&path, &doc, "problems", PROBLEM_FIELDS, Problem::from_cells)?,
+        notes: rows(&path, &doc, "notes", NOTE_FIELDS, Note::from_cells)?,
         dirs: rows(&path, &doc, "dirs", DIR_FIELDS, dir_stamp)?,
     };
     // Every path once: a row twice (an index edited by hand) would be
@@ -278,8 +294,10 @@ pub fn apply(index: &mut Index, delta: &Delta) {
     let paths = delta.paths();
     index.sessions.retain(|s| !paths.contains(s.path.as_str()));
     index.problems.retain(|p| !paths.contains(p.path.as_str()));
+    index.notes.retain(|n| !paths.contains(n.path.as_str()));
     index.sessions.extend(delta.sessions.iter().cloned());
     index.problems.extend(delta.problems.iter().cloned());
+    index.notes.extend(delta.notes.iter().cloned());
     // One pass over the base's directories, not one per directory of the
     // delta (quadratic when a rebuild touched many).
     // A path twice in the delta counts once, at its last place.
@@ -319,6 +337,7 @@ pub fn load_delta(dir: &Path) -> Result<Delta, IndexFileError> {
         )?,
         phases: rows(&path, &doc, "phases", PHASE_FIELDS, PhaseRecord::from_cells)?,
         problems: rows(&path, &doc, "problems", PROBLEM_FIELDS, Problem::from_cells)?,
+        notes: rows(&path, &doc, "notes", NOTE_FIELDS, Note::from_cells)?,
         removed: rows(&path, &doc, "removed", REMOVED_FIELDS, |c| {
             crate::record::confined(toon::text(c[0])?.unwrap_or_default().into_owned())
         })?,
@@ -331,6 +350,7 @@ pub fn load_delta(dir: &Path) -> Result<Delta, IndexFileError> {
         .iter()
         .map(|s| s.path.as_str())
         .chain(delta.problems.iter().map(|p| p.path.as_str()))
+        .chain(delta.notes.iter().map(|n| n.path.as_str()))
         .chain(delta.removed.iter().map(String::as_str))
         .find(|p| !seen.insert(*p));
     if let Some(p) = twice {
@@ -401,10 +421,15 @@ fn sessions_table(out: &mut String, sessions: &[SessionRecord]) {
     }
 }
 
-fn problems_table(out: &mut String, problems: &[Problem]) {
+/// The `problems` table, then the `notes` table.
+fn problems_table(out: &mut String, problems: &[Problem], notes: &[Note]) {
     toon::write_header(out, "problems", problems.len(), PROBLEM_FIELDS);
     for p in problems {
         p.write_row(out);
+    }
+    toon::write_header(out, "notes", notes.len(), NOTE_FIELDS);
+    for n in notes {
+        n.write_row(out);
     }
 }
 
@@ -423,6 +448,7 @@ pub fn base_text(index: &Index) -> String {
         &mut out,
         SessionRows::Records(&index.sessions),
         &index.problems,
+        &index.notes,
     )
     .expect("writing to memory cannot fail");
     let mut text = String::from_utf8(out).expect("the index is written as UTF-8");
@@ -474,6 +500,7 @@ fn write_base_rows(
     path: &Path,
     sessions: SessionRows<'_>,
     problems: &[Problem],
+    notes: &[Note],
 ) -> Result<(), IndexFileError> {
     use std::io::Write;
     let io = |source| IndexFileError::Io {
@@ -481,7 +508,7 @@ fn write_base_rows(
         source,
     };
     let mut out = rewrite(path).map_err(io)?;
-    base_rows_to(&mut out, sessions, problems).map_err(io)?;
+    base_rows_to(&mut out, sessions, problems, notes).map_err(io)?;
     out.flush().map_err(io)
 }
 
@@ -491,6 +518,7 @@ fn base_rows_to(
     out: &mut impl std::io::Write,
     sessions: SessionRows<'_>,
     problems: &[Problem],
+    notes: &[Note],
 ) -> std::io::Result<()> {
     let mut chunk = String::with_capacity(64 * 1024);
     header(&mut chunk);
@@ -516,7 +544,7 @@ fn base_rows_to(
             }
         }
     }
-    problems_table(&mut chunk, problems);
+    problems_table(&mut chunk, problems, notes);
     out.write_all(chunk.as_bytes())
 }
 
@@ -549,6 +577,7 @@ pub fn write_all(
         dir,
         SessionRows::Records(&index.sessions),
         &index.problems,
+        &index.notes,
         &index.dirs,
         phase_rows,
         phase_chunks,
@@ -561,6 +590,7 @@ pub fn write_index(
     dir: &Path,
     sessions: SessionRows<'_>,
     problems: &[Problem],
+    notes: &[Note],
     dirs: &[DirStamp],
     phase_rows: usize,
     phase_chunks: &[String],
@@ -570,7 +600,7 @@ pub fn write_index(
     // large) writes every row of both, and a save waits for it.
     let (phases, base) = std::thread::scope(|scope| {
         let phases = scope.spawn(|| write_phases(&dir.join(PHASES), phase_rows, phase_chunks));
-        let base = write_base_rows(&dir.join(BASE), sessions, problems);
+        let base = write_base_rows(&dir.join(BASE), sessions, problems, notes);
         let phases = phases
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -623,6 +653,7 @@ pub fn finish_rebuild(
     dir: &Path,
     tables: RebuildTables,
     problems: &[Problem],
+    notes: &[Note],
     dirs: &[DirStamp],
 ) -> Result<(), IndexFileError> {
     clear_delta(dir)?;
@@ -632,7 +663,7 @@ pub fn finish_rebuild(
     };
     tables.phases.finish("").map_err(io(PHASES))?;
     let mut tail = String::new();
-    problems_table(&mut tail, problems);
+    problems_table(&mut tail, problems, notes);
     tables.sessions.finish(&tail).map_err(io(BASE))?;
     append_dirs(dir, dirs)
 }
@@ -687,7 +718,7 @@ fn delta_text(delta: &Delta) -> String {
     for p in &delta.phases {
         p.write_row(&mut out);
     }
-    problems_table(&mut out, &delta.problems);
+    problems_table(&mut out, &delta.problems, &delta.notes);
     toon::write_header(&mut out, "removed", delta.removed.len(), REMOVED_FIELDS);
     for r in &delta.removed {
         toon::write_row(&mut out, &[Cell::Str(r)]);
@@ -772,6 +803,22 @@ impl Light {
             dirs.push(d.clone());
         }
         Ok(dirs)
+    }
+
+    /// Notes (markdown that is not a session) of the base, with the delta's
+    /// applied.
+    pub fn notes(&self) -> Result<Vec<Note>, IndexFileError> {
+        let paths = self.delta.paths();
+        let mut notes = table_rows(
+            &self.path,
+            self.table("notes").as_ref(),
+            "notes",
+            NOTE_FIELDS,
+            Note::from_cells,
+        )?;
+        notes.retain(|n| !paths.contains(n.path.as_str()));
+        notes.extend(self.delta.notes.iter().cloned());
+        Ok(notes)
     }
 
     /// Problems of the base, with the delta's applied.

@@ -123,6 +123,7 @@ impl<'s> SessionIndex<'s> {
                         root,
                         tables,
                         &built.index.problems,
+                        &built.index.notes,
                         &built.index.dirs,
                     ),
                     None => files::write_index(
@@ -132,6 +133,7 @@ impl<'s> SessionIndex<'s> {
                             chunks: &built.session_chunks,
                         },
                         &built.index.problems,
+                        &built.index.notes,
                         &built.index.dirs,
                         built.phase_rows,
                         &built.phase_chunks,
@@ -324,6 +326,7 @@ impl<'s> SessionIndex<'s> {
         );
         let scans = scanned.ok()?;
         let base_problems = light.problems().ok()?;
+        let base_notes = light.notes().ok()?;
         let mut later = Vec::new();
         let mut stale = refresh::Stale::default();
         let mut indexed = PathSet::with_capacity_and_hasher(
@@ -365,6 +368,19 @@ impl<'s> SessionIndex<'s> {
                 each(&mut rest, &Facts::of(r), &|| Ok(r.clone()));
             }
         }
+        let mut notes = Vec::new();
+        for n in base_notes {
+            if changed.contains_key(refresh::parent_of(&n.path)) {
+                indexed.insert(n.path.clone());
+            }
+            if known.contains(refresh::parent_of(&n.path))
+                && stamper.session_unchanged(&n.path, &n.stamp)
+            {
+                notes.push(n);
+            } else {
+                stale.reread.push(n.path);
+            }
+        }
         let mut problems = Vec::new();
         for p in base_problems {
             if changed.contains_key(refresh::parent_of(&p.path)) {
@@ -389,7 +405,7 @@ impl<'s> SessionIndex<'s> {
             match entry {
                 scan::Entry::Session(r, _) => each(&mut rest, &Facts::of(&r), &|| Ok((*r).clone())),
                 scan::Entry::Problem(p) => problems.push(p),
-                scan::Entry::NotASession => {}
+                scan::Entry::NotASession(_) => {}
             }
         }
         problems.extend(delta.problems.iter().cloned());
@@ -408,9 +424,11 @@ impl<'s> SessionIndex<'s> {
                 later.push(path);
             }
         }
+        notes.extend(delta.notes.iter().cloned());
         let mut index = Index {
             sessions: Vec::new(),
             problems,
+            notes,
             dirs,
         };
         let mut paused = Vec::new();
@@ -430,7 +448,7 @@ impl<'s> SessionIndex<'s> {
                     }
                 }
                 scan::Entry::Problem(p) => index.problems.push(p),
-                scan::Entry::NotASession => {}
+                scan::Entry::NotASession(_) => {}
             }
         }
         self.save_delta(&settled);

@@ -127,6 +127,44 @@ pub struct PhaseRecord {
     pub counts: Counts,
 }
 
+/// A markdown file that is not a session (a note of a vault, an empty file
+/// an editor just made), with its stamp: it is looked at again when it
+/// changes, in case it became a session in place.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    pub path: String,
+    #[serde(flatten)]
+    pub stamp: FileStamp,
+}
+
+pub const NOTE_FIELDS: &[&str] = &["path", "ino", "mtime_ns", "size", "ctime_ns"];
+
+impl Note {
+    pub fn write_row(&self, out: &mut String) {
+        toon::write_row(
+            out,
+            &[
+                Cell::Str(&self.path),
+                Cell::Num(self.stamp.ino),
+                Cell::Num(self.stamp.mtime_ns),
+                Cell::Num(self.stamp.size),
+                Cell::Num(self.stamp.ctime_ns),
+            ],
+        );
+    }
+
+    /// Reads a row whose cells are in [`NOTE_FIELDS`] order.
+    pub fn from_cells(cells: &[&str]) -> Result<Self, String> {
+        let &[path, ino, mtime_ns, size, ctime_ns] = cells else {
+            return Err(wrong_width(NOTE_FIELDS, cells));
+        };
+        Ok(Self {
+            path: confined(required(path, "path")?)?,
+            stamp: FileStamp::from_cells(ino, mtime_ns, size, ctime_ns)?,
+        })
+    }
+}
+
 /// A file that says it is a session and cannot be read as one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Problem {

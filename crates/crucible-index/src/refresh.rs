@@ -374,7 +374,10 @@ fn record(delta: &mut Delta, rel: &str, entry: &Entry) {
             delta.set(rel, Some(((**s).clone(), phases)), None);
         }
         Entry::Problem(p) => delta.set(rel, None, Some(p.clone())),
-        Entry::NotASession => delta.set(rel, None, None),
+        Entry::NotASession(stamp) => delta.set_note(crate::record::Note {
+            path: rel.to_owned(),
+            stamp: *stamp,
+        }),
     }
 }
 
@@ -392,6 +395,14 @@ pub fn refresh(store: &SessionStore<MarkdownCodec>, index: &mut Index) -> Delta 
         }
         if changed.contains_key(parent_of(&s.path)) {
             indexed.insert(s.path.clone());
+        }
+    }
+    for n in &index.notes {
+        if !stamper.session_unchanged(&n.path, &n.stamp) {
+            stale.reread.push(n.path.clone());
+        }
+        if changed.contains_key(parent_of(&n.path)) {
+            indexed.insert(n.path.clone());
         }
     }
     for p in &index.problems {

@@ -13,7 +13,7 @@ use crucible_parser::{MarkdownCodec, ParseError, peek_session_id, summarize};
 
 use crate::file_reader::FileReader;
 use crate::files::{Index, RebuildTables};
-use crate::record::{FileStamp, PhaseRecord, Problem, SessionRecord};
+use crate::record::{FileStamp, Note, PhaseRecord, Problem, SessionRecord};
 use crate::table_file::TableFile;
 
 /// One file, as the index sees it.
@@ -22,8 +22,9 @@ pub enum Entry {
     /// The record, and the summary it was made from (for the phases).
     Session(Box<SessionRecord>, Box<SessionSummary>),
     Problem(Problem),
-    /// Markdown that does not say `type: session` (a note in a vault).
-    NotASession,
+    /// Markdown that does not say `type: session` (a note in a vault), with
+    /// its stamp (see [`Note`]).
+    NotASession(FileStamp),
 }
 
 /// `path` relative to `root`, `/`-separated: the key of every index row.
@@ -151,7 +152,7 @@ pub fn index_file_with(
     let stamp = FileStamp::of(&meta);
     let summary = if live {
         if peek_session_id(bytes).is_none() {
-            return Entry::NotASession;
+            return Entry::NotASession(stamp);
         }
         let loaded = match held {
             Some(lock) => store.load_path_locked(path, lock),
@@ -170,7 +171,7 @@ pub fn index_file_with(
         // separate look at its head is needed.
         match crucible_parser::fast_summary(bytes) {
             Some(s) => Ok(s),
-            None if peek_session_id(bytes).is_none() => return Entry::NotASession,
+            None if peek_session_id(bytes).is_none() => return Entry::NotASession(stamp),
             None => summarize(path, bytes),
         }
     };
@@ -274,6 +275,7 @@ impl<'t> RowBuffer<'t> {
 struct WorkerOutput {
     sessions: Vec<SessionRecord>,
     problems: Vec<Problem>,
+    notes: Vec<Note>,
     session_rows: (usize, String),
     phase_rows: (usize, String),
 }
@@ -316,6 +318,7 @@ pub fn build(
                 let mut phase_out = RowBuffer::new(tables.map(|t| &t.phases));
                 let mut sessions = Vec::new();
                 let mut problems = Vec::new();
+                let mut notes = Vec::new();
                 let mut reader = FileReader::new(store.max_file_bytes());
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -336,7 +339,10 @@ pub fn build(
                             }
                         }
                         Entry::Problem(p) => problems.push(p),
-                        Entry::NotASession => {}
+                        Entry::NotASession(stamp) => notes.push(Note {
+                            path: relative(root, path),
+                            stamp,
+                        }),
                     }
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if n.is_multiple_of(512) || n == total {
@@ -349,6 +355,7 @@ pub fn build(
                     .push(WorkerOutput {
                         sessions,
                         problems,
+                        notes,
                         session_rows: session_out.finish(),
                         phase_rows: phase_out.finish(),
                     });
@@ -365,6 +372,7 @@ pub fn build(
         built.phase_chunks.push(chunk);
         built.index.sessions.extend(w.sessions);
         built.index.problems.extend(w.problems);
+        built.index.notes.extend(w.notes);
     }
     built
         .index

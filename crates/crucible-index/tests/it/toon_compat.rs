@@ -90,6 +90,15 @@ fn index() -> impl Strategy<Value = Index> {
                         stamp: FileStamp::default(),
                     })
                     .collect(),
+                notes: vec![crucible_index::record::Note {
+                    path: "notes/readme.md".into(),
+                    stamp: FileStamp {
+                        ino: 3,
+                        mtime_ns: 4,
+                        size: 5,
+                        ctime_ns: 6,
+                    },
+                }],
                 dirs: vec![files::DirStamp {
                     path: String::new(),
                     changed_ns: 7,
@@ -128,12 +137,17 @@ fn as_json(index: &Index) -> serde_json::Value {
         .iter()
         .map(|p| serde_json::json!({"path": p.path, "line": p.line, "message": p.message, "ino": p.stamp.ino, "mtime_ns": p.stamp.mtime_ns, "size": p.stamp.size, "ctime_ns": p.stamp.ctime_ns}))
         .collect();
+    let notes: Vec<serde_json::Value> = index
+        .notes
+        .iter()
+        .map(|n| serde_json::json!({"path": n.path, "ino": n.stamp.ino, "mtime_ns": n.stamp.mtime_ns, "size": n.stamp.size, "ctime_ns": n.stamp.ctime_ns}))
+        .collect();
     let dirs: Vec<serde_json::Value> = index
         .dirs
         .iter()
         .map(|d| serde_json::json!({"path": d.path, "changed_ns": d.changed_ns}))
         .collect();
-    serde_json::json!({"format": files::FORMAT, "version": files::VERSION, "sessions": sessions, "problems": problems, "dirs": dirs})
+    serde_json::json!({"format": files::FORMAT, "version": files::VERSION, "sessions": sessions, "problems": problems, "notes": notes, "dirs": dirs})
 }
 
 proptest! {

@@ -770,3 +770,38 @@ fn a_folder_that_becomes_unreadable_is_reported_not_dropped_silently() {
     let (out, err) = as_other(&["session", "index", "--check"]);
     assert!(format!("{out}{err}").contains("locked"), "{out}{err}");
 }
+
+#[test]
+fn a_note_rewritten_in_place_into_a_session_is_listed() {
+    let kiln = TestKiln::with_fixtures();
+    let session = std::fs::read_to_string(kiln.sessions().join("2025-12-12-start-docs.md"))
+        .unwrap()
+        .replace("2025-12-12-start-docs", "2025-12-30-was-a-note");
+    // An empty file (an editor just made it) and a note of the vault.
+    kiln.write("new-one.md", "");
+    kiln.write("notes/readme.md", "# Notes\n\nnot a session\n");
+    listed(&kiln);
+    std::thread::sleep(Duration::from_millis(150));
+    listed(&kiln);
+    // Written in place: same inode, folder untouched.
+    for rel in ["new-one.md", "notes/readme.md"] {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(kiln.sessions().join(rel))
+            .unwrap();
+        std::io::Write::write_all(
+            &mut f,
+            session
+                .replace("was-a-note", rel.replace(['/', '.'], "-").as_str())
+                .as_bytes(),
+        )
+        .unwrap();
+    }
+    let fast = listed(&kiln);
+    assert!(
+        fast.contains("new-one.md") && fast.contains("notes/readme.md"),
+        "{fast}"
+    );
+    assert_eq!(fast, listed_after_rebuild(&kiln));
+}
