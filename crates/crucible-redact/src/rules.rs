@@ -404,6 +404,13 @@ pub(crate) const RULES: &[RuleSpec] = &[
         check: Check::Given,
     },
     RuleSpec {
+        // `docker login -u me -p PASS registry` (and `--password PASS`).
+        kind: "password-flag",
+        pattern: r#"(?-u:\b)docker\s+login(?-u:\b)[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)(?:"(?P<s1>[^"\n]*)"|'(?P<s2>[^'\n]*)'|(?P<s3>[^\s"'\\]+))"#,
+        keywords: &["docker"],
+        check: Check::Given,
+    },
+    RuleSpec {
         // `~/.netrc`: `machine HOST login USER password PASS`, on one line
         // or several (the login is required: prose says "machine" too).
         kind: "netrc-password",

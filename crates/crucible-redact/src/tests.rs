@@ -303,6 +303,17 @@ fn netrc_php_defines_and_doubly_escaped_json() {
         "dJ8kQ2mZx7Lp",
         "secret",
     );
+    gone(
+        "docker login -u me -p D0ckerPw1 registry.example.com",
+        "D0ckerPw1",
+        "password-flag",
+    );
+    gone(
+        "docker login --password=D0ckerPw1 registry",
+        "D0ckerPw1",
+        "password-flag",
+    );
+    kept("docker run -p 8080:80 nginx");
     kept("the machine learning password field is empty");
     kept("define('APP_NAME', 'cru');");
 }

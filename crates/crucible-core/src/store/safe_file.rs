@@ -62,6 +62,16 @@ impl UnsafeFile {
         }
     }
 
+    /// The file this is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::Link { path }
+            | Self::NotRegular { path, .. }
+            | Self::TooLarge { path, .. }
+            | Self::Io { path, .. } => path,
+        }
+    }
+
     /// What is wrong, without the path (for messages that name it already).
     pub fn reason(&self) -> String {
         match self {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anstyle::{AnsiColor, Style};
 use clap::{Args, ValueEnum};
-use crucible_core::{SessionFile, store::session_tree};
+use crucible_core::{SessionFile, StoreError, store::session_tree};
 use crucible_parser::validate::{FileReport, validate_file};
 use serde_json::json;
 
@@ -44,13 +44,17 @@ fn expand(ctx: &Context, targets: &[String]) -> (Vec<PathBuf>, Vec<Unresolved>) 
         // Other notes may share the directory (an Obsidian vault): only files
         // that say they are sessions are checked. Unreadable ones are reported.
         for found in ctx.store.scan() {
-            match found {
-                Ok(f) => files.push(f.path),
-                Err(e) => unresolved.push(Unresolved {
-                    target: ctx.store.dir().display().to_string(),
-                    message: e.to_string(),
-                }),
-            }
+            // Each problem under the file it is about, said once.
+            let (target, message) = match found {
+                Ok(f) => {
+                    files.push(f.path);
+                    continue;
+                }
+                Err(StoreError::Skipped(s)) => (s.path.display().to_string(), s.reason),
+                Err(StoreError::Unsafe(u)) => (u.path().display().to_string(), u.reason()),
+                Err(e) => (ctx.store.dir().display().to_string(), e.to_string()),
+            };
+            unresolved.push(Unresolved { target, message });
         }
     }
     for t in targets {
