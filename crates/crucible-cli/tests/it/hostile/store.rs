@@ -69,6 +69,30 @@ fn shown(kiln: &TestKiln, id: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `loggers` processes each logging a tool call `call-N` to session `id`,
+/// with one `cru session <verb> <id>` started in their middle, all running
+/// at once; each child comes with what it does (`call-N` or the verb).
+fn race(
+    kiln: &TestKiln,
+    id: &str,
+    loggers: usize,
+    verb: &str,
+) -> Vec<(String, std::process::Child)> {
+    let mut children = Vec::new();
+    for n in 0..loggers {
+        let call = format!("call-{n}");
+        let child = cru(kiln, &["session", "log", "--session", id, "tool", &call])
+            .spawn()
+            .unwrap();
+        children.push((call, child));
+        if n == loggers / 2 {
+            let child = cru(kiln, &["session", verb, id]).spawn().unwrap();
+            children.push((verb.to_owned(), child));
+        }
+    }
+    children
+}
+
 /// Item 8: `log`s racing one `end`. Every log that exited 0 is in the ended
 /// session, every one that was refused exited non-zero naming the session
 /// and its status, and nothing lands after the end.
@@ -79,24 +103,8 @@ fn no_event_lands_after_end_and_a_second_end_is_refused() {
     for trial in 0..TRIALS {
         let kiln = TestKiln::empty();
         let (id, _) = live_session(&kiln, &format!("race {trial}"));
-        let mut loggers = Vec::new();
-        for n in 0..LOGGERS {
-            let call = format!("call-{n}");
-            loggers.push((
-                call.clone(),
-                cru(&kiln, &["session", "log", "--session", &id, "tool", &call])
-                    .spawn()
-                    .unwrap(),
-            ));
-            if n == LOGGERS / 2 {
-                loggers.push((
-                    "end".into(),
-                    cru(&kiln, &["session", "end", &id]).spawn().unwrap(),
-                ));
-            }
-        }
         let mut acknowledged = Vec::new();
-        for (what, child) in loggers {
+        for (what, child) in race(&kiln, &id, LOGGERS, "end") {
             let out = child.wait_with_output().unwrap();
             let stderr = String::from_utf8_lossy(&out.stderr);
             if what == "end" {
@@ -157,23 +165,7 @@ fn an_event_racing_a_pause_reopens_the_session() {
     for trial in 0..TRIALS {
         let kiln = TestKiln::empty();
         let (id, path) = live_session(&kiln, &format!("pause race {trial}"));
-        let mut children = Vec::new();
-        for n in 0..LOGGERS {
-            let call = format!("call-{n}");
-            children.push((
-                call.clone(),
-                cru(&kiln, &["session", "log", "--session", &id, "tool", &call])
-                    .spawn()
-                    .unwrap(),
-            ));
-            if n == LOGGERS / 2 {
-                children.push((
-                    "pause".into(),
-                    cru(&kiln, &["session", "pause", &id]).spawn().unwrap(),
-                ));
-            }
-        }
-        for (what, child) in children {
+        for (what, child) in race(&kiln, &id, LOGGERS, "pause") {
             let out = child.wait_with_output().unwrap();
             assert!(
                 out.status.success(),
