@@ -60,12 +60,8 @@ impl FileReader {
     #[cfg(unix)]
     fn open(&mut self, path: &Path) -> std::io::Result<File> {
         use rustix::fs::{Mode, OFlags, openat};
-        use std::os::unix::fs::OpenOptionsExt;
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(nonblocking())
-                .open(path);
+            return safe_file::open_nonblocking(path);
         };
         if self.dir.as_ref().is_none_or(|(d, _)| d != parent) {
             let dir = if parent.as_os_str().is_empty() {
@@ -94,11 +90,6 @@ impl FileReader {
     fn open(&mut self, path: &Path) -> std::io::Result<File> {
         File::open(path)
     }
-}
-
-#[cfg(unix)]
-fn nonblocking() -> i32 {
-    i32::try_from(rustix::fs::OFlags::NONBLOCK.bits()).expect("O_NONBLOCK fits an i32")
 }
 
 /// Reads all of `file`, whose size was `size` a moment ago, into the start

@@ -125,13 +125,17 @@ impl Delta {
 
     /// Every path this delta says something about.
     fn paths(&self) -> crate::path_set::PathSet<&str> {
+        self.paths_in_rows().collect()
+    }
+
+    /// The path of every row, in table order (a path twice is an edit).
+    fn paths_in_rows(&self) -> impl Iterator<Item = &str> {
         self.sessions
             .iter()
             .map(|s| s.path.as_str())
             .chain(self.problems.iter().map(|p| p.path.as_str()))
             .chain(self.notes.iter().map(|n| n.path.as_str()))
             .chain(self.removed.iter().map(String::as_str))
-            .collect()
     }
 }
 
@@ -175,6 +179,17 @@ pub(crate) fn own_file(
 ) -> std::io::Result<std::fs::File> {
     crucible_core::store::safe_file::open_own(path, options)
         .map_err(crucible_core::store::UnsafeFile::into_io)
+}
+
+/// An error naming the first path that `paths` gives twice.
+fn once_each<'a>(file: &Path, paths: impl Iterator<Item = &'a str>) -> Result<(), IndexFileError> {
+    let mut seen = HashSet::new();
+    for p in paths {
+        if !seen.insert(p) {
+            return Err(corrupt(file, 1, format!("path `{p}` has two rows")));
+        }
+    }
+    Ok(())
 }
 
 fn corrupt(path: &Path, line: usize, message: impl Into<String>) -> IndexFileError {
@@ -271,16 +286,15 @@ pub fn load(dir: &Path) -> Result<Index, IndexFileError> {
     };
     // Every path once: a row twice (an index edited by hand) would be
     // listed and counted twice.
-    let mut seen = HashSet::new();
-    let twice = index
-        .sessions
-        .iter()
-        .map(|s| s.path.as_str())
-        .chain(index.problems.iter().map(|p| p.path.as_str()))
-        .find(|p| !seen.insert(*p));
-    if let Some(p) = twice {
-        return Err(corrupt(&path, 1, format!("path `{p}` has two rows")));
-    }
+    once_each(
+        &path,
+        index
+            .sessions
+            .iter()
+            .map(|s| s.path.as_str())
+            .chain(index.problems.iter().map(|p| p.path.as_str()))
+            .chain(index.notes.iter().map(|n| n.path.as_str())),
+    )?;
     let delta = load_delta(dir)?;
     apply(&mut index, &delta);
     Ok(index)
@@ -344,18 +358,7 @@ pub fn load_delta(dir: &Path) -> Result<Delta, IndexFileError> {
         dirs: rows(&path, &doc, "dirs", DIR_FIELDS, dir_stamp)?,
     };
     // `Delta::set` keeps one state per path: a path twice was edited in.
-    let mut seen = HashSet::new();
-    let twice = delta
-        .sessions
-        .iter()
-        .map(|s| s.path.as_str())
-        .chain(delta.problems.iter().map(|p| p.path.as_str()))
-        .chain(delta.notes.iter().map(|n| n.path.as_str()))
-        .chain(delta.removed.iter().map(String::as_str))
-        .find(|p| !seen.insert(*p));
-    if let Some(p) = twice {
-        return Err(corrupt(&path, 1, format!("path `{p}` has two rows")));
-    }
+    once_each(&path, delta.paths_in_rows())?;
     Ok(delta)
 }
 
@@ -789,51 +792,67 @@ impl Light {
         })
     }
 
+    /// The rows of the base's table `name`, less those whose path `replaced`
+    /// holds, then `newer` (the delta's rows of that table).
+    fn merged<T: Clone>(
+        &self,
+        name: &str,
+        fields: &[&str],
+        read_row: impl Fn(&[&str]) -> Result<T, String>,
+        path_of: impl Fn(&T) -> &str,
+        replaced: &crate::path_set::PathSet<&str>,
+        newer: &[T],
+    ) -> Result<Vec<T>, IndexFileError> {
+        let mut rows = table_rows(
+            &self.path,
+            self.table(name).as_ref(),
+            name,
+            fields,
+            read_row,
+        )?;
+        rows.retain(|r| !replaced.contains(path_of(r)));
+        rows.extend(newer.iter().cloned());
+        Ok(rows)
+    }
+
     /// Directories of the base, with the delta's applied.
     pub fn dirs(&self) -> Result<Vec<DirStamp>, IndexFileError> {
-        let mut dirs = table_rows(
-            &self.path,
-            self.table("dirs").as_ref(),
+        let replaced = self.delta.dirs.iter().map(|d| d.path.as_str()).collect();
+        self.merged(
             "dirs",
             DIR_FIELDS,
             dir_stamp,
-        )?;
-        for d in &self.delta.dirs {
-            dirs.retain(|x| x.path != d.path);
-            dirs.push(d.clone());
-        }
-        Ok(dirs)
+            |d| &d.path,
+            &replaced,
+            &self.delta.dirs,
+        )
     }
 
     /// Notes (markdown that is not a session) of the base, with the delta's
     /// applied.
     pub fn notes(&self) -> Result<Vec<Note>, IndexFileError> {
-        let paths = self.delta.paths();
-        let mut notes = table_rows(
-            &self.path,
-            self.table("notes").as_ref(),
+        let replaced = self.delta.paths();
+        self.merged(
             "notes",
             NOTE_FIELDS,
             Note::from_cells,
-        )?;
-        notes.retain(|n| !paths.contains(n.path.as_str()));
-        notes.extend(self.delta.notes.iter().cloned());
-        Ok(notes)
+            |n| &n.path,
+            &replaced,
+            &self.delta.notes,
+        )
     }
 
     /// Problems of the base, with the delta's applied.
     pub fn problems(&self) -> Result<Vec<Problem>, IndexFileError> {
-        let paths = self.delta.paths();
-        let mut problems = table_rows(
-            &self.path,
-            self.table("problems").as_ref(),
+        let replaced = self.delta.paths();
+        self.merged(
             "problems",
             PROBLEM_FIELDS,
             Problem::from_cells,
-        )?;
-        problems.retain(|p| !paths.contains(p.path.as_str()));
-        problems.extend(self.delta.problems.iter().cloned());
-        Ok(problems)
+            |p| &p.path,
+            &replaced,
+            &self.delta.problems,
+        )
     }
 
     /// Calls `each` with the cells (in `SESSION_FIELDS` order) of every base

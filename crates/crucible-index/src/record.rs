@@ -24,6 +24,12 @@ pub struct FileStamp {
 /// stamp. A stamp taken this close to the file's last change is not trusted.
 pub const RACY_NS: u64 = 100_000_000;
 
+/// A time as nanoseconds since 1970 (0 before it).
+pub fn unix_ns(t: std::time::SystemTime) -> u64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
 impl FileStamp {
     /// The stamp of a file as it is now. If the file changed less than
     /// [`RACY_NS`] ago, its `ctime_ns` is recorded as 0, so the next
@@ -44,9 +50,7 @@ impl FileStamp {
 
     /// A stamp from `stat` fields, with the racy rule of [`FileStamp::of`].
     pub fn taken_now(ino: u64, mtime_ns: u64, size: u64, ctime_ns: u64) -> Self {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        let now = unix_ns(std::time::SystemTime::now());
         let racy = now.saturating_sub(mtime_ns.max(ctime_ns)) < RACY_NS;
         Self {
             ino,
@@ -379,12 +383,7 @@ impl SessionRecord {
             resume_point: text(resume_point)?,
             parent: text(parent)?,
             live: count(live)? != 0,
-            stamp: FileStamp {
-                ino: count(ino)?,
-                mtime_ns: count(mtime_ns)?,
-                size: count(size)?,
-                ctime_ns: count(ctime_ns)?,
-            },
+            stamp: FileStamp::from_cells(ino, mtime_ns, size, ctime_ns)?,
         })
     }
 }
@@ -633,12 +632,7 @@ impl Problem {
             path: confined(required(path, "path")?)?,
             line: count(line)?,
             message: text(message)?.unwrap_or_default(),
-            stamp: FileStamp {
-                ino: count(ino)?,
-                mtime_ns: count(mtime_ns)?,
-                size: count(size)?,
-                ctime_ns: count(ctime_ns)?,
-            },
+            stamp: FileStamp::from_cells(ino, mtime_ns, size, ctime_ns)?,
         })
     }
 }

@@ -21,7 +21,7 @@ use crucible_parser::MarkdownCodec;
 
 use crate::files::{Delta, DirStamp, Index};
 use crate::path_set::{PathMap, PathSet};
-use crate::record::{FileStamp, RACY_NS};
+use crate::record::{FileStamp, RACY_NS, unix_ns};
 use crate::scan::{Entry, index_file, relative, skipped_problem};
 
 /// A directory stamp that means "list this directory again": recorded for
@@ -99,12 +99,8 @@ fn stamp_of(st: &rustix::fs::Stat) -> FileStamp {
 /// The stamp of a directory looked at now: [`RELIST`] if it changed within
 /// a clock tick (a change in the same tick would not move its mtime).
 pub fn dir_stamp_at(root: &Path, dir: &Path, changed: Option<std::time::SystemTime>) -> DirStamp {
-    let ns = |t: std::time::SystemTime| {
-        t.duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-    };
-    let now = ns(std::time::SystemTime::now());
-    let changed_ns = match changed.map(ns) {
+    let now = unix_ns(std::time::SystemTime::now());
+    let changed_ns = match changed.map(unix_ns) {
         Some(m) if now.saturating_sub(m) >= RACY_NS => m,
         _ => RELIST,
     };

@@ -180,12 +180,17 @@ pub fn open_own_for_write(path: &Path, options: &mut OpenOptions) -> Result<File
 /// bytes. Links are followed (the walker decides which links may be read);
 /// the open itself never blocks.
 pub fn open_regular(path: &Path, limit: u64) -> Result<(File, std::fs::Metadata), UnsafeFile> {
-    let file = OpenOptions::new()
+    let file = open_nonblocking(path).map_err(|e| UnsafeFile::io(path, e))?;
+    checked(path, file, limit)
+}
+
+/// Opens `path` for reading without blocking (a FIFO opens at once), with
+/// no check of what it is: follow with [`checked`].
+pub fn open_nonblocking(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
         .read(true)
         .custom_flags(nonblocking())
         .open(path)
-        .map_err(|e| UnsafeFile::io(path, e))?;
-    checked(path, file, limit)
 }
 
 /// [`open_regular`]'s checks on a file already open.
