@@ -28,6 +28,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crucible_core::{SessionStatus, SessionStore};
 use crucible_parser::MarkdownCodec;
 use path_set::{PathSet, path_hash};
+use refresh::RowState;
 
 pub use files::{Index, IndexFileError};
 pub use observer::{IndexObserver, compact};
@@ -250,10 +251,7 @@ impl<'s> SessionIndex<'s> {
         if dirs.is_empty() {
             return None;
         }
-        let changed = refresh::changed_dirs(root, &dirs);
-        let known: PathSet<String> = dirs.iter().map(|d| d.path.clone()).collect();
-        let journals = refresh::journals_in(root, &changed);
-        let stamper = refresh::Stamper::open(root);
+        let check = refresh::Check::new(root, &dirs);
         let now = SystemTime::now();
         let idle_check = idle.is_some();
         let keep = |st: &mut Scan<S>, path: &str, c: &[&str]| {
@@ -263,30 +261,22 @@ impl<'s> SessionIndex<'s> {
                 return true;
             }
             st.path_hashes.push(path_hash(path));
-            let parent = refresh::parent_of(path);
-            if !changed.is_empty() && changed.contains_key(parent) {
+            if check.in_changed(path) {
                 st.in_changed.push(path.to_owned());
-            }
-            if c.get(3) == Some(&"1") {
-                st.later.push(path.to_owned());
-                return false;
-            }
-            // A journal the row does not know of: read it again, and save it
-            // as live, so that every later query reads it afresh too (its
-            // appends change neither the file nor the folder).
-            if !journals.is_empty() && journals.contains(path) {
-                st.stale.push(path.to_owned());
-                return false;
             }
             let Ok(stamp) = FileStamp::from_cells(c[5], c[4], c[6], c[7]) else {
                 return true;
             };
-            // A row in a folder the index does not have (an edited index, or
-            // a folder swapped for a link) is read again, by the walker's
-            // rules: it must lead to a file inside the directory.
-            if !known.contains(parent) || !stamper.session_unchanged(path, &stamp) {
-                st.stale.push(path.to_owned());
-                return false;
+            match check.session(path, c.get(3) == Some(&"1"), &stamp) {
+                RowState::Fresh => {}
+                RowState::Live => {
+                    st.later.push(path.to_owned());
+                    return false;
+                }
+                RowState::Stale => {
+                    st.stale.push(path.to_owned());
+                    return false;
+                }
             }
             // Active rows that may be idle are looked at whatever they say;
             // the rest only if they may match.
@@ -354,45 +344,36 @@ impl<'s> SessionIndex<'s> {
         }
         let mut rest = init();
         for r in &light.delta.sessions {
-            if changed.contains_key(refresh::parent_of(&r.path)) {
+            if check.in_changed(&r.path) {
                 indexed.insert(r.path.clone());
             }
-            if r.live {
-                later.push(r.path.clone());
-            } else if journals.contains(&r.path)
-                || !known.contains(refresh::parent_of(&r.path))
-                || !stamper.session_unchanged(&r.path, &r.stamp)
-            {
-                stale.reread.push(r.path.clone());
-            } else {
-                each(&mut rest, &Facts::of(r), &|| Ok(r.clone()));
+            match check.session(&r.path, r.live, &r.stamp) {
+                RowState::Fresh => each(&mut rest, &Facts::of(r), &|| Ok(r.clone())),
+                RowState::Live => later.push(r.path.clone()),
+                RowState::Stale => stale.reread.push(r.path.clone()),
             }
         }
         let mut notes = Vec::new();
         for n in base_notes {
-            if changed.contains_key(refresh::parent_of(&n.path)) {
+            if check.in_changed(&n.path) {
                 indexed.insert(n.path.clone());
             }
-            if known.contains(refresh::parent_of(&n.path))
-                && stamper.session_unchanged(&n.path, &n.stamp)
-            {
-                notes.push(n);
-            } else {
-                stale.reread.push(n.path);
+            match check.note(&n.path, &n.stamp) {
+                RowState::Fresh => notes.push(n),
+                _ => stale.reread.push(n.path),
             }
         }
         let mut problems = Vec::new();
         for p in base_problems {
-            if changed.contains_key(refresh::parent_of(&p.path)) {
+            if check.in_changed(&p.path) {
                 indexed.insert(p.path.clone());
             }
-            if stamper.problem_unchanged(&p.path, &p.stamp) {
-                problems.push(p);
-            } else {
-                stale.reread.push(p.path);
+            match check.problem(&p.path, &p.stamp) {
+                RowState::Fresh => problems.push(p),
+                _ => stale.reread.push(p.path),
             }
         }
-        refresh::relist(root, &changed, &indexed, &known, &mut stale);
+        refresh::relist(root, &check.changed, &indexed, &check.known, &mut stale);
         drop(shared);
         // Live sessions are read below; a listing that found their journal
         // must not read (and count) them a second time.
@@ -431,27 +412,9 @@ impl<'s> SessionIndex<'s> {
             notes,
             dirs,
         };
-        let mut paused = Vec::new();
-        // A session whose journal was folded away is saved as settled, so
-        // that later queries answer from its row again.
-        let mut settled = files::Delta::default();
-        for path in later {
-            match scan::index_file(self.store, &root.join(&path)) {
-                scan::Entry::Session(r, summary) => {
-                    if paused_paths.contains(&path) {
-                        paused.push(r.id.clone());
-                    }
-                    each(&mut rest, &Facts::of(&r), &|| Ok((*r).clone()));
-                    if !r.live {
-                        let phases = PhaseRecord::from_summary(&path, &summary);
-                        settled.set(&path, Some(((*r).clone(), phases)), None);
-                    }
-                }
-                scan::Entry::Problem(p) => index.problems.push(p),
-                scan::Entry::NotASession(_) => {}
-            }
-        }
-        self.save_delta(&settled);
+        let paused = self.read_afresh(later, &paused_paths, &mut index.problems, &mut |r| {
+            each(&mut rest, &Facts::of(r), &|| Ok(r.clone()));
+        });
         states.push(rest);
         Some((
             Opened {
@@ -461,6 +424,41 @@ impl<'s> SessionIndex<'s> {
             },
             states,
         ))
+    }
+
+    /// Reads live sessions (and idle candidates) afresh, journal applied,
+    /// and hands each to `each`; files that fail go to `problems`. Returns
+    /// the ids of those in `paused_paths`. A session whose journal was
+    /// folded away is saved as settled, so that later queries answer from
+    /// its row again.
+    fn read_afresh(
+        &self,
+        paths: Vec<String>,
+        paused_paths: &HashSet<String>,
+        problems: &mut Vec<Problem>,
+        each: &mut dyn FnMut(&SessionRecord),
+    ) -> Vec<String> {
+        let root = self.store.dir();
+        let mut paused = Vec::new();
+        let mut settled = files::Delta::default();
+        for path in paths {
+            match scan::index_file(self.store, &root.join(&path)) {
+                scan::Entry::Session(r, summary) => {
+                    if paused_paths.contains(&path) {
+                        paused.push(r.id.clone());
+                    }
+                    each(&r);
+                    if !r.live {
+                        let phases = PhaseRecord::from_summary(&path, &summary);
+                        settled.set(&path, Some((*r, phases)), None);
+                    }
+                }
+                scan::Entry::Problem(p) => problems.push(p),
+                scan::Entry::NotASession(_) => {}
+            }
+        }
+        self.save_delta(&settled);
+        paused
     }
 
     /// Saves what a freshness check found, so the next query need not read

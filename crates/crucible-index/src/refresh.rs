@@ -96,6 +96,87 @@ fn stamp_of(st: &rustix::fs::Stat) -> FileStamp {
     }
 }
 
+/// What the freshness rule says of one indexed row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowState {
+    /// Unchanged: answer from the row.
+    Fresh,
+    /// Live (with a journal the row knows of): read afresh for every query.
+    Live,
+    /// Changed, gone, newly live, or in a folder the index does not have:
+    /// read again, and save what is read.
+    Stale,
+}
+
+/// The freshness rule for the rows of one index, set up once per query:
+/// the folders that changed (with their new stamps), the folders the index
+/// has, the journals found in changed folders, and the descriptor `stat`s
+/// go through. Both the query's row scan and [`refresh`] ask it.
+#[derive(Debug)]
+pub struct Check {
+    pub changed: PathMap<String, Option<DirStamp>>,
+    pub known: PathSet<String>,
+    journals: PathSet<String>,
+    stamper: Stamper,
+}
+
+impl Check {
+    pub fn new(root: &Path, dirs: &[DirStamp]) -> Self {
+        let changed = changed_dirs(root, dirs);
+        Self {
+            known: dirs.iter().map(|d| d.path.clone()).collect(),
+            journals: journals_in(root, &changed),
+            stamper: Stamper::open(root),
+            changed,
+        }
+    }
+
+    /// Whether `path` lies in a folder that changed (its listing then looks
+    /// for new files beside it).
+    pub fn in_changed(&self, path: &str) -> bool {
+        !self.changed.is_empty() && self.changed.contains_key(parent_of(path))
+    }
+
+    /// A session row: `live` as the row says, `stamp` as recorded.
+    pub fn session(&self, path: &str, live: bool, stamp: &FileStamp) -> RowState {
+        if live {
+            return RowState::Live;
+        }
+        // A journal the row does not know of: saved as live once read, so
+        // that every later query reads it afresh too (appends change neither
+        // the file nor the folder).
+        if !self.journals.is_empty() && self.journals.contains(path) {
+            return RowState::Stale;
+        }
+        self.file(path, stamp)
+    }
+
+    /// A notes row (markdown that was not a session).
+    pub fn note(&self, path: &str, stamp: &FileStamp) -> RowState {
+        self.file(path, stamp)
+    }
+
+    /// A problems row: its entry is looked at without following links.
+    pub fn problem(&self, path: &str, stamp: &FileStamp) -> RowState {
+        if self.stamper.problem_unchanged(path, stamp) {
+            RowState::Fresh
+        } else {
+            RowState::Stale
+        }
+    }
+
+    fn file(&self, path: &str, stamp: &FileStamp) -> RowState {
+        // A row in a folder the index does not have (an edited index, or a
+        // folder swapped for a link) is read again, by the walker's rules:
+        // it must lead to a file inside the directory.
+        if self.known.contains(parent_of(path)) && self.stamper.session_unchanged(path, stamp) {
+            RowState::Fresh
+        } else {
+            RowState::Stale
+        }
+    }
+}
+
 /// The stamp of a directory looked at now: [`RELIST`] if it changed within
 /// a clock tick (a change in the same tick would not move its mtime).
 pub fn dir_stamp_at(root: &Path, dir: &Path, changed: Option<std::time::SystemTime>) -> DirStamp {
@@ -381,36 +462,34 @@ fn record(delta: &mut Delta, rel: &str, entry: &Entry) {
 /// what changed (to be persisted when the directory is writable).
 pub fn refresh(store: &SessionStore<MarkdownCodec>, index: &mut Index) -> Delta {
     let root = store.dir();
-    let changed = changed_dirs(root, &index.dirs);
-    let stamper = Stamper::open(root);
+    let check = Check::new(root, &index.dirs);
     let mut stale = Stale::default();
     let mut indexed = PathSet::default();
-    for s in &index.sessions {
-        if s.live || !stamper.session_unchanged(&s.path, &s.stamp) {
-            stale.reread.push(s.path.clone());
+    let rows = (index.sessions.iter())
+        .map(|s| (&s.path, check.session(&s.path, s.live, &s.stamp)))
+        .chain(
+            index
+                .notes
+                .iter()
+                .map(|n| (&n.path, check.note(&n.path, &n.stamp))),
+        )
+        .chain(
+            index
+                .problems
+                .iter()
+                .map(|p| (&p.path, check.problem(&p.path, &p.stamp))),
+        );
+    for (path, state) in rows {
+        // Live sessions are read again too: the whole index is answered from
+        // the delta applied below.
+        if state != RowState::Fresh {
+            stale.reread.push(path.clone());
         }
-        if changed.contains_key(parent_of(&s.path)) {
-            indexed.insert(s.path.clone());
+        if check.in_changed(path) {
+            indexed.insert(path.clone());
         }
     }
-    for n in &index.notes {
-        if !stamper.session_unchanged(&n.path, &n.stamp) {
-            stale.reread.push(n.path.clone());
-        }
-        if changed.contains_key(parent_of(&n.path)) {
-            indexed.insert(n.path.clone());
-        }
-    }
-    for p in &index.problems {
-        if !stamper.problem_unchanged(&p.path, &p.stamp) {
-            stale.reread.push(p.path.clone());
-        }
-        if changed.contains_key(parent_of(&p.path)) {
-            indexed.insert(p.path.clone());
-        }
-    }
-    let known: PathSet<String> = index.dirs.iter().map(|d| d.path.clone()).collect();
-    relist(root, &changed, &indexed, &known, &mut stale);
+    relist(root, &check.changed, &indexed, &check.known, &mut stale);
     let (delta, _) = read_stale(store, stale);
     crate::files::apply(index, &delta);
     delta
