@@ -264,7 +264,7 @@ impl<'s> SessionIndex<'s> {
             if check.in_changed(path) {
                 st.in_changed.push(path.to_owned());
             }
-            let Ok(stamp) = record::stamp_from_cells(c[5], c[4], c[6], c[7]) else {
+            let Ok(stamp) = FileStamp::from_cells(c[5], c[4], c[6], c[7]) else {
                 return true;
             };
             match check.session(path, c.get(3) == Some(&"1"), &stamp) {

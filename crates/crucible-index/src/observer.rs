@@ -33,8 +33,7 @@ impl IndexObserver {
         let rel = relative(&self.root, path);
         let summary = log.summary();
         let live = journal_path(path).exists();
-        let record =
-            SessionRecord::from_summary(rel.clone(), &summary, FileStamp::recorded(&meta), live);
+        let record = SessionRecord::from_summary(rel.clone(), &summary, FileStamp::of(&meta), live);
         let phases = PhaseRecord::from_summary(&rel, &summary);
         // A delta that cannot be read is replaced: what it held is in the files.
         let mut delta = files::load_delta(&self.root).unwrap_or_default();

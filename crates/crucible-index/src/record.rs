@@ -6,21 +6,84 @@ use crucible_core::{AgentRef, Counts, SessionStatus, SessionSummary, Timestamp};
 
 use crate::toon::{self, Cell};
 
-pub use crucible_core::store::file_stamp::{FileStamp, RACY_NS, unix_ns};
+/// Identifies a file's version cheaply: a save through cru or an editor's
+/// atomic save gives a new inode; any write changes mtime or size.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    pub ino: u64,
+    pub mtime_ns: u64,
+    pub size: u64,
+    /// The inode's change time: unlike the mtime, no tool can set it back
+    /// (`cp -p`, `touch -d`, `rsync -t` can), so an edit that keeps size and
+    /// mtime still shows. 0 means "look again": see [`FileStamp::of`].
+    pub ctime_ns: u64,
+}
 
-/// A stamp from its index cells.
-pub fn stamp_from_cells(
-    ino: &str,
-    mtime_ns: &str,
-    size: &str,
-    ctime_ns: &str,
-) -> Result<FileStamp, String> {
-    Ok(FileStamp {
-        ino: count(ino)?,
-        mtime_ns: count(mtime_ns)?,
-        size: count(size)?,
-        ctime_ns: count(ctime_ns)?,
-    })
+/// Timestamps are kept by the kernel at a coarse tick (a few milliseconds):
+/// a file written again within the tick in which it was indexed keeps its
+/// stamp. A stamp taken this close to the file's last change is not trusted.
+pub const RACY_NS: u64 = 100_000_000;
+
+/// A time as nanoseconds since 1970 (0 before it).
+pub fn unix_ns(t: std::time::SystemTime) -> u64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+impl FileStamp {
+    /// The stamp of a file as it is now. If the file changed less than
+    /// [`RACY_NS`] ago, its `ctime_ns` is recorded as 0, so the next
+    /// freshness check reads it again instead of trusting a stamp that a
+    /// write within the same tick would not change (git's "racily clean").
+    pub fn of(meta: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| {
+            u64::try_from(s).unwrap_or(0) * 1_000_000_000 + u64::try_from(n).unwrap_or(0)
+        };
+        Self::taken_now(
+            meta.ino(),
+            ns(meta.mtime(), meta.mtime_nsec()),
+            meta.len(),
+            ns(meta.ctime(), meta.ctime_nsec()),
+        )
+    }
+
+    /// A stamp from `stat` fields, with the racy rule of [`FileStamp::of`].
+    pub fn taken_now(ino: u64, mtime_ns: u64, size: u64, ctime_ns: u64) -> Self {
+        let now = unix_ns(std::time::SystemTime::now());
+        let racy = now.saturating_sub(mtime_ns.max(ctime_ns)) < RACY_NS;
+        Self {
+            ino,
+            mtime_ns,
+            size,
+            ctime_ns: if racy { 0 } else { ctime_ns },
+        }
+    }
+
+    /// A stamp from its index cells.
+    pub fn from_cells(
+        ino: &str,
+        mtime_ns: &str,
+        size: &str,
+        ctime_ns: &str,
+    ) -> Result<Self, String> {
+        Ok(Self {
+            ino: count(ino)?,
+            mtime_ns: count(mtime_ns)?,
+            size: count(size)?,
+            ctime_ns: count(ctime_ns)?,
+        })
+    }
+
+    /// Whether a file with stamp `now` is the file this stamp was taken of,
+    /// unchanged.
+    pub fn matches(&self, now: &FileStamp) -> bool {
+        self.ctime_ns != 0
+            && self.ino == now.ino
+            && self.mtime_ns == now.mtime_ns
+            && self.size == now.size
+            && self.ctime_ns == now.ctime_ns
+    }
 }
 
 /// What the index knows about one session.
@@ -101,7 +164,7 @@ impl Note {
         };
         Ok(Self {
             path: confined(required(path, "path")?)?,
-            stamp: stamp_from_cells(ino, mtime_ns, size, ctime_ns)?,
+            stamp: FileStamp::from_cells(ino, mtime_ns, size, ctime_ns)?,
         })
     }
 }
@@ -320,7 +383,7 @@ impl SessionRecord {
             resume_point: text(resume_point)?,
             parent: text(parent)?,
             live: count(live)? != 0,
-            stamp: stamp_from_cells(ino, mtime_ns, size, ctime_ns)?,
+            stamp: FileStamp::from_cells(ino, mtime_ns, size, ctime_ns)?,
         })
     }
 }
@@ -569,7 +632,7 @@ impl Problem {
             path: confined(required(path, "path")?)?,
             line: count(line)?,
             message: text(message)?.unwrap_or_default(),
-            stamp: stamp_from_cells(ino, mtime_ns, size, ctime_ns)?,
+            stamp: FileStamp::from_cells(ino, mtime_ns, size, ctime_ns)?,
         })
     }
 }

@@ -83,8 +83,8 @@ impl Stamper {
     }
 }
 
-/// A file's stamp from rustix's `stat` (the `statat` of [`Stamper`]), as it
-/// is: the stamp compared, not one recorded.
+/// A file's stamp from its `stat`, as it is (no racy rule: this is the
+/// stamp compared, not the one recorded).
 #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
 fn stamp_of(st: &rustix::fs::Stat) -> FileStamp {
     let ns = |s: i64, n: u64| u64::try_from(s).unwrap_or(0) * 1_000_000_000 + n;

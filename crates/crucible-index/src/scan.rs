@@ -144,12 +144,12 @@ pub fn index_file_with(
         Ok(read) => read,
         Err(e) => {
             let stamp = std::fs::symlink_metadata(path)
-                .map(|m| FileStamp::recorded(&m))
+                .map(|m| FileStamp::of(&m))
                 .unwrap_or_default();
             return problem(&rel, stamp, 0, unreadable(&e));
         }
     };
-    let stamp = FileStamp::recorded(&meta);
+    let stamp = FileStamp::of(&meta);
     let summary = if live {
         if peek_session_id(bytes).is_none() {
             return Entry::NotASession(stamp);
@@ -212,7 +212,7 @@ pub fn skipped_problem(root: &Path, skipped: &Skipped) -> Problem {
         line: 0,
         message: skipped.reason.clone(),
         stamp: std::fs::symlink_metadata(&skipped.path)
-            .map(|m| FileStamp::recorded(&m))
+            .map(|m| FileStamp::of(&m))
             .unwrap_or_default(),
     }
 }

@@ -8,7 +8,6 @@
 mod allocate;
 pub mod atomic;
 pub mod discovery;
-pub mod file_stamp;
 pub mod journal;
 pub mod lock;
 pub mod safe_file;
@@ -18,7 +17,6 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 pub use allocate::{IdAllocator, slugify};
-pub use file_stamp::FileStamp;
 pub use safe_file::{DEFAULT_MAX_FILE_BYTES, UnsafeFile};
 pub use walk::{Skipped, Tree, session_files, session_tree};
 
@@ -456,7 +454,7 @@ impl<C: SessionCodec> SessionStore<C> {
     fn fold_locked(&self, path: &Path, keep_folded: bool) -> Result<(), StoreError> {
         let jpath = journal::journal_path(path);
         for _ in 0..FOLD_ATTEMPTS {
-            let read = FileStamp::of_path(path);
+            let read = FileStamp::of(path);
             let bytes = safe_file::read_regular(path, self.max_file_bytes)?;
             let Some(contents) = journal::read(&jpath).map_err(StoreError::io(&jpath))? else {
                 return Ok(());
@@ -482,7 +480,7 @@ impl<C: SessionCodec> SessionStore<C> {
                 log.apply(event);
             }
             let text = self.codec.encode(&log);
-            if FileStamp::of_path(path) != read {
+            if FileStamp::of(path) != read {
                 continue;
             }
             // The marker goes first: a crash after the rename must tell
@@ -490,7 +488,7 @@ impl<C: SessionCodec> SessionStore<C> {
             journal::mark_folded_from(&jpath, &bytes, text.as_bytes())
                 .map_err(StoreError::io(&jpath))?;
             let replaced = atomic::replace_if_unchanged(path, text.as_bytes(), |p| {
-                read.is_some() && FileStamp::of_path(p) == read
+                read.is_some() && FileStamp::of(p) == read
             })
             .map_err(StoreError::io(path))?;
             if replaced {
@@ -696,9 +694,34 @@ pub struct Seen {
 impl Seen {
     fn now(path: &Path) -> Self {
         Self {
-            markdown: FileStamp::of_path(path),
-            journal: FileStamp::of_path(&journal::journal_path(path)),
+            markdown: FileStamp::of(path),
+            journal: FileStamp::of(&journal::journal_path(path)),
         }
+    }
+}
+
+/// Size, modification time and (on Unix) inode of a file: a replaced or
+/// rewritten file differs in at least one of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    inode: u64,
+}
+
+impl FileStamp {
+    /// `None` when the file does not exist (or cannot be looked at).
+    fn of(path: &Path) -> Option<Self> {
+        let m = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(Self {
+            len: m.len(),
+            modified: m.modified().ok(),
+            inode,
+        })
     }
 }
 
