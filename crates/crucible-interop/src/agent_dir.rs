@@ -92,11 +92,15 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
         &log_path,
         &mut warnings,
     );
+    let mut records = crate::messages::tally(&messages);
     let todos_path = dir.join("todos.json");
     if let Ok(bytes) = std::fs::read(&todos_path) {
         hashed.extend(&bytes);
         match todos(&bytes) {
-            Ok(tasks) if !tasks.is_empty() => log.preamble.push(Block::Tasks { tasks }),
+            Ok(tasks) if !tasks.is_empty() => {
+                tasks.iter().for_each(|_| records.read("todo"));
+                log.preamble.push(Block::Tasks { tasks });
+            }
             Ok(_) => {}
             Err((line, message)) => warnings.push(ImportWarning {
                 path: todos_path,
@@ -105,14 +109,16 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
             }),
         }
     }
-    Ok(crate::imported(
+    let mut imported = crate::imported(
         crate::Format::AgentDir,
         dir,
         Some(name),
         &hashed,
         log,
         warnings,
-    ))
+    );
+    imported.records = records;
+    Ok(imported)
 }
 
 /// `{"todos": [...]}` or a bare array; numeric ids become text.

@@ -28,8 +28,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crucible_core::{
-    AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, SessionStatus, Timestamp,
-    ToolCall, cut, one_line,
+    AgentRef, Block, Callout, Frontmatter, Phase, SessionData, SessionId, SessionLog,
+    SessionStatus, Timestamp, ToolCall, cut, one_line,
 };
 
 use crate::transcript::{CallBook, finish_paused, phase_name, text_of, title_from};
@@ -41,17 +41,14 @@ const AGENT: &str = "claude-code";
 /// Tool names Claude Code starts a subagent with.
 const TASK_TOOLS: [&str; 2] = ["Task", "Agent"];
 
-/// True when the first lines look like a Claude Code transcript.
-pub(crate) fn looks_like(bytes: &[u8]) -> bool {
-    bytes.split(|&b| b == b'\n').take(5).any(|line| {
-        serde_json::from_slice::<Value>(line).ok().is_some_and(|v| {
-            v.get("sessionId").is_some()
-                && matches!(
-                    v.get("type").and_then(Value::as_str),
-                    Some("user" | "assistant" | "summary" | "system")
-                )
-        })
-    })
+/// True for a line of a Claude Code transcript (detection counts them
+/// over the whole head of a file, see [`crate::detect`]).
+pub(crate) fn is_record(v: &Value) -> bool {
+    v.get("sessionId").is_some()
+        && matches!(
+            v.get("type").and_then(Value::as_str),
+            Some("user" | "assistant" | "summary" | "system")
+        )
 }
 
 /// The transcript a subagent file belongs to, when that transcript exists:
@@ -332,7 +329,7 @@ impl Transcript {
     }
 
     /// The session, paused at its last phase.
-    fn into_log(self, path: &Path, fallback_title: &str) -> SessionLog {
+    fn into_log(self, path: &Path, fallback_title: &str) -> (SessionLog, SessionData) {
         let started = self
             .started
             .unwrap_or_else(|| crate::transcript::mtime(path));
@@ -360,7 +357,10 @@ impl Transcript {
             .unwrap_or_else(|| fallback_title.to_owned());
         let mut log = SessionLog::new(fm);
         finish_paused(&mut log, title, self.phases);
-        log
+        let data = SessionData {
+            records: self.book.into_records().collect(),
+        };
+        (log, data)
     }
 }
 
@@ -524,7 +524,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         let summary = t.last_reply.as_deref().map(|r| cut(&one_line(r), 200));
         let ended = t.last.clone();
         let fallback = format!("Claude Code subagent {}", key.as_deref().unwrap_or(""));
-        let mut log = t.into_log(&source, fallback.trim());
+        let (mut log, data) = t.into_log(&source, fallback.trim());
         // A subagent's run is over when its parent goes on: it is not one to
         // resume.
         log.frontmatter.status = SessionStatus::Completed;
@@ -537,15 +537,17 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             ),
             None => (seen_at, None),
         };
+        let mut imported = crate::imported(
+            crate::Format::ClaudeCode,
+            &source,
+            key,
+            &own,
+            log,
+            child_warnings,
+        );
+        imported.data = data;
         children.push(Child {
-            imported: crate::imported(
-                crate::Format::ClaudeCode,
-                &source,
-                key,
-                &own,
-                log,
-                child_warnings,
-            ),
+            imported,
             link: SubagentLink {
                 agent,
                 anchor,
@@ -554,9 +556,10 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             },
         });
     }
-    let log = main.into_log(path, "Claude Code session");
+    let (log, data) = main.into_log(path, "Claude Code session");
     let mut imported =
         crate::imported(crate::Format::ClaudeCode, path, sid, &hashed, log, warnings);
+    imported.data = data;
     imported.children = children;
     Ok(imported)
 }

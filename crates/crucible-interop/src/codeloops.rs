@@ -31,12 +31,10 @@ use crucible_core::{
 
 use crate::{ImportError, ImportWarning, Imported};
 
-/// True when the first line is a codeloops `session_start`.
-pub(crate) fn looks_like(bytes: &[u8]) -> bool {
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&[]);
-    serde_json::from_slice::<Value>(first)
-        .ok()
-        .is_some_and(|v| v.get("type").and_then(Value::as_str) == Some("session_start"))
+/// True for a line of a codeloops log (detection counts them over the
+/// whole head of a file, see [`crate::detect`]).
+pub(crate) fn is_record(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str) == Some("session_start")
 }
 
 /// `Claude Code` → `claude-code`: an agent name.

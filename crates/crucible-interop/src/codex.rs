@@ -28,14 +28,10 @@ use crucible_core::args_line;
 use crate::transcript::{finish_paused, phase_name, text_of, title_from};
 use crate::{ImportError, Imported};
 
-/// True when an early line is a Codex `session_meta`.
-pub(crate) fn looks_like(bytes: &[u8]) -> bool {
-    bytes.split(|&b| b == b'\n').take(3).any(|line| {
-        serde_json::from_slice::<Value>(line).ok().is_some_and(|v| {
-            v.get("type").and_then(Value::as_str) == Some("session_meta")
-                && v.get("payload").is_some()
-        })
-    })
+/// True for a line of a Codex rollout (detection counts them over the
+/// whole head of a file, see [`crate::detect`]).
+pub(crate) fn is_record(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str) == Some("session_meta") && v.get("payload").is_some()
 }
 
 /// Whether a call's output says it failed.
@@ -208,12 +204,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         .unwrap_or_else(|| "Codex session".to_owned());
     let mut log = SessionLog::new(fm);
     finish_paused(&mut log, title, phases);
-    Ok(crate::imported(
-        crate::Format::Codex,
-        path,
-        id,
-        &bytes,
-        log,
-        warnings,
-    ))
+    let mut imported = crate::imported(crate::Format::Codex, path, id, &bytes, log, warnings);
+    imported.data.records.extend(book.into_records());
+    Ok(imported)
 }

@@ -22,15 +22,19 @@ mod connectonion;
 mod export;
 mod messages;
 mod provenance;
+mod report;
 mod transcript;
+mod usage;
 
 use std::path::{Path, PathBuf};
 
 pub use export::{EXPORT_FORMATS, ExportError, Exported, export};
 pub use provenance::{KEY as PROVENANCE_KEY, Provenance, content_hash, fnv_hex};
+pub use report::{RecordTally, Skipped};
+pub use usage::{Usage, UsageByModel};
 
 use crucible_core::{
-    AgentRef, Block, Callout, SessionLog, SubagentEntry, SubagentMode, SubagentRef,
+    AgentRef, Block, Callout, SessionData, SessionLog, SubagentEntry, SubagentMode, SubagentRef,
 };
 
 /// The formats cru reads.
@@ -90,6 +94,8 @@ pub enum ImportError {
     },
     #[error("{path}: not a format cru can import (expected {expected})")]
     Unknown { path: PathBuf, expected: String },
+    #[error("{path}: nothing to import: {records}")]
+    Empty { path: PathBuf, records: RecordTally },
     #[error("{path}:{line}: {message}")]
     Invalid {
         path: PathBuf,
@@ -106,9 +112,31 @@ pub struct Imported {
     pub log: SessionLog,
     pub provenance: Provenance,
     pub warnings: Vec<ImportWarning>,
+    /// What the source held that the markdown keeps only in summary (full
+    /// arguments and results, call ids, images, thinking): the session's
+    /// sidecar, written beside it by the store.
+    pub data: SessionData,
+    /// The source's records, read and skipped, by type.
+    pub records: RecordTally,
     /// Subagent runs, each its own session, to be linked from this one
     /// ([`link_children`]) once the store has given both their ids.
     pub children: Vec<Child>,
+}
+
+impl Imported {
+    /// The records of the source and of its subagents' files together.
+    pub fn all_records(&self) -> RecordTally {
+        let mut all = self.records.clone();
+        for c in &self.children {
+            all.merge(&c.imported.all_records());
+        }
+        all
+    }
+
+    /// True when the source or a subagent's file had a damaged part.
+    pub fn has_warnings(&self) -> bool {
+        !self.warnings.is_empty() || self.children.iter().any(|c| c.imported.has_warnings())
+    }
 }
 
 /// A subagent's session and where it belongs in its parent.
@@ -186,58 +214,163 @@ pub fn link_children(parent: &mut SessionLog, children: &mut [(SessionLog, Subag
     }
 }
 
-/// The sources below `path` in `format` (or any, detected by content):
-/// a file or folder of that format, or a folder that holds them.
-pub fn find_sources(path: &Path, format: Option<Format>) -> Vec<(PathBuf, Format)> {
-    let mut out = Vec::new();
-    collect(path, format, &mut out, 0);
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
+/// What a search for sources found.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The sources, by path.
+    pub sources: Vec<(PathBuf, Format)>,
+    /// What the walk could not or would not look at, with why: unreadable
+    /// folders, FIFOs, sockets, devices, links to folders, broken links.
+    pub skipped: Vec<(PathBuf, String)>,
+    /// Files read and found to be of no format cru imports.
+    pub unrecognized: Vec<PathBuf>,
 }
 
-fn collect(path: &Path, format: Option<Format>, out: &mut Vec<(PathBuf, Format)>, depth: usize) {
-    if let Some(f) = detect(path).filter(|f| format.is_none_or(|want| want == *f)) {
-        // In a folder walk a subagent's file comes with its parent's
-        // transcript; named on its own, it is imported on its own.
-        let with_parent =
-            depth > 0 && f == Format::ClaudeCode && claude_code::parent_transcript(path).is_some();
-        if !with_parent {
-            out.push((path.to_owned(), f));
+/// How deep a folder walk goes. Links to folders are never followed, so a
+/// walk cannot loop; this only bounds a pathological tree, and what lies
+/// deeper is reported, not silently left out.
+const MAX_DEPTH: usize = 64;
+
+/// The sources below `path` in `format` (or any, detected by content):
+/// a file or folder of that format, or a folder that holds them.
+pub fn find_sources(path: &Path, format: Option<Format>) -> Found {
+    let mut found = Found::default();
+    collect(path, format, &mut found, 0);
+    found.sources.sort_by(|a, b| a.0.cmp(&b.0));
+    found
+}
+
+fn collect(path: &Path, format: Option<Format>, found: &mut Found, depth: usize) {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            found.skipped.push((path.to_owned(), e.to_string()));
+            return;
+        }
+    };
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => {
+                // Links to folders are not followed (they can loop), as in every walk.
+                found
+                    .skipped
+                    .push((path.to_owned(), "a link to a folder (not followed)".into()));
+                return;
+            }
+            Ok(m) if !m.is_file() => {
+                found
+                    .skipped
+                    .push((path.to_owned(), "a link to a special file".into()));
+                return;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                found
+                    .skipped
+                    .push((path.to_owned(), format!("a broken link ({e})")));
+                return;
+            }
+        }
+    } else if !ft.is_dir() && !ft.is_file() {
+        found.skipped.push((
+            path.to_owned(),
+            format!(
+                "{}, not a regular file",
+                crucible_core::store::safe_file::kind_name(ft)
+            ),
+        ));
+        return;
+    }
+    if let Some(f) = detect(path) {
+        if format.is_none_or(|want| want == f) {
+            // In a folder walk a subagent's file comes with its parent's
+            // transcript; named on its own, it is imported on its own.
+            let with_parent = depth > 0
+                && f == Format::ClaudeCode
+                && claude_code::parent_transcript(path).is_some();
+            if !with_parent {
+                found.sources.push((path.to_owned(), f));
+            }
         }
         return;
     }
-    // Links to folders are not followed (they can loop), as in every walk.
-    let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
-    if depth > 6 || !is_dir {
+    if !ft.is_dir() {
+        found.unrecognized.push(path.to_owned());
         return;
     }
-    let Ok(entries) = std::fs::read_dir(path) else {
+    if depth >= MAX_DEPTH {
+        found.skipped.push((
+            path.to_owned(),
+            format!("deeper than {MAX_DEPTH} folders below the path given"),
+        ));
         return;
+    }
+    let entries = match std::fs::read_dir(path) {
+        Ok(e) => e,
+        Err(e) => {
+            found
+                .skipped
+                .push((path.to_owned(), format!("folder cannot be read ({e})")));
+            return;
+        }
     };
-    for e in entries.flatten() {
-        collect(&e.path(), format, out, depth + 1);
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for p in paths {
+        collect(&p, format, found, depth + 1);
     }
 }
 
 /// The format of a file or folder, by its content.
+///
+/// A JSONL file is told by its whole shape: every complete line of its
+/// head (up to 4 MB) is offered to each JSONL format, and the format that
+/// recognizes the most lines wins. Agents put lines that are not messages
+/// first (snapshots, hook progress, summaries), and a file with a few
+/// unknown lines is still the format of the many known ones.
 pub fn detect(path: &Path) -> Option<Format> {
     if path.is_dir() {
         return agent_dir::looks_like(path).then_some(Format::AgentDir);
     }
     let bytes = head(path)?;
-    if codeloops::looks_like(&bytes) {
-        return Some(Format::Codeloops);
+    detect_bytes(&bytes)
+}
+
+/// Tells whether one JSON line is a record of a format.
+type IsRecord = fn(&serde_json::Value) -> bool;
+
+/// [`detect`] on the start of a file.
+pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
+    let recognizers: [(Format, IsRecord); 3] = [
+        (Format::Codeloops, codeloops::is_record),
+        (Format::Codex, codex::is_record),
+        (Format::ClaudeCode, claude_code::is_record),
+    ];
+    let mut counts = [0usize; 3];
+    for line in bytes.split(|&b| b == b'\n') {
+        let line = line.trim_ascii();
+        if !line.starts_with(b"{") {
+            continue;
+        }
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        for (i, (_, is)) in recognizers.iter().enumerate() {
+            counts[i] += usize::from(is(&v));
+        }
     }
-    if codex::looks_like(&bytes) {
-        return Some(Format::Codex);
+    // The most lines; a tie goes to the format listed first.
+    let best = (0..recognizers.len())
+        .filter(|&i| counts[i] > 0)
+        .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)));
+    if let Some(i) = best {
+        return Some(recognizers[i].0);
     }
-    if claude_code::looks_like(&bytes) {
-        return Some(Format::ClaudeCode);
-    }
-    if connectonion::looks_like(&bytes) {
+    if connectonion::looks_like(bytes) {
         return Some(Format::ConnectOnion);
     }
-    messages::looks_like(&bytes).then_some(Format::OpenAiMessages)
+    messages::looks_like(bytes).then_some(Format::OpenAiMessages)
 }
 
 /// The start of a file, enough to tell its format by: 64 KB, or more up
@@ -289,12 +422,33 @@ fn imported(
         log,
         provenance,
         warnings,
+        data: SessionData::default(),
+        records: RecordTally::default(),
         children: Vec::new(),
     }
 }
 
-/// Reads one source.
+/// Reads one source. A file read as nothing (no phase, no task, no
+/// subagent) is an error that says what its records were, not an empty
+/// session. (An empty `.agent/sessions/<time>/` folder is a session that
+/// was started and did nothing: it imports as that.)
 pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
+    let imported = import_any(path, format)?;
+    let log = &imported.log;
+    if format != Format::AgentDir
+        && log.phase_count() == 0
+        && log.tasks().is_none_or(<[_]>::is_empty)
+        && imported.children.is_empty()
+    {
+        return Err(ImportError::Empty {
+            path: path.to_owned(),
+            records: imported.records,
+        });
+    }
+    Ok(imported)
+}
+
+fn import_any(path: &Path, format: Format) -> Result<Imported, ImportError> {
     match format {
         Format::OpenAiMessages => messages::import_file(path),
         Format::AgentDir => agent_dir::import(path),

@@ -213,12 +213,24 @@ pub(crate) fn import_file(path: &Path) -> Result<Imported, ImportError> {
         |s| s.to_string_lossy().into_owned(),
     );
     let log = session_from(&messages, mtime(path), &stem, path, &mut warnings);
-    Ok(crate::imported(
+    let mut imported = crate::imported(
         crate::Format::OpenAiMessages,
         path,
         None,
         &bytes,
         log,
         warnings,
-    ))
+    );
+    imported.records = tally(&messages);
+    Ok(imported)
+}
+
+/// Messages counted by their role (`message/user`, `message/tool`, ...).
+pub(crate) fn tally(messages: &[Value]) -> crate::RecordTally {
+    let mut t = crate::RecordTally::default();
+    for m in messages {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("(no role)");
+        t.read(&format!("message/{role}"));
+    }
+    t
 }

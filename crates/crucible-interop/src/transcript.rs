@@ -9,8 +9,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crucible_core::{
-    Block, Phase, PhaseId, SessionLog, SessionStatus, Timestamp, ToolCall, cut, one_line,
-    summary_line,
+    Block, CallData, DataRecord, Phase, PhaseId, SessionLog, SessionStatus, Timestamp, ToolCall,
+    cut, one_line, summary_line,
 };
 
 use crate::ImportWarning;
@@ -39,44 +39,99 @@ pub(crate) fn json_lines(
     out
 }
 
-/// Tool calls by id: where each is, so its result can be put on it.
+/// Tool calls by id: where each is, so its result can be put on it, and
+/// each call kept whole for the session's sidecar ([`CallData`]).
 #[derive(Debug, Default)]
 pub(crate) struct CallBook {
-    /// id → (phase, block, call).
-    at: HashMap<String, (usize, usize, usize)>,
+    /// id → (phase, block, call in block, record).
+    at: HashMap<String, (usize, usize, usize, usize)>,
+    /// One record per call, in the order added.
+    calls: Vec<CallData>,
 }
 
 impl CallBook {
     /// Adds `call` to the last phase (a `Start` phase when there is none),
     /// in its last tool-call list or a new one.
     pub(crate) fn add(&mut self, phases: &mut Vec<Phase>, call: ToolCall, id: Option<&str>) {
+        self.add_full(phases, call, id, None);
+    }
+
+    /// [`CallBook::add`], keeping the source's `arguments` whole.
+    pub(crate) fn add_full(
+        &mut self,
+        phases: &mut Vec<Phase>,
+        call: ToolCall,
+        id: Option<&str>,
+        arguments: Option<Value>,
+    ) -> &mut CallData {
         if phases.is_empty() {
             phases.push(Phase::new("Start", None, Some("main".into())));
         }
         let pi = phases.len() - 1;
         let p = &mut phases[pi];
+        // The call's index among the phase's calls: it is appended last.
+        let flat = p
+            .blocks
+            .iter()
+            .map(|b| match b {
+                Block::ToolCalls { calls } => calls.len(),
+                _ => 0,
+            })
+            .sum();
         if !matches!(p.blocks.last(), Some(Block::ToolCalls { .. })) {
             p.blocks.push(Block::ToolCalls { calls: Vec::new() });
         }
         let bi = p.blocks.len() - 1;
+        let record = self.calls.len();
+        self.calls.push(CallData {
+            phase: pi,
+            call: flat,
+            tool: call.tool.clone(),
+            id: id.map(str::to_owned),
+            arguments,
+            ..CallData::default()
+        });
         if let Some(Block::ToolCalls { calls }) = p.blocks.last_mut() {
             if let Some(id) = id {
-                self.at.insert(id.to_owned(), (pi, bi, calls.len()));
+                self.at.insert(id.to_owned(), (pi, bi, calls.len(), record));
             }
             calls.push(call);
         }
+        &mut self.calls[record]
     }
 
     /// Puts a result on the call with `id`: its summary, and ✗ if `failed`.
-    pub(crate) fn answer(&self, phases: &mut [Phase], id: &str, output: &str, failed: bool) {
-        if let Some(&(pi, bi, ci)) = self.at.get(id)
-            && let Some(Block::ToolCalls { calls }) = phases[pi].blocks.get_mut(bi)
+    pub(crate) fn answer(&mut self, phases: &mut [Phase], id: &str, output: &str, failed: bool) {
+        self.answer_full(phases, id, Value::String(output.to_owned()), failed);
+    }
+
+    /// Puts a result on the call with `id`: its summary (from the text of
+    /// `result`) and ✗ if `failed` on the markdown line, `result` whole in
+    /// the call's record, which is returned for the rest (exit code,
+    /// duration); `None` for an id no call has.
+    pub(crate) fn answer_full(
+        &mut self,
+        phases: &mut [Phase],
+        id: &str,
+        result: Value,
+        failed: bool,
+    ) -> Option<&mut CallData> {
+        let &(pi, bi, ci, record) = self.at.get(id)?;
+        if let Some(Block::ToolCalls { calls }) = phases[pi].blocks.get_mut(bi)
             && let Some(c) = calls.get_mut(ci)
         {
-            let s = summary_line(output.trim(), crucible_core::SUMMARY_LIMIT);
+            let s = summary_line(text_of(&result).trim(), crucible_core::SUMMARY_LIMIT);
             c.summary = (!s.is_empty()).then_some(s);
             c.failed = failed;
         }
+        let data = &mut self.calls[record];
+        data.result = Some(result);
+        Some(data)
+    }
+
+    /// The calls' records, for the sidecar.
+    pub(crate) fn into_records(self) -> impl Iterator<Item = DataRecord> {
+        self.calls.into_iter().map(DataRecord::Call)
     }
 }
 

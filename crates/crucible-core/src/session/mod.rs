@@ -3,6 +3,7 @@
 mod agent;
 mod block;
 mod callout;
+mod data;
 mod event;
 mod frontmatter;
 mod id;
@@ -19,6 +20,10 @@ pub use block::{Block, ToolCall};
 pub use callout::{
     Callout, CalloutKind, ErrorParts, SubagentError, SubagentMode, SubagentRef, UserParts,
     first_user_words, wikilink_target,
+};
+pub use data::{
+    CallData, ContextData, DATA_VERSION, DataError, DataMismatch, DataRecord, ImageData,
+    SessionData, SourceData, ThinkingData, data_path, is_data_file_name,
 };
 pub use event::{SUMMARY_LIMIT, SessionEvent, TimedEvent, cut, one_line, summary_line};
 pub use frontmatter::{Frontmatter, SubagentEntry};

@@ -110,6 +110,42 @@ fn redact_yaml(v: &mut serde_yaml::Value, r: &Redactor) {
     }
 }
 
+impl super::SessionData {
+    /// Replaces every secret in the sidecar's text: arguments, results,
+    /// thinking, context and kept source records, key by key. Image bytes
+    /// are dropped (a screenshot can show anything; its media type and
+    /// size stay).
+    pub fn redact(&mut self, r: &Redactor) {
+        use super::DataRecord;
+        for rec in &mut self.records {
+            match rec {
+                DataRecord::Call(c) => {
+                    for v in [&mut c.arguments, &mut c.result].into_iter().flatten() {
+                        redact_json(v, r);
+                    }
+                    if let Some(d) = c.diff.as_mut() {
+                        r.redact_in_place(d);
+                    }
+                    c.extra.values_mut().for_each(|v| redact_json(v, r));
+                }
+                DataRecord::Thinking(t) => {
+                    r.redact_in_place(&mut t.text);
+                    t.extra.values_mut().for_each(|v| redact_json(v, r));
+                }
+                DataRecord::Image(i) => {
+                    i.data = None;
+                    i.extra.values_mut().for_each(|v| redact_json(v, r));
+                }
+                DataRecord::Context(c) => {
+                    r.redact_in_place(&mut c.text);
+                    c.extra.values_mut().for_each(|v| redact_json(v, r));
+                }
+                DataRecord::Source(s) => redact_json(&mut s.record, r),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

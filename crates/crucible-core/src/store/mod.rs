@@ -98,6 +98,11 @@ pub enum StoreError {
     Unsafe(#[from] UnsafeFile),
     #[error("{0}")]
     Skipped(Skipped),
+    #[error("{path}:{}: {}", .source.line, .source.message)]
+    Data {
+        path: PathBuf,
+        source: crate::session::DataError,
+    },
     #[error(
         "{path}: journal lines {lines:?} cannot be read; they are kept, and the journal is not folded until they are fixed or removed"
     )]
@@ -414,6 +419,52 @@ impl<C: SessionCodec> SessionStore<C> {
         Ok(path)
     }
 
+    /// Writes the sidecar of the session at `path` ([`crate::data_path`])
+    /// atomically, under the lock; empty data removes it. The session's
+    /// file is not touched: write the sidecar first, so that a session is
+    /// never without the data it was saved with.
+    pub fn save_data(
+        &self,
+        path: &Path,
+        id: &SessionId,
+        data: &crate::SessionData,
+    ) -> Result<(), StoreError> {
+        let _lock = self.lock_for(path)?;
+        let dpath = crate::data_path(path);
+        if data.is_empty() {
+            return match std::fs::remove_file(&dpath) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    Err(StoreError::io(&dpath)(e))
+                }
+                _ => Ok(()),
+            };
+        }
+        atomic::write_atomic(&dpath, &data.to_jsonl(id)).map_err(StoreError::io(&dpath))
+    }
+
+    /// Reads the sidecar of the session at `path`: `None` when it has none.
+    /// It is read as the store reads sessions (regular files only, without
+    /// following a link out, under the size limit).
+    pub fn load_data(
+        &self,
+        path: &Path,
+    ) -> Result<Option<(String, crate::SessionData)>, StoreError> {
+        let dpath = crate::data_path(path);
+        let bytes = match safe_file::read_regular(&dpath, self.max_file_bytes) {
+            Ok(b) => b,
+            Err(UnsafeFile::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        crate::SessionData::from_jsonl(&bytes)
+            .map(Some)
+            .map_err(|source| StoreError::Data {
+                path: dpath,
+                source,
+            })
+    }
+
     /// Reads the session at `path` (journal applied), lets `change` modify it,
     /// and writes it back, all under the lock, so no concurrent event is lost.
     pub fn update<T>(
@@ -614,7 +665,9 @@ impl<C: SessionCodec> SessionStore<C> {
             let name = entry.file_name();
             // Under the lock no writer is between its temporary file and its
             // rename: every temporary file here is stale.
-            if name.to_str().is_some_and(|n| atomic::is_temp_for(n, ".md")) {
+            if name.to_str().is_some_and(|n| {
+                atomic::is_temp_for(n, ".md") || atomic::is_temp_for(n, ".data.jsonl")
+            }) {
                 let path = entry.path();
                 std::fs::remove_file(&path).map_err(StoreError::io(&path))?;
                 removed += 1;

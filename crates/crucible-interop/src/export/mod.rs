@@ -9,7 +9,7 @@ mod codeloops;
 mod connectonion;
 mod turns;
 
-use crucible_core::{SessionLog, Timestamp};
+use crucible_core::{SessionData, SessionLog, Timestamp};
 
 use crate::Format;
 
@@ -42,9 +42,14 @@ pub const EXPORT_FORMATS: [Format; 4] = [
     Format::OpenAiMessages,
 ];
 
-/// Writes `log` in `format`.
-pub fn export(log: &SessionLog, format: Format) -> Result<Exported, ExportError> {
-    let turns = turns::turns(log);
+/// Writes `log` in `format`, with what its sidecar `data` keeps whole
+/// (full arguments and results) where the format can hold it.
+pub fn export(
+    log: &SessionLog,
+    data: &SessionData,
+    format: Format,
+) -> Result<Exported, ExportError> {
+    let turns = turns::turns(log, data);
     Ok(match format {
         Format::OpenAiMessages => {
             let messages = openai_messages(log, &turns);

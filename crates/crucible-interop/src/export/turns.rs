@@ -6,8 +6,8 @@
 use serde_json::{Value, json};
 
 use crucible_core::{
-    Block, CalloutKind, Phase, SessionLog, Timestamp, ToolCall, first_user_words,
-    resume::block_text,
+    Block, CallData, CalloutKind, Phase, SessionData, SessionLog, Timestamp, ToolCall,
+    first_user_words, resume::block_text,
 };
 
 /// One phase, ready to be written in any format.
@@ -50,8 +50,11 @@ impl Turn {
 }
 
 /// The turns of a session, one per phase, in document order.
-pub(crate) fn turns(log: &SessionLog) -> Vec<Turn> {
-    log.phases().map(|(_, p)| turn(p)).collect()
+pub(crate) fn turns(log: &SessionLog, data: &SessionData) -> Vec<Turn> {
+    log.phases()
+        .enumerate()
+        .map(|(pi, (_, p))| turn(pi, p, data))
+        .collect()
 }
 
 /// A tool call's arguments as a JSON object that reads back (through the
@@ -112,22 +115,33 @@ impl Said {
         self.all.push(s.to_owned());
     }
 
-    fn calls(&mut self, calls: &[ToolCall], next_id: &mut usize) {
-        let ids: Vec<String> = calls
+    /// One assistant message with `calls`, then one `tool` message per
+    /// call. `whole` has each call's sidecar record, when it has one: its
+    /// id, arguments and result are the source's own, not rebuilt from
+    /// the markdown line.
+    fn calls(&mut self, calls: &[ToolCall], whole: &[Option<&CallData>], next_id: &mut usize) {
+        let ids: Vec<String> = whole
             .iter()
-            .map(|_| {
+            .map(|w| {
                 *next_id += 1;
-                format!("call_{next_id}")
+                w.and_then(|w| w.id.clone())
+                    .unwrap_or_else(|| format!("call_{next_id}"))
             })
             .collect();
         let tool_calls: Vec<Value> = calls
             .iter()
             .zip(&ids)
-            .map(|(c, id)| {
+            .zip(whole)
+            .map(|((c, id), w)| {
+                let args = match w.and_then(|w| w.arguments.as_ref()) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(v) => v.to_string(),
+                    None => arguments(c).to_string(),
+                };
                 json!({
                     "id": id,
                     "type": "function",
-                    "function": {"name": c.tool, "arguments": arguments(c).to_string()},
+                    "function": {"name": c.tool, "arguments": args},
                 })
             })
             .collect();
@@ -137,11 +151,15 @@ impl Said {
             "content": if content.is_empty() { Value::Null } else { Value::String(content) },
             "tool_calls": tool_calls,
         }));
-        for (c, id) in calls.iter().zip(&ids) {
+        for ((c, id), w) in calls.iter().zip(&ids).zip(whole) {
+            let content = match w.and_then(|w| w.result.as_ref()) {
+                Some(r) => crate::transcript::text_of(r),
+                None => result_text(c),
+            };
             self.messages.push(json!({
                 "role": "tool",
                 "tool_call_id": id,
-                "content": result_text(c),
+                "content": content,
             }));
         }
     }
@@ -155,7 +173,8 @@ impl Said {
     }
 }
 
-fn turn(p: &Phase) -> Turn {
+/// Phase `pi` as a turn; `data` is the session's sidecar.
+fn turn(pi: usize, p: &Phase, data: &SessionData) -> Turn {
     let mut seen_input = false;
     let mut said = Said {
         messages: Vec::new(),
@@ -184,7 +203,10 @@ fn turn(p: &Phase) -> Turn {
             // A rule only separates phases in the markdown.
             Block::Rule => {}
             Block::ToolCalls { calls: list } => {
-                said.calls(list, &mut next_id);
+                let whole: Vec<Option<&CallData>> = (0..list.len())
+                    .map(|k| data.call_at(pi, calls.len() + k))
+                    .collect();
+                said.calls(list, &whole, &mut next_id);
                 calls.extend(list.iter().cloned());
             }
             other => {

@@ -14,7 +14,7 @@ fn root() -> PathBuf {
 
 #[test]
 fn detects_by_content_and_finds_sources_in_folders() {
-    let found = find_sources(&root(), None);
+    let found = find_sources(&root(), None).sources;
     let kinds: Vec<(String, Format)> = found
         .iter()
         .map(|(p, f)| (p.file_name().unwrap().to_string_lossy().into_owned(), *f))
@@ -358,13 +358,14 @@ fn claude_code_subagent_files_become_children_of_their_task_call() {
     let sub = dir.join("c41d9e7b-2f60-4a8b-b1e3-5d7f9a0c2e46/subagents/agent-a3f9c1e.jsonl");
     // A folder walk takes the subagent's file with its parent ...
     let found: Vec<_> = find_sources(&dir, None)
+        .sources
         .into_iter()
         .map(|(p, _)| p)
         .collect();
     assert!(found.contains(&main) && !found.contains(&sub), "{found:?}");
     // ... named on its own, it is a source of its own.
     assert_eq!(
-        find_sources(&sub, None),
+        find_sources(&sub, None).sources,
         [(sub.clone(), Format::ClaudeCode)]
     );
     let imp = import(&main, Format::ClaudeCode).unwrap();
@@ -565,6 +566,7 @@ fn an_older_agent_file_beside_the_transcript_is_a_child_too() {
     )
     .unwrap();
     let found: Vec<_> = find_sources(dir.path(), None)
+        .sources
         .into_iter()
         .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();

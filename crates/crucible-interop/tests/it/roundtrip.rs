@@ -33,7 +33,7 @@ fn native_sessions() -> Vec<(PathBuf, SessionLog)> {
 
 /// Writes an export where its format's files live and imports it back.
 fn through(log: &SessionLog, format: Format, dir: &Path) -> SessionLog {
-    let exported = export(log, format).unwrap();
+    let exported = export(log, &crucible_core::SessionData::default(), format).unwrap();
     let path = match exported {
         Exported::File(bytes) => {
             let name = match format {
@@ -56,7 +56,7 @@ fn through(log: &SessionLog, format: Format, dir: &Path) -> SessionLog {
     };
     // Found by content, as a user's file would be.
     assert_eq!(
-        find_sources(&path, None),
+        find_sources(&path, None).sources,
         [(path.clone(), format)],
         "{}",
         path.display()
@@ -143,7 +143,7 @@ fn every_status_survives_codeloops() {
 #[test]
 fn every_foreign_fixture_survives_its_own_format() {
     let mut seen = Vec::new();
-    for (src, format) in find_sources(&fixtures().join("foreign"), None) {
+    for (src, format) in find_sources(&fixtures().join("foreign"), None).sources {
         if !EXPORT_FORMATS.contains(&format) {
             continue;
         }
@@ -154,13 +154,16 @@ fn every_foreign_fixture_survives_its_own_format() {
         // And again: a second trip changes nothing more.
         let dir2 = tempfile::tempdir().unwrap();
         let again = through(&back, format, dir2.path());
-        let text = |log: &SessionLog| match export(log, format).unwrap() {
-            Exported::File(b) => String::from_utf8(b).unwrap(),
-            Exported::Folder { files, .. } => files
-                .into_iter()
-                .map(|(n, b)| format!("{n}:\n{}", String::from_utf8(b).unwrap()))
-                .collect(),
-        };
+        let text =
+            |log: &SessionLog| match export(log, &crucible_core::SessionData::default(), format)
+                .unwrap()
+            {
+                Exported::File(b) => String::from_utf8(b).unwrap(),
+                Exported::Folder { files, .. } => files
+                    .into_iter()
+                    .map(|(n, b)| format!("{n}:\n{}", String::from_utf8(b).unwrap()))
+                    .collect(),
+            };
         similar_asserts_free_eq(&text(&back), &text(&again), &src);
         seen.push(format);
     }
@@ -173,7 +176,12 @@ fn every_foreign_fixture_survives_its_own_format() {
 fn connectonion_export_keeps_the_seed_layout_and_eval_fields() {
     let src = fixtures().join("foreign/connectonion/.co/sessions/oo.yaml");
     let log = import(&src, Format::ConnectOnion).unwrap().log;
-    let Exported::File(bytes) = export(&log, Format::ConnectOnion).unwrap() else {
+    let Exported::File(bytes) = export(
+        &log,
+        &crucible_core::SessionData::default(),
+        Format::ConnectOnion,
+    )
+    .unwrap() else {
         panic!("a file")
     };
     let text = String::from_utf8(bytes).unwrap();
@@ -220,7 +228,12 @@ fn codeloops_export_keeps_outcome_prompt_and_iterations() {
     {
         let src = src.path();
         let log = import(&src, Format::Codeloops).unwrap().log;
-        let Exported::File(bytes) = export(&log, Format::Codeloops).unwrap() else {
+        let Exported::File(bytes) = export(
+            &log,
+            &crucible_core::SessionData::default(),
+            Format::Codeloops,
+        )
+        .unwrap() else {
             panic!("a file")
         };
         let lines = |text: &str| -> Vec<serde_json::Value> {
@@ -478,7 +491,7 @@ mod damaged {
                 let _ = import(&file, format);
             }
             let _ = import(&folder, Format::AgentDir);
-            let _ = find_sources(dir.path(), None);
+            let _ = find_sources(dir.path(), None).sources;
         }
     }
 }

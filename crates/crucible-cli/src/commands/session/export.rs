@@ -56,11 +56,16 @@ impl To {
 }
 
 pub fn run(ctx: &Context, args: &ExportArgs) -> anyhow::Result<Outcome> {
-    let (_, mut log) = ctx.store.load(&args.session).map_err(CliError::from)?;
+    let (path, mut log) = ctx.store.load(&args.session).map_err(CliError::from)?;
+    let mut data = match ctx.store.load_data(&path).map_err(CliError::from)? {
+        Some((_, data)) => data,
+        None => crucible_core::SessionData::default(),
+    };
     if args.redact {
         log.redact(crucible_redact::Redactor::shared());
+        data.redact(crucible_redact::Redactor::shared());
     }
-    let exported = crucible_interop::export(&log, args.to.format())
+    let exported = crucible_interop::export(&log, &data, args.to.format())
         .map_err(|e| CliError::new(e.to_string()))?;
     match exported {
         Exported::File(bytes) => match &args.output {

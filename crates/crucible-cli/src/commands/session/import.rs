@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use crucible_core::SessionLog;
 use crucible_core::store::IdAllocator;
+use crucible_core::{SessionData, SessionLog};
 use crucible_interop::{Format, Imported, Provenance, content_hash};
 use indicatif::ProgressBar;
 
@@ -24,6 +24,11 @@ pub struct ImportArgs {
     /// Update sessions that were changed in cru since their import.
     #[arg(long)]
     pub force: bool,
+    /// Refuse a source any of whose records or lines is skipped (a record
+    /// type cru does not know, a line that is not JSON, a damaged part):
+    /// it is not imported, and the command fails.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -89,6 +94,19 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     for p in &args.paths {
         let p = std::path::absolute(p).unwrap_or_else(|_| p.clone());
         let found = crucible_interop::find_sources(&p, format);
+        for (path, why) in &found.skipped {
+            eprintln!("warning: {}: skipped: {why}", path.display());
+            run.tally.skipped += 1;
+        }
+        if !found.unrecognized.is_empty() && !found.sources.is_empty() {
+            eprintln!(
+                "{} files under {} are of no format cru imports (first: {})",
+                found.unrecognized.len(),
+                p.display(),
+                found.unrecognized[0].display()
+            );
+        }
+        let found = found.sources;
         if found.is_empty() {
             eprintln!(
                 "error: {}: nothing cru can import here (expected {})",
@@ -116,7 +134,18 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
                     for w in &imp.warnings {
                         bar.suspend(|| eprintln!("warning: {w}"));
                     }
-                    if let Err(e) = run.store_import(ctx, imp, &bar) {
+                    let records = imp.all_records();
+                    bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
+                    let damaged = records.skipped_count() > 0 || imp.has_warnings();
+                    if args.strict && damaged {
+                        bar.suspend(|| {
+                            eprintln!(
+                                "error: {}: not imported (--strict): records were skipped or damaged",
+                                imp.provenance.path
+                            );
+                        });
+                        run.tally.skipped += 1;
+                    } else if let Err(e) = run.store_import(ctx, imp, &bar) {
                         failed = Some(e);
                         return false;
                     }
@@ -198,17 +227,18 @@ impl ImportRun {
             log,
             provenance,
             children,
+            data,
             ..
         } = imp;
         if children.is_empty() {
-            self.store_one(ctx, log, &provenance, false, bar)?;
+            self.store_one(ctx, log, &data, &provenance, false, bar)?;
             return Ok(());
         }
         // A parent is first written as pending, and complete (its source's
         // hash, its links) only once every child is in place. A run killed
         // in between leaves a parent that the next run does not take for
         // imported already: it goes on where the killed run stopped.
-        let (path, mut log, fate) = self.store_one(ctx, log, &provenance, true, bar)?;
+        let (path, mut log, fate) = self.store_one(ctx, log, &data, &provenance, true, bar)?;
         let mut linked = Vec::new();
         for child in children {
             for w in &child.imported.warnings {
@@ -216,8 +246,14 @@ impl ImportRun {
             }
             let mut child_log = child.imported.log;
             child_log.frontmatter.parent = Some(log.id().clone());
-            let (_, child_log, _) =
-                self.store_one(ctx, child_log, &child.imported.provenance, false, bar)?;
+            let (_, child_log, _) = self.store_one(
+                ctx,
+                child_log,
+                &child.imported.data,
+                &child.imported.provenance,
+                false,
+                bar,
+            )?;
             linked.push((child_log, child.link));
         }
         // The parent is written again with its links only when it was written
@@ -240,6 +276,7 @@ impl ImportRun {
         &mut self,
         ctx: &Context,
         mut log: SessionLog,
+        data: &SessionData,
         provenance: &Provenance,
         pending: bool,
         bar: &ProgressBar,
@@ -256,6 +293,13 @@ impl ImportRun {
         if let Some((path, old)) = self.existing.get(&provenance.path) {
             let before = Provenance::of(old).expect("found by its provenance");
             if before.source_hash == provenance.source_hash {
+                // A run killed between a session and its sidecar left the
+                // sidecar out: it is written now.
+                if !data.is_empty() && !crucible_core::data_path(path).exists() {
+                    ctx.store
+                        .save_data(path, old.id(), data)
+                        .map_err(CliError::from)?;
+                }
                 tally.unchanged += 1;
                 return Ok((path.clone(), old.clone(), Fate::Unchanged));
             }
@@ -273,6 +317,10 @@ impl ImportRun {
             }
             log.frontmatter.session_id = old.id().clone();
             written.store(&mut log);
+            // The sidecar first: a session is never newer than its data.
+            ctx.store
+                .save_data(path, log.id(), data)
+                .map_err(CliError::from)?;
             ctx.store.save_to(path, &log).map_err(CliError::from)?;
             bar.suspend(|| eprintln!("updated {} from {}", old.id(), provenance.path));
             tally.updated += 1;
@@ -288,6 +336,9 @@ impl ImportRun {
                 l.frontmatter.session_id = id;
                 l
             })
+            .map_err(CliError::from)?;
+        ctx.store
+            .save_data(&path, created.id(), data)
             .map_err(CliError::from)?;
         bar.suspend(|| println!("{}", created.id()));
         tally.created += 1;
