@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anstyle::Style;
 use crucible_core::{
-    Block, Callout, CalloutKind, Phase, Section, SessionId, SessionLog, SessionStore, SubagentMode,
-    TaskStatus,
+    Block, Callout, CalloutKind, Phase, Section, SessionData, SessionId, SessionLog, SessionStore,
+    SubagentMode, TaskStatus,
 };
 use crucible_parser::MarkdownCodec;
 
@@ -23,6 +23,7 @@ pub fn render(
     store: &Store,
     path: &Path,
     log: &SessionLog,
+    full: bool,
 ) -> anyhow::Result<()> {
     header(out, path, log)?;
     let mut r = Renderer {
@@ -31,8 +32,10 @@ pub fn render(
         stack: HashSet::from([canonical(path)]),
         expanded: HashSet::from([canonical(path)]),
         not_expanded: 0,
+        full,
     };
-    r.body(log, "")?;
+    let data = r.data_of(path)?;
+    r.body(log, "", data.as_ref())?;
     if r.not_expanded > 0 {
         writeln!(
             r.out,
@@ -148,10 +151,34 @@ struct Renderer<'a> {
     expanded: HashSet<PathBuf>,
     /// Embeds skipped once [`MAX_EMBEDDED_SESSIONS`] were expanded.
     not_expanded: usize,
+    /// Each tool call followed by its full arguments and result, from the
+    /// session's sidecar (`show --full`).
+    full: bool,
 }
 
 impl Renderer<'_> {
-    fn body(&mut self, log: &SessionLog, indent: &str) -> anyhow::Result<()> {
+    /// The sidecar of the session at `path`, when `--full` asks for it.
+    fn data_of(&mut self, path: &Path) -> anyhow::Result<Option<SessionData>> {
+        if !self.full {
+            return Ok(None);
+        }
+        // A damaged sidecar does not hide the session: it is shown without
+        // the full data, and `validate` says what is wrong.
+        match self.store.load_data(path) {
+            Ok(found) => Ok(found.map(|(_, d)| d)),
+            Err(e) => {
+                writeln!(self.out, "{DIM}(full data not shown: {e}){DIM:#}")?;
+                Ok(None)
+            }
+        }
+    }
+
+    fn body(
+        &mut self,
+        log: &SessionLog,
+        indent: &str,
+        data: Option<&SessionData>,
+    ) -> anyhow::Result<()> {
         let mut title_skipped = false;
         for block in &log.preamble {
             // The title is already the header's first line.
@@ -176,8 +203,15 @@ impl Renderer<'_> {
                 "{indent}{}",
                 "  ".repeat(usize::from(section.level().saturating_sub(1)))
             );
+            let mut call = 0;
             for block in section.blocks() {
                 self.block(block, &inner)?;
+                if let (Block::ToolCalls { calls }, Some(data), Section::Phase(_)) =
+                    (block, data, section)
+                {
+                    self.full_calls(data, number - 1, call..call + calls.len(), &inner)?;
+                    call += calls.len();
+                }
             }
         }
         Ok(())
@@ -221,6 +255,48 @@ impl Renderer<'_> {
                 "{indent}{nest}  {DIM}{}{DIM:#}",
                 facts.join(" · ")
             )?;
+        }
+        Ok(())
+    }
+
+    /// The full arguments and results of the calls `calls` of phase
+    /// `phase` (indices as in the sidecar), after their list.
+    fn full_calls(
+        &mut self,
+        data: &SessionData,
+        phase: usize,
+        calls: std::ops::Range<usize>,
+        indent: &str,
+    ) -> std::io::Result<()> {
+        for i in calls {
+            let Some(c) = data.call_at(phase, i) else {
+                continue;
+            };
+            let mut facts = vec![format!("call {}", i + 1), c.tool.clone()];
+            facts.extend(c.id.clone());
+            facts.extend(c.exit_code.map(|e| format!("exit {e}")));
+            facts.extend(
+                c.duration_ms
+                    .map(|d| duration(i64::try_from(d).unwrap_or(i64::MAX))),
+            );
+            writeln!(self.out, "{indent}  {DIM}── {}{DIM:#}", facts.join(" · "))?;
+            let inner = format!("{indent}    ");
+            if let Some(a) = &c.arguments {
+                let text = match a {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => serde_json::to_string_pretty(other).unwrap_or_default(),
+                };
+                writeln!(self.out, "{inner}{DIM}arguments{DIM:#}")?;
+                self.lines(&format!("{inner}  "), &text, Style::new())?;
+            }
+            if let Some(r) = &c.result {
+                writeln!(self.out, "{inner}{DIM}result{DIM:#}")?;
+                self.lines(&format!("{inner}  "), &full_text(r), Style::new())?;
+            }
+            if let Some(d) = &c.diff {
+                writeln!(self.out, "{inner}{DIM}diff{DIM:#}")?;
+                self.lines(&format!("{inner}  "), d, Style::new())?;
+            }
         }
         Ok(())
     }
@@ -399,8 +475,43 @@ impl Renderer<'_> {
         )?;
         self.stack.insert(key.clone());
         self.expanded.insert(key.clone());
-        let result = self.body(&child, &format!("{bar}  "));
+        let data = match store.resolve_id(target) {
+            Ok(path) => self.data_of(&path)?,
+            Err(_) => None,
+        };
+        let result = self.body(&child, &format!("{bar}  "), data.as_ref());
         self.stack.remove(&key);
         result
+    }
+}
+
+/// A result as text: a string as it is; content blocks by their text, an
+/// image as a marker with its media type; anything else as JSON.
+fn full_text(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .map(|p| match p {
+                Value::String(s) => s.clone(),
+                _ => match (
+                    p.get("text").and_then(Value::as_str),
+                    p.get("type").and_then(Value::as_str),
+                ) {
+                    (Some(t), _) => t.to_owned(),
+                    (None, Some("image")) => {
+                        let media = p
+                            .pointer("/source/media_type")
+                            .and_then(Value::as_str)
+                            .unwrap_or("image");
+                        format!("[image: {media}]")
+                    }
+                    _ => p.to_string(),
+                },
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
     }
 }

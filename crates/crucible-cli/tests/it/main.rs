@@ -12,4 +12,5 @@ mod learn;
 mod record;
 mod resume;
 mod show;
+mod sidecar;
 mod validate;

@@ -98,10 +98,10 @@ pub enum StoreError {
     Unsafe(#[from] UnsafeFile),
     #[error("{0}")]
     Skipped(Skipped),
-    #[error("{path}:{}: {}", .source.line, .source.message)]
+    #[error("{path}:{}: {}", .error.line, .error.message)]
     Data {
         path: PathBuf,
-        source: crate::session::DataError,
+        error: crate::session::DataError,
     },
     #[error(
         "{path}: journal lines {lines:?} cannot be read; they are kept, and the journal is not folded until they are fixed or removed"
@@ -459,10 +459,7 @@ impl<C: SessionCodec> SessionStore<C> {
         };
         crate::SessionData::from_jsonl(&bytes)
             .map(Some)
-            .map_err(|source| StoreError::Data {
-                path: dpath,
-                source,
-            })
+            .map_err(|error| StoreError::Data { path: dpath, error })
     }
 
     /// Reads the session at `path` (journal applied), lets `change` modify it,

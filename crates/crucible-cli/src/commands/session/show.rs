@@ -15,6 +15,11 @@ pub struct ShowArgs {
     /// How to print it.
     #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
     pub format: ShowFormat,
+    /// Each tool call with its full arguments and result (from the
+    /// session's sidecar, `.<file>.data.jsonl`, where an import kept them);
+    /// with `--format json`, the sidecar's records as `data`.
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -32,13 +37,18 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<Outcome> {
     match args.format {
         ShowFormat::Text => {
             let mut out = anstream::stdout().lock();
-            session_text::render(&mut out, &ctx.store, &path, &log)?;
+            session_text::render(&mut out, &ctx.store, &path, &log, args.full)?;
             out.flush()?;
         }
         ShowFormat::Markdown => {
             let mut out = crate::render::data_out();
             out.write_all(crucible_parser::write_session(&log).as_bytes())?;
             out.flush()?;
+        }
+        ShowFormat::Json if args.full => {
+            let data = ctx.store.load_data(&path).map_err(CliError::from)?;
+            let records = data.map(|(_, d)| d.records).unwrap_or_default();
+            crate::render::print_json(&serde_json::json!({"session": log, "data": records}))?;
         }
         ShowFormat::Json => crate::render::print_json(&log)?,
     }

@@ -31,9 +31,11 @@ pub enum ValidateFormat {
     Json,
 }
 
-/// A target that could not be turned into files, reported like a file error.
+/// A target that could not be turned into files, or a sidecar that does
+/// not match its session: reported like a file error.
 struct Unresolved {
     target: String,
+    line: Option<usize>,
     message: String,
 }
 
@@ -54,7 +56,11 @@ fn expand(ctx: &Context, targets: &[String]) -> (Vec<PathBuf>, Vec<Unresolved>) 
                 Err(StoreError::Unsafe(u)) => (u.path().display().to_string(), u.reason()),
                 Err(e) => (ctx.store.dir().display().to_string(), e.to_string()),
             };
-            unresolved.push(Unresolved { target, message });
+            unresolved.push(Unresolved {
+                target,
+                line: None,
+                message,
+            });
         }
     }
     for t in targets {
@@ -65,11 +71,13 @@ fn expand(ctx: &Context, targets: &[String]) -> (Vec<PathBuf>, Vec<Unresolved>) 
                     files.extend(tree.files);
                     unresolved.extend(tree.skipped.into_iter().map(|s| Unresolved {
                         target: s.path.display().to_string(),
+                        line: None,
                         message: s.reason,
                     }));
                 }
                 Err(e) => unresolved.push(Unresolved {
                     target: t.clone(),
+                    line: None,
                     message: e.to_string(),
                 }),
             }
@@ -79,6 +87,7 @@ fn expand(ctx: &Context, targets: &[String]) -> (Vec<PathBuf>, Vec<Unresolved>) 
             Ok(path) => files.push(path),
             Err(e) => unresolved.push(Unresolved {
                 target: t.clone(),
+                line: None,
                 message: e.to_string(),
             }),
         }
@@ -87,7 +96,8 @@ fn expand(ctx: &Context, targets: &[String]) -> (Vec<PathBuf>, Vec<Unresolved>) 
 }
 
 pub fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
-    let (files, unresolved) = expand(ctx, &args.targets);
+    let (files, mut unresolved) = expand(ctx, &args.targets);
+    unresolved.extend(sidecar_problems(ctx, &files));
     let scan: Vec<SessionFile> = ctx
         .store
         .scan()
@@ -116,6 +126,79 @@ pub fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
     })
 }
 
+/// What is wrong with the sidecars of `files` (`.<stem>.data.jsonl`): one
+/// that cannot be read, names another session, or holds calls the session
+/// does not have; and sidecars in the same folders whose session is gone.
+fn sidecar_problems(ctx: &Context, files: &[PathBuf]) -> Vec<Unresolved> {
+    let mut out = Vec::new();
+    let mut folders = std::collections::BTreeSet::new();
+    for path in files {
+        if let Some(dir) = path.parent() {
+            folders.insert(dir.to_owned());
+        }
+        let data_path = crucible_core::data_path(path);
+        let problem = |line, message| Unresolved {
+            target: data_path.display().to_string(),
+            line,
+            message,
+        };
+        let (id, data) = match ctx.store.load_data(path) {
+            Ok(Some(found)) => found,
+            Ok(None) => continue,
+            Err(StoreError::Data { error, .. }) => {
+                out.push(problem(Some(error.line), error.message));
+                continue;
+            }
+            Err(e) => {
+                out.push(problem(None, e.to_string()));
+                continue;
+            }
+        };
+        // A session that does not parse is reported by its own check.
+        let Ok(log) = ctx.store.load_path(path) else {
+            continue;
+        };
+        if id != log.id().as_str() {
+            out.push(problem(
+                Some(1),
+                format!(
+                    "the sidecar of session `{id}`, beside session `{}`",
+                    log.id()
+                ),
+            ));
+            continue;
+        }
+        out.extend(
+            data.check(&log)
+                .into_iter()
+                .map(|m| problem(Some(m.line), m.message)),
+        );
+    }
+    for dir in folders {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(name) = name
+                .to_str()
+                .filter(|n| crucible_core::is_data_file_name(n))
+            else {
+                continue;
+            };
+            let stem = &name[1..name.len() - ".data.jsonl".len()];
+            if !dir.join(format!("{stem}.md")).exists() {
+                out.push(Unresolved {
+                    target: e.path().display().to_string(),
+                    line: None,
+                    message: format!("a sidecar without its session ({stem}.md is gone)"),
+                });
+            }
+        }
+    }
+    out
+}
+
 fn print_text(
     out: &mut impl Write,
     reports: &[FileReport],
@@ -124,7 +207,8 @@ fn print_text(
     let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
     let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
     for u in unresolved {
-        writeln!(out, "{}: {red}error{red:#}: {}", u.target, u.message)?;
+        let line = u.line.map(|l| format!(":{l}")).unwrap_or_default();
+        writeln!(out, "{}{line}: {red}error{red:#}: {}", u.target, u.message)?;
     }
     for r in reports {
         let mut lines: Vec<(usize, bool, String)> = r
@@ -161,7 +245,7 @@ fn print_json(
 ) -> anyhow::Result<()> {
     let mut items: Vec<serde_json::Value> = unresolved
         .iter()
-        .map(|u| json!({"path": u.target, "valid": false, "errors": [{"line": null, "message": u.message}], "warnings": []}))
+        .map(|u| json!({"path": u.target, "valid": false, "errors": [{"line": u.line, "message": u.message}], "warnings": []}))
         .collect();
     items.extend(reports.iter().map(|r| {
         json!({

@@ -2,6 +2,7 @@
 
 mod bounded;
 mod fs;
+mod import_walk;
 mod kills;
 mod secrets;
 mod store;

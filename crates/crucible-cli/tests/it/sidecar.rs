@@ -1,0 +1,156 @@
+//! The session sidecar (`.<stem>.data.jsonl`): written by import, read by
+//! `show --full` and export, checked by `validate`, invisible to the index.
+
+use crate::kiln::{TestKiln, fixtures};
+
+fn codex_rollout() -> std::path::PathBuf {
+    fixtures().join(
+        "foreign/codex/sessions/2025/09/02/rollout-2025-09-02T10-04-11-5a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b.jsonl",
+    )
+}
+
+/// Imports the Codex fixture; returns the session's id and its sidecar's path.
+fn imported(kiln: &TestKiln) -> (String, std::path::PathBuf) {
+    let out = kiln.run(&["session", "import", codex_rollout().to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = out.stdout.trim().to_owned();
+    let data = kiln.sessions().join(format!(".{id}.data.jsonl"));
+    assert!(data.is_file(), "no sidecar at {}", data.display());
+    (id, data)
+}
+
+#[test]
+fn import_writes_a_sidecar_that_show_full_prints_whole() {
+    let kiln = TestKiln::empty();
+    let (id, data) = imported(&kiln);
+    let text = std::fs::read_to_string(&data).unwrap();
+    assert!(text.starts_with(&format!("{{\"cru_data\":1,\"session_id\":\"{id}\"}}\n")));
+    let plain = kiln.run(&["session", "show", &id]);
+    let full = kiln.run(&["session", "show", &id, "--full"]);
+    assert_eq!(full.code, 0, "{}", full.stderr);
+    // The full result has the line the one-line summary folds with ⏎.
+    assert!(
+        !plain.stdout.contains("    run: npm ci && npm test\n"),
+        "{}",
+        plain.stdout
+    );
+    assert!(
+        full.stdout.contains("run: npm ci && npm test\n"),
+        "{}",
+        full.stdout
+    );
+    assert!(full.stdout.contains("call_X1"), "{}", full.stdout);
+    let json = kiln.run(&["session", "show", &id, "--full", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["data"][0]["id"], "call_X1");
+    assert_eq!(v["session"]["frontmatter"]["session_id"], id.as_str());
+    let check = kiln.run(&["session", "validate"]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+}
+
+#[test]
+fn validate_names_a_sidecar_that_disagrees_with_its_session() {
+    let kiln = TestKiln::empty();
+    let (_, data) = imported(&kiln);
+    let text = std::fs::read_to_string(&data).unwrap();
+    // The last call is `apply_patch` in the session.
+    std::fs::write(
+        &data,
+        text.replace("\"tool\":\"apply_patch\"", "\"tool\":\"shell\""),
+    )
+    .unwrap();
+    let out = kiln.run(&["session", "validate"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout.contains(
+            ".data.jsonl:4: error: call 1 of phase 2 is `apply_patch` in the session, `shell` here"
+        ),
+        "{}",
+        out.stdout
+    );
+    std::fs::write(&data, format!("{text}{{\"no kind\":1}}\n")).unwrap();
+    let out = kiln.run(&["session", "validate"]);
+    assert!(
+        out.stdout
+            .contains(".data.jsonl:5: error: expected a record with a known `kind`"),
+        "{}",
+        out.stdout
+    );
+    // `show --full` still shows the session, and says why the data is not.
+    let id = kiln.run(&["session", "list", "--format", "json"]);
+    assert_eq!(id.code, 0);
+    std::fs::write(kiln.sessions().join(".gone.data.jsonl"), &text).unwrap();
+    let out = kiln.run(&["session", "validate"]);
+    assert!(
+        out.stdout
+            .contains(".gone.data.jsonl: error: a sidecar without its session (gone.md is gone)"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_damaged_sidecar_does_not_hide_the_session() {
+    let kiln = TestKiln::empty();
+    let (id, data) = imported(&kiln);
+    std::fs::write(&data, "not json\n").unwrap();
+    let out = kiln.run(&["session", "show", &id, "--full"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("(full data not shown:"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("bump CI to node 20 then"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn the_index_answers_the_same_whatever_happens_to_a_sidecar() {
+    let kiln = TestKiln::with_fixtures();
+    let (_, data) = imported(&kiln);
+    // The rows, without the index's own file stamps (how a row was proved
+    // fresh is not part of the answer).
+    let list = |k: &TestKiln| {
+        let out = k.run(&["session", "list", "--format", "json"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let mut rows: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        for r in rows.as_array_mut().unwrap() {
+            let r = r.as_object_mut().unwrap();
+            for stamp in ["ino", "mtime_ns", "size", "ctime_ns"] {
+                r.remove(stamp);
+            }
+        }
+        rows
+    };
+    let before = list(&kiln);
+    std::fs::write(&data, "changed\n").unwrap();
+    assert_eq!(list(&kiln), before);
+    std::fs::remove_file(&data).unwrap();
+    assert_eq!(list(&kiln), before);
+    let stats = kiln.run(&["session", "stats"]);
+    let rebuilt = kiln.run(&["session", "index", "--rebuild"]);
+    assert_eq!(rebuilt.code, 0, "{}", rebuilt.stderr);
+    assert_eq!(kiln.run(&["session", "stats"]).stdout, stats.stdout);
+    assert_eq!(list(&kiln), before);
+}
+
+#[test]
+fn export_writes_the_sources_ids_and_full_results() {
+    let kiln = TestKiln::empty();
+    let (id, _) = imported(&kiln);
+    let out = kiln.run(&["session", "export", &id, "--to", "openai-messages"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let tool = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert_eq!(tool["tool_call_id"], "call_X1");
+    assert_eq!(tool["content"], "node-version: 16\nrun: npm ci && npm test");
+}
