@@ -76,11 +76,20 @@ pub struct CallData {
     /// The source's id for the call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    /// The arguments as the source gave them (JSON, keys kept).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The arguments as the source gave them (JSON, keys kept; a `null`
+    /// the source wrote is kept as one).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub arguments: Option<Value>,
     /// The full result: text, or the source's content blocks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub result: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i64>,
@@ -92,6 +101,12 @@ pub struct CallData {
     /// Anything else the source said about the call, by its own keys.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// A key that is there is `Some`, even when its value is `null` (serde's
+/// own reading of an `Option` makes `null` and absent the same).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 /// A thinking block.
@@ -412,5 +427,81 @@ mod tests {
             Path::new("/x/.2025-01-01-a.data.jsonl")
         );
         assert!(is_data_file_name(".2025-01-01-a.data.jsonl"));
+    }
+}
+
+#[cfg(test)]
+mod prop {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Any JSON value, a few levels deep, with keys and text of any kind
+    /// (quotes, newlines, wide characters).
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[a-z\"\\\n é→{}]{0,20}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec(("[a-z_]{1,8}", inner), 0..4)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn record() -> impl Strategy<Value = DataRecord> {
+        prop_oneof![
+            (
+                0usize..5,
+                0usize..9,
+                "[a-zA-Z_]{1,10}",
+                proptest::option::of("[a-z0-9_]{1,8}"),
+                proptest::option::of(json()),
+                proptest::option::of(json()),
+                proptest::option::of(any::<i64>())
+            )
+                .prop_map(|(phase, call, tool, id, arguments, result, exit_code)| {
+                    DataRecord::Call(CallData {
+                        phase,
+                        call,
+                        tool,
+                        id,
+                        arguments,
+                        result,
+                        exit_code,
+                        ..CallData::default()
+                    })
+                }),
+            (proptest::option::of(0usize..5), "[a-z\n ]{0,30}").prop_map(|(phase, text)| {
+                DataRecord::Thinking(ThinkingData {
+                    phase,
+                    text,
+                    extra: Map::new(),
+                })
+            }),
+            (proptest::option::of(0usize..5), json()).prop_map(|(phase, record)| {
+                DataRecord::Source(SourceData {
+                    phase,
+                    line: Some(1),
+                    record,
+                })
+            }),
+        ]
+    }
+
+    proptest! {
+        /// What is written reads back the same, whatever it holds.
+        #[test]
+        fn sidecar_write_then_read_is_identity(records in proptest::collection::vec(record(), 0..12)) {
+            let data = SessionData { records };
+            let id = SessionId::new("s-1").unwrap();
+            let (back_id, back) = SessionData::from_jsonl(&data.to_jsonl(&id)).unwrap();
+            prop_assert_eq!(back_id, "s-1");
+            prop_assert_eq!(back, data);
+        }
     }
 }
