@@ -15,6 +15,8 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
+pub mod codex;
+
 /// The version the issue names: its JSON is what this reads.
 pub const CCUSAGE: &str = "ccusage@20.0.24";
 
@@ -218,6 +220,7 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
         "fixtures",
         &root.join("fixtures/foreign/claude-code"),
     )?;
+    codex::check(&cru, &ccusage, &root.join("fixtures/real/codex"))?;
     let scratch = tempfile::tempdir()?;
     crate::claude_corpus::generate(
         scratch.path(),

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crucible_core::{Block, CalloutKind};
-use crucible_interop::{Format, Usage, UsageByModel, detect, find_sources, import};
+use crucible_interop::{
+    Exported, Format, Usage, UsageByModel, detect, export, find_sources, import,
+};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/real/codex")
@@ -329,4 +331,130 @@ fn codex_context_is_never_a_title_or_a_phase() {
         "{labels:?}"
     );
     assert!(imp.log.title().unwrap().starts_with("Quality score"));
+}
+
+/// (tool, args, failed, id, arguments, result, exit code) of every call.
+type CallFacts = Vec<(
+    String,
+    String,
+    bool,
+    Option<String>,
+    Option<Value>,
+    Option<Value>,
+    Option<i64>,
+)>;
+
+fn call_facts(imp: &crucible_interop::Imported) -> CallFacts {
+    imp.log
+        .tool_calls()
+        .zip(imp.data.calls())
+        .map(|(c, d)| {
+            (
+                c.tool.clone(),
+                c.args.clone(),
+                c.failed,
+                d.id.clone(),
+                d.arguments.clone(),
+                d.result.clone(),
+                d.exit_code,
+            )
+        })
+        .collect()
+}
+
+/// Exports `imp` to a Codex rollout under `dir` and imports it back.
+fn through_codex(
+    imp: &crucible_interop::Imported,
+    dir: &Path,
+) -> (PathBuf, crucible_interop::Imported) {
+    let Exported::Folder { name, files } = export(&imp.log, &imp.data, Format::Codex).unwrap()
+    else {
+        panic!("a rollout in its day's folder")
+    };
+    let day = dir.join(name);
+    std::fs::create_dir_all(&day).unwrap();
+    let (file, bytes) = files.into_iter().next().unwrap();
+    let path = day.join(file);
+    std::fs::write(&path, bytes).unwrap();
+    assert_eq!(detect(&path), Some(Format::Codex));
+    let back = import(&path, Format::Codex).unwrap();
+    (path, back)
+}
+
+#[test]
+fn every_real_codex_file_survives_export_to_codex_and_back() {
+    for f in files() {
+        let first = import(&f, Format::Codex).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (_, back) = through_codex(&first, dir.path());
+        let what = f.display().to_string();
+        assert_eq!(back.log.phase_count(), first.log.phase_count(), "{what}");
+        assert_eq!(call_facts(&back), call_facts(&first), "{what}");
+        assert_eq!(
+            back.log.frontmatter.model, first.log.frontmatter.model,
+            "{what}"
+        );
+        assert_eq!(
+            UsageByModel::of(&back.log.frontmatter).map(|u| u.total()),
+            UsageByModel::of(&first.log.frontmatter).map(|u| u.total()),
+            "{what}"
+        );
+        let replies = |i: &crucible_interop::Imported| {
+            i.log
+                .callouts()
+                .filter(|c| c.kind.eq_ignore_ascii_case("reply"))
+                .map(|c| c.text())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(replies(&back), replies(&first), "{what}");
+        let names = |i: &crucible_interop::Imported| {
+            i.log
+                .phases()
+                .map(|(_, p)| p.name.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&back), names(&first), "{what}");
+    }
+}
+
+#[test]
+fn an_exported_rollout_is_what_codex_resume_lists() {
+    let f = root().join("ai-sessions/codex-pomodor-timer.jsonl");
+    let imp = import(&f, Format::Codex).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = through_codex(&imp, dir.path());
+    // `sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl`.
+    let rel = path
+        .strip_prefix(dir.path())
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let (day, file) = rel.rsplit_once('/').unwrap();
+    assert_eq!(day, "2025/10/21");
+    let core = file
+        .strip_prefix("rollout-2025-10-21T")
+        .unwrap()
+        .strip_suffix(".jsonl")
+        .unwrap();
+    let uuid = &core[9..];
+    assert_eq!(uuid.len(), 36, "{uuid}");
+    assert!(uuid.split('-').map(str::len).eq([8, 4, 4, 4, 12]), "{uuid}");
+    assert_ne!(
+        Some(uuid),
+        imp.provenance.id.as_deref(),
+        "a new thread id, not the source's"
+    );
+    // The listing's rule: a session_meta and a user_message event among the first 10 records.
+    let head: Vec<Value> = lines(&path).into_iter().take(10).collect();
+    assert_eq!(head[0]["type"], "session_meta");
+    assert_eq!(head[0]["payload"]["id"], uuid);
+    assert!(
+        head.iter()
+            .any(|v| v["type"] == "event_msg" && v["payload"]["type"] == "user_message")
+    );
+    assert!(
+        lines(&path)
+            .iter()
+            .all(|v| v["timestamp"].is_string() && v["payload"].is_object())
+    );
 }
