@@ -91,8 +91,11 @@ impl Writer<'_> {
             .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
             .to_string();
         self.ms += 1;
-        self.lines
-            .push(json!({"timestamp": stamp, "type": kind, "payload": payload}));
+        let mut line = Map::new();
+        line.insert("timestamp".into(), stamp.into());
+        line.insert("type".into(), kind.into());
+        line.insert("payload".into(), payload);
+        self.lines.push(Value::Object(line));
     }
 
     /// The source's record of `kind` kept in the sidecar (the first one at
@@ -105,8 +108,7 @@ impl Writer<'_> {
                 DataRecord::Source(s) if s.record["type"] == kind => Some(s),
                 _ => None,
             })
-            .filter(|s| phase.is_none_or(|p| s.phase.is_none_or(|sp| sp <= p)))
-            .last()
+            .rfind(|s| phase.is_none_or(|p| s.phase.is_none_or(|sp| sp <= p)))
             .map(|s| &s.record["payload"])
     }
 
