@@ -114,8 +114,8 @@ pub fn cru_codex(cru: &Path, file: &Path) -> anyhow::Result<CodexTotals> {
     Ok(t)
 }
 
-/// Both counts of every real Codex file, compared kind by kind.
-pub fn check(cru: &Path, ccusage: &Path, dir: &Path) -> anyhow::Result<()> {
+/// Both counts of every Codex file under `dir`, compared kind by kind.
+pub fn check(cru: &Path, ccusage: &Path, name: &str, dir: &Path) -> anyhow::Result<()> {
     let files = codex_files(dir)?;
     let mut diffs = Vec::new();
     let mut total = 0;
@@ -127,7 +127,7 @@ pub fn check(cru: &Path, ccusage: &Path, dir: &Path) -> anyhow::Result<()> {
         }
     }
     println!(
-        "codex: {} files, {total} tokens by ccusage ({} differences)",
+        "{name}: {} files, {total} tokens by ccusage ({} differences)",
         files.len(),
         diffs.len()
     );
@@ -135,7 +135,7 @@ pub fn check(cru: &Path, ccusage: &Path, dir: &Path) -> anyhow::Result<()> {
         for d in &diffs {
             println!("  {d}");
         }
-        bail!("codex: cru and ccusage disagree on {} files", diffs.len());
+        bail!("{name}: cru and ccusage disagree on {} files", diffs.len());
     }
     Ok(())
 }

@@ -220,7 +220,17 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
         "fixtures",
         &root.join("fixtures/foreign/claude-code"),
     )?;
-    codex::check(&cru, &ccusage, &root.join("fixtures/real/codex"))?;
+    codex::check(&cru, &ccusage, "codex", &root.join("fixtures/real/codex"))?;
+    let codex_scratch = tempfile::tempdir()?;
+    crate::codex_corpus::generate(
+        codex_scratch.path(),
+        &crate::codex_corpus::CodexCorpus {
+            rollouts: 30,
+            bytes_each: 40 * 1024,
+            seed: 13,
+        },
+    )?;
+    codex::check(&cru, &ccusage, "codex generated", codex_scratch.path())?;
     let scratch = tempfile::tempdir()?;
     crate::claude_corpus::generate(
         scratch.path(),
