@@ -988,7 +988,7 @@ _cru() {
             fi
             case "${prev}" in
                 --to)
-                    COMPREPLY=($(compgen -W "connectonion codeloops agent-dir openai-messages" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "connectonion codeloops agent-dir openai-messages codex" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -1389,7 +1389,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__import)
-            opts="-v -h -V --from --force --verbose --dir --help --version"
+            opts="-v -h -V --from --force --strict --verbose --dir --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

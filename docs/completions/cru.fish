@@ -137,17 +137,19 @@ agent-dir\t'`.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders (agent.log, todos.j
 codeloops\t'codeloops actor-critic sessions (JSONL)'
 connectonion\t'ConnectOnion `.co/sessions/<agent>.yaml`'
 claude-code\t'Claude Code transcripts (`~/.claude/projects/<slug>/<session>.jsonl`)'
-codex\t'Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`)'"
+codex\t'Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) and saved `codex exec --json` event streams'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l force -d 'Update sessions that were changed in cru since their import'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l strict -d 'Refuse a source any of whose records or lines is skipped (a record type cru does not know, a line that is not JSON, a damaged part): it is not imported, and the command fails'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l to -d 'The format to write' -r -f -a "connectonion\t'ConnectOnion `.co/sessions/<agent>.yaml` (seed 000 layout)'
 codeloops\t'codeloops JSONL: session_start, iterations, session_end'
 agent-dir\t'An `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folder: agent.log, todos.json'
-openai-messages\t'A JSON array of OpenAI chat-completions messages'"
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s o -l output -d 'Where to write: a file (stdout when left out); for agent-dir, the sessions folder the `<YYYY-MM-DD-HH-MM-SS>/` folder goes in (default `.agent/sessions`)' -r -F
+openai-messages\t'A JSON array of OpenAI chat-completions messages'
+codex\t'A Codex rollout, `<YYYY>/<MM>/<DD>/rollout-<time>-<uuid>.jsonl` below `--output` (give `~/.codex/sessions` for `codex resume`)'"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s o -l output -d 'Where to write: a file (stdout when left out); for agent-dir, the sessions folder the `<YYYY-MM-DD-HH-MM-SS>/` folder goes in (default `.agent/sessions`); for codex, the sessions folder the `<YYYY>/<MM>/<DD>/` folder goes in (`~/.codex/sessions`; `--force` when that day\'s folder exists: its other files are left alone)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l force -d 'Replace a file or folder that exists'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l redact -d 'Replace secrets (API keys, tokens, passwords) with `[REDACTED:<kind>]`. Off by default: export is a format conversion of your own data; turn it on for anything you share'

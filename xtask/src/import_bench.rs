@@ -167,6 +167,14 @@ pub fn run(
         )?,
         None => writeln!(s, "| ccusage | not installed | | |")?,
     }
+    let codex = crate::codex_corpus::CodexCorpus {
+        rollouts: spec.transcripts / 10,
+        bytes_each: spec.bytes_each,
+        seed: spec.seed,
+    };
+    s.push_str(&crate::codex_corpus::bench_rows(
+        root, cru, ccusage, &codex, runs,
+    )?);
     Ok(s)
 }
 

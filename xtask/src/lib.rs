@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod claude_corpus;
+pub mod codex_corpus;
 pub mod corpus;
 pub mod docs;
 pub mod import_bench;

@@ -15,6 +15,8 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
+pub mod codex;
+
 /// The version the issue names: its JSON is what this reads.
 pub const CCUSAGE: &str = "ccusage@20.0.24";
 
@@ -218,6 +220,17 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
         "fixtures",
         &root.join("fixtures/foreign/claude-code"),
     )?;
+    codex::check(&cru, &ccusage, "codex", &root.join("fixtures/real/codex"))?;
+    let codex_scratch = tempfile::tempdir()?;
+    crate::codex_corpus::generate(
+        codex_scratch.path(),
+        &crate::codex_corpus::CodexCorpus {
+            rollouts: 30,
+            bytes_each: 40 * 1024,
+            seed: 13,
+        },
+    )?;
+    codex::check(&cru, &ccusage, "codex generated", codex_scratch.path())?;
     let scratch = tempfile::tempdir()?;
     crate::claude_corpus::generate(
         scratch.path(),

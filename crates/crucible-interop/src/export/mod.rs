@@ -6,6 +6,7 @@
 
 mod agent_dir;
 mod codeloops;
+mod codex;
 mod connectonion;
 mod turns;
 
@@ -29,17 +30,18 @@ pub enum Exported {
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     #[error(
-        "cru reads {0} but does not write it (expected connectonion, codeloops, agent-dir or openai-messages)"
+        "cru reads {0} but does not write it (expected connectonion, codeloops, agent-dir, openai-messages or codex)"
     )]
     Unsupported(&'static str),
 }
 
 /// The formats `export` writes.
-pub const EXPORT_FORMATS: [Format; 4] = [
+pub const EXPORT_FORMATS: [Format; 5] = [
     Format::ConnectOnion,
     Format::Codeloops,
     Format::AgentDir,
     Format::OpenAiMessages,
+    Format::Codex,
 ];
 
 /// Writes `log` in `format`, with what its sidecar `data` keeps whole
@@ -58,7 +60,8 @@ pub fn export(
         Format::AgentDir => agent_dir::write(log, &turns),
         Format::ConnectOnion => Exported::File(connectonion::write(log, &turns).into_bytes()),
         Format::Codeloops => Exported::File(codeloops::write(log, &turns).into_bytes()),
-        Format::ClaudeCode | Format::Codex => {
+        Format::Codex => codex::write(log, data),
+        Format::ClaudeCode => {
             return Err(ExportError::Unsupported(format.as_str()));
         }
     })

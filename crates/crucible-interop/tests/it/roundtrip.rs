@@ -48,10 +48,17 @@ fn through(log: &SessionLog, format: Format, dir: &Path) -> SessionLog {
         Exported::Folder { name, files } => {
             let p = dir.join(name);
             std::fs::create_dir_all(&p).unwrap();
+            let mut written = Vec::new();
             for (f, bytes) in files {
-                std::fs::write(p.join(f), bytes).unwrap();
+                std::fs::write(p.join(&f), bytes).unwrap();
+                written.push(p.join(f));
             }
-            p
+            // A Codex rollout is one file in its day's folder.
+            if format == Format::Codex {
+                written.remove(0)
+            } else {
+                p
+            }
         }
     };
     // Found by content, as a user's file would be.
@@ -113,7 +120,15 @@ fn assert_kept(format: Format, a: &SessionLog, b: &SessionLog, what: &str) {
             assert_eq!(calls(a), calls(b), "tool calls: {ctx}");
             assert_eq!(a.system_prompt(), b.system_prompt(), "system prompt: {ctx}");
         }
-        Format::ClaudeCode | Format::Codex => unreachable!("not written"),
+        Format::Codex => {
+            assert_eq!(calls(a), calls(b), "tool calls: {ctx}");
+            assert_eq!(
+                a.frontmatter.tokens_used, b.frontmatter.tokens_used,
+                "tokens: {ctx}"
+            );
+            assert_eq!(a.frontmatter.model, b.frontmatter.model, "model: {ctx}");
+        }
+        Format::ClaudeCode => unreachable!("not written"),
     }
 }
 

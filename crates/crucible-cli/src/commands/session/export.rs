@@ -1,4 +1,4 @@
-//! `cru session export <id|path> --to connectonion|codeloops|agent-dir|openai-messages [--output PATH] [--force] [--redact]`.
+//! `cru session export <id|path> --to connectonion|codeloops|agent-dir|openai-messages|codex [--output PATH] [--force] [--redact]`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,7 +19,9 @@ pub struct ExportArgs {
     pub to: To,
     /// Where to write: a file (stdout when left out); for agent-dir, the
     /// sessions folder the `<YYYY-MM-DD-HH-MM-SS>/` folder goes in
-    /// (default `.agent/sessions`).
+    /// (default `.agent/sessions`); for codex, the sessions folder the
+    /// `<YYYY>/<MM>/<DD>/` folder goes in (`~/.codex/sessions`; `--force`
+    /// when that day's folder exists: its other files are left alone).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// Replace a file or folder that exists.
@@ -42,6 +44,9 @@ pub enum To {
     AgentDir,
     /// A JSON array of OpenAI chat-completions messages.
     OpenaiMessages,
+    /// A Codex rollout, `<YYYY>/<MM>/<DD>/rollout-<time>-<uuid>.jsonl`
+    /// below `--output` (give `~/.codex/sessions` for `codex resume`).
+    Codex,
 }
 
 impl To {
@@ -51,6 +56,7 @@ impl To {
             Self::Codeloops => Format::Codeloops,
             Self::AgentDir => Format::AgentDir,
             Self::OpenaiMessages => Format::OpenAiMessages,
+            Self::Codex => Format::Codex,
         }
     }
 }

@@ -44,7 +44,8 @@ pub enum From {
     Connectonion,
     /// Claude Code transcripts (`~/.claude/projects/<slug>/<session>.jsonl`).
     ClaudeCode,
-    /// Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+    /// Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`)
+    /// and saved `codex exec --json` event streams.
     Codex,
 }
 

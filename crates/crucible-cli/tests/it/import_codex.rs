@@ -1,0 +1,105 @@
+//! `cru session import` on real Codex files (`fixtures/real/codex/`): the
+//! per-file report, `--strict`, `validate` afterwards, and `export --to
+//! codex` read back.
+
+use crate::kiln::{TestKiln, fixtures};
+
+fn real(rel: &str) -> String {
+    fixtures()
+        .join("real/codex")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+const RESTARTED: &str =
+    "agentcmd/full/rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl";
+
+#[test]
+fn import_reports_every_codex_record_by_type_and_passes_strict() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&["session", "import", "--strict", &real(RESTARTED)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stderr, @r"
+    [FIXTURES]/real/codex/agentcmd/full/rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl: 355 records read (event_msg/agent_message 1, event_msg/agent_reasoning 57, event_msg/token_count 58, event_msg/user_message 2, response_item/function_call 57, response_item/function_call_output 57, response_item/message 5, response_item/reasoning 58, session_meta 1, turn_context 59)
+    1 created, 0 updated, 0 unchanged, 0 skipped
+    ");
+    // The restarted counter is counted in steps, as ccusage does: 1,400,951.
+    let text =
+        std::fs::read_to_string(kiln.sessions().join("2025-09-25-quality-score.md")).unwrap();
+    assert!(text.contains("tokens_used: 1400951\n"), "{text}");
+    assert!(text.contains("  input: 82071\n  output: 8672\n  cache_creation: 0\n  cache_read: 1310208\n  reasoning: 4224\n"), "{text}");
+    let validate = kiln.run(&["session", "validate"]);
+    assert_eq!(validate.code, 0, "{}{}", validate.stdout, validate.stderr);
+}
+
+#[test]
+fn import_of_the_real_codex_folder_takes_rollouts_and_exec_streams() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&["session", "import", "--strict", &real("")]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("19 created, 0 updated, 0 unchanged, 0 skipped"),
+        "{}",
+        out.stderr
+    );
+    // An exec stream's events are named in the report too.
+    assert!(
+        out.stderr
+            .contains("stream-output-2.jsonl: 7 records read (item.completed/agent_message 1"),
+        "{}",
+        out.stderr
+    );
+    let validate = kiln.run(&["session", "validate"]);
+    assert_eq!(validate.code, 0, "{}{}", validate.stdout, validate.stderr);
+}
+
+#[test]
+fn export_to_codex_writes_a_rollout_that_imports_back() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&[
+        "session",
+        "import",
+        &real("ai-sessions/codex-pomodor-timer.jsonl"),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = out.stdout.trim().to_owned();
+    let codex_home = tempfile::tempdir().unwrap();
+    let sessions = codex_home.path().join("sessions");
+    let out = kiln.run(&[
+        "session",
+        "export",
+        &id,
+        "--to",
+        "codex",
+        "--output",
+        &sessions.display().to_string(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let day = sessions.join("2025/10/21");
+    assert_eq!(out.stdout.trim(), day.display().to_string());
+    let files: Vec<_> = std::fs::read_dir(&day)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(files.len(), 1);
+    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("rollout-2025-10-21T") && name.ends_with(".jsonl"),
+        "{name}"
+    );
+    let again = TestKiln::empty();
+    let back = again.run(&[
+        "session",
+        "import",
+        "--strict",
+        "--from",
+        "codex",
+        &files[0].display().to_string(),
+    ]);
+    assert_eq!(back.code, 0, "{}", back.stderr);
+    let validate = again.run(&["session", "validate"]);
+    assert_eq!(validate.code, 0, "{}{}", validate.stdout, validate.stderr);
+}
