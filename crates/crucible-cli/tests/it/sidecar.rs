@@ -42,7 +42,13 @@ fn import_writes_a_sidecar_that_show_full_prints_whole() {
     assert!(full.stdout.contains("call_X1"), "{}", full.stdout);
     let json = kiln.run(&["session", "show", &id, "--full", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(v["data"][0]["id"], "call_X1");
+    let first_call = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "call")
+        .unwrap();
+    assert_eq!(first_call["id"], "call_X1");
     assert_eq!(v["session"]["frontmatter"]["session_id"], id.as_str());
     let check = kiln.run(&["session", "validate"]);
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
@@ -61,21 +67,19 @@ fn validate_names_a_sidecar_that_disagrees_with_its_session() {
     .unwrap();
     let out = kiln.run(&["session", "validate"]);
     assert_eq!(out.code, 1);
-    assert!(
-        out.stdout.contains(
-            ".data.jsonl:4: error: call 1 of phase 2 is `apply_patch` in the session, `shell` here"
-        ),
-        "{}",
-        out.stdout
+    let line = 1 + text
+        .lines()
+        .position(|l| l.contains(r#""tool":"apply_patch""#))
+        .unwrap();
+    let expected = format!(
+        ".data.jsonl:{line}: error: call 1 of phase 2 is `apply_patch` in the session, `shell` here"
     );
+    assert!(out.stdout.contains(&expected), "{}", out.stdout);
     std::fs::write(&data, format!("{text}{{\"no kind\":1}}\n")).unwrap();
     let out = kiln.run(&["session", "validate"]);
-    assert!(
-        out.stdout
-            .contains(".data.jsonl:5: error: expected a record with a known `kind`"),
-        "{}",
-        out.stdout
-    );
+    let last = text.lines().count() + 1;
+    let expected = format!(".data.jsonl:{last}: error: expected a record with a known `kind`");
+    assert!(out.stdout.contains(&expected), "{}", out.stdout);
     // `show --full` still shows the session, and says why the data is not.
     let id = kiln.run(&["session", "list", "--format", "json"]);
     assert_eq!(id.code, 0);
@@ -112,19 +116,10 @@ fn a_damaged_sidecar_does_not_hide_the_session() {
 fn the_index_answers_the_same_whatever_happens_to_a_sidecar() {
     let kiln = TestKiln::with_fixtures();
     let (_, data) = imported(&kiln);
-    // The rows, without the index's own file stamps (how a row was proved
-    // fresh is not part of the answer).
     let list = |k: &TestKiln| {
         let out = k.run(&["session", "list", "--format", "json"]);
         assert_eq!(out.code, 0, "{}", out.stderr);
-        let mut rows: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-        for r in rows.as_array_mut().unwrap() {
-            let r = r.as_object_mut().unwrap();
-            for stamp in ["ino", "mtime_ns", "size", "ctime_ns"] {
-                r.remove(stamp);
-            }
-        }
-        rows
+        out.stdout
     };
     let before = list(&kiln);
     std::fs::write(&data, "changed\n").unwrap();

@@ -38,8 +38,10 @@ pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
     let matching = states.into_iter().flatten().collect();
     let rows = query::sort_newest_first(matching, args.limit);
     match args.format {
-        DataFormat::Json => render::print_json(&rows)?,
-        DataFormat::Toon => render::print_toon(&serde_json::json!({ "sessions": rows }))?,
+        DataFormat::Json => render::print_json(&answer_rows(&rows))?,
+        DataFormat::Toon => {
+            render::print_toon(&serde_json::json!({ "sessions": answer_rows(&rows) }))?;
+        }
         DataFormat::Table => {
             let mut out = anstream::stdout().lock();
             table(&mut out, &rows)?;
@@ -47,6 +49,23 @@ pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
         }
     }
     Ok(Outcome::Success)
+}
+
+/// The rows as the answer gives them: what the sessions say, without the
+/// index's own file stamps (inode, size, times), which say how a row was
+/// proved fresh and change with every copy of the directory.
+fn answer_rows(rows: &[SessionRecord]) -> Vec<serde_json::Value> {
+    rows.iter()
+        .map(|r| {
+            let mut v = serde_json::to_value(r).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                for stamp in ["ino", "mtime_ns", "size", "ctime_ns"] {
+                    o.remove(stamp);
+                }
+            }
+            v
+        })
+        .collect()
 }
 
 fn table(out: &mut impl Write, rows: &[SessionRecord]) -> std::io::Result<()> {
