@@ -57,11 +57,17 @@ pub fn export(
         }
         Format::AgentDir => agent_dir::write(log, &turns),
         Format::ConnectOnion => Exported::File(connectonion::write(log, &turns).into_bytes()),
-        Format::Codeloops => Exported::File(codeloops::write(log, &turns).into_bytes()),
+        Format::Codeloops => Exported::File(codeloops::write(log, data, &turns).into_bytes()),
         Format::ClaudeCode | Format::Codex => {
             return Err(ExportError::Unsupported(format.as_str()));
         }
     })
+}
+
+/// The codeloops lines `export` would write (an import keeps what they
+/// would not give back).
+pub(crate) fn codeloops_lines(log: &SessionLog, data: &SessionData) -> Vec<serde_json::Value> {
+    codeloops::lines(log, data, &turns::turns(log, data))
 }
 
 /// The whole conversation as chat-completions messages: the system prompt,

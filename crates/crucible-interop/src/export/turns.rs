@@ -3,6 +3,8 @@
 //! else the phase's name), the agent's text, its tool calls with their
 //! results, and the phase's numbers.
 
+use std::collections::HashMap;
+
 use serde_json::{Value, json};
 
 use crucible_core::{
@@ -51,9 +53,13 @@ impl Turn {
 
 /// The turns of a session, one per phase, in document order.
 pub(crate) fn turns(log: &SessionLog, data: &SessionData) -> Vec<Turn> {
+    // The call records by place, found once: looking each call up in the
+    // whole sidecar would make a long session's export quadratic.
+    let by_place: HashMap<(usize, usize), &CallData> =
+        data.calls().map(|c| ((c.phase, c.call), c)).collect();
     log.phases()
         .enumerate()
-        .map(|(pi, (_, p))| turn(pi, p, data))
+        .map(|(pi, (_, p))| turn(pi, p, &by_place))
         .collect()
 }
 
@@ -173,8 +179,8 @@ impl Said {
     }
 }
 
-/// Phase `pi` as a turn; `data` is the session's sidecar.
-fn turn(pi: usize, p: &Phase, data: &SessionData) -> Turn {
+/// Phase `pi` as a turn; `data` has the sidecar's call records by place.
+fn turn(pi: usize, p: &Phase, data: &HashMap<(usize, usize), &CallData>) -> Turn {
     let mut seen_input = false;
     let mut said = Said {
         messages: Vec::new(),
@@ -204,7 +210,7 @@ fn turn(pi: usize, p: &Phase, data: &SessionData) -> Turn {
             Block::Rule => {}
             Block::ToolCalls { calls: list } => {
                 let whole: Vec<Option<&CallData>> = (0..list.len())
-                    .map(|k| data.call_at(pi, calls.len() + k))
+                    .map(|k| data.get(&(pi, calls.len() + k)).copied())
                     .collect();
                 said.calls(list, &whole, &mut next_id);
                 calls.extend(list.iter().cloned());
