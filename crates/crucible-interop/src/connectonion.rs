@@ -40,17 +40,20 @@ use crucible_eval::{Expectation, ToolPattern};
 
 use crate::messages::{assistant_blocks, push_blocks};
 use crate::transcript::{finish_paused, phase_name, text_of, title_from};
-use crate::{ImportError, ImportWarning, Imported};
+use crucible_core::{DataRecord, SourceData};
 
-/// True when the text is YAML with a `turns` list and a `name` or
-/// `messages`.
+use crate::{ImportError, ImportWarning, Imported, RecordTally};
+
+/// True when the text is YAML with a `turns` list and a `name`,
+/// `messages` or `runs` (a file `co eval` has run; one only authored, with
+/// no run yet, is no session).
 pub(crate) fn looks_like(bytes: &[u8]) -> bool {
     let text = String::from_utf8_lossy(bytes);
     let has = |key: &str| {
         text.lines()
             .any(|l| l.starts_with(key) && l[key.len()..].starts_with(':'))
     };
-    has("turns") && (has("name") || has("messages"))
+    has("turns") && (has("name") || has("messages") || has("runs"))
 }
 
 /// `'2025-12-03 10:12:44'` (local time, no zone; read as UTC) or ISO-8601.
@@ -91,20 +94,29 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         .collect::<String>()
         .parse()
         .unwrap_or_else(|_| "agent".parse().expect("valid"));
-    let started = time_of(doc.get("created"))
-        .or_else(|| time_of(doc.get("timestamp")))
-        .unwrap_or_else(|| crate::transcript::mtime(path));
+    let started = started_of(&doc).unwrap_or_else(|| crate::transcript::mtime(path));
     let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
     fm.participants.push(agent.clone());
-    // ConnectOnion writes 0 for a session that counted nothing.
-    fm.tokens_used = doc
-        .get("total_tokens")
-        .and_then(Yaml::as_u64)
-        .filter(|&t| t > 0);
-    fm.cost_usd = doc
-        .get("total_cost")
-        .and_then(Yaml::as_f64)
-        .filter(|&c| c > 0.0);
+    let turns = doc
+        .get("turns")
+        .and_then(Yaml::as_sequence)
+        .cloned()
+        .unwrap_or_default();
+    let spend = Spend::of(&doc, &turns);
+    fm.tokens_used = spend.tokens;
+    fm.cost_usd = spend.cost;
+    if spend.running_totals {
+        // What the file says, beside what was spent: ConnectOnion's session
+        // total adds up running totals, so it counts early turns again.
+        for key in ["total_tokens", "total_cost"] {
+            if let Some(v) = doc.get(key) {
+                fm.extra.insert(format!("source_{key}").into(), v.clone());
+            }
+        }
+    }
+    let mut records = RecordTally::default();
+    let mut kept = Vec::new();
+    tally_keys(&doc, &mut records, &mut kept);
     fm.model = doc.get("model").and_then(Yaml::as_str).map(str::to_owned);
     // An eval summary (`.co/evals/<slug>.yaml`): the latest run's file
     // holds the messages, the system prompt and the run's totals.
@@ -112,6 +124,8 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let mut hashed = bytes;
     if let Some(r) = &run {
         hashed.extend(&r.bytes);
+        // The run file's numbers are its last turn's: the turns' own
+        // numbers add up to the session's, and these are only a fallback.
         if fm.tokens_used.is_none() {
             fm.tokens_used = r.doc.get("tokens").and_then(Yaml::as_u64);
         }
@@ -140,11 +154,6 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             text: sp.trim_end().to_owned(),
         });
     }
-    let turns = doc
-        .get("turns")
-        .and_then(Yaml::as_sequence)
-        .cloned()
-        .unwrap_or_default();
     let mut phases: Vec<Phase> = Vec::new();
     let by_turn = doc.get("messages").and_then(Yaml::as_mapping);
     for (k, t) in turns.iter().enumerate() {
@@ -161,30 +170,16 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         );
         p.meta.model = t.get("model").and_then(Yaml::as_str).map(str::to_owned);
         p.meta.duration_ms = t.get("duration_ms").and_then(Yaml::as_u64);
-        p.meta.tokens = t.get("tokens").and_then(Yaml::as_u64);
-        p.meta.cost_usd = t
-            .get("cost")
-            .and_then(Yaml::as_f64)
-            .filter(|c| c.is_finite());
-        // An eval turn's numbers are in `meta`, a JSON string.
-        let meta: Value = t
-            .get("meta")
-            .and_then(Yaml::as_str)
-            .and_then(|m| serde_json::from_str(m).ok())
-            .unwrap_or(Value::Null);
-        if p.meta.tokens.is_none() {
-            p.meta.tokens = meta.get("tokens").and_then(Value::as_u64);
-        }
+        let meta = meta_of(t);
         if p.meta.duration_ms.is_none() {
             p.meta.duration_ms = meta.get("duration_ms").and_then(Value::as_u64);
         }
-        if p.meta.cost_usd.is_none() {
-            p.meta.cost_usd = meta
-                .get("cost")
-                .and_then(Value::as_f64)
-                .filter(|c| c.is_finite() && *c > 0.0);
+        if let Some(&(tokens, cost)) = spend.per_turn.get(k) {
+            p.meta.tokens = tokens;
+            p.meta.cost_usd = cost;
         }
-        let ended = time_of(t.get("timestamp")).or_else(|| {
+        records.read("turn");
+        let ended = time_of(t.get("timestamp").or_else(|| t.get("ts"))).or_else(|| {
             let ts = meta.get("ts").and_then(Value::as_str)?;
             time_of(Some(&Yaml::String(ts.to_owned())))
         });
@@ -193,27 +188,19 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             p.meta.started = Some(Timestamp::from_unix_ms(end.unix_ms() - ms));
         }
         let field = |key: &str| t.get(key).filter(|v| !is_blank(v));
-        let verdict = verdict_of(field("passed"), field("evaluation"));
+        let verdict = verdict_of(
+            field("passed").or_else(|| field("pass")),
+            field("evaluation"),
+        );
         // An evaluation that is notes, not a verdict, stays on the phase.
         if let Some(v) = field("evaluation").filter(|_| verdict.is_none()) {
             p.meta.extra.push(("evaluation".to_owned(), scalar(v)));
         }
-        // Earlier runs of an eval turn: their verdicts, oldest first.
-        if let Some(history) = t.get("history").and_then(Yaml::as_sequence) {
-            let runs: Vec<String> = history
-                .iter()
-                .map(|h| {
-                    let n = h.get("run").map(scalar).unwrap_or_default();
-                    let verdict = h
-                        .get("evaluation")
-                        .filter(|v| !is_blank(v))
-                        .map_or_else(|| "not evaluated".to_owned(), scalar);
-                    format!("run {n}: {verdict}")
-                })
-                .collect();
-            if !runs.is_empty() {
-                p.meta.extra.push(("history".to_owned(), runs.join("; ")));
-            }
+        // Earlier runs of an eval turn: `co eval`'s verdicts become
+        // `[!eval]` callouts (oldest first); older files' notes stay notes.
+        let (earlier, notes_of_runs) = history_of(t.get("history"));
+        if let Some(runs) = notes_of_runs {
+            p.meta.extra.push(("history".to_owned(), runs));
         }
         let eval = t.get("eval");
         let expect_tools: Vec<String> = match eval.and_then(|e| e.get("expect_tools")) {
@@ -254,6 +241,9 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         };
         match messages {
             Some(msgs) if !msgs.is_empty() => {
+                for _ in &msgs {
+                    records.read("message");
+                }
                 for (i, m) in msgs.iter().enumerate() {
                     match m.get("role").and_then(Value::as_str) {
                         Some("user") => {
@@ -270,8 +260,16 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                     }
                 }
             }
-            _ => summary_blocks(t, &input, &agent, &mut p),
+            _ => {
+                // Running totals list the earlier turns' calls again.
+                let earlier = match k.checked_sub(1).map(|j| &turns[j]) {
+                    Some(prev) if spend.running_totals => tools_of(prev).len(),
+                    _ => 0,
+                };
+                summary_blocks(t, &input, &agent, earlier, &mut p)
+            }
         }
+        final_reply(t, &agent, &mut p);
         // What the turn was expected to do, and its recorded verdict, as the
         // callouts `cru session eval` reads: right after the user's words.
         let at = p
@@ -291,8 +289,10 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             };
             notes.push(expect.to_callout());
         }
+        notes.extend(earlier);
         if let Some(passed) = verdict {
-            notes.push(eval_callout(passed, ended.as_ref()));
+            let analysis = field("analysis").map(scalar);
+            notes.push(eval_callout(passed, ended.as_ref(), analysis.as_deref()));
         }
         for (i, c) in notes.into_iter().enumerate() {
             p.blocks.insert(at + i, Block::Callout(c));
@@ -305,23 +305,21 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         .and_then(Yaml::as_str)
         .and_then(title_from)
         .unwrap_or_else(|| format!("ConnectOnion session {name}"));
-    // Seed 001's files carry no total: the turns' tokens add up to it (a
-    // total of 0 is ConnectOnion's "none counted", and stays none).
-    if doc.get("total_tokens").is_none() && log.frontmatter.tokens_used.is_none() {
-        let turn_tokens: Vec<u64> = phases.iter().filter_map(|p| p.meta.tokens).collect();
-        if !turn_tokens.is_empty() {
-            log.frontmatter.tokens_used = Some(turn_tokens.iter().sum());
-        }
-    }
     finish_paused(&mut log, title, phases);
-    Ok(crate::imported(
+    let mut out = crate::imported(
         crate::Format::ConnectOnion,
         path,
         Some(name.to_owned()),
         &hashed,
         log,
         warnings,
-    ))
+    );
+    if run.is_some() {
+        out.records.read("run");
+    }
+    out.records.merge(&records);
+    out.data.records.extend(kept);
+    Ok(out)
 }
 
 /// An eval's latest run, from `<slug>/run_<N>.yaml` beside the summary.
@@ -413,9 +411,14 @@ fn verdict_of(passed: Option<&Yaml>, evaluation: Option<&Yaml>) -> Option<bool> 
     }
 }
 
-/// `> [!eval] passed` for a verdict ConnectOnion recorded.
-fn eval_callout(passed: bool, at: Option<&Timestamp>) -> Callout {
-    let mut body = vec!["by: connectonion (recorded in the source)".to_owned()];
+/// `> [!eval] passed` for a verdict ConnectOnion recorded, with its
+/// judge's analysis when `co eval` wrote one.
+fn eval_callout(passed: bool, at: Option<&Timestamp>, analysis: Option<&str>) -> Callout {
+    let mut body = Vec::new();
+    if let Some(a) = analysis {
+        body.push(format!("judge: {} {a}", if passed { "✓" } else { "✗" }));
+    }
+    body.push("by: connectonion (recorded in the source)".to_owned());
     if let Some(t) = at {
         body.push(format!("at: {t}"));
     }
@@ -441,24 +444,19 @@ fn scalar(v: &Yaml) -> String {
 }
 
 /// A turn without messages: its input, the tools it called, its result.
-fn summary_blocks(t: &Yaml, input: &str, agent: &AgentRef, p: &mut Phase) {
+fn summary_blocks(t: &Yaml, input: &str, agent: &AgentRef, earlier: usize, p: &mut Phase) {
     if !input.trim().is_empty() {
         p.blocks
             .push(Block::Callout(Callout::user(input.trim(), None)));
     }
-    let calls: Vec<ToolCall> = t
-        .get("tools_called")
-        .and_then(Yaml::as_sequence)
-        .map(|s| {
-            s.iter()
-                .filter_map(Yaml::as_str)
-                .map(|call| match call.split_once('(') {
-                    Some((name, rest)) => ToolCall::new(name.trim(), rest.trim_end_matches(')')),
-                    None => ToolCall::new(call.trim(), ""),
-                })
-                .collect()
+    let calls: Vec<ToolCall> = tools_of(t)
+        .iter()
+        .skip(earlier)
+        .map(|call| match call.split_once('(') {
+            Some((name, rest)) => ToolCall::new(name.trim(), rest.trim_end_matches(')')),
+            None => ToolCall::new(call.trim(), ""),
         })
-        .unwrap_or_default();
+        .collect();
     if !calls.is_empty() {
         p.blocks.push(Block::ToolCalls { calls });
     }
@@ -471,5 +469,277 @@ fn summary_blocks(t: &Yaml, input: &str, agent: &AgentRef, p: &mut Phase) {
     {
         p.blocks
             .push(Block::Callout(Callout::reply(Some(agent), r.trim())));
+    }
+}
+
+/// An eval turn's numbers, in `meta` (a JSON string) in files of the
+/// 1.x logger.
+fn meta_of(t: &Yaml) -> Value {
+    t.get("meta")
+        .and_then(Yaml::as_str)
+        .and_then(|m| serde_json::from_str(m).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// When the session started, by the file's own times: `created` (or the
+/// older `timestamp`), else the earliest time a turn carries (`co eval`
+/// files have no `created`), else `updated`.
+fn started_of(doc: &Yaml) -> Option<Timestamp> {
+    time_of(doc.get("created"))
+        .or_else(|| time_of(doc.get("timestamp")))
+        .or_else(|| {
+            let turns = doc.get("turns")?.as_sequence()?;
+            turns
+                .iter()
+                .filter_map(|t| {
+                    time_of(t.get("timestamp").or_else(|| t.get("ts"))).or_else(|| {
+                        let ts = meta_of(t).get("ts")?.as_str()?.to_owned();
+                        time_of(Some(&Yaml::String(ts)))
+                    })
+                })
+                .min_by_key(Timestamp::unix_ms)
+        })
+        .or_else(|| time_of(doc.get("updated")))
+}
+
+/// What a file's turns spent, and the session's total.
+#[derive(Debug, Default)]
+struct Spend {
+    /// Each turn's own tokens and cost.
+    per_turn: Vec<(Option<u64>, Option<f64>)>,
+    tokens: Option<u64>,
+    cost: Option<f64>,
+    /// The turns carry running totals (see [`Spend::of`]).
+    running_totals: bool,
+}
+
+impl Spend {
+    /// ConnectOnion 0.5.x sessions and `co eval` (1.x) sum a turn's
+    /// numbers over the agent's whole trace so far, so each turn's
+    /// `tokens`, `cost` and `tools_called` include the turns before it
+    /// (and 0.5.x's `total_tokens` adds those running totals up again).
+    /// They are told by their tool lists, each of which begins with the
+    /// one before and one of which grows, and tokens that never fall; a
+    /// turn's own spend is then the difference, the session's the last
+    /// total. Otherwise the file's `total_tokens` and `total_cost` are the
+    /// session's, and where it has none (the 1.x logger's eval files, with
+    /// a per-turn `meta`) the turns' numbers add up to it.
+    fn of(doc: &Yaml, turns: &[Yaml]) -> Self {
+        let raw: Vec<(Option<u64>, Option<f64>)> = turns
+            .iter()
+            .map(|t| {
+                let meta = meta_of(t);
+                let tokens = t
+                    .get("tokens")
+                    .and_then(Yaml::as_u64)
+                    .or_else(|| meta.get("tokens").and_then(Value::as_u64));
+                let cost = t
+                    .get("cost")
+                    .and_then(Yaml::as_f64)
+                    .or_else(|| meta.get("cost").and_then(Value::as_f64))
+                    .filter(|c| c.is_finite());
+                (tokens, cost)
+            })
+            .collect();
+        let running_totals = running_totals(turns, &raw);
+        let per_turn: Vec<(Option<u64>, Option<f64>)> = if running_totals {
+            let mut before = (0, 0.0);
+            raw.iter()
+                .map(|&(t, c)| {
+                    let (t, c) = (t.unwrap_or(0), c.unwrap_or(0.0));
+                    let own = (t.saturating_sub(before.0), round_cost(c - before.1));
+                    before = (t, c);
+                    (Some(own.0), Some(own.1))
+                })
+                .collect()
+        } else {
+            raw.clone()
+        };
+        let summed_tokens: Option<u64> = per_turn.iter().filter_map(|p| p.0).reduce(|a, b| a + b);
+        let summed_cost: Option<f64> = per_turn
+            .iter()
+            .filter_map(|p| p.1)
+            .reduce(|a, b| a + b)
+            .map(round_cost);
+        // A file's own total, where it has one that is not a sum of
+        // running totals; else the turns' sum. ConnectOnion writes 0 for a
+        // session that counted nothing.
+        let own = |key: &str| doc.get(key).filter(|_| !running_totals);
+        let tokens = own("total_tokens")
+            .and_then(Yaml::as_u64)
+            .or(summed_tokens)
+            .filter(|&t| t > 0);
+        let cost = own("total_cost")
+            .and_then(Yaml::as_f64)
+            .or(summed_cost)
+            .filter(|&c| c > 0.0);
+        Self {
+            per_turn,
+            tokens,
+            cost,
+            running_totals,
+        }
+    }
+}
+
+/// See [`Spend::of`].
+fn running_totals(turns: &[Yaml], raw: &[(Option<u64>, Option<f64>)]) -> bool {
+    let lists: Vec<Vec<String>> = turns.iter().map(tools_of).collect();
+    let extends = lists.windows(2).all(|w| w[1].starts_with(&w[0]));
+    let grows = lists.windows(2).any(|w| w[1].len() > w[0].len());
+    let rising = raw
+        .windows(2)
+        .all(|w| matches!((w[0].0, w[1].0), (Some(a), Some(b)) if b >= a));
+    turns.len() >= 2 && extends && grows && rising
+}
+
+/// Costs to the 1/1,000,000 dollar: differences of rounded costs would
+/// otherwise read `0.0020000000000000005`.
+fn round_cost(c: f64) -> f64 {
+    (c * 1e6).round() / 1e6
+}
+
+/// The keys of a session file and of its turns cru reads; any other is
+/// counted by name and kept whole in the sidecar.
+const DOC_KEYS: [&str; 13] = [
+    "name",
+    "session_id",
+    "created",
+    "updated",
+    "timestamp",
+    "total_cost",
+    "total_tokens",
+    "turns",
+    "system_prompt",
+    "messages",
+    "runs",
+    "model",
+    "agent",
+];
+const TURN_KEYS: [&str; 22] = [
+    "turn",
+    "input",
+    "result",
+    "output",
+    "model",
+    "duration_ms",
+    "tokens",
+    "cost",
+    "tools_called",
+    "timestamp",
+    "ts",
+    "run",
+    "expected",
+    "evaluation",
+    "passed",
+    "pass",
+    "analysis",
+    "history",
+    "meta",
+    "messages",
+    "eval",
+    "tool_calls",
+];
+
+fn tally_keys(doc: &Yaml, records: &mut RecordTally, kept: &mut Vec<DataRecord>) {
+    let mut keep = |phase: Option<usize>, key: String, v: &Yaml| {
+        records.unknown(&key);
+        kept.push(DataRecord::Source(SourceData {
+            phase,
+            line: None,
+            record: serde_json::json!({ "connectonion_key": key, "value": json_of(v) }),
+        }));
+    };
+    for (k, v) in doc.as_mapping().into_iter().flatten() {
+        let k = k.as_str().unwrap_or_default();
+        if !DOC_KEYS.contains(&k) {
+            keep(None, format!("key {k}"), v);
+        }
+    }
+    let turns = doc.get("turns").and_then(Yaml::as_sequence);
+    for (i, t) in turns.into_iter().flatten().enumerate() {
+        for (k, v) in t.as_mapping().into_iter().flatten() {
+            let k = k.as_str().unwrap_or_default();
+            if !TURN_KEYS.contains(&k) {
+                keep(Some(i), format!("turn key {k}"), v);
+            }
+        }
+    }
+}
+
+/// A turn's `history` of earlier runs: `co eval`'s (a JSON array in a
+/// string, newest first, `{ts, pass, tokens, cost}`) as `[!eval]`
+/// callouts, oldest first; entries without a verdict as a note.
+fn history_of(history: Option<&Yaml>) -> (Vec<Callout>, Option<String>) {
+    let entries: Vec<Value> = match history {
+        Some(Yaml::String(s)) => serde_json::from_str(s).unwrap_or_default(),
+        Some(Yaml::Sequence(items)) => items.iter().map(json_of).collect(),
+        _ => Vec::new(),
+    };
+    let mut callouts = Vec::new();
+    let mut notes = Vec::new();
+    for h in entries.iter().rev() {
+        match h.get("pass").and_then(Value::as_bool) {
+            Some(passed) => {
+                let at = h
+                    .get("ts")
+                    .and_then(Value::as_str)
+                    .and_then(|ts| time_of(Some(&Yaml::String(ts.to_owned()))));
+                callouts.push(eval_callout(passed, at.as_ref(), None));
+            }
+            None => {
+                let n = h.get("run").map(value_text).unwrap_or_default();
+                let verdict = h
+                    .get("evaluation")
+                    .map(value_text)
+                    .filter(|v| !v.trim().is_empty())
+                    .unwrap_or_else(|| "not evaluated".to_owned());
+                notes.push(format!("run {n}: {verdict}"));
+            }
+        }
+    }
+    // Oldest first, as the older files' notes always read.
+    notes.reverse();
+    (callouts, (!notes.is_empty()).then(|| notes.join("; ")))
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => one_line(s),
+        other => other.to_string(),
+    }
+}
+
+/// A turn's final reply (`result`, or `output` in eval files) when its
+/// messages end before it: ConnectOnion 0.5.x keeps the messages up to the
+/// last tool result, and the reply only in `result`.
+fn final_reply(t: &Yaml, agent: &AgentRef, p: &mut Phase) {
+    let Some(r) = t
+        .get("result")
+        .or_else(|| t.get("output"))
+        .and_then(Yaml::as_str)
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+    else {
+        return;
+    };
+    let said = p.blocks.iter().any(|b| {
+        matches!(b, Block::Callout(c) if c.kind.eq_ignore_ascii_case("reply") && c.text().trim() == r)
+    });
+    if !said {
+        p.blocks
+            .push(Block::Callout(Callout::reply(Some(agent), r)));
+    }
+}
+
+/// A turn's `tools_called`: `add(a=2, b=3)` or a bare name each.
+fn tools_of(t: &Yaml) -> Vec<String> {
+    match t.get("tools_called") {
+        Some(Yaml::Sequence(s)) => s
+            .iter()
+            .filter_map(Yaml::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
     }
 }
