@@ -38,9 +38,9 @@ use crucible_core::{
 
 use crucible_eval::{Expectation, ToolPattern};
 
-use crate::messages::{assistant_blocks, push_blocks};
+use crate::messages::{assistant_blocks, push_assistant};
 use crate::transcript::{finish_paused, phase_name, text_of, title_from};
-use crucible_core::{DataRecord, SourceData};
+use crucible_core::{DataRecord, SessionData, SourceData};
 
 use crate::{ImportError, ImportWarning, Imported, RecordTally};
 
@@ -155,6 +155,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         });
     }
     let mut phases: Vec<Phase> = Vec::new();
+    let mut data = SessionData::default();
     let by_turn = doc.get("messages").and_then(Yaml::as_mapping);
     for (k, t) in turns.iter().enumerate() {
         let number = t.get("turn").and_then(Yaml::as_u64).unwrap_or(k as u64 + 1);
@@ -254,7 +255,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                             }
                         }
                         Some("assistant") => {
-                            push_blocks(&mut p.blocks, assistant_blocks(&msgs, i, &agent))
+                            push_assistant(&mut p, k, assistant_blocks(&msgs, i, &agent), &mut data)
                         }
                         _ => {}
                     }
@@ -318,6 +319,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         out.records.read("run");
     }
     out.records.merge(&records);
+    out.data = data;
     out.data.records.extend(kept);
     Ok(out)
 }

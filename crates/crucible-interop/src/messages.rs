@@ -16,7 +16,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crucible_core::{
-    AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, Timestamp, ToolCall,
+    AgentRef, Block, CallData, Callout, DataRecord, Frontmatter, Phase, SessionData, SessionId,
+    SessionLog, Timestamp, ToolCall,
 };
 
 use crate::transcript::{finish_paused, looks_failed, mtime, phase_name, text_of, title_from};
@@ -81,18 +82,30 @@ fn failed_result(text: &str, msg: &Value) -> bool {
     msg.get("is_error").and_then(Value::as_bool) == Some(true) || looks_failed(text)
 }
 
+/// An assistant message read: its blocks, and its calls whole for the
+/// sidecar (their place in the phase set by [`push_assistant`]).
+pub(crate) struct AssistantTurn {
+    blocks: Vec<Block>,
+    calls: Vec<CallData>,
+}
+
 /// The blocks of the assistant message `messages[i]`: its text as a
 /// `[!reply]`, its tool calls with the results the later `tool` messages
-/// give them.
-pub(crate) fn assistant_blocks(messages: &[Value], i: usize, agent: &AgentRef) -> Vec<Block> {
+/// give them; each call's id, arguments and result kept as the source had
+/// them.
+pub(crate) fn assistant_blocks(messages: &[Value], i: usize, agent: &AgentRef) -> AssistantTurn {
     let m = &messages[i];
     let mut out = Vec::new();
+    let mut whole = Vec::new();
     let text = m.get("content").map(text_of).unwrap_or_default();
     if !text.trim().is_empty() {
         out.push(Block::Callout(Callout::reply(Some(agent), text.trim())));
     }
     let Some(calls) = m.get("tool_calls").and_then(Value::as_array) else {
-        return out;
+        return AssistantTurn {
+            blocks: out,
+            calls: whole,
+        };
     };
     let mut list = Vec::new();
     for c in calls {
@@ -117,12 +130,46 @@ pub(crate) fn assistant_blocks(messages: &[Value], i: usize, agent: &AgentRef) -
                 call.summary = Some(summary);
             }
         }
+        whole.push(CallData {
+            tool: call.tool.clone(),
+            id: id.map(str::to_owned),
+            arguments: f.get("arguments").cloned(),
+            result: result.and_then(|r| r.get("content").cloned()),
+            ..CallData::default()
+        });
         list.push(call);
     }
     if !list.is_empty() {
         out.push(Block::ToolCalls { calls: list });
     }
-    out
+    AssistantTurn {
+        blocks: out,
+        calls: whole,
+    }
+}
+
+/// Appends an assistant message's blocks to phase `pi` (`p`), and its
+/// calls, placed, to the sidecar.
+pub(crate) fn push_assistant(
+    p: &mut Phase,
+    pi: usize,
+    turn: AssistantTurn,
+    data: &mut SessionData,
+) {
+    let before: usize = p
+        .blocks
+        .iter()
+        .map(|b| match b {
+            Block::ToolCalls { calls } => calls.len(),
+            _ => 0,
+        })
+        .sum();
+    push_blocks(&mut p.blocks, turn.blocks);
+    for (k, mut c) in turn.calls.into_iter().enumerate() {
+        c.phase = pi;
+        c.call = before + k;
+        data.records.push(DataRecord::Call(c));
+    }
 }
 
 /// Appends blocks, joining a tool-call list to one just before it.
@@ -145,7 +192,8 @@ pub(crate) fn session_from(
     fallback_title: &str,
     path: &Path,
     warnings: &mut Vec<ImportWarning>,
-) -> SessionLog {
+) -> (SessionLog, SessionData) {
+    let mut data = SessionData::default();
     let placeholder = SessionId::new("imported").expect("a valid id");
     let fm = Frontmatter::new(placeholder, started);
     let agent: AgentRef = AGENT.parse().expect("a valid agent");
@@ -180,8 +228,9 @@ pub(crate) fn session_from(
                 if phases.is_empty() {
                     phases.push(Phase::new("Start", None, Some("main".into())));
                 }
+                let pi = phases.len() - 1;
                 let p = phases.last_mut().expect("a phase");
-                push_blocks(&mut p.blocks, assistant_blocks(messages, i, &agent));
+                push_assistant(p, pi, assistant_blocks(messages, i, &agent), &mut data);
                 if !log.frontmatter.participants.contains(&agent) {
                     log.frontmatter.participants.push(agent.clone());
                 }
@@ -199,7 +248,7 @@ pub(crate) fn session_from(
     }
     let title = title.unwrap_or_else(|| fallback_title.to_owned());
     finish_paused(&mut log, title, phases);
-    log
+    (log, data)
 }
 
 /// A message file (JSON array or JSONL).
@@ -212,7 +261,7 @@ pub(crate) fn import_file(path: &Path) -> Result<Imported, ImportError> {
         || "conversation".to_owned(),
         |s| s.to_string_lossy().into_owned(),
     );
-    let log = session_from(&messages, mtime(path), &stem, path, &mut warnings);
+    let (log, data) = session_from(&messages, mtime(path), &stem, path, &mut warnings);
     let mut imported = crate::imported(
         crate::Format::OpenAiMessages,
         path,
@@ -222,15 +271,21 @@ pub(crate) fn import_file(path: &Path) -> Result<Imported, ImportError> {
         warnings,
     );
     imported.records = tally(&messages);
+    imported.data = data;
     Ok(imported)
 }
 
-/// Messages counted by their role (`message/user`, `message/tool`, ...).
+/// Messages counted by their role (`message/user`, `message/tool`, ...);
+/// a role cru does not read is counted as skipped, by name.
 pub(crate) fn tally(messages: &[Value]) -> crate::RecordTally {
     let mut t = crate::RecordTally::default();
     for m in messages {
         let role = m.get("role").and_then(Value::as_str).unwrap_or("(no role)");
-        t.read(&format!("message/{role}"));
+        let kind = format!("message/{role}");
+        match role {
+            "system" | "developer" | "user" | "assistant" | "tool" | "function" => t.read(&kind),
+            _ => t.unknown(&kind),
+        }
     }
     t
 }

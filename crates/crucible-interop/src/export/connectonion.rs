@@ -7,7 +7,7 @@ use serde_yaml::{Mapping, Value as Yaml};
 
 use crucible_core::{AgentRef, SessionLog, Timestamp};
 
-use super::turns::{Turn, arguments};
+use super::turns::Turn;
 
 /// `2025-12-03 10:12:44`: how ConnectOnion writes times.
 fn co_time(t: &Timestamp) -> String {
@@ -34,16 +34,23 @@ fn top(key: &str, v: Yaml) -> String {
     item(&m, "", "")
 }
 
-/// `run(command='ls -la')`: a call as ConnectOnion lists it, each argument
-/// cut at 50 characters.
-fn tool_called(c: &crucible_core::ToolCall) -> String {
-    let args = match arguments(c) {
+/// `run(command='ls -la')`, `add(a=2, b=3)`: a call as ConnectOnion's
+/// logger lists it (`_format_tool_call`: strings quoted, other values as
+/// they print, each cut at 50 characters with `...`); `args` are the call's
+/// own (see [`Turn::call_args`]).
+fn tool_called(c: &crucible_core::ToolCall, args: &Value) -> String {
+    let cut = |s: String| match s.char_indices().nth(50) {
+        Some((at, _)) => format!("{}...", &s[..at]),
+        None => s,
+    };
+    let args = match args {
         Value::Object(m) => m
             .iter()
-            .map(|(k, v)| {
-                let s = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-                let s = crucible_core::cut(&s, 50).replace('\'', "\\'");
-                format!("{k}='{s}'")
+            .map(|(k, v)| match v {
+                Value::String(s) => format!("{k}='{}'", cut(s.clone())),
+                Value::Bool(b) => format!("{k}={}", if *b { "True" } else { "False" }),
+                Value::Null => format!("{k}=None"),
+                other => format!("{k}={}", cut(other.to_string())),
             })
             .collect::<Vec<_>>()
             .join(", "),
@@ -73,7 +80,12 @@ fn turn_summary(n: usize, t: &Turn) -> Mapping {
     if let Some(c) = t.cost_usd {
         m.insert("cost".into(), c.into());
     }
-    let calls: Vec<Yaml> = t.calls.iter().map(|c| tool_called(c).into()).collect();
+    let calls: Vec<Yaml> = t
+        .calls
+        .iter()
+        .zip(&t.call_args)
+        .map(|(c, a)| tool_called(c, a).into())
+        .collect();
     m.insert("tools_called".into(), Yaml::Sequence(calls));
     if let Some(end) = t.ended() {
         m.insert("timestamp".into(), co_time(&end).into());

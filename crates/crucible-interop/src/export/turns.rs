@@ -22,6 +22,9 @@ pub(crate) struct Turn {
     /// The agent's last reply, else all its text of the turn.
     pub result: String,
     pub calls: Vec<ToolCall>,
+    /// Each call's arguments as a JSON object: the source's own from the
+    /// sidecar when it has them, else rebuilt from the markdown line.
+    pub call_args: Vec<Value>,
     pub model: Option<String>,
     pub duration_ms: Option<u64>,
     pub tokens: Option<u64>,
@@ -189,6 +192,7 @@ fn turn(pi: usize, p: &Phase, data: &HashMap<(usize, usize), &CallData>) -> Turn
         last_reply: None,
     };
     let mut calls = Vec::new();
+    let mut call_args = Vec::new();
     let mut next_id = 0;
     for b in &p.blocks {
         match b {
@@ -213,6 +217,16 @@ fn turn(pi: usize, p: &Phase, data: &HashMap<(usize, usize), &CallData>) -> Turn
                     .map(|k| data.get(&(pi, calls.len() + k)).copied())
                     .collect();
                 said.calls(list, &whole, &mut next_id);
+                call_args.extend(list.iter().zip(&whole).map(|(c, w)| {
+                    match w.and_then(|w| w.arguments.as_ref()) {
+                        // OpenAI-style arguments are a JSON string.
+                        Some(Value::String(s)) => {
+                            serde_json::from_str(s).unwrap_or_else(|_| json!(s))
+                        }
+                        Some(v) => v.clone(),
+                        None => arguments(c),
+                    }
+                }));
                 calls.extend(list.iter().cloned());
             }
             other => {
@@ -235,6 +249,7 @@ fn turn(pi: usize, p: &Phase, data: &HashMap<(usize, usize), &CallData>) -> Turn
         messages,
         result,
         calls,
+        call_args,
         model: p.meta.model.clone(),
         duration_ms: p.meta.duration_ms,
         tokens: p.meta.tokens,
