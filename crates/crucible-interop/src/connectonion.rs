@@ -320,8 +320,103 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     }
     out.records.merge(&records);
     out.data = data;
-    out.data.records.extend(kept);
+    if is_eval {
+        out.data.records.extend(kept);
+    } else {
+        // A session file comes back from an export as it was: what the
+        // export would not give back is kept (unknown keys among it).
+        let residue = residue(&doc, &out.log, &out.data);
+        out.data.records.extend(residue);
+    }
     Ok(out)
+}
+
+/// What an export of an imported session file would not give back, by
+/// part: the top-level keys, each turn's summary, each turn's messages;
+/// `{"connectonion": "top" | "turn", "set": {...}, "unset": [...]}` and
+/// `{"connectonion": "messages", "messages": [...]}` records.
+fn residue(doc: &Yaml, log: &SessionLog, data: &SessionData) -> Vec<DataRecord> {
+    let want = crate::export::connectonion_document(log, data);
+    let mut out = Vec::new();
+    let mut record = |phase: Option<usize>, record: Value| {
+        out.push(DataRecord::Source(SourceData {
+            phase,
+            line: None,
+            record,
+        }));
+    };
+    let structural = ["turns", "system_prompt", "messages"];
+    let mut top = serde_yaml::Mapping::new();
+    for (k, v) in doc.as_mapping().into_iter().flatten() {
+        if !k.as_str().is_some_and(|k| structural.contains(&k)) {
+            top.insert(k.clone(), v.clone());
+        }
+    }
+    if let Some(diff) = mapping_diff(&top, &want.top) {
+        record(
+            None,
+            serde_json::json!({"connectonion": "top", "set": diff.0, "unset": diff.1}),
+        );
+    }
+    let turns = doc.get("turns").and_then(Yaml::as_sequence);
+    for (i, t) in turns.into_iter().flatten().enumerate() {
+        if let (Some(have), Some(want)) = (t.as_mapping(), want.turns.get(i))
+            && let Some((set, unset)) = mapping_diff(have, want)
+        {
+            record(
+                Some(i),
+                serde_json::json!({"connectonion": "turn", "set": set, "unset": unset}),
+            );
+        }
+    }
+    // A file without the messages section (seed 001 keeps them in the
+    // turns) has none to give back.
+    let Some(by_turn) = doc.get("messages").and_then(Yaml::as_mapping) else {
+        record(
+            None,
+            serde_json::json!({"connectonion": "no_messages_section"}),
+        );
+        return out;
+    };
+    let by_turn = Some(by_turn);
+    for (i, derived) in want.messages.iter().enumerate() {
+        let n = i as u64 + 1;
+        let have: Vec<Value> = by_turn
+            .and_then(|m| {
+                m.get(Yaml::from(n))
+                    .or_else(|| m.get(Yaml::from(n.to_string())))
+            })
+            .and_then(Yaml::as_sequence)
+            .map(|s| s.iter().map(json_of).collect())
+            .unwrap_or_default();
+        if &have != derived {
+            record(
+                Some(i),
+                serde_json::json!({"connectonion": "messages", "messages": have}),
+            );
+        }
+    }
+    out
+}
+
+/// The keys of `have` whose values `want` lacks or differs on, and the
+/// keys `want` has that `have` has not; `None` when they agree.
+fn mapping_diff(
+    have: &serde_yaml::Mapping,
+    want: &serde_yaml::Mapping,
+) -> Option<(serde_json::Map<String, Value>, Vec<Value>)> {
+    let key = |k: &Yaml| k.as_str().map(str::to_owned);
+    let set: serde_json::Map<String, Value> = have
+        .iter()
+        .filter(|(k, v)| want.get(*k) != Some(*v))
+        .filter_map(|(k, v)| Some((key(k)?, json_of(v))))
+        .collect();
+    let unset: Vec<Value> = want
+        .keys()
+        .filter(|k| !have.contains_key(*k))
+        .filter_map(|k| key(k).map(Value::String))
+        .collect();
+    (!set.is_empty() || !unset.is_empty()).then_some((set, unset))
 }
 
 /// An eval's latest run, from `<slug>/run_<N>.yaml` beside the summary.

@@ -548,3 +548,47 @@ fn codeloops_files_come_back_line_for_line() {
         assert_eq!(again.data, imp.data, "{}", src.display());
     }
 }
+
+/// A YAML file as JSON: what "the same file up to key order, comments and
+/// layout" compares.
+fn yaml_value(bytes: &[u8]) -> serde_json::Value {
+    let y: serde_yaml::Value = serde_yaml::from_slice(bytes).unwrap();
+    serde_json::to_value(y).unwrap()
+}
+
+#[test]
+fn connectonion_session_files_come_back_key_for_key() {
+    let files = [
+        fixtures().join("real/connectonion/generated-0.5/.co/sessions/calc.yaml"),
+        fixtures().join("foreign/connectonion/.co/sessions/oo.yaml"),
+        fixtures().join("foreign/connectonion/.co/sessions/gmail_agent.yaml"),
+    ];
+    for src in files {
+        let imp = import(&src, Format::ConnectOnion).unwrap();
+        let mismatches = imp.data.check(&stored(&imp));
+        assert!(mismatches.is_empty(), "{mismatches:?}");
+        let Exported::File(bytes) = export(&stored(&imp), &imp.data, Format::ConnectOnion).unwrap()
+        else {
+            panic!("connectonion is one file")
+        };
+        // export(import(f)) = f, up to key order, comments and layout.
+        assert_eq!(
+            yaml_value(&bytes),
+            yaml_value(&std::fs::read(&src).unwrap()),
+            "{}",
+            src.display()
+        );
+        // import(export(s)) = s.
+        let tmp = tempfile::tempdir().unwrap();
+        let again_path = tmp.path().join("again.yaml");
+        std::fs::write(&again_path, &bytes).unwrap();
+        let again = import(&again_path, Format::ConnectOnion).unwrap();
+        assert_eq!(
+            crucible_parser::write_session(&again.log),
+            crucible_parser::write_session(&imp.log),
+            "{}",
+            src.display()
+        );
+        assert_eq!(again.data, imp.data, "{}", src.display());
+    }
+}
