@@ -130,13 +130,18 @@ pub(crate) fn assistant_blocks(messages: &[Value], i: usize, agent: &AgentRef) -
                 call.summary = Some(summary);
             }
         }
-        whole.push(CallData {
+        let mut data = CallData {
             tool: call.tool.clone(),
             id: id.map(str::to_owned),
             arguments: f.get("arguments").cloned(),
             result: result.and_then(|r| r.get("content").cloned()),
             ..CallData::default()
-        });
+        };
+        // Which assistant message asked for it: the markdown joins the
+        // calls of messages in a row into one list, an export splits them
+        // again by this.
+        data.extra.insert("message".into(), i.into());
+        whole.push(data);
         list.push(call);
     }
     if !list.is_empty() {

@@ -216,7 +216,16 @@ fn turn(pi: usize, p: &Phase, data: &HashMap<(usize, usize), &CallData>) -> Turn
                 let whole: Vec<Option<&CallData>> = (0..list.len())
                     .map(|k| data.get(&(pi, calls.len() + k)).copied())
                     .collect();
-                said.calls(list, &whole, &mut next_id);
+                // One assistant message per source message, where the
+                // sidecar says which message asked for each call.
+                let message = |k: usize| whole[k].and_then(|w| w.extra.get("message"));
+                let mut from = 0;
+                for k in 1..=list.len() {
+                    if k == list.len() || message(k).is_none() || message(k) != message(k - 1) {
+                        said.calls(&list[from..k], &whole[from..k], &mut next_id);
+                        from = k;
+                    }
+                }
                 call_args.extend(list.iter().zip(&whole).map(|(c, w)| {
                     match w.and_then(|w| w.arguments.as_ref()) {
                         // OpenAI-style arguments are a JSON string.

@@ -592,3 +592,73 @@ fn connectonion_session_files_come_back_key_for_key() {
         assert_eq!(again.data, imp.data, "{}", src.display());
     }
 }
+
+/// A message list up to the normalisation `docs/interop.md` lists for
+/// OpenAI messages: content given as text parts is their text joined by
+/// newlines, `content: null` is no content, `developer` is `system`.
+fn normalised_messages(messages: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
+    messages
+        .into_iter()
+        .map(|mut m| {
+            let obj = m.as_object_mut().unwrap();
+            if obj.get("role").and_then(|r| r.as_str()) == Some("developer") {
+                obj.insert("role".into(), "system".into());
+            }
+            match obj.get("content") {
+                Some(serde_json::Value::Null) => {
+                    obj.remove("content");
+                }
+                Some(serde_json::Value::Array(parts)) => {
+                    let text: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+                    let text = text.join("\n");
+                    obj.insert("content".into(), text.into());
+                }
+                _ => {}
+            }
+            m
+        })
+        .collect()
+}
+
+#[test]
+fn openai_message_files_come_back_message_for_message() {
+    let dir = fixtures().join("foreign/openai");
+    for name in ["refactor-chat.json", "support.jsonl"] {
+        let src = dir.join(name);
+        let imp = import(&src, Format::OpenAiMessages).unwrap();
+        let Exported::File(bytes) =
+            export(&stored(&imp), &imp.data, Format::OpenAiMessages).unwrap()
+        else {
+            panic!("one file")
+        };
+        let ours: Vec<serde_json::Value> = serde_json::from_slice(&bytes).unwrap();
+        let source = std::fs::read(&src).unwrap();
+        let theirs: Vec<serde_json::Value> = match serde_json::from_slice(&source) {
+            Ok(serde_json::Value::Array(a)) => a,
+            _ => json_lines(&source),
+        };
+        assert_eq!(
+            normalised_messages(ours),
+            normalised_messages(theirs),
+            "{name}"
+        );
+        let tmp = tempfile::tempdir().unwrap();
+        let again_path = tmp.path().join("again.json");
+        std::fs::write(&again_path, &bytes).unwrap();
+        // A message file has no time of its own: its mtime is the start.
+        let mtime = std::fs::metadata(&src).unwrap().modified().unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&again_path)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        let again = import(&again_path, Format::OpenAiMessages).unwrap();
+        assert_eq!(
+            crucible_parser::write_session(&again.log),
+            crucible_parser::write_session(&imp.log),
+            "{name}"
+        );
+        assert_eq!(again.data, imp.data, "{name}");
+    }
+}
