@@ -344,7 +344,10 @@ fn critic_block(v: &Value, critic: &AgentRef, stderr: &str) -> Option<Block> {
             }
         )),
         Verdict::Continue => {
-            let title = if decision.trim().eq_ignore_ascii_case("continue") {
+            // The verdict shows when it is not plain CONTINUE (`FAIL`,
+            // `reject`); its exact words are kept for an export anyway.
+            let first = decision.split_whitespace().next().unwrap_or("");
+            let title = if first.eq_ignore_ascii_case("continue") {
                 who
             } else {
                 format!("{who} {}", one_line(decision.trim()))
