@@ -122,6 +122,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             }
         }
         records.read(kind.unwrap_or_default());
+        count_unknown_keys(v, &mut records);
     }
     if let Some(e) = end {
         finish(&mut log, e);
@@ -138,6 +139,71 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     out.data = data;
     out.records = records;
     Ok(out)
+}
+
+/// The keys codeloops writes, by line type.
+const KEYS: [(&str, &[&str]); 3] = [
+    (
+        "session_start",
+        &[
+            "type",
+            "timestamp",
+            "prompt",
+            "working_dir",
+            "actor_agent",
+            "critic_agent",
+            "actor_model",
+            "critic_model",
+            "max_iterations",
+        ],
+    ),
+    (
+        "iteration",
+        &[
+            "type",
+            "iteration_number",
+            "actor_output",
+            "actor_stderr",
+            "actor_exit_code",
+            "actor_duration_secs",
+            "git_diff",
+            "git_files_changed",
+            "critic_decision",
+            "feedback",
+            "timestamp",
+        ],
+    ),
+    (
+        "session_end",
+        &[
+            "type",
+            "outcome",
+            "iterations",
+            "summary",
+            "confidence",
+            "duration_secs",
+            "timestamp",
+        ],
+    ),
+];
+
+/// Counts each key of a known line that codeloops is not known to write,
+/// by name (`iteration key tokens`): a new codeloops field shows up at
+/// once. The line itself is read, and the key kept for an export (see
+/// [`keep_residue`]).
+fn count_unknown_keys(v: &Value, records: &mut RecordTally) {
+    let kind = v.get("type").and_then(Value::as_str).unwrap_or_default();
+    let Some((_, known)) = KEYS.iter().find(|(k, _)| *k == kind) else {
+        return;
+    };
+    for k in v.as_object().into_iter().flat_map(|o| o.keys()) {
+        if !known.contains(&k.as_str()) {
+            records.skip(
+                &format!("{kind} key {k}"),
+                "a key cru does not read (kept in the sidecar)",
+            );
+        }
+    }
 }
 
 /// A participant by its place (actor first, critic second), or `fallback`
@@ -177,7 +243,7 @@ fn session_start(path: &Path, start: &Value) -> SessionLog {
         agent_of(&text(start, "critic_agent")).unwrap_or_else(|| "critic".parse().expect("valid"));
     fm.participants.push(actor.clone());
     if critic != actor {
-        fm.participants.push(critic.clone());
+        fm.participants.push(critic);
     }
     fm.model = start
         .get("actor_model")
@@ -534,6 +600,14 @@ mod tests {
             )
         );
         assert!(is_record(&serde_json::json!({"type": "session_end"})));
+        let grown = dir.path().join("grown.jsonl");
+        std::fs::write(
+            &grown,
+            "{\"type\":\"session_start\",\"prompt\":\"p\",\"budget\":3}\n",
+        )
+        .unwrap();
+        let imp = import(&grown).unwrap();
+        assert_eq!(imp.records.skipped["session_start key budget"].count, 1);
         assert!(is_record(&serde_json::json!({"type": "iteration"})));
     }
 }

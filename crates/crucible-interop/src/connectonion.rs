@@ -82,8 +82,83 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     // A session file is named after its agent; an eval summary after its
     // first input, which is no agent's name.
     let is_eval = doc.get("runs").is_some();
-    let agent: AgentRef = (if is_eval { "agent" } else { name })
-        .chars()
+    let agent = agent_of(if is_eval { "agent" } else { name });
+    let turns = doc
+        .get("turns")
+        .and_then(Yaml::as_sequence)
+        .cloned()
+        .unwrap_or_default();
+    let spend = Spend::of(&doc, &turns);
+    // An eval summary (`.co/evals/<slug>.yaml`): the latest run's file
+    // holds the messages, the system prompt and the run's totals.
+    let run = latest_run(path, &doc, &mut warnings);
+    let mut log = SessionLog::new(frontmatter_of(path, &doc, &agent, &spend, run.as_ref()));
+    let system_prompt = doc
+        .get("system_prompt")
+        .or_else(|| run.as_ref().and_then(|r| r.doc.get("system_prompt")));
+    if let Some(sp) = system_prompt.and_then(Yaml::as_str)
+        && !sp.trim().is_empty()
+    {
+        log.preamble.push(Block::SystemPrompt {
+            text: sp.trim_end().to_owned(),
+        });
+    }
+    let mut kept = Vec::new();
+    let mut reader = TurnReader {
+        path,
+        doc: &doc,
+        turns: &turns,
+        agent: &agent,
+        spend: &spend,
+        run: run.as_ref(),
+        records: RecordTally::default(),
+        warnings,
+        data: SessionData::default(),
+    };
+    tally_keys(&doc, &mut reader.records, &mut kept);
+    let phases: Vec<Phase> = (0..turns.len()).map(|k| reader.phase(k)).collect();
+    let title = turns
+        .first()
+        .and_then(|t| t.get("input"))
+        .and_then(Yaml::as_str)
+        .and_then(title_from)
+        .unwrap_or_else(|| format!("ConnectOnion session {name}"));
+    finish_paused(&mut log, title, phases);
+    let mut hashed = bytes;
+    if let Some(r) = &run {
+        hashed.extend(&r.bytes);
+        reader.records.read("run");
+    }
+    let TurnReader {
+        records,
+        warnings,
+        data,
+        ..
+    } = reader;
+    let mut out = crate::imported(
+        crate::Format::ConnectOnion,
+        path,
+        Some(name.to_owned()),
+        &hashed,
+        log,
+        warnings,
+    );
+    out.records = records;
+    out.data = data;
+    if is_eval {
+        out.data.records.extend(kept);
+    } else {
+        // A session file comes back from an export as it was: what the
+        // export would not give back is kept (unknown keys among it).
+        let residue = residue(&doc, &out.log, &out.data);
+        out.data.records.extend(residue);
+    }
+    Ok(out)
+}
+
+/// A name as an agent: `gmail agent` → `gmail-agent`.
+fn agent_of(name: &str) -> AgentRef {
+    name.chars()
         .map(|c| {
             if c.is_alphanumeric() || c == '.' || c == '_' {
                 c
@@ -93,16 +168,21 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         })
         .collect::<String>()
         .parse()
-        .unwrap_or_else(|_| "agent".parse().expect("valid"));
-    let started = started_of(&doc).unwrap_or_else(|| crate::transcript::mtime(path));
+        .unwrap_or_else(|_| "agent".parse().expect("valid"))
+}
+
+/// The session's frontmatter: its start, agent, model, spend, and what an
+/// eval's run file adds.
+fn frontmatter_of(
+    path: &Path,
+    doc: &Yaml,
+    agent: &AgentRef,
+    spend: &Spend,
+    run: Option<&Run>,
+) -> Frontmatter {
+    let started = started_of(doc).unwrap_or_else(|| crate::transcript::mtime(path));
     let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
     fm.participants.push(agent.clone());
-    let turns = doc
-        .get("turns")
-        .and_then(Yaml::as_sequence)
-        .cloned()
-        .unwrap_or_default();
-    let spend = Spend::of(&doc, &turns);
     fm.tokens_used = spend.tokens;
     fm.cost_usd = spend.cost;
     if spend.running_totals {
@@ -114,16 +194,8 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             }
         }
     }
-    let mut records = RecordTally::default();
-    let mut kept = Vec::new();
-    tally_keys(&doc, &mut records, &mut kept);
     fm.model = doc.get("model").and_then(Yaml::as_str).map(str::to_owned);
-    // An eval summary (`.co/evals/<slug>.yaml`): the latest run's file
-    // holds the messages, the system prompt and the run's totals.
-    let run = latest_run(path, &doc, &mut warnings);
-    let mut hashed = bytes;
-    if let Some(r) = &run {
-        hashed.extend(&r.bytes);
+    if let Some(r) = run {
         // The run file's numbers are its last turn's: the turns' own
         // numbers add up to the session's, and these are only a fallback.
         if fm.tokens_used.is_none() {
@@ -143,22 +215,27 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     if let Some(runs) = doc.get("runs").and_then(Yaml::as_u64) {
         fm.extra.insert("runs".into(), runs.into());
     }
-    let mut log = SessionLog::new(fm);
-    let system_prompt = doc
-        .get("system_prompt")
-        .or_else(|| run.as_ref().and_then(|r| r.doc.get("system_prompt")));
-    if let Some(sp) = system_prompt.and_then(Yaml::as_str)
-        && !sp.trim().is_empty()
-    {
-        log.preamble.push(Block::SystemPrompt {
-            text: sp.trim_end().to_owned(),
-        });
-    }
-    let mut phases: Vec<Phase> = Vec::new();
-    let mut data = SessionData::default();
-    let by_turn = doc.get("messages").and_then(Yaml::as_mapping);
-    for (k, t) in turns.iter().enumerate() {
-        let number = t.get("turn").and_then(Yaml::as_u64).unwrap_or(k as u64 + 1);
+    fm
+}
+
+/// Reads a file's turns into phases, counting what it reads and keeping
+/// each call whole.
+struct TurnReader<'a> {
+    path: &'a Path,
+    doc: &'a Yaml,
+    turns: &'a [Yaml],
+    agent: &'a AgentRef,
+    spend: &'a Spend,
+    run: Option<&'a Run>,
+    records: RecordTally,
+    warnings: Vec<ImportWarning>,
+    data: SessionData,
+}
+
+impl TurnReader<'_> {
+    /// Turn `k` as a phase.
+    fn phase(&mut self, k: usize) -> Phase {
+        let t = &self.turns[k];
         let input = t
             .get("input")
             .and_then(Yaml::as_str)
@@ -166,7 +243,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             .to_owned();
         let mut p = Phase::new(
             phase_name(&input, k + 1),
-            Some(agent.clone()),
+            Some(self.agent.clone()),
             Some("main".into()),
         );
         p.meta.model = t.get("model").and_then(Yaml::as_str).map(str::to_owned);
@@ -175,11 +252,11 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         if p.meta.duration_ms.is_none() {
             p.meta.duration_ms = meta.get("duration_ms").and_then(Value::as_u64);
         }
-        if let Some(&(tokens, cost)) = spend.per_turn.get(k) {
+        if let Some(&(tokens, cost)) = self.spend.per_turn.get(k) {
             p.meta.tokens = tokens;
             p.meta.cost_usd = cost;
         }
-        records.read("turn");
+        self.records.read("turn");
         let ended = time_of(t.get("timestamp").or_else(|| t.get("ts"))).or_else(|| {
             let ts = meta.get("ts").and_then(Value::as_str)?;
             time_of(Some(&Yaml::String(ts.to_owned())))
@@ -188,62 +265,10 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             let ms = i64::try_from(p.meta.duration_ms.unwrap_or(0)).unwrap_or(0);
             p.meta.started = Some(Timestamp::from_unix_ms(end.unix_ms() - ms));
         }
-        let field = |key: &str| t.get(key).filter(|v| !is_blank(v));
-        let verdict = verdict_of(
-            field("passed").or_else(|| field("pass")),
-            field("evaluation"),
-        );
-        // An evaluation that is notes, not a verdict, stays on the phase.
-        if let Some(v) = field("evaluation").filter(|_| verdict.is_none()) {
-            p.meta.extra.push(("evaluation".to_owned(), scalar(v)));
-        }
-        // Earlier runs of an eval turn: `co eval`'s verdicts become
-        // `[!eval]` callouts (oldest first); older files' notes stay notes.
-        let (earlier, notes_of_runs) = history_of(t.get("history"));
-        if let Some(runs) = notes_of_runs {
-            p.meta.extra.push(("history".to_owned(), runs));
-        }
-        let eval = t.get("eval");
-        let expect_tools: Vec<String> = match eval.and_then(|e| e.get("expect_tools")) {
-            Some(Yaml::Sequence(items)) => items.iter().map(scalar).collect(),
-            Some(v) if !is_blank(v) => scalar(v).split(',').map(|s| s.trim().to_owned()).collect(),
-            _ => Vec::new(),
-        };
-        let expect_result = eval
-            .and_then(|e| e.get("expect_result"))
-            .or_else(|| field("expected"))
-            .filter(|v| !is_blank(v))
-            .map(scalar);
-        // The turn's messages: keyed by turn (seed 000) or a JSON string (seed 001).
-        let messages: Option<Vec<Value>> = match t.get("messages") {
-            Some(Yaml::String(s)) => match serde_json::from_str::<Value>(s) {
-                Ok(Value::Array(a)) => Some(a),
-                _ => {
-                    warnings.push(ImportWarning {
-                        path: path.to_owned(),
-                        line: None,
-                        message: format!("turn {number}: `messages` is not a JSON array; the turn summary is used"),
-                    });
-                    None
-                }
-            },
-            _ => by_turn
-                .and_then(|m| {
-                    m.get(Yaml::Number(number.into()))
-                        .or_else(|| m.get(Yaml::String(number.to_string())))
-                })
-                .and_then(Yaml::as_sequence)
-                .map(|s| s.iter().map(json_of).collect())
-                .or_else(|| {
-                    run.as_ref()
-                        .filter(|r| r.turns.len() == turns.len())
-                        .map(|r| r.turns[k].clone())
-                }),
-        };
-        match messages {
+        match self.messages(k) {
             Some(msgs) if !msgs.is_empty() => {
                 for _ in &msgs {
-                    records.read("message");
+                    self.records.read("message");
                 }
                 for (i, m) in msgs.iter().enumerate() {
                     match m.get("role").and_then(Value::as_str) {
@@ -255,7 +280,8 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
                             }
                         }
                         Some("assistant") => {
-                            push_assistant(&mut p, k, assistant_blocks(&msgs, i, &agent), &mut data)
+                            let turn = assistant_blocks(&msgs, i, self.agent);
+                            push_assistant(&mut p, k, turn, &mut self.data);
                         }
                         _ => {}
                     }
@@ -263,72 +289,110 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             }
             _ => {
                 // Running totals list the earlier turns' calls again.
-                let earlier = match k.checked_sub(1).map(|j| &turns[j]) {
-                    Some(prev) if spend.running_totals => tools_of(prev).len(),
+                let earlier = match k.checked_sub(1).map(|j| &self.turns[j]) {
+                    Some(prev) if self.spend.running_totals => tools_of(prev).len(),
                     _ => 0,
                 };
-                summary_blocks(t, &input, &agent, earlier, &mut p)
+                summary_blocks(t, &input, self.agent, earlier, &mut p)
             }
         }
-        final_reply(t, &agent, &mut p);
-        // What the turn was expected to do, and its recorded verdict, as the
-        // callouts `cru session eval` reads: right after the user's words.
-        let at = p
-            .blocks
-            .iter()
-            .position(|b| matches!(b, Block::Callout(c) if c.kind() == CalloutKind::User))
-            .map_or(0, |i| i + 1);
-        let mut notes = Vec::new();
-        if !expect_tools.is_empty() || expect_result.is_some() {
-            let expect = Expectation {
-                tools: expect_tools
-                    .into_iter()
-                    .map(|name| ToolPattern { name, args: None })
-                    .collect(),
-                result: expect_result,
-                ..Expectation::default()
-            };
-            notes.push(expect.to_callout());
-        }
-        notes.extend(earlier);
-        if let Some(passed) = verdict {
-            let analysis = field("analysis").map(scalar);
-            notes.push(eval_callout(passed, ended.as_ref(), analysis.as_deref()));
-        }
-        for (i, c) in notes.into_iter().enumerate() {
-            p.blocks.insert(at + i, Block::Callout(c));
-        }
-        phases.push(p);
+        final_reply(t, self.agent, &mut p);
+        eval_notes(t, ended.as_ref(), &mut p);
+        p
     }
-    let title = turns
-        .first()
-        .and_then(|t| t.get("input"))
-        .and_then(Yaml::as_str)
-        .and_then(title_from)
-        .unwrap_or_else(|| format!("ConnectOnion session {name}"));
-    finish_paused(&mut log, title, phases);
-    let mut out = crate::imported(
-        crate::Format::ConnectOnion,
-        path,
-        Some(name.to_owned()),
-        &hashed,
-        log,
-        warnings,
+
+    /// Turn `k`'s messages: keyed by turn (seed 000, 0.5.x), a JSON string
+    /// in the turn (seed 001), or the eval run file's.
+    fn messages(&mut self, k: usize) -> Option<Vec<Value>> {
+        let t = &self.turns[k];
+        let number = t.get("turn").and_then(Yaml::as_u64).unwrap_or(k as u64 + 1);
+        match t.get("messages") {
+            Some(Yaml::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(Value::Array(a)) => Some(a),
+                _ => {
+                    self.warnings.push(ImportWarning {
+                        path: self.path.to_owned(),
+                        line: None,
+                        message: format!(
+                            "turn {number}: `messages` is not a JSON array; the turn summary is used"
+                        ),
+                    });
+                    None
+                }
+            },
+            _ => self
+                .doc
+                .get("messages")
+                .and_then(Yaml::as_mapping)
+                .and_then(|m| {
+                    m.get(Yaml::Number(number.into()))
+                        .or_else(|| m.get(Yaml::String(number.to_string())))
+                })
+                .and_then(Yaml::as_sequence)
+                .map(|s| s.iter().map(json_of).collect())
+                .or_else(|| {
+                    self.run
+                        .filter(|r| r.turns.len() == self.turns.len())
+                        .map(|r| r.turns[k].clone())
+                }),
+        }
+    }
+}
+
+/// What the turn was expected to do and its recorded verdicts, as the
+/// callouts `cru session eval` reads, right after the user's words; an
+/// `evaluation` that is notes, and older files' history, on the phase.
+fn eval_notes(t: &Yaml, ended: Option<&Timestamp>, p: &mut Phase) {
+    let field = |key: &str| t.get(key).filter(|v| !is_blank(v));
+    let verdict = verdict_of(
+        field("passed").or_else(|| field("pass")),
+        field("evaluation"),
     );
-    if run.is_some() {
-        out.records.read("run");
+    if let Some(v) = field("evaluation").filter(|_| verdict.is_none()) {
+        p.meta.extra.push(("evaluation".to_owned(), scalar(v)));
     }
-    out.records.merge(&records);
-    out.data = data;
-    if is_eval {
-        out.data.records.extend(kept);
-    } else {
-        // A session file comes back from an export as it was: what the
-        // export would not give back is kept (unknown keys among it).
-        let residue = residue(&doc, &out.log, &out.data);
-        out.data.records.extend(residue);
+    // Earlier runs of an eval turn: `co eval`'s verdicts become
+    // `[!eval]` callouts (oldest first); older files' notes stay notes.
+    let (earlier, notes_of_runs) = history_of(t.get("history"));
+    if let Some(runs) = notes_of_runs {
+        p.meta.extra.push(("history".to_owned(), runs));
     }
-    Ok(out)
+    let eval = t.get("eval");
+    let expect_tools: Vec<String> = match eval.and_then(|e| e.get("expect_tools")) {
+        Some(Yaml::Sequence(items)) => items.iter().map(scalar).collect(),
+        Some(v) if !is_blank(v) => scalar(v).split(',').map(|s| s.trim().to_owned()).collect(),
+        _ => Vec::new(),
+    };
+    let expect_result = eval
+        .and_then(|e| e.get("expect_result"))
+        .or_else(|| field("expected"))
+        .filter(|v| !is_blank(v))
+        .map(scalar);
+    let at = p
+        .blocks
+        .iter()
+        .position(|b| matches!(b, Block::Callout(c) if c.kind() == CalloutKind::User))
+        .map_or(0, |i| i + 1);
+    let mut notes = Vec::new();
+    if !expect_tools.is_empty() || expect_result.is_some() {
+        let expect = Expectation {
+            tools: expect_tools
+                .into_iter()
+                .map(|name| ToolPattern { name, args: None })
+                .collect(),
+            result: expect_result,
+            ..Expectation::default()
+        };
+        notes.push(expect.to_callout());
+    }
+    notes.extend(earlier);
+    if let Some(passed) = verdict {
+        let analysis = field("analysis").map(scalar);
+        notes.push(eval_callout(passed, ended, analysis.as_deref()));
+    }
+    for (i, c) in notes.into_iter().enumerate() {
+        p.blocks.insert(at + i, Block::Callout(c));
+    }
 }
 
 /// What an export of an imported session file would not give back, by
@@ -615,10 +679,8 @@ impl Spend {
     /// numbers over the agent's whole trace so far, so each turn's
     /// `tokens`, `cost` and `tools_called` include the turns before it
     /// (and 0.5.x's `total_tokens` adds those running totals up again).
-    /// They are told by their tool lists, each of which begins with the
-    /// one before and one of which grows, and tokens that never fall; a
-    /// turn's own spend is then the difference, the session's the last
-    /// total. Otherwise the file's `total_tokens` and `total_cost` are the
+    /// They are told as [`running_totals`] says; a turn's own spend is
+    /// then the difference, the session's the last total. Otherwise the file's `total_tokens` and `total_cost` are the
     /// session's, and where it has none (the 1.x logger's eval files, with
     /// a per-turn `meta`) the turns' numbers add up to it.
     fn of(doc: &Yaml, turns: &[Yaml]) -> Self {
@@ -638,7 +700,7 @@ impl Spend {
                 (tokens, cost)
             })
             .collect();
-        let running_totals = running_totals(turns, &raw);
+        let running_totals = running_totals(doc, turns, &raw);
         let per_turn: Vec<(Option<u64>, Option<f64>)> = if running_totals {
             let mut before = (0, 0.0);
             raw.iter()
@@ -650,7 +712,7 @@ impl Spend {
                 })
                 .collect()
         } else {
-            raw.clone()
+            raw
         };
         let summed_tokens: Option<u64> = per_turn.iter().filter_map(|p| p.0).reduce(|a, b| a + b);
         let summed_cost: Option<f64> = per_turn
@@ -679,15 +741,39 @@ impl Spend {
     }
 }
 
-/// See [`Spend::of`].
-fn running_totals(turns: &[Yaml], raw: &[(Option<u64>, Option<f64>)]) -> bool {
+/// See [`Spend::of`]: the turns' lists repeat earlier calls (each begins
+/// with the one before, and one that does is not empty), tokens never
+/// fall, and the writer is one that sums: `co eval` (its turns carry `ts`
+/// and `run`), or a session logger whose messages show only each turn's
+/// own calls (a list longer than its turn's messages by exactly the calls
+/// before). An export by cru lists a turn's own calls, and never reads so.
+fn running_totals(doc: &Yaml, turns: &[Yaml], raw: &[(Option<u64>, Option<f64>)]) -> bool {
     let lists: Vec<Vec<String>> = turns.iter().map(tools_of).collect();
     let extends = lists.windows(2).all(|w| w[1].starts_with(&w[0]));
-    let grows = lists.windows(2).any(|w| w[1].len() > w[0].len());
+    let repeats = lists.windows(2).any(|w| !w[0].is_empty());
     let rising = raw
         .windows(2)
         .all(|w| matches!((w[0].0, w[1].0), (Some(a), Some(b)) if b >= a));
-    turns.len() >= 2 && extends && grows && rising
+    let co_eval = turns
+        .iter()
+        .all(|t| t.get("ts").is_some() && t.get("run").is_some());
+    let by_turn = doc.get("messages").and_then(Yaml::as_mapping);
+    let own_calls = |k: usize| -> Option<usize> {
+        let n = k as u64 + 1;
+        let msgs = by_turn?
+            .get(Yaml::from(n))
+            .or_else(|| by_turn?.get(Yaml::from(n.to_string())))?
+            .as_sequence()?;
+        Some(
+            msgs.iter()
+                .filter_map(|m| m.get("tool_calls").and_then(Yaml::as_sequence))
+                .map(Vec::len)
+                .sum(),
+        )
+    };
+    let messages_agree = (1..lists.len())
+        .all(|k| own_calls(k) == Some(lists[k].len() - lists[k - 1].len().min(lists[k].len())));
+    turns.len() >= 2 && extends && repeats && rising && (co_eval || messages_agree)
 }
 
 /// Costs to the 1/1,000,000 dollar: differences of rounded costs would
