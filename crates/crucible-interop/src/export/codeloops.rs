@@ -169,10 +169,85 @@ fn summary(log: &SessionLog) -> Option<String> {
     })
 }
 
-/// One phase as an iteration. What a codeloops import made of an
-/// iteration goes back to its field (the `actor` run's exit code, the
-/// `git_diff` count, the critic's `[!critic]` feedback or `[!decision]`
-/// verdict, `[!error]`s as stderr); everything else is the actor's output.
+/// What a phase's blocks say, in an iteration's fields.
+#[derive(Debug, Default)]
+struct Said {
+    output: Vec<String>,
+    stderr: Vec<String>,
+    feedback: Vec<String>,
+    verdict: Option<String>,
+    failed: bool,
+    files_changed: u64,
+    exit: Option<i64>,
+}
+
+impl Said {
+    /// What a codeloops import made of an iteration goes back to its field
+    /// (the `actor` run's exit code, the `git_diff` count, the critic's
+    /// `[!critic]` feedback or `[!decision]` verdict, `[!error]`s as
+    /// stderr); everything else is the actor's output.
+    fn of(t: &Turn, critic: &str) -> Self {
+        let mut said = Self::default();
+        let critic_says = format!("@{critic}: ");
+        for b in &t.blocks {
+            match b {
+                Block::Callout(c) if c.kind.eq_ignore_ascii_case("critic") => {
+                    // `@critic FAIL`: a verdict other than CONTINUE, as imported.
+                    if let Some(v) = c.title.strip_prefix(&format!("@{critic} ")) {
+                        said.verdict = Some(v.to_owned());
+                    }
+                    said.feedback.push(c.text());
+                }
+                Block::Callout(c) if c.kind() == CalloutKind::Error => said.stderr.push(c.text()),
+                Block::Callout(c) if c.kind() == CalloutKind::User => {}
+                Block::Callout(c)
+                    if c.kind() == CalloutKind::Decision && c.text().starts_with(&critic_says) =>
+                {
+                    said.verdict = Some(c.text()[critic_says.len()..].to_owned());
+                }
+                Block::Callout(c) if c.kind.eq_ignore_ascii_case("reply") => {
+                    said.output.push(c.text())
+                }
+                Block::Rule => {}
+                Block::ToolCalls { calls } => said.calls(calls),
+                other => said.output.extend(block_text(other)),
+            }
+        }
+        said
+    }
+
+    fn calls(&mut self, calls: &[crucible_core::ToolCall]) {
+        let mut lines = Vec::new();
+        for c in calls {
+            self.failed |= c.failed;
+            let first_word = |prefix: &str| {
+                c.summary
+                    .as_deref()
+                    .and_then(|s| s.strip_prefix(prefix))
+                    .and_then(|s| s.split(|ch: char| !ch.is_ascii_digit() && ch != '-').next())
+                    .map(str::to_owned)
+            };
+            match c.tool.as_str() {
+                // `exit 101: stderr...` or `exit 0, 45.2 s`.
+                "actor" if c.args.is_empty() => {
+                    self.exit = first_word("exit ").and_then(|w| w.parse().ok());
+                }
+                // `3 files changed`.
+                "git_diff" if c.args.is_empty() => {
+                    self.files_changed = first_word("").and_then(|w| w.parse().ok()).unwrap_or(0);
+                }
+                _ => lines.push(tool_call_line(c)),
+            }
+        }
+        if !lines.is_empty() {
+            self.output.push(lines.join("\n"));
+        }
+    }
+}
+
+/// One phase as an iteration: what its blocks say ([`Said::of`]), with the
+/// fields the sidecar's records of the actor's run and the diff hold whole
+/// where the session has them.
 fn iteration(
     n: usize,
     t: &Turn,
@@ -181,84 +256,23 @@ fn iteration(
     done: bool,
     at: &Timestamp,
 ) -> Value {
-    let mut output: Vec<String> = Vec::new();
-    let mut stderr: Vec<String> = Vec::new();
-    let mut feedback: Vec<String> = Vec::new();
-    let mut verdict: Option<String> = None;
-    let mut failed = false;
-    let mut files_changed = 0;
-    let mut exit: Option<i64> = None;
-    let critic_says = format!("@{critic}: ");
-    for b in &t.blocks {
-        match b {
-            Block::Callout(c) if c.kind.eq_ignore_ascii_case("critic") => {
-                // `@critic FAIL`: a verdict other than CONTINUE, as imported.
-                if let Some(v) = c.title.strip_prefix(&format!("@{critic} ")) {
-                    verdict = Some(v.to_owned());
-                }
-                feedback.push(c.text());
-            }
-            Block::Callout(c) if c.kind() == CalloutKind::Error => stderr.push(c.text()),
-            Block::Callout(c) if c.kind() == CalloutKind::User => {}
-            Block::Callout(c)
-                if c.kind() == CalloutKind::Decision && c.text().starts_with(&critic_says) =>
-            {
-                verdict = Some(c.text()[critic_says.len()..].to_owned());
-            }
-            Block::Callout(c) if c.kind.eq_ignore_ascii_case("reply") => output.push(c.text()),
-            Block::Rule => {}
-            Block::ToolCalls { calls } => {
-                let mut lines = Vec::new();
-                for c in calls {
-                    failed |= c.failed;
-                    match c.tool.as_str() {
-                        "actor" if c.args.is_empty() => {
-                            // `exit 101: stderr...` or `exit 0, 45.2 s`.
-                            exit = c
-                                .summary
-                                .as_deref()
-                                .and_then(|s| s.strip_prefix("exit "))
-                                .and_then(|s| {
-                                    s.split(|ch: char| !ch.is_ascii_digit() && ch != '-').next()
-                                })
-                                .and_then(|w| w.parse::<i64>().ok());
-                        }
-                        "git_diff" if c.args.is_empty() => {
-                            files_changed = c
-                                .summary
-                                .as_deref()
-                                .and_then(|s| s.split_whitespace().next())
-                                .and_then(|w| w.parse::<u64>().ok())
-                                .unwrap_or(0);
-                        }
-                        _ => lines.push(tool_call_line(c)),
-                    }
-                }
-                if !lines.is_empty() {
-                    output.push(lines.join("\n"));
-                }
-            }
-            other => output.extend(block_text(other)),
-        }
-    }
-    let decision = verdict.unwrap_or_else(|| {
+    let said = Said::of(t, critic);
+    let decision = said.verdict.clone().unwrap_or_else(|| {
         if done {
             "DONE".to_owned()
-        } else if !stderr.is_empty() && feedback.is_empty() {
+        } else if !said.stderr.is_empty() && said.feedback.is_empty() {
             "ERROR".to_owned()
         } else {
             "CONTINUE".to_owned()
         }
     });
-    // The sidecar's records of the actor's run and the diff, when the
-    // session has them, hold the fields whole.
     let run = calls.iter().find(|c| c.tool == "actor");
     let diff = calls.iter().find(|c| c.tool == "git_diff");
     let stderr = match run.and_then(|r| r.result.as_ref()).and_then(Value::as_str) {
         Some(s) => s.to_owned(),
-        None => stderr.join("\n"),
+        None => said.stderr.join("\n"),
     };
-    let exit = run.and_then(|r| r.exit_code).or(exit);
+    let exit = run.and_then(|r| r.exit_code).or(said.exit);
     let secs = run
         .and_then(|r| r.extra.get("duration_secs"))
         .cloned()
@@ -266,21 +280,21 @@ fn iteration(
     let files_changed = diff
         .and_then(|d| d.extra.get("files_changed"))
         .cloned()
-        .unwrap_or_else(|| json!(files_changed));
+        .unwrap_or_else(|| json!(said.files_changed));
     let mut it = json!({
         "type": "iteration",
         "iteration_number": n,
-        "actor_output": output.join("\n\n"),
+        "actor_output": said.output.join("\n\n"),
         "actor_stderr": stderr,
-        "actor_exit_code": exit.unwrap_or(i64::from(failed || !stderr.is_empty())),
+        "actor_exit_code": exit.unwrap_or(i64::from(said.failed || !stderr.is_empty())),
         "actor_duration_secs": secs,
         "git_diff": diff.and_then(|d| d.diff.clone()).unwrap_or_default(),
         "git_files_changed": files_changed,
         "critic_decision": decision,
         "timestamp": utc(at),
     });
-    if !feedback.is_empty() {
-        it["feedback"] = json!(feedback.join("\n"));
+    if !said.feedback.is_empty() {
+        it["feedback"] = json!(said.feedback.join("\n"));
     }
     it
 }

@@ -86,6 +86,17 @@ fn is_shell(tool: &str) -> bool {
     )
 }
 
+/// A call's arguments as a JSON value: the source's own from its sidecar
+/// record (OpenAI-style arguments are a JSON string, read as JSON), else
+/// rebuilt from the markdown line.
+fn call_arguments(c: &ToolCall, whole: Option<&CallData>) -> Value {
+    match whole.and_then(|w| w.arguments.as_ref()) {
+        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| json!(s)),
+        Some(v) => v.clone(),
+        None => arguments(c),
+    }
+}
+
 /// A tool's result as the text a `tool` message carries: the summary; a
 /// failed call's reads as an error (`Error: ...`), which is how the
 /// importers tell it failed.
@@ -173,6 +184,20 @@ impl Said {
         }
     }
 
+    /// A tool-call list: one assistant message per source message, where
+    /// the sidecar says which message asked for each call (the markdown
+    /// joins the calls of messages in a row).
+    fn call_list(&mut self, list: &[ToolCall], whole: &[Option<&CallData>], next_id: &mut usize) {
+        let message = |k: usize| whole[k].and_then(|w| w.extra.get("message"));
+        let mut from = 0;
+        for k in 1..=list.len() {
+            if k == list.len() || message(k).is_none() || message(k) != message(k - 1) {
+                self.calls(&list[from..k], &whole[from..k], next_id);
+                from = k;
+            }
+        }
+    }
+
     fn flush(&mut self) {
         if !self.pending.is_empty() {
             let text = std::mem::take(&mut self.pending);
@@ -216,26 +241,8 @@ fn turn(pi: usize, p: &Phase, data: &HashMap<(usize, usize), &CallData>) -> Turn
                 let whole: Vec<Option<&CallData>> = (0..list.len())
                     .map(|k| data.get(&(pi, calls.len() + k)).copied())
                     .collect();
-                // One assistant message per source message, where the
-                // sidecar says which message asked for each call.
-                let message = |k: usize| whole[k].and_then(|w| w.extra.get("message"));
-                let mut from = 0;
-                for k in 1..=list.len() {
-                    if k == list.len() || message(k).is_none() || message(k) != message(k - 1) {
-                        said.calls(&list[from..k], &whole[from..k], &mut next_id);
-                        from = k;
-                    }
-                }
-                call_args.extend(list.iter().zip(&whole).map(|(c, w)| {
-                    match w.and_then(|w| w.arguments.as_ref()) {
-                        // OpenAI-style arguments are a JSON string.
-                        Some(Value::String(s)) => {
-                            serde_json::from_str(s).unwrap_or_else(|_| json!(s))
-                        }
-                        Some(v) => v.clone(),
-                        None => arguments(c),
-                    }
-                }));
+                said.call_list(list, &whole, &mut next_id);
+                call_args.extend(list.iter().zip(&whole).map(|(c, w)| call_arguments(c, *w)));
                 calls.extend(list.iter().cloned());
             }
             other => {

@@ -662,3 +662,32 @@ fn openai_message_files_come_back_message_for_message() {
         assert_eq!(again.data, imp.data, "{name}");
     }
 }
+
+#[test]
+fn agent_folders_come_back_file_for_file() {
+    let src = fixtures().join("foreign/agent-dir/.agent/sessions/2024-12-19-14-30-45");
+    let imp = import(&src, Format::AgentDir).unwrap();
+    let Exported::Folder { name, files } =
+        export(&stored(&imp), &imp.data, Format::AgentDir).unwrap()
+    else {
+        panic!("agent-dir is a folder")
+    };
+    assert_eq!(name, "2024-12-19-14-30-45");
+    let file = |n: &str| files.iter().find(|(f, _)| f == n).unwrap().1.clone();
+    let ours: Vec<serde_json::Value> = serde_json::from_slice(&file("agent.log")).unwrap();
+    let theirs: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(src.join("agent.log")).unwrap()).unwrap();
+    assert_eq!(normalised_messages(ours), normalised_messages(theirs));
+    // Todos up to their ids, which are text in cru (`1` is `"1"`).
+    let todos = |bytes: &[u8]| -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+        for t in v["todos"].as_array_mut().unwrap() {
+            t["id"] = serde_json::Value::String(t["id"].to_string().trim_matches('"').to_owned());
+        }
+        v
+    };
+    assert_eq!(
+        todos(&file("todos.json")),
+        todos(&std::fs::read(src.join("todos.json")).unwrap())
+    );
+}
