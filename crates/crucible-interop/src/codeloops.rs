@@ -85,6 +85,12 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let actor = participant(&log, 0, "actor");
     let critic = participant(&log, 1, &actor.to_string());
     let mut records = RecordTally::default();
+    // Lines that are not JSON (a crash's partial last line) are warned
+    // about line by line; they are counted here too.
+    let written = body.lines().filter(|l| !l.trim().is_empty()).count();
+    for _ in lines.len()..written {
+        records.skip("(not JSON)", "a line that does not parse");
+    }
     let mut data = SessionData::default();
     let mut end: Option<&Value> = None;
     let mut starts = 0;
@@ -608,6 +614,15 @@ mod tests {
         .unwrap();
         let imp = import(&grown).unwrap();
         assert_eq!(imp.records.skipped["session_start key budget"].count, 1);
+        // A crash's partial last line is counted, not only warned about.
+        std::fs::write(
+            &grown,
+            "{\"type\":\"session_start\",\"prompt\":\"p\"}\n{\"type\":\"iter",
+        )
+        .unwrap();
+        let imp = import(&grown).unwrap();
+        assert_eq!(imp.records.skipped["(not JSON)"].count, 1);
+        assert_eq!(imp.warnings.len(), 1);
         assert!(is_record(&serde_json::json!({"type": "iteration"})));
     }
 }

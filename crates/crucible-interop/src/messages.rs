@@ -276,6 +276,17 @@ pub(crate) fn import_file(path: &Path) -> Result<Imported, ImportError> {
         warnings,
     );
     imported.records = tally(&messages);
+    // JSONL lines that are not messages were warned about one by one;
+    // they are counted here too.
+    if !text.trim_start().starts_with('[') {
+        let written = text.lines().filter(|l| !l.trim().is_empty()).count();
+        for _ in messages.len()..written {
+            imported.records.skip(
+                "(not a message)",
+                "a line that is not JSON or has no `role`",
+            );
+        }
+    }
     imported.data = data;
     Ok(imported)
 }
@@ -293,4 +304,44 @@ pub(crate) fn tally(messages: &[Value]) -> crate::RecordTally {
         }
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_is_counted_and_calls_are_kept_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.jsonl");
+        std::fs::write(
+            &path,
+            concat!(
+                r#"{"role":"user","content":"hi"}"#,
+                "\n",
+                r#"{"role":"assistant","tool_calls":[{"id":"x9","type":"function","function":{"name":"read","arguments":"{\"path\": \"a\", \"n\": 2}"}}]}"#,
+                "\n",
+                r#"{"role":"tool","tool_call_id":"x9","content":"whole result"}"#,
+                "\n",
+                r#"{"role":"critic","content":"?"}"#,
+                "\n",
+                r#"{"note":"no role"}"#,
+                "\n",
+                r#"{"role":"user","#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        let imp = import_file(&path).unwrap();
+        assert_eq!(imp.records.read_count(), 3);
+        assert_eq!(imp.records.skipped["message/critic"].count, 1);
+        assert_eq!(imp.records.skipped["(not a message)"].count, 2);
+        let call = imp.data.calls().next().unwrap();
+        assert_eq!(call.id.as_deref(), Some("x9"));
+        assert_eq!(
+            call.arguments,
+            Some(Value::String(r#"{"path": "a", "n": 2}"#.into()))
+        );
+        assert_eq!(call.result, Some(Value::String("whole result".into())));
+    }
 }
