@@ -46,14 +46,27 @@ use crate::{ImportError, ImportWarning, Imported, RecordTally};
 
 /// True when the text is YAML with a `turns` list and a `name`,
 /// `messages` or `runs` (a file `co eval` has run; one only authored, with
-/// no run yet, is no session).
+/// no run yet, is no session). The head of a file is parsed as YAML when
+/// it is whole; a markdown page that shows such YAML in a fenced block
+/// (ConnectOnion's own docs do) is not one.
 pub(crate) fn looks_like(bytes: &[u8]) -> bool {
+    if let Ok(doc) = serde_yaml::from_slice::<Yaml>(bytes) {
+        let has = |key: &str| doc.get(key).is_some();
+        return doc.get("turns").is_some_and(Yaml::is_sequence)
+            && (has("name") || has("messages") || has("runs"));
+    }
+    // A head cut off inside the file does not parse: its top-level keys
+    // are looked for line by line.
     let text = String::from_utf8_lossy(bytes);
     let has = |key: &str| {
         text.lines()
             .any(|l| l.starts_with(key) && l[key.len()..].starts_with(':'))
     };
-    has("turns") && (has("name") || has("messages") || has("runs"))
+    let fenced = text.lines().any(|l| l.starts_with("```"));
+    bytes.len() >= 64 * 1024
+        && !fenced
+        && has("turns")
+        && (has("name") || has("messages") || has("runs"))
 }
 
 /// `'2025-12-03 10:12:44'` (local time, no zone; read as UTC) or ISO-8601.
@@ -924,5 +937,24 @@ fn tools_of(t: &Yaml) -> Vec<String> {
             .map(str::to_owned)
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_that_shows_session_yaml_is_no_session() {
+        let page = b"# Eval files\n\n```yaml\nname: calc\nturns:\n- input: hi\n```\n";
+        assert!(!looks_like(page));
+        assert!(looks_like(b"name: calc\nturns:\n- input: hi\n"));
+        // Authored, not yet run by `co eval`.
+        assert!(!looks_like(
+            b"agent: agent.py\nturns:\n- input: hi\n  expected: '5'\n"
+        ));
+        assert!(looks_like(
+            b"agent: agent.py\nruns: 1\nturns:\n- input: hi\n"
+        ));
     }
 }

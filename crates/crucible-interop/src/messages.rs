@@ -26,11 +26,51 @@ use crate::{ImportError, ImportWarning, Imported};
 /// The agent an import records replies as, when the source names none.
 const AGENT: &str = "assistant";
 
-/// True when `bytes` look like a message array or JSONL of messages.
+/// The roles of chat-completions messages.
+const ROLES: [&str; 6] = [
+    "system",
+    "developer",
+    "user",
+    "assistant",
+    "tool",
+    "function",
+];
+
+/// True for a JSON object with a chat-completions `role` at its top.
+fn is_message(v: &Value) -> bool {
+    v.get("role")
+        .and_then(Value::as_str)
+        .is_some_and(|r| ROLES.contains(&r))
+}
+
+/// True when `bytes` (a file's head) are a JSON array of messages, or
+/// JSONL most of whose lines are messages. Any JSON that merely holds a
+/// `"role"` somewhere (API schemas, other agents' logs, where it is nested
+/// in an envelope) is not.
 pub(crate) fn looks_like(bytes: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    let text = String::from_utf8_lossy(bytes);
     let t = text.trim_start();
-    (t.starts_with('[') || t.starts_with('{')) && t.contains("\"role\"")
+    if t.starts_with('[') {
+        return match serde_json::from_str::<Value>(t) {
+            Ok(Value::Array(items)) => !items.is_empty() && items.iter().all(is_message),
+            Ok(_) => false,
+            // A head cut off inside a long array: its first element tells.
+            Err(_) => serde_json::Deserializer::from_str(t[1..].trim_start())
+                .into_iter::<Value>()
+                .next()
+                .and_then(Result::ok)
+                .is_some_and(|v| is_message(&v)),
+        };
+    }
+    // Most lines, not most JSON lines: a page of prose or code that quotes
+    // one message is no message file.
+    let mut lines = 0;
+    let mut messages = 0;
+    for line in t.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        lines += 1;
+        messages += usize::from(serde_json::from_str::<Value>(line).is_ok_and(|v| is_message(&v)));
+    }
+    messages > 0 && messages * 2 > lines
 }
 
 /// Messages from a JSON array, or one message per line (JSONL); a line that
@@ -309,6 +349,30 @@ pub(crate) fn tally(messages: &[Value]) -> crate::RecordTally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_message_files_look_like_messages() {
+        let yes: [&[u8]; 3] = [
+            br#"[{"role": "user", "content": "hi"}]"#,
+            b"{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":\"b\"}\n{\"role\":",
+            br#"[{"role": "system", "content": "s"}, {"role": "user", "content": "cut off he"#,
+        ];
+        for b in yes {
+            assert!(looks_like(b), "{}", String::from_utf8_lossy(b));
+        }
+        let no: [&[u8]; 4] = [
+            // Code or prose that quotes one message.
+            b"def f():\n    return 1\n{\"role\": \"user\", \"content\": \"Hello\"}\n# more\nx = 2\n",
+            // A JSON document that holds a role somewhere.
+            br#"{"paths": {"/v1/chat": {"role": "user"}}}"#,
+            // An envelope with the role inside (ccusage's Claude fixtures).
+            br#"{"timestamp": "t", "message": {"role": "assistant", "usage": {}}}"#,
+            br#"[{"type": "text", "role_name": "x"}]"#,
+        ];
+        for b in no {
+            assert!(!looks_like(b), "{}", String::from_utf8_lossy(b));
+        }
+    }
 
     #[test]
     fn every_line_is_counted_and_calls_are_kept_whole() {
