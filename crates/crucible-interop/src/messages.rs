@@ -50,12 +50,12 @@ fn is_message(v: &Value) -> bool {
 pub(crate) fn looks_like(bytes: &[u8]) -> bool {
     let text = String::from_utf8_lossy(bytes);
     let t = text.trim_start();
-    if t.starts_with('[') {
+    if let Some(rest) = t.strip_prefix('[') {
         return match serde_json::from_str::<Value>(t) {
             Ok(Value::Array(items)) => !items.is_empty() && items.iter().all(is_message),
             Ok(_) => false,
             // A head cut off inside a long array: its first element tells.
-            Err(_) => serde_json::Deserializer::from_str(t[1..].trim_start())
+            Err(_) => serde_json::Deserializer::from_str(rest.trim_start())
                 .into_iter::<Value>()
                 .next()
                 .and_then(Result::ok)
