@@ -141,6 +141,9 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     if let Some(r) = &run {
         hashed.extend(&r.bytes);
         reader.records.read("run");
+        for _ in 0..r.system_messages {
+            reader.records.read("message");
+        }
     }
     let TurnReader {
         records,
@@ -502,6 +505,8 @@ struct Run {
     bytes: Vec<u8>,
     /// Its messages split at each user message: one group per turn.
     turns: Vec<Vec<Value>>,
+    /// Its system messages (the run's `system_prompt` says the same).
+    system_messages: usize,
 }
 
 /// The run file of an eval summary's latest run (`runs: N`), when there is
@@ -542,10 +547,11 @@ fn latest_run(path: &Path, doc: &Yaml, warnings: &mut Vec<ImportWarning>) -> Opt
         _ => Vec::new(),
     };
     let mut turns: Vec<Vec<Value>> = Vec::new();
+    let mut system_messages = 0;
     for m in messages {
         match m.get("role").and_then(Value::as_str) {
             Some("user") => turns.push(vec![m]),
-            Some("system" | "developer") => {}
+            Some("system" | "developer") => system_messages += 1,
             _ => {
                 if let Some(t) = turns.last_mut() {
                     t.push(m);
@@ -570,6 +576,7 @@ fn latest_run(path: &Path, doc: &Yaml, warnings: &mut Vec<ImportWarning>) -> Opt
         doc: run_doc,
         bytes,
         turns,
+        system_messages,
     })
 }
 

@@ -20,7 +20,7 @@ fn real_connectonion_files_import_with_a_report_per_file() {
     let stderr = out.stderr;
     for line in [
         "[FIXTURES]/real/connectonion/co-eval/.co/evals/add_numbers.yaml: 2 records read (turn 2)",
-        "[FIXTURES]/real/connectonion/generated/.co/evals/what_is_2_3.yaml: 11 records read (message 8, run 1, turn 2)",
+        "[FIXTURES]/real/connectonion/generated/.co/evals/what_is_2_3.yaml: 12 records read (message 9, run 1, turn 2)",
         "[FIXTURES]/real/connectonion/generated-0.5/.co/sessions/calc.yaml: 8 records read (message 6, turn 2)",
         "3 created, 0 updated, 0 unchanged, 0 skipped",
     ] {

@@ -17,6 +17,8 @@ fn real() -> PathBuf {
 #[derive(Debug, PartialEq)]
 struct Facts {
     turns: usize,
+    /// Every message the file (and its run file) holds.
+    messages: usize,
     user_messages: usize,
     tool_calls: usize,
     failed_calls: usize,
@@ -89,6 +91,7 @@ fn count(path: &Path) -> Facts {
         .sum();
     Facts {
         turns: turns.len(),
+        messages: messages.as_ref().map_or(0, Vec::len),
         user_messages: turns.len(),
         tool_calls,
         failed_calls: 0,
@@ -97,8 +100,9 @@ fn count(path: &Path) -> Facts {
     }
 }
 
-/// The same facts, from the imported session.
-fn facts_of(log: &SessionLog) -> Facts {
+/// The same facts, from the imported session and its record tally.
+fn facts_of(imp: &crucible_interop::Imported) -> Facts {
+    let log = &imp.log;
     let callouts = |kind: &str| {
         log.phases()
             .flat_map(|(_, p)| p.blocks.iter())
@@ -107,6 +111,7 @@ fn facts_of(log: &SessionLog) -> Facts {
     };
     Facts {
         turns: log.phase_count(),
+        messages: imp.records.read.get("message").copied().unwrap_or(0) as usize,
         user_messages: callouts("user"),
         tool_calls: log.tool_calls().count(),
         failed_calls: log.tool_calls().filter(|c| c.failed).count(),
@@ -140,7 +145,7 @@ fn every_real_connectonion_file_imports_with_the_counted_facts() {
         assert_eq!(imp.records.skipped_count(), 0, "{}", imp.records);
         assert_eq!(imp.records.read["turn"], 2);
         let counted = count(path);
-        assert_eq!(facts_of(&imp.log), counted, "{}", path.display());
+        assert_eq!(facts_of(&imp), counted, "{}", path.display());
         // The stand-in LLM spent 294 tokens ($0.002) a turn, two turns.
         assert_eq!(counted.tokens, 588);
         assert_eq!(
