@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_yaml::Value as Yaml;
 
-use crucible_core::{Block, SessionLog};
+use crucible_core::Block;
 use crucible_interop::{Format, find_sources, import};
 
 fn real() -> PathBuf {
