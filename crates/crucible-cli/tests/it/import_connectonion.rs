@@ -20,16 +20,18 @@ fn real_connectonion_files_import_with_a_report_per_file() {
     let stderr = out.stderr;
     for line in [
         "[FIXTURES]/real/connectonion/co-eval/.co/evals/add_numbers.yaml: 2 records read (turn 2)",
+        "[FIXTURES]/real/connectonion/failing-tool/.co/evals/what_is_1_0.yaml: 12 records read (message 9, run 1, turn 2)",
+        "[FIXTURES]/real/connectonion/failing-tool-0.5/.co/sessions/divider.yaml: 8 records read (message 6, turn 2)",
         "[FIXTURES]/real/connectonion/generated/.co/evals/what_is_2_3.yaml: 12 records read (message 9, run 1, turn 2)",
         "[FIXTURES]/real/connectonion/generated-0.5/.co/sessions/calc.yaml: 8 records read (message 6, turn 2)",
-        "3 created, 0 updated, 0 unchanged, 0 skipped",
+        "5 created, 0 updated, 0 unchanged, 0 skipped",
     ] {
         assert!(stderr.lines().any(|l| l == line), "{line}\n{stderr}");
     }
     let check = kiln.run(&["session", "validate"]);
     assert_eq!(check.code, 0, "{}", check.stdout);
     let said = format!("{}{}", check.stdout, check.stderr);
-    assert!(said.contains("3 valid, 0 invalid"), "{said}");
+    assert!(said.contains("5 valid, 0 invalid"), "{said}");
 }
 
 #[test]

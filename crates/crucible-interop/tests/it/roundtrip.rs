@@ -560,6 +560,7 @@ fn yaml_value(bytes: &[u8]) -> serde_json::Value {
 fn connectonion_session_files_come_back_key_for_key() {
     let files = [
         fixtures().join("real/connectonion/generated-0.5/.co/sessions/calc.yaml"),
+        fixtures().join("real/connectonion/failing-tool-0.5/.co/sessions/divider.yaml"),
         fixtures().join("foreign/connectonion/.co/sessions/oo.yaml"),
         fixtures().join("foreign/connectonion/.co/sessions/gmail_agent.yaml"),
     ];

@@ -67,6 +67,14 @@ fn count(path: &Path) -> Facts {
                     .collect()
             }),
     };
+    // ConnectOnion writes a tool's exception as its result, `Error...`.
+    let failed_calls = messages.iter().flatten().filter(|m| {
+        m["role"] == "tool"
+            && m["content"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("Error"))
+    });
+    let failed_calls = failed_calls.count();
     let tool_calls = match &messages {
         Some(ms) => ms
             .iter()
@@ -94,7 +102,7 @@ fn count(path: &Path) -> Facts {
         messages: messages.as_ref().map_or(0, Vec::len),
         user_messages: turns.len(),
         tool_calls,
-        failed_calls: 0,
+        failed_calls,
         tokens,
         verdicts,
     }
@@ -135,6 +143,8 @@ fn every_real_connectonion_file_imports_with_the_counted_facts() {
         names,
         [
             "co-eval/.co/evals/add_numbers.yaml",
+            "failing-tool/.co/evals/what_is_1_0.yaml",
+            "failing-tool-0.5/.co/sessions/divider.yaml",
             "generated/.co/evals/what_is_2_3.yaml",
             "generated-0.5/.co/sessions/calc.yaml",
         ]
@@ -146,8 +156,17 @@ fn every_real_connectonion_file_imports_with_the_counted_facts() {
         assert_eq!(imp.records.read["turn"], 2);
         let counted = count(path);
         assert_eq!(facts_of(&imp), counted, "{}", path.display());
-        // The stand-in LLM spent 294 tokens ($0.002) a turn, two turns.
-        assert_eq!(counted.tokens, 588);
+        // What the stand-in LLM spent: two turns of 294 tokens (adding) or
+        // 252 (dividing), $0.002 each; one call of the divider failed.
+        let divider = path.to_string_lossy().contains("failing-tool");
+        let turn = if divider { 252 } else { 294 };
+        assert_eq!(counted.tokens, 2 * turn);
+        assert_eq!(
+            counted.failed_calls,
+            usize::from(divider),
+            "{}",
+            path.display()
+        );
         assert_eq!(
             imp.log.frontmatter.cost_usd,
             Some(0.004),
@@ -155,12 +174,15 @@ fn every_real_connectonion_file_imports_with_the_counted_facts() {
             path.display()
         );
         let per_phase: Vec<Option<u64>> = imp.log.phases().map(|(_, p)| p.meta.tokens).collect();
-        assert_eq!(per_phase, [Some(294), Some(294)], "{}", path.display());
-        // Every turn ends with the agent's final words.
-        for (_, p) in imp.log.phases() {
+        assert_eq!(per_phase, [Some(turn), Some(turn)], "{}", path.display());
+        // Every turn ends with the agent's final words, as the file has them.
+        let doc: Yaml = serde_yaml::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        for ((_, p), t) in imp.log.phases().zip(doc["turns"].as_sequence().unwrap()) {
+            let last = t.get("result").or_else(|| t.get("output")).unwrap();
+            let last = last.as_str().unwrap().trim();
             assert!(
                 p.blocks.iter().any(|b| matches!(b, Block::Callout(c)
-                    if c.kind == "reply" && c.text() == "The result is 5.")),
+                    if c.kind == "reply" && c.text() == last)),
                 "{}: {:?}",
                 path.display(),
                 p.blocks
