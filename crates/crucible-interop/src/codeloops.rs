@@ -3,28 +3,32 @@
 //!
 //! - `session_start` → started, the title (the prompt's first line), the
 //!   prompt as a `[!user]` callout, the actor and critic as participants
-//!   (and the critic as `critic_agent`, for an export back),
-//!   `actor_model` as the model; `working_dir` and `max_iterations` kept in
-//!   the frontmatter;
+//!   (their slugs) and as written (`actor_agent: Claude Code`),
+//!   `actor_model` as the model; `critic_model`, `working_dir` and
+//!   `max_iterations` kept in the frontmatter;
 //! - `iteration` → a phase `Iteration N @actor #main` with its duration; the
 //!   actor's output as a `[!reply]`; a tool-call list with the actor run
 //!   (`actor` → `exit N`, failed when not 0, with its stderr) and the diff
-//!   (`git_diff` → `N files changed`); the critic's verdict, matched on its
-//!   prefix (`"DONE (confidence: 95%)"` is `DONE`): `DONE` a `[!decision]`,
-//!   `CONTINUE` a `[!critic]` callout with the feedback, `ERROR` an
-//!   `[!error]` with the stderr and the feedback as its resolution;
+//!   (`git_diff` → `N files changed`), both kept whole in the sidecar
+//!   (stderr, exit code, `actor_duration_secs` as written, the diff's
+//!   text); the critic's verdict in any spelling ([`verdict_of`]): accepted
+//!   a `[!decision]`, `ERROR` an `[!error]` with the stderr and the
+//!   feedback as its resolution, anything else a `[!critic]` callout with
+//!   the feedback;
 //! - `session_end` → `success` completed, `failed` and
 //!   `max_iterations_reached` failed, `interrupted` paused (at the last
-//!   iteration, so it can be resumed); the summary as `## Summary`. No
-//!   `session_end`: the session is active (running, or crashed);
-//! - a line that does not parse (a partial last line after a crash) is a
-//!   warning and is skipped.
+//!   iteration, so it can be resumed); `confidence` and `duration_secs`
+//!   as written; the summary as `## Summary`. No `session_end`: the
+//!   session is active (running, or crashed);
+//! - every line is counted by type; a line that does not parse (a partial
+//!   last line after a crash), an unknown line type and an unknown key are
+//!   counted as skipped and warned about or named;
+//! - what an export would not give back of each line is kept in the
+//!   sidecar ([`keep_residue`]), so that `export(import(f)) = f`.
 
 use std::path::Path;
 
-use serde_json::Value;
-
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use crucible_core::{
     AgentRef, Block, CallData, Callout, DataRecord, Frontmatter, Phase, PhaseId, PlainSection,

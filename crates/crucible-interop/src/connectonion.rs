@@ -1,30 +1,36 @@
-//! ConnectOnion session YAML (seeds 000 and 001): `.co/sessions/<agent>.yaml`,
-//! one file per agent, rewritten whole after each turn.
+//! ConnectOnion session YAML (seeds 000 and 001, ConnectOnion 0.5.x):
+//! `.co/sessions/<agent>.yaml`, one file per agent, rewritten whole after
+//! each turn; and the eval files of 1.x (`.co/evals/<slug>.yaml`).
 //!
 //! - `name` → the participant (and the source id); `created` (or the older
-//!   `timestamp`) → started; `total_tokens` (else the sum of the turns'
-//!   `tokens`) → tokens_used; `total_cost` →
-//!   cost_usd; `system_prompt` → the `system-prompt` block;
+//!   `timestamp`, else the turns' own times) → started; tokens and cost as
+//!   [`Spend`] reads them (0.5.x and `co eval` write running totals);
+//!   `system_prompt` → the `system-prompt` block;
 //! - each of `turns[]` → a phase named from its `input`, with the turn's
-//!   `model`, `duration_ms`, `tokens`, `cost` and the time it ended
+//!   `model`, `duration_ms`, own tokens and cost, and the time it ended
 //!   (`timestamp`, less the duration) as phase metadata; the turn's
-//!   messages (`messages.<N>` in seed 000, the turn's `messages` JSON string
-//!   in seed 001) give its `[!user]` callout, replies and tool calls; a turn
-//!   without messages gives the input as `[!user]`, `tools_called`
-//!   (`run(command='ls -la')` or a bare name) as tool calls and `result` as
-//!   the reply;
+//!   messages (`messages.<N>` in seed 000 and 0.5.x, the turn's `messages`
+//!   JSON string in seed 001) give its `[!user]` callout, replies and tool
+//!   calls (kept whole in the sidecar), and `result` the final reply when
+//!   the messages end before it; a turn without messages gives the input
+//!   as `[!user]`, `tools_called` (`run(command='ls -la')` or a bare name)
+//!   as tool calls and `result` as the reply;
 //! - eval fields become the callouts `cru session eval` reads, right after
 //!   the user's words: `expected` (or seed 001's `eval.expect_result`) and
-//!   `eval.expect_tools` an `[!expect]`, `passed` (or an `evaluation` of
-//!   pass/fail) an `[!eval]`; an `evaluation` that is notes stays in the
-//!   phase's metadata comment;
+//!   `eval.expect_tools` an `[!expect]`; `passed`, `co eval`'s `pass` (with
+//!   its `analysis`) or an `evaluation` of pass/fail an `[!eval]`, and each
+//!   earlier run of `co eval`'s `history` one more; an `evaluation` that is
+//!   notes stays in the phase's metadata comment;
 //! - the session is `paused` at its last turn: ConnectOnion resumes it by
 //!   adding turns, and so can `cru session resume`;
 //! - an eval summary (`.co/evals/<slug>.yaml`: `runs`, turns with `output`,
 //!   `meta` as a JSON string, `history` of earlier runs) reads the same way,
 //!   its messages from the latest run's `<slug>/run_<N>.yaml` (with the
-//!   system prompt, `cwd` and the run's tokens); `meta` gives each phase its
-//!   tokens, cost, duration and time, `history` the earlier verdicts.
+//!   system prompt and `cwd`); `meta` gives each phase its tokens, cost,
+//!   duration and time;
+//! - turns, messages and run files are counted; unknown keys are counted by
+//!   name and kept; of a session file, what an export would not give back
+//!   is kept in the sidecar ([`residue`]), so that `export(import(f)) = f`.
 
 use std::path::Path;
 
@@ -38,10 +44,10 @@ use crucible_core::{
 
 use crucible_eval::{Expectation, ToolPattern};
 
-use crate::messages::{assistant_blocks, push_assistant};
-use crate::transcript::{finish_paused, phase_name, text_of, title_from};
 use crucible_core::{DataRecord, SessionData, SourceData};
 
+use crate::messages::{assistant_blocks, push_assistant};
+use crate::transcript::{finish_paused, phase_name, text_of, title_from};
 use crate::{ImportError, ImportWarning, Imported, RecordTally};
 
 /// True when the text is YAML with a `turns` list and a `name`,
