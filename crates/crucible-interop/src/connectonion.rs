@@ -464,14 +464,11 @@ fn residue(doc: &Yaml, log: &SessionLog, data: &SessionData) -> Vec<DataRecord> 
         );
         return out;
     };
-    let by_turn = Some(by_turn);
     for (i, derived) in want.messages.iter().enumerate() {
         let n = i as u64 + 1;
         let have: Vec<Value> = by_turn
-            .and_then(|m| {
-                m.get(Yaml::from(n))
-                    .or_else(|| m.get(Yaml::from(n.to_string())))
-            })
+            .get(Yaml::from(n))
+            .or_else(|| by_turn.get(Yaml::from(n.to_string())))
             .and_then(Yaml::as_sequence)
             .map(|s| s.iter().map(json_of).collect())
             .unwrap_or_default();
