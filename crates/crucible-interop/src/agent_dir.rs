@@ -85,7 +85,7 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
         }
     };
     let started = started_of(&name).unwrap_or_else(|| crate::transcript::mtime(dir));
-    let mut log = session_from(
+    let (mut log, data) = session_from(
         &messages,
         started,
         &format!("Agent session {name}"),
@@ -102,11 +102,14 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
                 log.preamble.push(Block::Tasks { tasks });
             }
             Ok(_) => {}
-            Err((line, message)) => warnings.push(ImportWarning {
-                path: todos_path,
-                line: Some(line),
-                message: format!("{message}; the tasks are left out"),
-            }),
+            Err((line, message)) => {
+                records.skip("todos.json", "damaged; the tasks are left out");
+                warnings.push(ImportWarning {
+                    path: todos_path,
+                    line: Some(line),
+                    message: format!("{message}; the tasks are left out"),
+                })
+            }
         }
     }
     let mut imported = crate::imported(
@@ -118,6 +121,7 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
         warnings,
     );
     imported.records = records;
+    imported.data = data;
     Ok(imported)
 }
 

@@ -16,7 +16,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crucible_core::{
-    AgentRef, Block, Callout, Frontmatter, Phase, SessionId, SessionLog, Timestamp, ToolCall,
+    AgentRef, Block, CallData, Callout, DataRecord, Frontmatter, Phase, SessionData, SessionId,
+    SessionLog, Timestamp, ToolCall,
 };
 
 use crate::transcript::{finish_paused, looks_failed, mtime, phase_name, text_of, title_from};
@@ -25,11 +26,51 @@ use crate::{ImportError, ImportWarning, Imported};
 /// The agent an import records replies as, when the source names none.
 const AGENT: &str = "assistant";
 
-/// True when `bytes` look like a message array or JSONL of messages.
+/// The roles of chat-completions messages.
+const ROLES: [&str; 6] = [
+    "system",
+    "developer",
+    "user",
+    "assistant",
+    "tool",
+    "function",
+];
+
+/// True for a JSON object with a chat-completions `role` at its top.
+fn is_message(v: &Value) -> bool {
+    v.get("role")
+        .and_then(Value::as_str)
+        .is_some_and(|r| ROLES.contains(&r))
+}
+
+/// True when `bytes` (a file's head) are a JSON array of messages, or
+/// JSONL most of whose lines are messages. Any JSON that merely holds a
+/// `"role"` somewhere (API schemas, other agents' logs, where it is nested
+/// in an envelope) is not.
 pub(crate) fn looks_like(bytes: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    let text = String::from_utf8_lossy(bytes);
     let t = text.trim_start();
-    (t.starts_with('[') || t.starts_with('{')) && t.contains("\"role\"")
+    if let Some(rest) = t.strip_prefix('[') {
+        return match serde_json::from_str::<Value>(t) {
+            Ok(Value::Array(items)) => !items.is_empty() && items.iter().all(is_message),
+            Ok(_) => false,
+            // A head cut off inside a long array: its first element tells.
+            Err(_) => serde_json::Deserializer::from_str(rest.trim_start())
+                .into_iter::<Value>()
+                .next()
+                .and_then(Result::ok)
+                .is_some_and(|v| is_message(&v)),
+        };
+    }
+    // Most lines, not most JSON lines: a page of prose or code that quotes
+    // one message is no message file.
+    let mut lines = 0;
+    let mut messages = 0;
+    for line in t.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        lines += 1;
+        messages += usize::from(serde_json::from_str::<Value>(line).is_ok_and(|v| is_message(&v)));
+    }
+    messages > 0 && messages * 2 > lines
 }
 
 /// Messages from a JSON array, or one message per line (JSONL); a line that
@@ -81,18 +122,30 @@ fn failed_result(text: &str, msg: &Value) -> bool {
     msg.get("is_error").and_then(Value::as_bool) == Some(true) || looks_failed(text)
 }
 
+/// An assistant message read: its blocks, and its calls whole for the
+/// sidecar (their place in the phase set by [`push_assistant`]).
+pub(crate) struct AssistantTurn {
+    blocks: Vec<Block>,
+    calls: Vec<CallData>,
+}
+
 /// The blocks of the assistant message `messages[i]`: its text as a
 /// `[!reply]`, its tool calls with the results the later `tool` messages
-/// give them.
-pub(crate) fn assistant_blocks(messages: &[Value], i: usize, agent: &AgentRef) -> Vec<Block> {
+/// give them; each call's id, arguments and result kept as the source had
+/// them.
+pub(crate) fn assistant_blocks(messages: &[Value], i: usize, agent: &AgentRef) -> AssistantTurn {
     let m = &messages[i];
     let mut out = Vec::new();
+    let mut whole = Vec::new();
     let text = m.get("content").map(text_of).unwrap_or_default();
     if !text.trim().is_empty() {
         out.push(Block::Callout(Callout::reply(Some(agent), text.trim())));
     }
     let Some(calls) = m.get("tool_calls").and_then(Value::as_array) else {
-        return out;
+        return AssistantTurn {
+            blocks: out,
+            calls: whole,
+        };
     };
     let mut list = Vec::new();
     for c in calls {
@@ -117,12 +170,51 @@ pub(crate) fn assistant_blocks(messages: &[Value], i: usize, agent: &AgentRef) -
                 call.summary = Some(summary);
             }
         }
+        let mut data = CallData {
+            tool: call.tool.clone(),
+            id: id.map(str::to_owned),
+            arguments: f.get("arguments").cloned(),
+            result: result.and_then(|r| r.get("content").cloned()),
+            ..CallData::default()
+        };
+        // Which assistant message asked for it: the markdown joins the
+        // calls of messages in a row into one list, an export splits them
+        // again by this.
+        data.extra.insert("message".into(), i.into());
+        whole.push(data);
         list.push(call);
     }
     if !list.is_empty() {
         out.push(Block::ToolCalls { calls: list });
     }
-    out
+    AssistantTurn {
+        blocks: out,
+        calls: whole,
+    }
+}
+
+/// Appends an assistant message's blocks to phase `pi` (`p`), and its
+/// calls, placed, to the sidecar.
+pub(crate) fn push_assistant(
+    p: &mut Phase,
+    pi: usize,
+    turn: AssistantTurn,
+    data: &mut SessionData,
+) {
+    let before: usize = p
+        .blocks
+        .iter()
+        .map(|b| match b {
+            Block::ToolCalls { calls } => calls.len(),
+            _ => 0,
+        })
+        .sum();
+    push_blocks(&mut p.blocks, turn.blocks);
+    for (k, mut c) in turn.calls.into_iter().enumerate() {
+        c.phase = pi;
+        c.call = before + k;
+        data.records.push(DataRecord::Call(c));
+    }
 }
 
 /// Appends blocks, joining a tool-call list to one just before it.
@@ -145,7 +237,8 @@ pub(crate) fn session_from(
     fallback_title: &str,
     path: &Path,
     warnings: &mut Vec<ImportWarning>,
-) -> SessionLog {
+) -> (SessionLog, SessionData) {
+    let mut data = SessionData::default();
     let placeholder = SessionId::new("imported").expect("a valid id");
     let fm = Frontmatter::new(placeholder, started);
     let agent: AgentRef = AGENT.parse().expect("a valid agent");
@@ -180,8 +273,9 @@ pub(crate) fn session_from(
                 if phases.is_empty() {
                     phases.push(Phase::new("Start", None, Some("main".into())));
                 }
+                let pi = phases.len() - 1;
                 let p = phases.last_mut().expect("a phase");
-                push_blocks(&mut p.blocks, assistant_blocks(messages, i, &agent));
+                push_assistant(p, pi, assistant_blocks(messages, i, &agent), &mut data);
                 if !log.frontmatter.participants.contains(&agent) {
                     log.frontmatter.participants.push(agent.clone());
                 }
@@ -199,7 +293,7 @@ pub(crate) fn session_from(
     }
     let title = title.unwrap_or_else(|| fallback_title.to_owned());
     finish_paused(&mut log, title, phases);
-    log
+    (log, data)
 }
 
 /// A message file (JSON array or JSONL).
@@ -212,7 +306,7 @@ pub(crate) fn import_file(path: &Path) -> Result<Imported, ImportError> {
         || "conversation".to_owned(),
         |s| s.to_string_lossy().into_owned(),
     );
-    let log = session_from(&messages, mtime(path), &stem, path, &mut warnings);
+    let (log, data) = session_from(&messages, mtime(path), &stem, path, &mut warnings);
     let mut imported = crate::imported(
         crate::Format::OpenAiMessages,
         path,
@@ -222,15 +316,96 @@ pub(crate) fn import_file(path: &Path) -> Result<Imported, ImportError> {
         warnings,
     );
     imported.records = tally(&messages);
+    // JSONL lines that are not messages were warned about one by one;
+    // they are counted here too.
+    if !text.trim_start().starts_with('[') {
+        let written = text.lines().filter(|l| !l.trim().is_empty()).count();
+        for _ in messages.len()..written {
+            imported.records.skip(
+                "(not a message)",
+                "a line that is not JSON or has no `role`",
+            );
+        }
+    }
+    imported.data = data;
     Ok(imported)
 }
 
-/// Messages counted by their role (`message/user`, `message/tool`, ...).
+/// Messages counted by their role (`message/user`, `message/tool`, ...);
+/// a role cru does not read is counted as skipped, by name.
 pub(crate) fn tally(messages: &[Value]) -> crate::RecordTally {
     let mut t = crate::RecordTally::default();
     for m in messages {
         let role = m.get("role").and_then(Value::as_str).unwrap_or("(no role)");
-        t.read(&format!("message/{role}"));
+        let kind = format!("message/{role}");
+        match role {
+            "system" | "developer" | "user" | "assistant" | "tool" | "function" => t.read(&kind),
+            _ => t.unknown(&kind),
+        }
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_message_files_look_like_messages() {
+        let yes: [&[u8]; 3] = [
+            br#"[{"role": "user", "content": "hi"}]"#,
+            b"{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":\"b\"}\n{\"role\":",
+            br#"[{"role": "system", "content": "s"}, {"role": "user", "content": "cut off he"#,
+        ];
+        for b in yes {
+            assert!(looks_like(b), "{}", String::from_utf8_lossy(b));
+        }
+        let no: [&[u8]; 4] = [
+            // Code or prose that quotes one message.
+            b"def f():\n    return 1\n{\"role\": \"user\", \"content\": \"Hello\"}\n# more\nx = 2\n",
+            // A JSON document that holds a role somewhere.
+            br#"{"paths": {"/v1/chat": {"role": "user"}}}"#,
+            // An envelope with the role inside (ccusage's Claude fixtures).
+            br#"{"timestamp": "t", "message": {"role": "assistant", "usage": {}}}"#,
+            br#"[{"type": "text", "role_name": "x"}]"#,
+        ];
+        for b in no {
+            assert!(!looks_like(b), "{}", String::from_utf8_lossy(b));
+        }
+    }
+
+    #[test]
+    fn every_line_is_counted_and_calls_are_kept_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.jsonl");
+        std::fs::write(
+            &path,
+            concat!(
+                r#"{"role":"user","content":"hi"}"#,
+                "\n",
+                r#"{"role":"assistant","tool_calls":[{"id":"x9","type":"function","function":{"name":"read","arguments":"{\"path\": \"a\", \"n\": 2}"}}]}"#,
+                "\n",
+                r#"{"role":"tool","tool_call_id":"x9","content":"whole result"}"#,
+                "\n",
+                r#"{"role":"critic","content":"?"}"#,
+                "\n",
+                r#"{"note":"no role"}"#,
+                "\n",
+                r#"{"role":"user","#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        let imp = import_file(&path).unwrap();
+        assert_eq!(imp.records.read_count(), 3);
+        assert_eq!(imp.records.skipped["message/critic"].count, 1);
+        assert_eq!(imp.records.skipped["(not a message)"].count, 2);
+        let call = imp.data.calls().next().unwrap();
+        assert_eq!(call.id.as_deref(), Some("x9"));
+        assert_eq!(
+            call.arguments,
+            Some(Value::String(r#"{"path": "a", "n": 2}"#.into()))
+        );
+        assert_eq!(call.result, Some(Value::String("whole result".into())));
+    }
 }

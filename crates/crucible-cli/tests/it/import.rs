@@ -47,7 +47,7 @@ fn imports_message_files_and_agent_folders() {
     insta::assert_snapshot!(out.stderr, @r"
     [FIXTURES]/foreign/agent-dir/.agent/sessions/2024-12-18-16-45-12: 0 records read
     warning: [FIXTURES]/foreign/agent-dir/.agent/sessions/2024-12-19-10-15-22/todos.json:1: not JSON: EOF while parsing an object at line 1 column 75; the tasks are left out
-    [FIXTURES]/foreign/agent-dir/.agent/sessions/2024-12-19-10-15-22: 5 records read (message/assistant 2, message/system 1, message/tool 1, message/user 1)
+    [FIXTURES]/foreign/agent-dir/.agent/sessions/2024-12-19-10-15-22: 5 records read (message/assistant 2, message/system 1, message/tool 1, message/user 1); 1 skipped (todos.json 1: damaged; the tasks are left out)
     [FIXTURES]/foreign/agent-dir/.agent/sessions/2024-12-19-14-30-45: 15 records read (message/assistant 4, message/system 1, message/tool 5, message/user 2, todo 3)
     3 created, 0 updated, 0 unchanged, 0 skipped
     ");

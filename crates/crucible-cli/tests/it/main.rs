@@ -7,6 +7,7 @@ mod export;
 mod hostile;
 mod import;
 mod import_codex;
+mod import_connectonion;
 mod index;
 mod kiln;
 mod learn;

@@ -5,9 +5,9 @@
 use serde_json::Value;
 use serde_yaml::{Mapping, Value as Yaml};
 
-use crucible_core::{AgentRef, SessionLog, Timestamp};
+use crucible_core::{AgentRef, DataRecord, SessionData, SessionLog, Timestamp};
 
-use super::turns::{Turn, arguments};
+use super::turns::Turn;
 
 /// `2025-12-03 10:12:44`: how ConnectOnion writes times.
 fn co_time(t: &Timestamp) -> String {
@@ -34,16 +34,23 @@ fn top(key: &str, v: Yaml) -> String {
     item(&m, "", "")
 }
 
-/// `run(command='ls -la')`: a call as ConnectOnion lists it, each argument
-/// cut at 50 characters.
-fn tool_called(c: &crucible_core::ToolCall) -> String {
-    let args = match arguments(c) {
+/// `run(command='ls -la')`, `add(a=2, b=3)`: a call as ConnectOnion's
+/// logger lists it (`_format_tool_call`: strings quoted, other values as
+/// they print, each cut at 50 characters with `...`); `args` are the call's
+/// own (see [`Turn::call_args`]).
+fn tool_called(c: &crucible_core::ToolCall, args: &Value) -> String {
+    let cut = |s: String| match s.char_indices().nth(50) {
+        Some((at, _)) => format!("{}...", &s[..at]),
+        None => s,
+    };
+    let args = match args {
         Value::Object(m) => m
             .iter()
-            .map(|(k, v)| {
-                let s = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-                let s = crucible_core::cut(&s, 50).replace('\'', "\\'");
-                format!("{k}='{s}'")
+            .map(|(k, v)| match v {
+                Value::String(s) => format!("{k}='{}'", cut(s.clone())),
+                Value::Bool(b) => format!("{k}={}", if *b { "True" } else { "False" }),
+                Value::Null => format!("{k}=None"),
+                other => format!("{k}={}", cut(other.to_string())),
             })
             .collect::<Vec<_>>()
             .join(", "),
@@ -73,7 +80,12 @@ fn turn_summary(n: usize, t: &Turn) -> Mapping {
     if let Some(c) = t.cost_usd {
         m.insert("cost".into(), c.into());
     }
-    let calls: Vec<Yaml> = t.calls.iter().map(|c| tool_called(c).into()).collect();
+    let calls: Vec<Yaml> = t
+        .calls
+        .iter()
+        .zip(&t.call_args)
+        .map(|(c, a)| tool_called(c, a).into())
+        .collect();
     m.insert("tools_called".into(), Yaml::Sequence(calls));
     if let Some(end) = t.ended() {
         m.insert("timestamp".into(), co_time(&end).into());
@@ -99,7 +111,67 @@ fn turn_summary(n: usize, t: &Turn) -> Mapping {
     m
 }
 
-pub(super) fn write(log: &SessionLog, turns: &[Turn]) -> String {
+/// A session as ConnectOnion's session file holds it, before it is laid
+/// out as text.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Document {
+    /// `name`, `session_id`, `created`, `updated`, `total_cost`,
+    /// `total_tokens`, and any other top-level key, in order.
+    pub top: Mapping,
+    pub turns: Vec<Mapping>,
+    pub system_prompt: Option<String>,
+    /// Each turn's messages.
+    pub messages: Vec<Vec<Value>>,
+    /// Whether the messages are written in their section at the end (seed
+    /// 000, 0.5.x); seed 001's files keep them in the turns.
+    pub messages_section: bool,
+}
+
+/// The document of `log`: what the session says, then what a ConnectOnion
+/// import kept that this would not give back (the sidecar's
+/// `{"connectonion": ...}` records) put over it.
+pub(crate) fn document(log: &SessionLog, data: &SessionData, turns: &[Turn]) -> Document {
+    let mut doc = derived(log, turns);
+    for r in &data.records {
+        let DataRecord::Source(src) = r else { continue };
+        let Some(part) = src.record.get("connectonion").and_then(Value::as_str) else {
+            continue;
+        };
+        match (part, src.phase) {
+            ("no_messages_section", _) => doc.messages_section = false,
+            ("top", _) => overlay(&mut doc.top, &src.record),
+            ("turn", Some(i)) if i < doc.turns.len() => overlay(&mut doc.turns[i], &src.record),
+            ("messages", Some(i)) if i < doc.messages.len() => {
+                if let Some(list) = src.record.get("messages").and_then(Value::as_array) {
+                    doc.messages[i] = list.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+    doc
+}
+
+/// Puts a kept record's `set` keys over `m` and takes its `unset` keys out.
+fn overlay(m: &mut Mapping, record: &Value) {
+    if let Some(set) = record.get("set").and_then(Value::as_object) {
+        for (k, v) in set {
+            m.insert(k.clone().into(), json_to_yaml(v));
+        }
+    }
+    for k in record
+        .get("unset")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(k) = k.as_str() {
+            m.shift_remove(k);
+        }
+    }
+}
+
+fn derived(log: &SessionLog, turns: &[Turn]) -> Document {
     let fm = &log.frontmatter;
     let name = fm
         .participants
@@ -111,38 +183,62 @@ pub(super) fn write(log: &SessionLog, turns: &[Turn]) -> String {
         .clone()
         .or_else(|| turns.iter().rev().find_map(Turn::ended))
         .unwrap_or_else(|| fm.started.clone());
+    let mut top = Mapping::new();
+    top.insert("name".into(), name.into());
+    top.insert("session_id".into(), fm.session_id.to_string().into());
+    top.insert("created".into(), co_time(&fm.started).into());
+    top.insert("updated".into(), co_time(&updated).into());
+    top.insert("total_cost".into(), fm.cost_usd.unwrap_or(0.0).into());
+    top.insert("total_tokens".into(), fm.tokens_used.unwrap_or(0).into());
+    Document {
+        top,
+        turns: turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| turn_summary(i + 1, t))
+            .collect(),
+        system_prompt: log.system_prompt().map(str::to_owned),
+        messages: turns.iter().map(|t| t.messages.clone()).collect(),
+        messages_section: true,
+    }
+}
+
+pub(super) fn write(log: &SessionLog, data: &SessionData, turns: &[Turn]) -> String {
+    let doc = document(log, data, turns);
     let mut out = String::from("# ===== METADATA (compact) =====\n");
-    out.push_str(&top("name", name.into()));
-    out.push_str(&top("session_id", fm.session_id.to_string().into()));
-    out.push_str(&top("created", co_time(&fm.started).into()));
-    out.push_str(&top("updated", co_time(&updated).into()));
-    out.push_str(&top("total_cost", fm.cost_usd.unwrap_or(0.0).into()));
-    out.push_str(&top("total_tokens", fm.tokens_used.unwrap_or(0).into()));
+    out.push_str(&item(&doc.top, "", ""));
     out.push_str("\n# ===== TURNS SUMMARY (all turns visible at a glance) =====\n");
-    if turns.is_empty() {
+    if doc.turns.is_empty() {
         out.push_str("turns: []\n");
     } else {
         out.push_str("turns:\n");
-        for (i, t) in turns.iter().enumerate() {
+        for (i, t) in doc.turns.iter().enumerate() {
             if i > 0 {
                 out.push('\n');
             }
-            out.push_str(&item(&turn_summary(i + 1, t), "  - ", "    "));
+            out.push_str(&item(t, "  - ", "    "));
         }
     }
     out.push_str("\n# ===== DETAIL SECTION (scroll down) =====\n");
-    if let Some(sp) = log.system_prompt() {
-        out.push_str(&top("system_prompt", sp.into()));
+    if let Some(sp) = &doc.system_prompt {
+        out.push_str(&top("system_prompt", sp.clone().into()));
         out.push('\n');
     }
-    if turns.is_empty() {
+    if !doc.messages_section {
+        return out;
+    }
+    if doc.messages.is_empty() {
         out.push_str("messages: {}\n");
         return out;
     }
     out.push_str("messages:\n");
-    for (i, t) in turns.iter().enumerate() {
+    for (i, msgs) in doc.messages.iter().enumerate() {
+        if msgs.is_empty() {
+            out.push_str(&format!("  {}: []\n", i + 1));
+            continue;
+        }
         out.push_str(&format!("  {}:\n", i + 1));
-        for (j, msg) in t.messages.iter().enumerate() {
+        for (j, msg) in msgs.iter().enumerate() {
             if j > 0 {
                 out.push('\n');
             }

@@ -58,13 +58,28 @@ pub fn export(
             Exported::File(pretty_json(&serde_json::Value::Array(messages)))
         }
         Format::AgentDir => agent_dir::write(log, &turns),
-        Format::ConnectOnion => Exported::File(connectonion::write(log, &turns).into_bytes()),
-        Format::Codeloops => Exported::File(codeloops::write(log, &turns).into_bytes()),
+        Format::ConnectOnion => Exported::File(connectonion::write(log, data, &turns).into_bytes()),
+        Format::Codeloops => Exported::File(codeloops::write(log, data, &turns).into_bytes()),
         Format::Codex => codex::write(log, data),
         Format::ClaudeCode => {
             return Err(ExportError::Unsupported(format.as_str()));
         }
     })
+}
+
+/// The codeloops lines `export` would write (an import keeps what they
+/// would not give back).
+pub(crate) fn codeloops_lines(log: &SessionLog, data: &SessionData) -> Vec<serde_json::Value> {
+    codeloops::lines(log, data, &turns::turns(log, data))
+}
+
+/// The ConnectOnion document `export` would write (an import keeps what it
+/// would not give back).
+pub(crate) fn connectonion_document(
+    log: &SessionLog,
+    data: &SessionData,
+) -> connectonion::Document {
+    connectonion::document(log, data, &turns::turns(log, data))
 }
 
 /// The whole conversation as chat-completions messages: the system prompt,

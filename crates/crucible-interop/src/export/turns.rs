@@ -3,6 +3,8 @@
 //! else the phase's name), the agent's text, its tool calls with their
 //! results, and the phase's numbers.
 
+use std::collections::HashMap;
+
 use serde_json::{Value, json};
 
 use crucible_core::{
@@ -20,6 +22,9 @@ pub(crate) struct Turn {
     /// The agent's last reply, else all its text of the turn.
     pub result: String,
     pub calls: Vec<ToolCall>,
+    /// Each call's arguments as a JSON object: the source's own from the
+    /// sidecar when it has them, else rebuilt from the markdown line.
+    pub call_args: Vec<Value>,
     pub model: Option<String>,
     pub duration_ms: Option<u64>,
     pub tokens: Option<u64>,
@@ -51,9 +56,13 @@ impl Turn {
 
 /// The turns of a session, one per phase, in document order.
 pub(crate) fn turns(log: &SessionLog, data: &SessionData) -> Vec<Turn> {
+    // The call records by place, found once: looking each call up in the
+    // whole sidecar would make a long session's export quadratic.
+    let by_place: HashMap<(usize, usize), &CallData> =
+        data.calls().map(|c| ((c.phase, c.call), c)).collect();
     log.phases()
         .enumerate()
-        .map(|(pi, (_, p))| turn(pi, p, data))
+        .map(|(pi, (_, p))| turn(pi, p, &by_place))
         .collect()
 }
 
@@ -75,6 +84,17 @@ fn is_shell(tool: &str) -> bool {
         tool.to_ascii_lowercase().as_str(),
         "bash" | "shell" | "sh" | "run" | "exec" | "exec_command" | "terminal"
     )
+}
+
+/// A call's arguments as a JSON value: the source's own from its sidecar
+/// record (OpenAI-style arguments are a JSON string, read as JSON), else
+/// rebuilt from the markdown line.
+fn call_arguments(c: &ToolCall, whole: Option<&CallData>) -> Value {
+    match whole.and_then(|w| w.arguments.as_ref()) {
+        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| json!(s)),
+        Some(v) => v.clone(),
+        None => arguments(c),
+    }
 }
 
 /// A tool's result as the text a `tool` message carries: the summary; a
@@ -164,6 +184,20 @@ impl Said {
         }
     }
 
+    /// A tool-call list: one assistant message per source message, where
+    /// the sidecar says which message asked for each call (the markdown
+    /// joins the calls of messages in a row).
+    fn call_list(&mut self, list: &[ToolCall], whole: &[Option<&CallData>], next_id: &mut usize) {
+        let message = |k: usize| whole[k].and_then(|w| w.extra.get("message"));
+        let mut from = 0;
+        for k in 1..=list.len() {
+            if k == list.len() || message(k).is_none() || message(k) != message(k - 1) {
+                self.calls(&list[from..k], &whole[from..k], next_id);
+                from = k;
+            }
+        }
+    }
+
     fn flush(&mut self) {
         if !self.pending.is_empty() {
             let text = std::mem::take(&mut self.pending);
@@ -173,8 +207,8 @@ impl Said {
     }
 }
 
-/// Phase `pi` as a turn; `data` is the session's sidecar.
-fn turn(pi: usize, p: &Phase, data: &SessionData) -> Turn {
+/// Phase `pi` as a turn; `data` has the sidecar's call records by place.
+fn turn(pi: usize, p: &Phase, data: &HashMap<(usize, usize), &CallData>) -> Turn {
     let mut seen_input = false;
     let mut said = Said {
         messages: Vec::new(),
@@ -183,6 +217,7 @@ fn turn(pi: usize, p: &Phase, data: &SessionData) -> Turn {
         last_reply: None,
     };
     let mut calls = Vec::new();
+    let mut call_args = Vec::new();
     let mut next_id = 0;
     for b in &p.blocks {
         match b {
@@ -204,9 +239,10 @@ fn turn(pi: usize, p: &Phase, data: &SessionData) -> Turn {
             Block::Rule => {}
             Block::ToolCalls { calls: list } => {
                 let whole: Vec<Option<&CallData>> = (0..list.len())
-                    .map(|k| data.call_at(pi, calls.len() + k))
+                    .map(|k| data.get(&(pi, calls.len() + k)).copied())
                     .collect();
-                said.calls(list, &whole, &mut next_id);
+                said.call_list(list, &whole, &mut next_id);
+                call_args.extend(list.iter().zip(&whole).map(|(c, w)| call_arguments(c, *w)));
                 calls.extend(list.iter().cloned());
             }
             other => {
@@ -229,6 +265,7 @@ fn turn(pi: usize, p: &Phase, data: &SessionData) -> Turn {
         messages,
         result,
         calls,
+        call_args,
         model: p.meta.model.clone(),
         duration_ms: p.meta.duration_ms,
         tokens: p.meta.tokens,

@@ -3,3 +3,4 @@
 //! here, not by the importers' code.
 
 mod codex;
+mod connectonion;
