@@ -58,7 +58,7 @@ pub fn export(
         Format::AgentDir => agent_dir::write(log, &turns),
         Format::ConnectOnion => Exported::File(connectonion::write(log, &turns).into_bytes()),
         Format::Codeloops => Exported::File(codeloops::write(log, &turns).into_bytes()),
-        Format::ClaudeCode | Format::Codex => {
+        Format::ClaudeCode | Format::Codex | Format::Gemini | Format::Copilot => {
             return Err(ExportError::Unsupported(format.as_str()));
         }
     })
