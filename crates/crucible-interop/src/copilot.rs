@@ -49,6 +49,24 @@ pub(crate) fn is_record(v: &Value) -> bool {
         && v.get("timestamp").is_some()
 }
 
+/// The event types of Copilot CLI 1.0 this importer reads; any other is
+/// counted as unknown and kept whole as a source record.
+const KNOWN: &[&str] = &[
+    "session.start",
+    "session.model_change",
+    "session.info",
+    "session.mode_changed",
+    "session.task_complete",
+    "session.shutdown",
+    "system.message",
+    "user.message",
+    "assistant.turn_start",
+    "assistant.message",
+    "assistant.turn_end",
+    "tool.execution_start",
+    "tool.execution_complete",
+];
+
 fn copilot() -> AgentRef {
     "copilot".parse().expect("a valid agent name")
 }
@@ -121,7 +139,11 @@ impl Session {
             self.source(line, v);
             return;
         }
-        self.tally.read(kind);
+        if KNOWN.contains(&kind) {
+            self.tally.read(kind);
+        } else {
+            self.tally.unknown(kind);
+        }
         match kind {
             "session.start" => {
                 self.start(data);

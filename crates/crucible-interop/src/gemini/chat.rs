@@ -43,6 +43,15 @@ fn kind(v: &Value) -> &str {
     v.get("type").and_then(Value::as_str).unwrap_or("message")
 }
 
+/// Counts a message: read when of a type cru knows, else unknown (it is
+/// still kept whole in the sidecar, see `Session::message`).
+fn count(tally: &mut RecordTally, v: &Value) {
+    match kind(v) {
+        k @ ("user" | "gemini" | "info" | "error" | "warning") => tally.read(k),
+        k => tally.unknown(k),
+    }
+}
+
 /// The classic document.
 pub(super) fn from_document(doc: Value, tally: &mut RecordTally) -> Chat {
     let mut chat = Chat::default();
@@ -56,7 +65,7 @@ pub(super) fn from_document(doc: Value, tally: &mut RecordTally) -> Chat {
         _ => Vec::new(),
     }) {
         if is_message(&m) {
-            tally.read(kind(&m));
+            count(tally, &m);
             chat.messages.push(Message {
                 line: None,
                 record: m,
@@ -101,7 +110,7 @@ pub(super) fn from_lines(
                 }
             }
         } else if is_message(&v) {
-            tally.read(kind(&v));
+            count(tally, &v);
             upsert(&mut chat.messages, Some(line), v);
         } else if v.get("sessionId").is_some() {
             tally.read("metadata");
