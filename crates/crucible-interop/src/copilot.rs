@@ -132,10 +132,17 @@ impl Session {
         let data = v.get("data").unwrap_or(&Value::Null);
         let str_of = |k: &str| data.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
         if self.started.is_none() {
-            self.started = v.get("timestamp").and_then(Value::as_str).and_then(|t| t.parse().ok());
+            self.started = v
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(|t| t.parse().ok());
         }
         if !is_record(v) {
-            self.tally.unknown(if kind.is_empty() { "line without type" } else { kind });
+            self.tally.unknown(if kind.is_empty() {
+                "line without type"
+            } else {
+                kind
+            });
             self.source(line, v);
             return;
         }
@@ -150,7 +157,10 @@ impl Session {
                 self.source(line, v);
             }
             "session.model_change" => {
-                self.model = data.get("newModel").and_then(Value::as_str).map(str::to_owned);
+                self.model = data
+                    .get("newModel")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
                 if self.first_model.is_none() {
                     self.first_model.clone_from(&self.model);
                 }
@@ -171,8 +181,15 @@ impl Session {
     }
 
     fn start(&mut self, data: &Value) {
-        self.id = data.get("sessionId").and_then(Value::as_str).map(str::to_owned);
-        if let Some(t) = data.get("startTime").and_then(Value::as_str).and_then(|t| t.parse().ok()) {
+        self.id = data
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Some(t) = data
+            .get("startTime")
+            .and_then(Value::as_str)
+            .and_then(|t| t.parse().ok())
+        {
             self.started = Some(t);
         }
         if let Some(cwd) = data.pointer("/context/cwd").and_then(Value::as_str) {
@@ -187,8 +204,13 @@ impl Session {
         let words = data.get("content").map(text_of).unwrap_or_default();
         if !words.trim().is_empty() {
             self.first_prompt.get_or_insert_with(|| words.clone());
-            let mut p = Phase::new(phase_name(&words, self.phases.len() + 1), None, Some("main".into()));
-            p.blocks.push(Block::Callout(Callout::user(words.trim(), None)));
+            let mut p = Phase::new(
+                phase_name(&words, self.phases.len() + 1),
+                None,
+                Some("main".into()),
+            );
+            p.blocks
+                .push(Block::Callout(Callout::user(words.trim(), None)));
             self.phases.push(p);
         }
         if let Some(t) = data.get("transformedContent").and_then(Value::as_str) {
@@ -208,7 +230,10 @@ impl Session {
 
     fn assistant(&mut self, data: &Value) {
         if let Some(n) = data.get("outputTokens").and_then(Value::as_u64) {
-            let u = Usage { output: n, ..Usage::default() };
+            let u = Usage {
+                output: n,
+                ..Usage::default()
+            };
             self.reply_usage.add(self.model.as_deref(), u);
         }
         if let Some(t) = data.get("reasoningText").and_then(Value::as_str) {
@@ -225,15 +250,27 @@ impl Session {
         let words = data.get("content").map(text_of).unwrap_or_default();
         if !words.trim().is_empty() {
             if self.phases.is_empty() {
-                self.phases.push(Phase::new("Start", None, Some("main".into())));
+                self.phases
+                    .push(Phase::new("Start", None, Some("main".into())));
             }
             let p = self.phases.last_mut().expect("a phase was just ensured");
-            p.blocks.push(Block::Callout(Callout::reply(Some(&copilot()), words.trim())));
+            p.blocks.push(Block::Callout(Callout::reply(
+                Some(&copilot()),
+                words.trim(),
+            )));
         }
-        for req in data.get("toolRequests").and_then(Value::as_array).into_iter().flatten() {
+        for req in data
+            .get("toolRequests")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let name = req.get("name").and_then(Value::as_str).unwrap_or("tool");
             let args = req.get("arguments").cloned().unwrap_or(Value::Null);
-            let call = ToolCall::new(name.split_whitespace().collect::<Vec<_>>().join("_"), args_line(&args));
+            let call = ToolCall::new(
+                name.split_whitespace().collect::<Vec<_>>().join("_"),
+                args_line(&args),
+            );
             let id = req.get("toolCallId").and_then(Value::as_str);
             let record = self.book.add_full(&mut self.phases, call, id, Some(args));
             for (k, x) in req.as_object().into_iter().flatten() {
@@ -254,13 +291,26 @@ impl Session {
             .get("content")
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .or_else(|| data.pointer("/error/message").and_then(Value::as_str).map(str::to_owned))
+            .or_else(|| {
+                data.pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
             .unwrap_or_else(|| text_of(&result));
-        let Some(record) = self.book.answer_full(&mut self.phases, id, Value::String(words), failed) else {
-            self.tally.skip("tool.execution_complete", "a result for a call no reply asked for");
+        let Some(record) =
+            self.book
+                .answer_full(&mut self.phases, id, Value::String(words), failed)
+        else {
+            self.tally.skip(
+                "tool.execution_complete",
+                "a result for a call no reply asked for",
+            );
             return;
         };
-        let detail = result.get("detailedContent").and_then(Value::as_str).unwrap_or("");
+        let detail = result
+            .get("detailedContent")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if detail.trim_start().starts_with("diff --git") {
             record.diff = Some(detail.to_owned());
         }
@@ -274,8 +324,15 @@ impl Session {
 
     fn shutdown(&mut self, data: &Value) {
         // A resumed session shuts down once per run, each with its own counts.
-        let by = self.shutdown_usage.get_or_insert_with(UsageByModel::default);
-        for (model, m) in data.get("modelMetrics").and_then(Value::as_object).into_iter().flatten() {
+        let by = self
+            .shutdown_usage
+            .get_or_insert_with(UsageByModel::default);
+        for (model, m) in data
+            .get("modelMetrics")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
             let u = m.get("usage").unwrap_or(&Value::Null);
             let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
             let cache_read = n("cacheReadTokens");
@@ -293,11 +350,15 @@ impl Session {
     }
 
     fn finish(self, path: &Path) -> (SessionLog, Vec<DataRecord>, RecordTally) {
-        let started = self.started.unwrap_or_else(|| crate::transcript::mtime(path));
+        let started = self
+            .started
+            .unwrap_or_else(|| crate::transcript::mtime(path));
         let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
         fm.participants.push(copilot());
         fm.model = self.first_model;
-        self.shutdown_usage.unwrap_or(self.reply_usage).store(&mut fm);
+        self.shutdown_usage
+            .unwrap_or(self.reply_usage)
+            .store(&mut fm);
         for (k, s) in self.extra {
             fm.extra.insert(k.into(), s.into());
         }
@@ -323,7 +384,8 @@ mod tests {
         let claude = serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u",
             "timestamp": "t", "message": {"role": "user", "content": "hi"}});
         let codex = serde_json::json!({"type": "event_msg", "timestamp": "t", "payload": {}});
-        let gemini = serde_json::json!({"id": "a", "timestamp": "t", "type": "user", "content": "x"});
+        let gemini =
+            serde_json::json!({"id": "a", "timestamp": "t", "type": "user", "content": "x"});
         for v in [claude, codex, gemini] {
             assert!(!is_record(&v), "{v}");
         }

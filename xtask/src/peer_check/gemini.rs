@@ -110,13 +110,23 @@ pub fn check(cru: &Path, ccusage: &Path, dir: &Path) -> anyhow::Result<()> {
         let (ours, theirs) = (cru_kinds(cru, chat)?, ccusage_kinds(ccusage, chat)?);
         println!("gemini {}: {} tokens", chat.display(), theirs.total);
         if ours != theirs {
-            diffs.push(format!("{}: cru {ours:?}, ccusage {theirs:?}", chat.display()));
+            diffs.push(format!(
+                "{}: cru {ours:?}, ccusage {theirs:?}",
+                chat.display()
+            ));
         }
     }
     for d in &diffs {
         println!("  {d}");
     }
-    ensure!(diffs.is_empty(), "gemini: cru and ccusage disagree on {} files", diffs.len());
-    println!("gemini: {} chats, cru's tokens match ccusage's on each", files.len());
+    ensure!(
+        diffs.is_empty(),
+        "gemini: cru and ccusage disagree on {} files",
+        diffs.len()
+    );
+    println!(
+        "gemini: {} chats, cru's tokens match ccusage's on each",
+        files.len()
+    );
     Ok(())
 }

@@ -14,7 +14,9 @@ fn real_gemini_chats_import_strictly_and_validate() {
     let out = kiln.run(&["session", "import", "--strict", &real("gemini")]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.stdout.lines().count(), 6, "{}", out.stdout);
-    let report = out.stderr.replace(&fixtures().display().to_string(), "[FIXTURES]");
+    let report = out
+        .stderr
+        .replace(&fixtures().display().to_string(), "[FIXTURES]");
     // The JSONL chat's report names its update lines and rewritten replies.
     assert!(
         report.contains(
@@ -23,7 +25,10 @@ fn real_gemini_chats_import_strictly_and_validate() {
         ),
         "{report}"
     );
-    assert!(report.ends_with("6 created, 0 updated, 0 unchanged, 0 skipped\n"), "{report}");
+    assert!(
+        report.ends_with("6 created, 0 updated, 0 unchanged, 0 skipped\n"),
+        "{report}"
+    );
     let check = kiln.run(&["session", "validate"]);
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
 }
@@ -34,7 +39,12 @@ fn a_real_copilot_log_imports_and_strict_refuses_an_unknown_event() {
     let file = real("copilot/vibecodingtracker/copilot.jsonl");
     let out = kiln.run(&["session", "import", "--strict", &file]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stderr.contains(": 51 records read (assistant.message 6,"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains(": 51 records read (assistant.message 6,"),
+        "{}",
+        out.stderr
+    );
     assert_eq!(kiln.run(&["session", "validate"]).code, 0);
     // The same log with an event type cru does not know: imported without
     // --strict, refused with it.
@@ -48,7 +58,9 @@ fn a_real_copilot_log_imports_and_strict_refuses_an_unknown_event() {
     let strict = TestKiln::empty().run(&["session", "import", "--strict", grown.to_str().unwrap()]);
     assert_ne!(strict.code, 0, "{}", strict.stderr);
     assert!(
-        strict.stderr.contains("session.something_new 1: a record type cru does not know"),
+        strict
+            .stderr
+            .contains("session.something_new 1: a record type cru does not know"),
         "{}",
         strict.stderr
     );

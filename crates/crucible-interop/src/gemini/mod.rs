@@ -131,7 +131,14 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         session.message(m);
     }
     let (log, records) = session.finish(path, &chat);
-    let mut imported = crate::imported(crate::Format::Gemini, path, id.clone(), &bytes, log, warnings);
+    let mut imported = crate::imported(
+        crate::Format::Gemini,
+        path,
+        id.clone(),
+        &bytes,
+        log,
+        warnings,
+    );
     imported.data.records = records;
     imported.records = tally;
     if let Some(id) = id {
@@ -175,8 +182,13 @@ fn last_reply(log: &SessionLog) -> Option<String> {
 /// `reasoning`).
 pub(crate) fn usage_of(tokens: &Value) -> Usage {
     let n = |k: &str| tokens.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let (input, output, cached, thoughts, tool) =
-        (n("input"), n("output"), n("cached"), n("thoughts"), n("tool"));
+    let (input, output, cached, thoughts, tool) = (
+        n("input"),
+        n("output"),
+        n("cached"),
+        n("thoughts"),
+        n("tool"),
+    );
     let inclusive = input + output + thoughts + tool;
     let total = tokens.get("total").and_then(Value::as_u64);
     let uncached = if cached > 0 && total == Some(inclusive) && total != Some(inclusive + cached) {
@@ -208,7 +220,14 @@ struct Session {
 /// Keys of a message the session or sidecar holds; a message with any
 /// other key is also kept whole as a source record.
 const KNOWN_KEYS: &[&str] = &[
-    "id", "timestamp", "type", "content", "thoughts", "tokens", "model", "toolCalls",
+    "id",
+    "timestamp",
+    "type",
+    "content",
+    "thoughts",
+    "tokens",
+    "model",
+    "toolCalls",
 ];
 
 impl Session {
@@ -229,7 +248,8 @@ impl Session {
                     None,
                     Some("main".into()),
                 );
-                p.blocks.push(Block::Callout(Callout::user(words.trim(), None)));
+                p.blocks
+                    .push(Block::Callout(Callout::user(words.trim(), None)));
                 self.phases.push(p);
                 false
             }
@@ -269,7 +289,12 @@ impl Session {
             self.usage.add(model, usage_of(t));
         }
         let phase = self.phases.len().checked_sub(1);
-        for t in v.get("thoughts").and_then(Value::as_array).into_iter().flatten() {
+        for t in v
+            .get("thoughts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let mut extra = serde_json::Map::new();
             for k in ["subject", "timestamp"] {
                 if let Some(x) = t.get(k) {
@@ -278,19 +303,31 @@ impl Session {
             }
             self.records.push(DataRecord::Thinking(ThinkingData {
                 phase,
-                text: t.get("description").and_then(Value::as_str).unwrap_or("").to_owned(),
+                text: t
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
                 extra,
             }));
         }
         if !words.trim().is_empty() {
             if self.phases.is_empty() {
-                self.phases.push(Phase::new("Start", None, Some("main".into())));
+                self.phases
+                    .push(Phase::new("Start", None, Some("main".into())));
             }
             let p = self.phases.last_mut().expect("a phase was just ensured");
-            p.blocks
-                .push(Block::Callout(Callout::reply(Some(&gemini()), words.trim())));
+            p.blocks.push(Block::Callout(Callout::reply(
+                Some(&gemini()),
+                words.trim(),
+            )));
         }
-        for call in v.get("toolCalls").and_then(Value::as_array).into_iter().flatten() {
+        for call in v
+            .get("toolCalls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             self.tool_call(call);
         }
     }
@@ -299,7 +336,10 @@ impl Session {
         let name = call.get("name").and_then(Value::as_str).unwrap_or("tool");
         let args = call.get("args").cloned().unwrap_or(Value::Null);
         let id = call.get("id").and_then(Value::as_str);
-        let line = ToolCall::new(name.split_whitespace().collect::<Vec<_>>().join("_"), args_line(&args));
+        let line = ToolCall::new(
+            name.split_whitespace().collect::<Vec<_>>().join("_"),
+            args_line(&args),
+        );
         let data = self.book.add_full(&mut self.phases, line, id, Some(args));
         if let Some(o) = call.as_object() {
             for (k, x) in o {
@@ -410,7 +450,10 @@ mod tests {
         let t = serde_json::json!({"input": 7269, "output": 46, "cached": 5811,
             "thoughts": 58, "tool": 0, "total": 7373});
         let u = usage_of(&t);
-        assert_eq!((u.input, u.cache_read, u.output, u.reasoning), (1458, 5811, 104, 58));
+        assert_eq!(
+            (u.input, u.cache_read, u.output, u.reasoning),
+            (1458, 5811, 104, 58)
+        );
         assert_eq!(u.total(), 7373);
         // A total that counts the cache on top: input is already uncached.
         let t = serde_json::json!({"input": 100, "output": 10, "cached": 50, "total": 160});
@@ -426,7 +469,8 @@ mod tests {
         for v in [claude, codex, openai] {
             assert!(!is_record(&v), "{v}");
         }
-        let gemini = serde_json::json!({"id": "a", "timestamp": "t", "type": "info", "content": "x"});
+        let gemini =
+            serde_json::json!({"id": "a", "timestamp": "t", "type": "info", "content": "x"});
         assert!(is_record(&gemini));
     }
 }

@@ -113,7 +113,9 @@ fn assert_kept(format: Format, a: &SessionLog, b: &SessionLog, what: &str) {
             assert_eq!(calls(a), calls(b), "tool calls: {ctx}");
             assert_eq!(a.system_prompt(), b.system_prompt(), "system prompt: {ctx}");
         }
-        Format::ClaudeCode | Format::Codex | Format::Gemini | Format::Copilot => unreachable!("not written"),
+        Format::ClaudeCode | Format::Codex | Format::Gemini | Format::Copilot => {
+            unreachable!("not written")
+        }
     }
 }
 

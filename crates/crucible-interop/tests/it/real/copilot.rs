@@ -54,9 +54,14 @@ fn facts(path: &Path) -> (Facts, u64) {
             "session.shutdown" => {
                 for m in d["modelMetrics"].as_object().unwrap().values() {
                     let u = &m["usage"];
-                    for (i, k) in ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"]
-                        .iter()
-                        .enumerate()
+                    for (i, k) in [
+                        "inputTokens",
+                        "outputTokens",
+                        "cacheReadTokens",
+                        "cacheWriteTokens",
+                    ]
+                    .iter()
+                    .enumerate()
                     {
                         f.tokens[i] += u[k].as_u64().unwrap();
                     }
@@ -89,7 +94,12 @@ fn every_real_copilot_event_log_is_detected_and_imported_with_its_facts() {
             failed: calls.iter().filter(|c| c.failed).count(),
             prompts: kinds(CalloutKind::User),
             replies: kinds(CalloutKind::Other("reply".into())),
-            tokens: [u.input + u.cache_read, u.output, u.cache_read, u.cache_creation],
+            tokens: [
+                u.input + u.cache_read,
+                u.output,
+                u.cache_read,
+                u.cache_creation,
+            ],
         };
         assert_eq!(got, want, "{}", path.display());
         assert_eq!(log.frontmatter.tokens_used, Some(u.total()));
@@ -99,7 +109,9 @@ fn every_real_copilot_event_log_is_detected_and_imported_with_its_facts() {
             .data
             .records
             .iter()
-            .filter(|r| matches!(r, DataRecord::Call(c) if c.arguments.is_some() && c.result.is_some()))
+            .filter(
+                |r| matches!(r, DataRecord::Call(c) if c.arguments.is_some() && c.result.is_some()),
+            )
             .count();
         assert_eq!(whole, calls.len());
     }

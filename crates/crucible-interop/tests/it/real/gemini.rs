@@ -86,7 +86,8 @@ fn facts(path: &Path) -> Facts {
                 f.thoughts += m["thoughts"].as_array().map_or(0, Vec::len);
                 for c in m["toolCalls"].as_array().into_iter().flatten() {
                     f.calls += 1;
-                    f.failed += usize::from(matches!(c["status"].as_str(), Some("error" | "cancelled")));
+                    f.failed +=
+                        usize::from(matches!(c["status"].as_str(), Some("error" | "cancelled")));
                 }
                 let t = &m["tokens"];
                 let n = |k: &str| t[k].as_u64().unwrap_or(0);
@@ -106,13 +107,31 @@ fn facts(path: &Path) -> Facts {
 /// The same facts read back from the imported session.
 fn imported_facts(path: &Path) -> Facts {
     let imp = import(path, Format::Gemini).unwrap();
-    assert!(imp.warnings.is_empty(), "{}: {:?}", path.display(), imp.warnings);
-    assert!(imp.records.skipped.is_empty(), "{}: {}", path.display(), imp.records);
+    assert!(
+        imp.warnings.is_empty(),
+        "{}: {:?}",
+        path.display(),
+        imp.warnings
+    );
+    assert!(
+        imp.records.skipped.is_empty(),
+        "{}: {}",
+        path.display(),
+        imp.records
+    );
     let log = &imp.log;
     let calls: Vec<_> = log.tool_calls().collect();
     let kinds = |k: CalloutKind| log.callouts().filter(|c| c.kind() == k).count();
-    let usage = UsageByModel::of(&log.frontmatter).unwrap_or_default().total();
-    let Usage { input, output, cache_read, reasoning, .. } = usage;
+    let usage = UsageByModel::of(&log.frontmatter)
+        .unwrap_or_default()
+        .total();
+    let Usage {
+        input,
+        output,
+        cache_read,
+        reasoning,
+        ..
+    } = usage;
     let thoughts = imp
         .data
         .records
@@ -158,7 +177,13 @@ fn the_jsonl_chat_counts_each_rewritten_reply_once() {
     assert_eq!(imp.records.read.get("gemini"), Some(&11));
     assert_eq!(imp.records.read.get("$set"), Some(&11));
     // Of the 6, 2 have words; the rest are only thoughts and tool calls.
-    assert_eq!(imp.log.callouts().filter(|c| c.kind() == CalloutKind::Other("reply".into())).count(), 2);
+    assert_eq!(
+        imp.log
+            .callouts()
+            .filter(|c| c.kind() == CalloutKind::Other("reply".into()))
+            .count(),
+        2
+    );
     assert_eq!(imp.log.tool_calls().count(), 12);
     let by = UsageByModel::of(&imp.log.frontmatter).unwrap();
     assert_eq!(
@@ -176,7 +201,11 @@ fn the_jsonl_chat_counts_each_rewritten_reply_once() {
         })
         .collect();
     assert_eq!(calls.len(), 12);
-    assert!(calls.iter().all(|c| c.arguments.is_some() && c.result.is_some()));
+    assert!(
+        calls
+            .iter()
+            .all(|c| c.arguments.is_some() && c.result.is_some())
+    );
 }
 
 #[test]
@@ -187,7 +216,10 @@ fn a_failed_call_is_marked_and_keeps_its_error() {
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].tool, "replace");
     let summary = failed[0].summary.as_deref().unwrap_or("");
-    assert!(summary.starts_with("A secondary check by an LLM"), "{summary}");
+    assert!(
+        summary.starts_with("A secondary check by an LLM"),
+        "{summary}"
+    );
     // The line is cut; the sidecar has the whole error.
     let record = imp
         .data
@@ -201,5 +233,8 @@ fn a_failed_call_is_marked_and_keeps_its_error() {
     let error = record.result.as_ref().unwrap()[0]["functionResponse"]["response"]["error"]
         .as_str()
         .unwrap();
-    assert!(error.contains("0 occurrences found for old_string"), "{error}");
+    assert!(
+        error.contains("0 occurrences found for old_string"),
+        "{error}"
+    );
 }

@@ -1,7 +1,7 @@
 //! Every real agent file under `fixtures/real/`, imported and checked against facts counted from the source by a small counter of its own.
 
-mod gemini;
 mod copilot;
+mod gemini;
 
 use std::path::Path;
 
