@@ -12,14 +12,16 @@
 //! seed 003's `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders
 //! (`agent.log`, `todos.json`), seed 002's codeloops JSONL and the
 //! ConnectOnion session YAML of seeds 000 and 001, Claude Code transcripts
-//! and Codex rollouts.
+//! and Codex rollouts, Gemini CLI chats and GitHub Copilot CLI event logs.
 
 mod agent_dir;
 mod claude_code;
 mod codeloops;
 mod codex;
 mod connectonion;
+mod copilot;
 mod export;
+mod gemini;
 mod messages;
 mod provenance;
 mod report;
@@ -52,6 +54,10 @@ pub enum Format {
     ClaudeCode,
     /// Codex CLI's `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`.
     Codex,
+    /// Gemini CLI's `~/.gemini/tmp/<project hash>/chats/session-*.json[l]`.
+    Gemini,
+    /// GitHub Copilot CLI's `~/.copilot/session-state/<id>/events.jsonl`.
+    Copilot,
 }
 
 impl Format {
@@ -63,6 +69,8 @@ impl Format {
             Self::ConnectOnion => "connectonion",
             Self::ClaudeCode => "claude-code",
             Self::Codex => "codex",
+            Self::Gemini => "gemini",
+            Self::Copilot => "copilot",
         }
     }
 }
@@ -287,8 +295,11 @@ fn collect(path: &Path, format: Option<Format>, found: &mut Found, depth: usize)
             // In a folder walk a subagent's file comes with its parent's
             // transcript; named on its own, it is imported on its own.
             let with_parent = depth > 0
-                && f == Format::ClaudeCode
-                && claude_code::parent_transcript(path).is_some();
+                && match f {
+                    Format::ClaudeCode => claude_code::parent_transcript(path).is_some(),
+                    Format::Gemini => gemini::has_parent(path),
+                    _ => false,
+                };
             if !with_parent {
                 found.sources.push((path.to_owned(), f));
             }
@@ -342,12 +353,14 @@ type IsRecord = fn(&serde_json::Value) -> bool;
 
 /// [`detect`] on the start of a file.
 pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
-    let recognizers: [(Format, IsRecord); 3] = [
+    let recognizers: [(Format, IsRecord); 5] = [
         (Format::Codeloops, codeloops::is_record),
         (Format::Codex, codex::is_record),
         (Format::ClaudeCode, claude_code::is_record),
+        (Format::Gemini, gemini::is_record),
+        (Format::Copilot, copilot::is_record),
     ];
-    let mut counts = [0usize; 3];
+    let mut counts = [0usize; 5];
     for line in bytes.split(|&b| b == b'\n') {
         let line = line.trim_ascii();
         if !line.starts_with(b"{") {
@@ -366,6 +379,9 @@ pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
         .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)));
     if let Some(i) = best {
         return Some(recognizers[i].0);
+    }
+    if gemini::looks_like(bytes) {
+        return Some(Format::Gemini);
     }
     if connectonion::looks_like(bytes) {
         return Some(Format::ConnectOnion);
@@ -456,5 +472,7 @@ fn import_any(path: &Path, format: Format) -> Result<Imported, ImportError> {
         Format::ConnectOnion => connectonion::import(path),
         Format::ClaudeCode => claude_code::import(path),
         Format::Codex => codex::import(path),
+        Format::Gemini => gemini::import(path),
+        Format::Copilot => copilot::import(path),
     }
 }

@@ -16,6 +16,7 @@ use std::process::Command;
 use anyhow::{Context, bail};
 
 pub mod codex;
+mod gemini;
 
 /// The version the issue names: its JSON is what this reads.
 pub const CCUSAGE: &str = "ccusage@20.0.24";
@@ -241,6 +242,7 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
         },
     )?;
     check(&cru, &ccusage, "generated", scratch.path())?;
+    gemini::check(&cru, &ccusage, &root.join("fixtures/real/gemini"))?;
     println!("cru's token totals match ccusage's on every session");
     Ok(())
 }

@@ -6,6 +6,7 @@ mod eval;
 mod export;
 mod hostile;
 mod import;
+mod import_agents;
 mod import_codex;
 mod import_connectonion;
 mod index;

@@ -128,7 +128,7 @@ fn assert_kept(format: Format, a: &SessionLog, b: &SessionLog, what: &str) {
             );
             assert_eq!(a.frontmatter.model, b.frontmatter.model, "model: {ctx}");
         }
-        Format::ClaudeCode => unreachable!("not written"),
+        Format::ClaudeCode | Format::Gemini | Format::Copilot => unreachable!("not written"),
     }
 }
 
@@ -498,6 +498,8 @@ mod damaged {
                 Format::ConnectOnion,
                 Format::ClaudeCode,
                 Format::Codex,
+                Format::Gemini,
+                Format::Copilot,
             ] {
                 let _ = import(&file, format);
             }

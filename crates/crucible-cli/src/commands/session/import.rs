@@ -47,6 +47,10 @@ pub enum From {
     /// Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`)
     /// and saved `codex exec --json` event streams.
     Codex,
+    /// Gemini CLI chats (`~/.gemini/tmp/<project hash>/chats/session-*.json[l]`).
+    Gemini,
+    /// GitHub Copilot CLI event logs (`~/.copilot/session-state/<id>/events.jsonl`).
+    Copilot,
 }
 
 /// What happened to each source.
@@ -74,6 +78,8 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         From::Connectonion => Some(Format::ConnectOnion),
         From::ClaudeCode => Some(Format::ClaudeCode),
         From::Codex => Some(Format::Codex),
+        From::Gemini => Some(Format::Gemini),
+        From::Copilot => Some(Format::Copilot),
     };
     std::fs::create_dir_all(ctx.store.dir())
         .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;

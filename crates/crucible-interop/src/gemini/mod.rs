@@ -1,0 +1,476 @@
+//! Gemini CLI chats: `~/.gemini/tmp/<project hash>/chats/session-*.json`
+//! (one JSON document) and the newer `session-*.jsonl` (see [`chat`]).
+//!
+//! - a `user` message → a new phase named from its words, with a
+//!   `[!user]` callout (a user message with no text, only function
+//!   responses, is kept in the sidecar as a source record);
+//! - a `gemini` message → a `[!reply] @gemini`; its `toolCalls` → tool
+//!   calls (✗ when `status` is `error` or `cancelled`), arguments and
+//!   result whole in the sidecar; its `thoughts` → thinking records; its
+//!   `tokens` → usage by model (see [`usage_of`]);
+//! - `info`, `error`, `warning` messages → context records;
+//! - the metadata (`sessionId`, `projectHash`, `startTime`, `kind`, ...)
+//!   → the source id and start, and a source record with all of it;
+//! - subagents (`chats/<parent sessionId>/<id>.jsonl`) → linked children.
+
+mod chat;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crucible_core::{
+    AgentRef, Block, Callout, ContextData, DataRecord, Frontmatter, Phase, SessionId, SessionLog,
+    SourceData, ThinkingData, Timestamp, ToolCall, args_line,
+};
+
+use crate::transcript::{CallBook, finish_paused, phase_name, text_of, title_from};
+use crate::{Child, ImportError, Imported, RecordTally, SubagentLink, Usage, UsageByModel};
+
+use chat::{Chat, Message};
+
+/// True for a line of a Gemini CLI JSONL chat: the metadata line, a
+/// message (`id`, `type` of gemini-cli's, `timestamp`, and no Claude Code
+/// or Codex envelope), or a `$set`/`$rewindTo` line.
+pub(crate) fn is_record(v: &Value) -> bool {
+    let Some(o) = v.as_object() else {
+        return false;
+    };
+    if o.len() == 1 && (o.contains_key("$set") || o.contains_key("$rewindTo")) {
+        return true;
+    }
+    if o.contains_key("sessionId") && o.contains_key("projectHash") {
+        return true;
+    }
+    matches!(
+        o.get("type").and_then(Value::as_str),
+        Some("user" | "gemini" | "info" | "error" | "warning")
+    ) && o.contains_key("id")
+        && o.contains_key("timestamp")
+        && o.contains_key("content")
+        && !o.contains_key("message")
+        && !o.contains_key("sessionId")
+}
+
+/// True for the start of a classic chat document: an object whose first
+/// key is `sessionId`, with a `projectHash` soon after (gemini-cli writes
+/// them first, pretty-printed).
+pub(crate) fn looks_like(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(2048)];
+    let text = String::from_utf8_lossy(head);
+    let t = text.trim_start();
+    t.starts_with('{')
+        && t[1..].trim_start().starts_with("\"sessionId\"")
+        && t.contains("\"projectHash\"")
+}
+
+/// A folder walk imports a subagent's chat with its parent: true for
+/// `chats/<parent id>/<id>.jsonl` when `chats/` holds the parent's file
+/// (named `session-<time>-<first 8 characters of its id>.json[l]`).
+pub(crate) fn has_parent(path: &Path) -> bool {
+    parent_of(path).is_some()
+}
+
+fn parent_of(path: &Path) -> Option<PathBuf> {
+    let folder = path.parent()?;
+    let parent_id = folder.file_name()?.to_str()?;
+    let short = parent_id.get(..8)?;
+    let chats = folder.parent()?;
+    let mut found: Vec<PathBuf> = std::fs::read_dir(chats)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                    n.starts_with("session-")
+                        && (n.ends_with(&format!("-{short}.json"))
+                            || n.ends_with(&format!("-{short}.jsonl")))
+                })
+        })
+        .collect();
+    found.sort();
+    found.pop()
+}
+
+/// The subagents' chats of a session: `chats/<sessionId>/*.jsonl`.
+fn child_files(path: &Path, session_id: &str) -> Vec<PathBuf> {
+    let Some(dir) = path.parent().map(|p| p.join(session_id)) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl" || x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
+    let bytes = crate::read_source(path)?;
+    let text = crate::transcript::utf8(&bytes);
+    let mut warnings = Vec::new();
+    let mut tally = RecordTally::default();
+    // A whole document is the classic shape; anything else is read as lines.
+    let chat = match serde_json::from_str::<Value>(&text) {
+        Ok(doc @ Value::Object(_)) if doc.get("messages").is_some() => {
+            chat::from_document(doc, &mut tally)
+        }
+        _ => chat::from_lines(path, &text, &mut warnings, &mut tally),
+    };
+    let id = chat
+        .meta
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let mut session = Session::default();
+    for m in &chat.messages {
+        session.message(m);
+    }
+    let (log, records) = session.finish(path, &chat);
+    let mut imported = crate::imported(
+        crate::Format::Gemini,
+        path,
+        id.clone(),
+        &bytes,
+        log,
+        warnings,
+    );
+    imported.data.records = records;
+    imported.records = tally;
+    if let Some(id) = id {
+        for file in child_files(path, &id) {
+            let child = import(&file)?;
+            let summary = last_reply(&child.log);
+            imported.children.push(Child {
+                imported: child,
+                link: SubagentLink {
+                    agent: gemini(),
+                    anchor: None,
+                    description: None,
+                    summary,
+                },
+            });
+        }
+    }
+    Ok(imported)
+}
+
+fn gemini() -> AgentRef {
+    "gemini".parse().expect("a valid agent name")
+}
+
+/// The text of a session's last reply, a child's summary for its parent.
+fn last_reply(log: &SessionLog) -> Option<String> {
+    log.phases()
+        .flat_map(|(_, p)| p.blocks.iter())
+        .filter_map(|b| match b {
+            Block::Callout(c) if c.kind == "reply" => Some(c.body.join("\n")),
+            _ => None,
+        })
+        .last()
+        .map(|s| crucible_core::summary_line(&s, crucible_core::SUMMARY_LIMIT))
+}
+
+/// Tokens of one reply, as ccusage's Gemini reader counts them: gemini-cli
+/// reports `input` with the cached part inside it when `total` says so
+/// (total = input + output + thoughts + tool), and `tool` (the prompt of
+/// tool use) is input too. Output includes the thoughts (kept apart as
+/// `reasoning`).
+pub(crate) fn usage_of(tokens: &Value) -> Usage {
+    let n = |k: &str| tokens.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let (input, output, cached, thoughts, tool) = (
+        n("input"),
+        n("output"),
+        n("cached"),
+        n("thoughts"),
+        n("tool"),
+    );
+    let inclusive = input + output + thoughts + tool;
+    let total = tokens.get("total").and_then(Value::as_u64);
+    let uncached = if cached > 0 && total == Some(inclusive) && total != Some(inclusive + cached) {
+        input.saturating_sub(cached)
+    } else {
+        input
+    };
+    Usage {
+        input: uncached + tool,
+        output: output + thoughts,
+        cache_creation: 0,
+        cache_read: cached,
+        reasoning: thoughts,
+    }
+}
+
+/// The session being built, message by message.
+#[derive(Debug, Default)]
+struct Session {
+    phases: Vec<Phase>,
+    book: CallBook,
+    usage: UsageByModel,
+    records: Vec<DataRecord>,
+    first_prompt: Option<String>,
+    model: Option<String>,
+    started: Option<Timestamp>,
+}
+
+/// Keys of a message the session or sidecar holds; a message with any
+/// other key is also kept whole as a source record.
+const KNOWN_KEYS: &[&str] = &[
+    "id",
+    "timestamp",
+    "type",
+    "content",
+    "thoughts",
+    "tokens",
+    "model",
+    "toolCalls",
+];
+
+impl Session {
+    fn message(&mut self, m: &Message) {
+        let v = &m.record;
+        if self.started.is_none() {
+            self.started = v
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(|t| t.parse().ok());
+        }
+        let words = content_text(v.get("content").unwrap_or(&Value::Null));
+        let kept_whole = match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "user" if !words.trim().is_empty() => {
+                self.first_prompt.get_or_insert_with(|| words.clone());
+                let mut p = Phase::new(
+                    phase_name(&words, self.phases.len() + 1),
+                    None,
+                    Some("main".into()),
+                );
+                p.blocks
+                    .push(Block::Callout(Callout::user(words.trim(), None)));
+                self.phases.push(p);
+                false
+            }
+            "gemini" => {
+                self.reply(v, &words);
+                false
+            }
+            kind @ ("info" | "error" | "warning") => {
+                self.records.push(DataRecord::Context(ContextData {
+                    phase: self.phases.len().checked_sub(1),
+                    label: kind.to_owned(),
+                    text: words,
+                    extra: serde_json::Map::new(),
+                }));
+                false
+            }
+            _ => true,
+        };
+        let unknown_keys = v
+            .as_object()
+            .is_some_and(|o| o.keys().any(|k| !KNOWN_KEYS.contains(&k.as_str())));
+        if kept_whole || unknown_keys || content_has_non_text(v) {
+            self.records.push(DataRecord::Source(SourceData {
+                phase: self.phases.len().checked_sub(1),
+                line: m.line,
+                record: v.clone(),
+            }));
+        }
+    }
+
+    fn reply(&mut self, v: &Value, words: &str) {
+        let model = v.get("model").and_then(Value::as_str);
+        if self.model.is_none() {
+            self.model = model.map(str::to_owned);
+        }
+        if let Some(t) = v.get("tokens") {
+            self.usage.add(model, usage_of(t));
+        }
+        let phase = self.phases.len().checked_sub(1);
+        for t in v
+            .get("thoughts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let mut extra = serde_json::Map::new();
+            for k in ["subject", "timestamp"] {
+                if let Some(x) = t.get(k) {
+                    extra.insert(k.to_owned(), x.clone());
+                }
+            }
+            self.records.push(DataRecord::Thinking(ThinkingData {
+                phase,
+                text: t
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+                extra,
+            }));
+        }
+        if !words.trim().is_empty() {
+            if self.phases.is_empty() {
+                self.phases
+                    .push(Phase::new("Start", None, Some("main".into())));
+            }
+            let p = self.phases.last_mut().expect("a phase was just ensured");
+            p.blocks.push(Block::Callout(Callout::reply(
+                Some(&gemini()),
+                words.trim(),
+            )));
+        }
+        for call in v
+            .get("toolCalls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            self.tool_call(call);
+        }
+    }
+
+    fn tool_call(&mut self, call: &Value) {
+        let name = call.get("name").and_then(Value::as_str).unwrap_or("tool");
+        let args = call.get("args").cloned().unwrap_or(Value::Null);
+        let id = call.get("id").and_then(Value::as_str);
+        let line = ToolCall::new(
+            name.split_whitespace().collect::<Vec<_>>().join("_"),
+            args_line(&args),
+        );
+        let data = self.book.add_full(&mut self.phases, line, id, Some(args));
+        if let Some(o) = call.as_object() {
+            for (k, x) in o {
+                if !matches!(k.as_str(), "id" | "name" | "args" | "result") {
+                    data.extra.insert(k.clone(), x.clone());
+                }
+            }
+        }
+        let status = call.get("status").and_then(Value::as_str).unwrap_or("");
+        let failed = matches!(status, "error" | "cancelled");
+        let Some(result) = call.get("result") else {
+            return;
+        };
+        let Some(id) = id else { return };
+        // The markdown line gets the result's words; the record, the result whole.
+        let summary = result_text(call, result);
+        if let Some(data) =
+            self.book
+                .answer_full(&mut self.phases, id, Value::String(summary), failed)
+        {
+            data.result = Some(result.clone());
+        }
+    }
+
+    fn finish(self, path: &Path, chat: &Chat) -> (SessionLog, Vec<DataRecord>) {
+        let meta_time = |k: &str| {
+            chat.meta
+                .get(k)
+                .and_then(Value::as_str)
+                .and_then(|t| t.parse::<Timestamp>().ok())
+        };
+        let started = meta_time("startTime")
+            .or(self.started)
+            .unwrap_or_else(|| crate::transcript::mtime(path));
+        let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
+        fm.participants.push(gemini());
+        fm.model = self.model;
+        self.usage.store(&mut fm);
+        if let Some(h) = chat.meta.get("projectHash").and_then(Value::as_str) {
+            fm.extra.insert("project_hash".into(), h.into());
+        }
+        let title = self
+            .first_prompt
+            .as_deref()
+            .and_then(title_from)
+            .unwrap_or_else(|| "Gemini CLI session".to_owned());
+        let mut log = SessionLog::new(fm);
+        finish_paused(&mut log, title, self.phases);
+        let mut records: Vec<DataRecord> = vec![DataRecord::Source(SourceData {
+            phase: None,
+            line: None,
+            record: Value::Object(chat.meta.clone()),
+        })];
+        records.extend(self.book.into_records());
+        records.extend(self.records);
+        for m in &chat.rewound {
+            records.push(DataRecord::Source(SourceData {
+                phase: None,
+                line: m.line,
+                record: m.record.clone(),
+            }));
+        }
+        (log, records)
+    }
+}
+
+/// The words of a message's `content`: a string, or its text parts.
+fn content_text(content: &Value) -> String {
+    text_of(content)
+}
+
+/// True when `content` holds parts other than text (function responses,
+/// inline data), which only the source record keeps.
+fn content_has_non_text(v: &Value) -> bool {
+    v.get("content")
+        .and_then(Value::as_array)
+        .is_some_and(|parts| parts.iter().any(|p| p.get("text").is_none()))
+}
+
+/// A tool result's words: what was shown (`resultDisplay` when a string),
+/// else the function response's `output` or `error`.
+fn result_text(call: &Value, result: &Value) -> String {
+    if let Some(s) = call.get("resultDisplay").and_then(Value::as_str) {
+        return s.to_owned();
+    }
+    let mut out = Vec::new();
+    for part in result.as_array().into_iter().flatten() {
+        let r = part.pointer("/functionResponse/response");
+        for k in ["output", "error"] {
+            if let Some(s) = r.and_then(|r| r.get(k)).and_then(Value::as_str) {
+                out.push(s.to_owned());
+            }
+        }
+    }
+    if out.is_empty() {
+        text_of(result)
+    } else {
+        out.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cached_input_is_taken_out_of_input_when_the_total_includes_it() {
+        let t = serde_json::json!({"input": 7269, "output": 46, "cached": 5811,
+            "thoughts": 58, "tool": 0, "total": 7373});
+        let u = usage_of(&t);
+        assert_eq!(
+            (u.input, u.cache_read, u.output, u.reasoning),
+            (1458, 5811, 104, 58)
+        );
+        assert_eq!(u.total(), 7373);
+        // A total that counts the cache on top: input is already uncached.
+        let t = serde_json::json!({"input": 100, "output": 10, "cached": 50, "total": 160});
+        assert_eq!(usage_of(&t).input, 100);
+    }
+
+    #[test]
+    fn records_of_other_formats_are_not_gemini_records() {
+        let claude = serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u",
+            "timestamp": "t", "message": {"role": "user", "content": "hi"}});
+        let codex = serde_json::json!({"type": "session_meta", "timestamp": "t", "payload": {}});
+        let openai = serde_json::json!({"role": "user", "content": "hi"});
+        for v in [claude, codex, openai] {
+            assert!(!is_record(&v), "{v}");
+        }
+        let gemini =
+            serde_json::json!({"id": "a", "timestamp": "t", "type": "info", "content": "x"});
+        assert!(is_record(&gemini));
+    }
+}

@@ -1,0 +1,240 @@
+//! Gemini CLI's real chats (`fixtures/real/gemini/`): each imported, and
+//! its calls, failures, messages and tokens compared with a count made
+//! here from the JSON itself.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crucible_core::{CalloutKind, DataRecord};
+use crucible_interop::{Format, Usage, UsageByModel, detect, import};
+use serde_json::Value;
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/real/gemini")
+}
+
+fn files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json" || x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// What a chat holds, counted straight from the file.
+#[derive(Debug, Default, PartialEq)]
+struct Facts {
+    calls: usize,
+    failed: usize,
+    prompts: usize,
+    replies: usize,
+    thoughts: usize,
+    input: u64,
+    cached: u64,
+    output: u64,
+    thinking: u64,
+    tool: u64,
+    total: u64,
+}
+
+/// The messages as the file leaves them: the document's array, or for
+/// JSONL the last line written for each id, in first-seen order.
+fn messages(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    if let Ok(doc) = serde_json::from_str::<Value>(&text) {
+        return doc["messages"].as_array().unwrap().clone();
+    }
+    let mut order: Vec<String> = Vec::new();
+    let mut by_id: BTreeMap<String, Value> = BTreeMap::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let (Some(id), Some(_)) = (v["id"].as_str(), v["type"].as_str()) else {
+            continue;
+        };
+        if by_id.insert(id.to_owned(), v.clone()).is_none() {
+            order.push(id.to_owned());
+        }
+    }
+    order.iter().map(|id| by_id[id].clone()).collect()
+}
+
+fn text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+        _ => String::new(),
+    }
+}
+
+fn facts(path: &Path) -> Facts {
+    let mut f = Facts::default();
+    for m in messages(path) {
+        let words = text(&m["content"]);
+        match m["type"].as_str().unwrap() {
+            "user" if !words.trim().is_empty() => f.prompts += 1,
+            "gemini" => {
+                f.replies += usize::from(!words.trim().is_empty());
+                f.thoughts += m["thoughts"].as_array().map_or(0, Vec::len);
+                for c in m["toolCalls"].as_array().into_iter().flatten() {
+                    f.calls += 1;
+                    f.failed +=
+                        usize::from(matches!(c["status"].as_str(), Some("error" | "cancelled")));
+                }
+                let t = &m["tokens"];
+                let n = |k: &str| t[k].as_u64().unwrap_or(0);
+                f.input += n("input");
+                f.cached += n("cached");
+                f.output += n("output");
+                f.thinking += n("thoughts");
+                f.tool += n("tool");
+                f.total += n("total");
+            }
+            _ => {}
+        }
+    }
+    f
+}
+
+/// The same facts read back from the imported session.
+fn imported_facts(path: &Path) -> Facts {
+    let imp = import(path, Format::Gemini).unwrap();
+    assert!(
+        imp.warnings.is_empty(),
+        "{}: {:?}",
+        path.display(),
+        imp.warnings
+    );
+    assert!(
+        imp.records.skipped.is_empty(),
+        "{}: {}",
+        path.display(),
+        imp.records
+    );
+    let log = &imp.log;
+    let calls: Vec<_> = log.tool_calls().collect();
+    let kinds = |k: CalloutKind| log.callouts().filter(|c| c.kind() == k).count();
+    let usage = UsageByModel::of(&log.frontmatter)
+        .unwrap_or_default()
+        .total();
+    let Usage {
+        input,
+        output,
+        cache_read,
+        reasoning,
+        ..
+    } = usage;
+    let thoughts = imp
+        .data
+        .records
+        .iter()
+        .filter(|r| matches!(r, DataRecord::Thinking(_)))
+        .count();
+    assert_eq!(log.frontmatter.tokens_used.unwrap_or(0), usage.total());
+    Facts {
+        calls: calls.len(),
+        failed: calls.iter().filter(|c| c.failed).count(),
+        prompts: kinds(CalloutKind::User),
+        replies: kinds(CalloutKind::Other("reply".into())),
+        thoughts,
+        // Put back into gemini-cli's terms: its input holds the cached
+        // part and the tool prompt, its output not the thoughts.
+        input: input + cache_read,
+        cached: cache_read,
+        output: output - reasoning,
+        thinking: reasoning,
+        tool: 0,
+        total: usage.total(),
+    }
+}
+
+#[test]
+fn every_real_gemini_chat_is_detected_and_imported_with_its_facts() {
+    let files = files();
+    assert_eq!(files.len(), 6, "{files:?}");
+    for path in &files {
+        assert_eq!(detect(path), Some(Format::Gemini), "{}", path.display());
+        // No real chat spent tool-prompt tokens (cru counts them as input;
+        // `tool: 0` on the imported side makes a chat that did fail here).
+        let want = facts(path);
+        assert_eq!(imported_facts(path), want, "{}", path.display());
+    }
+}
+
+#[test]
+fn the_jsonl_chat_counts_each_rewritten_reply_once() {
+    let path = dir().join("vibecodingtracker/gemini.jsonl");
+    let imp = import(&path, Format::Gemini).unwrap();
+    // 11 reply lines for 6 replies: 5 are written again with their tool calls.
+    assert_eq!(imp.records.read.get("gemini"), Some(&11));
+    assert_eq!(imp.records.read.get("$set"), Some(&11));
+    // Of the 6, 2 have words; the rest are only thoughts and tool calls.
+    assert_eq!(
+        imp.log
+            .callouts()
+            .filter(|c| c.kind() == CalloutKind::Other("reply".into()))
+            .count(),
+        2
+    );
+    assert_eq!(imp.log.tool_calls().count(), 12);
+    let by = UsageByModel::of(&imp.log.frontmatter).unwrap();
+    assert_eq!(
+        by.models.keys().collect::<Vec<_>>(),
+        ["gemini-3-flash-preview", "gemini-3.1-pro-preview"]
+    );
+    // Every call's arguments and result are kept whole beside the session.
+    let calls: Vec<_> = imp
+        .data
+        .records
+        .iter()
+        .filter_map(|r| match r {
+            DataRecord::Call(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 12);
+    assert!(
+        calls
+            .iter()
+            .all(|c| c.arguments.is_some() && c.result.is_some())
+    );
+}
+
+#[test]
+fn a_failed_call_is_marked_and_keeps_its_error() {
+    let path = dir().join("ai-sessions/gemini-cli-pomodoro-timer.json");
+    let imp = import(&path, Format::Gemini).unwrap();
+    let failed: Vec<_> = imp.log.tool_calls().filter(|c| c.failed).collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].tool, "replace");
+    let summary = failed[0].summary.as_deref().unwrap_or("");
+    assert!(
+        summary.starts_with("A secondary check by an LLM"),
+        "{summary}"
+    );
+    // The line is cut; the sidecar has the whole error.
+    let record = imp
+        .data
+        .records
+        .iter()
+        .find_map(|r| match r {
+            DataRecord::Call(c) if c.tool == "replace" && c.extra["status"] == "error" => Some(c),
+            _ => None,
+        })
+        .unwrap();
+    let error = record.result.as_ref().unwrap()[0]["functionResponse"]["response"]["error"]
+        .as_str()
+        .unwrap();
+    assert!(
+        error.contains("0 occurrences found for old_string"),
+        "{error}"
+    );
+}
