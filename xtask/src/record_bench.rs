@@ -63,7 +63,11 @@ pub fn cru_binary(root: &Path) -> anyhow::Result<PathBuf> {
         .status()
         .context("building cru")?;
     anyhow::ensure!(status.success(), "cargo build of cru failed");
-    Ok(root.join("target/release/cru"))
+    // Where that build put it: cargo's target dir, moved by CARGO_TARGET_DIR.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map_or_else(|| root.join("target"), |t| root.join(t));
+    Ok(target.join("release/cru"))
 }
 
 /// Runs `cru session log tool` `runs` times against a session that already
