@@ -26,11 +26,13 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crucible_core::{
-    AgentRef, Block, Callout, ContextData, DataRecord, Frontmatter, Phase, SessionId, SessionLog,
-    SourceData, ThinkingData, Timestamp, ToolCall, args_line,
+    AgentRef, ContextData, DataRecord, Frontmatter, Phase, SessionId, SessionLog, SourceData,
+    ThinkingData, Timestamp, ToolCall, args_line,
 };
 
-use crate::transcript::{CallBook, finish_paused, phase_name, text_of, title_from};
+use crate::transcript::{
+    CallBook, finish_paused, push_reply, push_user_phase, text_of, title_from,
+};
 use crate::{ImportError, Imported, RecordTally, Usage, UsageByModel};
 
 /// True for a line of a Copilot CLI event log: a dotted `type` of one of
@@ -204,14 +206,7 @@ impl Session {
         let words = data.get("content").map(text_of).unwrap_or_default();
         if !words.trim().is_empty() {
             self.first_prompt.get_or_insert_with(|| words.clone());
-            let mut p = Phase::new(
-                phase_name(&words, self.phases.len() + 1),
-                None,
-                Some("main".into()),
-            );
-            p.blocks
-                .push(Block::Callout(Callout::user(words.trim(), None)));
-            self.phases.push(p);
+            push_user_phase(&mut self.phases, &words);
         }
         if let Some(t) = data.get("transformedContent").and_then(Value::as_str) {
             self.context("sent to the model", t.to_owned());
@@ -249,15 +244,7 @@ impl Session {
         }
         let words = data.get("content").map(text_of).unwrap_or_default();
         if !words.trim().is_empty() {
-            if self.phases.is_empty() {
-                self.phases
-                    .push(Phase::new("Start", None, Some("main".into())));
-            }
-            let p = self.phases.last_mut().expect("a phase was just ensured");
-            p.blocks.push(Block::Callout(Callout::reply(
-                Some(&copilot()),
-                words.trim(),
-            )));
+            push_reply(&mut self.phases, &copilot(), &words);
         }
         for req in data
             .get("toolRequests")

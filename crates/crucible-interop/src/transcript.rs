@@ -64,11 +64,8 @@ impl CallBook {
         id: Option<&str>,
         arguments: Option<Value>,
     ) -> &mut CallData {
-        if phases.is_empty() {
-            phases.push(Phase::new("Start", None, Some("main".into())));
-        }
-        let pi = phases.len() - 1;
-        let p = &mut phases[pi];
+        let pi = phases.len().max(1) - 1;
+        let p = current_phase(phases);
         // The call's index among the phase's calls: it is appended last.
         let flat = p
             .blocks
@@ -133,6 +130,40 @@ impl CallBook {
     pub(crate) fn into_records(self) -> impl Iterator<Item = DataRecord> {
         self.calls.into_iter().map(DataRecord::Call)
     }
+}
+
+/// Starts a phase with the user's `words` (its name from their first line,
+/// a `[!user]` callout holding them).
+pub(crate) fn push_user_phase(phases: &mut Vec<Phase>, words: &str) {
+    let mut p = Phase::new(
+        phase_name(words, phases.len() + 1),
+        None,
+        Some("main".into()),
+    );
+    p.blocks.push(Block::Callout(crucible_core::Callout::user(
+        words.trim(),
+        None,
+    )));
+    phases.push(p);
+}
+
+/// The phase the agent's next words go to: the last, or a `Start` phase
+/// when the agent speaks first.
+pub(crate) fn current_phase(phases: &mut Vec<Phase>) -> &mut Phase {
+    if phases.is_empty() {
+        phases.push(Phase::new("Start", None, Some("main".into())));
+    }
+    phases.last_mut().expect("a phase was just ensured")
+}
+
+/// Adds the agent's reply `words` to the current phase as a `[!reply]`.
+pub(crate) fn push_reply(phases: &mut Vec<Phase>, agent: &crucible_core::AgentRef, words: &str) {
+    current_phase(phases)
+        .blocks
+        .push(Block::Callout(crucible_core::Callout::reply(
+            Some(agent),
+            words.trim(),
+        )));
 }
 
 /// The text of a message's `content`: a string, or the text parts of an array.

@@ -26,13 +26,15 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use crucible_core::{
-    AgentRef, Block, Callout, ContextData, DataRecord, Frontmatter, Phase, SessionId, SessionLog,
-    SourceData, ThinkingData, Timestamp, ToolCall, args_line,
+    AgentRef, ContextData, DataRecord, Frontmatter, Phase, SessionId, SessionLog, SourceData,
+    ThinkingData, Timestamp, ToolCall, args_line,
 };
 
 use super::tokens::{TokenCounter, replay_second};
 use super::{Output, split_user_message};
-use crate::transcript::{CallBook, finish_paused, phase_name, text_of, title_from};
+use crate::transcript::{
+    CallBook, finish_paused, push_reply, push_user_phase, text_of, title_from,
+};
 use crate::{ImportError, ImportWarning, Imported, RecordTally};
 
 /// What a rollout has given so far.
@@ -212,26 +214,11 @@ impl Reader {
                 }
                 if let Some(request) = request {
                     self.first_prompt.get_or_insert_with(|| request.clone());
-                    let mut p = Phase::new(
-                        phase_name(&request, self.phases.len() + 1),
-                        None,
-                        Some("main".into()),
-                    );
-                    p.blocks
-                        .push(Block::Callout(Callout::user(request.trim(), None)));
-                    self.phases.push(p);
+                    push_user_phase(&mut self.phases, &request);
                 }
             }
             Some("assistant") if !words.trim().is_empty() => {
-                if self.phases.is_empty() {
-                    self.phases
-                        .push(Phase::new("Start", None, Some("main".into())));
-                }
-                let p = self.phases.last_mut().expect("a phase was just ensured");
-                p.blocks.push(Block::Callout(Callout::reply(
-                    Some(&self.agent),
-                    words.trim(),
-                )));
+                push_reply(&mut self.phases, &self.agent, &words);
             }
             Some(role) => {
                 let role = role.to_owned();

@@ -20,11 +20,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crucible_core::{
-    AgentRef, Block, Callout, ContextData, DataRecord, Frontmatter, Phase, SessionId, SessionLog,
+    AgentRef, Block, ContextData, DataRecord, Frontmatter, Phase, SessionId, SessionLog,
     SourceData, ThinkingData, Timestamp, ToolCall, args_line,
 };
 
-use crate::transcript::{CallBook, finish_paused, phase_name, text_of, title_from};
+use crate::transcript::{
+    CallBook, finish_paused, push_reply, push_user_phase, text_of, title_from,
+};
 use crate::{Child, ImportError, Imported, RecordTally, SubagentLink, Usage, UsageByModel};
 
 use chat::{Chat, Message};
@@ -243,14 +245,7 @@ impl Session {
         let kept_whole = match v.get("type").and_then(Value::as_str).unwrap_or("") {
             "user" if !words.trim().is_empty() => {
                 self.first_prompt.get_or_insert_with(|| words.clone());
-                let mut p = Phase::new(
-                    phase_name(&words, self.phases.len() + 1),
-                    None,
-                    Some("main".into()),
-                );
-                p.blocks
-                    .push(Block::Callout(Callout::user(words.trim(), None)));
-                self.phases.push(p);
+                push_user_phase(&mut self.phases, &words);
                 false
             }
             "gemini" => {
@@ -312,15 +307,7 @@ impl Session {
             }));
         }
         if !words.trim().is_empty() {
-            if self.phases.is_empty() {
-                self.phases
-                    .push(Phase::new("Start", None, Some("main".into())));
-            }
-            let p = self.phases.last_mut().expect("a phase was just ensured");
-            p.blocks.push(Block::Callout(Callout::reply(
-                Some(&gemini()),
-                words.trim(),
-            )));
+            push_reply(&mut self.phases, &gemini(), words);
         }
         for call in v
             .get("toolCalls")

@@ -13,24 +13,11 @@ use crucible_interop::{
 };
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/real/codex")
+    super::real_dir("codex")
 }
 
 fn files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    super::real_files("codex", &["jsonl"])
 }
 
 /// What the source says, counted from its lines.

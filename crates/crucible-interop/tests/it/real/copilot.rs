@@ -9,21 +9,7 @@ use crucible_interop::{Format, UsageByModel, detect, import};
 use serde_json::Value;
 
 fn files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/real/copilot");
-    let mut out = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    super::real_files("copilot", &["jsonl"])
 }
 
 #[derive(Debug, Default, PartialEq)]

@@ -10,24 +10,11 @@ use crucible_interop::{Format, Usage, UsageByModel, detect, import};
 use serde_json::Value;
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/real/gemini")
+    super::real_dir("gemini")
 }
 
 fn files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "json" || x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    super::real_files("gemini", &["json", "jsonl"])
 }
 
 /// What a chat holds, counted straight from the file.

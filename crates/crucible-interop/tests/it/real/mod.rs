@@ -7,7 +7,7 @@ mod connectonion;
 mod copilot;
 mod gemini;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crucible_interop::{Format, detect};
 
@@ -46,4 +46,33 @@ fn no_real_file_is_taken_for_another_agents() {
             }
         }
     }
+}
+
+/// `fixtures/real/<agent>/`.
+pub fn real_dir(agent: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/real")
+        .join(agent)
+}
+
+/// Every file under `fixtures/real/<agent>/` whose extension is one of
+/// `exts`, sorted.
+pub fn real_files(agent: &str, exts: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![real_dir(agent)];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p
+                .extension()
+                .is_some_and(|x| exts.iter().any(|e| x == *e))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }
