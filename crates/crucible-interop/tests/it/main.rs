@@ -1,6 +1,7 @@
 //! The importers on the foreign fixtures, as a library.
 
 mod linear;
+mod real;
 mod roundtrip;
 
 use std::path::{Path, PathBuf};
