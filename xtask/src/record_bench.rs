@@ -63,7 +63,9 @@ pub fn cru_binary(root: &Path) -> anyhow::Result<PathBuf> {
         .status()
         .context("building cru")?;
     anyhow::ensure!(status.success(), "cargo build of cru failed");
-    Ok(root.join("target/release/cru"))
+    // Where cargo put it: CARGO_TARGET_DIR when the build was sent elsewhere.
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    Ok(target.join("release/cru"))
 }
 
 /// Runs `cru session log tool` `runs` times against a session that already

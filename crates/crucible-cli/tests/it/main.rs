@@ -9,6 +9,7 @@ mod import;
 mod index;
 mod kiln;
 mod learn;
+mod real_claude_code;
 mod record;
 mod resume;
 mod show;

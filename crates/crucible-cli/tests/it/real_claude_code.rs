@@ -1,0 +1,49 @@
+//! `cru session import` on real Claude Code transcripts: the per-file
+//! report, `--strict`, and sessions that validate.
+
+use crate::kiln::{TestKiln, fixtures};
+
+fn real(rel: &str) -> std::path::PathBuf {
+    fixtures().join("real/claude-code").join(rel)
+}
+
+#[test]
+fn a_real_transcript_imports_reports_its_records_and_validates() {
+    let kiln = TestKiln::empty();
+    // Opens with file-history-snapshot lines: once read as another format.
+    let src = real("agentcmd/full/full-session-two.jsonl");
+    let out = kiln.run(&["session", "import", "--strict", &src.display().to_string()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "full-session-two.jsonl: 41 records read (assistant 16, file-history-snapshot 6, user 19)"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("1 created"), "{}", out.stderr);
+    let id = out.stdout.trim();
+    let session = std::fs::read_to_string(kiln.sessions().join(format!("{id}.md"))).unwrap();
+    assert!(session.contains("format: claude-code"), "{session}");
+    // The image the user pasted stands as a marker in the markdown.
+    assert!(session.contains("[image: image/"), "{session}");
+    let v = kiln.run(&["session", "validate"]);
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+}
+
+#[test]
+fn strict_refuses_a_transcript_with_a_line_type_cru_does_not_know() {
+    let kiln = TestKiln::empty();
+    let mut text = std::fs::read_to_string(real("spotter/short.jsonl")).unwrap();
+    // A type a later Claude Code release might add (written here, in a
+    // scratch copy: the fixture itself is untouched).
+    text.push_str("{\"type\":\"future-kind\",\"sessionId\":\"s\"}\n");
+    let src = kiln.write("short.jsonl", &text);
+    let src = src.display().to_string();
+    let strict = kiln.run(&["session", "import", "--strict", &src]);
+    assert_ne!(strict.code, 0);
+    assert!(strict.stderr.contains("future-kind 1"), "{}", strict.stderr);
+    let lax = kiln.run(&["session", "import", &src]);
+    assert_eq!(lax.code, 0, "{}", lax.stderr);
+    assert!(lax.stderr.contains("future-kind 1: a record type cru does not know"), "{}", lax.stderr);
+}
