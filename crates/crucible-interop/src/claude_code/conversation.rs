@@ -381,10 +381,10 @@ impl Conversation {
         let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
         fm.participants.push(self.agent);
         fm.model = self.model;
-        self.responses.by_model().store(&mut fm);
         for (k, s) in self.extra {
             fm.extra.insert(k.into(), s.into());
         }
+        self.responses.by_model().store(&mut fm);
         let title = self
             .title
             .or_else(|| self.first_prompt.as_deref().and_then(title_from))
