@@ -207,9 +207,11 @@ pub fn generate(root: &Path, spec: &ClaudeCorpus) -> anyhow::Result<u64> {
         // resumed session's summary, a file-history snapshot, hook progress.
         let mut lines =
             vec![json!({"type": "summary", "summary": words(&mut w.rng, 5), "leafUuid": "x"})];
-        lines.push(json!({"type": "file-history-snapshot", "messageId": w.id("u"),
+        lines.push(
+            json!({"type": "file-history-snapshot", "messageId": w.id("u"),
             "snapshot": {"trackedFileBackups": {}, "timestamp": "2025-08-24T00:00:00.000Z"},
-            "isSnapshotUpdate": false}));
+            "isSnapshotUpdate": false}),
+        );
         let mut hook = w.base("progress", false);
         hook["data"] = json!({"type": "hook_progress", "hookEvent": "SessionStart"});
         lines.push(hook);

@@ -64,7 +64,8 @@ pub fn cru_binary(root: &Path) -> anyhow::Result<PathBuf> {
         .context("building cru")?;
     anyhow::ensure!(status.success(), "cargo build of cru failed");
     // Where cargo put it: CARGO_TARGET_DIR when the build was sent elsewhere.
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     Ok(target.join("release/cru"))
 }
 

@@ -62,6 +62,10 @@ pub fn check(root: &Path, cru: &Path, ccusage: &Path) -> anyhow::Result<(usize, 
     for d in &diffs {
         println!("  {d}");
     }
-    anyhow::ensure!(diffs.is_empty(), "cru and ccusage disagree on {} real files", diffs.len());
+    anyhow::ensure!(
+        diffs.is_empty(),
+        "cru and ccusage disagree on {} real files",
+        diffs.len()
+    );
     Ok((files.len(), tokens))
 }

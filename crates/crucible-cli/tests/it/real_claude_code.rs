@@ -45,5 +45,10 @@ fn strict_refuses_a_transcript_with_a_line_type_cru_does_not_know() {
     assert!(strict.stderr.contains("future-kind 1"), "{}", strict.stderr);
     let lax = kiln.run(&["session", "import", &src]);
     assert_eq!(lax.code, 0, "{}", lax.stderr);
-    assert!(lax.stderr.contains("future-kind 1: a record type cru does not know"), "{}", lax.stderr);
+    assert!(
+        lax.stderr
+            .contains("future-kind 1: a record type cru does not know"),
+        "{}",
+        lax.stderr
+    );
 }

@@ -1,10 +1,11 @@
 //! cru sessions out to the formats other tools read (`cru session export`):
 //! ConnectOnion YAML, codeloops JSONL, an `.agent/sessions/<time>/` folder,
-//! or an OpenAI message array. Each phase is one turn ([`turns`]); what each
+//! an OpenAI message array, or a Claude Code transcript. Each phase is one turn ([`turns`]); what each
 //! format can hold, and so what a round trip through it keeps, is listed in
 //! `docs/interop.md`.
 
 mod agent_dir;
+mod claude_code;
 mod codeloops;
 mod connectonion;
 mod turns;
@@ -29,17 +30,18 @@ pub enum Exported {
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     #[error(
-        "cru reads {0} but does not write it (expected connectonion, codeloops, agent-dir or openai-messages)"
+        "cru reads {0} but does not write it (expected connectonion, codeloops, agent-dir, openai-messages or claude-code)"
     )]
     Unsupported(&'static str),
 }
 
 /// The formats `export` writes.
-pub const EXPORT_FORMATS: [Format; 4] = [
+pub const EXPORT_FORMATS: [Format; 5] = [
     Format::ConnectOnion,
     Format::Codeloops,
     Format::AgentDir,
     Format::OpenAiMessages,
+    Format::ClaudeCode,
 ];
 
 /// Writes `log` in `format`, with what its sidecar `data` keeps whole
@@ -58,7 +60,8 @@ pub fn export(
         Format::AgentDir => agent_dir::write(log, &turns),
         Format::ConnectOnion => Exported::File(connectonion::write(log, &turns).into_bytes()),
         Format::Codeloops => Exported::File(codeloops::write(log, &turns).into_bytes()),
-        Format::ClaudeCode | Format::Codex => {
+        Format::ClaudeCode => Exported::File(claude_code::write(log, data)),
+        Format::Codex => {
             return Err(ExportError::Unsupported(format.as_str()));
         }
     })

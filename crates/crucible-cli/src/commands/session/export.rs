@@ -42,6 +42,8 @@ pub enum To {
     AgentDir,
     /// A JSON array of OpenAI chat-completions messages.
     OpenaiMessages,
+    /// A Claude Code transcript (`~/.claude/projects/<slug>/<sessionId>.jsonl`).
+    ClaudeCode,
 }
 
 impl To {
@@ -51,6 +53,7 @@ impl To {
             Self::Codeloops => Format::Codeloops,
             Self::AgentDir => Format::AgentDir,
             Self::OpenaiMessages => Format::OpenAiMessages,
+            Self::ClaudeCode => Format::ClaudeCode,
         }
     }
 }

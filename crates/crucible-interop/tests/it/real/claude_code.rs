@@ -283,3 +283,61 @@ fn an_orphan_subagents_folder_imports_its_runs_as_sessions() {
     assert!(imp.log.phase_count() > 0);
     assert_eq!(facts_of(&imp), count(&[found[0].0.clone()]));
 }
+
+/// `import(export(s))` = `s` for real transcripts: the phases and their
+/// blocks, the title, the tokens, the model, `cwd`, and every call's
+/// sidecar record (id, arguments, result, exit code, duration, diff,
+/// `toolUseResult`). Not compared: provenance (another file), and the
+/// sidecar's thinking, context and kept source lines, which the export
+/// does not write (docs/interop.md).
+#[test]
+fn an_exported_transcript_imports_back_to_the_same_session() {
+    for rel in [
+        "ai-sessions/claude-code-pomodoro-timer.jsonl",
+        "agentcmd/full/full-session-two.jsonl",
+        "claude-code-viewer/projects/sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
+        "spotter/tool_heavy.jsonl",
+    ] {
+        let s = import(&root().join(rel), Format::ClaudeCode).unwrap();
+        let bytes = match crucible_interop::export(&s.log, &s.data, Format::ClaudeCode).unwrap() {
+            crucible_interop::Exported::File(b) => b,
+            other => panic!("{other:?}"),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("again.jsonl");
+        std::fs::write(&file, &bytes).unwrap();
+        assert_eq!(detect(&file), Some(Format::ClaudeCode), "{rel}");
+        let again = import(&file, Format::ClaudeCode).unwrap();
+        assert_eq!(again.log.sections, s.log.sections, "{rel}");
+        assert_eq!(again.log.title(), s.log.title(), "{rel}");
+        let fm = |i: &Imported| {
+            let f = &i.log.frontmatter;
+            (
+                f.started.clone(),
+                f.model.clone(),
+                f.tokens_used,
+                f.extra.get("usage").cloned(),
+                f.extra.get("cwd").cloned(),
+            )
+        };
+        assert_eq!(fm(&again), fm(&s), "{rel}");
+        let calls = |i: &Imported| i.data.calls().cloned().collect::<Vec<_>>();
+        assert_eq!(calls(&again), calls(&s), "{rel}");
+        // Claude Code's envelope on every message line, each chained to the one before.
+        let mut parent = Value::Null;
+        for v in lines(&file).iter().filter(|v| v["type"] != "summary") {
+            for k in [
+                "uuid",
+                "sessionId",
+                "timestamp",
+                "cwd",
+                "version",
+                "message",
+            ] {
+                assert!(v.get(k).is_some(), "{rel}: {k} missing in {v}");
+            }
+            assert_eq!(v["parentUuid"], parent);
+            parent = v["uuid"].clone();
+        }
+    }
+}

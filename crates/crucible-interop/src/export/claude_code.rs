@@ -1,0 +1,226 @@
+//! A session as a Claude Code transcript (`--to claude-code`): one JSON
+//! line per message with Claude Code's envelope (`type`, `uuid`,
+//! `parentUuid` chaining each line to the one before, `sessionId`,
+//! `timestamp`, `cwd`, `version`, `message`), the shape its `--resume`
+//! reads from `~/.claude/projects/<slug>/<sessionId>.jsonl`.
+//!
+//! A `[!user]` callout is a user line; a reply an assistant `text` line; an
+//! `[!error]` an assistant line from the `<synthetic>` model (Claude
+//! Code's own placeholder for a failed request); each tool call an
+//! assistant `tool_use` line and then a user line holding its
+//! `tool_result` (`is_error` for ✗), with the sidecar's id, input, result
+//! and `toolUseResult` when it has them. The session's tokens ride on its
+//! first assistant line, so that a re-import counts them again. What is
+//! not written is listed in docs/interop.md.
+
+use serde_json::{Value, json};
+
+use crucible_core::{Block, CallData, CalloutKind, SessionData, SessionLog, ToolCall};
+
+use crate::{Provenance, UsageByModel, fnv_hex};
+
+/// The release whose transcript shape this follows (the newest in the
+/// real fixtures with this envelope).
+const VERSION: &str = "2.0.29";
+
+/// Writes the transcript.
+pub(crate) fn write(log: &SessionLog, data: &SessionData) -> Vec<u8> {
+    let mut w = Lines::new(log);
+    let mut usage = Some(UsageByModel::of(&log.frontmatter).unwrap_or_default());
+    for (pi, (_, phase)) in log.phases().enumerate() {
+        let mut call = 0;
+        let mut opened = false;
+        for b in &phase.blocks {
+            match b {
+                Block::Callout(c) if c.kind() == CalloutKind::User => {
+                    let words = c.user_parts().quote.unwrap_or_else(|| c.text());
+                    w.user(json!(as_typed(words.trim())), None);
+                    opened = true;
+                }
+                Block::Callout(c) if c.kind.eq_ignore_ascii_case("reply") => {
+                    w.open_with(&phase.name, &mut opened);
+                    let u = usage.take();
+                    w.assistant(vec![json!({"type": "text", "text": c.text()})], false, u);
+                }
+                Block::Callout(c) if c.kind() == CalloutKind::Error => {
+                    w.open_with(&phase.name, &mut opened);
+                    w.assistant(vec![json!({"type": "text", "text": c.text()})], true, None);
+                }
+                Block::ToolCalls { calls } => {
+                    w.open_with(&phase.name, &mut opened);
+                    for c in calls {
+                        let u = usage.take();
+                        w.tool_call(c, data.call_at(pi, call), u);
+                        call += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    w.out
+}
+
+/// The transcript being written, and the envelope every line shares.
+struct Lines {
+    session_id: String,
+    cwd: String,
+    git_branch: Option<String>,
+    timestamp: String,
+    model: String,
+    parent: Option<String>,
+    n: usize,
+    out: Vec<u8>,
+}
+
+impl Lines {
+    fn new(log: &SessionLog) -> Self {
+        let fm = &log.frontmatter;
+        let text = |k: &str| fm.extra.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+        // The source's own session id when the session came from Claude
+        // Code, so that a resume finds the conversation it knows.
+        let session_id = Provenance::of(log)
+            .filter(|p| p.format == "claude-code")
+            .and_then(|p| p.id)
+            .unwrap_or_else(|| uuid_of(fm.session_id.as_str(), 0));
+        let mut w = Self {
+            session_id,
+            cwd: text("cwd").unwrap_or_else(|| "/".to_owned()),
+            git_branch: text("git_branch"),
+            timestamp: fm.started.as_str().to_owned(),
+            model: fm.model.clone().unwrap_or_else(|| "claude".to_owned()),
+            parent: None,
+            n: 0,
+            out: Vec::new(),
+        };
+        if let Some(t) = log.title() {
+            w.push(
+                json!({"type": "summary", "summary": t, "leafUuid": Value::Null}),
+                false,
+            );
+        }
+        w
+    }
+
+    /// Writes `line`; with `envelope`, Claude Code's envelope first.
+    fn push(&mut self, mut line: Value, envelope: bool) {
+        if envelope {
+            self.n += 1;
+            let uuid = uuid_of(&self.session_id, self.n);
+            let mut env = json!({
+                "parentUuid": self.parent,
+                "isSidechain": false,
+                "userType": "external",
+                "cwd": self.cwd,
+                "sessionId": self.session_id,
+                "version": VERSION,
+                "gitBranch": self.git_branch.clone().unwrap_or_default(),
+            });
+            if let (Some(e), Some(l)) = (env.as_object_mut(), line.as_object()) {
+                e.extend(l.clone());
+                e.insert("uuid".into(), uuid.clone().into());
+                e.insert("timestamp".into(), self.timestamp.clone().into());
+            }
+            line = env;
+            self.parent = Some(uuid);
+        }
+        serde_json::to_writer(&mut self.out, &line).expect("JSON values serialize");
+        self.out.push(b'\n');
+    }
+
+    fn user(&mut self, content: Value, extra: Option<(&str, Value)>) {
+        let mut line = json!({"type": "user", "message": {"role": "user", "content": content}});
+        if let Some((k, v)) = extra {
+            line[k] = v;
+        }
+        self.push(line, true);
+    }
+
+    /// A phase that holds no `[!user]` callout opens with its name as the
+    /// user's words (a transcript's turns start with the user).
+    fn open_with(&mut self, name: &str, opened: &mut bool) {
+        if !*opened {
+            self.user(json!(name), None);
+            *opened = true;
+        }
+    }
+
+    fn assistant(&mut self, content: Vec<Value>, synthetic: bool, usage: Option<UsageByModel>) {
+        let model = if synthetic {
+            "<synthetic>"
+        } else {
+            self.model.as_str()
+        };
+        let id = format!(
+            "msg_{}",
+            fnv_hex(format!("{}:{}", self.session_id, self.n).as_bytes())
+        );
+        let u = usage.map(|u| u.total()).unwrap_or_default();
+        let line = json!({"type": "assistant", "requestId": format!("req_{}", &id[4..]), "message": {
+            "id": id, "type": "message", "role": "assistant", "model": model,
+            "content": content, "stop_reason": Value::Null, "stop_sequence": Value::Null,
+            "usage": {"input_tokens": u.input, "output_tokens": u.output,
+                "cache_creation_input_tokens": u.cache_creation,
+                "cache_read_input_tokens": u.cache_read},
+        }});
+        self.push(line, true);
+    }
+
+    /// The call's `tool_use` line and its `tool_result` line.
+    fn tool_call(&mut self, c: &ToolCall, whole: Option<&CallData>, usage: Option<UsageByModel>) {
+        let id = whole.and_then(|w| w.id.clone()).unwrap_or_else(|| {
+            format!(
+                "toolu_{}",
+                fnv_hex(format!("{}:{}", self.session_id, self.n).as_bytes())
+            )
+        });
+        let input = match whole.and_then(|w| w.arguments.clone()) {
+            Some(Value::String(s)) => serde_json::from_str(&s).unwrap_or(json!({"input": s})),
+            Some(v) => v,
+            None => super::turns::arguments(c),
+        };
+        let tool_use = json!({"type": "tool_use", "id": id, "name": c.tool, "input": input});
+        self.assistant(vec![tool_use], false, usage);
+        let content = match whole.and_then(|w| w.result.clone()) {
+            Some(r) => r,
+            None => json!(c.summary.clone().unwrap_or_default()),
+        };
+        let mut result = json!({"type": "tool_result", "tool_use_id": id, "content": content});
+        if c.failed {
+            result["is_error"] = true.into();
+        }
+        let extra = whole
+            .and_then(|w| w.extra.get("toolUseResult").cloned())
+            .map(|v| ("toolUseResult", v));
+        self.user(json!([result]), extra);
+    }
+}
+
+/// The user's words as Claude Code writes them: a slash command (`/review
+/// src/`, all Claude Code reads from a line that starts with `/`) in its
+/// `<command-name>` form, anything else as it is.
+fn as_typed(words: &str) -> String {
+    if !words.starts_with('/') || words.contains('\n') {
+        return words.to_owned();
+    }
+    let (name, args) = words.split_once(' ').unwrap_or((words, ""));
+    format!(
+        "<command-message>{}</command-message>\n<command-name>{name}</command-name>\n<command-args>{}</command-args>",
+        name.trim_start_matches('/'),
+        args.trim()
+    )
+}
+
+/// A UUID-shaped id, the same for the same `seed` and `n`.
+fn uuid_of(seed: &str, n: usize) -> String {
+    let a = fnv_hex(format!("{seed}:{n}:a").as_bytes());
+    let b = fnv_hex(format!("{seed}:{n}:b").as_bytes());
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        &a[..8],
+        &a[8..12],
+        &a[13..16],
+        &b[..3],
+        &b[4..16]
+    )
+}
