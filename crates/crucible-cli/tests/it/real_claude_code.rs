@@ -52,3 +52,26 @@ fn strict_refuses_a_transcript_with_a_line_type_cru_does_not_know() {
         lax.stderr
     );
 }
+
+/// A real project folder (Claude Code 2.0.74): flat `agent-*.jsonl`
+/// subagent files linked to their transcripts (one placed by time, which
+/// once overflowed the link's position), summary-only files and a
+/// `/clear`-only session refused as nothing, the rest validating.
+#[test]
+fn a_real_project_folder_imports_with_its_subagents_and_validates() {
+    let kiln = TestKiln::empty();
+    let src = real("kfischer-claude-history").display().to_string();
+    let out = kiln.run(&["session", "import", &src]);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("23 created, 0 updated, 0 unchanged, 2 skipped"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("nothing to import"), "{}", out.stderr);
+    let v = kiln.run(&["session", "validate"]);
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+    let said = format!("{}{}", v.stdout, v.stderr);
+    assert!(said.contains("23 valid"), "{said}");
+}

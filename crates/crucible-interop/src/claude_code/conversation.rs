@@ -153,13 +153,13 @@ impl Conversation {
         Some((p, self.phases[p].blocks.len().saturating_sub(1)))
     }
 
-    /// The end of the last phase that started by `t`.
+    /// The last block of the last phase that started by `t`.
     pub(super) fn at_time(&self, t: &Timestamp) -> Option<(usize, usize)> {
         let p = self
             .phase_started
             .iter()
             .rposition(|s| s.as_ref().is_some_and(|s| s.unix_ms() <= t.unix_ms()))?;
-        Some((p, usize::MAX))
+        Some((p, self.phases[p].blocks.len().saturating_sub(1)))
     }
 
     /// Starts a phase, with the blocks that waited for one.
