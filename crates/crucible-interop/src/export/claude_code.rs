@@ -15,7 +15,9 @@
 
 use serde_json::{Value, json};
 
-use crucible_core::{Block, CallData, CalloutKind, SessionData, SessionLog, ToolCall};
+use crucible_core::{
+    Block, CallData, CalloutKind, SessionData, SessionLog, ToolCall, resume::block_text,
+};
 
 use crate::{Provenance, UsageByModel, fnv_hex};
 
@@ -26,37 +28,60 @@ const VERSION: &str = "2.0.29";
 /// Writes the transcript.
 pub(crate) fn write(log: &SessionLog, data: &SessionData) -> Vec<u8> {
     let mut w = Lines::new(log);
-    let mut usage = Some(UsageByModel::of(&log.frontmatter).unwrap_or_default());
+    let mut usage = Some(session_usage(log));
     for (pi, (_, phase)) in log.phases().enumerate() {
+        // A user line starts every turn of a transcript: the phase's first
+        // `[!user]` words, else its name.
+        let opener = phase
+            .blocks
+            .iter()
+            .position(|b| matches!(b, Block::Callout(c) if c.kind() == CalloutKind::User));
+        let words = match opener.map(|i| &phase.blocks[i]) {
+            Some(Block::Callout(c)) => c.user_parts().quote.unwrap_or_else(|| c.text()),
+            _ => phase.name.clone(),
+        };
+        w.user(json!(as_typed(words.trim())), None);
         let mut call = 0;
-        let mut opened = false;
-        for b in &phase.blocks {
+        for (bi, b) in phase.blocks.iter().enumerate() {
             match b {
+                _ if Some(bi) == opener => {}
                 Block::Callout(c) if c.kind() == CalloutKind::User => {
                     let words = c.user_parts().quote.unwrap_or_else(|| c.text());
                     w.user(json!(as_typed(words.trim())), None);
-                    opened = true;
                 }
                 Block::Callout(c) if c.kind.eq_ignore_ascii_case("reply") => {
-                    w.open_with(&phase.name, &mut opened);
                     let u = usage.take();
                     w.assistant(vec![json!({"type": "text", "text": c.text()})], false, u);
                 }
                 Block::Callout(c) if c.kind() == CalloutKind::Error => {
-                    w.open_with(&phase.name, &mut opened);
                     w.assistant(vec![json!({"type": "text", "text": c.text()})], true, None);
                 }
+                // A subagent's run is a session of its own, exported on its own.
+                Block::Callout(c) if c.kind() == CalloutKind::Subagent => {}
                 Block::ToolCalls { calls } => {
-                    w.open_with(&phase.name, &mut opened);
                     for c in calls {
                         let u = usage.take();
                         w.tool_call(c, data.call_at(pi, call), u);
                         call += 1;
                     }
                 }
-                _ => {}
+                Block::Rule => {}
+                // Notes, decisions, prose: the agent's words.
+                other => {
+                    if let Some(t) = block_text(other).filter(|t| !t.trim().is_empty()) {
+                        let u = usage.take();
+                        w.assistant(vec![json!({"type": "text", "text": t})], false, u);
+                    }
+                }
             }
         }
+    }
+    // Tokens no assistant line carried (a session of only prompts and
+    // notes) ride on an assistant line of no content.
+    if let Some(u) = usage.filter(|u| !u.total().is_zero())
+        && log.phase_count() > 0
+    {
+        w.assistant(Vec::new(), false, Some(u));
     }
     w.out
 }
@@ -136,15 +161,6 @@ impl Lines {
         self.push(line, true);
     }
 
-    /// A phase that holds no `[!user]` callout opens with its name as the
-    /// user's words (a transcript's turns start with the user).
-    fn open_with(&mut self, name: &str, opened: &mut bool) {
-        if !*opened {
-            self.user(json!(name), None);
-            *opened = true;
-        }
-    }
-
     fn assistant(&mut self, content: Vec<Value>, synthetic: bool, usage: Option<UsageByModel>) {
         let model = if synthetic {
             "<synthetic>"
@@ -194,6 +210,24 @@ impl Lines {
             .map(|v| ("toolUseResult", v));
         self.user(json!([result]), extra);
     }
+}
+
+/// The session's tokens by kind; a session that has only a total
+/// (`tokens_used`, as native sessions do) gives it as input tokens, the
+/// one place a transcript has for a count it cannot split.
+fn session_usage(log: &SessionLog) -> UsageByModel {
+    if let Some(u) = UsageByModel::of(&log.frontmatter) {
+        return u;
+    }
+    let mut u = UsageByModel::default();
+    if let Some(total) = log.frontmatter.tokens_used.filter(|t| *t > 0) {
+        let usage = crate::Usage {
+            input: total,
+            ..crate::Usage::default()
+        };
+        u.add(log.frontmatter.model.as_deref(), usage);
+    }
+    u
 }
 
 /// The user's words as Claude Code writes them: a slash command (`/review
