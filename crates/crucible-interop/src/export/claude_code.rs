@@ -154,7 +154,8 @@ impl Lines {
     }
 
     fn user(&mut self, content: Value, extra: Option<(&str, Value)>) {
-        let mut line = json!({"type": "user", "message": {"role": "user", "content": content}});
+        let mut line = json!({"type": "user", "message": {"role": "user"}});
+        line["message"]["content"] = content;
         if let Some((k, v)) = extra {
             line[k] = v;
         }
@@ -172,13 +173,14 @@ impl Lines {
             fnv_hex(format!("{}:{}", self.session_id, self.n).as_bytes())
         );
         let u = usage.map(|u| u.total()).unwrap_or_default();
-        let line = json!({"type": "assistant", "requestId": format!("req_{}", &id[4..]), "message": {
+        let mut line = json!({"type": "assistant", "requestId": format!("req_{}", &id[4..]), "message": {
             "id": id, "type": "message", "role": "assistant", "model": model,
-            "content": content, "stop_reason": Value::Null, "stop_sequence": Value::Null,
+            "content": [], "stop_reason": Value::Null, "stop_sequence": Value::Null,
             "usage": {"input_tokens": u.input, "output_tokens": u.output,
                 "cache_creation_input_tokens": u.cache_creation,
                 "cache_read_input_tokens": u.cache_read},
         }});
+        line["message"]["content"] = Value::Array(content);
         self.push(line, true);
     }
 
