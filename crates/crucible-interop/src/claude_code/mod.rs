@@ -47,8 +47,10 @@ use conversation::{Conversation, title_text};
 const AGENT: &str = "claude-code";
 
 /// Line types a Claude Code transcript holds besides messages, each kept
-/// whole in the sidecar.
-const OTHER_KINDS: [&str; 10] = [
+/// whole in the sidecar: those seen in the real fixtures, and the others
+/// claude-code-viewer's schema of Claude Code's entries names
+/// (`src/lib/conversation-schema/entry/`).
+const OTHER_KINDS: [&str; 15] = [
     "system",
     "progress",
     "file-history-snapshot",
@@ -57,7 +59,12 @@ const OTHER_KINDS: [&str; 10] = [
     "custom-title",
     "ai-title",
     "agent-name",
-    "tag",
+    "agent-setting",
+    "attachment",
+    "bridge-session",
+    "last-prompt",
+    "mode",
+    "permission-mode",
     "pr-link",
 ];
 
@@ -249,4 +256,32 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     imported.records = tally;
     imported.children = children;
     Ok(imported)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_line_kind_is_recognized_and_other_formats_are_not() {
+        let sid = "s";
+        for v in [
+            json!({"type": "user", "sessionId": sid, "message": {"role": "user", "content": "hi"}}),
+            json!({"type": "summary", "summary": "t", "leafUuid": "u"}),
+            json!({"type": "file-history-snapshot", "messageId": "m", "snapshot": {}}),
+            json!({"type": "progress", "sessionId": sid, "data": {"type": "hook_progress"}}),
+            json!({"type": "queue-operation", "sessionId": sid, "operation": "enqueue"}),
+            json!({"sessionId": sid, "message": {"usage": {"input_tokens": 1}}}),
+        ] {
+            assert!(is_record(&v), "{v}");
+        }
+        for v in [
+            json!({"type": "session_meta", "payload": {}}),
+            json!({"role": "user", "content": "hi"}),
+            json!({"type": "user", "content": "a Gemini JSONL line"}),
+        ] {
+            assert!(!is_record(&v), "{v}");
+        }
+    }
 }
