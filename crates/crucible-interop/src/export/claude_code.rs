@@ -9,8 +9,9 @@
 //! Code's own placeholder for a failed request); each tool call an
 //! assistant `tool_use` line and then a user line holding its
 //! `tool_result` (`is_error` for ✗), with the sidecar's id, input, result
-//! and `toolUseResult` when it has them. The session's tokens ride on its
-//! first assistant line, so that a re-import counts them again. What is
+//! and `toolUseResult` when it has them. The session model's tokens ride on
+//! its first assistant line and each other model's on a line of its own,
+//! so that a re-import counts them again, by kind and model. What is
 //! not written is listed in docs/interop.md.
 
 use serde_json::{Value, json};
@@ -28,7 +29,6 @@ const VERSION: &str = "2.0.29";
 /// Writes the transcript.
 pub(crate) fn write(log: &SessionLog, data: &SessionData) -> Vec<u8> {
     let mut w = Lines::new(log);
-    let mut usage = Some(session_usage(log));
     for (pi, (_, phase)) in log.phases().enumerate() {
         // A user line starts every turn of a transcript: the phase's first
         // `[!user]` words, else its name.
@@ -50,18 +50,16 @@ pub(crate) fn write(log: &SessionLog, data: &SessionData) -> Vec<u8> {
                     w.user(json!(as_typed(words.trim())), None);
                 }
                 Block::Callout(c) if c.kind.eq_ignore_ascii_case("reply") => {
-                    let u = usage.take();
-                    w.assistant(vec![json!({"type": "text", "text": c.text()})], false, u);
+                    w.assistant(vec![json!({"type": "text", "text": c.text()})], false);
                 }
                 Block::Callout(c) if c.kind() == CalloutKind::Error => {
-                    w.assistant(vec![json!({"type": "text", "text": c.text()})], true, None);
+                    w.assistant(vec![json!({"type": "text", "text": c.text()})], true);
                 }
                 // A subagent's run is a session of its own, exported on its own.
                 Block::Callout(c) if c.kind() == CalloutKind::Subagent => {}
                 Block::ToolCalls { calls } => {
                     for c in calls {
-                        let u = usage.take();
-                        w.tool_call(c, data.call_at(pi, call), u);
+                        w.tool_call(c, data.call_at(pi, call));
                         call += 1;
                     }
                 }
@@ -69,19 +67,14 @@ pub(crate) fn write(log: &SessionLog, data: &SessionData) -> Vec<u8> {
                 // Notes, decisions, prose: the agent's words.
                 other => {
                     if let Some(t) = block_text(other).filter(|t| !t.trim().is_empty()) {
-                        let u = usage.take();
-                        w.assistant(vec![json!({"type": "text", "text": t})], false, u);
+                        w.assistant(vec![json!({"type": "text", "text": t})], false);
                     }
                 }
             }
         }
     }
-    // Tokens no assistant line carried (a session of only prompts and
-    // notes) ride on an assistant line of no content.
-    if let Some(u) = usage.filter(|u| !u.total().is_zero())
-        && log.phase_count() > 0
-    {
-        w.assistant(Vec::new(), false, Some(u));
+    if log.phase_count() > 0 {
+        w.rest_of_tokens();
     }
     w.out
 }
@@ -92,7 +85,11 @@ struct Lines {
     cwd: String,
     git_branch: Option<String>,
     timestamp: String,
-    model: String,
+    model: Option<String>,
+    /// The session model's tokens, for the first assistant line.
+    first_tokens: Option<crate::Usage>,
+    /// Other models' tokens, each on an assistant line of its own at the end.
+    other_tokens: UsageByModel,
     parent: Option<String>,
     n: usize,
     out: Vec<u8>,
@@ -113,11 +110,15 @@ impl Lines {
             cwd: text("cwd").unwrap_or_else(|| "/".to_owned()),
             git_branch: text("git_branch"),
             timestamp: fm.started.as_str().to_owned(),
-            model: fm.model.clone().unwrap_or_else(|| "claude".to_owned()),
+            model: fm.model.clone(),
+            first_tokens: None,
+            other_tokens: session_usage(log),
             parent: None,
             n: 0,
             out: Vec::new(),
         };
+        let main_model = w.model.clone().unwrap_or_else(|| "unknown".to_owned());
+        w.first_tokens = w.other_tokens.models.remove(&main_model);
         if let Some(t) = log.title() {
             w.push(
                 json!({"type": "summary", "summary": t, "leafUuid": Value::Null}),
@@ -162,30 +163,52 @@ impl Lines {
         self.push(line, true);
     }
 
-    fn assistant(&mut self, content: Vec<Value>, synthetic: bool, usage: Option<UsageByModel>) {
-        let model = if synthetic {
-            "<synthetic>"
+    /// An assistant line; the first from the session's model carries its
+    /// tokens.
+    fn assistant(&mut self, content: Vec<Value>, synthetic: bool) {
+        let (model, tokens) = if synthetic {
+            (Some("<synthetic>".to_owned()), None)
         } else {
-            self.model.as_str()
+            (self.model.clone(), self.first_tokens.take())
         };
+        self.assistant_line(content, model, tokens.unwrap_or_default());
+    }
+
+    fn assistant_line(&mut self, content: Vec<Value>, model: Option<String>, u: crate::Usage) {
         let id = format!(
             "msg_{}",
             fnv_hex(format!("{}:{}", self.session_id, self.n).as_bytes())
         );
-        let u = usage.map(|u| u.total()).unwrap_or_default();
         let mut line = json!({"type": "assistant", "requestId": format!("req_{}", &id[4..]), "message": {
-            "id": id, "type": "message", "role": "assistant", "model": model,
+            "id": id, "type": "message", "role": "assistant",
             "content": [], "stop_reason": Value::Null, "stop_sequence": Value::Null,
             "usage": {"input_tokens": u.input, "output_tokens": u.output,
                 "cache_creation_input_tokens": u.cache_creation,
                 "cache_read_input_tokens": u.cache_read},
         }});
+        if let Some(m) = model {
+            line["message"]["model"] = m.into();
+        }
         line["message"]["content"] = Value::Array(content);
         self.push(line, true);
     }
 
+    /// Tokens no assistant line carried (a session of only prompts and
+    /// notes), and other models' tokens: each on an assistant line of no
+    /// content, so that a re-import counts them by model again.
+    fn rest_of_tokens(&mut self) {
+        if let Some(u) = self.first_tokens.take().filter(|u| !u.is_zero()) {
+            self.assistant_line(Vec::new(), self.model.clone(), u);
+        }
+        let others = std::mem::take(&mut self.other_tokens);
+        for (model, u) in others.models.into_iter().filter(|(_, u)| !u.is_zero()) {
+            let model = (model != "unknown").then_some(model);
+            self.assistant_line(Vec::new(), model, u);
+        }
+    }
+
     /// The call's `tool_use` line and its `tool_result` line.
-    fn tool_call(&mut self, c: &ToolCall, whole: Option<&CallData>, usage: Option<UsageByModel>) {
+    fn tool_call(&mut self, c: &ToolCall, whole: Option<&CallData>) {
         let id = whole.and_then(|w| w.id.clone()).unwrap_or_else(|| {
             format!(
                 "toolu_{}",
@@ -198,7 +221,7 @@ impl Lines {
             None => super::turns::arguments(c),
         };
         let tool_use = json!({"type": "tool_use", "id": id, "name": c.tool, "input": input});
-        self.assistant(vec![tool_use], false, usage);
+        self.assistant(vec![tool_use], false);
         let content = match whole.and_then(|w| w.result.clone()) {
             Some(r) => r,
             None => json!(c.summary.clone().unwrap_or_default()),

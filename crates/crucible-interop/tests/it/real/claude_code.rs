@@ -285,7 +285,7 @@ fn an_orphan_subagents_folder_imports_its_runs_as_sessions() {
 }
 
 /// `import(export(s))` = `s` for real transcripts: the phases and their
-/// blocks, the title, the tokens, the model, `cwd`, and every call's
+/// blocks, the title, the tokens by kind and model, the model, `cwd`, and every call's
 /// sidecar record (id, arguments, result, exit code, duration, diff,
 /// `toolUseResult`). Not compared: provenance (another file), and the
 /// sidecar's thinking, context and kept source lines, which the export
@@ -297,6 +297,8 @@ fn an_exported_transcript_imports_back_to_the_same_session() {
         "agentcmd/full/full-session-two.jsonl",
         "claude-code-viewer/projects/sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
         "spotter/tool_heavy.jsonl",
+        // Two models (opus and haiku): tokens by model come back.
+        "spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
     ] {
         let s = import(&root().join(rel), Format::ClaudeCode).unwrap();
         let bytes = match crucible_interop::export(&s.log, &s.data, Format::ClaudeCode).unwrap() {
