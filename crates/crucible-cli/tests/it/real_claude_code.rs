@@ -75,3 +75,29 @@ fn a_real_project_folder_imports_with_its_subagents_and_validates() {
     let said = format!("{}{}", v.stdout, v.stderr);
     assert!(said.contains("23 valid"), "{said}");
 }
+
+/// `cru session export --to claude-code` of an imported real transcript
+/// writes JSON lines that `cru session import` reads back as Claude Code,
+/// with the same tool calls.
+#[test]
+fn an_imported_transcript_exports_to_claude_code_and_back() {
+    let kiln = TestKiln::empty();
+    let src = real("spotter/tool_heavy.jsonl").display().to_string();
+    let out = kiln.run(&["session", "import", &src]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = out.stdout.trim().to_owned();
+    let exported = kiln.run(&["session", "export", &id, "--to", "claude-code"]);
+    assert_eq!(exported.code, 0, "{}", exported.stderr);
+    for line in exported.stdout.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v["type"].is_string(), "{line}");
+    }
+    let file = kiln.write("again.jsonl", &exported.stdout);
+    let back = kiln.run(&["session", "import", &file.display().to_string()]);
+    assert_eq!(back.code, 0, "{}", back.stderr);
+    let text = |id: &str| std::fs::read_to_string(kiln.sessions().join(format!("{id}.md"))).unwrap();
+    let calls = |t: &str| t.lines().filter(|l| l.starts_with("- `")).count();
+    let (a, b) = (text(&id), text(back.stdout.trim()));
+    assert!(calls(&a) > 5, "{a}");
+    assert_eq!(calls(&a), calls(&b));
+}
