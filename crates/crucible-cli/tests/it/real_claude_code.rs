@@ -95,7 +95,8 @@ fn an_imported_transcript_exports_to_claude_code_and_back() {
     let file = kiln.write("again.jsonl", &exported.stdout);
     let back = kiln.run(&["session", "import", &file.display().to_string()]);
     assert_eq!(back.code, 0, "{}", back.stderr);
-    let text = |id: &str| std::fs::read_to_string(kiln.sessions().join(format!("{id}.md"))).unwrap();
+    let text =
+        |id: &str| std::fs::read_to_string(kiln.sessions().join(format!("{id}.md"))).unwrap();
     let calls = |t: &str| t.lines().filter(|l| l.starts_with("- `")).count();
     let (a, b) = (text(&id), text(back.stdout.trim()));
     assert!(calls(&a) > 5, "{a}");

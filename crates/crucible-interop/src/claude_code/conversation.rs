@@ -92,9 +92,21 @@ impl Conversation {
             }));
     }
 
-    /// Takes one line of `type` `user` or `assistant` (or a usage line
-    /// without a type).
-    pub(super) fn line(&mut self, v: &Value) {
+    /// Takes line `n`, of `type` `user` or `assistant` (or a usage line
+    /// without a type). Its content goes to the phases and the sidecar's
+    /// call, thinking, image and context records; the rest of it (the
+    /// envelope: `uuid`, `parentUuid`, `timestamp`, `requestId`, the
+    /// message's `id`, `usage`, `stop_reason`, ...) is kept as a source
+    /// record, so that nothing the line held is lost.
+    pub(super) fn line(&mut self, n: usize, mut v: Value) {
+        self.message(&v);
+        if let Some(m) = v.get_mut("message").and_then(Value::as_object_mut) {
+            m.remove("content");
+        }
+        self.keep(n, v);
+    }
+
+    fn message(&mut self, v: &Value) {
         let at = v
             .get("timestamp")
             .and_then(Value::as_str)

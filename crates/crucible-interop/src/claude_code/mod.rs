@@ -157,7 +157,7 @@ fn kind_of(v: &Value) -> &str {
 
 /// Side-chain lines of one subagent run: its key (agent id or first
 /// uuid), its lines, and where in the main chain it was met.
-type SideChain = (String, Vec<Value>, Option<(usize, usize)>);
+type SideChain = (String, Vec<(usize, Value)>, Option<(usize, usize)>);
 
 /// A file read: its main conversation, its side chains and its tally.
 struct Read {
@@ -194,7 +194,7 @@ fn read_lines(path: &Path, text: &str, own_file: bool) -> Read {
         }
         tally.read(&kind);
         if own_file || !is_sidechain(&v) {
-            main.line(&v);
+            main.line(n, v);
             continue;
         }
         let uuid = v.get("uuid").and_then(Value::as_str).unwrap_or("");
@@ -213,7 +213,7 @@ fn read_lines(path: &Path, text: &str, own_file: bool) -> Read {
         if !uuid.is_empty() {
             chain_of.insert(uuid.to_owned(), i);
         }
-        chains[i].1.push(v);
+        chains[i].1.push((n, v));
     }
     Read {
         main,

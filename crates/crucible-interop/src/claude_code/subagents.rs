@@ -40,12 +40,10 @@ pub(super) fn runs(
     let mut runs = Vec::new();
     for (key, lines, anchor) in chains {
         let mut c = Conversation::new(AGENT.parse().expect("valid"));
-        for v in &lines {
-            c.line(v);
-        }
         let mut own = Vec::new();
-        for v in &lines {
+        for (n, v) in lines {
             own.extend(v.to_string().bytes());
+            c.line(n, v);
         }
         runs.push(Run {
             source: PathBuf::from(format!("{}#{key}", path.display())),

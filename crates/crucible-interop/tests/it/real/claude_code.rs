@@ -76,6 +76,9 @@ fn lines(f: &Path) -> Vec<Value> {
 #[derive(Debug, Default, PartialEq)]
 struct Facts {
     lines: u64,
+    /// Lines kept in the sidecar as source records (whole, or a message
+    /// line's envelope beside its content's own records): every line.
+    kept: u64,
     calls: u64,
     failed: u64,
     subagents: u64,
@@ -102,6 +105,7 @@ fn count(files: &[PathBuf]) -> Facts {
     for (i, file) in files.iter().enumerate() {
         for v in lines(file) {
             f.lines += 1;
+            f.kept += 1;
             // A side chain inside the transcript: one run per agentId, or
             // (older files without one) per chain root.
             if i == 0 && !is_subagent_file(file) && v["isSidechain"] == true {
@@ -186,6 +190,7 @@ fn facts_of(imp: &Imported) -> Facts {
                 DataRecord::Call(_) => f.calls += 1,
                 DataRecord::Thinking(_) => f.thinking += 1,
                 DataRecord::Image(_) => f.images += 1,
+                DataRecord::Source(_) => f.kept += 1,
                 _ => {}
             }
         }
