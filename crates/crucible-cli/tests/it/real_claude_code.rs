@@ -102,3 +102,29 @@ fn an_imported_transcript_exports_to_claude_code_and_back() {
     assert!(calls(&a) > 5, "{a}");
     assert_eq!(calls(&a), calls(&b));
 }
+
+/// `--from claude-code` takes transcripts that open with a summary line or
+/// consist of usage lines without a type (ccusage's fixtures): both were
+/// refused before detection read a file's whole shape.
+#[test]
+fn from_claude_code_accepts_transcripts_that_open_with_other_lines() {
+    let kiln = TestKiln::empty();
+    let files = [
+        "sniffly/-Users-chip-dev-ai-music/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl",
+        "ccusage-fixtures/fixtures/claude/projects/project-alpha/session-alpha/chat.jsonl",
+    ];
+    let paths: Vec<String> = files
+        .iter()
+        .map(|f| real(f).display().to_string())
+        .collect();
+    let mut args = vec!["session", "import", "--strict", "--from", "claude-code"];
+    args.extend(paths.iter().map(String::as_str));
+    let out = kiln.run(&args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("chat.jsonl: 3 records read (usage 3)"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("2 created"), "{}", out.stderr);
+}
