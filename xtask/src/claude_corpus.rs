@@ -103,11 +103,21 @@ impl Writer {
         } else {
             self.usage()
         };
+        let last = blocks.len().saturating_sub(1);
+        let final_output = usage["output_tokens"].as_u64().unwrap_or(0);
         blocks
             .into_iter()
-            .map(|b| {
+            .enumerate()
+            .map(|(i, b)| {
                 let mut v = self.base("assistant", sidechain);
                 v["requestId"] = json!(req);
+                // As Claude Code streams: one line per content block, the
+                // earlier ones with a partial output count, the last with
+                // the final one (counting the first undercounts).
+                let mut usage = usage.clone();
+                if i < last {
+                    usage["output_tokens"] = json!((i as u64 + 1).min(final_output));
+                }
                 v["message"] = json!({
                     "id": id, "type": "message", "role": "assistant", "model": model,
                     "content": [b], "stop_reason": null, "usage": usage,
@@ -193,8 +203,18 @@ pub fn generate(root: &Path, spec: &ClaudeCorpus) -> anyhow::Result<u64> {
             last_main: None,
             last_side: None,
         };
+        // Real transcripts open with lines that are not messages: a
+        // resumed session's summary, a file-history snapshot, hook progress.
         let mut lines =
             vec![json!({"type": "summary", "summary": words(&mut w.rng, 5), "leafUuid": "x"})];
+        lines.push(
+            json!({"type": "file-history-snapshot", "messageId": w.id("u"),
+            "snapshot": {"trackedFileBackups": {}, "timestamp": "2025-08-24T00:00:00.000Z"},
+            "isSnapshotUpdate": false}),
+        );
+        let mut hook = w.base("progress", false);
+        hook["data"] = json!({"type": "hook_progress", "hookEvent": "SessionStart"});
+        lines.push(hook);
         let turns = w.rng.range(3, 9);
         let calls_per_turn = 3;
         let size = (spec.bytes_each / (turns * calls_per_turn)).max(64);

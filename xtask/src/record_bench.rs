@@ -63,10 +63,9 @@ pub fn cru_binary(root: &Path) -> anyhow::Result<PathBuf> {
         .status()
         .context("building cru")?;
     anyhow::ensure!(status.success(), "cargo build of cru failed");
-    // Where that build put it: cargo's target dir, moved by CARGO_TARGET_DIR.
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map_or_else(|| root.join("target"), |t| root.join(t));
+    // Where cargo put it: CARGO_TARGET_DIR when the build was sent elsewhere.
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     Ok(target.join("release/cru"))
 }
 

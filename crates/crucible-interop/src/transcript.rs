@@ -51,12 +51,8 @@ pub(crate) struct CallBook {
 
 impl CallBook {
     /// Adds `call` to the last phase (a `Start` phase when there is none),
-    /// in its last tool-call list or a new one.
-    pub(crate) fn add(&mut self, phases: &mut Vec<Phase>, call: ToolCall, id: Option<&str>) {
-        self.add_full(phases, call, id, None);
-    }
-
-    /// [`CallBook::add`], keeping the source's `arguments` whole.
+    /// in its last tool-call list or a new one, keeping the source's
+    /// `arguments` whole.
     pub(crate) fn add_full(
         &mut self,
         phases: &mut Vec<Phase>,
@@ -95,11 +91,6 @@ impl CallBook {
             calls.push(call);
         }
         &mut self.calls[record]
-    }
-
-    /// Puts a result on the call with `id`: its summary, and ✗ if `failed`.
-    pub(crate) fn answer(&mut self, phases: &mut [Phase], id: &str, output: &str, failed: bool) {
-        self.answer_full(phases, id, Value::String(output.to_owned()), failed);
     }
 
     /// Puts a result on the call with `id`: its summary (from the text of

@@ -17,6 +17,7 @@ use anyhow::{Context, bail};
 
 pub mod codex;
 mod gemini;
+pub mod real_claude;
 
 /// The version the issue names: its JSON is what this reads.
 pub const CCUSAGE: &str = "ccusage@20.0.24";
@@ -35,7 +36,7 @@ impl Totals {
         self.input + self.output + self.cache_creation + self.cache_read
     }
 
-    fn add(&mut self, o: Self) {
+    pub fn add(&mut self, o: Self) {
         self.input += o.input;
         self.output += o.output;
         self.cache_creation += o.cache_creation;
@@ -215,6 +216,7 @@ pub fn check(
 pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
     let cru = crate::record_bench::cru_binary(root)?;
     let ccusage = install_ccusage(root)?;
+    real_claude::check(root, &cru, &ccusage)?;
     check(
         &cru,
         &ccusage,
@@ -262,14 +264,14 @@ mod tests {
 
 #[cfg(test)]
 mod smoke {
-    use std::collections::{BTreeMap, HashSet};
+    use std::collections::BTreeMap;
     use std::path::Path;
 
     use super::{Totals, cru_totals, differences, row_of};
     use crate::claude_corpus::{ClaudeCorpus, generate};
 
     /// ccusage's counting rule written out: each `(message.id, requestId)`
-    /// once across all files, summed by row.
+    /// once across all files, by its largest line, summed by row.
     fn reference_totals(claude_dir: &Path) -> BTreeMap<String, Totals> {
         let mut files = Vec::new();
         let mut stack = vec![claude_dir.join("projects")];
@@ -284,8 +286,9 @@ mod smoke {
             }
         }
         files.sort();
-        let mut seen = HashSet::new();
-        let mut rows: BTreeMap<String, Totals> = BTreeMap::new();
+        // Each response once, by its line with the largest total (the
+        // final count of a streamed response), summed by row.
+        let mut best: BTreeMap<String, (String, Totals)> = BTreeMap::new();
         for f in files {
             for line in std::fs::read_to_string(&f).unwrap().lines() {
                 let v: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -293,19 +296,23 @@ mod smoke {
                     continue;
                 };
                 let key = format!("{}:{}", v["message"]["id"], v["requestId"]);
-                if !seen.insert(key) {
-                    continue;
-                }
                 let n = |k: &str| u[k].as_u64().unwrap_or(0);
-                rows.entry(row_of(&f.display().to_string()))
-                    .or_default()
-                    .add(Totals {
-                        input: n("input_tokens"),
-                        output: n("output_tokens"),
-                        cache_creation: n("cache_creation_input_tokens"),
-                        cache_read: n("cache_read_input_tokens"),
-                    });
+                let t = Totals {
+                    input: n("input_tokens"),
+                    output: n("output_tokens"),
+                    cache_creation: n("cache_creation_input_tokens"),
+                    cache_read: n("cache_read_input_tokens"),
+                };
+                let row = row_of(&f.display().to_string());
+                let e = best.entry(key).or_insert((row, Totals::default()));
+                if t.total() > e.1.total() {
+                    e.1 = t;
+                }
             }
+        }
+        let mut rows: BTreeMap<String, Totals> = BTreeMap::new();
+        for (row, t) in best.into_values() {
+            rows.entry(row).or_default().add(t);
         }
         rows
     }

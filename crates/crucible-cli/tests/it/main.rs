@@ -7,6 +7,7 @@ mod export;
 mod hostile;
 mod import;
 mod import_agents;
+mod import_claude_code;
 mod import_codex;
 mod import_connectonion;
 mod index;

@@ -1,10 +1,11 @@
 //! cru sessions out to the formats other tools read (`cru session export`):
 //! ConnectOnion YAML, codeloops JSONL, an `.agent/sessions/<time>/` folder,
-//! or an OpenAI message array. Each phase is one turn ([`turns`]); what each
+//! an OpenAI message array, or a Claude Code transcript. Each phase is one turn ([`turns`]); what each
 //! format can hold, and so what a round trip through it keeps, is listed in
 //! `docs/interop.md`.
 
 mod agent_dir;
+mod claude_code;
 mod codeloops;
 mod codex;
 mod connectonion;
@@ -30,17 +31,18 @@ pub enum Exported {
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     #[error(
-        "cru reads {0} but does not write it (expected connectonion, codeloops, agent-dir, openai-messages or codex)"
+        "cru reads {0} but does not write it (expected connectonion, codeloops, agent-dir, openai-messages, claude-code or codex)"
     )]
     Unsupported(&'static str),
 }
 
 /// The formats `export` writes.
-pub const EXPORT_FORMATS: [Format; 5] = [
+pub const EXPORT_FORMATS: [Format; 6] = [
     Format::ConnectOnion,
     Format::Codeloops,
     Format::AgentDir,
     Format::OpenAiMessages,
+    Format::ClaudeCode,
     Format::Codex,
 ];
 
@@ -60,8 +62,9 @@ pub fn export(
         Format::AgentDir => agent_dir::write(log, &turns),
         Format::ConnectOnion => Exported::File(connectonion::write(log, data, &turns).into_bytes()),
         Format::Codeloops => Exported::File(codeloops::write(log, data, &turns).into_bytes()),
+        Format::ClaudeCode => Exported::File(claude_code::write(log, data)),
         Format::Codex => codex::write(log, data),
-        Format::ClaudeCode | Format::Gemini | Format::Copilot => {
+        Format::Gemini | Format::Copilot => {
             return Err(ExportError::Unsupported(format.as_str()));
         }
     })

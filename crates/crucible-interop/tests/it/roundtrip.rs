@@ -39,6 +39,7 @@ fn through(log: &SessionLog, format: Format, dir: &Path) -> SessionLog {
             let name = match format {
                 Format::ConnectOnion => "agent.yaml",
                 Format::Codeloops => "session.jsonl",
+                Format::ClaudeCode => "transcript.jsonl",
                 _ => "messages.json",
             };
             let p = dir.join(name);
@@ -120,15 +121,21 @@ fn assert_kept(format: Format, a: &SessionLog, b: &SessionLog, what: &str) {
             assert_eq!(calls(a), calls(b), "tool calls: {ctx}");
             assert_eq!(a.system_prompt(), b.system_prompt(), "system prompt: {ctx}");
         }
-        Format::Codex => {
+        Format::Codex | Format::ClaudeCode => {
             assert_eq!(calls(a), calls(b), "tool calls: {ctx}");
             assert_eq!(
                 a.frontmatter.tokens_used, b.frontmatter.tokens_used,
                 "tokens: {ctx}"
             );
-            assert_eq!(a.frontmatter.model, b.frontmatter.model, "model: {ctx}");
+            if format == Format::Codex {
+                assert_eq!(a.frontmatter.model, b.frontmatter.model, "model: {ctx}");
+            }
+            // (An untitled session comes back titled by its first prompt.)
+            if format == Format::ClaudeCode && a.title().is_some() {
+                assert_eq!(a.title(), b.title(), "title: {ctx}");
+            }
         }
-        Format::ClaudeCode | Format::Gemini | Format::Copilot => unreachable!("not written"),
+        Format::Gemini | Format::Copilot => unreachable!("not written"),
     }
 }
 

@@ -44,6 +44,8 @@ pub enum To {
     AgentDir,
     /// A JSON array of OpenAI chat-completions messages.
     OpenaiMessages,
+    /// A Claude Code transcript (`~/.claude/projects/<slug>/<sessionId>.jsonl`).
+    ClaudeCode,
     /// A Codex rollout, `<YYYY>/<MM>/<DD>/rollout-<time>-<uuid>.jsonl`
     /// below `--output` (give `~/.codex/sessions` for `codex resume`).
     Codex,
@@ -56,6 +58,7 @@ impl To {
             Self::Codeloops => Format::Codeloops,
             Self::AgentDir => Format::AgentDir,
             Self::OpenaiMessages => Format::OpenAiMessages,
+            Self::ClaudeCode => Format::ClaudeCode,
             Self::Codex => Format::Codex,
         }
     }

@@ -2,6 +2,7 @@
 //! checked against facts counted from the source by small counters written
 //! here, not by the importers' code.
 
+mod claude_code;
 mod codex;
 mod connectonion;
 mod copilot;
@@ -65,10 +66,7 @@ pub fn real_files(agent: &str, exts: &[&str]) -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p
-                .extension()
-                .is_some_and(|x| exts.iter().any(|e| x == *e))
-            {
+            } else if p.extension().is_some_and(|x| exts.iter().any(|e| x == *e)) {
                 out.push(p);
             }
         }

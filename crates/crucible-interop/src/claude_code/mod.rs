@@ -1,0 +1,287 @@
+//! Claude Code transcripts: `~/.claude/projects/<slug>/<sessionId>.jsonl`.
+//!
+//! - each line's `type`: `user` (a prompt, or `tool_result` blocks answering
+//!   earlier calls), `assistant` (`text`, `tool_use`, `thinking` blocks),
+//!   `summary`/`custom-title`/`ai-title` (the title); every other line
+//!   (`system`, `progress`, `file-history-snapshot`, `queue-operation`, ...)
+//!   is kept whole in the sidecar as a source record, and a type cru does not
+//!   know is also counted as skipped (see [`crate::RecordTally`]);
+//! - a user prompt starts a phase (named from its first words) with a
+//!   `[!user]` callout; text Claude Code wrote itself (caveats, command
+//!   output, reminders, compaction summaries: [`synthetic`]) is context in
+//!   the sidecar, and a slash command is a `[!user]` callout with the
+//!   command as typed; assistant text becomes a `[!reply] @claude-code`;
+//!   `tool_use` a tool call whose summary and ✗ come from the `tool_result`
+//!   with its id (`is_error`); the call's input, result, id and
+//!   `toolUseResult` are kept whole in the sidecar, as are thinking blocks
+//!   and images (a marker with media type and size stands in the markdown);
+//! - tokens: see [`tokens`] (each streamed response once, by its final
+//!   count, as ccusage does), by kind and model via [`crate::UsageByModel`];
+//!   the model is the first non-`<synthetic>` one, and a `<synthetic>`
+//!   message (Claude Code's placeholder for a failed request) is an
+//!   `[!error]`; `cwd` and `gitBranch` are kept;
+//! - subagents (the `Task` tool) become child sessions linked from the
+//!   phase that started them: lines on a side chain (`isSidechain: true`)
+//!   inside the transcript (older releases; one child per `agentId`, else
+//!   per chain of `parentUuid`s), `<sessionId>/subagents/agent-<id>.jsonl`
+//!   (newer) and `agent-<id>.jsonl` beside the transcript whose lines name
+//!   its `sessionId` (older). Each child counts its own tokens. A subagent
+//!   file whose transcript is missing imports as a session of its own;
+//! - a line that does not parse is a warning.
+
+mod conversation;
+mod subagents;
+mod synthetic;
+mod tokens;
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::{ImportError, ImportWarning, Imported, RecordTally};
+use conversation::{Conversation, title_text};
+
+/// The agent that replies in a main transcript.
+const AGENT: &str = "claude-code";
+
+/// Line types a Claude Code transcript holds besides messages, each kept
+/// whole in the sidecar: those seen in the real fixtures, and the others
+/// claude-code-viewer's schema of Claude Code's entries names
+/// (`src/lib/conversation-schema/entry/`).
+const OTHER_KINDS: [&str; 15] = [
+    "system",
+    "progress",
+    "file-history-snapshot",
+    "queue-operation",
+    "summary",
+    "custom-title",
+    "ai-title",
+    "agent-name",
+    "agent-setting",
+    "attachment",
+    "bridge-session",
+    "last-prompt",
+    "mode",
+    "permission-mode",
+    "pr-link",
+];
+
+/// True for a line of a Claude Code transcript (detection counts them
+/// over the whole head of a file, see [`crate::detect`]): a message with
+/// Claude Code's envelope, one of its other line types, or a usage line
+/// without a type (what ccusage's fixtures hold).
+pub(crate) fn is_record(v: &Value) -> bool {
+    let has_message = v.get("message").is_some_and(Value::is_object);
+    match v.get("type").and_then(Value::as_str) {
+        Some("user" | "assistant") => has_message,
+        Some("summary") => v.get("summary").is_some(),
+        Some("file-history-snapshot") => v.get("snapshot").is_some(),
+        Some(k) if OTHER_KINDS.contains(&k) => v.get("sessionId").is_some(),
+        Some(_) => false,
+        None => {
+            has_message
+                && v.get("sessionId").is_some()
+                && v.pointer("/message/usage/input_tokens").is_some()
+        }
+    }
+}
+
+/// The transcript a subagent file belongs to, when that transcript exists:
+/// `<slug>/<sid>/subagents/agent-<id>.jsonl` → `<slug>/<sid>.jsonl`, and an
+/// older `<slug>/agent-<id>.jsonl` → `<slug>/<its sessionId>.jsonl`. A
+/// folder walk imports such a file with its parent, not on its own.
+pub(crate) fn parent_transcript(path: &Path) -> Option<PathBuf> {
+    let dir = path.parent()?;
+    if dir.file_name()? == "subagents" {
+        let sid_dir = dir.parent()?;
+        let main = sid_dir.with_extension("jsonl");
+        let holds_lines = std::fs::metadata(&main).is_ok_and(|m| m.is_file() && m.len() > 0);
+        return holds_lines.then_some(main);
+    }
+    let stem = path.file_stem()?.to_str()?;
+    if !stem.starts_with("agent-") {
+        return None;
+    }
+    let sid = first_session_id(path)?;
+    let main = dir.join(format!("{sid}.jsonl"));
+    // An empty transcript is no source: its subagents' files are imported
+    // on their own rather than with nothing.
+    let holds_lines = std::fs::metadata(&main).is_ok_and(|m| m.is_file() && m.len() > 0);
+    (main != path && holds_lines).then_some(main)
+}
+
+/// The `sessionId` of the first lines that carry one (snapshot lines,
+/// which do not, can come first), without reading the whole file.
+fn first_session_id(path: &Path) -> Option<String> {
+    let f = std::fs::File::open(path).ok()?;
+    std::io::BufReader::new(f)
+        .lines()
+        .take(64)
+        .map_while(Result::ok)
+        .find_map(|l| {
+            serde_json::from_str::<Value>(&l)
+                .ok()?
+                .get("sessionId")?
+                .as_str()
+                .map(str::to_owned)
+        })
+}
+
+/// True for a subagent's own file (`subagents/agent-<id>.jsonl`, or an
+/// older `agent-<id>.jsonl`): every line is on its side chain, and an
+/// import of it alone (its transcript missing) reads them as its run.
+fn is_subagent_file(path: &Path) -> bool {
+    path.parent()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == "subagents")
+        || path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("agent-"))
+}
+
+fn is_sidechain(v: &Value) -> bool {
+    v.get("isSidechain").and_then(Value::as_bool) == Some(true)
+}
+
+/// A line's type for the tally (`usage` for a typed-less usage line).
+fn kind_of(v: &Value) -> &str {
+    match v.get("type").and_then(Value::as_str) {
+        Some(k) => k,
+        None if v.pointer("/message/usage").is_some() => "usage",
+        None => "untyped",
+    }
+}
+
+/// Side-chain lines of one subagent run: its key (agent id or first
+/// uuid), its lines, and where in the main chain it was met.
+type SideChain = (String, Vec<(usize, Value)>, Option<(usize, usize)>);
+
+/// A file read: its main conversation, its side chains and its tally.
+struct Read {
+    main: Conversation,
+    chains: Vec<SideChain>,
+    tally: RecordTally,
+    warnings: Vec<ImportWarning>,
+}
+
+/// Reads the lines of one transcript file; in a subagent's own file
+/// (`own_file`) every line is on the side chain, and all are its run.
+fn read_lines(path: &Path, text: &str, own_file: bool) -> Read {
+    let mut warnings = Vec::new();
+    let mut tally = RecordTally::default();
+    let mut main = Conversation::new(AGENT.parse().expect("valid"));
+    // Side-chain lines by the subagent run they belong to, in first-seen order.
+    let mut chains: Vec<SideChain> = Vec::new();
+    let mut chain_of: HashMap<String, usize> = HashMap::new();
+    for (n, v) in crate::transcript::json_lines(path, text, &mut warnings) {
+        let kind = kind_of(&v).to_owned();
+        let message = matches!(kind.as_str(), "user" | "assistant" | "usage")
+            && v.get("message").is_some_and(Value::is_object);
+        if !message {
+            if matches!(kind.as_str(), "summary" | "custom-title" | "ai-title") {
+                title_line(&v, &kind, &mut main.title);
+            }
+            if OTHER_KINDS.contains(&kind.as_str()) {
+                tally.read(&kind);
+            } else {
+                tally.unknown(&kind);
+            }
+            main.keep(n, v);
+            continue;
+        }
+        tally.read(&kind);
+        if own_file || !is_sidechain(&v) {
+            main.line(n, v);
+            continue;
+        }
+        let uuid = v.get("uuid").and_then(Value::as_str).unwrap_or("");
+        let parent = v.get("parentUuid").and_then(Value::as_str);
+        let key = v.get("agentId").and_then(Value::as_str).map(str::to_owned);
+        let at = match (&key, parent.and_then(|p| chain_of.get(p))) {
+            (Some(k), _) => chains.iter().position(|(c, _, _)| c == k),
+            (None, Some(&i)) => Some(i),
+            (None, None) => None,
+        };
+        let i = at.unwrap_or_else(|| {
+            let key = key.unwrap_or_else(|| uuid.to_owned());
+            chains.push((key, Vec::new(), main.here()));
+            chains.len() - 1
+        });
+        if !uuid.is_empty() {
+            chain_of.insert(uuid.to_owned(), i);
+        }
+        chains[i].1.push((n, v));
+    }
+    Read {
+        main,
+        chains,
+        tally,
+        warnings,
+    }
+}
+
+/// The title a `summary`/`custom-title`/`ai-title` line gives, if any.
+fn title_line(v: &Value, kind: &str, title: &mut Option<String>) {
+    let t = ["summary", "customTitle", "aiTitle", "title"]
+        .iter()
+        .find_map(|k| v.get(*k).and_then(Value::as_str));
+    if let Some(t) = t {
+        // A title the user set wins over the generated ones.
+        if title.is_none() || kind == "custom-title" {
+            *title = Some(title_text(t));
+        }
+    }
+}
+
+pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
+    let bytes = crate::read_source(path)?;
+    let text = crate::transcript::utf8(&bytes);
+    let Read {
+        main,
+        chains,
+        tally,
+        mut warnings,
+    } = read_lines(path, &text, is_subagent_file(path));
+    let mut hashed = bytes.clone();
+    let runs = subagents::runs(path, &main, chains, &mut hashed, &mut warnings);
+    let children = subagents::children(&main, runs);
+    let sid = main.session_id.clone();
+    let (log, data) = main.into_log(path, "Claude Code session");
+    let mut imported =
+        crate::imported(crate::Format::ClaudeCode, path, sid, &hashed, log, warnings);
+    imported.data = data;
+    imported.records = tally;
+    imported.children = children;
+    Ok(imported)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_line_kind_is_recognized_and_other_formats_are_not() {
+        let sid = "s";
+        for v in [
+            json!({"type": "user", "sessionId": sid, "message": {"role": "user", "content": "hi"}}),
+            json!({"type": "summary", "summary": "t", "leafUuid": "u"}),
+            json!({"type": "file-history-snapshot", "messageId": "m", "snapshot": {}}),
+            json!({"type": "progress", "sessionId": sid, "data": {"type": "hook_progress"}}),
+            json!({"type": "queue-operation", "sessionId": sid, "operation": "enqueue"}),
+            json!({"sessionId": sid, "message": {"usage": {"input_tokens": 1}}}),
+        ] {
+            assert!(is_record(&v), "{v}");
+        }
+        for v in [
+            json!({"type": "session_meta", "payload": {}}),
+            json!({"role": "user", "content": "hi"}),
+            json!({"type": "user", "content": "a Gemini JSONL line"}),
+        ] {
+            assert!(!is_record(&v), "{v}");
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! A transcript's subagent runs: side chains inside it, and the files of
+//! its `subagents/` folder or beside it, each read into a child session
+//! linked from the `Task` call that started it.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crucible_core::{AgentRef, SessionStatus, cut, one_line};
+
+use super::conversation::Conversation;
+use super::{AGENT, Read, SideChain, first_session_id, is_subagent_file, read_lines};
+use crate::{Child, ImportWarning, RecordTally, SubagentLink};
+
+/// A subagent's lines, read, and where they came from.
+pub(super) struct Run {
+    /// The file, or the transcript with `#<agent id>` for a side chain in it.
+    source: PathBuf,
+    key: Option<String>,
+    bytes: Vec<u8>,
+    conversation: Conversation,
+    /// The run's own file's records (none for a side chain: its lines are
+    /// counted with the transcript's).
+    tally: RecordTally,
+    warnings: Vec<ImportWarning>,
+    /// Where in the main chain the run was met (side chains) or fits by
+    /// time (files), for a run no `Task` call is found for.
+    anchor: Option<(usize, usize)>,
+}
+
+/// The runs of the transcript at `path`: its side chains, then its
+/// subagents' files (whose bytes are added to `hashed`; one that cannot
+/// be read is a warning in `warnings`).
+pub(super) fn runs(
+    path: &Path,
+    main: &Conversation,
+    chains: Vec<SideChain>,
+    hashed: &mut Vec<u8>,
+    warnings: &mut Vec<ImportWarning>,
+) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for (key, lines, anchor) in chains {
+        let mut c = Conversation::new(AGENT.parse().expect("valid"));
+        let mut own = Vec::new();
+        for (n, v) in lines {
+            own.extend(v.to_string().bytes());
+            c.line(n, v);
+        }
+        runs.push(Run {
+            source: PathBuf::from(format!("{}#{key}", path.display())),
+            key: Some(key),
+            bytes: own,
+            conversation: c,
+            tally: RecordTally::default(),
+            warnings: Vec::new(),
+            anchor,
+        });
+    }
+    // A subagent's own file has no subagents of its own beside it: the
+    // `agent-*` files there are its siblings.
+    let files = if is_subagent_file(path) {
+        Vec::new()
+    } else {
+        // A transcript of only summary lines names no session: its file
+        // name is its session id.
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+        subagent_files(path, main.session_id.as_deref().or(stem.as_deref()))
+    };
+    for file in files {
+        let Ok(child_bytes) = std::fs::read(&file) else {
+            warnings.push(ImportWarning {
+                path: file,
+                line: None,
+                message: "cannot be read; this subagent is left out".into(),
+            });
+            continue;
+        };
+        hashed.extend(&child_bytes);
+        let Read {
+            main: c,
+            tally,
+            warnings: child_warnings,
+            ..
+        } = read_lines(&file, &String::from_utf8_lossy(&child_bytes), true);
+        let key = c.agent_id.clone().or_else(|| {
+            file.file_stem()
+                .map(|s| s.to_string_lossy().trim_start_matches("agent-").to_owned())
+        });
+        let anchor = c.started.as_ref().and_then(|s| main.at_time(s));
+        runs.push(Run {
+            source: file,
+            key,
+            bytes: child_bytes,
+            conversation: c,
+            tally,
+            warnings: child_warnings,
+            anchor,
+        });
+    }
+    runs
+}
+
+/// The runs as child sessions, each linked to the `Task` call that
+/// started it (or where it was met).
+pub(super) fn children(main: &Conversation, runs: Vec<Run>) -> Vec<Child> {
+    let mut used_tasks = HashSet::new();
+    let mut out = Vec::new();
+    for run in runs {
+        let Run {
+            source,
+            key,
+            bytes: own,
+            conversation: mut c,
+            tally,
+            warnings,
+            anchor: seen_at,
+        } = run;
+        let task = matching_task(main, &c, &mut used_tasks);
+        if let Some(kind) = task.and_then(|i| main.tasks[i].subagent_type.as_deref())
+            && let Ok(a) = kind.parse::<AgentRef>()
+        {
+            c.agent = a;
+        }
+        if let Some(i) = task
+            && !main.tasks[i].description.trim().is_empty()
+        {
+            c.title = Some(cut(&one_line(main.tasks[i].description.trim()), 80));
+        }
+        let agent = c.agent.clone();
+        let summary = c.last_reply.as_deref().map(|r| cut(&one_line(r), 200));
+        let ended = c.last.clone();
+        let fallback = format!("Claude Code subagent {}", key.as_deref().unwrap_or(""));
+        let (mut log, data) = c.into_log(&source, fallback.trim());
+        // A subagent's run is over when its parent goes on: it is not one to
+        // resume.
+        log.frontmatter.status = SessionStatus::Completed;
+        log.frontmatter.resume_point = None;
+        log.frontmatter.ended = ended;
+        let (anchor, description) = match task.map(|i| &main.tasks[i]) {
+            Some(tc) => (
+                Some((tc.phase, tc.block)),
+                Some(tc.description.clone()).filter(|d| !d.is_empty()),
+            ),
+            None => (seen_at, None),
+        };
+        let mut imported =
+            crate::imported(crate::Format::ClaudeCode, &source, key, &own, log, warnings);
+        imported.data = data;
+        imported.records = tally;
+        out.push(Child {
+            imported,
+            link: SubagentLink {
+                agent,
+                anchor,
+                description,
+                summary,
+            },
+        });
+    }
+    out
+}
+
+/// The subagent files of the transcript at `path` with `session_id`:
+/// `<stem>/subagents/*.jsonl`, then `agent-*.jsonl` beside it that name
+/// the same session.
+fn subagent_files(path: &Path, session_id: Option<&str>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let jsonl_in = |dir: &Path| -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect();
+        files.sort();
+        files
+    };
+    out.extend(jsonl_in(&path.with_extension("").join("subagents")));
+    if let (Some(dir), Some(sid)) = (path.parent(), session_id) {
+        out.extend(jsonl_in(dir).into_iter().filter(|p| {
+            p != path
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("agent-"))
+                && first_session_id(p).as_deref() == Some(sid)
+        }));
+    }
+    out
+}
+
+/// The main chain's `Task` call that started the subagent run `c`: the
+/// first unused one whose prompt is the run's first prompt, else the first
+/// unused one at all (in order: runs follow their calls).
+fn matching_task(
+    main: &Conversation,
+    c: &Conversation,
+    used: &mut HashSet<usize>,
+) -> Option<usize> {
+    let prompt = c.first_prompt.as_deref().map(str::trim);
+    let found = main
+        .tasks
+        .iter()
+        .enumerate()
+        .find(|(i, tc)| !used.contains(i) && Some(tc.prompt.trim()) == prompt)
+        .or_else(|| {
+            main.tasks
+                .iter()
+                .enumerate()
+                .find(|(i, _)| !used.contains(i))
+        })
+        .map(|(i, _)| i);
+    if let Some(i) = found {
+        used.insert(i);
+    }
+    found
+}

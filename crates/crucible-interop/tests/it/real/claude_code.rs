@@ -1,0 +1,350 @@
+//! Claude Code: every real transcript in `fixtures/real/claude-code/`,
+//! imported, against facts a small counter here reads from the files.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use crucible_core::DataRecord;
+use crucible_interop::{
+    Format, ImportError, Imported, Usage, UsageByModel, detect, find_sources, import,
+};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/real/claude-code")
+}
+
+fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            jsonl_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+/// The files of one session: the transcript and its subagents' files
+/// (`<stem>/subagents/*.jsonl`, and `agent-*.jsonl` beside it whose first
+/// `sessionId` is its own).
+fn session_files(transcript: &Path, all: &[PathBuf]) -> Vec<PathBuf> {
+    // Claude Code names a transcript by its session id.
+    let sid = Some(
+        transcript
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned(),
+    );
+    let sub_dir = transcript.with_extension("").join("subagents");
+    let mut out = vec![transcript.to_owned()];
+    for f in all {
+        let flat = !is_subagent_file(transcript)
+            && f.parent() == transcript.parent()
+            && f.file_name().unwrap().to_string_lossy().starts_with("agent-")
+            && sid.is_some()
+            // Its first line names the session it ran in (a run continued
+            // into a fork names the fork later).
+            && lines(f).iter().find_map(|v| v["sessionId"].as_str()) == sid.as_deref();
+        if f.starts_with(&sub_dir) || flat {
+            out.push(f.clone());
+        }
+    }
+    out
+}
+
+/// A subagent's own file, every line of it on the side chain.
+fn is_subagent_file(f: &Path) -> bool {
+    f.file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("agent-")
+        || f.parent().unwrap().ends_with("subagents")
+}
+
+fn lines(f: &Path) -> Vec<Value> {
+    std::fs::read_to_string(f)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// What the counter finds in a session's files.
+#[derive(Debug, Default, PartialEq)]
+struct Facts {
+    lines: u64,
+    /// Lines kept in the sidecar as source records (whole, or a message
+    /// line's envelope beside its content's own records): every line.
+    kept: u64,
+    calls: u64,
+    failed: u64,
+    subagents: u64,
+    thinking: u64,
+    images: u64,
+    usage: Usage,
+}
+
+/// Counts straight from the JSON: tool_use blocks by id, tool_result
+/// blocks with `is_error` answering one, thinking and image blocks, side
+/// chains by `agentId`, and each (message.id, requestId) once with the
+/// line of largest total (the final count of a streamed response).
+fn count(files: &[PathBuf]) -> Facts {
+    let mut f = Facts {
+        subagents: files.len() as u64 - 1,
+        ..Facts::default()
+    };
+    let mut uses = BTreeSet::new();
+    let mut failed = BTreeSet::new();
+    let mut chains = BTreeSet::new();
+    let mut root_of: HashMap<String, String> = HashMap::new();
+    let mut best: HashMap<(String, String), [u64; 4]> = HashMap::new();
+    let mut anonymous = [0u64; 4];
+    for (i, file) in files.iter().enumerate() {
+        for v in lines(file) {
+            f.lines += 1;
+            f.kept += 1;
+            // A side chain inside the transcript: one run per agentId, or
+            // (older files without one) per chain root.
+            if i == 0 && !is_subagent_file(file) && v["isSidechain"] == true {
+                let uuid = v["uuid"].as_str().unwrap_or("").to_owned();
+                let root = match v["agentId"].as_str() {
+                    Some(a) => a.to_owned(),
+                    None => v["parentUuid"]
+                        .as_str()
+                        .and_then(|p| root_of.get(p).cloned())
+                        .unwrap_or_else(|| uuid.clone()),
+                };
+                root_of.insert(uuid, root.clone());
+                chains.insert(root);
+            }
+            for b in v["message"]["content"].as_array().into_iter().flatten() {
+                match b["type"].as_str() {
+                    Some("tool_use") => {
+                        uses.insert(b["id"].as_str().unwrap().to_owned());
+                    }
+                    Some("tool_result") if b["is_error"] == true => {
+                        failed.insert(b["tool_use_id"].as_str().unwrap().to_owned());
+                    }
+                    Some("thinking" | "redacted_thinking") => f.thinking += 1,
+                    Some("image") => f.images += 1,
+                    _ => {}
+                }
+                if b["type"] == "tool_result" {
+                    let parts = b["content"].as_array().into_iter().flatten();
+                    f.images += parts.filter(|p| p["type"] == "image").count() as u64;
+                }
+            }
+            let u = &v["message"]["usage"];
+            if !u.is_object() {
+                continue;
+            }
+            let n = |k: &str| u[k].as_u64().unwrap_or(0);
+            let parts = [
+                n("input_tokens"),
+                n("output_tokens"),
+                n("cache_creation_input_tokens"),
+                n("cache_read_input_tokens"),
+            ];
+            match v["message"]["id"].as_str() {
+                Some(id) => {
+                    let key = (id.to_owned(), v["requestId"].to_string());
+                    let e = best.entry(key).or_default();
+                    if parts.iter().sum::<u64>() > e.iter().sum::<u64>() {
+                        *e = parts;
+                    }
+                }
+                None => (0..4).for_each(|k| anonymous[k] += parts[k]),
+            }
+        }
+    }
+    f.calls = uses.len() as u64;
+    f.failed = failed.intersection(&uses).count() as u64;
+    f.subagents += chains.len() as u64;
+    let sum = |k: usize| best.values().map(|p| p[k]).sum::<u64>() + anonymous[k];
+    f.usage = Usage {
+        input: sum(0),
+        output: sum(1),
+        cache_creation: sum(2),
+        cache_read: sum(3),
+        reasoning: 0,
+    };
+    f
+}
+
+/// The same facts from an import (the session and all its children).
+fn facts_of(imp: &Imported) -> Facts {
+    let mut f = Facts {
+        subagents: imp.children.len() as u64,
+        ..Facts::default()
+    };
+    let all = imp.all_records();
+    f.lines = all.read_count() + all.skipped_count();
+    let mut sessions = vec![imp];
+    sessions.extend(imp.children.iter().map(|c| &c.imported));
+    for s in sessions {
+        for r in &s.data.records {
+            match r {
+                DataRecord::Call(_) => f.calls += 1,
+                DataRecord::Thinking(_) => f.thinking += 1,
+                DataRecord::Image(_) => f.images += 1,
+                DataRecord::Source(_) => f.kept += 1,
+                _ => {}
+            }
+        }
+        f.failed += s.log.tool_calls().filter(|c| c.failed).count() as u64;
+        if let Some(u) = UsageByModel::of(&s.log.frontmatter) {
+            f.usage.add(u.total());
+        }
+    }
+    f
+}
+
+#[test]
+fn every_real_transcript_imports_with_the_counted_facts() {
+    let mut all = Vec::new();
+    jsonl_files(&root(), &mut all);
+    all.sort();
+    let found: BTreeMap<PathBuf, Format> =
+        find_sources(&root(), None).sources.into_iter().collect();
+    let transcripts: Vec<&PathBuf> = all.iter().filter(|p| found.contains_key(*p)).collect();
+    let mut with_subagents = 0;
+    let mut imported = 0;
+    for t in &transcripts {
+        assert_eq!(found[*t], Format::ClaudeCode, "{}", t.display());
+        let files = session_files(t, &all);
+        let expected = count(&files);
+        match import(t, Format::ClaudeCode) {
+            Ok(imp) => {
+                assert_eq!(facts_of(&imp), expected, "{}", t.display());
+                assert!(
+                    imp.warnings.is_empty(),
+                    "{}: {:?}",
+                    t.display(),
+                    imp.warnings
+                );
+                imported += 1;
+                with_subagents += usize::from(expected.subagents > 0);
+            }
+            // Summary-only and empty files: nothing to import, said so.
+            Err(ImportError::Empty { .. }) => {
+                assert_eq!(
+                    expected.calls + expected.usage.total(),
+                    0,
+                    "{}",
+                    t.display()
+                );
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    // Every file is a transcript, or a subagent's file imported with one.
+    let mut covered: BTreeSet<&PathBuf> = BTreeSet::new();
+    let sessions: Vec<Vec<PathBuf>> = transcripts.iter().map(|t| session_files(t, &all)).collect();
+    covered.extend(sessions.iter().flatten());
+    // (An empty file is no source; its subagents' files import on their own.)
+    let left: Vec<&PathBuf> = all
+        .iter()
+        .filter(|f| !covered.contains(f) && std::fs::metadata(f).unwrap().len() > 0)
+        .collect();
+    assert!(
+        left.is_empty(),
+        "neither transcripts nor subagents of one: {left:?}"
+    );
+    assert!(imported >= 20, "{imported} transcripts imported");
+    assert!(with_subagents >= 5, "{with_subagents} with subagents");
+}
+
+/// The files issue 16 saw read as another format: they open with lines
+/// that are not messages (snapshots, hook progress, summaries, usage lines
+/// without a type). Detection must read them by their whole shape.
+#[test]
+fn transcripts_that_open_with_other_lines_are_claude_code() {
+    let mut all = Vec::new();
+    jsonl_files(&root(), &mut all);
+    let mut seen = 0;
+    for f in all
+        .iter()
+        .filter(|f| std::fs::metadata(f).unwrap().len() > 0)
+    {
+        let first = lines(f).remove(0);
+        if first["type"] == "user" || first["isSidechain"] == true {
+            continue;
+        }
+        seen += 1;
+        assert_eq!(detect(f), Some(Format::ClaudeCode), "{}", f.display());
+    }
+    assert!(seen >= 15, "{seen}");
+}
+
+#[test]
+fn an_orphan_subagents_folder_imports_its_runs_as_sessions() {
+    let dir = root().join("spotter/6c2214d7-b87e-4432-8e41-22ba294ea584");
+    let found = find_sources(&dir, None).sources;
+    assert_eq!(found.len(), 1);
+    let imp = import(&found[0].0, found[0].1).unwrap();
+    assert!(imp.log.phase_count() > 0);
+    assert_eq!(facts_of(&imp), count(&[found[0].0.clone()]));
+}
+
+/// `import(export(s))` = `s` for real transcripts: the phases and their
+/// blocks, the title, the tokens by kind and model, the model, `cwd`, and every call's
+/// sidecar record (id, arguments, result, exit code, duration, diff,
+/// `toolUseResult`). Not compared: provenance (another file), and the
+/// sidecar's thinking, context and kept source lines, which the export
+/// does not write (docs/interop.md).
+#[test]
+fn an_exported_transcript_imports_back_to_the_same_session() {
+    for rel in [
+        "ai-sessions/claude-code-pomodoro-timer.jsonl",
+        "agentcmd/full/full-session-two.jsonl",
+        "claude-code-viewer/projects/sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
+        "spotter/tool_heavy.jsonl",
+        // Two models (opus and haiku): tokens by model come back.
+        "spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+    ] {
+        let s = import(&root().join(rel), Format::ClaudeCode).unwrap();
+        let bytes = match crucible_interop::export(&s.log, &s.data, Format::ClaudeCode).unwrap() {
+            crucible_interop::Exported::File(b) => b,
+            other => panic!("{other:?}"),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("again.jsonl");
+        std::fs::write(&file, &bytes).unwrap();
+        assert_eq!(detect(&file), Some(Format::ClaudeCode), "{rel}");
+        let again = import(&file, Format::ClaudeCode).unwrap();
+        assert_eq!(again.log.sections, s.log.sections, "{rel}");
+        assert_eq!(again.log.title(), s.log.title(), "{rel}");
+        let fm = |i: &Imported| {
+            let f = &i.log.frontmatter;
+            (
+                f.started.clone(),
+                f.model.clone(),
+                f.tokens_used,
+                f.extra.get("usage").cloned(),
+                f.extra.get("cwd").cloned(),
+            )
+        };
+        assert_eq!(fm(&again), fm(&s), "{rel}");
+        let calls = |i: &Imported| i.data.calls().cloned().collect::<Vec<_>>();
+        assert_eq!(calls(&again), calls(&s), "{rel}");
+        // Claude Code's envelope on every message line, each chained to the one before.
+        let mut parent = Value::Null;
+        for v in lines(&file).iter().filter(|v| v["type"] != "summary") {
+            for k in [
+                "uuid",
+                "sessionId",
+                "timestamp",
+                "cwd",
+                "version",
+                "message",
+            ] {
+                assert!(v.get(k).is_some(), "{rel}: {k} missing in {v}");
+            }
+            assert_eq!(v["parentUuid"], parent);
+            parent = v["uuid"].clone();
+        }
+    }
+}
