@@ -9,6 +9,7 @@ mod import;
 mod import_agents;
 mod import_codex;
 mod import_connectonion;
+mod import_opencode;
 mod index;
 mod kiln;
 mod learn;

@@ -61,7 +61,7 @@ pub fn export(
         Format::ConnectOnion => Exported::File(connectonion::write(log, data, &turns).into_bytes()),
         Format::Codeloops => Exported::File(codeloops::write(log, data, &turns).into_bytes()),
         Format::Codex => codex::write(log, data),
-        Format::ClaudeCode | Format::Gemini | Format::Copilot => {
+        Format::ClaudeCode | Format::Gemini | Format::Copilot | Format::OpenCode => {
             return Err(ExportError::Unsupported(format.as_str()));
         }
     })

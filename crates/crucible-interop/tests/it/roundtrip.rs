@@ -128,7 +128,9 @@ fn assert_kept(format: Format, a: &SessionLog, b: &SessionLog, what: &str) {
             );
             assert_eq!(a.frontmatter.model, b.frontmatter.model, "model: {ctx}");
         }
-        Format::ClaudeCode | Format::Gemini | Format::Copilot => unreachable!("not written"),
+        Format::ClaudeCode | Format::Gemini | Format::Copilot | Format::OpenCode => {
+            unreachable!("not written")
+        }
     }
 }
 

@@ -6,13 +6,14 @@ mod codex;
 mod connectonion;
 mod copilot;
 mod gemini;
+mod opencode;
 
 use std::path::Path;
 
 use crucible_interop::{Format, detect};
 
 /// Formats by the name of their folder under `fixtures/real/`.
-const FORMATS: [Format; 8] = [
+const FORMATS: [Format; 9] = [
     Format::OpenAiMessages,
     Format::AgentDir,
     Format::Codeloops,
@@ -21,6 +22,7 @@ const FORMATS: [Format; 8] = [
     Format::Codex,
     Format::Gemini,
     Format::Copilot,
+    Format::OpenCode,
 ];
 
 /// No real file of one agent is taken for another's: a file under
