@@ -79,12 +79,11 @@ impl Db {
     fn ids(&self, sql: &str, arg: &str) -> Result<Vec<String>, ImportError> {
         let run = || -> rusqlite::Result<Vec<String>> {
             let mut st = self.conn.prepare(sql)?;
-            let rows = if arg.is_empty() {
+            if arg.is_empty() {
                 st.query_map([], |r| r.get(0))?.collect()
             } else {
                 st.query_map([arg], |r| r.get(0))?.collect()
-            };
-            rows
+            }
         };
         run().map_err(|e| error(&self.path, &e))
     }

@@ -196,7 +196,7 @@ fn import_db(db: &db::Db, path: &Path, id: &str) -> Result<Imported, ImportError
         let child_path = PathBuf::from(format!("{}#{child}", db_path.display()));
         children.push(import_db(db, &child_path, child)?);
     }
-    Ok(assemble(path, rows, children))
+    Ok(assemble(path, &rows, children))
 }
 
 fn import_file(path: &Path) -> Result<Imported, ImportError> {
@@ -205,13 +205,13 @@ fn import_file(path: &Path) -> Result<Imported, ImportError> {
     for child in &rows.children {
         children.push(import_file(Path::new(child))?);
     }
-    Ok(assemble(path, rows, children))
+    Ok(assemble(path, &rows, children))
 }
 
 /// The session of `rows`, its children linked after the `task` call that
 /// started each.
-fn assemble(path: &Path, rows: Rows, children: Vec<Imported>) -> Imported {
-    let made = session::convert(path, &rows);
+fn assemble(path: &Path, rows: &Rows, children: Vec<Imported>) -> Imported {
+    let made = session::convert(path, rows);
     let mut imported = crate::imported(
         crate::Format::OpenCode,
         path,
