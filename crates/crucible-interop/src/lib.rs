@@ -12,7 +12,8 @@
 //! seed 003's `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folders
 //! (`agent.log`, `todos.json`), seed 002's codeloops JSONL and the
 //! ConnectOnion session YAML of seeds 000 and 001, Claude Code transcripts
-//! and Codex rollouts, Gemini CLI chats and GitHub Copilot CLI event logs.
+//! and Codex rollouts, Gemini CLI chats, GitHub Copilot CLI event logs and
+//! OpenCode's session database and older JSON storage.
 
 mod agent_dir;
 mod claude_code;
@@ -23,6 +24,7 @@ mod copilot;
 mod export;
 mod gemini;
 mod messages;
+mod opencode;
 mod provenance;
 mod report;
 mod transcript;
@@ -58,6 +60,10 @@ pub enum Format {
     Gemini,
     /// GitHub Copilot CLI's `~/.copilot/session-state/<id>/events.jsonl`.
     Copilot,
+    /// OpenCode's `~/.local/share/opencode/opencode.db` (one source per
+    /// session, `opencode.db#<session id>`) or older `storage/` folder (a
+    /// source is a `storage/session/<projectID>/ses_*.json`).
+    OpenCode,
 }
 
 impl Format {
@@ -71,6 +77,7 @@ impl Format {
             Self::Codex => "codex",
             Self::Gemini => "gemini",
             Self::Copilot => "copilot",
+            Self::OpenCode => "opencode",
         }
     }
 }
@@ -249,6 +256,11 @@ pub fn find_sources(path: &Path, format: Option<Format>) -> Found {
 }
 
 fn collect(path: &Path, format: Option<Format>, found: &mut Found, depth: usize) {
+    // One session of an OpenCode database, named `opencode.db#<id>`.
+    if format.is_none_or(|f| f == Format::OpenCode) && opencode::is_db_session(path) {
+        found.sources.push((path.to_owned(), Format::OpenCode));
+        return;
+    }
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) => {
@@ -291,6 +303,16 @@ fn collect(path: &Path, format: Option<Format>, found: &mut Found, depth: usize)
         return;
     }
     if let Some(f) = detect(path) {
+        if f == Format::OpenCode && format.is_none_or(|want| want == f) {
+            // A database or storage folder holds many sessions, each a source.
+            match opencode::sources(path, depth > 0) {
+                Ok(s) => found
+                    .sources
+                    .extend(s.into_iter().map(|p| (p, Format::OpenCode))),
+                Err(e) => found.skipped.push((path.to_owned(), e.to_string())),
+            }
+            return;
+        }
         if format.is_none_or(|want| want == f) {
             // In a folder walk a subagent's file comes with its parent's
             // transcript; named on its own, it is imported on its own.
@@ -342,9 +364,15 @@ fn collect(path: &Path, format: Option<Format>, found: &mut Found, depth: usize)
 /// unknown lines is still the format of the many known ones.
 pub fn detect(path: &Path) -> Option<Format> {
     if path.is_dir() {
+        if opencode::is_storage(path) {
+            return Some(Format::OpenCode);
+        }
         return agent_dir::looks_like(path).then_some(Format::AgentDir);
     }
     let bytes = head(path)?;
+    if opencode::is_db(path, &bytes) || opencode::is_session_file(path, &bytes) {
+        return Some(Format::OpenCode);
+    }
     detect_bytes(&bytes)
 }
 
@@ -474,5 +502,6 @@ fn import_any(path: &Path, format: Format) -> Result<Imported, ImportError> {
         Format::Codex => codex::import(path),
         Format::Gemini => gemini::import(path),
         Format::Copilot => copilot::import(path),
+        Format::OpenCode => opencode::import(path),
     }
 }

@@ -17,6 +17,7 @@ use anyhow::{Context, bail};
 
 pub mod codex;
 mod gemini;
+mod opencode;
 pub mod real_claude;
 
 /// The version the issue names: its JSON is what this reads.
@@ -245,6 +246,7 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
     )?;
     check(&cru, &ccusage, "generated", scratch.path())?;
     gemini::check(&cru, &ccusage, &root.join("fixtures/real/gemini"))?;
+    opencode::check(&cru, &ccusage, &root.join("fixtures/real/opencode"))?;
     println!("cru's token totals match ccusage's on every session");
     Ok(())
 }

@@ -64,7 +64,7 @@ pub fn export(
         Format::Codeloops => Exported::File(codeloops::write(log, data, &turns).into_bytes()),
         Format::ClaudeCode => Exported::File(claude_code::write(log, data)),
         Format::Codex => codex::write(log, data),
-        Format::Gemini | Format::Copilot => {
+        Format::Gemini | Format::Copilot | Format::OpenCode => {
             return Err(ExportError::Unsupported(format.as_str()));
         }
     })

@@ -135,7 +135,7 @@ fn assert_kept(format: Format, a: &SessionLog, b: &SessionLog, what: &str) {
                 assert_eq!(a.title(), b.title(), "title: {ctx}");
             }
         }
-        Format::Gemini | Format::Copilot => unreachable!("not written"),
+        Format::Gemini | Format::Copilot | Format::OpenCode => unreachable!("not written"),
     }
 }
 

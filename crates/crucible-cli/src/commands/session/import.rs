@@ -51,6 +51,9 @@ pub enum From {
     Gemini,
     /// GitHub Copilot CLI event logs (`~/.copilot/session-state/<id>/events.jsonl`).
     Copilot,
+    /// OpenCode's session database (`~/.local/share/opencode/opencode.db`,
+    /// one source per session) or older `storage/` folder.
+    Opencode,
 }
 
 /// What happened to each source.
@@ -80,6 +83,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         From::Codex => Some(Format::Codex),
         From::Gemini => Some(Format::Gemini),
         From::Copilot => Some(Format::Copilot),
+        From::Opencode => Some(Format::OpenCode),
     };
     std::fs::create_dir_all(ctx.store.dir())
         .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;

@@ -7,13 +7,14 @@ mod codex;
 mod connectonion;
 mod copilot;
 mod gemini;
+mod opencode;
 
 use std::path::{Path, PathBuf};
 
 use crucible_interop::{Format, detect};
 
 /// Formats by the name of their folder under `fixtures/real/`.
-const FORMATS: [Format; 8] = [
+const FORMATS: [Format; 9] = [
     Format::OpenAiMessages,
     Format::AgentDir,
     Format::Codeloops,
@@ -22,6 +23,7 @@ const FORMATS: [Format; 8] = [
     Format::Codex,
     Format::Gemini,
     Format::Copilot,
+    Format::OpenCode,
 ];
 
 /// No real file of one agent is taken for another's: a file under
