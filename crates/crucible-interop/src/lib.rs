@@ -302,6 +302,19 @@ fn collect(path: &Path, format: Option<Format>, found: &mut Found, depth: usize)
         ));
         return;
     }
+    // A file named on the command line with `--from` is read in that format
+    // whatever its head shows (a first line longer than detection reads,
+    // say): the user said what it is, and the importer says if it is not.
+    // (OpenCode's database and agent folders are told apart by detection:
+    // they are not one source each.)
+    if let Some(want) = format
+        && depth == 0
+        && !ft.is_dir()
+        && !matches!(want, Format::OpenCode | Format::AgentDir)
+    {
+        found.sources.push((path.to_owned(), want));
+        return;
+    }
     if let Some(f) = detect(path) {
         if f == Format::OpenCode && format.is_none_or(|want| want == f) {
             // A database or storage folder holds many sessions, each a source.
@@ -389,21 +402,34 @@ pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
         (Format::Copilot, copilot::is_record),
     ];
     let mut counts = [0usize; 5];
-    for line in bytes.split(|&b| b == b'\n') {
+    let (mut lines, mut objects) = (0usize, 0usize);
+    // The head may end inside a line: that one is not judged.
+    let whole = match bytes.iter().rposition(|&b| b == b'\n') {
+        Some(i) if i + 1 < bytes.len() => &bytes[..=i],
+        _ => bytes,
+    };
+    for line in whole.split(|&b| b == b'\n') {
         let line = line.trim_ascii();
+        if line.is_empty() {
+            continue;
+        }
+        lines += 1;
         if !line.starts_with(b"{") {
             continue;
         }
         let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
             continue;
         };
+        objects += 1;
         for (i, (_, is)) in recognizers.iter().enumerate() {
             counts[i] += usize::from(is(&v));
         }
     }
-    // The most lines; a tie goes to the format listed first.
+    // A JSONL format only for a file that is mostly JSON lines (a README or
+    // a Python file with one JSON line in it is neither), then the format
+    // that recognizes the most lines; a tie goes to the one listed first.
     let best = (0..recognizers.len())
-        .filter(|&i| counts[i] > 0)
+        .filter(|&i| counts[i] > 0 && objects * 2 > lines)
         .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)));
     if let Some(i) = best {
         return Some(recognizers[i].0);
@@ -411,7 +437,11 @@ pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
     if gemini::looks_like(bytes) {
         return Some(Format::Gemini);
     }
-    if connectonion::looks_like(bytes) {
+    // YAML only for text that does not start as JSON: a JSON file is never
+    // ConnectOnion's, and a YAML parser on deeply nested JSON takes time
+    // that grows with the square of the depth.
+    let json_like = matches!(bytes.trim_ascii_start().first(), Some(b'{' | b'['));
+    if !json_like && connectonion::looks_like(bytes) {
         return Some(Format::ConnectOnion);
     }
     messages::looks_like(bytes).then_some(Format::OpenAiMessages)
@@ -461,6 +491,7 @@ fn imported(
         id,
         source_hash: fnv_hex(hashed),
         session_hash: content_hash(&log),
+        data_hash: None,
     };
     Imported {
         log,
@@ -472,15 +503,17 @@ fn imported(
     }
 }
 
-/// Reads one source. A file read as nothing (no phase, no task, no
-/// subagent) is an error that says what its records were, not an empty
-/// session. (An empty `.agent/sessions/<time>/` folder is a session that
+/// Reads one source. A file read as nothing (no block in any phase, no
+/// task, no subagent, no token spent) is an error that says what its
+/// records were, not an empty session. (An empty `.agent/sessions/<time>/` folder is a session that
 /// was started and did nothing: it imports as that.)
 pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
-    let imported = import_any(path, format)?;
+    let mut imported = import_any(path, format)?;
+    count_damaged_lines(&mut imported);
     let log = &imported.log;
     if format != Format::AgentDir
-        && log.phase_count() == 0
+        && log.phases().all(|(_, p)| p.blocks.is_empty())
+        && log.frontmatter.tokens_used.unwrap_or(0) == 0
         && log.tasks().is_none_or(<[_]>::is_empty)
         && imported.children.is_empty()
     {
@@ -490,6 +523,25 @@ pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
         });
     }
     Ok(imported)
+}
+
+/// Lines that did not parse as JSON are in the warnings (with their line
+/// numbers); they are counted in the record report too, so that a damaged
+/// file never reads as whole there. (An importer that counts them itself
+/// already has them.)
+fn count_damaged_lines(imp: &mut Imported) {
+    const NOT_JSON: &str = "(not JSON)";
+    if !imp.records.skipped.contains_key(NOT_JSON) {
+        let source = Path::new(&imp.provenance.path);
+        for w in &imp.warnings {
+            if w.path == source && w.line.is_some() && w.message.starts_with("not JSON") {
+                imp.records.skip(NOT_JSON, "a line that does not parse");
+            }
+        }
+    }
+    for c in &mut imp.children {
+        count_damaged_lines(&mut c.imported);
+    }
 }
 
 fn import_any(path: &Path, format: Format) -> Result<Imported, ImportError> {
@@ -503,5 +555,25 @@ fn import_any(path: &Path, format: Format) -> Result<Imported, ImportError> {
         Format::Gemini => gemini::import(path),
         Format::Copilot => copilot::import(path),
         Format::OpenCode => opencode::import(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_file_with_one_json_line_is_no_jsonl_format() {
+        // A README, a Python file: one line that happens to be a record of
+        // an agent's kind does not make the file that agent's.
+        let text = b"hello\nthis is prose\n{\"type\":\"turn.started\"}\nmore prose\n";
+        assert_eq!(detect_bytes(text), None);
+        // The same line among other records of the format is.
+        let jsonl =
+            b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n";
+        assert_eq!(detect_bytes(jsonl), Some(Format::Codex));
+        // A head cut inside its last line is judged by its whole lines.
+        let cut = b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.sta";
+        assert_eq!(detect_bytes(cut), Some(Format::Codex));
     }
 }

@@ -20,6 +20,10 @@ pub struct Provenance {
     /// differs was changed in cru since (resumed, edited) and is not
     /// overwritten by a re-import without `--force`.
     pub session_hash: String,
+    /// FNV-1a of the sidecar's records as written with the session (the
+    /// file less its header line), when it has one: `validate` tells a
+    /// sidecar changed or lost since the import by it.
+    pub data_hash: Option<String>,
 }
 
 impl Provenance {
@@ -33,6 +37,9 @@ impl Provenance {
         }
         m.insert("source_hash".into(), self.source_hash.clone().into());
         m.insert("session_hash".into(), self.session_hash.clone().into());
+        if let Some(h) = &self.data_hash {
+            m.insert("data_hash".into(), h.clone().into());
+        }
         log.frontmatter
             .extra
             .insert(KEY.into(), serde_yaml::Value::Mapping(m));
@@ -48,6 +55,7 @@ impl Provenance {
             id: text("id"),
             source_hash: text("source_hash")?,
             session_hash: text("session_hash")?,
+            data_hash: text("data_hash"),
         })
     }
 }

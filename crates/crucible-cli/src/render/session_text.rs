@@ -34,7 +34,7 @@ pub fn render(
         not_expanded: 0,
         full,
     };
-    let data = r.data_of(path)?;
+    let data = r.data_of(path, log)?;
     r.body(log, "", data.as_ref())?;
     if r.not_expanded > 0 {
         writeln!(
@@ -158,14 +158,15 @@ struct Renderer<'a> {
 
 impl Renderer<'_> {
     /// The sidecar of the session at `path`, when `--full` asks for it.
-    fn data_of(&mut self, path: &Path) -> anyhow::Result<Option<SessionData>> {
+    fn data_of(&mut self, path: &Path, log: &SessionLog) -> anyhow::Result<Option<SessionData>> {
         if !self.full {
             return Ok(None);
         }
-        // A damaged sidecar does not hide the session: it is shown without
-        // the full data, and `validate` says what is wrong.
-        match self.store.load_data(path) {
-            Ok(found) => Ok(found.map(|(_, d)| d)),
+        // A damaged sidecar, or one that does not match the session, does
+        // not hide the session: it is shown without the full data, and
+        // `validate` says what is wrong.
+        match self.store.load_data_for(path, log) {
+            Ok(found) => Ok(found),
             Err(e) => {
                 writeln!(self.out, "{DIM}(full data not shown: {e}){DIM:#}")?;
                 Ok(None)
@@ -476,7 +477,7 @@ impl Renderer<'_> {
         self.stack.insert(key.clone());
         self.expanded.insert(key.clone());
         let data = match store.resolve_id(target) {
-            Ok(path) => self.data_of(&path)?,
+            Ok(path) => self.data_of(&path, &child)?,
             Err(_) => None,
         };
         let result = self.body(&child, &format!("{bar}  "), data.as_ref());

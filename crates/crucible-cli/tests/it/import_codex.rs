@@ -37,10 +37,19 @@ fn import_reports_every_codex_record_by_type_and_passes_strict() {
 fn import_of_the_real_codex_folder_takes_rollouts_and_exec_streams() {
     let kiln = TestKiln::empty();
     let out = kiln.run(&["session", "import", "--strict", &real("")]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    // One real exec stream holds only its start (`thread.started`,
+    // `turn.started`): nothing to import, which is said, not an empty session.
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "stream-output-multi-1.jsonl: nothing to import: 2 records read (thread.started 1, turn.started 1)"
+        ),
+        "{}",
+        out.stderr
+    );
     assert!(
         out.stderr
-            .contains("19 created, 0 updated, 0 unchanged, 0 skipped"),
+            .contains("18 created, 0 updated, 0 unchanged, 1 skipped"),
         "{}",
         out.stderr
     );

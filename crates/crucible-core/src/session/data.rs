@@ -203,7 +203,7 @@ impl SessionData {
         self.calls().find(|c| c.phase == phase && c.call == call)
     }
 
-    /// The sidecar's bytes: the header, then one record per line.
+    /// The sidecar's bytes: the header, then [`SessionData::records_jsonl`].
     pub fn to_jsonl(&self, id: &SessionId) -> Vec<u8> {
         let mut out = Vec::new();
         let header = Header {
@@ -213,11 +213,26 @@ impl SessionData {
         // Serializing plain data to a Vec cannot fail.
         serde_json::to_writer(&mut out, &header).expect("header serializes");
         out.push(b'\n');
+        out.extend(self.records_jsonl());
+        out
+    }
+
+    /// The records, one JSON line each: the sidecar after its header line
+    /// (what an import's `data_hash` covers).
+    pub fn records_jsonl(&self) -> Vec<u8> {
+        let mut out = Vec::new();
         for r in &self.records {
             serde_json::to_writer(&mut out, r).expect("record serializes");
             out.push(b'\n');
         }
         out
+    }
+
+    /// The part of a sidecar file's bytes after its header line.
+    pub fn records_part(file: &[u8]) -> &[u8] {
+        file.iter()
+            .position(|&b| b == b'\n')
+            .map_or(&[][..], |i| &file[i + 1..])
     }
 
     /// Reads a sidecar: the session id its header names, and the records.

@@ -442,24 +442,71 @@ impl<C: SessionCodec> SessionStore<C> {
         atomic::write_atomic(&dpath, &data.to_jsonl(id)).map_err(StoreError::io(&dpath))
     }
 
-    /// Reads the sidecar of the session at `path`: `None` when it has none.
-    /// It is read as the store reads sessions (regular files only, without
-    /// following a link out, under the size limit).
-    pub fn load_data(
-        &self,
-        path: &Path,
-    ) -> Result<Option<(String, crate::SessionData)>, StoreError> {
+    /// The bytes of the sidecar of the session at `path`: `None` when it
+    /// has none. The sidecar is cru's own file: a link there is refused
+    /// (never followed out of the directory), as is anything but a regular
+    /// file (a FIFO would block) or one over the size limit.
+    pub fn read_data_bytes(&self, path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+        use std::io::Read;
         let dpath = crate::data_path(path);
-        let bytes = match safe_file::read_regular(&dpath, self.max_file_bytes) {
-            Ok(b) => b,
+        let file = match safe_file::open_own(&dpath, std::fs::OpenOptions::new().read(true)) {
+            Ok(f) => f,
             Err(UnsafeFile::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(None);
             }
             Err(e) => return Err(e.into()),
         };
+        let (file, meta) = safe_file::checked(&dpath, file, self.max_file_bytes)?;
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.take(self.max_file_bytes)
+            .read_to_end(&mut bytes)
+            .map_err(StoreError::io(&dpath))?;
+        Ok(Some(bytes))
+    }
+
+    /// Reads the sidecar of the session at `path`: the session id its
+    /// header names and its records; `None` when it has none.
+    pub fn load_data(
+        &self,
+        path: &Path,
+    ) -> Result<Option<(String, crate::SessionData)>, StoreError> {
+        let Some(bytes) = self.read_data_bytes(path)? else {
+            return Ok(None);
+        };
         crate::SessionData::from_jsonl(&bytes)
             .map(Some)
-            .map_err(|error| StoreError::Data { path: dpath, error })
+            .map_err(|error| StoreError::Data {
+                path: crate::data_path(path),
+                error,
+            })
+    }
+
+    /// The sidecar of `log` (read from `path`), only if it is that
+    /// session's and matches it: one that names another session, or whose
+    /// call records point at calls the session does not have, is an error
+    /// (what it holds would be put on the wrong calls).
+    pub fn load_data_for(
+        &self,
+        path: &Path,
+        log: &SessionLog,
+    ) -> Result<Option<crate::SessionData>, StoreError> {
+        let Some((id, data)) = self.load_data(path)? else {
+            return Ok(None);
+        };
+        let mismatch = |line, message| StoreError::Data {
+            path: crate::data_path(path),
+            error: crate::DataError { line, message },
+        };
+        if id != log.id().as_str() {
+            return Err(mismatch(
+                1,
+                format!("the sidecar of session `{id}`, not of `{}`", log.id()),
+            ));
+        }
+        if let Some(m) = data.check(log).into_iter().next() {
+            return Err(mismatch(m.line, m.message));
+        }
+        Ok(Some(data))
     }
 
     /// Reads the session at `path` (journal applied), lets `change` modify it,

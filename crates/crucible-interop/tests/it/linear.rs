@@ -181,3 +181,21 @@ fn agent_dir() {
         },
     );
 }
+
+/// Telling a file's format costs time linear in its nesting depth: a small
+/// file of deeply nested JSON once went through a YAML parser whose time
+/// grows with the square of the depth (93 s for 400 KB).
+#[test]
+fn detection_is_linear_in_nesting_depth() {
+    let input = |depth: usize| {
+        let text = format!(
+            "{{\"type\":\"user\",\"message\":{{\"content\":{}{}}}}}\n",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        source("deep.jsonl", &[("", text)])
+    };
+    assert_linear("detect on nested JSON", 1_000, input, |s| {
+        let _ = crucible_interop::detect(&s.path);
+    });
+}

@@ -66,10 +66,18 @@ impl To {
 
 pub fn run(ctx: &Context, args: &ExportArgs) -> anyhow::Result<Outcome> {
     let (path, mut log) = ctx.store.load(&args.session).map_err(CliError::from)?;
-    let mut data = match ctx.store.load_data(&path).map_err(CliError::from)? {
-        Some((_, data)) => data,
-        None => crucible_core::SessionData::default(),
-    };
+    // A sidecar that does not match the session is not used (its results
+    // would go on the wrong calls) and the export stops: better no file
+    // than one that says what the source did not.
+    let mut data = ctx
+        .store
+        .load_data_for(&path, &log)
+        .map_err(|e| {
+            CliError::new(e.to_string()).with_hint(
+                "`cru session validate` says what is wrong; move the sidecar away to export from the markdown alone",
+            )
+        })?
+        .unwrap_or_default();
     if args.redact {
         log.redact(crucible_redact::Redactor::shared());
         data.redact(crucible_redact::Redactor::shared());

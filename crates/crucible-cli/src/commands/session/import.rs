@@ -145,6 +145,8 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
                     for w in &imp.warnings {
                         bar.suspend(|| eprintln!("warning: {w}"));
                     }
+                    let mut imp = imp;
+                    hash_data(&mut imp);
                     let records = imp.all_records();
                     bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
                     let damaged = records.skipped_count() > 0 || imp.has_warnings();
@@ -184,6 +186,49 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Success
     })
+}
+
+/// The session imported before from this source: by its path, or, for
+/// a source that moved (Codex archives its rollouts, a user tidies a
+/// folder), by its format and its own id, if the path it was imported
+/// from is gone.
+fn existing_for<'a>(
+    existing: &'a HashMap<String, (PathBuf, SessionLog)>,
+    provenance: &Provenance,
+) -> Option<&'a (PathBuf, SessionLog)> {
+    if let Some(found) = existing.get(&provenance.path) {
+        return Some(found);
+    }
+    let id = provenance.id.as_deref()?;
+    let mut moved = existing.iter().filter(|(old_path, (_, log))| {
+        Provenance::of(log)
+            .is_some_and(|p| p.format == provenance.format && p.id.as_deref() == Some(id))
+            && !source_exists(old_path)
+    });
+    // Only an unambiguous match: two gone sources with one id are not
+    // guessed between.
+    match (moved.next(), moved.next()) {
+        (Some((_, found)), None) => Some(found),
+        _ => None,
+    }
+}
+
+/// Whether the source an import recorded is still there (`db#session`
+/// names a session in a database file).
+fn source_exists(path: &str) -> bool {
+    let file = path.split_once('#').map_or(path, |(f, _)| f);
+    std::path::Path::new(file).exists()
+}
+
+/// Gives each session of `imp` (and of its subagents) the hash of the
+/// sidecar it will be written with, so `validate` can tell a sidecar
+/// changed or lost since.
+fn hash_data(imp: &mut Imported) {
+    imp.provenance.data_hash =
+        (!imp.data.is_empty()).then(|| crucible_interop::fnv_hex(&imp.data.records_jsonl()));
+    for c in &mut imp.children {
+        hash_data(&mut c.imported);
+    }
 }
 
 /// The sessions of the directory that came from an import, by source path.
@@ -301,9 +346,10 @@ impl ImportRun {
             provenance.clone()
         };
         let tally = &mut self.tally;
-        if let Some((path, old)) = self.existing.get(&provenance.path) {
+        if let Some((path, old)) = existing_for(&self.existing, provenance) {
             let before = Provenance::of(old).expect("found by its provenance");
-            if before.source_hash == provenance.source_hash {
+            // A source that moved is recorded at its new path (an update).
+            if before.source_hash == provenance.source_hash && before.path == provenance.path {
                 // A run killed between a session and its sidecar left the
                 // sidecar out: it is written now.
                 if !data.is_empty() && !crucible_core::data_path(path).exists() {

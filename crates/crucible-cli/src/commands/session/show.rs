@@ -46,8 +46,11 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<Outcome> {
             out.flush()?;
         }
         ShowFormat::Json if args.full => {
-            let data = ctx.store.load_data(&path).map_err(CliError::from)?;
-            let records = data.map(|(_, d)| d.records).unwrap_or_default();
+            let data = ctx
+                .store
+                .load_data_for(&path, &log)
+                .map_err(CliError::from)?;
+            let records = data.map(|d| d.records).unwrap_or_default();
             crate::render::print_json(&serde_json::json!({"session": log, "data": records}))?;
         }
         ShowFormat::Json => crate::render::print_json(&log)?,

@@ -97,7 +97,8 @@ fn expand(ctx: &Context, targets: &[String]) -> (Vec<PathBuf>, Vec<Unresolved>) 
 
 pub fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
     let (files, mut unresolved) = expand(ctx, &args.targets);
-    unresolved.extend(sidecar_problems(ctx, &files));
+    let folders = sidecar_folders(ctx, &args.targets, &files);
+    unresolved.extend(sidecar_problems(ctx, &files, &folders));
     let scan: Vec<SessionFile> = ctx
         .store
         .scan()
@@ -127,26 +128,33 @@ pub fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
 }
 
 /// What is wrong with the sidecars of `files` (`.<stem>.data.jsonl`): one
-/// that cannot be read, names another session, or holds calls the session
-/// does not have; and sidecars in the same folders whose session is gone.
-fn sidecar_problems(ctx: &Context, files: &[PathBuf]) -> Vec<Unresolved> {
+/// that cannot be read, names another session, holds calls the session
+/// does not have, or was changed or lost since the import that wrote it
+/// (its records' hash is in the session's `import` key); and, in `folders`,
+/// sidecars whose session is gone.
+fn sidecar_problems(ctx: &Context, files: &[PathBuf], folders: &[PathBuf]) -> Vec<Unresolved> {
     let mut out = Vec::new();
-    let mut folders = std::collections::BTreeSet::new();
     for path in files {
-        if let Some(dir) = path.parent() {
-            folders.insert(dir.to_owned());
-        }
         let data_path = crucible_core::data_path(path);
         let problem = |line, message| Unresolved {
             target: data_path.display().to_string(),
             line,
             message,
         };
-        let (id, data) = match ctx.store.load_data(path) {
-            Ok(Some(found)) => found,
-            Ok(None) => continue,
-            Err(StoreError::Data { error, .. }) => {
-                out.push(problem(Some(error.line), error.message));
+        // A session that does not parse is reported by its own check.
+        let Ok(log) = ctx.store.load_path(path) else {
+            continue;
+        };
+        let written = crucible_interop::Provenance::of(&log).and_then(|p| p.data_hash);
+        let bytes = match ctx.store.read_data_bytes(path) {
+            Ok(Some(b)) => b,
+            Ok(None) => {
+                if written.is_some() {
+                    out.push(problem(
+                        None,
+                        "missing: the import wrote it with the session, and it is gone".into(),
+                    ));
+                }
                 continue;
             }
             Err(e) => {
@@ -154,9 +162,12 @@ fn sidecar_problems(ctx: &Context, files: &[PathBuf]) -> Vec<Unresolved> {
                 continue;
             }
         };
-        // A session that does not parse is reported by its own check.
-        let Ok(log) = ctx.store.load_path(path) else {
-            continue;
+        let (id, data) = match crucible_core::SessionData::from_jsonl(&bytes) {
+            Ok(found) => found,
+            Err(e) => {
+                out.push(problem(Some(e.line), e.message));
+                continue;
+            }
         };
         if id != log.id().as_str() {
             out.push(problem(
@@ -173,9 +184,18 @@ fn sidecar_problems(ctx: &Context, files: &[PathBuf]) -> Vec<Unresolved> {
                 .into_iter()
                 .map(|m| problem(Some(m.line), m.message)),
         );
+        let now = crucible_interop::fnv_hex(crucible_core::SessionData::records_part(&bytes));
+        if let Some(h) = written.filter(|h| *h != now) {
+            out.push(problem(
+                None,
+                format!(
+                    "changed since the import that wrote it (records hash {now}, written {h}): its arguments and results are not the source's"
+                ),
+            ));
+        }
     }
     for dir in folders {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+        let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
         for e in entries.flatten() {
@@ -197,6 +217,29 @@ fn sidecar_problems(ctx: &Context, files: &[PathBuf]) -> Vec<Unresolved> {
         }
     }
     out
+}
+
+/// The folders whose sidecars are checked for a lost session: every folder
+/// of the sessions directory when no target is named, else the named
+/// folders and the folders of the named files.
+fn sidecar_folders(ctx: &Context, targets: &[String], files: &[PathBuf]) -> Vec<PathBuf> {
+    let mut folders = std::collections::BTreeSet::new();
+    let roots = if targets.is_empty() {
+        vec![ctx.store.dir().to_owned()]
+    } else {
+        targets
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.is_dir())
+            .collect()
+    };
+    for root in roots {
+        if let Ok(tree) = session_tree(&root) {
+            folders.extend(tree.dirs);
+        }
+    }
+    folders.extend(files.iter().filter_map(|f| f.parent().map(PathBuf::from)));
+    folders.into_iter().collect()
 }
 
 fn print_text(

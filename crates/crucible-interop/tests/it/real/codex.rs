@@ -16,8 +16,26 @@ fn root() -> PathBuf {
     super::real_dir("codex")
 }
 
+/// The real files that hold a session (one exec stream holds only its
+/// start and is refused: `a_stream_that_only_started_is_refused`).
 fn files() -> Vec<PathBuf> {
     super::real_files("codex", &["jsonl"])
+        .into_iter()
+        .filter(|p| !p.ends_with(ONLY_STARTED))
+        .collect()
+}
+
+const ONLY_STARTED: &str = "agentcmd/exec-json/stream-output-multi-1.jsonl";
+
+#[test]
+fn a_stream_that_only_started_is_refused() {
+    let path = root().join(ONLY_STARTED);
+    assert_eq!(detect(&path), Some(Format::Codex));
+    let err = import(&path, Format::Codex).unwrap_err().to_string();
+    assert!(
+        err.ends_with("nothing to import: 2 records read (thread.started 1, turn.started 1)"),
+        "{err}"
+    );
 }
 
 /// What the source says, counted from its lines.
@@ -237,7 +255,7 @@ fn imported_facts(path: &Path) -> Facts {
 
 #[test]
 fn every_real_codex_file_is_detected_as_codex() {
-    let files = files();
+    let files = super::real_files("codex", &["jsonl"]);
     assert_eq!(files.len(), 19, "13 rollouts and 6 exec streams");
     for f in &files {
         assert_eq!(detect(f), Some(Format::Codex), "{}", f.display());
