@@ -988,7 +988,7 @@ _cru() {
             fi
             case "${prev}" in
                 --to)
-                    COMPREPLY=($(compgen -W "connectonion codeloops agent-dir openai-messages codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "connectonion codeloops agent-dir openai-messages claude-code codex" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -1396,7 +1396,7 @@ _cru() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "auto openai-messages agent-dir codeloops connectonion claude-code codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto openai-messages agent-dir codeloops connectonion claude-code codex gemini copilot opencode" -- "${cur}"))
                     return 0
                     ;;
                 --dir)
@@ -2061,7 +2061,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__show)
-            opts="-v -h -V --format --verbose --dir --help --version"
+            opts="-v -h -V --format --full --verbose --dir --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -42,11 +42,13 @@ pub enum SessionCommand {
     /// Learning cases: puzzles from errors, corrections from user
     /// interventions; as SFT/DPO/ShareGPT JSONL, markdown or puzzles.
     Learn(learn::LearnArgs),
-    /// Import other agents' sessions: ConnectOnion YAML, codeloops JSONL,
-    /// .agent/sessions folders, Claude Code, Codex, OpenAI messages.
+    /// Import other agents' sessions: Claude Code, Codex, Gemini CLI,
+    /// GitHub Copilot CLI, OpenCode, ConnectOnion YAML, codeloops JSONL,
+    /// .agent/sessions folders, OpenAI messages.
     Import(import::ImportArgs),
-    /// Write a session out for another tool: ConnectOnion YAML, codeloops
-    /// JSONL, an .agent/sessions folder, or OpenAI messages.
+    /// Write a session out for another tool: a Claude Code transcript, a
+    /// Codex rollout, ConnectOnion YAML, codeloops JSONL, an .agent/sessions
+    /// folder, or OpenAI messages.
     Export(export::ExportArgs),
     /// Evaluate phases against their [!expect] callouts: deterministic
     /// checks, an LLM judge (--judge), or new runs (--replay); exit 1 on a
