@@ -59,7 +59,7 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
     let messages = match std::fs::read(&log_path) {
         Ok(bytes) => {
             hashed.extend(&bytes);
-            let text = crate::transcript::utf8(&bytes);
+            let text = crate::transcript::utf8_warned(&log_path, &bytes, &mut warnings);
             if text.trim().is_empty() {
                 Vec::new()
             } else {

@@ -72,8 +72,8 @@ fn text(v: &Value, key: &str) -> String {
 
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
-    let body = crate::transcript::utf8(&bytes);
     let mut warnings = Vec::new();
+    let body = crate::transcript::utf8_warned(path, &bytes, &mut warnings);
     let lines = crate::transcript::json_lines(path, &body, &mut warnings);
     let Some((_, start)) = lines
         .iter()

@@ -75,8 +75,8 @@ fn copilot() -> AgentRef {
 
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
-    let text = crate::transcript::utf8(&bytes);
     let mut warnings = Vec::new();
+    let text = crate::transcript::utf8_warned(path, &bytes, &mut warnings);
     let mut s = Session::default();
     for (line, v) in crate::transcript::json_lines(path, &text, &mut warnings) {
         s.event(line, &v);

@@ -577,3 +577,23 @@ mod tests {
         assert_eq!(detect_bytes(cut), Some(Format::Codex));
     }
 }
+
+#[cfg(test)]
+mod utf8_tests {
+    #[test]
+    fn bytes_that_are_not_utf8_are_replaced_with_a_warning_naming_the_line() {
+        let mut warnings = Vec::new();
+        let path = std::path::Path::new("x.jsonl");
+        let text =
+            crate::transcript::utf8_warned(path, b"{}\n{\"a\":\"\xff\xfe\"}\n", &mut warnings);
+        assert!(text.contains('\u{FFFD}'));
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(
+            warnings[0].to_string(),
+            "x.jsonl:2: not UTF-8; the bytes that are not were replaced with U+FFFD"
+        );
+        let mut none = Vec::new();
+        let _ = crate::transcript::utf8_warned(path, "é→".as_bytes(), &mut none);
+        assert!(none.is_empty());
+    }
+}

@@ -299,8 +299,8 @@ pub(crate) fn session_from(
 /// A message file (JSON array or JSONL).
 pub(crate) fn import_file(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
-    let text = crate::transcript::utf8(&bytes);
     let mut warnings = Vec::new();
+    let text = crate::transcript::utf8_warned(path, &bytes, &mut warnings);
     let messages = read_messages(path, &text, &mut warnings)?;
     let stem = path.file_stem().map_or_else(
         || "conversation".to_owned(),

@@ -232,6 +232,26 @@ pub(crate) fn finish_paused(log: &mut SessionLog, title: String, phases: Vec<Pha
     log.frontmatter.resume_point = log.phase_count().checked_sub(1).map(PhaseId::from_index);
 }
 
+/// [`utf8`], and a warning naming the first line that is not UTF-8 when
+/// some bytes had to be replaced (with U+FFFD): text an agent wrote is
+/// never changed without a word.
+pub(crate) fn utf8_warned<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    warnings: &mut Vec<ImportWarning>,
+) -> std::borrow::Cow<'a, str> {
+    if let Err(e) = std::str::from_utf8(bytes) {
+        let at = e.valid_up_to();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        warnings.push(ImportWarning {
+            path: path.to_owned(),
+            line: Some(line),
+            message: "not UTF-8; the bytes that are not were replaced with U+FFFD".into(),
+        });
+    }
+    utf8(bytes)
+}
+
 /// A source's bytes as text: borrowed when they are UTF-8 (checked the
 /// fast way), else with the bad bytes replaced.
 pub(crate) fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {

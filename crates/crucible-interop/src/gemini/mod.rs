@@ -113,8 +113,8 @@ fn child_files(path: &Path, session_id: &str) -> Vec<PathBuf> {
 
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
-    let text = crate::transcript::utf8(&bytes);
     let mut warnings = Vec::new();
+    let text = crate::transcript::utf8_warned(path, &bytes, &mut warnings);
     let mut tally = RecordTally::default();
     // A whole document is the classic shape; anything else is read as lines.
     let chat = match serde_json::from_str::<Value>(&text) {
