@@ -11,7 +11,7 @@ use crucible_core::{
     SessionId, SessionLog, ThinkingData, Timestamp, ToolCall, cut, one_line,
 };
 
-use super::synthetic::{Synthetic, classify};
+use super::synthetic::{Machinery, Synthetic, classify, machinery};
 use super::tokens::Responses;
 use crate::transcript::{CallBook, finish_paused, phase_name, title_from};
 
@@ -50,6 +50,10 @@ pub(super) struct Conversation {
     /// Thinking, images, context and kept source lines, in order.
     records: Vec<DataRecord>,
     pub tasks: Vec<TaskCall>,
+    /// True for a subagent's run (its own file or a side chain).
+    pub subagent: bool,
+    /// Set when this run is Claude Code's own (compaction, warm-up).
+    pub machinery: Option<Machinery>,
 }
 
 impl Conversation {
@@ -72,6 +76,8 @@ impl Conversation {
             book: CallBook::default(),
             records: Vec::new(),
             tasks: Vec::new(),
+            subagent: false,
+            machinery: None,
         }
     }
 
@@ -303,6 +309,18 @@ impl Conversation {
         }
         let words = words.join("\n");
         if words.trim().is_empty() {
+            return;
+        }
+        if self.subagent
+            && self.phases.is_empty()
+            && let Some(m) = machinery(&words)
+        {
+            // Claude Code's own prompt: context, never the run's title or
+            // a phase named from it.
+            self.machinery = Some(m);
+            self.title = Some(m.title.to_owned());
+            self.open_phase(m.title.to_owned());
+            self.context(m.label, &words);
             return;
         }
         self.first_prompt.get_or_insert_with(|| words.clone());
