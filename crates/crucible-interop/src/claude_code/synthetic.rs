@@ -67,7 +67,8 @@ pub(super) struct Machinery {
 }
 
 /// The opening of the prompt of a compaction run (`agent-acompact-*.jsonl`).
-const COMPACTION_PROMPT: &str = "Your task is to create a detailed summary of the conversation so far";
+const COMPACTION_PROMPT: &str =
+    "Your task is to create a detailed summary of the conversation so far";
 
 /// What kind of Claude Code machinery a subagent run whose first prompt is
 /// `text` is, if it is one: a compaction run, or a cache warm-up run (whose

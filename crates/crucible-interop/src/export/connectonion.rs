@@ -28,7 +28,10 @@ fn yaml11_ambiguous(s: &str) -> bool {
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || " \t_:.+-".contains(c));
     let opens = s.trim_start_matches(['+', '-', '.']).chars().next();
-    numberish && (opens.is_some_and(|c| c.is_ascii_digit()) || lower.contains(".inf") || lower.contains(".nan"))
+    numberish
+        && (opens.is_some_and(|c| c.is_ascii_digit())
+            || lower.contains(".inf")
+            || lower.contains(".nan"))
 }
 
 /// `v` with each ambiguous string (see [`yaml11_ambiguous`]) swapped for a

@@ -3,7 +3,9 @@
 //!
 //! - a `user` message → a new phase named from its words, with a
 //!   `[!user]` callout (a user message with no text, only function
-//!   responses, is kept in the sidecar as a source record);
+//!   responses, is kept in the sidecar as a source record); an
+//!   `inlineData`/`fileData` part is a marker in the callout and an image
+//!   record;
 //! - a `gemini` message → a `[!reply] @gemini`; its `toolCalls` → tool
 //!   calls (✗ when `status` is `error` or `cancelled`), arguments and
 //!   result whole in the sidecar; its `thoughts` → thinking records; its
@@ -20,8 +22,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crucible_core::{
-    AgentRef, Block, ContextData, DataRecord, Frontmatter, ImageData, Phase, SessionId,
-    SessionLog, SourceData, ThinkingData, Timestamp, ToolCall, args_line,
+    AgentRef, Block, ContextData, DataRecord, Frontmatter, ImageData, Phase, SessionId, SessionLog,
+    SourceData, ThinkingData, Timestamp, ToolCall, args_line,
 };
 
 use crate::transcript::{

@@ -395,15 +395,20 @@ fn compaction_and_warmup_runs_are_titled_for_what_they_are() {
             seen += 1;
             let log = &run.log;
             assert_eq!(log.title(), Some(*title), "{}", path.display());
-            assert!(log.phases().all(|(_, p)| p.name == *title), "{}", path.display());
             assert!(
-                run.data.records.iter().any(
-                    |r| matches!(r, DataRecord::Context(c) if c.text == *prompt)
-                ),
+                log.phases().all(|(_, p)| p.name == *title),
+                "{}",
+                path.display()
+            );
+            assert!(
+                run.data
+                    .records
+                    .iter()
+                    .any(|r| matches!(r, DataRecord::Context(c) if c.text == *prompt)),
                 "{}: the prompt is kept as context",
                 path.display()
             );
-            let counted = count(&[path.clone()]).usage.total();
+            let counted = count(std::slice::from_ref(&path)).usage.total();
             tokens += counted;
             assert_eq!(
                 log.frontmatter.tokens_used.unwrap_or(0),

@@ -272,7 +272,11 @@ fn a_user_image_is_a_marker_and_an_image_record() {
         .collect();
     assert_eq!(images.len(), 2);
     assert_eq!(
-        (images[0].media_type.as_str(), images[0].bytes, images[0].phase),
+        (
+            images[0].media_type.as_str(),
+            images[0].bytes,
+            images[0].phase
+        ),
         ("image/png", 70, Some(0))
     );
     assert_eq!(images[0].data.as_deref(), Some(png));
