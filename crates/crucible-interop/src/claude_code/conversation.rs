@@ -11,9 +11,11 @@ use crucible_core::{
     SessionId, SessionLog, ThinkingData, Timestamp, ToolCall, cut, one_line,
 };
 
-use super::synthetic::{Synthetic, classify};
+use super::synthetic::{Machinery, Synthetic, classify, machinery};
 use super::tokens::Responses;
-use crate::transcript::{CallBook, finish_paused, phase_name, title_from};
+use crate::transcript::{
+    CallBook, base64_len, finish_paused, image_marker, phase_name, title_from,
+};
 
 /// Tool names Claude Code starts a subagent with.
 const TASK_TOOLS: [&str; 2] = ["Task", "Agent"];
@@ -50,6 +52,10 @@ pub(super) struct Conversation {
     /// Thinking, images, context and kept source lines, in order.
     records: Vec<DataRecord>,
     pub tasks: Vec<TaskCall>,
+    /// True for a subagent's run (its own file or a side chain).
+    pub subagent: bool,
+    /// Set when this run is Claude Code's own (compaction, warm-up).
+    pub machinery: Option<Machinery>,
 }
 
 impl Conversation {
@@ -72,6 +78,8 @@ impl Conversation {
             book: CallBook::default(),
             records: Vec::new(),
             tasks: Vec::new(),
+            subagent: false,
+            machinery: None,
         }
     }
 
@@ -305,6 +313,18 @@ impl Conversation {
         if words.trim().is_empty() {
             return;
         }
+        if self.subagent
+            && self.phases.is_empty()
+            && let Some(m) = machinery(&words)
+        {
+            // Claude Code's own prompt: context, never the run's title or
+            // a phase named from it.
+            self.machinery = Some(m);
+            self.title = Some(m.title.to_owned());
+            self.open_phase(m.title.to_owned());
+            self.context(m.label, &words);
+            return;
+        }
         self.first_prompt.get_or_insert_with(|| words.clone());
         self.open_phase(phase_name(&words, self.phases.len() + 1));
         let p = self.phases.len() - 1;
@@ -467,35 +487,7 @@ fn nth_call(phase: &mut Phase, call: usize) -> Option<&mut ToolCall> {
         .nth(call)
 }
 
-/// The decoded size of base64 text.
-fn base64_len(b64: &str) -> u64 {
-    let chars = b64.bytes().filter(|b| !b.is_ascii_whitespace()).count() as u64;
-    let pad = b64.bytes().rev().take_while(|&b| b == b'=').count() as u64;
-    (chars / 4 * 3).saturating_sub(pad)
-}
-
-/// `[image: image/png, 12.3 KB]`.
-pub(crate) fn image_marker(media_type: &str, bytes: u64) -> String {
-    #[allow(clippy::cast_precision_loss)]
-    let kb = bytes as f64 / 1024.0;
-    format!("[image: {media_type}, {kb:.1} KB]")
-}
-
 /// A title from a `summary`/`custom-title`/`ai-title` line, cut.
 pub(super) fn title_text(t: &str) -> String {
     cut(&one_line(t.trim()), 80)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn image_sizes_come_from_the_base64() {
-        assert_eq!(base64_len("aGVsbG8="), 5);
-        assert_eq!(
-            image_marker("image/png", 12_595),
-            "[image: image/png, 12.3 KB]"
-        );
-    }
 }

@@ -173,6 +173,7 @@ fn read_lines(path: &Path, text: &str, own_file: bool) -> Read {
     let mut warnings = Vec::new();
     let mut tally = RecordTally::default();
     let mut main = Conversation::new(AGENT.parse().expect("valid"));
+    main.subagent = own_file;
     // Side-chain lines by the subagent run they belong to, in first-seen order.
     let mut chains: Vec<SideChain> = Vec::new();
     let mut chain_of: HashMap<String, usize> = HashMap::new();

@@ -40,6 +40,7 @@ pub(super) fn runs(
     let mut runs = Vec::new();
     for (key, lines, anchor) in chains {
         let mut c = Conversation::new(AGENT.parse().expect("valid"));
+        c.subagent = true;
         let mut own = Vec::new();
         for (n, v) in lines {
             own.extend(v.to_string().bytes());
@@ -114,7 +115,12 @@ pub(super) fn children(main: &Conversation, runs: Vec<Run>) -> Vec<Child> {
             warnings,
             anchor: seen_at,
         } = run;
-        let task = matching_task(main, &c, &mut used_tasks);
+        // Claude Code's own runs (compaction, warm-up) answer no `Task` call.
+        let task = if c.machinery.is_some() {
+            None
+        } else {
+            matching_task(main, &c, &mut used_tasks)
+        };
         if let Some(kind) = task.and_then(|i| main.tasks[i].subagent_type.as_deref())
             && let Ok(a) = kind.parse::<AgentRef>()
         {

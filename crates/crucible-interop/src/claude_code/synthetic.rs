@@ -55,6 +55,38 @@ pub(super) fn classify(v: &Value, text: &str) -> Option<Synthetic> {
     None
 }
 
+/// A subagent run Claude Code starts for itself, not for a `Task` call:
+/// its prompt is Claude Code's own, so it is context, and the run is
+/// titled for what it is. Its tokens are still spent and counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Machinery {
+    /// The context record's label for the prompt.
+    pub label: &'static str,
+    /// The run's title (and its one phase's name).
+    pub title: &'static str,
+}
+
+/// The opening of the prompt of a compaction run (`agent-acompact-*.jsonl`).
+const COMPACTION_PROMPT: &str =
+    "Your task is to create a detailed summary of the conversation so far";
+
+/// What kind of Claude Code machinery a subagent run whose first prompt is
+/// `text` is, if it is one: a compaction run, or a cache warm-up run (whose
+/// prompt is exactly `Warmup`).
+pub(super) fn machinery(text: &str) -> Option<Machinery> {
+    let t = text.trim();
+    if t.starts_with(COMPACTION_PROMPT) {
+        return Some(Machinery {
+            label: "compaction-prompt",
+            title: "Compaction (Claude Code)",
+        });
+    }
+    (t == "Warmup").then_some(Machinery {
+        label: "warmup-prompt",
+        title: "Warm-up (Claude Code)",
+    })
+}
+
 /// `/name args` from `<command-name>/name</command-name>` … `<command-args>args</command-args>`.
 fn slash_command(t: &str) -> Option<String> {
     if !(t.starts_with("<command-name>") || t.starts_with("<command-message>")) {
@@ -108,5 +140,19 @@ mod tests {
             Some(Synthetic::Context("compact-summary"))
         );
         assert_eq!(classify(&plain, "fix the bug"), None);
+    }
+
+    #[test]
+    fn compaction_and_warmup_prompts_are_machinery() {
+        let compaction = "Your task is to create a detailed summary of the conversation so far, paying close attention";
+        assert_eq!(
+            machinery(compaction).map(|m| m.title),
+            Some("Compaction (Claude Code)")
+        );
+        assert_eq!(
+            machinery("Warmup").map(|m| m.title),
+            Some("Warm-up (Claude Code)")
+        );
+        assert_eq!(machinery("Warmup the cache, then fix the bug"), None);
     }
 }

@@ -14,10 +14,81 @@ fn co_time(t: &Timestamp) -> String {
     super::utc(t).trim_end_matches('Z').replacen('T', " ", 1)
 }
 
+/// True for a string a YAML 1.1 reader (PyYAML, which ConnectOnion uses)
+/// could read as another type, plain: a bool word (`yes`, `off`, ...),
+/// null (`~`, `null`), a number or a timestamp (`2025-12-03 10:12:44`).
+/// A superset (`1 apple` too): quoting a string never changes its value.
+fn yaml11_ambiguous(s: &str) -> bool {
+    const WORDS: [&str; 8] = ["yes", "no", "on", "off", "true", "false", "null", "y"];
+    let lower = s.to_ascii_lowercase();
+    if s.is_empty() || matches!(s, "~" | "<<" | "=" | "n") || WORDS.contains(&lower.as_str()) {
+        return true;
+    }
+    let numberish = s
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || " \t_:.+-".contains(c));
+    let opens = s.trim_start_matches(['+', '-', '.']).chars().next();
+    numberish
+        && (opens.is_some_and(|c| c.is_ascii_digit())
+            || lower.contains(".inf")
+            || lower.contains(".nan"))
+}
+
+/// `v` with each ambiguous string (see [`yaml11_ambiguous`]) swapped for a
+/// placeholder that serializes plain, the strings kept in `swapped`.
+fn swap_ambiguous(v: &Yaml, prefix: &str, swapped: &mut Vec<String>) -> Yaml {
+    match v {
+        Yaml::String(s) if yaml11_ambiguous(s) => {
+            swapped.push(s.clone());
+            Yaml::String(format!("{prefix}{}_", swapped.len() - 1))
+        }
+        Yaml::Sequence(items) => Yaml::Sequence(
+            items
+                .iter()
+                .map(|x| swap_ambiguous(x, prefix, swapped))
+                .collect(),
+        ),
+        Yaml::Mapping(m) => Yaml::Mapping(
+            m.iter()
+                .map(|(k, x)| {
+                    (
+                        swap_ambiguous(k, prefix, swapped),
+                        swap_ambiguous(x, prefix, swapped),
+                    )
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// `m` as YAML text in which every string a YAML 1.1 reader would take for
+/// another type is single-quoted (serde_yaml quotes by YAML 1.2 only).
+fn to_yaml11(m: &Mapping) -> String {
+    let plain = serde_yaml::to_string(m).unwrap_or_default();
+    // A placeholder that occurs nowhere in the text already.
+    let mut prefix = String::from("cruq");
+    while plain.contains(&prefix) {
+        prefix.push('x');
+    }
+    let mut swapped = Vec::new();
+    let Yaml::Mapping(masked) = swap_ambiguous(&Yaml::Mapping(m.clone()), &prefix, &mut swapped)
+    else {
+        return plain;
+    };
+    let mut text = serde_yaml::to_string(&masked).unwrap_or_default();
+    // Last first, so that `cruq1_` is not taken for the start of `cruq12_`.
+    for (i, s) in swapped.iter().enumerate().rev() {
+        let quoted = format!("'{}'", s.replace('\'', "''"));
+        text = text.replacen(&format!("{prefix}{i}_"), &quoted, 1);
+    }
+    text
+}
+
 /// A mapping as YAML lines, each with `first` before the first line and
 /// `rest` before the others (a list item: `- ` then two spaces).
 fn item(m: &Mapping, first: &str, rest: &str) -> String {
-    let text = serde_yaml::to_string(m).unwrap_or_default();
+    let text = to_yaml11(m);
     let mut out = String::new();
     for (i, line) in text.lines().enumerate() {
         out.push_str(if i == 0 { first } else { rest });
@@ -248,4 +319,42 @@ pub(super) fn write(log: &SessionLog, data: &SessionData, turns: &[Turn]) -> Str
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_yaml_1_1_reads_as_other_types_are_quoted() {
+        let mut m = Mapping::new();
+        for (k, v) in [
+            ("created", "2026-11-23 19:35:47"),
+            ("flag", "yes"),
+            ("off", "Off"),
+            ("num", "1e3"),
+            ("tilde", "~"),
+            ("null", "null"),
+            ("quote", "it's 12"),
+            ("plain", "hello world"),
+        ] {
+            m.insert(k.into(), v.into());
+        }
+        let text = to_yaml11(&m);
+        for line in [
+            "created: '2026-11-23 19:35:47'",
+            "flag: 'yes'",
+            "'off': 'Off'",
+            "num: '1e3'",
+            "tilde: '~'",
+            "'null': 'null'",
+            "quote: it's 12",
+            "plain: hello world",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
+        }
+        // Quoting changes no value.
+        let back: Mapping = serde_yaml::from_str(&text).unwrap();
+        assert_eq!(back, m);
+    }
 }

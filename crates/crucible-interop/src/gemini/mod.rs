@@ -3,7 +3,9 @@
 //!
 //! - a `user` message → a new phase named from its words, with a
 //!   `[!user]` callout (a user message with no text, only function
-//!   responses, is kept in the sidecar as a source record);
+//!   responses, is kept in the sidecar as a source record); an
+//!   `inlineData`/`fileData` part is a marker in the callout and an image
+//!   record;
 //! - a `gemini` message → a `[!reply] @gemini`; its `toolCalls` → tool
 //!   calls (✗ when `status` is `error` or `cancelled`), arguments and
 //!   result whole in the sidecar; its `thoughts` → thinking records; its
@@ -20,12 +22,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crucible_core::{
-    AgentRef, Block, ContextData, DataRecord, Frontmatter, Phase, SessionId, SessionLog,
+    AgentRef, Block, ContextData, DataRecord, Frontmatter, ImageData, Phase, SessionId, SessionLog,
     SourceData, ThinkingData, Timestamp, ToolCall, args_line,
 };
 
 use crate::transcript::{
-    CallBook, finish_paused, push_reply, push_user_phase, text_of, title_from,
+    CallBook, base64_len, finish_paused, image_marker, push_reply, push_user_phase, text_of,
+    title_from,
 };
 use crate::{Child, ImportError, Imported, RecordTally, SubagentLink, Usage, UsageByModel};
 
@@ -241,8 +244,15 @@ impl Session {
                 .and_then(Value::as_str)
                 .and_then(|t| t.parse().ok());
         }
-        let words = content_text(v.get("content").unwrap_or(&Value::Null));
-        let kept_whole = match v.get("type").and_then(Value::as_str).unwrap_or("") {
+        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+        let content = v.get("content").unwrap_or(&Value::Null);
+        let words = match kind {
+            // A user message's images open the phase its words do.
+            "user" => self.words_and_images(content, self.phases.len()),
+            "gemini" => self.words_and_images(content, self.phases.len().saturating_sub(1)),
+            _ => content_text(content),
+        };
+        let kept_whole = match kind {
             "user" if !words.trim().is_empty() => {
                 self.first_prompt.get_or_insert_with(|| words.clone());
                 push_user_phase(&mut self.phases, &words);
@@ -273,6 +283,49 @@ impl Session {
                 record: v.clone(),
             }));
         }
+    }
+
+    /// The words of `content`, an image marker standing where each
+    /// `inlineData`/`fileData` part was, whose record (media type, size,
+    /// base64 or file URI) goes to the sidecar with `phase`.
+    fn words_and_images(&mut self, content: &Value, phase: usize) -> String {
+        let Some(parts) = content.as_array() else {
+            return content_text(content);
+        };
+        let mut words: Vec<String> = Vec::new();
+        for part in parts {
+            if let Some(t) = part.get("text").and_then(Value::as_str).or(part.as_str()) {
+                words.push(t.to_owned());
+            }
+            let Some((key, media)) = ["inlineData", "fileData"]
+                .iter()
+                .find_map(|k| Some((*k, part.get(*k)?)))
+            else {
+                continue;
+            };
+            let s = |k: &str| media.get(k).and_then(Value::as_str);
+            let media_type = s("mimeType").unwrap_or("image").to_owned();
+            let data = s("data").map(str::to_owned);
+            let bytes = data.as_deref().map_or(0, base64_len);
+            let mut extra = serde_json::Map::new();
+            if let Some(uri) = s("fileUri") {
+                extra.insert("file_uri".into(), uri.into());
+            }
+            words.push(match s("fileUri") {
+                // A file by reference: its size is not known here.
+                Some(uri) if key == "fileData" => format!("[file: {media_type}, {uri}]"),
+                _ => image_marker(&media_type, bytes),
+            });
+            self.records.push(DataRecord::Image(ImageData {
+                phase: Some(phase),
+                call: None,
+                media_type,
+                bytes,
+                data,
+                extra,
+            }));
+        }
+        words.join("\n")
     }
 
     fn reply(&mut self, v: &Value, words: &str) {
@@ -398,12 +451,26 @@ fn content_text(content: &Value) -> String {
     text_of(content)
 }
 
-/// True when `content` holds parts other than text (function responses,
-/// inline data), which only the source record keeps.
+/// True when `content` holds parts other than text and images (function
+/// responses, parts with keys cru does not know), which only the source
+/// record keeps.
 fn content_has_non_text(v: &Value) -> bool {
+    let held = |p: &Value| {
+        let Some(o) = p.as_object() else { return false };
+        let media_keys = |m: &Value| {
+            m.as_object().is_some_and(|m| {
+                m.keys()
+                    .all(|k| matches!(k.as_str(), "mimeType" | "data" | "fileUri"))
+            })
+        };
+        o.len() == 1
+            && (o.get("text").is_some_and(Value::is_string)
+                || o.get("inlineData").is_some_and(media_keys)
+                || o.get("fileData").is_some_and(media_keys))
+    };
     v.get("content")
         .and_then(Value::as_array)
-        .is_some_and(|parts| parts.iter().any(|p| p.get("text").is_none()))
+        .is_some_and(|parts| !parts.iter().all(held))
 }
 
 /// A tool result's words: what was shown (`resultDisplay` when a string),

@@ -348,3 +348,76 @@ fn an_exported_transcript_imports_back_to_the_same_session() {
         }
     }
 }
+
+/// The prompt of a subagent file's first user line, if it is Claude Code's
+/// own: a compaction run's (`agent-acompact-*`) or a warm-up run's
+/// (exactly `Warmup`), with the title the run must get.
+fn machinery_prompt(f: &Path) -> Option<(String, &'static str)> {
+    let first = lines(f).into_iter().find(|v| v["type"] == "user")?;
+    let prompt = first["message"]["content"].as_str()?.to_owned();
+    let name = f.file_name().unwrap().to_string_lossy();
+    if name.starts_with("agent-acompact-") {
+        Some((prompt, "Compaction (Claude Code)"))
+    } else if prompt == "Warmup" {
+        Some((prompt, "Warm-up (Claude Code)"))
+    } else {
+        None
+    }
+}
+
+/// Compaction and cache warm-up runs are Claude Code's machinery: their
+/// prompt is context, never the child's title or a phase name, and their
+/// tokens are kept.
+#[test]
+fn compaction_and_warmup_runs_are_titled_for_what_they_are() {
+    let mut all = Vec::new();
+    jsonl_files(&root(), &mut all);
+    let expected: BTreeMap<PathBuf, (String, &str)> = all
+        .iter()
+        .filter(|f| is_subagent_file(f))
+        .filter_map(|f| Some((f.canonicalize().unwrap(), machinery_prompt(f)?)))
+        .collect();
+    assert!(expected.values().any(|(_, t)| t.starts_with("Compaction")));
+    assert!(expected.values().any(|(_, t)| t.starts_with("Warm-up")));
+    let (mut seen, mut tokens) = (0, 0);
+    for (source, format) in find_sources(&root(), None).sources {
+        let Ok(imp) = import(&source, format) else {
+            continue;
+        };
+        // A run whose transcript is missing or empty imports on its own.
+        let runs = std::iter::once(&imp).chain(imp.children.iter().map(|c| &c.imported));
+        for run in runs {
+            let path = PathBuf::from(&run.provenance.path);
+            let Some((prompt, title)) = path.canonicalize().ok().and_then(|p| expected.get(&p))
+            else {
+                continue;
+            };
+            seen += 1;
+            let log = &run.log;
+            assert_eq!(log.title(), Some(*title), "{}", path.display());
+            assert!(
+                log.phases().all(|(_, p)| p.name == *title),
+                "{}",
+                path.display()
+            );
+            assert!(
+                run.data
+                    .records
+                    .iter()
+                    .any(|r| matches!(r, DataRecord::Context(c) if c.text == *prompt)),
+                "{}: the prompt is kept as context",
+                path.display()
+            );
+            let counted = count(std::slice::from_ref(&path)).usage.total();
+            tokens += counted;
+            assert_eq!(
+                log.frontmatter.tokens_used.unwrap_or(0),
+                counted,
+                "{}",
+                path.display()
+            );
+        }
+    }
+    assert_eq!(seen, expected.len());
+    assert!(tokens > 0, "their tokens are kept");
+}

@@ -254,3 +254,61 @@ fn a_0_5_session_keeps_its_source_totals_beside_the_spend() {
     assert_eq!(fm.extra["source_total_tokens"].as_u64(), Some(882));
     assert_eq!(fm.started.as_str(), "2026-11-23T19:35:47Z");
 }
+
+/// What PyYAML (ConnectOnion's reader, YAML 1.1) makes of `yaml`: the
+/// value with each scalar's Python type beside it, as JSON; `None` when
+/// python3 with `yaml` is not installed.
+fn pyyaml_typed(yaml: &[u8]) -> Option<serde_json::Value> {
+    use std::io::Write;
+    let script = r#"
+import json, sys, yaml
+def typed(v):
+    if isinstance(v, dict):
+        return {str(k): typed(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [typed(x) for x in v]
+    return [type(v).__name__, str(v)]
+print(json.dumps(typed(yaml.safe_load(sys.stdin.buffer.read()))))
+"#;
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(yaml).ok()?;
+    let out = child.wait_with_output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    serde_json::from_slice(&out.stdout).ok()
+}
+
+/// An exported session file reads back in PyYAML with every value of the
+/// type the real 0.5.10 file has: times stay strings (a datetime beside a
+/// native file's string crashes ConnectOnion's own session listing).
+#[test]
+fn an_exported_session_keeps_its_yaml_types_for_pyyaml() {
+    for rel in [
+        "generated-0.5/.co/sessions/calc.yaml",
+        "failing-tool-0.5/.co/sessions/divider.yaml",
+    ] {
+        let src = real().join(rel);
+        let original = std::fs::read(&src).unwrap();
+        let Some(expected) = pyyaml_typed(&original) else {
+            eprintln!("python3 with yaml not installed: skipped");
+            return;
+        };
+        assert_eq!(expected["created"][0], "str", "{rel}");
+        let imp = import(&src, Format::ConnectOnion).unwrap();
+        let text = crucible_parser::write_session(&imp.log);
+        let log = crucible_parser::parse_session(Path::new("s.md"), text.as_bytes()).unwrap();
+        let crucible_interop::Exported::File(bytes) =
+            crucible_interop::export(&log, &imp.data, Format::ConnectOnion).unwrap()
+        else {
+            panic!("connectonion is one file")
+        };
+        assert_eq!(pyyaml_typed(&bytes), Some(expected), "{rel}");
+    }
+}

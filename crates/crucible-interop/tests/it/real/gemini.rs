@@ -225,3 +225,64 @@ fn a_failed_call_is_marked_and_keeps_its_error() {
         "{error}"
     );
 }
+
+/// A user message's `inlineData` image (what Gemini CLI writes for a
+/// pasted image: the real chat with one added to its first prompt) is a
+/// marker in the `[!user]` callout and an image record with its media
+/// type, decoded size and base64; a `fileData` part is a marker naming
+/// the file and a record with its URI.
+#[test]
+fn a_user_image_is_a_marker_and_an_image_record() {
+    let src = dir().join("ai-sessions/gemini-cli-pomodoro-timer.json");
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    // A 1×1 PNG, 70 bytes decoded.
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    let first = doc["messages"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|m| m["type"] == "user")
+        .unwrap();
+    let words = text(&first["content"]);
+    first["content"] = serde_json::json!([
+        {"text": words},
+        {"inlineData": {"mimeType": "image/png", "data": png}},
+        {"fileData": {"mimeType": "application/pdf", "fileUri": "gs://bucket/spec.pdf"}},
+    ]);
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("session-with-image.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let imp = import(&path, Format::Gemini).unwrap();
+    let prompt = imp
+        .log
+        .callouts()
+        .find(|c| c.kind() == CalloutKind::User)
+        .unwrap()
+        .text();
+    assert!(prompt.contains("[image: image/png, 0.1 KB]"), "{prompt}");
+    assert!(prompt.contains("[file: application/pdf, gs://bucket/spec.pdf]"));
+    let images: Vec<_> = imp
+        .data
+        .records
+        .iter()
+        .filter_map(|r| match r {
+            DataRecord::Image(i) => Some(i),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(images.len(), 2);
+    assert_eq!(
+        (
+            images[0].media_type.as_str(),
+            images[0].bytes,
+            images[0].phase
+        ),
+        ("image/png", 70, Some(0))
+    );
+    assert_eq!(images[0].data.as_deref(), Some(png));
+    assert_eq!(images[1].extra["file_uri"], "gs://bucket/spec.pdf");
+    // Held by the image records, the message is not kept a second time.
+    assert!(!imp.data.records.iter().any(
+        |r| matches!(r, DataRecord::Source(s) if s.record["content"].to_string().contains(png))
+    ));
+}
