@@ -240,3 +240,31 @@ pub(crate) fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
         Err(_) => String::from_utf8_lossy(bytes),
     }
 }
+
+/// The decoded size of base64 text.
+pub(crate) fn base64_len(b64: &str) -> u64 {
+    let chars = b64.bytes().filter(|b| !b.is_ascii_whitespace()).count() as u64;
+    let pad = b64.bytes().rev().take_while(|&b| b == b'=').count() as u64;
+    (chars / 4 * 3).saturating_sub(pad)
+}
+
+/// `[image: image/png, 12.3 KB]`.
+pub(crate) fn image_marker(media_type: &str, bytes: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let kb = bytes as f64 / 1024.0;
+    format!("[image: {media_type}, {kb:.1} KB]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_sizes_come_from_the_base64() {
+        assert_eq!(base64_len("aGVsbG8="), 5);
+        assert_eq!(
+            image_marker("image/png", 12_595),
+            "[image: image/png, 12.3 KB]"
+        );
+    }
+}

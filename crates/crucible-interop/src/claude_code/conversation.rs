@@ -13,7 +13,9 @@ use crucible_core::{
 
 use super::synthetic::{Synthetic, classify};
 use super::tokens::Responses;
-use crate::transcript::{CallBook, finish_paused, phase_name, title_from};
+use crate::transcript::{
+    CallBook, base64_len, finish_paused, image_marker, phase_name, title_from,
+};
 
 /// Tool names Claude Code starts a subagent with.
 const TASK_TOOLS: [&str; 2] = ["Task", "Agent"];
@@ -467,35 +469,7 @@ fn nth_call(phase: &mut Phase, call: usize) -> Option<&mut ToolCall> {
         .nth(call)
 }
 
-/// The decoded size of base64 text.
-fn base64_len(b64: &str) -> u64 {
-    let chars = b64.bytes().filter(|b| !b.is_ascii_whitespace()).count() as u64;
-    let pad = b64.bytes().rev().take_while(|&b| b == b'=').count() as u64;
-    (chars / 4 * 3).saturating_sub(pad)
-}
-
-/// `[image: image/png, 12.3 KB]`.
-pub(crate) fn image_marker(media_type: &str, bytes: u64) -> String {
-    #[allow(clippy::cast_precision_loss)]
-    let kb = bytes as f64 / 1024.0;
-    format!("[image: {media_type}, {kb:.1} KB]")
-}
-
 /// A title from a `summary`/`custom-title`/`ai-title` line, cut.
 pub(super) fn title_text(t: &str) -> String {
     cut(&one_line(t.trim()), 80)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn image_sizes_come_from_the_base64() {
-        assert_eq!(base64_len("aGVsbG8="), 5);
-        assert_eq!(
-            image_marker("image/png", 12_595),
-            "[image: image/png, 12.3 KB]"
-        );
-    }
 }
