@@ -633,3 +633,24 @@ fn token_counts_seen_again_do_not_count_again() {
         "(cat F; tail -40 F)"
     );
 }
+
+#[test]
+fn a_claude_sessions_cache_writes_survive_export_to_codex_as_input() {
+    let src = super::real_dir("claude-code").join("agentcmd/full/full-session-two.jsonl");
+    let imp = import(&src, Format::ClaudeCode).unwrap();
+    let before = UsageByModel::of(&imp.log.frontmatter).unwrap().total();
+    assert!(before.cache_creation > 0, "the file writes to the cache");
+    let dir = tempfile::tempdir().unwrap();
+    let (_, back) = through_codex(&imp, dir.path());
+    let after = UsageByModel::of(&back.log.frontmatter).unwrap().total();
+    assert_eq!(after.total(), before.total());
+    assert_eq!(
+        (after.input, after.cache_creation, after.cache_read, after.output),
+        (
+            before.input + before.cache_creation,
+            0,
+            before.cache_read,
+            before.output
+        )
+    );
+}
