@@ -645,7 +645,12 @@ fn a_claude_sessions_cache_writes_survive_export_to_codex_as_input() {
     let after = UsageByModel::of(&back.log.frontmatter).unwrap().total();
     assert_eq!(after.total(), before.total());
     assert_eq!(
-        (after.input, after.cache_creation, after.cache_read, after.output),
+        (
+            after.input,
+            after.cache_creation,
+            after.cache_read,
+            after.output
+        ),
         (
             before.input + before.cache_creation,
             0,
