@@ -112,3 +112,44 @@ fn export_to_codex_writes_a_rollout_that_imports_back() {
     let validate = again.run(&["session", "validate"]);
     assert_eq!(validate.code, 0, "{}{}", validate.stdout, validate.stderr);
 }
+
+#[test]
+fn import_of_a_rollout_with_a_failed_command_and_an_image_reports_and_keeps_both() {
+    let kiln = TestKiln::empty();
+    let src = kiln.write(
+        "in/rollout-2026-03-10T08-00-00-019c0000-0000-7000-8000-000000000002.jsonl",
+        concat!(
+            r#"{"timestamp":"2026-03-10T08:00:00.000Z","type":"session_meta","payload":{"id":"019c0000-0000-7000-8000-000000000002","timestamp":"2026-03-10T08:00:00.000Z","cwd":"/tmp/x","originator":"codex_cli_rs","cli_version":"0.98.0","source":"cli"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-03-10T08:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"what is in this screenshot"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="}]}}"#,
+            "\n",
+            r#"{"timestamp":"2026-03-10T08:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"npm test\"}","call_id":"c1"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-03-10T08:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Exit code: 1\nWall time: 5.8 seconds\nOutput:\nFAIL src/a.test.ts"}}"#,
+            "\n",
+        ),
+    );
+    let out = kiln.run(&["session", "import", "--strict", &src.display().to_string()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("5 records read (response_item/function_call 1, response_item/function_call_output 1, response_item/message 1, response_item/message/input_image 1, session_meta 1)"),
+        "{}",
+        out.stderr
+    );
+    let md = kiln
+        .sessions()
+        .join("2026-03-10-what-is-in-this-screenshot.md");
+    let text = std::fs::read_to_string(&md).unwrap_or_else(|e| panic!("{e}: {}", out.stderr));
+    assert!(text.contains("[image: image/png, 0.1 KB]"), "{text}");
+    assert!(text.contains("✗"), "{text}");
+    let sidecar = std::fs::read_to_string(
+        kiln.sessions()
+            .join(".2026-03-10-what-is-in-this-screenshot.data.jsonl"),
+    )
+    .unwrap();
+    assert!(sidecar.contains(r#""media_type":"image/png""#), "{sidecar}");
+    assert!(sidecar.contains(r#""exit_code":1"#), "{sidecar}");
+    assert!(sidecar.contains(r#""duration_ms":5800"#), "{sidecar}");
+    let validate = kiln.run(&["session", "validate"]);
+    assert_eq!(validate.code, 0, "{}{}", validate.stdout, validate.stderr);
+}

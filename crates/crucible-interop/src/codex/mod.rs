@@ -138,16 +138,96 @@ impl Output {
                     failed: exit_code.is_some_and(|c| c != 0),
                 }
             }
-            None => Self {
-                failed: FAILURE_PREFIXES
-                    .iter()
-                    .any(|p| s.trim_start().starts_with(p)),
-                text: s,
-                exit_code: None,
-                duration_ms: None,
-                metadata: None,
-            },
+            None => {
+                let header = Header::read(&s);
+                Self {
+                    failed: header.exit_code.map_or_else(
+                        || {
+                            FAILURE_PREFIXES
+                                .iter()
+                                .any(|p| s.trim_start().starts_with(p))
+                        },
+                        |c| c != 0,
+                    ),
+                    text: s,
+                    exit_code: header.exit_code,
+                    duration_ms: header.duration_ms,
+                    metadata: None,
+                }
+            }
         }
+    }
+}
+
+/// What the plain-text header of a shell call's output says. Codex writes
+/// two: `shell_command`'s (`format_exec_output_for_model_freeform`):
+///
+/// ```text
+/// Exit code: 1
+/// Wall time: 5.8 seconds
+/// Total output lines: 120      (when the output was cut)
+/// Output:
+/// ```
+///
+/// and unified exec's (`exec_command`, `write_stdin`), whose exit line is
+/// there only once the process has ended:
+///
+/// ```text
+/// Chunk ID: 9f2c1a
+/// Wall time: 0.0012 seconds
+/// Process exited with code 2   (or: Process running with session ID 3)
+/// Original token count: 5
+/// Output:
+/// ```
+///
+/// A header is only read when every line before `Output:` is one of
+/// these, so a command's own output that happens to say "Exit code: 1"
+/// further down is not taken for it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Header {
+    exit_code: Option<i64>,
+    duration_ms: Option<u64>,
+}
+
+impl Header {
+    fn read(text: &str) -> Self {
+        let mut header = Self::default();
+        for line in text.lines() {
+            let line = line.trim_end();
+            if line == "Output:" {
+                return header;
+            }
+            if let Some(code) = line
+                .strip_prefix("Exit code: ")
+                .or_else(|| line.strip_prefix("Process exited with code "))
+            {
+                match code.trim().parse() {
+                    Ok(c) => header.exit_code = Some(c),
+                    Err(_) => return Self::default(),
+                }
+            } else if let Some(wall) = line.strip_prefix("Wall time: ") {
+                let seconds = wall
+                    .strip_suffix(" seconds")
+                    .and_then(|n| n.parse::<f64>().ok());
+                match seconds {
+                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                    Some(s) if s >= 0.0 => header.duration_ms = Some((s * 1000.0).round() as u64),
+                    _ => return Self::default(),
+                }
+            } else if ![
+                "Chunk ID: ",
+                "Total output lines: ",
+                "Process running with session ID ",
+                "Original token count: ",
+            ]
+            .iter()
+            .any(|p| line.starts_with(p))
+            {
+                return Self::default();
+            }
+        }
+        // No `Output:` line: not Codex's header.
+        Self::default()
     }
 }
 
@@ -239,6 +319,42 @@ mod tests {
             .failed
         );
         assert!(!Output::read(&json!("Plan updated")).failed);
+    }
+
+    #[test]
+    fn a_plain_text_header_gives_the_exit_code_and_wall_time() {
+        let shell = Output::read(&json!(
+            "Exit code: 1\nWall time: 5.8 seconds\nOutput:\nFAIL src/a.test.ts"
+        ));
+        assert_eq!(
+            (shell.exit_code, shell.duration_ms, shell.failed),
+            (Some(1), Some(5800), true)
+        );
+        assert!(
+            shell.text.ends_with("FAIL src/a.test.ts"),
+            "output kept whole"
+        );
+        let cut = Output::read(&json!(
+            "Exit code: 0\nWall time: 0.2 seconds\nTotal output lines: 900\nOutput:\nok"
+        ));
+        assert_eq!((cut.exit_code, cut.failed), (Some(0), false));
+        let unified = Output::read(&json!(
+            "Chunk ID: b\nWall time: 0.0012 seconds\nProcess exited with code 2\nOriginal token count: 5\nOutput:\nboom"
+        ));
+        assert_eq!(
+            (unified.exit_code, unified.duration_ms, unified.failed),
+            (Some(2), Some(1), true)
+        );
+        let running = Output::read(&json!(
+            "Chunk ID: c\nWall time: 10.0021 seconds\nProcess running with session ID 3\nOutput:\n..."
+        ));
+        assert_eq!(
+            (running.exit_code, running.duration_ms, running.failed),
+            (None, Some(10_002), false)
+        );
+        // A command's own words saying so, after other lines: not a header.
+        let told = Output::read(&json!("building\nExit code: 1\nOutput:\nx"));
+        assert_eq!((told.exit_code, told.failed), (None, false));
     }
 
     #[test]

@@ -26,14 +26,15 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use crucible_core::{
-    AgentRef, ContextData, DataRecord, Frontmatter, Phase, SessionId, SessionLog, SourceData,
-    ThinkingData, Timestamp, ToolCall, args_line,
+    AgentRef, ContextData, DataRecord, Frontmatter, ImageData, Phase, SessionId, SessionLog,
+    SourceData, ThinkingData, Timestamp, ToolCall, args_line,
 };
 
 use super::tokens::{TokenCounter, replay_second};
 use super::{Output, split_user_message};
 use crate::transcript::{
-    CallBook, finish_paused, push_reply, push_user_phase, text_of, title_from,
+    CallBook, base64_len, finish_paused, image_marker, push_reply, push_user_phase, text_of,
+    title_from,
 };
 use crate::{ImportError, ImportWarning, Imported, RecordTally};
 
@@ -114,6 +115,16 @@ impl Reader {
             "compacted" => {
                 self.tally.read("compacted");
                 self.context("compacted", text_of_compacted(payload), payload);
+                // The history the summary replaces (images included) is
+                // kept beside the summary, not only when there is none.
+                if let (Some(history), Some(DataRecord::Context(c))) =
+                    (payload.get("replacement_history"), self.records.last_mut())
+                    && !c.extra.contains_key("record")
+                {
+                    c.extra
+                        .entry("replacement_history")
+                        .or_insert_with(|| history.clone());
+                }
             }
             other => {
                 // Counted and kept whole, so the next change of the format
@@ -212,10 +223,31 @@ impl Reader {
                 if let Some((label, text)) = context {
                     self.context(label, text, &Value::Null);
                 }
-                if let Some(request) = request {
-                    self.first_prompt.get_or_insert_with(|| request.clone());
-                    push_user_phase(&mut self.phases, &request);
+                let images = user_images(payload.get("content"));
+                for _ in &images {
+                    self.tally.read("response_item/message/input_image");
                 }
+                let markers: Vec<String> = images.iter().map(|i| i.marker.clone()).collect();
+                // The images go in the callout of the words they came with,
+                // or in one of their own when Codex sent them alone.
+                if let Some(r) = &request {
+                    self.first_prompt.get_or_insert_with(|| r.clone());
+                }
+                let callout = match (request, markers.is_empty()) {
+                    (Some(r), true) => Some(r),
+                    (Some(r), false) => Some(format!("{r}\n\n{}", markers.join("\n"))),
+                    (None, false) => Some(markers.join("\n")),
+                    (None, true) => None,
+                };
+                if let Some(callout) = callout {
+                    push_user_phase(&mut self.phases, &callout);
+                }
+                let phase = self.phases.len().checked_sub(1);
+                self.records.extend(
+                    images
+                        .into_iter()
+                        .map(|i| DataRecord::Image(ImageData { phase, ..i.record })),
+                );
             }
             Some("assistant") if !words.trim().is_empty() => {
                 push_reply(&mut self.phases, &self.agent, &words);
@@ -379,4 +411,57 @@ fn patch_of(name: &str, arguments: &Value) -> Option<String> {
         Value::String(s) => Some(s.clone()),
         v => v.get("input").and_then(Value::as_str).map(str::to_owned),
     }
+}
+
+/// An image a user message carried: the marker its callout shows and its
+/// record (phase set once the message's phase is known).
+struct UserImage {
+    marker: String,
+    record: ImageData,
+}
+
+/// The `input_image` parts of a user message's content. Codex sends every
+/// image (pasted, attached or a local file it read) as
+/// `{"type": "input_image", "image_url": "data:<media type>;base64,..."}`;
+/// an `image_url` that is not a data URL is kept as its `url`.
+fn user_images(content: Option<&Value>) -> Vec<UserImage> {
+    content
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some("input_image"))
+        .map(|p| {
+            let url = p.get("image_url").and_then(Value::as_str).unwrap_or("");
+            let mut extra = Map::new();
+            let (media_type, data) = match url
+                .strip_prefix("data:")
+                .and_then(|rest| rest.split_once(";base64,"))
+            {
+                Some((media, b64)) => (media.to_owned(), Some(b64.to_owned())),
+                None => {
+                    extra.insert("url".into(), url.into());
+                    ("image".to_owned(), None)
+                }
+            };
+            let bytes = data.as_deref().map_or(0, base64_len);
+            let marker = match &data {
+                Some(_) => image_marker(&media_type, bytes),
+                None => format!("[image: {url}]"),
+            };
+            if let Some(detail) = p.get("detail") {
+                extra.insert("detail".into(), detail.clone());
+            }
+            UserImage {
+                marker,
+                record: ImageData {
+                    phase: None,
+                    call: None,
+                    media_type,
+                    bytes,
+                    data,
+                    extra,
+                },
+            }
+        })
+        .collect()
 }

@@ -7,8 +7,11 @@
 //!
 //! - the counter restarts inside a file (a total lower than the one before):
 //!   the lower total is a new base, counted whole, not a negative step;
-//! - Codex re-emits an event with the same total (rate-limit updates): its
-//!   difference is zero, so it counts once;
+//! - Codex re-emits an event with the same total (rate-limit updates), and
+//!   a file can hold earlier events again (a rollout appended to itself, its
+//!   tail replayed): a total already counted is a replay and counts nothing,
+//!   nor moves the base, as ccusage ignores the events it has seen; only a
+//!   drop to a total not seen before is a restart;
 //! - a forked or spawned rollout starts by replaying its parent's history,
 //!   `token_count` events included, all written in the second the file was
 //!   made: those set the base and are not counted again (the parent's file
@@ -18,12 +21,14 @@
 //! reasoning, so a step maps to [`Usage`] as input = input − cached,
 //! cache_read = cached, output = output, reasoning = reasoning.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use crate::{Usage, UsageByModel};
 
 /// One `total_token_usage` (or an exec turn's `usage`).
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Counts {
     pub input: u64,
     pub cached: u64,
@@ -76,6 +81,8 @@ impl Counts {
 #[derive(Debug, Default)]
 pub(crate) struct TokenCounter {
     last: Option<Counts>,
+    /// Every total counted so far: one seen again is a replay.
+    seen: HashSet<Counts>,
     /// The second (`YYYY-MM-DDTHH:MM:SS`) whose events replay a parent's
     /// history, while they last.
     replay: Option<String>,
@@ -97,9 +104,13 @@ impl TokenCounter {
         if let Some(second) = &self.replay {
             if timestamp.and_then(|t| t.get(..19)) == Some(second.as_str()) {
                 self.last = Some(now);
+                self.seen.insert(now);
                 return;
             }
             self.replay = None;
+        }
+        if !self.seen.insert(now) {
+            return;
         }
         let step = match self.last {
             Some(prev) if now.below(prev) => now,
@@ -161,6 +172,30 @@ mod tests {
             (u.input, u.cache_read, u.output),
             (160 + 40, 140 + 10, 30 + 5)
         );
+    }
+
+    #[test]
+    fn totals_seen_again_are_a_replay_and_count_nothing() {
+        let events = [
+            totals(100, 40, 10),
+            totals(300, 140, 30),
+            totals(500, 200, 50),
+        ];
+        let mut once = TokenCounter::new(None);
+        let mut twice = TokenCounter::new(None);
+        for t in &events {
+            once.total(t, None, Some("m"));
+            twice.total(t, None, Some("m"));
+        }
+        // The file again (`cat F F`), then its tail again, then one new
+        // total: only the new step counts, from the highest base.
+        for t in events.iter().chain(&events[1..]) {
+            twice.total(t, None, Some("m"));
+        }
+        assert_eq!(twice.by_model.total(), once.by_model.total());
+        twice.total(&totals(600, 250, 60), None, Some("m"));
+        let u = twice.by_model.total();
+        assert_eq!((u.input, u.cache_read, u.output), (350, 250, 60));
     }
 
     #[test]

@@ -353,12 +353,16 @@ impl Writer<'_> {
         }) else {
             return;
         };
+        // Codex has no kind for cache writes: they were input the model
+        // read, so they go in `input_tokens` and the total survives the trip
+        // (`cru` and ccusage read them back as uncached input).
+        let input = u.input + u.cache_creation;
         let totals = json!({
-            "input_tokens": u.input + u.cache_read,
+            "input_tokens": input + u.cache_read,
             "cached_input_tokens": u.cache_read,
             "output_tokens": u.output,
             "reasoning_output_tokens": u.reasoning,
-            "total_tokens": u.input + u.cache_read + u.output,
+            "total_tokens": input + u.cache_read + u.output,
         });
         self.push(
             "event_msg",

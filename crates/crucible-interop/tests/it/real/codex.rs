@@ -46,6 +46,8 @@ struct Facts {
     failed: usize,
     user_messages: usize,
     replies: usize,
+    /// Images the user sent (`input_image` parts).
+    images: usize,
     usage: Usage,
 }
 
@@ -96,6 +98,17 @@ fn output_failed(output: &str) -> bool {
     {
         return w["metadata"]["exit_code"].as_i64().is_some_and(|c| c != 0);
     }
+    // Codex's plain-text headers: `Exit code: N` (shell_command) or
+    // `Process exited with code N` (unified exec), before `Output:`.
+    let header = output.split("\nOutput:").next().unwrap_or("");
+    if header.len() < output.len()
+        && let Some(code) = header.lines().find_map(|l| {
+            l.strip_prefix("Exit code: ")
+                .or_else(|| l.strip_prefix("Process exited with code "))
+        })
+    {
+        return code.trim() != "0";
+    }
     [
         "failed in sandbox",
         "execution error",
@@ -108,8 +121,14 @@ fn output_failed(output: &str) -> bool {
     .any(|p| output.starts_with(p))
 }
 
-/// The tokens of `total_token_usage` steps: a lower total restarts the count.
-fn add_step(usage: &mut Usage, prev: &mut Option<[u64; 4]>, t: &Value) {
+/// The tokens of `total_token_usage` steps: a lower total restarts the
+/// count; a total seen before is a replay and counts nothing.
+fn add_step(
+    usage: &mut Usage,
+    prev: &mut Option<[u64; 4]>,
+    seen: &mut HashSet<[u64; 4]>,
+    t: &Value,
+) {
     let now = [
         "input_tokens",
         "cached_input_tokens",
@@ -117,6 +136,9 @@ fn add_step(usage: &mut Usage, prev: &mut Option<[u64; 4]>, t: &Value) {
         "reasoning_output_tokens",
     ]
     .map(|k| t[k].as_u64().unwrap_or(0));
+    if !seen.insert(now) {
+        return;
+    }
     let step = match prev {
         Some(p) if now.iter().zip(p.iter()).any(|(a, b)| a < b) => now,
         Some(p) => [0, 1, 2, 3].map(|i| now[i] - p[i]),
@@ -133,14 +155,25 @@ fn rollout_facts(records: &[Value]) -> Facts {
     let mut f = Facts::default();
     let mut calls = HashSet::new();
     let mut prev = None;
+    let mut seen = HashSet::new();
     for v in records {
         f.lines += 1;
         let p = &v["payload"];
         match (v["type"].as_str(), p["type"].as_str()) {
             (Some("response_item"), Some("message")) => match p["role"].as_str() {
                 Some("user") => {
-                    f.user_messages +=
-                        usize::from(user_words(&content_text(&p["content"])).is_some())
+                    let images = p["content"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|c| c["type"] == "input_image")
+                        .count();
+                    // Each image is a record of its own in the tally.
+                    f.lines += images as u64;
+                    f.images += images;
+                    f.user_messages += usize::from(
+                        user_words(&content_text(&p["content"])).is_some() || images > 0,
+                    )
                 }
                 Some("assistant") => {
                     f.replies += usize::from(!content_text(&p["content"]).trim().is_empty())
@@ -162,7 +195,7 @@ fn rollout_facts(records: &[Value]) -> Facts {
             }
             (Some("event_msg"), Some("token_count")) => {
                 if let Some(t) = p["info"].get("total_token_usage") {
-                    add_step(&mut f.usage, &mut prev, t);
+                    add_step(&mut f.usage, &mut prev, &mut seen, t);
                 }
             }
             _ => {}
@@ -247,6 +280,26 @@ fn imported_facts(path: &Path) -> Facts {
             .callouts()
             .filter(|c| c.kind.eq_ignore_ascii_case("reply"))
             .count(),
+        images: {
+            let records = imp
+                .data
+                .records
+                .iter()
+                .filter(|r| matches!(r, crucible_core::DataRecord::Image(_)))
+                .count();
+            let markers: usize = log
+                .callouts()
+                .filter(|c| c.kind() == CalloutKind::User)
+                .map(|c| {
+                    c.body
+                        .iter()
+                        .map(|l| l.matches("[image: ").count())
+                        .sum::<usize>()
+                })
+                .sum();
+            assert_eq!(records, markers, "{}", path.display());
+            records
+        },
         usage: UsageByModel::of(&log.frontmatter)
             .map(|u| u.total())
             .unwrap_or_default(),
@@ -277,6 +330,8 @@ fn every_real_codex_file_imports_with_the_counted_facts() {
     // The traps the issue names are in these files.
     let total_failed: usize = by_file.values().map(|f| f.failed).sum();
     assert!(total_failed >= 14, "failed calls: {total_failed}");
+    let total_images: usize = by_file.values().map(|f| f.images).sum();
+    assert!(total_images >= 14, "user images: {total_images}");
     let restart =
         &by_file["rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl"];
     // ccusage 20.0.24 reports 1,400,951 for this file (docs/interop.md).
@@ -461,5 +516,164 @@ fn an_exported_rollout_is_what_codex_resume_lists() {
         lines(&path)
             .iter()
             .all(|v| v["timestamp"].is_string() && v["payload"].is_object())
+    );
+}
+
+/// Writes `lines` as a rollout in `dir` and imports it.
+fn import_lines(dir: &Path, lines: &[&str]) -> crucible_interop::Imported {
+    let path = dir.join("rollout-2026-03-10T08-00-00-019c0000-0000-7000-8000-000000000001.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    import(&path, Format::Codex).unwrap()
+}
+
+const META: &str = r#"{"timestamp":"2026-03-10T08:00:00.000Z","type":"session_meta","payload":{"id":"019c0000-0000-7000-8000-000000000001","timestamp":"2026-03-10T08:00:00.000Z","cwd":"/tmp/x","originator":"codex_cli_rs","cli_version":"0.98.0","source":"cli","model_provider":"openai"}}"#;
+
+#[test]
+fn current_codex_plain_text_outputs_mark_failed_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let imp = import_lines(
+        dir.path(),
+        &[
+            META,
+            r#"{"timestamp":"2026-03-10T08:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"run the tests"}]}}"#,
+            r#"{"timestamp":"2026-03-10T08:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"npm test\",\"workdir\":\"/tmp/x\"}","call_id":"c1"}}"#,
+            r#"{"timestamp":"2026-03-10T08:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Exit code: 1\nWall time: 5.8 seconds\nOutput:\nFAIL src/a.test.ts"}}"#,
+            r#"{"timestamp":"2026-03-10T08:00:04.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"false\"}","call_id":"c2"}}"#,
+            r#"{"timestamp":"2026-03-10T08:00:05.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"Chunk ID: b\nWall time: 0.0 seconds\nProcess exited with code 2\nOriginal token count: 5\nOutput:\nboom"}}"#,
+            r#"{"timestamp":"2026-03-10T08:00:06.000Z","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"ls\"}","call_id":"c3"}}"#,
+            r#"{"timestamp":"2026-03-10T08:00:07.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c3","output":"Exit code: 0\nWall time: 0.1 seconds\nOutput:\na.txt"}}"#,
+        ],
+    );
+    let failed: Vec<bool> = imp.log.tool_calls().map(|c| c.failed).collect();
+    assert_eq!(failed, [true, true, false]);
+    let kept: Vec<_> = imp
+        .data
+        .calls()
+        .map(|d| (d.exit_code, d.duration_ms))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (Some(1), Some(5800)),
+            (Some(2), Some(0)),
+            (Some(0), Some(100))
+        ]
+    );
+}
+
+#[test]
+fn a_users_image_is_a_marker_and_an_image_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    let with_words = format!(
+        r#"{{"timestamp":"2026-03-10T08:00:01.000Z","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"what is in this screenshot"}},{{"type":"input_image","image_url":"data:image/png;base64,{png}"}}]}}}}"#
+    );
+    let alone = r#"{"timestamp":"2026-03-10T08:00:03.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_image","image_url":"https://example.com/a.jpg"}]}}"#;
+    let imp = import_lines(
+        dir.path(),
+        &[
+            META,
+            &with_words,
+            r#"{"timestamp":"2026-03-10T08:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"A pixel."}]}}"#,
+            alone,
+        ],
+    );
+    let users: Vec<String> = imp
+        .log
+        .callouts()
+        .filter(|c| c.kind() == CalloutKind::User)
+        .map(|c| c.body.join("\n"))
+        .collect();
+    assert_eq!(
+        users,
+        [
+            "\"what is in this screenshot\n\n[image: image/png, 0.1 KB]\"",
+            "\"[image: https://example.com/a.jpg]\""
+        ]
+    );
+    assert_eq!(imp.log.title(), Some("what is in this screenshot"));
+    let images: Vec<_> = imp
+        .data
+        .records
+        .iter()
+        .filter_map(|r| match r {
+            crucible_core::DataRecord::Image(i) => Some(i),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(images.len(), 2);
+    assert_eq!(
+        (
+            images[0].phase,
+            images[0].media_type.as_str(),
+            images[0].bytes
+        ),
+        (Some(0), "image/png", 70)
+    );
+    assert_eq!(images[0].data.as_deref(), Some(png));
+    assert_eq!(images[1].phase, Some(1));
+    assert_eq!(images[1].extra["url"], "https://example.com/a.jpg");
+    assert!(
+        imp.records.to_string().contains("input_image"),
+        "{}",
+        imp.records
+    );
+    assert_eq!(imp.data.check(&imp.log), Vec::new());
+}
+
+#[test]
+fn token_counts_seen_again_do_not_count_again() {
+    let f = root().join(
+        "agentcmd/full/rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl",
+    );
+    let total = |bytes: &[u8]| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(f.file_name().unwrap());
+        std::fs::write(&path, bytes).unwrap();
+        let imp = import(&path, Format::Codex).unwrap();
+        UsageByModel::of(&imp.log.frontmatter).unwrap().total()
+    };
+    let once = std::fs::read(&f).unwrap();
+    let text = String::from_utf8(once.clone()).unwrap();
+    let tail: Vec<&str> = text.lines().rev().take(40).collect();
+    let tail: String = tail.into_iter().rev().map(|l| format!("{l}\n")).collect();
+    let expected = total(&once);
+    // The restart inside this file still counts: ccusage 20.0.24's figure.
+    assert_eq!(expected.total(), 1_400_951);
+    assert_eq!(
+        total(format!("{text}{text}").as_bytes()),
+        expected,
+        "cat F F"
+    );
+    assert_eq!(
+        total(format!("{text}{tail}").as_bytes()),
+        expected,
+        "(cat F; tail -40 F)"
+    );
+}
+
+#[test]
+fn a_claude_sessions_cache_writes_survive_export_to_codex_as_input() {
+    let src = super::real_dir("claude-code").join("agentcmd/full/full-session-two.jsonl");
+    let imp = import(&src, Format::ClaudeCode).unwrap();
+    let before = UsageByModel::of(&imp.log.frontmatter).unwrap().total();
+    assert!(before.cache_creation > 0, "the file writes to the cache");
+    let dir = tempfile::tempdir().unwrap();
+    let (_, back) = through_codex(&imp, dir.path());
+    let after = UsageByModel::of(&back.log.frontmatter).unwrap().total();
+    assert_eq!(after.total(), before.total());
+    assert_eq!(
+        (
+            after.input,
+            after.cache_creation,
+            after.cache_read,
+            after.output
+        ),
+        (
+            before.input + before.cache_creation,
+            0,
+            before.cache_read,
+            before.output
+        )
     );
 }
