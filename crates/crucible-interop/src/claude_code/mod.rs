@@ -239,13 +239,15 @@ fn title_line(v: &Value, kind: &str, title: &mut Option<String>) {
 
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
-    let text = crate::transcript::utf8(&bytes);
+    let mut not_utf8 = Vec::new();
+    let text = crate::transcript::utf8_warned(path, &bytes, &mut not_utf8);
     let Read {
         main,
         chains,
         tally,
         mut warnings,
     } = read_lines(path, &text, is_subagent_file(path));
+    warnings.splice(0..0, not_utf8);
     let mut hashed = bytes.clone();
     let runs = subagents::runs(path, &main, chains, &mut hashed, &mut warnings);
     let children = subagents::children(&main, runs);

@@ -69,16 +69,19 @@ pub(crate) fn is_record(v: &Value) -> bool {
 /// Reads a rollout or an exec stream, told apart by their first record.
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
-    let text = crate::transcript::utf8(&bytes);
+    let mut not_utf8 = Vec::new();
+    let text = crate::transcript::utf8_warned(path, &bytes, &mut not_utf8);
     let first_kind = text
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .find(is_record)
         .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned));
-    match first_kind.as_deref() {
+    let mut imported = match first_kind.as_deref() {
         Some(k) if EXEC_KINDS.contains(&k) => exec::import(path, &bytes, &text),
         _ => rollout::import(path, &bytes, &text),
-    }
+    }?;
+    imported.warnings.splice(0..0, not_utf8);
+    Ok(imported)
 }
 
 /// The exit code a call's output reports: in its JSON wrapper's
