@@ -429,9 +429,21 @@ impl<C: SessionCodec> SessionStore<C> {
         id: &SessionId,
         data: &crate::SessionData,
     ) -> Result<(), StoreError> {
+        self.save_data_records(path, id, &data.records_jsonl())
+    }
+
+    /// [`SessionStore::save_data`] from the records already serialized
+    /// ([`crate::SessionData::records_jsonl`]): an import hashes them for
+    /// the session's `import` key and writes the same bytes.
+    pub fn save_data_records(
+        &self,
+        path: &Path,
+        id: &SessionId,
+        records: &[u8],
+    ) -> Result<(), StoreError> {
         let _lock = self.lock_for(path)?;
         let dpath = crate::data_path(path);
-        if data.is_empty() {
+        if records.is_empty() {
             return match std::fs::remove_file(&dpath) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                     Err(StoreError::io(&dpath)(e))
@@ -439,7 +451,9 @@ impl<C: SessionCodec> SessionStore<C> {
                 _ => Ok(()),
             };
         }
-        atomic::write_atomic(&dpath, &data.to_jsonl(id)).map_err(StoreError::io(&dpath))
+        let mut bytes = crate::SessionData::default().to_jsonl(id);
+        bytes.extend_from_slice(records);
+        atomic::write_atomic(&dpath, &bytes).map_err(StoreError::io(&dpath))
     }
 
     /// The bytes of the sidecar of the session at `path`: `None` when it

@@ -145,8 +145,6 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
                     for w in &imp.warnings {
                         bar.suspend(|| eprintln!("warning: {w}"));
                     }
-                    let mut imp = imp;
-                    hash_data(&mut imp);
                     let records = imp.all_records();
                     bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
                     let damaged = records.skipped_count() > 0 || imp.has_warnings();
@@ -218,17 +216,6 @@ fn existing_for<'a>(
 fn source_exists(path: &str) -> bool {
     let file = path.split_once('#').map_or(path, |(f, _)| f);
     std::path::Path::new(file).exists()
-}
-
-/// Gives each session of `imp` (and of its subagents) the hash of the
-/// sidecar it will be written with, so `validate` can tell a sidecar
-/// changed or lost since.
-fn hash_data(imp: &mut Imported) {
-    imp.provenance.data_hash =
-        (!imp.data.is_empty()).then(|| crucible_interop::fnv_hex(&imp.data.records_jsonl()));
-    for c in &mut imp.children {
-        hash_data(&mut c.imported);
-    }
 }
 
 /// The sessions of the directory that came from an import, by source path.
@@ -317,6 +304,7 @@ impl ImportRun {
         if matches!(fate, Fate::Created | Fate::Updated) {
             crucible_interop::link_children(&mut log, &mut linked);
             let mut provenance = provenance;
+            provenance.data_hash = Provenance::of(&log).and_then(|p| p.data_hash);
             provenance.session_hash = content_hash(&log);
             provenance.store(&mut log);
             ctx.store.save_to(&path, &log).map_err(CliError::from)?;
@@ -337,13 +325,18 @@ impl ImportRun {
         pending: bool,
         bar: &ProgressBar,
     ) -> anyhow::Result<(PathBuf, SessionLog, Fate)> {
-        let written = if pending {
-            Provenance {
-                source_hash: PENDING.to_owned(),
-                ..provenance.clone()
-            }
-        } else {
-            provenance.clone()
+        // The sidecar's records, serialized once: hashed into the session's
+        // `import` key (so `validate` can tell them changed) and written.
+        let records = data.records_jsonl();
+        let data_hash = (!records.is_empty()).then(|| crucible_interop::fnv_hex(&records));
+        let written = Provenance {
+            source_hash: if pending {
+                PENDING.to_owned()
+            } else {
+                provenance.source_hash.clone()
+            },
+            data_hash,
+            ..provenance.clone()
         };
         let tally = &mut self.tally;
         if let Some((path, old)) = existing_for(&self.existing, provenance) {
@@ -354,7 +347,7 @@ impl ImportRun {
                 // sidecar out: it is written now.
                 if !data.is_empty() && !crucible_core::data_path(path).exists() {
                     ctx.store
-                        .save_data(path, old.id(), data)
+                        .save_data_records(path, old.id(), &records)
                         .map_err(CliError::from)?;
                 }
                 tally.unchanged += 1;
@@ -376,7 +369,7 @@ impl ImportRun {
             written.store(&mut log);
             // The sidecar first: a session is never newer than its data.
             ctx.store
-                .save_data(path, log.id(), data)
+                .save_data_records(path, log.id(), &records)
                 .map_err(CliError::from)?;
             ctx.store.save_to(path, &log).map_err(CliError::from)?;
             bar.suspend(|| eprintln!("updated {} from {}", old.id(), provenance.path));
@@ -395,7 +388,7 @@ impl ImportRun {
             })
             .map_err(CliError::from)?;
         ctx.store
-            .save_data(&path, created.id(), data)
+            .save_data_records(&path, created.id(), &records)
             .map_err(CliError::from)?;
         bar.suspend(|| println!("{}", created.id()));
         tally.created += 1;
