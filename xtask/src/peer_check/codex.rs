@@ -76,26 +76,8 @@ pub fn ccusage_codex(ccusage: &Path, file: &Path) -> anyhow::Result<CodexTotals>
 /// session's `usage:` read back.
 pub fn cru_codex(cru: &Path, file: &Path) -> anyhow::Result<CodexTotals> {
     let sessions = tempfile::tempdir()?;
-    let out = Command::new(cru)
-        .arg("--dir")
-        .arg(sessions.path())
-        .args(["session", "import", "--from", "codex"])
-        .arg(file)
-        .output()
-        .context("running cru session import")?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    // A file that holds nothing (a stream that only started) is refused:
-    // no session, no token, which is what ccusage must count too.
-    anyhow::ensure!(
-        out.status.success() || stderr.contains("nothing to import"),
-        "cru session import failed on {}: {stderr}",
-        file.display(),
-    );
     let mut t = CodexTotals::default();
-    for f in crucible_core::store::session_files(sessions.path())? {
-        let bytes = std::fs::read(&f)?;
-        let log = crucible_parser::parse_session(&f, &bytes)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+    for (f, log) in super::cru_import(cru, Some("codex"), file, sessions.path())? {
         let usage = log.frontmatter.extra.get("usage");
         let n = |k: &str| {
             usage

@@ -72,23 +72,8 @@ fn ccusage_kinds(ccusage: &Path, chat: &Path) -> anyhow::Result<Kinds> {
 /// cru's count of one chat: imported alone, its `usage:` read back.
 fn cru_kinds(cru: &Path, chat: &Path) -> anyhow::Result<Kinds> {
     let sessions = tempfile::tempdir()?;
-    let out = Command::new(cru)
-        .arg("--dir")
-        .arg(sessions.path())
-        .args(["session", "import", "--from", "gemini"])
-        .arg(chat)
-        .output()
-        .context("running cru session import")?;
-    ensure!(
-        out.status.success(),
-        "cru session import failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let mut k = Kinds::default();
-    for f in crucible_core::store::session_files(sessions.path())? {
-        let bytes = std::fs::read(&f)?;
-        let log = crucible_parser::parse_session(&f, &bytes)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+    for (_, log) in super::cru_import(cru, Some("gemini"), chat, sessions.path())? {
         let u = crucible_interop::UsageByModel::of(&log.frontmatter)
             .unwrap_or_default()
             .total();

@@ -112,6 +112,41 @@ pub fn row_of(source: &str) -> String {
         .unwrap_or_default()
 }
 
+/// `cru session import [--from <from>] <source>` into the scratch
+/// directory `sessions`, and every session it wrote, parsed back, with its
+/// file. A source cru refuses as holding nothing gives no session (and no
+/// token, as ccusage counts it).
+pub fn cru_import(
+    cru: &Path,
+    from: Option<&str>,
+    source: &Path,
+    sessions: &Path,
+) -> anyhow::Result<Vec<(PathBuf, crucible_core::SessionLog)>> {
+    let mut cmd = Command::new(cru);
+    cmd.arg("--dir").arg(sessions).args(["session", "import"]);
+    if let Some(f) = from {
+        cmd.args(["--from", f]);
+    }
+    let out = cmd
+        .arg(source)
+        .output()
+        .context("running cru session import")?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(
+        out.status.success() || stderr.contains("nothing to import"),
+        "cru session import failed on {}: {stderr}",
+        source.display()
+    );
+    let mut logs = Vec::new();
+    for f in crucible_core::store::session_files(sessions)? {
+        let bytes = std::fs::read(&f)?;
+        let log = crucible_parser::parse_session(&f, &bytes)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        logs.push((f, log));
+    }
+    Ok(logs)
+}
+
 /// Imports `claude_dir/projects/` with `cru` into `sessions` and sums the
 /// `usage:` of the sessions by ccusage row.
 pub fn cru_totals(
@@ -119,23 +154,8 @@ pub fn cru_totals(
     claude_dir: &Path,
     sessions: &Path,
 ) -> anyhow::Result<BTreeMap<String, Totals>> {
-    let out = Command::new(cru)
-        .arg("--dir")
-        .arg(sessions)
-        .args(["session", "import"])
-        .arg(claude_dir.join("projects"))
-        .output()
-        .context("running cru session import")?;
-    anyhow::ensure!(
-        out.status.success(),
-        "cru session import failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let mut rows: BTreeMap<String, Totals> = BTreeMap::new();
-    for f in crucible_core::store::session_files(sessions)? {
-        let bytes = std::fs::read(&f)?;
-        let log = crucible_parser::parse_session(&f, &bytes)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+    for (f, log) in cru_import(cru, None, &claude_dir.join("projects"), sessions)? {
         let Some(p) = crucible_interop::Provenance::of(&log) else {
             continue;
         };

@@ -50,23 +50,8 @@ fn ccusage_sessions(ccusage: &Path, data: &Path) -> anyhow::Result<BTreeMap<Stri
 /// and filed under the source's session id.
 fn cru_sessions(cru: &Path, data: &Path) -> anyhow::Result<BTreeMap<String, Kinds>> {
     let sessions = tempfile::tempdir()?;
-    let out = Command::new(cru)
-        .arg("--dir")
-        .arg(sessions.path())
-        .args(["session", "import", "--from", "opencode"])
-        .arg(data)
-        .output()
-        .context("running cru session import")?;
-    ensure!(
-        out.status.success(),
-        "cru session import failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let mut by = BTreeMap::new();
-    for f in crucible_core::store::session_files(sessions.path())? {
-        let bytes = std::fs::read(&f)?;
-        let log = crucible_parser::parse_session(&f, &bytes)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+    for (f, log) in super::cru_import(cru, Some("opencode"), data, sessions.path())? {
         let id = crucible_interop::Provenance::of(&log)
             .and_then(|p| p.id)
             .with_context(|| format!("{}: no source id", f.display()))?;

@@ -76,15 +76,19 @@ fn index() -> impl Strategy<Value = Index> {
         prop::collection::vec(record(), 0..6),
         prop::collection::vec(("[a-z]{1,8}\\.md", text()), 0..2),
     )
-        .prop_map(|(mut sessions, problems)| {
+        .prop_map(|(mut sessions, mut problems)| {
             sessions.sort_by(|a, b| a.path.cmp(&b.path));
             sessions.dedup_by(|a, b| a.path == b.path);
+            // One row per path in the whole index (a reader refuses two):
+            // problem files live apart from the sessions, once each.
+            problems.sort();
+            problems.dedup_by(|a, b| a.0 == b.0);
             Index {
                 sessions,
                 problems: problems
                     .into_iter()
                     .map(|(path, message)| Problem {
-                        path,
+                        path: format!("broken/{path}"),
                         line: 3,
                         message,
                         stamp: FileStamp::default(),
