@@ -3,22 +3,13 @@
 //! folders, broken links) is named with why, never silently left out and
 //! never opened (a FIFO would hang the import).
 
-use std::path::Path;
-
+use super::fs::mkfifo;
 use crate::kiln::{TestKiln, fixtures};
 
 fn codex_rollout() -> std::path::PathBuf {
     fixtures().join(
         "foreign/codex/sessions/2025/09/02/rollout-2025-09-02T10-04-11-5a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b.jsonl",
     )
-}
-
-fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
 }
 
 #[test]
