@@ -47,7 +47,7 @@ use crucible_eval::{Expectation, ToolPattern};
 use crucible_core::{DataRecord, SessionData, SourceData};
 
 use crate::messages::{assistant_blocks, push_assistant};
-use crate::transcript::{finish_paused, phase_name, text_of, title_from};
+use crate::transcript::{PhaseCalls, finish_paused, phase_name, text_of, title_from};
 use crate::{ImportError, ImportWarning, Imported, RecordTally};
 
 /// True when the text is YAML with a `turns` list and a `name`,
@@ -133,6 +133,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         records: RecordTally::default(),
         warnings,
         data: SessionData::default(),
+        counted: PhaseCalls::default(),
     };
     tally_keys(&doc, &mut reader.records, &mut kept);
     let phases: Vec<Phase> = (0..turns.len()).map(|k| reader.phase(k)).collect();
@@ -252,6 +253,8 @@ struct TurnReader<'a> {
     records: RecordTally,
     warnings: Vec<ImportWarning>,
     data: SessionData,
+    /// The calls already in the turn being read.
+    counted: PhaseCalls,
 }
 
 impl TurnReader<'_> {
@@ -303,7 +306,7 @@ impl TurnReader<'_> {
                         }
                         Some("assistant") => {
                             let turn = assistant_blocks(&msgs, i, self.agent);
-                            push_assistant(&mut p, k, turn, &mut self.data);
+                            push_assistant(&mut p, k, turn, &mut self.data, &mut self.counted);
                         }
                         _ => {}
                     }

@@ -20,7 +20,9 @@ use crucible_core::{
     SessionLog, Timestamp, ToolCall,
 };
 
-use crate::transcript::{finish_paused, looks_failed, mtime, phase_name, text_of, title_from};
+use crate::transcript::{
+    PhaseCalls, finish_paused, looks_failed, mtime, phase_name, text_of, title_from,
+};
 use crate::{ImportError, ImportWarning, Imported};
 
 /// The agent an import records replies as, when the source names none.
@@ -200,15 +202,9 @@ pub(crate) fn push_assistant(
     pi: usize,
     turn: AssistantTurn,
     data: &mut SessionData,
+    counted: &mut PhaseCalls,
 ) {
-    let before: usize = p
-        .blocks
-        .iter()
-        .map(|b| match b {
-            Block::ToolCalls { calls } => calls.len(),
-            _ => 0,
-        })
-        .sum();
+    let before = counted.count(pi, p);
     push_blocks(&mut p.blocks, turn.blocks);
     for (k, mut c) in turn.calls.into_iter().enumerate() {
         c.phase = pi;
@@ -244,6 +240,7 @@ pub(crate) fn session_from(
     let agent: AgentRef = AGENT.parse().expect("a valid agent");
     let mut log = SessionLog::new(fm);
     let mut phases: Vec<Phase> = Vec::new();
+    let mut counted = PhaseCalls::default();
     let mut turn = 0;
     let mut title: Option<String> = None;
     for (i, m) in messages.iter().enumerate() {
@@ -275,7 +272,8 @@ pub(crate) fn session_from(
                 }
                 let pi = phases.len() - 1;
                 let p = phases.last_mut().expect("a phase");
-                push_assistant(p, pi, assistant_blocks(messages, i, &agent), &mut data);
+                let turn = assistant_blocks(messages, i, &agent);
+                push_assistant(p, pi, turn, &mut data, &mut counted);
                 if !log.frontmatter.participants.contains(&agent) {
                     log.frontmatter.participants.push(agent.clone());
                 }

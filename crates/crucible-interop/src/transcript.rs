@@ -47,6 +47,47 @@ pub(crate) struct CallBook {
     at: HashMap<String, (usize, usize, usize, usize)>,
     /// One record per call, in the order added.
     calls: Vec<CallData>,
+    /// The calls already in the phase being added to.
+    counted: PhaseCalls,
+}
+
+/// The tool calls of the phase being built, counted as it grows: a new
+/// call's index in its phase (what a sidecar record says) costs the blocks
+/// added since the last count, not a pass over the whole phase, which made
+/// a phase of many calls quadratic. Blocks are only appended while a source
+/// is read, and only the last one grows; all before it are settled.
+#[derive(Debug, Default)]
+pub(crate) struct PhaseCalls {
+    phase: usize,
+    blocks: usize,
+    calls: usize,
+}
+
+impl PhaseCalls {
+    /// The calls now in `p`, phase `pi`.
+    pub(crate) fn count(&mut self, pi: usize, p: &Phase) -> usize {
+        let (from, before) = if self.phase == pi && self.blocks <= p.blocks.len() {
+            (self.blocks, self.calls)
+        } else {
+            (0, 0)
+        };
+        let settled = p.blocks.len().saturating_sub(1).max(from);
+        let calls = before + p.blocks[from..settled].iter().map(calls_in).sum::<usize>();
+        *self = Self {
+            phase: pi,
+            blocks: settled,
+            calls,
+        };
+        calls + p.blocks[settled..].iter().map(calls_in).sum::<usize>()
+    }
+}
+
+/// The tool calls a block holds.
+fn calls_in(b: &Block) -> usize {
+    match b {
+        Block::ToolCalls { calls } => calls.len(),
+        _ => 0,
+    }
 }
 
 impl CallBook {
@@ -63,14 +104,7 @@ impl CallBook {
         let pi = phases.len().max(1) - 1;
         let p = current_phase(phases);
         // The call's index among the phase's calls: it is appended last.
-        let flat = p
-            .blocks
-            .iter()
-            .map(|b| match b {
-                Block::ToolCalls { calls } => calls.len(),
-                _ => 0,
-            })
-            .sum();
+        let flat = self.counted.count(pi, p);
         if !matches!(p.blocks.last(), Some(Block::ToolCalls { .. })) {
             p.blocks.push(Block::ToolCalls { calls: Vec::new() });
         }

@@ -199,3 +199,23 @@ fn detection_is_linear_in_nesting_depth() {
         let _ = crucible_interop::detect(&s.path);
     });
 }
+
+/// One prompt answered with many calls, each after some words: every call
+/// lands in the same phase, in a list of its own, and finding its index in
+/// the phase (for the sidecar) once passed over the whole phase each time.
+#[test]
+fn one_phase_of_many_calls() {
+    fn make(n: usize) -> Vec<(&'static str, String)> {
+        let mut lines = vec![r#"{"role":"user","content":"Fix it all"}"#.to_owned()];
+        for i in 0..n {
+            lines.push(format!(
+                r#"{{"role":"assistant","content":"Step {i}.","tool_calls":[{{"id":"c{i}","type":"function","function":{{"name":"bash","arguments":"{{\"command\":\"ls {i}\"}}"}}}}]}}"#
+            ));
+            lines.push(format!(
+                r#"{{"role":"tool","tool_call_id":"c{i}","content":"out {i}"}}"#
+            ));
+        }
+        vec![("", lines.join("\n") + "\n")]
+    }
+    timed(Format::OpenAiMessages, "chat.jsonl", make);
+}
