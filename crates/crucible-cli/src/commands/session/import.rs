@@ -96,7 +96,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         tracing::info!(stale, "removed temporary files of an interrupted write");
     }
     let mut run = ImportRun {
-        existing: imported_sessions(ctx),
+        existing: Imports::new(imported_sessions(ctx)),
         ids: IdAllocator::new(&ctx.store).map_err(CliError::from)?,
         force: args.force,
         tally: Tally::default(),
@@ -186,28 +186,46 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     })
 }
 
-/// The session imported before from this source: by its path, or, for
-/// a source that moved (Codex archives its rollouts, a user tidies a
-/// folder), by its format and its own id, if the path it was imported
-/// from is gone.
-fn existing_for<'a>(
-    existing: &'a HashMap<String, (PathBuf, SessionLog)>,
-    provenance: &Provenance,
-) -> Option<&'a (PathBuf, SessionLog)> {
-    if let Some(found) = existing.get(&provenance.path) {
-        return Some(found);
+/// The sessions of the directory that came from an import: by source
+/// path, and by format and source id for sources that moved.
+struct Imports {
+    by_path: HashMap<String, (PathBuf, SessionLog)>,
+    /// (format, source id) → the source paths imported with them.
+    by_id: HashMap<(String, String), Vec<String>>,
+}
+
+impl Imports {
+    fn new(by_path: HashMap<String, (PathBuf, SessionLog)>) -> Self {
+        let mut by_id: HashMap<(String, String), Vec<String>> = HashMap::new();
+        for (path, (_, log)) in &by_path {
+            if let Some(p) = Provenance::of(log)
+                && let Some(id) = p.id
+            {
+                by_id.entry((p.format, id)).or_default().push(path.clone());
+            }
+        }
+        Self { by_path, by_id }
     }
-    let id = provenance.id.as_deref()?;
-    let mut moved = existing.iter().filter(|(old_path, (_, log))| {
-        Provenance::of(log)
-            .is_some_and(|p| p.format == provenance.format && p.id.as_deref() == Some(id))
-            && !source_exists(old_path)
-    });
-    // Only an unambiguous match: two gone sources with one id are not
-    // guessed between.
-    match (moved.next(), moved.next()) {
-        (Some((_, found)), None) => Some(found),
-        _ => None,
+
+    /// The session imported before from this source: by its path, or, for
+    /// a source that moved (Codex archives its rollouts, a user tidies a
+    /// folder), by its format and its own id, if the path it was imported
+    /// from is gone. Only an unambiguous match: two gone sources with one
+    /// id are not guessed between.
+    fn find(&self, provenance: &Provenance) -> Option<&(PathBuf, SessionLog)> {
+        if let Some(found) = self.by_path.get(&provenance.path) {
+            return Some(found);
+        }
+        let key = (provenance.format.clone(), provenance.id.clone()?);
+        let mut gone = self
+            .by_id
+            .get(&key)?
+            .iter()
+            .filter(|old| !source_exists(old));
+        match (gone.next(), gone.next()) {
+            (Some(old), None) => self.by_path.get(old),
+            _ => None,
+        }
     }
 }
 
@@ -252,7 +270,7 @@ enum Fate {
 /// far, and what became of each source.
 struct ImportRun {
     /// Sessions imported before, by source path.
-    existing: HashMap<String, (PathBuf, SessionLog)>,
+    existing: Imports,
     ids: IdAllocator,
     force: bool,
     tally: Tally,
@@ -339,7 +357,7 @@ impl ImportRun {
             ..provenance.clone()
         };
         let tally = &mut self.tally;
-        if let Some((path, old)) = existing_for(&self.existing, provenance) {
+        if let Some((path, old)) = self.existing.find(provenance) {
             let before = Provenance::of(old).expect("found by its provenance");
             // A source that moved is recorded at its new path (an update).
             if before.source_hash == provenance.source_hash && before.path == provenance.path {
