@@ -141,26 +141,37 @@ fn sidecar_problems(ctx: &Context, files: &[PathBuf], folders: &[PathBuf]) -> Ve
             line,
             message,
         };
-        // A session that does not parse is reported by its own check.
-        let Ok(log) = ctx.store.load_path(path) else {
-            continue;
-        };
-        let written = crucible_interop::Provenance::of(&log).and_then(|p| p.data_hash);
         let bytes = match ctx.store.read_data_bytes(path) {
-            Ok(Some(b)) => b,
-            Ok(None) => {
-                if written.is_some() {
-                    out.push(problem(
-                        None,
-                        "missing: the import wrote it with the session, and it is gone".into(),
-                    ));
-                }
-                continue;
-            }
+            Ok(found) => found,
             Err(e) => {
                 out.push(problem(None, e.to_string()));
                 continue;
             }
+        };
+        // The session was parsed by its own check already; it is parsed
+        // again only when a sidecar is there or its import wrote one (most
+        // sessions have neither). One that does not parse is reported by
+        // its own check.
+        let may_have_had_one = || {
+            ctx.store
+                .read_bytes(path)
+                .is_ok_and(|b| memchr::memmem::find(&b, b"data_hash:").is_some())
+        };
+        if bytes.is_none() && !may_have_had_one() {
+            continue;
+        }
+        let Ok(log) = ctx.store.load_path(path) else {
+            continue;
+        };
+        let written = crucible_interop::Provenance::of(&log).and_then(|p| p.data_hash);
+        let Some(bytes) = bytes else {
+            if written.is_some() {
+                out.push(problem(
+                    None,
+                    "missing: the import wrote it with the session, and it is gone".into(),
+                ));
+            }
+            continue;
         };
         let (id, data) = match crucible_core::SessionData::from_jsonl(&bytes) {
             Ok(found) => found,
