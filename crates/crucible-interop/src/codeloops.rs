@@ -39,7 +39,7 @@ use crucible_core::{
 use crate::{ImportError, ImportWarning, Imported, RecordTally};
 
 /// True for a line of a codeloops log (detection counts them over the
-/// whole head of a file, see [`crate::detect`]).
+/// whole head of a file, see [`crate::detect()`]).
 pub(crate) fn is_record(v: &Value) -> bool {
     matches!(
         v.get("type").and_then(Value::as_str),

@@ -21,20 +21,24 @@ mod codeloops;
 mod codex;
 mod connectonion;
 mod copilot;
+mod detect;
 mod export;
 mod gemini;
 mod messages;
 mod opencode;
 mod provenance;
 mod report;
+mod sources;
 mod transcript;
 mod usage;
 
 use std::path::{Path, PathBuf};
 
+pub use detect::detect;
 pub use export::{EXPORT_FORMATS, ExportError, Exported, export};
 pub use provenance::{KEY as PROVENANCE_KEY, Provenance, content_hash, fnv_hex};
 pub use report::{RecordTally, Skipped};
+pub use sources::{Found, find_sources};
 pub use usage::{Usage, UsageByModel};
 
 use crucible_core::{
@@ -229,244 +233,6 @@ pub fn link_children(parent: &mut SessionLog, children: &mut [(SessionLog, Subag
     }
 }
 
-/// What a search for sources found.
-#[derive(Debug, Default)]
-pub struct Found {
-    /// The sources, by path.
-    pub sources: Vec<(PathBuf, Format)>,
-    /// What the walk could not or would not look at, with why: unreadable
-    /// folders, FIFOs, sockets, devices, links to folders, broken links.
-    pub skipped: Vec<(PathBuf, String)>,
-    /// Files read and found to be of no format cru imports.
-    pub unrecognized: Vec<PathBuf>,
-}
-
-/// How deep a folder walk goes. Links to folders are never followed, so a
-/// walk cannot loop; this only bounds a pathological tree, and what lies
-/// deeper is reported, not silently left out.
-const MAX_DEPTH: usize = 64;
-
-/// The sources below `path` in `format` (or any, detected by content):
-/// a file or folder of that format, or a folder that holds them.
-pub fn find_sources(path: &Path, format: Option<Format>) -> Found {
-    let mut found = Found::default();
-    collect(path, format, &mut found, 0);
-    found.sources.sort_by(|a, b| a.0.cmp(&b.0));
-    found
-}
-
-fn collect(path: &Path, format: Option<Format>, found: &mut Found, depth: usize) {
-    // One session of an OpenCode database, named `opencode.db#<id>`.
-    if format.is_none_or(|f| f == Format::OpenCode) && opencode::is_db_session(path) {
-        found.sources.push((path.to_owned(), Format::OpenCode));
-        return;
-    }
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) => {
-            found.skipped.push((path.to_owned(), e.to_string()));
-            return;
-        }
-    };
-    let ft = meta.file_type();
-    if ft.is_symlink() {
-        match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => {
-                // Links to folders are not followed (they can loop), as in every walk.
-                found
-                    .skipped
-                    .push((path.to_owned(), "a link to a folder (not followed)".into()));
-                return;
-            }
-            Ok(m) if !m.is_file() => {
-                found
-                    .skipped
-                    .push((path.to_owned(), "a link to a special file".into()));
-                return;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                found
-                    .skipped
-                    .push((path.to_owned(), format!("a broken link ({e})")));
-                return;
-            }
-        }
-    } else if !ft.is_dir() && !ft.is_file() {
-        found.skipped.push((
-            path.to_owned(),
-            format!(
-                "{}, not a regular file",
-                crucible_core::store::safe_file::kind_name(ft)
-            ),
-        ));
-        return;
-    }
-    // A file named on the command line with `--from` is read in that format
-    // whatever its head shows (a first line longer than detection reads,
-    // say): the user said what it is, and the importer says if it is not.
-    // (OpenCode's database and agent folders are told apart by detection:
-    // they are not one source each.)
-    if let Some(want) = format
-        && depth == 0
-        && !ft.is_dir()
-        && !matches!(want, Format::OpenCode | Format::AgentDir)
-    {
-        found.sources.push((path.to_owned(), want));
-        return;
-    }
-    if let Some(f) = detect(path) {
-        if f == Format::OpenCode && format.is_none_or(|want| want == f) {
-            // A database or storage folder holds many sessions, each a source.
-            match opencode::sources(path, depth > 0) {
-                Ok(s) => found
-                    .sources
-                    .extend(s.into_iter().map(|p| (p, Format::OpenCode))),
-                Err(e) => found.skipped.push((path.to_owned(), e.to_string())),
-            }
-            return;
-        }
-        if format.is_none_or(|want| want == f) {
-            // In a folder walk a subagent's file comes with its parent's
-            // transcript; named on its own, it is imported on its own.
-            let with_parent = depth > 0
-                && match f {
-                    Format::ClaudeCode => claude_code::parent_transcript(path).is_some(),
-                    Format::Gemini => gemini::has_parent(path),
-                    _ => false,
-                };
-            if !with_parent {
-                found.sources.push((path.to_owned(), f));
-            }
-        }
-        return;
-    }
-    if !ft.is_dir() {
-        found.unrecognized.push(path.to_owned());
-        return;
-    }
-    if depth >= MAX_DEPTH {
-        found.skipped.push((
-            path.to_owned(),
-            format!("deeper than {MAX_DEPTH} folders below the path given"),
-        ));
-        return;
-    }
-    let entries = match std::fs::read_dir(path) {
-        Ok(e) => e,
-        Err(e) => {
-            found
-                .skipped
-                .push((path.to_owned(), format!("folder cannot be read ({e})")));
-            return;
-        }
-    };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    for p in paths {
-        collect(&p, format, found, depth + 1);
-    }
-}
-
-/// The format of a file or folder, by its content.
-///
-/// A JSONL file is told by its whole shape: every complete line of its
-/// head (up to 4 MB) is offered to each JSONL format, and the format that
-/// recognizes the most lines wins. Agents put lines that are not messages
-/// first (snapshots, hook progress, summaries), and a file with a few
-/// unknown lines is still the format of the many known ones.
-pub fn detect(path: &Path) -> Option<Format> {
-    if path.is_dir() {
-        if opencode::is_storage(path) {
-            return Some(Format::OpenCode);
-        }
-        return agent_dir::looks_like(path).then_some(Format::AgentDir);
-    }
-    let bytes = head(path)?;
-    if opencode::is_db(path, &bytes) || opencode::is_session_file(path, &bytes) {
-        return Some(Format::OpenCode);
-    }
-    detect_bytes(&bytes)
-}
-
-/// Tells whether one JSON line is a record of a format.
-type IsRecord = fn(&serde_json::Value) -> bool;
-
-/// [`detect`] on the start of a file.
-pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
-    let recognizers: [(Format, IsRecord); 5] = [
-        (Format::Codeloops, codeloops::is_record),
-        (Format::Codex, codex::is_record),
-        (Format::ClaudeCode, claude_code::is_record),
-        (Format::Gemini, gemini::is_record),
-        (Format::Copilot, copilot::is_record),
-    ];
-    let mut counts = [0usize; 5];
-    let (mut lines, mut objects) = (0usize, 0usize);
-    // The head may end inside a line: that one is not judged.
-    let whole = match bytes.iter().rposition(|&b| b == b'\n') {
-        Some(i) if i + 1 < bytes.len() => &bytes[..=i],
-        _ => bytes,
-    };
-    for line in whole.split(|&b| b == b'\n') {
-        let line = line.trim_ascii();
-        if line.is_empty() {
-            continue;
-        }
-        lines += 1;
-        if !line.starts_with(b"{") {
-            continue;
-        }
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
-            continue;
-        };
-        objects += 1;
-        for (i, (_, is)) in recognizers.iter().enumerate() {
-            counts[i] += usize::from(is(&v));
-        }
-    }
-    // A JSONL format only for a file that is mostly JSON lines (a README or
-    // a Python file with one JSON line in it is neither), then the format
-    // that recognizes the most lines; a tie goes to the one listed first.
-    let best = (0..recognizers.len())
-        .filter(|&i| counts[i] > 0 && objects * 2 > lines)
-        .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)));
-    if let Some(i) = best {
-        return Some(recognizers[i].0);
-    }
-    if gemini::looks_like(bytes) {
-        return Some(Format::Gemini);
-    }
-    // YAML only for text that does not start as JSON: a JSON file is never
-    // ConnectOnion's, and a YAML parser on deeply nested JSON takes time
-    // that grows with the square of the depth.
-    let json_like = matches!(bytes.trim_ascii_start().first(), Some(b'{' | b'['));
-    if !json_like && connectonion::looks_like(bytes) {
-        return Some(Format::ConnectOnion);
-    }
-    messages::looks_like(bytes).then_some(Format::OpenAiMessages)
-}
-
-/// The start of a file, enough to tell its format by: 64 KB, or more up
-/// to 4 MB until a whole first line is in (a transcript's first line can
-/// hold a long tool result). Detection never reads a big file whole.
-fn head(path: &Path) -> Option<Vec<u8>> {
-    use std::io::Read;
-    // Regular files only, opened without blocking: a FIFO among an agent's
-    // files must not hang the import.
-    let (mut f, _) = crucible_core::store::safe_file::open_regular(path, u64::MAX).ok()?;
-    let mut out = Vec::new();
-    let mut limit = 64 * 1024;
-    loop {
-        let want = limit - out.len();
-        let got = (&mut f).take(want as u64).read_to_end(&mut out).ok()?;
-        if got < want || out.contains(&b'\n') || limit >= 4 * 1024 * 1024 {
-            return Some(out);
-        }
-        limit *= 4;
-    }
-}
-
 /// Reads a source file whole.
 fn read_source(path: &Path) -> Result<Vec<u8>, ImportError> {
     crucible_core::store::safe_file::read_regular(path, u64::MAX).map_err(|e| ImportError::Read {
@@ -555,26 +321,6 @@ fn import_any(path: &Path, format: Format) -> Result<Imported, ImportError> {
         Format::Gemini => gemini::import(path),
         Format::Copilot => copilot::import(path),
         Format::OpenCode => opencode::import(path),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_text_file_with_one_json_line_is_no_jsonl_format() {
-        // A README, a Python file: one line that happens to be a record of
-        // an agent's kind does not make the file that agent's.
-        let text = b"hello\nthis is prose\n{\"type\":\"turn.started\"}\nmore prose\n";
-        assert_eq!(detect_bytes(text), None);
-        // The same line among other records of the format is.
-        let jsonl =
-            b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n";
-        assert_eq!(detect_bytes(jsonl), Some(Format::Codex));
-        // A head cut inside its last line is judged by its whole lines.
-        let cut = b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.sta";
-        assert_eq!(detect_bytes(cut), Some(Format::Codex));
     }
 }
 

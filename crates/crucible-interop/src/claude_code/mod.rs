@@ -69,7 +69,7 @@ const OTHER_KINDS: [&str; 15] = [
 ];
 
 /// True for a line of a Claude Code transcript (detection counts them
-/// over the whole head of a file, see [`crate::detect`]): a message with
+/// over the whole head of a file, see [`crate::detect()`]): a message with
 /// Claude Code's envelope, one of its other line types, or a usage line
 /// without a type (what ccusage's fixtures hold).
 pub(crate) fn is_record(v: &Value) -> bool {

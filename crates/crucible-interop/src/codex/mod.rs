@@ -42,7 +42,7 @@ const EXEC_KINDS: [&str; 9] = [
 ];
 
 /// True for a line of a Codex rollout or exec stream (detection counts them
-/// over the whole head of a file, see [`crate::detect`]). A rollout line
+/// over the whole head of a file, see [`crate::detect()`]). A rollout line
 /// has a `payload`; an exec event has its kind's own field (`thread_id`,
 /// `item`, `usage`, `error`, `message`) or none (`turn.started`), and never
 /// a `payload`.

@@ -116,7 +116,7 @@ pub(crate) fn is_session_file(path: &Path, head: &[u8]) -> bool {
 /// True for a source named `<db>#<session id>` whose database is OpenCode's.
 pub(crate) fn is_db_session(path: &Path) -> bool {
     match source_of(path) {
-        Source::Db { db, .. } => crate::head(db).is_some_and(|h| is_db(db, &h)),
+        Source::Db { db, .. } => crate::detect::head(db).is_some_and(|h| is_db(db, &h)),
         Source::File(_) => false,
     }
 }
@@ -137,7 +137,7 @@ pub(crate) fn sources(path: &Path, nested: bool) -> Result<Vec<PathBuf>, ImportE
     if matches!(source_of(path), Source::Db { .. }) {
         return Ok(vec![path.to_owned()]);
     }
-    if crate::head(path).is_some_and(|h| h.starts_with(db::MAGIC)) {
+    if crate::detect::head(path).is_some_and(|h| h.starts_with(db::MAGIC)) {
         let db = db::Db::open(path)?;
         let ids = db.top_sessions()?;
         return Ok(ids
@@ -169,7 +169,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
             import_db(&db, path, id)
         }
         Source::File(file) => {
-            if crate::head(file).is_some_and(|h| h.starts_with(db::MAGIC)) {
+            if crate::detect::head(file).is_some_and(|h| h.starts_with(db::MAGIC)) {
                 return Err(ImportError::Unknown {
                     path: path.to_owned(),
                     expected: "one OpenCode session: <opencode.db>#<session id> \

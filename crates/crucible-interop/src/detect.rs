@@ -1,0 +1,128 @@
+//! Telling a source's format by its content: a folder by its files, a file
+//! by the whole shape of its head.
+
+use std::path::Path;
+
+use crate::{
+    Format, agent_dir, claude_code, codeloops, codex, connectonion, copilot, gemini, messages,
+    opencode,
+};
+
+/// The format of a file or folder, by its content.
+///
+/// A JSONL file is told by its whole shape: every complete line of its
+/// head (up to 4 MB) is offered to each JSONL format, and the format that
+/// recognizes the most lines wins. Agents put lines that are not messages
+/// first (snapshots, hook progress, summaries), and a file with a few
+/// unknown lines is still the format of the many known ones.
+pub fn detect(path: &Path) -> Option<Format> {
+    if path.is_dir() {
+        if opencode::is_storage(path) {
+            return Some(Format::OpenCode);
+        }
+        return agent_dir::looks_like(path).then_some(Format::AgentDir);
+    }
+    let bytes = head(path)?;
+    if opencode::is_db(path, &bytes) || opencode::is_session_file(path, &bytes) {
+        return Some(Format::OpenCode);
+    }
+    detect_bytes(&bytes)
+}
+
+/// Tells whether one JSON line is a record of a format.
+type IsRecord = fn(&serde_json::Value) -> bool;
+
+/// [`detect`] on the start of a file.
+pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
+    let recognizers: [(Format, IsRecord); 5] = [
+        (Format::Codeloops, codeloops::is_record),
+        (Format::Codex, codex::is_record),
+        (Format::ClaudeCode, claude_code::is_record),
+        (Format::Gemini, gemini::is_record),
+        (Format::Copilot, copilot::is_record),
+    ];
+    let mut counts = [0usize; 5];
+    let (mut lines, mut objects) = (0usize, 0usize);
+    // The head may end inside a line: that one is not judged.
+    let whole = match bytes.iter().rposition(|&b| b == b'\n') {
+        Some(i) if i + 1 < bytes.len() => &bytes[..=i],
+        _ => bytes,
+    };
+    for line in whole.split(|&b| b == b'\n') {
+        let line = line.trim_ascii();
+        if line.is_empty() {
+            continue;
+        }
+        lines += 1;
+        if !line.starts_with(b"{") {
+            continue;
+        }
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        objects += 1;
+        for (i, (_, is)) in recognizers.iter().enumerate() {
+            counts[i] += usize::from(is(&v));
+        }
+    }
+    // A JSONL format only for a file that is mostly JSON lines (a README or
+    // a Python file with one JSON line in it is neither), then the format
+    // that recognizes the most lines; a tie goes to the one listed first.
+    let best = (0..recognizers.len())
+        .filter(|&i| counts[i] > 0 && objects * 2 > lines)
+        .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)));
+    if let Some(i) = best {
+        return Some(recognizers[i].0);
+    }
+    if gemini::looks_like(bytes) {
+        return Some(Format::Gemini);
+    }
+    // YAML only for text that does not start as JSON: a JSON file is never
+    // ConnectOnion's, and a YAML parser on deeply nested JSON takes time
+    // that grows with the square of the depth.
+    let json_like = matches!(bytes.trim_ascii_start().first(), Some(b'{' | b'['));
+    if !json_like && connectonion::looks_like(bytes) {
+        return Some(Format::ConnectOnion);
+    }
+    messages::looks_like(bytes).then_some(Format::OpenAiMessages)
+}
+
+/// The start of a file, enough to tell its format by: 64 KB, or more up
+/// to 4 MB until a whole first line is in (a transcript's first line can
+/// hold a long tool result). Detection never reads a big file whole.
+pub(crate) fn head(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    // Regular files only, opened without blocking: a FIFO among an agent's
+    // files must not hang the import.
+    let (mut f, _) = crucible_core::store::safe_file::open_regular(path, u64::MAX).ok()?;
+    let mut out = Vec::new();
+    let mut limit = 64 * 1024;
+    loop {
+        let want = limit - out.len();
+        let got = (&mut f).take(want as u64).read_to_end(&mut out).ok()?;
+        if got < want || out.contains(&b'\n') || limit >= 4 * 1024 * 1024 {
+            return Some(out);
+        }
+        limit *= 4;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_file_with_one_json_line_is_no_jsonl_format() {
+        // A README, a Python file: one line that happens to be a record of
+        // an agent's kind does not make the file that agent's.
+        let text = b"hello\nthis is prose\n{\"type\":\"turn.started\"}\nmore prose\n";
+        assert_eq!(detect_bytes(text), None);
+        // The same line among other records of the format is.
+        let jsonl =
+            b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n";
+        assert_eq!(detect_bytes(jsonl), Some(Format::Codex));
+        // A head cut inside its last line is judged by its whole lines.
+        let cut = b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.sta";
+        assert_eq!(detect_bytes(cut), Some(Format::Codex));
+    }
+}
