@@ -544,32 +544,8 @@ fn codeloops_files_come_back_line_for_line() {
     files.sort();
     assert!(files.len() >= 3);
     for src in files {
-        let imp = import(&src, Format::Codeloops).unwrap();
-        let mismatches = imp.data.check(&stored(&imp));
-        assert!(mismatches.is_empty(), "{mismatches:?}");
-        let Exported::File(bytes) = export(&stored(&imp), &imp.data, Format::Codeloops).unwrap()
-        else {
-            panic!("codeloops is one file")
-        };
-        // export(import(f)) = f, up to key order and whitespace.
-        assert_eq!(
-            json_lines(&bytes),
-            json_lines(&std::fs::read(&src).unwrap()),
-            "{}",
-            src.display()
-        );
-        // import(export(s)) = s: the session and its sidecar.
-        let tmp = tempfile::tempdir().unwrap();
-        let again_path = tmp.path().join("again.jsonl");
-        std::fs::write(&again_path, &bytes).unwrap();
-        let again = import(&again_path, Format::Codeloops).unwrap();
-        assert_eq!(
-            crucible_parser::write_session(&again.log),
-            crucible_parser::write_session(&imp.log),
-            "{}",
-            src.display()
-        );
-        assert_eq!(again.data, imp.data, "{}", src.display());
+        // Up to key order and whitespace.
+        assert_exact_round_trip(&src, Format::Codeloops, "jsonl", json_lines);
     }
 }
 
@@ -589,32 +565,8 @@ fn connectonion_session_files_come_back_key_for_key() {
         fixtures().join("foreign/connectonion/.co/sessions/gmail_agent.yaml"),
     ];
     for src in files {
-        let imp = import(&src, Format::ConnectOnion).unwrap();
-        let mismatches = imp.data.check(&stored(&imp));
-        assert!(mismatches.is_empty(), "{mismatches:?}");
-        let Exported::File(bytes) = export(&stored(&imp), &imp.data, Format::ConnectOnion).unwrap()
-        else {
-            panic!("connectonion is one file")
-        };
-        // export(import(f)) = f, up to key order, comments and layout.
-        assert_eq!(
-            yaml_value(&bytes),
-            yaml_value(&std::fs::read(&src).unwrap()),
-            "{}",
-            src.display()
-        );
-        // import(export(s)) = s.
-        let tmp = tempfile::tempdir().unwrap();
-        let again_path = tmp.path().join("again.yaml");
-        std::fs::write(&again_path, &bytes).unwrap();
-        let again = import(&again_path, Format::ConnectOnion).unwrap();
-        assert_eq!(
-            crucible_parser::write_session(&again.log),
-            crucible_parser::write_session(&imp.log),
-            "{}",
-            src.display()
-        );
-        assert_eq!(again.data, imp.data, "{}", src.display());
+        // Up to key order, comments and layout.
+        assert_exact_round_trip(&src, Format::ConnectOnion, "yaml", yaml_value);
     }
 }
 
@@ -715,4 +667,37 @@ fn agent_folders_come_back_file_for_file() {
         todos(&file("todos.json")),
         todos(&std::fs::read(src.join("todos.json")).unwrap())
     );
+}
+
+/// `export(import(f)) = f` as `normal` sees the bytes, and
+/// `import(export(s)) = s`: the session and its sidecar.
+fn assert_exact_round_trip<T: PartialEq + std::fmt::Debug>(
+    src: &Path,
+    format: Format,
+    ext: &str,
+    normal: impl Fn(&[u8]) -> T,
+) {
+    let imp = import(src, format).unwrap();
+    let mismatches = imp.data.check(&stored(&imp));
+    assert!(mismatches.is_empty(), "{mismatches:?}");
+    let Exported::File(bytes) = export(&stored(&imp), &imp.data, format).unwrap() else {
+        panic!("{format:?} is one file")
+    };
+    assert_eq!(
+        normal(&bytes),
+        normal(&std::fs::read(src).unwrap()),
+        "{}",
+        src.display()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let again_path = tmp.path().join(format!("again.{ext}"));
+    std::fs::write(&again_path, &bytes).unwrap();
+    let again = import(&again_path, format).unwrap();
+    assert_eq!(
+        crucible_parser::write_session(&again.log),
+        crucible_parser::write_session(&imp.log),
+        "{}",
+        src.display()
+    );
+    assert_eq!(again.data, imp.data, "{}", src.display());
 }
