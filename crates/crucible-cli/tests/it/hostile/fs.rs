@@ -304,7 +304,9 @@ fn a_name_that_is_not_utf8_is_reported_not_dropped() {
 #[test]
 fn an_unreadable_folder_is_skipped_with_a_warning() {
     use std::os::unix::fs::PermissionsExt;
-    let setpriv = Path::new("/usr/bin/setpriv");
+    let Some(other) = OtherUser::here() else {
+        return;
+    };
     let kiln = TestKiln::with_fixtures();
     let locked = kiln.sessions().join("locked");
     std::fs::create_dir(&locked).unwrap();
@@ -313,37 +315,10 @@ fn an_unreadable_folder_is_skipped_with_a_warning() {
         locked.join("a.md"),
     )
     .unwrap();
-    let is_root = std::fs::metadata("/proc/self")
-        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
-        .unwrap_or(false);
-    if is_root && !other_user_can_run_cru(setpriv) {
-        eprintln!("warning: cannot run cru as another user here; unreadable-folder test skipped");
-        return;
-    }
     // Everything readable and writable by all, but the locked folder.
-    let everyone = |p: &Path, mode| {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
-    };
-    for entry in walk_all(kiln.root.path()) {
-        everyone(&entry, if entry.is_dir() { 0o777 } else { 0o666 });
-    }
-    everyone(&locked, 0o700);
-    let cru = assert_cmd::cargo::cargo_bin("cru");
-    let mut cmd = if is_root {
-        let mut c = std::process::Command::new(setpriv);
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(&cru);
-        c
-    } else {
-        std::process::Command::new(&cru)
-    };
-    let out = cmd
-        .args(["--dir"])
-        .arg(kiln.sessions())
-        .args(["session", "list"])
-        .env("HOME", kiln.root.path())
-        .output()
-        .unwrap();
+    open_to_everyone(&kiln);
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let out = other.run(&kiln, &["session", "list"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -351,16 +326,74 @@ fn an_unreadable_folder_is_skipped_with_a_warning() {
     assert!(stderr.contains("could not be read"), "{stderr}");
 }
 
-/// Whether user `nobody` can run the test binary (`setpriv` exists, and no
-/// folder on the way to the binary is closed to others).
-fn other_user_can_run_cru(setpriv: &Path) -> bool {
-    setpriv.exists()
-        && std::process::Command::new(setpriv)
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(assert_cmd::cargo::cargo_bin("cru"))
-            .arg("--version")
+/// `cru` run as another user (`nobody`): root reads every folder whatever
+/// its mode, and tests run as root here, so an unreadable folder needs
+/// another user. Run as that user when the tests run as root, else as the
+/// tests' own user.
+struct OtherUser {
+    setpriv: Option<&'static Path>,
+}
+
+impl OtherUser {
+    /// `None` (with a warning) when tests run as root and `nobody` cannot
+    /// run the test binary (no `setpriv`, or a folder on the way to the
+    /// binary closed to others).
+    fn here() -> Option<Self> {
+        let setpriv = Path::new("/usr/bin/setpriv");
+        let is_root = std::fs::metadata("/proc/self")
+            .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+            .unwrap_or(false);
+        if !is_root {
+            return Some(Self { setpriv: None });
+        }
+        let other = Self {
+            setpriv: Some(setpriv),
+        };
+        let runs = setpriv.exists()
+            && other
+                .command()
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success());
+        if !runs {
+            eprintln!("warning: cannot run cru as another user here; test skipped");
+            return None;
+        }
+        Some(other)
+    }
+
+    fn command(&self) -> std::process::Command {
+        let cru = assert_cmd::cargo::cargo_bin("cru");
+        match self.setpriv {
+            Some(setpriv) => {
+                let mut c = std::process::Command::new(setpriv);
+                c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                    .arg(cru);
+                c
+            }
+            None => std::process::Command::new(cru),
+        }
+    }
+
+    /// `cru --dir <the kiln's sessions> <args>`, as that user.
+    fn run(&self, kiln: &TestKiln, args: &[&str]) -> std::process::Output {
+        self.command()
+            .arg("--dir")
+            .arg(kiln.sessions())
+            .args(args)
+            .env("HOME", kiln.root.path())
             .output()
-            .is_ok_and(|o| o.status.success())
+            .unwrap()
+    }
+}
+
+/// Every file and folder of the kiln readable and writable by all.
+fn open_to_everyone(kiln: &TestKiln) {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in walk_all(kiln.root.path()) {
+        let mode = if entry.is_dir() { 0o777 } else { 0o666 };
+        std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
 }
 
 fn walk_all(root: &Path) -> Vec<std::path::PathBuf> {
@@ -731,14 +764,9 @@ fn a_row_twice_in_an_edited_delta_is_corrupt_not_counted_twice() {
 #[test]
 fn a_folder_that_becomes_unreadable_is_reported_not_dropped_silently() {
     use std::os::unix::fs::PermissionsExt;
-    let setpriv = Path::new("/usr/bin/setpriv");
-    let is_root = std::fs::metadata("/proc/self")
-        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
-        .unwrap_or(false);
-    if is_root && !other_user_can_run_cru(setpriv) {
-        eprintln!("warning: cannot run cru as another user here; test skipped");
+    let Some(other) = OtherUser::here() else {
         return;
-    }
+    };
     let kiln = TestKiln::with_fixtures();
     let locked = kiln.sessions().join("locked");
     std::fs::create_dir(&locked).unwrap();
@@ -747,27 +775,9 @@ fn a_folder_that_becomes_unreadable_is_reported_not_dropped_silently() {
         locked.join("x.md"),
     )
     .unwrap();
-    for entry in walk_all(kiln.root.path()) {
-        let mode = if entry.is_dir() { 0o777 } else { 0o666 };
-        std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(mode)).unwrap();
-    }
-    let cru = assert_cmd::cargo::cargo_bin("cru");
+    open_to_everyone(&kiln);
     let as_other = |args: &[&str]| {
-        let mut c = if is_root {
-            let mut c = std::process::Command::new(setpriv);
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-                .arg(&cru);
-            c
-        } else {
-            std::process::Command::new(&cru)
-        };
-        let out = c
-            .arg("--dir")
-            .arg(kiln.sessions())
-            .args(args)
-            .env("HOME", kiln.root.path())
-            .output()
-            .unwrap();
+        let out = other.run(&kiln, args);
         (
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
