@@ -353,7 +353,7 @@ _cru() {
 
     case "${cmd}" in
         cru)
-            opts="-v -h -V --verbose --dir --help --version session workflow completions help"
+            opts="-v -h -V --verbose --dir --strict --help --version session workflow completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -371,7 +371,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__completions)
-            opts="-v -h -V --verbose --dir --help --version bash elvish fish powershell zsh"
+            opts="-v -h -V --verbose --dir --strict --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -865,7 +865,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session)
-            opts="-v -h -V --verbose --dir --help --version start log pause resume codify learn import export eval replay end list stats index show validate help"
+            opts="-v -h -V --verbose --dir --strict --help --version start log pause resume codify learn import export eval replay end list stats index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -883,7 +883,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__codify)
-            opts="-o -v -h -V --output --force --refine --agent-cmd --interactive --format --no-redact --verbose --dir --help --version"
+            opts="-o -v -h -V --output --force --refine --agent-cmd --interactive --format --no-redact --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -917,7 +917,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__end)
-            opts="-v -h -V --status --summary --verbose --dir --help --version"
+            opts="-v -h -V --status --summary --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -943,7 +943,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__eval)
-            opts="-v -h -V --all --judge --judge-cmd --replay --agent-cmd --system-prompt --model --no-record --format --verbose --dir --help --version"
+            opts="-v -h -V --all --judge --judge-cmd --replay --agent-cmd --system-prompt --model --no-record --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -981,7 +981,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__export)
-            opts="-o -v -h -V --to --output --force --redact --verbose --dir --help --version"
+            opts="-o -v -h -V --to --output --force --redact --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1389,7 +1389,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__import)
-            opts="-v -h -V --from --force --strict --verbose --dir --help --version"
+            opts="-v -h -V --from --force --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1411,7 +1411,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__index)
-            opts="-v -h -V --rebuild --check --verbose --dir --help --version"
+            opts="-v -h -V --rebuild --check --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1429,7 +1429,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__learn)
-            opts="-o -v -h -V --all --status --agent --channel --model --since --until --type --export --schema --output --no-redact --verbose --dir --help --version"
+            opts="-o -v -h -V --all --status --agent --channel --model --since --until --type --export --schema --output --no-redact --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1491,7 +1491,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__list)
-            opts="-v -h -V --status --agent --channel --model --since --until --limit --format --verbose --dir --help --version"
+            opts="-v -h -V --status --agent --channel --model --since --until --limit --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1541,7 +1541,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log)
-            opts="-v -h -V --session --reopen --verbose --dir --help --version phase tool decision error user reply subagent tasks tokens help"
+            opts="-v -h -V --session --reopen --verbose --dir --strict --help --version phase tool decision error user reply subagent tasks tokens help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1563,7 +1563,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__decision)
-            opts="-v -h -V --session --reopen --verbose --dir --help --version"
+            opts="-v -h -V --session --reopen --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1585,7 +1585,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__error)
-            opts="-v -h -V --resolution --session --reopen --verbose --dir --help --version"
+            opts="-v -h -V --resolution --session --reopen --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1765,7 +1765,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__phase)
-            opts="-v -h -V --agent --channel --nested --session --reopen --verbose --dir --help --version"
+            opts="-v -h -V --agent --channel --nested --session --reopen --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1795,7 +1795,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__reply)
-            opts="-v -h -V --agent --session --reopen --verbose --dir --help --version"
+            opts="-v -h -V --agent --session --reopen --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1821,7 +1821,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__subagent)
-            opts="-v -h -V --agent --model --mode --task --content --summary --format --session --reopen --verbose --dir --help --version"
+            opts="-v -h -V --agent --model --mode --task --content --summary --format --session --reopen --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1871,7 +1871,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__tasks)
-            opts="-v -h -V --session --reopen --verbose --dir --help --version"
+            opts="-v -h -V --session --reopen --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1893,7 +1893,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__tokens)
-            opts="-v -h -V --session --reopen --verbose --dir --help --version"
+            opts="-v -h -V --session --reopen --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1915,7 +1915,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__tool)
-            opts="-v -h -V --result --failed --exit-code --session --reopen --verbose --dir --help --version"
+            opts="-v -h -V --result --failed --exit-code --session --reopen --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1945,7 +1945,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__user)
-            opts="-v -h -V --interpretation --session --reopen --verbose --dir --help --version"
+            opts="-v -h -V --interpretation --session --reopen --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1971,7 +1971,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__pause)
-            opts="-v -h -V --at --idle --verbose --dir --help --version"
+            opts="-v -h -V --at --idle --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1993,7 +1993,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__replay)
-            opts="-v -h -V --phase --agent-cmd --system-prompt --model --eval --format --verbose --dir --help --version"
+            opts="-v -h -V --phase --agent-cmd --system-prompt --model --eval --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2031,7 +2031,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__resume)
-            opts="-v -h -V --format --max-tokens --agent-cmd --once --verbose --dir --help --version"
+            opts="-v -h -V --format --max-tokens --agent-cmd --once --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2061,7 +2061,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__show)
-            opts="-v -h -V --format --full --verbose --dir --help --version"
+            opts="-v -h -V --format --full --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2083,7 +2083,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__start)
-            opts="-v -h -V --title --channel --agent --model --format --verbose --dir --help --version"
+            opts="-v -h -V --title --channel --agent --model --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2121,7 +2121,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__stats)
-            opts="-v -h -V --group-by --status --agent --channel --model --since --until --format --verbose --dir --help --version"
+            opts="-v -h -V --group-by --status --agent --channel --model --since --until --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2171,7 +2171,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__validate)
-            opts="-v -h -V --format --verbose --dir --help --version"
+            opts="-v -h -V --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2193,7 +2193,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__workflow)
-            opts="-v -h -V --verbose --dir --help --version validate show refine edit help"
+            opts="-v -h -V --verbose --dir --strict --help --version validate show refine edit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2211,7 +2211,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__workflow__subcmd__edit)
-            opts="-v -h -V --verbose --dir --help --version"
+            opts="-v -h -V --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2313,7 +2313,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__workflow__subcmd__refine)
-            opts="-o -v -h -V --output --agent-cmd --verbose --dir --help --version"
+            opts="-o -v -h -V --output --agent-cmd --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2343,7 +2343,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__workflow__subcmd__show)
-            opts="-v -h -V --format --verbose --dir --help --version"
+            opts="-v -h -V --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2365,7 +2365,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__workflow__subcmd__validate)
-            opts="-v -h -V --format --verbose --dir --help --version"
+            opts="-v -h -V --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

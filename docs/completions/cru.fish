@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_cru_global_optspecs
-    string join \n v/verbose dir= h/help V/version
+    string join \n v/verbose dir= strict h/help V/version
 end
 
 function __fish_cru_needs_command
@@ -26,6 +26,7 @@ end
 
 complete -c cru -n "__fish_cru_needs_command" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_needs_command" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_needs_command" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_needs_command" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_needs_command" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_needs_command" -f -a "session" -d 'Work with sessions: record, resume, codify, list, stats, show, validate'
@@ -34,6 +35,7 @@ complete -c cru -n "__fish_cru_needs_command" -f -a "completions" -d 'Print a sh
 complete -c cru -n "__fish_cru_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import export eval replay end list stats index show validate help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import export eval replay end list stats index show validate help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import export eval replay end list stats index show validate help" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import export eval replay end list stats index show validate help" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import export eval replay end list stats index show validate help" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import export eval replay end list stats index show validate help" -f -a "start" -d 'Start recording a new session; prints its id'
@@ -61,12 +63,14 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 json\t'`{"id": ..., "path": ...}`'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -l session -d 'The session to log to (an id, a unique prefix, or a path)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -l reopen -d 'Log to a session that already ended, making it active again'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "phase" -d 'Start a phase: `## NAME @agent #channel`'
@@ -83,6 +87,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l idle -d 'Instead: pause every active session idle for longer than [session] idle_timeout, and print their ids'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l format -d 'Print the resume context this way and change nothing' -r -f -a "text\t'For people: what was done, decisions, open tasks, last error, where it stops'
@@ -94,6 +99,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l once -d 'Stop after the agent\'s first reply, leaving the session active (what happens anyway when stdin is not a terminal)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s o -l output -d 'Write the workflow to this file instead of stdout' -r -F
@@ -107,6 +113,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l interactive -d 'Review it in $VISUAL/$EDITOR before saving: reopened with the errors on top until it validates'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l no-redact -d 'Keep secrets (API keys, tokens, passwords) as they are. Redaction is on by default: a workflow is written to be shared'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l status -d 'Only sessions with this status' -r
@@ -129,6 +136,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l all -d 'Every session matching the filters'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l no-redact -d 'Keep secrets (API keys, tokens, passwords) as they are. Redaction is on by default'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l from -d 'The source format; `auto` tells by content' -r -f -a "auto\t''
@@ -143,8 +151,8 @@ copilot\t'GitHub Copilot CLI event logs (`~/.copilot/session-state/<id>/events.j
 opencode\t'OpenCode\'s session database (`~/.local/share/opencode/opencode.db`, one source per session) or older `storage/` folder'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l force -d 'Update sessions that were changed in cru since their import'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l strict -d 'Refuse a source any of whose records or lines is skipped (a record type cru does not know, a line that is not JSON, a damaged part): it is not imported, and the command fails'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l to -d 'The format to write' -r -f -a "connectonion\t'ConnectOnion `.co/sessions/<agent>.yaml` (seed 000 layout)'
@@ -158,6 +166,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l force -d 'Replace a file or folder that exists'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l redact -d 'Replace secrets (API keys, tokens, passwords) with `[REDACTED:<kind>]`. Off by default: export is a format conversion of your own data; turn it on for anything you share'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l judge-cmd -d 'The judge: a command run with `sh -c` that reads the question on stdin and prints `PASS: <reason>` or `FAIL: <reason>`' -r
@@ -172,6 +181,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l replay -d 'Run every phase that has expectations again with the agent, and check the new runs (a regression run after changing a prompt)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l no-record -d 'Do not record the outcomes in the sessions'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -l phase -d 'The phase to run again: `3` or `phase-3`' -r
@@ -183,6 +193,7 @@ json\t'The new session, the differences and the evaluation as JSON'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -l eval -d 'Apply the phase\'s [!expect] to the new run'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from replay" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l status -d 'How it ended' -r -f -a "completed\t''
@@ -190,6 +201,7 @@ failed\t''"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l summary -d 'What was done. A subagent\'s summary goes to its parent\'s callout; a top-level session gets a `## Summary` section' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l status -d 'Only sessions with this status' -r
@@ -204,6 +216,7 @@ json\t''
 toon\t'TOON, the index\'s own format'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l group-by -d 'What to group sessions by' -r -f -a "agent\t'Each agent by name (participants and phase agents); a session counts for each'
@@ -223,12 +236,14 @@ json\t''
 toon\t'TOON, the index\'s own format'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l rebuild -d 'Read every session again, ignoring the index on disk'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l check -d 'List the session files that could not be read; exit 1 if there are any'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l format -d 'How to print it' -r -f -a "text\t'For people: a header, then phases with callouts set apart (colour on a terminal)'
@@ -237,12 +252,14 @@ json\t'The parsed session as JSON'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l full -d 'Each tool call with its full arguments and result (from the session\'s sidecar, `.<file>.data.jsonl`, where an import kept them); with `--format json`, the sidecar\'s records as `data`'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from validate" -l format -d 'How to print the problems' -r -f -a "text\t'`file:line: error: message`, one per line'
 json\t'One JSON object per file: path, valid, errors, warnings'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from validate" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from validate" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from validate" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from validate" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start recording a new session; prints its id'
@@ -264,6 +281,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_subcommand_from validate show refine edit help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_subcommand_from validate show refine edit help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_subcommand_from validate show refine edit help" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_subcommand_from validate show refine edit help" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_subcommand_from validate show refine edit help" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_subcommand_from validate show refine edit help" -f -a "validate" -d 'Check workflow files: `file:line:col: message` per problem; exit 1 on errors'
@@ -275,6 +293,7 @@ complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcom
 json\t'One JSON object per file: path, valid, problems'"
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -l format -r -f -a "text\t'Steps in run order with agents, channels, inputs, outputs and run totals'
@@ -282,16 +301,19 @@ json\t'The workflow, its graph, run totals and problems'
 mermaid\t'A Mermaid flowchart (GitHub and Obsidian draw it)'"
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -s o -l output -d 'Where to write the result (default: the file itself, in place)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -l agent-cmd -d 'The agent: a command run with `sh -c`, as `cru session resume` takes it' -r
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from edit" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from edit" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from edit" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from edit" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from help" -f -a "validate" -d 'Check workflow files: `file:line:col: message` per problem; exit 1 on errors'
@@ -301,6 +323,7 @@ complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcom
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand completions" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand completions" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand completions" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow completions help" -f -a "session" -d 'Work with sessions: record, resume, codify, list, stats, show, validate'

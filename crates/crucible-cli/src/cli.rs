@@ -28,6 +28,11 @@ pub struct GlobalArgs {
     /// The sessions directory (overrides $CRU_SESSIONS_DIR and the config).
     #[arg(long, global = true, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Fail (exit 1) when whole input files are skipped, instead of going
+    /// on with a warning and exit 3. `import --strict` also refuses a source
+    /// any of whose records is skipped.
+    #[arg(long, global = true)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Subcommand)]

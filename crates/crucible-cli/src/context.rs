@@ -16,6 +16,8 @@ use crate::error::CliError;
 pub struct Context {
     pub config: Config,
     pub store: SessionStore<MarkdownCodec>,
+    /// `--strict`: commands that would skip part of their input refuse it.
+    pub strict: bool,
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {
@@ -79,7 +81,11 @@ impl Context {
         let store = SessionStore::new(dir, MarkdownCodec)
             .with_max_file_bytes(config.session.max_file_bytes)
             .with_observer(observer);
-        Ok(Self { config, store })
+        Ok(Self {
+            config,
+            store,
+            strict: global.strict,
+        })
     }
 }
 

@@ -1,4 +1,17 @@
 //! Exit codes and how errors reach the terminal.
+//!
+//! One rule for every command (docs/cli.md, "Exit codes"):
+//!
+//! | code | meaning |
+//! |---|---|
+//! | 0 | done |
+//! | 1 | failed: an error, or what the command checked is not all right |
+//! | 2 | wrong usage: bad flags or arguments, or a choice the command could not ask for |
+//! | 3 | done, but whole input files were skipped (each named in a warning) |
+//!
+//! A bad line inside a file is a warning, not a skip. `--strict` turns 3
+//! into 1. Hook commands that agents call (`cru session log`) are the one
+//! exception: they always exit 0, so that a hook never stops an agent.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -16,16 +29,50 @@ pub enum Outcome {
     /// The command needed a choice it could not ask for (no terminal): it
     /// printed the choices instead.
     ChoiceNeeded,
+    /// The command did its work, but whole input files were skipped (each
+    /// named in a warning on stderr).
+    Skipped,
 }
 
 impl Outcome {
-    pub fn exit_code(self) -> ExitCode {
-        match self {
-            Self::Success => ExitCode::SUCCESS,
-            Self::Failure => ExitCode::from(1),
-            Self::ChoiceNeeded => ExitCode::from(2),
+    /// How a batch over input files went: `Skipped` when some were
+    /// skipped, `Failure` when every one was (nothing was done).
+    pub fn from_files(done_files: usize, skipped_files: usize) -> Self {
+        match (done_files, skipped_files) {
+            (_, 0) => Self::Success,
+            (0, _) => Self::Failure,
+            _ => Self::Skipped,
         }
     }
+
+    /// The process exit code; `strict` makes a skipped file a failure.
+    pub fn exit_code(self, strict: bool) -> ExitCode {
+        match self {
+            Self::Success => ExitCode::SUCCESS,
+            Self::Failure => ExitCode::from(EXIT_FAILURE),
+            Self::ChoiceNeeded => ExitCode::from(EXIT_USAGE),
+            Self::Skipped if strict => ExitCode::from(EXIT_FAILURE),
+            Self::Skipped => ExitCode::from(EXIT_SKIPPED),
+        }
+    }
+}
+
+/// Failed: an error, or what the command checked is not all right.
+pub const EXIT_FAILURE: u8 = 1;
+/// Wrong usage (clap uses 2 for its own errors too).
+pub const EXIT_USAGE: u8 = 2;
+/// Done, but whole input files were skipped.
+pub const EXIT_SKIPPED: u8 = 3;
+
+/// What kind of error a [`CliError`] is, for its exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ErrorKind {
+    /// Something went wrong (exit 1).
+    #[default]
+    Failed,
+    /// The command was asked for something it cannot do as asked: an
+    /// ambiguous name, flags that do not go together (exit 2).
+    Usage,
 }
 
 /// An error with an optional hint on what to do about it.
@@ -34,6 +81,7 @@ impl Outcome {
 pub struct CliError {
     pub message: String,
     pub hint: Option<String>,
+    pub kind: ErrorKind,
 }
 
 impl CliError {
@@ -41,6 +89,15 @@ impl CliError {
         Self {
             message: message.into(),
             hint: None,
+            kind: ErrorKind::Failed,
+        }
+    }
+
+    /// A wrong-usage error (exit 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self {
+            kind: ErrorKind::Usage,
+            ..Self::new(message)
         }
     }
 
@@ -66,9 +123,14 @@ impl From<StoreError> for CliError {
             }
             _ => None,
         };
+        let kind = match &e {
+            StoreError::Ambiguous { .. } | StoreError::IsADirectory { .. } => ErrorKind::Usage,
+            _ => ErrorKind::Failed,
+        };
         Self {
             message: e.to_string(),
             hint: hint.map(str::to_owned),
+            kind,
         }
     }
 }
@@ -112,10 +174,14 @@ pub fn report(e: &anyhow::Error) -> ExitCode {
     for cause in e.chain().skip(1) {
         let _ = writeln!(err, "  caused by: {cause}");
     }
-    if let Some(hint) = e.downcast_ref::<CliError>().and_then(|c| c.hint.as_ref()) {
+    let cli_error = e.downcast_ref::<CliError>();
+    if let Some(hint) = cli_error.and_then(|c| c.hint.as_ref()) {
         let _ = writeln!(err, "{cyan}hint{cyan:#}: {hint}");
     }
-    ExitCode::from(1)
+    match cli_error.map(|c| c.kind) {
+        Some(ErrorKind::Usage) => ExitCode::from(EXIT_USAGE),
+        _ => ExitCode::from(EXIT_FAILURE),
+    }
 }
 
 /// Logs go to stderr; `-v` raises the level, `CRU_LOG` sets a filter.

@@ -30,8 +30,9 @@ pub fn command() -> clap::Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     error::init_tracing(cli.global.verbose);
+    let strict = cli.global.strict;
     match commands::run(cli) {
-        Ok(outcome) => outcome.exit_code(),
+        Ok(outcome) => outcome.exit_code(strict),
         Err(e) => error::report(&e),
     }
 }

@@ -223,11 +223,7 @@ fn output_file_filters_and_skipped_files() {
         "--output",
         file.to_str().unwrap(),
     ]);
-    assert_eq!(
-        out.code, 1,
-        "a skipped file is a non-zero exit: {}",
-        out.stderr
-    );
+    assert_eq!(out.code, 3, "a skipped file is exit 3: {}", out.stderr);
     assert_eq!(out.stdout, "");
     assert!(
         out.stderr.contains("1 invalid files skipped"),

@@ -148,7 +148,7 @@ fn missing_and_ambiguous_sessions_are_errors_with_hints() {
     hint: pass a path to the file, or --dir for another sessions directory
     "#);
     let out = kiln.run(&["session", "show", "2025-12-1"]);
-    assert_eq!(out.code, 1);
+    assert_eq!(out.code, 2, "an ambiguous name is wrong usage");
     insta::assert_snapshot!(out.stderr, @"
     error: `2025-12-1` matches 7 sessions: 2025-12-10-fix-flaky-test, 2025-12-10-investigate-ci, 2025-12-11-refactor-store, 2025-12-11-write-tests, 2025-12-12-long-migration, 2025-12-12-start-docs, 2025-12-13-config-loader
     hint: type more of the id
@@ -157,7 +157,10 @@ fn missing_and_ambiguous_sessions_are_errors_with_hints() {
     assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.stderr, @"error: no/such/session.md: no such file");
     let out = kiln.run(&["session", "show", ".crucible/sessions"]);
-    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.code, 2,
+        "a folder where a file is asked for is wrong usage"
+    );
     insta::assert_snapshot!(out.stderr, @r"
     error: .crucible/sessions: a directory, not a session file
     hint: name one session file; `cru session validate` takes directories

@@ -24,11 +24,6 @@ pub struct ImportArgs {
     /// Update sessions that were changed in cru since their import.
     #[arg(long)]
     pub force: bool,
-    /// Refuse a source any of whose records or lines is skipped (a record
-    /// type cru does not know, a line that is not JSON, a damaged part):
-    /// it is not imported, and the command fails.
-    #[arg(long)]
-    pub strict: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -148,7 +143,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
                     let records = imp.all_records();
                     bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
                     let damaged = records.skipped_count() > 0 || imp.has_warnings();
-                    if args.strict && damaged {
+                    if ctx.strict && damaged {
                         bar.suspend(|| {
                             eprintln!(
                                 "error: {}: not imported (--strict): records were skipped or damaged",
@@ -179,11 +174,10 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         "{} created, {} updated, {} unchanged, {} skipped",
         t.created, t.updated, t.unchanged, t.skipped
     );
-    Ok(if t.skipped > 0 {
-        Outcome::Failure
-    } else {
-        Outcome::Success
-    })
+    Ok(Outcome::from_files(
+        t.created + t.updated + t.unchanged,
+        t.skipped,
+    ))
 }
 
 /// The sessions of the directory that came from an import: by source

@@ -167,11 +167,7 @@ pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
         summary.push_str(&format!("; written to {}", p.display()));
     }
     eprintln!("{summary}");
-    Ok(if skipped > 0 {
-        Outcome::Failure
-    } else {
-        Outcome::Success
-    })
+    Ok(Outcome::from_files(sources.len() - bad, skipped))
 }
 
 /// The files to read, oldest session first, and how many matching files

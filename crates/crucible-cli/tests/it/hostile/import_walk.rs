@@ -55,7 +55,7 @@ fn special_files_and_links_in_an_import_folder_are_named_and_skipped() {
             out.stderr
         );
     }
-    assert_eq!(out.code, 1, "skipped entries make the run a partial one");
+    assert_eq!(out.code, 3, "skipped entries make the run a partial one");
     assert!(out.stderr.contains("4 skipped"), "{}", out.stderr);
 }
 
