@@ -6,9 +6,9 @@ use crucible_core::workflow::{
     EXECUTION_FIELDS, ExecutionBlock, ExecutionRow, Flow, Port, Step, StepMarker, Workflow,
     WorkflowGraph, loose_name, phase_key,
 };
-use crucible_core::{Block, CalloutKind, Phase, SessionLog, SessionStatus};
+use crucible_core::{Block, CalloutKind, Phase, PhaseId, SessionData, SessionLog, SessionStatus};
 
-use crate::dataflow::{Access, accesses, tool_kind};
+use crate::dataflow::{Access, FileAccess, accesses, accesses_of_arguments, tool_kind};
 
 /// Why nothing could be codified.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -19,19 +19,44 @@ pub enum CodifyError {
     NoPhases(String),
 }
 
-/// The custom field codify adds to the standard execution fields.
+/// The custom fields codify adds to the standard execution fields: the
+/// session a row comes from, and its phases (more than one when the session
+/// was resumed: the resumed run continues the step).
 const SESSION_FIELD: &str = "session";
+const PHASES_FIELD: &str = "phases";
+const CUSTOM_FIELDS: [&str; 2] = [SESSION_FIELD, PHASES_FIELD];
 
-/// One workflow from `sessions` (oldest first as given): the first gives
+/// A session to codify, with its sidecar when it has one (the full
+/// arguments of its tool calls, which the markdown may have cut short).
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    pub log: &'a SessionLog,
+    pub data: Option<&'a SessionData>,
+}
+
+impl<'a> Source<'a> {
+    pub fn new(log: &'a SessionLog) -> Self {
+        Self { log, data: None }
+    }
+}
+
+/// One workflow from `sessions` (oldest first as given); see [`codify_sources`].
+pub fn codify(sessions: &[&SessionLog]) -> Result<Workflow, CodifyError> {
+    let sources: Vec<Source<'_>> = sessions.iter().map(|l| Source::new(l)).collect();
+    codify_sources(&sources)
+}
+
+/// One workflow from `sources` (oldest first as given): the first gives
 /// the steps; each later one adds its run to the step of the same name, and
 /// its other steps where they fall in its order.
-pub fn codify(sessions: &[&SessionLog]) -> Result<Workflow, CodifyError> {
-    let (first, rest) = sessions.split_first().ok_or(CodifyError::NoSessions)?;
+pub fn codify_sources(sources: &[Source<'_>]) -> Result<Workflow, CodifyError> {
+    let (first, rest) = sources.split_first().ok_or(CodifyError::NoSessions)?;
     let mut w = single(first)?;
     for s in rest {
         let other = single(s)?;
         merge(&mut w, other);
     }
+    let sessions: Vec<&SessionLog> = sources.iter().map(|s| s.log).collect();
     let ids: Vec<serde_yaml::Value> = sessions
         .iter()
         .map(|s| serde_yaml::Value::String(s.id().to_string()))
@@ -43,7 +68,7 @@ pub fn codify(sessions: &[&SessionLog]) -> Result<Workflow, CodifyError> {
     }
     fm.insert("source_sessions".into(), serde_yaml::Value::Sequence(ids));
     w.frontmatter = Some(fm);
-    w.intro = intro(sessions);
+    w.intro = intro(&sessions);
     Ok(w)
 }
 
@@ -153,82 +178,98 @@ fn bullet(label: &str, text: &str) -> String {
     format!("- {label}: {}", crucible_core::cut(&words.join(" "), 300))
 }
 
-/// One session's workflow.
-fn single(log: &SessionLog) -> Result<Workflow, CodifyError> {
-    let phases: Vec<&Phase> = log.phases().map(|(_, p)| p).collect();
-    if phases.is_empty() {
-        return Err(CodifyError::NoPhases(log.id().to_string()));
-    }
-    let fm = &log.frontmatter;
+/// What one phase did, before phases are grouped into steps.
+struct PhaseRun<'a> {
+    phase: &'a Phase,
+    id: PhaseId,
+    inputs: Vec<Port>,
+    outputs: Vec<Port>,
+    status: &'static str,
+    critical: bool,
+    /// The earlier phase this one resumed (`Resumed from phase-N`).
+    resumes: Option<usize>,
+}
+
+/// `Resumed from phase-3` (what `cru session resume` names the phase it
+/// records) → the index of phase 3.
+fn resumed_phase(name: &str) -> Option<usize> {
+    let rest = name.trim().strip_prefix("Resumed from phase-")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse::<usize>().ok()?.checked_sub(1)
+}
+
+/// Each phase of `source` with its data flow and outcome.
+fn phase_runs<'a>(source: &Source<'a>, phases: &[(PhaseId, &'a Phase)]) -> Vec<PhaseRun<'a>> {
+    let fm = &source.log.frontmatter;
     let blocked = match fm.status {
         SessionStatus::Paused => fm.resume_point.map(|p| p.index()),
         SessionStatus::Failed => Some(phases.len() - 1),
         _ => None,
     };
+    let calls = CallArguments::of(source);
     let mut versions = Versions::default();
-    let mut w = Workflow {
-        title: log.title().map(str::to_owned),
-        ..Workflow::default()
-    };
-    let mut parents: Vec<(u8, usize)> = Vec::new();
-    for (i, p) in phases.iter().enumerate() {
-        let (inputs, outputs) = flow_of(p, &mut versions);
+    let mut runs = Vec::new();
+    for (i, &(id, p)) in phases.iter().enumerate() {
+        let (inputs, outputs) = flow_of(p, i, &calls, &mut versions);
         let unresolved_error = callouts(p)
             .filter(|c| c.kind() == CalloutKind::Error)
             .any(|c| c.error_parts().resolution.is_none());
-        let critical = unresolved_error || blocked == Some(i);
-        let status = if fm.status == SessionStatus::Paused && blocked.is_some_and(|b| i > b) {
+        let paused = fm.status == SessionStatus::Paused;
+        let status = if paused && blocked.is_some_and(|b| i > b) {
             "skipped"
-        } else if fm.status == SessionStatus::Paused && blocked == Some(i) {
+        } else if paused && blocked == Some(i) {
             "timeout"
         } else if unresolved_error || (fm.status == SessionStatus::Failed && blocked == Some(i)) {
             "failed"
         } else {
             "success"
         };
-        let name = step_name(&p.name, i, &w.steps);
-        let agent = p.agent.as_ref().map(ToString::to_string);
-        let join = |ports: &[Port]| {
-            ports
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let row = ExecutionRow {
-            line: 0,
-            values: vec![
-                ("phase".into(), phase_key(&name)),
-                ("agent".into(), agent.clone().unwrap_or_default()),
-                ("channel".into(), p.channel.clone().unwrap_or_default()),
-                ("input".into(), join(&inputs)),
-                ("output".into(), join(&outputs)),
-                (
-                    "duration_ms".into(),
-                    p.meta
-                        .duration_ms
-                        .map(|d| d.to_string())
-                        .unwrap_or_default(),
-                ),
-                ("status".into(), status.into()),
-                (
-                    "tokens_used".into(),
-                    p.meta.tokens.map(|t| t.to_string()).unwrap_or_default(),
-                ),
-                (SESSION_FIELD.into(), log.id().to_string()),
-            ],
-        };
+        runs.push(PhaseRun {
+            phase: p,
+            id,
+            inputs,
+            outputs,
+            status,
+            critical: unresolved_error || blocked == Some(i),
+            resumes: resumed_phase(&p.name).filter(|&r| r < i),
+        });
+    }
+    runs
+}
+
+/// One session's workflow: a step per phase, except that a resumed run
+/// continues the step of the phase it resumed.
+fn single(source: &Source<'_>) -> Result<Workflow, CodifyError> {
+    let log = source.log;
+    let phases: Vec<(PhaseId, &Phase)> = log.phases().collect();
+    if phases.is_empty() {
+        return Err(CodifyError::NoPhases(log.id().to_string()));
+    }
+    let mut w = Workflow {
+        title: log.title().map(str::to_owned),
+        ..Workflow::default()
+    };
+    let mut step_of: Vec<usize> = Vec::new();
+    let mut parents: Vec<(u8, usize)> = Vec::new();
+    for run in phase_runs(source, &phases) {
+        if let Some(step) = run.resumes.map(|r| step_of[r]) {
+            continue_step(&mut w, step, &run);
+            step_of.push(step);
+            continue;
+        }
+        let p = run.phase;
+        let name = step_name(&p.name, w.steps.len(), &w.steps);
         while parents.last().is_some_and(|&(level, _)| level >= p.level) {
             parents.pop();
         }
         let parent = parents.last().map(|&(_, idx)| idx);
-        parents.push((p.level, i));
-        let flows = flow_line(&name, inputs, outputs);
+        parents.push((p.level, w.steps.len()));
+        let row = execution_row(&name, &run, log.id().as_str());
+        step_of.push(w.steps.len());
         w.steps.push(Step {
-            name,
-            agent,
+            agent: p.agent.as_ref().map(ToString::to_string),
             channel: p.channel.clone(),
-            marker: if critical {
+            marker: if run.critical {
                 StepMarker::Critical
             } else {
                 StepMarker::None
@@ -237,20 +278,119 @@ fn single(log: &SessionLog) -> Result<Workflow, CodifyError> {
             parent,
             line: 0,
             prose: notes(p).join("\n"),
-            flows,
+            flows: flow_line(&name, run.inputs, run.outputs),
             conditions: Vec::new(),
             executions: vec![ExecutionBlock {
                 line: 0,
                 fields: EXECUTION_FIELDS
                     .iter()
-                    .chain(&[SESSION_FIELD])
+                    .chain(&CUSTOM_FIELDS)
                     .map(|f| (*f).to_owned())
                     .collect(),
                 rows: vec![row],
             }],
+            name,
         });
     }
     Ok(w)
+}
+
+/// A step's execution row for one phase of session `id`.
+fn execution_row(step: &str, run: &PhaseRun<'_>, id: &str) -> ExecutionRow {
+    let p = run.phase;
+    let join = |ports: &[Port]| {
+        ports
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let number = |n: Option<u64>| n.map(|d| d.to_string()).unwrap_or_default();
+    ExecutionRow {
+        line: 0,
+        values: vec![
+            ("phase".into(), phase_key(step)),
+            (
+                "agent".into(),
+                p.agent.as_ref().map(ToString::to_string).unwrap_or_default(),
+            ),
+            ("channel".into(), p.channel.clone().unwrap_or_default()),
+            ("input".into(), join(&run.inputs)),
+            ("output".into(), join(&run.outputs)),
+            ("duration_ms".into(), number(p.meta.duration_ms)),
+            ("status".into(), run.status.into()),
+            ("tokens_used".into(), number(p.meta.tokens)),
+            (SESSION_FIELD.into(), id.to_owned()),
+            (PHASES_FIELD.into(), run.id.to_string()),
+        ],
+    }
+}
+
+/// A resumed run added to the step it continues: its flow (no name that
+/// would close a cycle), its notes, and its phase on the session's row,
+/// whose status and totals become the run's as it ended.
+fn continue_step(w: &mut Workflow, step: usize, run: &PhaseRun<'_>) {
+    let flows = flow_line(&w.steps[step].name, run.inputs.clone(), run.outputs.clone());
+    merge_flows(w, step, &flows);
+    let s = &mut w.steps[step];
+    if run.critical {
+        s.marker = StepMarker::Critical;
+    }
+    let mut lines = vec![bullet(
+        "Resumed",
+        &format!("{} (`{}`) continued this step", run.id, run.phase.name),
+    )];
+    lines.extend(notes(run.phase));
+    for line in lines {
+        if !s.prose.lines().any(|l| l == line) {
+            if !s.prose.is_empty() {
+                s.prose.push('\n');
+            }
+            s.prose.push_str(&line);
+        }
+    }
+    let Some(row) = s.executions.first_mut().and_then(|b| b.rows.last_mut()) else {
+        return;
+    };
+    let add = |row: &mut ExecutionRow, field: &str, extra: Option<u64>| {
+        let total = row.number(field).unwrap_or(0) + extra.unwrap_or(0);
+        set(row, field, if total == 0 && extra.is_none() && row.get(field).is_none() {
+            String::new()
+        } else {
+            total.to_string()
+        });
+    };
+    add(row, "duration_ms", run.phase.meta.duration_ms);
+    add(row, "tokens_used", run.phase.meta.tokens);
+    if run.status != "skipped" {
+        set(row, "status", run.status.to_owned());
+    }
+    let phases = format!("{} {}", row.get(PHASES_FIELD).unwrap_or_default(), run.id);
+    set(row, PHASES_FIELD, phases.trim().to_owned());
+    let ports = |list: &[Port], field: &str, row: &ExecutionRow| {
+        let mut names: Vec<String> = row
+            .get(field)
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        for p in list {
+            if !names.contains(&p.name) {
+                names.push(p.name.clone());
+            }
+        }
+        names.join(" ")
+    };
+    let input = ports(&run.inputs, "input", row);
+    let output = ports(&run.outputs, "output", row);
+    set(row, "input", input);
+    set(row, "output", output);
+}
+
+fn set(row: &mut ExecutionRow, field: &str, value: String) {
+    if let Some((_, v)) = row.values.iter_mut().find(|(k, _)| k == field) {
+        *v = value;
+    }
 }
 
 /// A phase's name as a step name that reads back the same: one line, no
@@ -282,35 +422,86 @@ fn callouts(p: &Phase) -> impl Iterator<Item = &crucible_core::Callout> {
     })
 }
 
+/// The full arguments of a session's tool calls, from its sidecar, by
+/// (phase index, call index); and the session's working directory, which
+/// absolute paths are made relative to (so `Read /repo/src/a.rs` and `cat
+/// src/a.rs` are one file).
+struct CallArguments<'a> {
+    by_call: HashMap<(usize, usize), &'a serde_json::Value>,
+    cwd: Option<String>,
+}
+
+impl<'a> CallArguments<'a> {
+    fn of(source: &Source<'a>) -> Self {
+        let by_call = source
+            .data
+            .map(|d| {
+                d.calls()
+                    .filter_map(|c| Some(((c.phase, c.call), c.arguments.as_ref()?)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let cwd = source
+            .log
+            .frontmatter
+            .extra
+            .get("cwd")
+            .and_then(serde_yaml::Value::as_str)
+            .map(|c| format!("{}/", c.trim_end_matches('/')));
+        Self { by_call, cwd }
+    }
+
+    fn accesses(&self, phase: usize, call: usize, c: &crucible_core::ToolCall) -> Vec<FileAccess> {
+        let mut found = match self.by_call.get(&(phase, call)) {
+            Some(args) => accesses_of_arguments(&c.tool, args),
+            None => accesses(&c.tool, &c.args),
+        };
+        if let Some(cwd) = &self.cwd {
+            for a in &mut found {
+                if let Some(rel) = a.path.strip_prefix(cwd.as_str())
+                    && !rel.is_empty()
+                {
+                    a.path = rel.to_owned();
+                }
+            }
+        }
+        found
+    }
+}
+
 /// The names a phase read (before writing them itself) and wrote.
-fn flow_of(p: &Phase, versions: &mut Versions) -> (Vec<Port>, Vec<Port>) {
+fn flow_of(
+    p: &Phase,
+    phase: usize,
+    calls: &CallArguments<'_>,
+    versions: &mut Versions,
+) -> (Vec<Port>, Vec<Port>) {
     let mut inputs: Vec<Port> = Vec::new();
     let mut outputs: Vec<Port> = Vec::new();
     let mut written_here: HashSet<String> = HashSet::new();
-    for b in &p.blocks {
-        let Block::ToolCalls { calls } = b else {
-            continue;
-        };
-        for call in calls {
-            for a in accesses(&call.tool, &call.args) {
-                // A path that cannot be written as a flow name (an arrow or a
-                // comma in it) stays out of the data flow.
-                if !crucible_parser::workflow::is_valid_name(&a.path) {
-                    continue;
-                }
-                match a.access {
-                    Access::Read if !written_here.contains(&a.path) => {
-                        let name = versions.current(&a.path);
-                        if !inputs.iter().any(|p| p.name == name) {
-                            inputs.push(port(name, &a.path));
-                        }
+    let all_calls = p.blocks.iter().flat_map(|b| match b {
+        Block::ToolCalls { calls } => calls.as_slice(),
+        _ => &[],
+    });
+    for (n, call) in all_calls.enumerate() {
+        for a in calls.accesses(phase, n, call) {
+            // A path that cannot be written as a flow name (an arrow or a
+            // comma in it) stays out of the data flow.
+            if !crucible_parser::workflow::is_valid_name(&a.path) {
+                continue;
+            }
+            match a.access {
+                Access::Read if !written_here.contains(&a.path) => {
+                    let name = versions.current(&a.path);
+                    if !inputs.iter().any(|p| p.name == name) {
+                        inputs.push(port(name, &a.path));
                     }
-                    Access::Read => {}
-                    Access::Write => {
-                        if written_here.insert(a.path.clone()) {
-                            let name = versions.write(&a.path);
-                            outputs.push(port(name, &a.path));
-                        }
+                }
+                Access::Read => {}
+                Access::Write => {
+                    if written_here.insert(a.path.clone()) {
+                        let name = versions.write(&a.path);
+                        outputs.push(port(name, &a.path));
                     }
                 }
             }

@@ -11,7 +11,7 @@ pub mod dataflow;
 mod extract;
 mod mermaid;
 
-pub use extract::{CodifyError, codify};
+pub use extract::{CodifyError, Source, codify, codify_sources};
 pub use mermaid::mermaid;
 
 pub use crucible_core::workflow::Workflow;
