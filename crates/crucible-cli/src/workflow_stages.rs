@@ -4,13 +4,14 @@
 //! refine/edit`; and writing the result without clobbering a file.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crucible_agent::AgentRequest;
-use crucible_parser::workflow::{CheckedWorkflow, check_workflow};
+use crucible_parser::workflow::CheckedWorkflow;
 use serde_json::json;
 
 use crate::agent_backend;
+use crate::commands::workflow::check;
 use crate::context::Context;
 use crate::error::CliError;
 
@@ -34,16 +35,24 @@ the session did not do, and keep the graph free of cycles.
 Reply with the complete workflow document and nothing else, inside one ```markdown \
 fenced block.";
 
+/// What came of asking the agent to refine a workflow.
+#[derive(Debug)]
+pub enum Refined {
+    /// The refined document: it validates and keeps every step's provenance.
+    Accepted(String),
+    /// The agent's reply, and why it cannot replace the workflow.
+    Rejected { reply: String, reasons: Vec<String> },
+}
+
 /// Asks the agent backend to refine `workflow` (with the session it came
-/// from, when there is one). Returns the refined document when it
-/// validates; when it does not, its problems go to stderr and the result is
-/// `None` (the caller keeps what it had).
+/// from, when there is one), and checks the reply: it must validate and
+/// keep every execution row and every step of `workflow`.
 pub fn refine(
     ctx: &Context,
     agent_cmd: Option<&str>,
     workflow: &str,
     session_markdown: Option<&str>,
-) -> Result<Option<String>, CliError> {
+) -> Result<Refined, CliError> {
     let backend = agent_backend::configured(ctx, agent_cmd)?.ok_or_else(|| {
         CliError::new("refining needs an agent backend").with_hint(agent_backend::SETUP_HINT)
     })?;
@@ -73,18 +82,67 @@ pub fn refine(
         })
         .map_err(|e| CliError::new(format!("refining failed: {e}")))?;
     let text = document_of(&reply.text);
-    let checked = check_workflow(text.as_bytes());
-    if checked.has_errors() || checked.workflow.steps.is_empty() {
-        eprintln!("the refined workflow is not valid, so it is not used:");
-        if checked.workflow.steps.is_empty() {
-            eprintln!("(reply): error: it has no steps");
-        }
-        for p in &checked.problems {
-            eprintln!("(reply):{p}");
-        }
-        return Ok(None);
+    let reasons = lost_in_refining(&check(workflow.as_bytes()), &check(text.as_bytes()));
+    if reasons.is_empty() {
+        Ok(Refined::Accepted(text))
+    } else {
+        Ok(Refined::Rejected {
+            reply: reply.text,
+            reasons,
+        })
     }
-    Ok(Some(text))
+}
+
+/// Why `refined` cannot replace `original`: its errors (`(reply):line:col:
+/// ...`), no step, fewer steps, or execution rows (the provenance of each
+/// step: which session, which phases) that are gone or changed.
+fn lost_in_refining(original: &CheckedWorkflow, refined: &CheckedWorkflow) -> Vec<String> {
+    let mut reasons: Vec<String> = refined
+        .problems
+        .iter()
+        .filter(|p| p.severity == crucible_core::workflow::Severity::Error)
+        .map(|p| format!("(reply):{p}"))
+        .collect();
+    let (before, after) = (&original.workflow.steps, &refined.workflow.steps);
+    if !after.is_empty() && after.len() < before.len() {
+        reasons.push(format!(
+            "it has {} steps where the workflow has {}: a step was dropped",
+            after.len(),
+            before.len()
+        ));
+    }
+    let kept: Vec<&crucible_core::workflow::ExecutionRow> =
+        after.iter().flat_map(|s| s.rows()).collect();
+    for step in before {
+        let lost = step
+            .rows()
+            .filter(|r| !kept.iter().any(|k| k.values == r.values))
+            .count();
+        if lost > 0 {
+            reasons.push(format!(
+                "the execution history of step `{}` ({lost} of its session-toon rows) is gone or changed",
+                step.name
+            ));
+        }
+    }
+    reasons
+}
+
+/// Saves a rejected reply beside `beside` as `<stem>.refine-rejected.md`
+/// and says why it was rejected; returns where it went.
+pub fn save_rejected(beside: &Path, reply: &str, reasons: &[String]) -> Result<PathBuf, CliError> {
+    let stem = beside
+        .file_stem()
+        .map_or_else(|| "workflow".into(), |s| s.to_string_lossy().into_owned());
+    let stem = stem.strip_suffix(".workflow").unwrap_or(&stem).to_owned();
+    let path = beside.with_file_name(format!("{stem}.refine-rejected.md"));
+    write_file(&path, reply, true)?;
+    eprintln!("the refined workflow is not used:");
+    for r in reasons {
+        eprintln!("  {r}");
+    }
+    eprintln!("the agent's reply is saved in {}", path.display());
+    Ok(path)
 }
 
 /// The document in a reply: the longest fenced `markdown`/`md` block, else
@@ -181,7 +239,7 @@ pub fn review(text: &str, label: &str) -> Result<Option<String>, CliError> {
             eprintln!("the workflow was emptied: nothing saved");
             return Ok(None);
         }
-        let checked = check_workflow(body.as_bytes());
+        let checked = check(body.as_bytes());
         if !checked.has_errors() {
             return Ok(Some(body));
         }
@@ -279,7 +337,7 @@ mod tests {
 
     #[test]
     fn the_errors_comment_comes_off() {
-        let c = check_workflow(b"## A @x\nIf x -> proceed to Nowhere\n");
+        let c = check(b"## A @x\nIf x -> proceed to Nowhere\n");
         let h = errors_header(&c);
         assert!(h.contains("line 5, column"), "{h}");
         assert_eq!(strip_errors(&format!("{h}## A @x\n")), "## A @x\n");

@@ -5,11 +5,13 @@
 //! phase's decisions as its prose and its errors as guidance, data flow
 //! inferred from the tool calls (see [`dataflow`]), and each session's run
 //! as a `session-toon` execution row. Sessions of the same task merge into
-//! one workflow, steps matched by name. [`mermaid`] draws any workflow.
+//! one workflow, steps matched by name; [`task`] tells which sessions are
+//! runs of the same task. [`mermaid`] draws any workflow.
 
 pub mod dataflow;
 mod extract;
 mod mermaid;
+pub mod task;
 
 pub use extract::{CodifyError, Source, codify, codify_sources};
 pub use mermaid::mermaid;

@@ -1,31 +1,39 @@
-//! `cru session codify [<id|path>...] [--output FILE] [--force] [--refine]
-//! [--interactive] [--format markdown|json|mermaid] [--no-redact]`.
+//! `cru session codify [<id|path>...] [--merge] [--output PATH] [--force]
+//! [--refine] [--interactive] [--format markdown|json|mermaid] [--no-redact]`.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use crucible_core::SessionLog;
-use crucible_parser::workflow::{check_workflow, write_workflow};
+use crucible_core::{SessionData, SessionLog};
+use crucible_parser::workflow::{CheckedWorkflow, write_workflow};
 
 use crate::commands::workflow::show::{self, ShowFormat};
+use crate::commands::workflow::{check, json};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
-use crate::workflow_stages;
+use crate::workflow_stages::{self, Refined};
 
 #[derive(Debug, Args)]
 pub struct CodifyArgs {
-    /// Sessions (ids, unique prefixes, or paths). Several of the same task
-    /// merge into one workflow. None: the most recently started session.
+    /// Sessions (ids, unique prefixes, or paths). Runs of the same task
+    /// (same prompt or title) merge into one workflow; other tasks get one
+    /// each. None: the most recently started session.
     pub sessions: Vec<String>,
-    /// Write the workflow to this file instead of stdout.
-    #[arg(long, short, value_name = "FILE")]
+    /// Merge all the sessions into one workflow, even runs of different
+    /// tasks.
+    #[arg(long)]
+    pub merge: bool,
+    /// Write the workflow to this file instead of stdout; a directory: one
+    /// file per workflow, `<first session id>.workflow.md`.
+    #[arg(long, short, value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// Replace --output if it exists.
     #[arg(long)]
     pub force: bool,
     /// Have the agent backend clean the workflow up (names, types,
-    /// conditions); used only if its reply validates.
+    /// conditions); used only if its reply validates and keeps every step
+    /// and execution row, else saved as `<name>.refine-rejected.md` (exit 1).
     #[arg(long)]
     pub refine: bool,
     /// The agent for --refine: a command run with `sh -c`, as `cru session
@@ -54,26 +62,120 @@ pub enum CodifyFormat {
     Mermaid,
 }
 
+/// A session and its sidecar (the full arguments of its tool calls).
+struct Loaded {
+    log: SessionLog,
+    data: Option<SessionData>,
+}
+
+/// One codified workflow: its text (markup) and what checking it found.
+struct Codified {
+    ids: Vec<String>,
+    text: String,
+    checked: CheckedWorkflow,
+    /// The agent's refinement was rejected: the extraction is kept, exit 1.
+    refine_rejected: bool,
+}
+
 pub fn run(ctx: &Context, args: &CodifyArgs) -> anyhow::Result<Outcome> {
-    if let Some(out) = &args.output
-        && out.exists()
-        && !args.force
-    {
-        return Err(CliError::new(format!("{} exists already", out.display()))
-            .with_hint("pass --force to replace it")
-            .into());
-    }
     let mut sessions = load(ctx, &args.sessions)?;
     if !args.no_redact {
         // Before codifying, so that every format and the refine prompt are
         // built from redacted text.
         let r = crucible_redact::Redactor::shared();
-        sessions.iter_mut().for_each(|s| s.redact(r));
+        sessions.iter_mut().for_each(|s| s.log.redact(r));
     }
-    let logs: Vec<&SessionLog> = sessions.iter().collect();
-    let workflow = crucible_codify::codify(&logs).map_err(|e| CliError::new(e.to_string()))?;
+    let groups = groups(args, &sessions)?;
+    let several = groups.len() > 1;
+    match &args.output {
+        Some(out) if several && out.is_file() => {
+            return Err(CliError::usage(format!(
+                "these sessions are runs of {} different tasks, so they make {} workflows, \
+                 and --output {} is a file",
+                groups.len(),
+                groups.len(),
+                out.display()
+            ))
+            .with_hint("give a directory (one file each), or pass --merge for one workflow")
+            .into());
+        }
+        Some(out) if !several && out.exists() && !out.is_dir() && !args.force => {
+            return Err(CliError::new(format!("{} exists already", out.display()))
+                .with_hint("pass --force to replace it")
+                .into());
+        }
+        _ => {}
+    }
+    let mut done = Vec::new();
+    for group in &groups {
+        let members: Vec<&Loaded> = group.iter().map(|&i| &sessions[i]).collect();
+        match codify_group(ctx, args, &members)? {
+            Some(c) => done.push(c),
+            None => return Ok(Outcome::Failure),
+        }
+    }
+    write_out(args, &done)?;
+    Ok(if done.iter().any(|c| c.refine_rejected) {
+        Outcome::Failure
+    } else {
+        Outcome::Success
+    })
+}
+
+/// The sessions in groups to codify together: all in one with --merge,
+/// else runs of one task together (asking on a terminal whether to merge
+/// them all when they are runs of several tasks).
+fn groups(args: &CodifyArgs, sessions: &[Loaded]) -> anyhow::Result<Vec<Vec<usize>>> {
+    let all = vec![(0..sessions.len()).collect::<Vec<_>>()];
+    if args.merge || sessions.len() < 2 {
+        return Ok(all);
+    }
+    let logs: Vec<&SessionLog> = sessions.iter().map(|s| &s.log).collect();
+    let groups = crucible_codify::task::group_by_task(&logs);
+    if groups.len() == 1 {
+        return Ok(groups);
+    }
+    eprintln!(
+        "these sessions are runs of {} different tasks, so each task gets its own workflow:",
+        groups.len()
+    );
+    for g in &groups {
+        let ids: Vec<String> = g.iter().map(|&i| logs[i].id().to_string()).collect();
+        let title = logs[g[0]].title().unwrap_or("(untitled)");
+        eprintln!("  {title}: {}", ids.join(", "));
+    }
+    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if terminal && args.output.is_none() {
+        eprint!("Merge them into one workflow anyway? [y/N] ");
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line)?;
+        if matches!(line.trim(), "y" | "Y" | "yes") {
+            return Ok(all);
+        }
+    } else {
+        eprintln!("(--merge makes one workflow of them all)");
+    }
+    Ok(groups)
+}
+
+/// One workflow from `members`, refined and reviewed as asked. `None`
+/// when the person gave up the review.
+fn codify_group(
+    ctx: &Context,
+    args: &CodifyArgs,
+    members: &[&Loaded],
+) -> anyhow::Result<Option<Codified>> {
+    let sources: Vec<crucible_codify::Source<'_>> = members
+        .iter()
+        .map(|m| crucible_codify::Source {
+            log: &m.log,
+            data: m.data.as_ref(),
+        })
+        .collect();
+    let workflow =
+        crucible_codify::codify_sources(&sources).map_err(|e| CliError::new(e.to_string()))?;
     let mut text = write_workflow(&workflow);
-    let mut checked = check_workflow(text.as_bytes());
+    let mut checked = check(text.as_bytes());
     if checked.has_errors() {
         // The extraction guarantees valid markup; say so loudly if not.
         let problems: Vec<String> = checked.problems.iter().map(ToString::to_string).collect();
@@ -83,10 +185,12 @@ pub fn run(ctx: &Context, args: &CodifyArgs) -> anyhow::Result<Outcome> {
         ))
         .into());
     }
+    let ids: Vec<String> = members.iter().map(|m| m.log.id().to_string()).collect();
+    let mut refine_rejected = false;
     if args.refine {
-        let markdown: Vec<String> = sessions
+        let markdown: Vec<String> = members
             .iter()
-            .map(crucible_parser::write_session)
+            .map(|m| crucible_parser::write_session(&m.log))
             .collect();
         match workflow_stages::refine(
             ctx,
@@ -94,69 +198,133 @@ pub fn run(ctx: &Context, args: &CodifyArgs) -> anyhow::Result<Outcome> {
             &text,
             Some(&markdown.join("\n\n")),
         )? {
-            Some(refined) => {
-                checked = check_workflow(refined.as_bytes());
+            Refined::Accepted(refined) => {
+                checked = check(refined.as_bytes());
                 text = refined;
             }
-            None => eprintln!("keeping the auto-extracted workflow"),
+            Refined::Rejected { reply, reasons } => {
+                let beside = target(args, &ids[0], false)
+                    .unwrap_or_else(|| PathBuf::from(format!("{}.workflow.md", ids[0])));
+                workflow_stages::save_rejected(&beside, &reply, &reasons)?;
+                eprintln!("keeping the auto-extracted workflow");
+                refine_rejected = true;
+            }
         }
     }
     if args.interactive {
-        let label = args
-            .output
-            .as_ref()
+        let label = target(args, &ids[0], false)
             .map_or_else(|| "workflow.md".to_owned(), |p| p.display().to_string());
         match workflow_stages::review(&text, &label)? {
             Some(reviewed) => {
-                checked = check_workflow(reviewed.as_bytes());
+                checked = check(reviewed.as_bytes());
                 text = reviewed;
             }
-            None => return Ok(Outcome::Failure),
+            None => return Ok(None),
         }
     }
-    let rendered = match args.format {
-        CodifyFormat::Markdown => text,
-        CodifyFormat::Json | CodifyFormat::Mermaid => {
-            let format = match args.format {
-                CodifyFormat::Json => ShowFormat::Json,
-                _ => ShowFormat::Mermaid,
-            };
-            match &args.output {
-                None => {
-                    show::print(&checked, format)?;
-                    return Ok(Outcome::Success);
-                }
-                Some(_) => show::render(&checked, format)?,
-            }
-        }
-    };
-    match &args.output {
-        Some(path) => {
-            workflow_stages::write_file(path, &rendered, args.force)?;
-            eprintln!("workflow written to {}", path.display());
-        }
-        None => {
-            let mut out = crate::render::data_out();
-            out.write_all(rendered.as_bytes())?;
-            out.flush()?;
-        }
-    }
-    Ok(Outcome::Success)
+    Ok(Some(Codified {
+        ids,
+        text,
+        checked,
+        refine_rejected,
+    }))
 }
 
-/// The sessions named, oldest first; none named: the newest one.
-fn load(ctx: &Context, queries: &[String]) -> anyhow::Result<Vec<SessionLog>> {
-    let mut logs = Vec::new();
+/// Where the workflow of the group led by session `first` goes: --output,
+/// or a file in the --output directory; `None` for stdout.
+fn target(args: &CodifyArgs, first: &str, several: bool) -> Option<PathBuf> {
+    let out = args.output.as_ref()?;
+    if several || out.is_dir() {
+        let ext = match args.format {
+            CodifyFormat::Markdown => "md",
+            CodifyFormat::Json => "json",
+            CodifyFormat::Mermaid => "mmd",
+        };
+        return Some(out.join(format!("{first}.workflow.{ext}")));
+    }
+    Some(out.clone())
+}
+
+fn render(c: &Codified, format: CodifyFormat) -> anyhow::Result<String> {
+    Ok(match format {
+        CodifyFormat::Markdown => c.text.clone(),
+        CodifyFormat::Json => show::render(&c.checked, ShowFormat::Json)?,
+        CodifyFormat::Mermaid => show::render(&c.checked, ShowFormat::Mermaid)?,
+    })
+}
+
+/// Writes each workflow to its file, or all to stdout: several documents
+/// separated by a comment line, several JSON workflows as one object.
+fn write_out(args: &CodifyArgs, done: &[Codified]) -> anyhow::Result<()> {
+    let several = done.len() > 1;
+    if args.output.is_some() {
+        if let Some(dir) = args.output.as_ref().filter(|_| several) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| CliError::new(format!("{}: cannot create: {e}", dir.display())))?;
+        }
+        for c in done {
+            let path = target(args, &c.ids[0], several).expect("--output was given");
+            workflow_stages::write_file(&path, &render(c, args.format)?, args.force)?;
+            eprintln!("workflow written to {}", path.display());
+        }
+        return Ok(());
+    }
+    let mut out = crate::render::data_out();
+    if several && matches!(args.format, CodifyFormat::Json) {
+        let doc = json::WorkflowsJson {
+            version: json::VERSION,
+            workflows: done
+                .iter()
+                .map(|c| json::WorkflowBody::of(&c.checked))
+                .collect(),
+        };
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        for (n, c) in done.iter().enumerate() {
+            if several {
+                let what = format!("workflow {} of {}: {}", n + 1, done.len(), c.ids.join(", "));
+                match args.format {
+                    CodifyFormat::Mermaid => writeln!(out, "%% cru: {what}")?,
+                    _ if n > 0 => writeln!(out, "\n<!-- cru: {what} -->\n")?,
+                    _ => {}
+                }
+            }
+            out.write_all(render(c, args.format)?.as_bytes())?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The sessions named (with their sidecars), oldest first; none named:
+/// the newest one.
+fn load(ctx: &Context, queries: &[String]) -> anyhow::Result<Vec<Loaded>> {
+    let mut found = Vec::new();
     if queries.is_empty() {
         let newest = newest_session(ctx)?;
         eprintln!("codifying {newest} (the most recently started session)");
-        logs.push(ctx.store.load(&newest).map_err(CliError::from)?.1);
+        found.push(ctx.store.load(&newest).map_err(CliError::from)?);
     }
     for q in queries {
-        logs.push(ctx.store.load(q).map_err(CliError::from)?.1);
+        found.push(ctx.store.load(q).map_err(CliError::from)?);
     }
-    logs.sort_by_key(|l| l.frontmatter.started.unix_ms());
-    Ok(logs)
+    let mut loaded: Vec<Loaded> = found
+        .into_iter()
+        .map(|(path, log)| {
+            let data = match ctx.store.load_data_for(&path, &log) {
+                Ok(d) => d,
+                Err(e) => {
+                    // The markdown's own lines still give the data flow.
+                    eprintln!("warning: {e}; reading the tool calls from the markdown only");
+                    None
+                }
+            };
+            Loaded { log, data }
+        })
+        .collect();
+    loaded.sort_by_key(|l| l.log.frontmatter.started.unix_ms());
+    Ok(loaded)
 }
 
 fn newest_session(ctx: &Context) -> anyhow::Result<String> {

@@ -2,6 +2,7 @@
 //! writes): check them, show them, refine them with an agent, edit them.
 
 mod edit;
+pub mod json;
 mod refine;
 pub mod show;
 mod validate;
@@ -47,7 +48,21 @@ pub fn read(path: &Path) -> Result<CheckedWorkflow, CliError> {
         }
         other => CliError::new(other.to_string()),
     })?;
-    Ok(check_workflow(&bytes))
+    Ok(check(&bytes))
+}
+
+/// Reads and links a workflow document, and checks that it is one at all
+/// (workflow frontmatter or a step): every command that takes a workflow
+/// goes through here.
+pub fn check(bytes: &[u8]) -> CheckedWorkflow {
+    let mut checked = check_workflow(bytes);
+    let text = String::from_utf8_lossy(bytes);
+    let missing = crucible_core::workflow::document_problems(&checked.workflow, &text);
+    if !missing.is_empty() {
+        checked.problems.extend(missing);
+        checked.problems.sort_by_key(|p| (p.line, p.column));
+    }
+    checked
 }
 
 /// `file:line:col: error: message` lines for a checked workflow.

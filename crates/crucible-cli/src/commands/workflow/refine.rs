@@ -1,5 +1,7 @@
 //! `cru workflow refine FILE [--output FILE] [--agent-cmd CMD]`: the agent
-//! cleans up an existing workflow; its reply is kept only if it validates.
+//! cleans up an existing workflow; its reply is kept only if it validates
+//! and keeps every step and execution row, else it is saved beside the file
+//! as `<stem>.refine-rejected.md` (exit 1).
 
 use std::path::PathBuf;
 
@@ -8,6 +10,7 @@ use clap::Args;
 use crate::cli::GlobalArgs;
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
+use crate::workflow_stages::Refined;
 
 #[derive(Debug, Args)]
 pub struct RefineArgs {
@@ -38,12 +41,13 @@ pub fn run(args: &RefineArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
     let refined = crate::workflow_stages::refine(&ctx, args.agent_cmd.as_deref(), &original, None)?;
     let out = args.output.clone().unwrap_or_else(|| args.file.clone());
     match refined {
-        Some(text) => {
+        Refined::Accepted(text) => {
             crate::workflow_stages::write_file(&out, &text, true)?;
             eprintln!("refined workflow written to {}", out.display());
             Ok(Outcome::Success)
         }
-        None => {
+        Refined::Rejected { reply, reasons } => {
+            crate::workflow_stages::save_rejected(&args.file, &reply, &reasons)?;
             eprintln!("{} is unchanged", args.file.display());
             Ok(Outcome::Failure)
         }

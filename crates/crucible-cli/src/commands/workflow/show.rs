@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use crucible_core::workflow::{Workflow, WorkflowGraph};
 use crucible_parser::workflow::CheckedWorkflow;
-use serde_json::json;
 
 use crate::error::Outcome;
 use crate::render::{duration, plural, thousands};
@@ -55,56 +54,15 @@ pub fn render(checked: &CheckedWorkflow, format: ShowFormat) -> anyhow::Result<S
             out.write_all(crucible_codify::mermaid(&checked.workflow, &checked.graph).as_bytes())?
         }
         ShowFormat::Json => {
-            let totals: Vec<_> = checked
-                .workflow
-                .steps
-                .iter()
-                .map(|s| {
-                    let t = Totals::of(s);
-                    json!({"step": s.name, "runs": t.runs, "success": t.success,
-                           "failed": t.failed, "duration_ms": t.duration_ms, "tokens_used": t.tokens})
-                })
-                .collect();
-            serde_json::to_writer_pretty(
-                &mut out,
-                &json!({
-                    "workflow": checked.workflow,
-                    "graph": checked.graph,
-                    "runs": totals,
-                    "problems": checked.problems,
-                }),
-            )?;
+            let doc = super::json::WorkflowJson {
+                version: super::json::VERSION,
+                body: super::json::WorkflowBody::of(checked),
+            };
+            serde_json::to_writer_pretty(&mut out, &doc)?;
             writeln!(out)?;
         }
     }
     Ok(String::from_utf8_lossy(&out).into_owned())
-}
-
-/// A step's execution history, added up.
-#[derive(Default)]
-struct Totals {
-    runs: usize,
-    success: usize,
-    failed: usize,
-    duration_ms: u64,
-    tokens: u64,
-}
-
-impl Totals {
-    fn of(s: &crucible_core::workflow::Step) -> Self {
-        let mut t = Self::default();
-        for r in s.rows() {
-            t.runs += 1;
-            match r.get("status") {
-                Some("success") => t.success += 1,
-                Some("failed" | "timeout") => t.failed += 1,
-                _ => {}
-            }
-            t.duration_ms += r.number("duration_ms").unwrap_or(0);
-            t.tokens += r.number("tokens_used").unwrap_or(0);
-        }
-        t
-    }
 }
 
 fn text(w: &Workflow, g: &WorkflowGraph) -> String {
@@ -167,7 +125,7 @@ fn text(w: &Workflow, g: &WorkflowGraph) -> String {
                 c.target
             ));
         }
-        let t = Totals::of(s);
+        let t = super::json::Totals::of(s);
         if t.runs > 0 {
             out.push_str(&format!(
                 "       runs: {} ({} success, {} failed), {} total, {} tokens\n",
@@ -175,7 +133,7 @@ fn text(w: &Workflow, g: &WorkflowGraph) -> String {
                 t.success,
                 t.failed,
                 duration(i64::try_from(t.duration_ms).unwrap_or(i64::MAX)),
-                thousands(t.tokens)
+                thousands(t.tokens_used)
             ));
         }
     }

@@ -23,7 +23,7 @@ pub struct ValidateArgs {
 pub enum Format {
     /// `file:line:col: error: message`, one per line.
     Text,
-    /// One JSON object per file: path, valid, problems.
+    /// `{"version": 1, "files": [{path, valid, problems}]}`.
     Json,
 }
 
@@ -109,12 +109,13 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<Outcome> {
             Format::Json => items.push(json!({
                 "path": f.display().to_string(),
                 "valid": e == 0,
-                "problems": checked.problems,
+                "problems": checked.problems.iter().map(super::json::ProblemOut::from).collect::<Vec<_>>(),
             })),
         }
     }
     if let Format::Json = args.format {
-        serde_json::to_writer_pretty(&mut out, &items)?;
+        let doc = json!({"version": super::json::VERSION, "files": items});
+        serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     }
     out.flush()?;
