@@ -159,7 +159,19 @@ fn document_of(reply: &str) -> String {
             let fence = &l[..ticks];
             let start = i + 1;
             let mut end = start;
-            while end < lines.len() && lines[end].trim() != fence {
+            // The document has fenced blocks of its own (`session-toon`):
+            // a fence with an info string opens one, a bare fence closes
+            // it, and only a bare fence outside them closes the reply's.
+            let mut nested = false;
+            while end < lines.len() {
+                let t = lines[end].trim();
+                if t.starts_with("```") && t.trim_start_matches('`').trim().len() > 0 {
+                    nested = true;
+                } else if t == fence && !nested {
+                    break;
+                } else if t.starts_with("```") && t.trim_start_matches('`').is_empty() {
+                    nested = false;
+                }
                 end += 1;
             }
             let block = lines[start..end.min(lines.len())].join("\n");
@@ -333,6 +345,12 @@ mod tests {
         let reply = "Here you go:\n\n```markdown\n# W\n\n## A @x\na -> b\n```\n\nDone.";
         assert_eq!(document_of(reply), "# W\n\n## A @x\na -> b\n");
         assert_eq!(document_of("## A @x\n"), "## A @x\n");
+        let nested = "```markdown\n## A @x\n```session-toon\nexecution[0]{phase,status}:\n```\n\n## B @y\n```\nDone.";
+        assert!(
+            document_of(nested).contains("## B @y"),
+            "{}",
+            document_of(nested)
+        );
     }
 
     #[test]

@@ -312,7 +312,10 @@ fn execution_row(step: &str, run: &PhaseRun<'_>, id: &str) -> ExecutionRow {
             ("phase".into(), phase_key(step)),
             (
                 "agent".into(),
-                p.agent.as_ref().map(ToString::to_string).unwrap_or_default(),
+                p.agent
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
             ),
             ("channel".into(), p.channel.clone().unwrap_or_default()),
             ("input".into(), join(&run.inputs)),
@@ -354,11 +357,15 @@ fn continue_step(w: &mut Workflow, step: usize, run: &PhaseRun<'_>) {
     };
     let add = |row: &mut ExecutionRow, field: &str, extra: Option<u64>| {
         let total = row.number(field).unwrap_or(0) + extra.unwrap_or(0);
-        set(row, field, if total == 0 && extra.is_none() && row.get(field).is_none() {
-            String::new()
-        } else {
-            total.to_string()
-        });
+        set(
+            row,
+            field,
+            if total == 0 && extra.is_none() && row.get(field).is_none() {
+                String::new()
+            } else {
+                total.to_string()
+            },
+        );
     };
     add(row, "duration_ms", run.phase.meta.duration_ms);
     add(row, "tokens_used", run.phase.meta.tokens);

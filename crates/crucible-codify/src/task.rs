@@ -17,8 +17,8 @@ use crucible_core::SessionLog;
 /// Words that say which run, not which task, and words too common to tell
 /// tasks apart.
 const RUN_WORDS: &[&str] = &[
-    "run", "again", "retry", "attempt", "take", "try", "rerun", "a", "an", "the", "to", "of",
-    "in", "for", "and", "on", "with", "please",
+    "run", "again", "retry", "attempt", "take", "try", "rerun", "a", "an", "the", "to", "of", "in",
+    "for", "and", "on", "with", "please",
 ];
 
 /// The task `log` is a run of, as a set of words; `None` when it has no

@@ -1,6 +1,7 @@
 //! Integration tests: the real `cru` binary on real files.
 
 mod codify;
+mod codify_flow;
 mod discovery;
 mod eval;
 mod export;

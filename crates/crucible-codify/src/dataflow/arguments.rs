@@ -149,7 +149,9 @@ fn argv_line(argv: &[&str]) -> String {
     }
     argv.iter()
         .map(|w| {
-            if w.chars().any(|c| c.is_whitespace() || "'\"|;&<>$`\\".contains(c)) {
+            if w.chars()
+                .any(|c| c.is_whitespace() || "'\"|;&<>$`\\".contains(c))
+            {
                 format!("'{}'", w.replace('\'', r"'\''"))
             } else {
                 (*w).to_owned()
@@ -174,7 +176,10 @@ fn keywords(text: &str) -> Option<Map<String, Value>> {
             break;
         }
         let start = i;
-        while chars.get(i).is_some_and(|c| c.is_alphanumeric() || *c == '_') {
+        while chars
+            .get(i)
+            .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+        {
             i += 1;
         }
         if i == start || chars.get(i) != Some(&'=') || chars[start].is_ascii_digit() {

@@ -59,9 +59,19 @@ pub fn tool_kind(tool: &str) -> ToolKind {
         | "readtextfile" => ToolKind::Read,
         "write" | "writefile" | "create" | "createfile" | "save" | "savefile" | "touch"
         | "writetextfile" => ToolKind::Write,
-        "edit" | "editfile" | "multiedit" | "strreplace" | "strreplaceeditor"
-        | "strreplacebasededittool" | "replace" | "insert" | "notebookedit" | "updatefile"
-        | "append" | "appendfile" | "modifyfile" => ToolKind::Edit,
+        "edit"
+        | "editfile"
+        | "multiedit"
+        | "strreplace"
+        | "strreplaceeditor"
+        | "strreplacebasededittool"
+        | "replace"
+        | "insert"
+        | "notebookedit"
+        | "updatefile"
+        | "append"
+        | "appendfile"
+        | "modifyfile" => ToolKind::Edit,
         "applypatch" | "patch" => ToolKind::Patch,
         "grep" | "rg" | "ripgrep" | "search" | "searchfiles" | "glob" | "find" | "ls" | "list"
         | "listdir" | "listdirectory" | "listfiles" | "tree" | "codesearch"
@@ -280,10 +290,7 @@ mod tests {
     #[test]
     fn shell_lines_as_agents_write_them() {
         // The issue's example, phase by phase.
-        assert_eq!(
-            show("bash", "sh -c 'cargo test 2> out.txt'"),
-            ["w out.txt"]
-        );
+        assert_eq!(show("bash", "sh -c 'cargo test 2> out.txt'"), ["w out.txt"]);
         assert_eq!(
             show("Bash", "cat out.txt && sed -i 's/a|b/c/' src/parser.rs"),
             ["r out.txt", "r src/parser.rs", "w src/parser.rs"]
@@ -297,23 +304,42 @@ mod tests {
             ["r src/app/(a)/x.ts"]
         );
         assert_eq!(
-            show("exec_command", r#"{"cmd": "rg -n TODO src/lib.rs", "yield_time_ms": 1000}"#),
+            show(
+                "exec_command",
+                r#"{"cmd": "rg -n TODO src/lib.rs", "yield_time_ms": 1000}"#
+            ),
             ["r src/lib.rs"]
         );
         assert_eq!(
-            show("bash", "cp a.txt b.txt; mv b.txt c/d.txt; rm e.log; touch f.md"),
-            ["r a.txt", "w b.txt", "r b.txt", "w c/d.txt", "w e.log", "w f.md"]
+            show(
+                "bash",
+                "cp a.txt b.txt; mv b.txt c/d.txt; rm e.log; touch f.md"
+            ),
+            [
+                "r a.txt",
+                "w b.txt",
+                "r b.txt",
+                "w c/d.txt",
+                "w e.log",
+                "w f.md"
+            ]
         );
         assert_eq!(
             show("bash", "make 2>&1 | tee build.log; cat <in.csv >>out.csv"),
             ["w build.log", "r in.csv", "w out.csv"]
         );
         assert_eq!(
-            show("bash", "git add src/a.rs docs/b.md && git commit -m 'fix parser.rs'"),
+            show(
+                "bash",
+                "git add src/a.rs docs/b.md && git commit -m 'fix parser.rs'"
+            ),
             ["r src/a.rs", "r docs/b.md"]
         );
         assert_eq!(
-            show("bash", "git checkout -- src/a.rs; git apply fix.patch; git diff src/b.rs"),
+            show(
+                "bash",
+                "git checkout -- src/a.rs; git apply fix.patch; git diff src/b.rs"
+            ),
             ["w src/a.rs", "r fix.patch", "r src/b.rs"]
         );
         assert_eq!(show("bash", "patch -p1 < fix.diff"), ["r fix.diff"]);
@@ -336,9 +362,15 @@ mod tests {
             .map(|a| a.path)
             .collect();
         assert_eq!(got, ["go.mod", "go.mod"]);
-        assert_eq!(show("run", "command='pytest tests/test_a.py'"), ["r tests/test_a.py"]);
         assert_eq!(
-            show("write", "path='hello.py', content='print(\"Hello, World!\")'"),
+            show("run", "command='pytest tests/test_a.py'"),
+            ["r tests/test_a.py"]
+        );
+        assert_eq!(
+            show(
+                "write",
+                "path='hello.py', content='print(\"Hello, World!\")'"
+            ),
             ["w hello.py"]
         );
         assert_eq!(show("grep", "pattern='TODO', path='src/'"), ["r src/"]);
@@ -350,7 +382,10 @@ mod tests {
             show("mcp__filesystem__read_file", r#"{"path": "docs/a.md"}"#),
             ["r docs/a.md"]
         );
-        assert_eq!(show("run_shell_command", r#"{"command": "cat x.txt"}"#), ["r x.txt"]);
+        assert_eq!(
+            show("run_shell_command", r#"{"command": "cat x.txt"}"#),
+            ["r x.txt"]
+        );
     }
 
     #[test]

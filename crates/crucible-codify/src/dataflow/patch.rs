@@ -74,9 +74,18 @@ mod tests {
         assert_eq!(
             paths(codex),
             [
-                Patched { path: "src/main.rs".into(), change: Change::Update },
-                Patched { path: "src/new.rs".into(), change: Change::Add },
-                Patched { path: "old.txt".into(), change: Change::Delete },
+                Patched {
+                    path: "src/main.rs".into(),
+                    change: Change::Update
+                },
+                Patched {
+                    path: "src/new.rs".into(),
+                    change: Change::Add
+                },
+                Patched {
+                    path: "old.txt".into(),
+                    change: Change::Delete
+                },
             ]
         );
         let unified = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-a\n+b\n";

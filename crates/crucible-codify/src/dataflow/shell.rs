@@ -8,9 +8,38 @@ use super::{Access, FileAccess, as_path, patch};
 
 /// Commands whose file arguments are read.
 const READING: &[&str] = &[
-    "cat", "head", "tail", "less", "more", "nl", "wc", "bat", "diff", "cmp", "sort", "uniq", "jq",
-    "yq", "source", ".", "python", "python3", "node", "ruby", "pytest", "stat", "file", "md5sum",
-    "sha256sum", "xxd", "hexdump", "od", "strings", "tac", "cut", "column",
+    "cat",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "nl",
+    "wc",
+    "bat",
+    "diff",
+    "cmp",
+    "sort",
+    "uniq",
+    "jq",
+    "yq",
+    "source",
+    ".",
+    "python",
+    "python3",
+    "node",
+    "ruby",
+    "pytest",
+    "stat",
+    "file",
+    "md5sum",
+    "sha256sum",
+    "xxd",
+    "hexdump",
+    "od",
+    "strings",
+    "tac",
+    "cut",
+    "column",
 ];
 
 /// Commands whose file arguments are written (`rm`: the file is gone, a
@@ -129,7 +158,11 @@ fn command(c: &Simple, out: &mut Accesses, depth: usize) {
     match cmd {
         s if SHELLS.contains(&s) => shell_command(args, out, depth),
         "sed" => sed(args, out),
-        "perl" if args.iter().any(|a| a.starts_with("-i") || a.starts_with("-pi")) => {
+        "perl"
+            if args
+                .iter()
+                .any(|a| a.starts_with("-i") || a.starts_with("-pi")) =>
+        {
             positional.iter().skip(1).for_each(|p| out.edit(p));
         }
         "grep" | "rg" | "ag" | "egrep" | "fgrep" => grep(args, out),
@@ -284,7 +317,9 @@ fn git(args: &[String], out: &mut Accesses) {
         return;
     };
     match *sub {
-        "add" | "diff" | "apply" | "blame" | "log" | "show" => rest.iter().for_each(|p| out.read(p)),
+        "add" | "diff" | "apply" | "blame" | "log" | "show" => {
+            rest.iter().for_each(|p| out.read(p))
+        }
         "checkout" | "restore" | "rm" => rest.iter().for_each(|p| out.write(p)),
         "mv" => {
             if let Some((target, sources)) = rest.split_last() {

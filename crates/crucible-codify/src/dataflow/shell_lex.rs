@@ -34,7 +34,9 @@ enum Pending {
     Target(Direction),
     /// `2>&1`, `>&2`: a file descriptor, not a file.
     Descriptor,
-    HeredocDelimiter { strip_tabs: bool },
+    HeredocDelimiter {
+        strip_tabs: bool,
+    },
 }
 
 struct Lexer {
@@ -104,7 +106,8 @@ pub(super) fn lex(line: &str) -> Lexed {
                 lx.quoted = true;
                 i += 1;
                 while i < chars.len() && chars[i] != '"' {
-                    if chars[i] == '\\' && matches!(chars.get(i + 1), Some('"' | '\\' | '$' | '`')) {
+                    if chars[i] == '\\' && matches!(chars.get(i + 1), Some('"' | '\\' | '$' | '`'))
+                    {
                         i += 1;
                     }
                     lx.word.push(chars[i]);
@@ -294,7 +297,10 @@ mod tests {
 
     #[test]
     fn escapes_and_empty_words() {
-        assert_eq!(lex("sed -i '' f.txt").commands[0].words, ["sed", "-i", "", "f.txt"]);
+        assert_eq!(
+            lex("sed -i '' f.txt").commands[0].words,
+            ["sed", "-i", "", "f.txt"]
+        );
         assert_eq!(lex(r"cat a\ b.txt").commands[0].words, ["cat", "a b.txt"]);
         assert_eq!(show("ls # a comment > x"), ["ls"]);
     }

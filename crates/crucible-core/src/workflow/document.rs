@@ -75,6 +75,10 @@ mod tests {
         let empty = Workflow::default();
         let p = document_problems(&empty, "# Readme\n\n## Install\n");
         assert_eq!(p.len(), 1);
-        assert!(p[0].message.starts_with("no workflow frontmatter"), "{}", p[0].message);
+        assert!(
+            p[0].message.starts_with("no workflow frontmatter"),
+            "{}",
+            p[0].message
+        );
     }
 }
