@@ -165,7 +165,7 @@ fn document_of(reply: &str) -> String {
             let mut nested = false;
             while end < lines.len() {
                 let t = lines[end].trim();
-                if t.starts_with("```") && t.trim_start_matches('`').trim().len() > 0 {
+                if t.starts_with("```") && !t.trim_start_matches('`').trim().is_empty() {
                     nested = true;
                 } else if t == fence && !nested {
                     break;

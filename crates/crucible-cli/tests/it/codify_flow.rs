@@ -4,7 +4,7 @@
 //! only runs of one task, refining that cannot lose provenance, validating
 //! that rejects documents that are no workflow, and the JSON.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -85,7 +85,7 @@ fn edges(v: &Value) -> Vec<(String, String, String)> {
 }
 
 /// Imports `path` into the kiln; returns the new session's id.
-fn import(kiln: &TestKiln, path: PathBuf) -> String {
+fn import(kiln: &TestKiln, path: &Path) -> String {
     let before: Vec<_> = std::fs::read_dir(kiln.sessions())
         .unwrap()
         .flatten()
@@ -154,7 +154,7 @@ fn a_resumed_run_continues_the_step_it_resumed() {
 #[test]
 fn a_resumed_imported_session_has_no_step_of_its_own_for_the_resume() {
     let kiln = TestKiln::empty();
-    let id = import(&kiln, fixtures().join("real/connectonion/failing-tool"));
+    let id = import(&kiln, &fixtures().join("real/connectonion/failing-tool"));
     let before = step_names(&codify_json(&kiln, &[&id]));
     ok(kiln.run(&[
         "session",
@@ -174,9 +174,7 @@ fn imported_real_sessions_give_the_data_flow_of_their_tools() {
     let kiln = TestKiln::empty();
     // Claude Code: `Write /Users/chip/dev/ai-music/diverse_musical_ai.py`,
     // then `Bash python diverse_musical_ai.py` (the session's cwd).
-    let claude = import(
-        &kiln,
-        fixtures().join("real/claude-code/sniffly/-Users-chip-dev-ai-music/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"),
+    let claude = import(&kiln, &fixtures().join("real/claude-code/sniffly/-Users-chip-dev-ai-music/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"),
     );
     let v = codify_json(&kiln, &[&claude]);
     let names: Vec<String> = edges(&v).into_iter().map(|e| e.2).collect();
@@ -186,9 +184,7 @@ fn imported_real_sessions_give_the_data_flow_of_their_tools() {
     );
     // Codex: `["bash", "-lc", "apply_patch <<'PATCH' ..."]` and `sed -n`
     // reads, from the sidecar's full arguments.
-    let codex = import(
-        &kiln,
-        fixtures().join("real/codex/agentcmd/full/rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl"),
+    let codex = import(&kiln, &fixtures().join("real/codex/agentcmd/full/rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl"),
     );
     let v = codify_json(&kiln, &[&codex]);
     let names: Vec<String> = edges(&v).into_iter().map(|e| e.2).collect();
@@ -201,7 +197,7 @@ fn imported_real_sessions_give_the_data_flow_of_their_tools() {
     // Codex exec's structured patch: `{"changes": [{"path", "kind": "add"}]}`.
     let pomodoro = import(
         &kiln,
-        fixtures().join("real/codex/ai-sessions/codex-pomodor-timer.jsonl"),
+        &fixtures().join("real/codex/ai-sessions/codex-pomodor-timer.jsonl"),
     );
     let v = codify_json(&kiln, &[&pomodoro]);
     let names: Vec<String> = edges(&v).into_iter().map(|e| e.2).collect();
@@ -209,7 +205,7 @@ fn imported_real_sessions_give_the_data_flow_of_their_tools() {
     // ConnectOnion: `write(path='hello.py', content='...')`.
     let co = import(
         &kiln,
-        fixtures().join("foreign/connectonion/.co/sessions/oo.yaml"),
+        &fixtures().join("foreign/connectonion/.co/sessions/oo.yaml"),
     );
     let v = codify_json(&kiln, &[&co]);
     let outputs: Vec<&Value> = v["workflow"]["steps"][1]["outputs"]
@@ -358,9 +354,8 @@ fn validate_rejects_documents_that_are_no_workflow() {
     let out = kiln.run(&["workflow", "validate", empty.to_str().unwrap()]);
     assert_eq!(out.code, 1);
     assert!(
-        out.stdout.starts_with(&format!(
-            "[KILN]/empty.md:5:1: error: the frontmatter is followed by no step"
-        )),
+        out.stdout
+            .starts_with("[KILN]/empty.md:5:1: error: the frontmatter is followed by no step"),
         "{}",
         out.stdout
     );
