@@ -883,7 +883,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__codify)
-            opts="-o -v -h -V --output --force --refine --agent-cmd --interactive --format --no-redact --verbose --dir --strict --help --version"
+            opts="-o -v -h -V --merge --output --force --refine --agent-cmd --interactive --format --no-redact --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -102,14 +102,15 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s o -l output -d 'Write the workflow to this file instead of stdout' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s o -l output -d 'Write the workflow to this file instead of stdout; a directory: one file per workflow, `<first session id>.workflow.md`' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l agent-cmd -d 'The agent for --refine: a command run with `sh -c`, as `cru session resume` takes it. Overrides [agent] in the configuration' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l format -r -f -a "markdown\t'The workflow markup'
 json\t'The workflow, its graph and run totals as JSON'
 mermaid\t'A Mermaid flowchart of the steps'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l merge -d 'Merge all the sessions into one workflow, even runs of different tasks'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l force -d 'Replace --output if it exists'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l refine -d 'Have the agent backend clean the workflow up (names, types, conditions); used only if its reply validates'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l refine -d 'Have the agent backend clean the workflow up (names, types, conditions); used only if its reply validates and keeps every step and execution row, else saved as `<name>.refine-rejected.md` (exit 1)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l interactive -d 'Review it in $VISUAL/$EDITOR before saving: reopened with the errors on top until it validates'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l no-redact -d 'Keep secrets (API keys, tokens, passwords) as they are. Redaction is on by default: a workflow is written to be shared'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
@@ -290,7 +291,7 @@ complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_su
 complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_subcommand_from validate show refine edit help" -f -a "edit" -d 'Edit a workflow in $VISUAL/$EDITOR until it validates, then save it'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_subcommand_from validate show refine edit help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -l format -r -f -a "text\t'`file:line:col: error: message`, one per line'
-json\t'One JSON object per file: path, valid, problems'"
+json\t'`{"version": 1, "files": [{path, valid, problems}]}`'"
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
