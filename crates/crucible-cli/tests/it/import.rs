@@ -392,7 +392,9 @@ fn claude_code_transcripts_import_with_their_token_totals() {
         0
     );
     let text = std::fs::read_to_string(&wf).unwrap();
-    assert!(text.contains("/home/me/myapp/dates.py"), "{text}");
+    // Absolute paths under the session's cwd (/home/me/myapp) are relative.
+    assert!(text.contains("dates.py::Python"), "{text}");
+    assert!(!text.contains("/home/me/myapp/dates.py"), "{text}");
     let learn = kiln.run(&["session", "learn", id, "--export", "jsonl"]);
     assert!(
         learn
