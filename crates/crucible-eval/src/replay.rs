@@ -57,7 +57,7 @@ pub fn replay_log(
 }
 
 /// How a replayed run differs from the original phase.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunDiff {
     /// Tools the replay called that the original did not (by name, counted).
     pub tools_added: Vec<String>,
