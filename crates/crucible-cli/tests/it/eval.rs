@@ -352,7 +352,7 @@ fn an_agent_that_fails_is_an_error_case_in_eval_and_an_error_in_replay() {
     );
     assert!(
         out.stderr.contains(
-            "2 cases: 0 passed, 0 failed, 2 errors (no verdict: see above); 1 not evaluated"
+            "2 cases: 0 passed, 0 failed, 2 errors (no verdict reached); 1 not evaluated"
         ),
         "{}",
         out.stderr
@@ -575,7 +575,7 @@ fn each_judge_answer_is_exactly_one_verdict() {
     2025-12-16-add-upload-retry phase-2: judge error: agent command `sh [FIXTURES]/eval/judges/crash.sh` failed (exit code 4); its stderr:
     judge model not found
     ");
-    insta::assert_snapshot!(out.stderr, @"2 cases: 1 passed, 0 failed, 1 error (no verdict: see above)");
+    insta::assert_snapshot!(out.stderr, @"2 cases: 1 passed, 0 failed, 1 error (no verdict reached)");
 }
 
 /// A session file that parses up to its status, with an `[!expect]`.

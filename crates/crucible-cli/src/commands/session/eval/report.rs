@@ -149,7 +149,7 @@ impl Report {
             plural(n.errors, "error", "errors"),
         );
         if n.errors > 0 {
-            out.push_str(" (no verdict: see above)");
+            out.push_str(" (no verdict reached)");
         }
         if n.needs_judge > 0 {
             out.push_str(&format!(
