@@ -773,3 +773,15 @@ fn replay_exit_codes_and_json() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(json(&out)["eval"], serde_json::Value::Null);
 }
+
+#[test]
+fn a_named_session_without_expectations_says_there_is_nothing_to_evaluate() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "eval", "2025-12-10-fix-flaky-test"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    insta::assert_snapshot!(out.stderr, @r"
+    warning: 2025-12-10-fix-flaky-test: no phase has an [!expect] callout, so there is nothing to evaluate (docs/eval.md says how to write one)
+    0 cases: 0 passed, 0 failed, 0 errors
+    ");
+}

@@ -116,6 +116,15 @@ pub fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
         };
         report.sessions_read += 1;
         let cases = evaluate_session(&ev, path, &log);
+        if cases.is_empty() && !args.all {
+            // Named, and nothing in it to evaluate: say so rather than
+            // print an empty table that looks like a pass.
+            eprintln!(
+                "warning: {}: no phase has an [!expect] callout, so there is nothing to evaluate \
+                 (docs/eval.md says how to write one)",
+                log.id()
+            );
+        }
         let records: Vec<(usize, &EvalRecord)> = cases
             .iter()
             .filter_map(|(index, case)| match &case.outcome {
