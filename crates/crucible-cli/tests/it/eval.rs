@@ -785,3 +785,33 @@ fn a_named_session_without_expectations_says_there_is_nothing_to_evaluate() {
     0 cases: 0 passed, 0 failed, 0 errors
     ");
 }
+
+#[test]
+fn an_unreachable_judge_endpoint_is_an_error_not_a_verdict() {
+    let kiln = kiln_with(&[RETRY]);
+    // A port nothing listens on any more.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        kiln.root.path().join(".crucible/config.toml"),
+        format!(
+            "[agent]\nbackend = \"openai\"\nbase_url = \"http://127.0.0.1:{port}/v1\"\nmodel = \"judge\"\ntimeout = \"5s\"\n"
+        ),
+    )
+    .unwrap();
+    let out = kiln.run(&["session", "eval", RETRY, "--judge", "--format", "json"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let v = json(&out);
+    assert_eq!(v["results"][0]["verdict"], "pass", "{v}");
+    assert_eq!(v["results"][1]["verdict"], "error", "{v}");
+    assert_eq!(v["results"][1]["judge"]["verdict"], "error");
+    let reason = v["results"][1]["reason"].as_str().unwrap();
+    assert!(reason.contains(&format!("127.0.0.1:{port}")), "{reason}");
+    assert_eq!(v["summary"]["error"], 1);
+    // Recorded as an error beside the checks, so the next run's `was` says so.
+    let text = session_text(&kiln, RETRY);
+    assert!(text.contains("> [!eval] error\n> judge: error "), "{text}");
+}
