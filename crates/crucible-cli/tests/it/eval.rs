@@ -223,7 +223,8 @@ fn replay_runs_one_phase_records_a_linked_session_and_reports_the_diff() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let new_id = out.stdout.trim();
     assert!(
-        new_id.starts_with("20") && new_id.contains("replay-of-triage"),
+        new_id.starts_with("20")
+            && new_id.ends_with("-replay-of-phase-2-of-triage-the-flaky-upload-tes"),
         "{new_id}"
     );
     let report = out.stderr.replace(|c: char| c.is_ascii_digit(), "#");
@@ -814,4 +815,34 @@ fn an_unreachable_judge_endpoint_is_an_error_not_a_verdict() {
     // Recorded as an error beside the checks, so the next run's `was` says so.
     let text = session_text(&kiln, RETRY);
     assert!(text.contains("> [!eval] error\n> judge: error "), "{text}");
+}
+
+#[test]
+fn a_replays_id_names_its_phase_even_for_a_long_title() {
+    let kiln = kiln_with(&[RETRY]);
+    let ids: Vec<String> = ["3", "2"]
+        .iter()
+        .map(|phase| {
+            let out = kiln.run(&[
+                "session",
+                "replay",
+                RETRY,
+                "--phase",
+                phase,
+                "--agent-cmd",
+                "cat >/dev/null; echo done",
+            ]);
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            out.stdout.trim().to_owned()
+        })
+        .collect();
+    // Cut at 48 characters of the title, the phase is still there.
+    assert!(
+        ids[0].ends_with("-replay-of-phase-3-of-add-a-retry-to-the-upload-c"),
+        "{ids:?}"
+    );
+    assert!(
+        ids[1].ends_with("-replay-of-phase-2-of-add-a-retry-to-the-upload-c"),
+        "{ids:?}"
+    );
 }
