@@ -174,7 +174,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l system-prompt -d 'Replay with this system prompt instead of each session\'s' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l model -d 'Replay with this model: an endpoint is asked for it, a command gets it in $CRU_MODEL' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l format -d 'How to print the cases' -r -f -a "table\t'session, phase, checks, judge, the last recorded verdict and this one'
-json\t'One object: every case with its verdict, checks and reason, and a summary (docs/json-eval.md)'"
+json\t'One object: every case with its verdict, checks and reason, and a summary'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l all -d 'Every session that has an `[!expect]` callout; files that cannot be read are skipped with a warning (exit 3 when the rest passed)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l judge -d 'Also ask a judge about each case whose [!expect] has a `result:` line: --judge-cmd, else the [agent] of the configuration'

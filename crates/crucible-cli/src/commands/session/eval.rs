@@ -73,7 +73,7 @@ pub enum EvalFormat {
     /// session, phase, checks, judge, the last recorded verdict and this one.
     Table,
     /// One object: every case with its verdict, checks and reason, and a
-    /// summary (docs/json-eval.md).
+    /// summary.
     Json,
 }
 
