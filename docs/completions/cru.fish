@@ -170,15 +170,15 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l judge-cmd -d 'The judge: a command run with `sh -c` that reads the question on stdin and prints `PASS: <reason>` or `FAIL: <reason>`' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l judge-cmd -d 'The judge: a command run with `sh -c` that reads the question on stdin and prints `PASS: <reason>` or `FAIL: <reason>` (implies --judge)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l agent-cmd -d 'The agent to replay with (a command, as for resume); overrides [agent] in the configuration' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l system-prompt -d 'Replay with this system prompt instead of each session\'s' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l model -d 'Replay with this model: an endpoint is asked for it, a command gets it in $CRU_MODEL' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l format -d 'How to print the cases' -r -f -a "table\t'session, phase, checks, judge, the last recorded verdict and this one'
-json\t'Every case with its checks and the judge\'s reason'"
+json\t'One object: every case with its verdict, checks and reason, and a summary'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l all -d 'Every session that has an `[!expect]` callout'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l judge -d 'Also ask a judge whether each result meets the expected result in words: --judge-cmd, else the [agent] of the configuration'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l all -d 'Every session that has an `[!expect]` callout; files that cannot be read are skipped with a warning (exit 3 when the rest passed)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l judge -d 'Also ask a judge about each case whose [!expect] has a `result:` line: --judge-cmd, else the [agent] of the configuration'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l replay -d 'Run every phase that has expectations again with the agent, and check the new runs (a regression run after changing a prompt)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -l no-record -d 'Do not record the outcomes in the sessions'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from eval" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'

@@ -4,8 +4,7 @@
 use crate::{Actual, Expectation, Order};
 
 /// Which rule a check applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckKind {
     Tools,
     Forbid,
@@ -23,7 +22,7 @@ impl CheckKind {
 }
 
 /// One check's outcome, with what it found.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Check {
     pub kind: CheckKind,
     pub passed: bool,

@@ -14,8 +14,12 @@
 //! tool is called, in any order: the default) or `sequence` (they are
 //! called in this order, other calls between them allowed); `forbid` names
 //! tools that must not be called; each `pattern` is a regular expression
-//! the result must match; `result` says in words what the result should be
-//! (for the judge). Every key is optional, `pattern` may repeat.
+//! the result must match; `result` says in words what the result should be.
+//! Every key is optional, `pattern` may repeat.
+//!
+//! `result` is what asks for the judge: only a case with a `result:` line
+//! goes to it, and only when the run has a judge. The other keys are
+//! checked without a model, judge or not.
 
 use regex::Regex;
 
@@ -197,6 +201,12 @@ impl Expectation {
     /// True when there is something to check without a model.
     pub fn has_checks(&self) -> bool {
         !self.tools.is_empty() || !self.forbid.is_empty() || !self.patterns.is_empty()
+    }
+
+    /// True when the expectation asks for the judge: it says in words what
+    /// the result should be (`result:`).
+    pub fn asks_judge(&self) -> bool {
+        self.result.is_some()
     }
 }
 

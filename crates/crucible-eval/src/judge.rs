@@ -9,7 +9,7 @@ use crucible_agent::{AgentBackend, AgentError, AgentRequest};
 use crate::{Actual, Expectation};
 
 /// The judge's answer.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JudgeVerdict {
     pub passed: bool,
     pub reason: String,

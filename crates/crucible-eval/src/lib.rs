@@ -3,7 +3,8 @@
 //! callout ([`Expectation`]); [`check`] compares what the phase did (its
 //! tool calls and its result, [`Actual`]) without any model; a judge
 //! (any [`crucible_agent::AgentBackend`]) compares the result with the
-//! expected one in words and must answer in a strict form ([`judge`]); an
+//! expected one in words and must answer in a strict form ([`judge`]),
+//! asked only where an expectation has a `result:` ([`Evaluator`]); an
 //! [`EvalRecord`] goes back into the phase as an `[!eval]` callout, so the
 //! history of evaluations stays with the session. [`replay`] builds the
 //! context to run one turn again and compares the new run with the old.
@@ -12,6 +13,7 @@
 
 mod actual;
 mod check;
+mod evaluate;
 mod expect;
 pub mod judge;
 mod record;
@@ -20,6 +22,7 @@ mod run_output;
 
 pub use actual::Actual;
 pub use check::{Check, CheckKind, check};
+pub use evaluate::{Evaluator, NotEvaluated, evaluable};
 pub use expect::{ExpectError, Expectation, Order, ToolPattern, expectation_of};
 pub use judge::{JudgeError, JudgeVerdict};
 pub use record::{EvalRecord, Verdict, last_verdict};

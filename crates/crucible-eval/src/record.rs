@@ -13,9 +13,15 @@ use crucible_core::{Block, Callout, Phase, Timestamp};
 
 use crate::{Check, JudgeVerdict};
 
-/// passed, failed, or error (a judge that did not answer in form).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+/// The outcome of one case, exactly one of three:
+///
+/// - `Passed`: every check passed and the judge, when it was asked, said PASS;
+/// - `Failed`: a check failed or the judge said FAIL (a judge's answer of
+///   FAIL is a verdict, not an error);
+/// - `Error`: no verdict could be reached: the judge was unreachable, timed
+///   out, exited non-zero or answered out of form (and no check failed), or
+///   the phase could not be run or read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     Passed,
     Failed,
@@ -23,7 +29,18 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The word in output for people and programs: `pass`, `fail`, `error`.
     pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Passed => "pass",
+            Self::Failed => "fail",
+            Self::Error => "error",
+        }
+    }
+
+    /// The title of an `[!eval]` callout: `passed`, `failed`, `error` (the
+    /// session format; [`Verdict::parse`] reads both spellings).
+    pub fn callout_title(self) -> &'static str {
         match self {
             Self::Passed => "passed",
             Self::Failed => "failed",
@@ -42,14 +59,12 @@ impl Verdict {
 }
 
 /// One evaluation of one phase.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone)]
 pub struct EvalRecord {
     pub verdict: Verdict,
     pub checks: Vec<Check>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeVerdict>,
     /// Why there is no verdict from the judge, when it was asked.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub judge_error: Option<String>,
     /// What evaluated: `checks`, or the judge's description.
     pub by: String,
@@ -57,7 +72,9 @@ pub struct EvalRecord {
 }
 
 impl EvalRecord {
-    /// The verdict of these checks and this judge's outcome (if asked).
+    /// The verdict of these checks and this judge's outcome (if asked). A
+    /// failed check fails the case whatever the judge did: an unreachable
+    /// judge cannot make a wrong tool call right.
     pub fn new(
         checks: Vec<Check>,
         judge: Option<Result<JudgeVerdict, String>>,
@@ -69,12 +86,13 @@ impl EvalRecord {
             Some(Ok(v)) => (Some(v), None),
             Some(Err(e)) => (None, Some(e)),
         };
-        let verdict = if judge_error.is_some() {
-            Verdict::Error
-        } else if checks.iter().all(|c| c.passed) && judge.as_ref().is_none_or(|j| j.passed) {
-            Verdict::Passed
-        } else {
+        let failed = checks.iter().any(|c| !c.passed) || judge.as_ref().is_some_and(|j| !j.passed);
+        let verdict = if failed {
             Verdict::Failed
+        } else if judge_error.is_some() {
+            Verdict::Error
+        } else {
+            Verdict::Passed
         };
         Self {
             verdict,
@@ -105,7 +123,7 @@ impl EvalRecord {
         }
         body.push(format!("by: {}", crucible_core::one_line(&self.by)));
         body.push(format!("at: {}", self.at));
-        Callout::new("eval", self.verdict.as_str(), body)
+        Callout::new("eval", self.verdict.callout_title(), body)
     }
 }
 
@@ -149,6 +167,12 @@ mod tests {
         assert_eq!(
             v(vec![check(true)], Some(Err("unreadable".into()))),
             Verdict::Error
+        );
+        assert_eq!(v(Vec::new(), Some(Err("timed out".into()))), Verdict::Error);
+        // A failed check is a failure even when the judge could not answer.
+        assert_eq!(
+            v(vec![check(false)], Some(Err("unreadable".into()))),
+            Verdict::Failed
         );
     }
 

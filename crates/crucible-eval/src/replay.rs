@@ -57,7 +57,7 @@ pub fn replay_log(
 }
 
 /// How a replayed run differs from the original phase.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunDiff {
     /// Tools the replay called that the original did not (by name, counted).
     pub tools_added: Vec<String>,
@@ -165,8 +165,10 @@ pub struct ReplayRun<'a> {
 /// `replay_of: {session, phase}` frontmatter key and a line in its body.
 pub fn replay_session(r: &ReplayRun<'_>) -> Option<SessionLog> {
     let (id, phase) = r.original.phases().nth(r.index)?;
+    // The phase comes first: ids are cut from the title's start, and a
+    // replay's id must say which phase it ran.
     let title = format!(
-        "Replay of {} {id}",
+        "Replay of {id} of {}",
         r.original.title().unwrap_or(r.original.id().as_str())
     );
     let mut fm = Frontmatter::new(SessionId::new("replay").expect("valid"), r.started.clone());

@@ -3,38 +3,46 @@
 //! Every phase with an `[!expect]` callout is a case. Without `--replay`
 //! the case is what the phase did; with it, the phase is run again by the
 //! agent (the context before it, then its user's words) and the new run is
-//! the case. The checks need no model; `--judge` adds the configured agent
-//! as a judge. Each outcome is recorded in its phase as an `[!eval]`
-//! callout (not with `--no-record`), and the table says how each verdict
-//! compares with the last one recorded. Exit 1 when any case failed.
+//! the case. The checks need no model; with `--judge`, the cases whose
+//! expectation has a `result:` also go to a judge. Each outcome is
+//! recorded in its phase as an `[!eval]` callout (not with `--no-record`),
+//! and the table says how each verdict compares with the last one
+//! recorded. Exit codes: docs/eval.md, "Exit codes".
 
-use std::io::Write;
+mod json;
+mod report;
+
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use crucible_agent::AgentBackend;
 use crucible_core::{Block, PhaseId, SessionLog, Timestamp};
-use crucible_eval::{Actual, EvalRecord, Verdict, check, expectation_of, judge, last_verdict};
-use serde::Serialize;
+use crucible_eval::{Actual, EvalRecord, Evaluator, evaluable, expectation_of, last_verdict};
 
 use crate::agent_backend;
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
+
+use json::EvalJson;
+pub(super) use json::{RecordJson, reason};
+use report::{Case, CaseOutcome, Report};
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// Session ids, unique prefixes of them (any case), or paths.
     #[arg(required_unless_present = "all")]
     pub sessions: Vec<String>,
-    /// Every session that has an `[!expect]` callout.
+    /// Every session that has an `[!expect]` callout; files that cannot be
+    /// read are skipped with a warning (exit 3 when the rest passed).
     #[arg(long, conflicts_with = "sessions")]
     pub all: bool,
-    /// Also ask a judge whether each result meets the expected result in
-    /// words: --judge-cmd, else the [agent] of the configuration.
+    /// Also ask a judge about each case whose [!expect] has a `result:`
+    /// line: --judge-cmd, else the [agent] of the configuration.
     #[arg(long)]
     pub judge: bool,
     /// The judge: a command run with `sh -c` that reads the question on
-    /// stdin and prints `PASS: <reason>` or `FAIL: <reason>`.
+    /// stdin and prints `PASS: <reason>` or `FAIL: <reason>` (implies
+    /// --judge).
     #[arg(long, value_name = "CMD")]
     pub judge_cmd: Option<String>,
     /// Run every phase that has expectations again with the agent, and
@@ -64,37 +72,9 @@ pub struct EvalArgs {
 pub enum EvalFormat {
     /// session, phase, checks, judge, the last recorded verdict and this one.
     Table,
-    /// Every case with its checks and the judge's reason.
+    /// One object: every case with its verdict, checks and reason, and a
+    /// summary.
     Json,
-}
-
-/// One evaluated phase.
-#[derive(Debug, Serialize)]
-struct Case {
-    session: String,
-    phase: String,
-    /// The last verdict recorded before this run.
-    was: Option<Verdict>,
-    /// `None`: nothing to check without a judge.
-    #[serde(flatten)]
-    record: Option<EvalRecord>,
-    /// Why the case could not be evaluated (a bad `[!expect]`, an agent
-    /// that failed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-}
-
-impl Case {
-    fn verdict(&self) -> Option<Verdict> {
-        if self.error.is_some() {
-            return Some(Verdict::Error);
-        }
-        self.record.as_ref().map(|r| r.verdict)
-    }
-
-    fn failed(&self) -> bool {
-        matches!(self.verdict(), Some(Verdict::Failed | Verdict::Error))
-    }
 }
 
 /// What evaluates: the replaying agent and the judge, when asked for.
@@ -103,122 +83,82 @@ struct Evaluators {
     judge: Option<Box<dyn AgentBackend>>,
     system_prompt: Option<String>,
     budget: u64,
-    /// Says what evaluated, in each record.
+    /// Says what evaluated besides the judge, in each record.
     by: String,
+}
+
+/// The session files to read, and the ones `--all` had to skip.
+struct Targets {
+    files: Vec<PathBuf>,
+    skipped: Vec<String>,
 }
 
 pub fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     let ev = evaluators(ctx, args)?;
     let targets = targets(ctx, args)?;
-    let mut cases: Vec<Case> = Vec::new();
-    let mut unreadable = 0;
-    for target in &targets {
-        let (path, log) = match ctx.store.load(target) {
-            Ok(found) => found,
+    let mut report = Report {
+        skipped_files: targets.skipped,
+        ..Report::default()
+    };
+    for path in &targets.files {
+        let log = match ctx.store.load_path(path) {
+            Ok(log) => log,
+            Err(e) if args.all => {
+                report.skipped_files.push(e.to_string());
+                continue;
+            }
             Err(e) => {
-                eprintln!("error: {e}");
-                unreadable += 1;
+                // A session the user named and that cannot be read is a
+                // failure, not a skip: they asked for it.
+                report.unreadable_named.push(e.to_string());
                 continue;
             }
         };
-        let mut records: Vec<(usize, EvalRecord)> = Vec::new();
-        for (id, phase) in log.phases() {
-            let Some(expect) = expectation_of(phase) else {
-                continue;
-            };
-            let mut case = Case {
-                session: log.id().to_string(),
-                phase: id.to_string(),
-                was: last_verdict(phase),
-                record: None,
-                error: None,
-            };
-            match expect {
-                Err(e) => case.error = Some(format!("{}: {id}: {e}", path.display())),
-                Ok(e) => match evaluate(&ev, &log, id, &e) {
-                    Ok(record) => case.record = record,
-                    Err(msg) => case.error = Some(msg),
-                },
-            }
-            if let Some(r) = &case.record {
-                records.push((id.index(), r.clone()));
-            }
-            cases.push(case);
+        report.sessions_read += 1;
+        let cases = evaluate_session(&ev, path, &log);
+        if cases.is_empty() && !args.all {
+            // Named, and nothing in it to evaluate: say so rather than
+            // print an empty table that looks like a pass.
+            eprintln!(
+                "warning: {}: no phase has an [!expect] callout, so there is nothing to evaluate \
+                 (docs/eval.md says how to write one)",
+                log.id()
+            );
         }
+        let records: Vec<(usize, &EvalRecord)> = cases
+            .iter()
+            .filter_map(|(index, case)| match &case.outcome {
+                CaseOutcome::Evaluated(r) => Some((*index, r)),
+                _ => None,
+            })
+            .collect();
         if !records.is_empty() && !args.no_record {
-            record(ctx, &path, &records)?;
+            record(ctx, path, &records)?;
         }
-    }
-    if args.all && cases.is_empty() && unreadable == 0 {
-        eprintln!("no phase has an [!expect] callout (see docs/eval.md)");
+        report.cases.extend(cases.into_iter().map(|(_, c)| c));
     }
     if args.replay {
-        // What changed first: newly failing, then newly passing.
-        cases.sort_by_key(|c| match (c.was, c.verdict()) {
-            (Some(Verdict::Passed), Some(Verdict::Failed | Verdict::Error)) => 0,
-            (Some(Verdict::Failed | Verdict::Error), Some(Verdict::Passed)) => 1,
-            (None, Some(Verdict::Failed | Verdict::Error)) => 2,
-            _ => 3,
-        });
+        report.newly_changed_first();
+    }
+    for w in &report.skipped_files {
+        eprintln!("warning: {w}; skipped");
+    }
+    for e in &report.unreadable_named {
+        eprintln!("error: {e}");
     }
     match args.format {
-        EvalFormat::Json => crate::render::print_json(&cases)?,
-        EvalFormat::Table if cases.is_empty() => {}
-        EvalFormat::Table => {
-            let mut out = crate::render::data_out();
-            table(&mut out, &cases)?;
-            out.flush()?;
-        }
+        EvalFormat::Json => crate::render::print_json(&EvalJson::new(&report))?,
+        EvalFormat::Table => report.print_table()?,
     }
-    if args.replay {
-        let newly_failing = cases
-            .iter()
-            .filter(|c| c.was == Some(Verdict::Passed) && c.failed())
-            .count();
-        let newly_passing = cases
-            .iter()
-            .filter(|c| {
-                matches!(c.was, Some(Verdict::Failed | Verdict::Error))
-                    && c.verdict() == Some(Verdict::Passed)
-            })
-            .count();
-        eprintln!(
-            "against the last recorded verdicts: {newly_failing} newly failing, {newly_passing} newly passing"
-        );
+    if args.all && report.cases.is_empty() && report.skipped_files.is_empty() {
+        eprintln!("no phase has an [!expect] callout (see docs/eval.md)");
     }
-    let failed = cases.iter().filter(|c| c.failed()).count();
-    let errors = cases
-        .iter()
-        .filter(|c| c.verdict() == Some(Verdict::Error))
-        .count();
-    let checked = cases.iter().filter(|c| c.verdict().is_some()).count();
-    eprintln!(
-        "{} {}: {} passed, {} failed{}{}",
-        checked,
-        crate::render::plural(checked, "case", "cases"),
-        checked - failed,
-        failed - errors,
-        match errors {
-            0 => String::new(),
-            n => format!(
-                ", {n} {} (agent or judge failed)",
-                crate::render::plural(n, "error", "errors")
-            ),
-        },
-        match cases.len() - checked {
-            0 => String::new(),
-            n => format!(", {n} with nothing to check without --judge"),
-        }
-    );
-    Ok(if failed > 0 || unreadable > 0 {
-        Outcome::Failure
-    } else {
-        Outcome::Success
-    })
+    eprintln!("{}", report.summary_line(args.replay));
+    Ok(report.outcome())
 }
 
 fn evaluators(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Evaluators> {
-    let mut by = vec![if args.replay { "replay" } else { "checks" }.to_owned()];
+    let mut by = vec!["checks".to_owned()];
     let replay = if args.replay {
         let b = agent_backend::configured_with_model(
             ctx,
@@ -241,7 +181,6 @@ fn evaluators(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Evaluators> {
                  `PASS: <reason>` or `FAIL: <reason>`), or set [agent] in the configuration",
             )
         })?;
-        by.push(format!("judge {}", b.describe()));
         Some(b)
     } else {
         None
@@ -262,68 +201,109 @@ fn evaluators(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Evaluators> {
     })
 }
 
-/// The sessions named, or with `--all` every one whose text has an
-/// `[!expect` callout (the others are not even parsed).
-fn targets(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Vec<String>> {
+/// The sessions named (each must resolve: an ambiguous name is wrong
+/// usage, exit 2), or with `--all` every file whose text has an `[!expect`
+/// callout (the others are not even parsed); a file `--all` cannot read
+/// is skipped.
+fn targets(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Targets> {
     if !args.all {
-        return Ok(args.sessions.clone());
+        let files = args
+            .sessions
+            .iter()
+            .map(|q| ctx.store.resolve(q).map_err(CliError::from))
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(Targets {
+            files,
+            skipped: Vec::new(),
+        });
     }
-    let mut out = Vec::new();
+    let mut out = Targets {
+        files: Vec::new(),
+        skipped: Vec::new(),
+    };
     for f in ctx.store.scan() {
-        match f {
-            Ok(f) => {
-                let bytes = ctx.store.read_bytes(&f.path).unwrap_or_default();
+        let bytes = f.and_then(|f| ctx.store.read_bytes(&f.path).map(|b| (f.path, b)));
+        match bytes {
+            Ok((path, bytes)) => {
                 if memchr::memmem::find(&bytes, b"[!expect").is_some() {
-                    out.push(f.path.display().to_string());
+                    out.files.push(path);
                 }
             }
-            Err(e) => eprintln!("warning: {e}; skipped"),
+            Err(e) => out.skipped.push(e.to_string()),
         }
     }
     Ok(out)
 }
 
-/// One case: the phase as recorded, or a new run of it; its checks and the
-/// judge's answer. `Ok(None)`: nothing to check without a judge.
+/// Every case of one session, with its phase's index.
+fn evaluate_session(ev: &Evaluators, path: &Path, log: &SessionLog) -> Vec<(usize, Case)> {
+    let mut out = Vec::new();
+    for (id, phase) in log.phases() {
+        let Some(expect) = expectation_of(phase) else {
+            continue;
+        };
+        let mut case = Case {
+            session: log.id().to_string(),
+            phase: id.to_string(),
+            was: last_verdict(phase),
+            result_unjudged: false,
+            outcome: CaseOutcome::Error(String::new()),
+        };
+        case.outcome = match expect {
+            Err(e) => CaseOutcome::Error(format!("{}: {id}: {e}", path.display())),
+            Ok(e) => {
+                case.result_unjudged = e.asks_judge() && ev.judge.is_none();
+                evaluate(ev, log, id, &e)
+            }
+        };
+        out.push((id.index(), case));
+    }
+    out
+}
+
+/// One case: the phase as recorded, or a new run of it; its checks and,
+/// where the expectation asks for it, the judge's answer.
 fn evaluate(
     ev: &Evaluators,
     log: &SessionLog,
     id: PhaseId,
     e: &crucible_eval::Expectation,
-) -> Result<Option<EvalRecord>, String> {
-    let phase = log.phase(id).ok_or("no such phase")?;
-    if !e.has_checks() && ev.judge.is_none() {
-        return Ok(None);
+) -> CaseOutcome {
+    let Some(phase) = log.phase(id) else {
+        return CaseOutcome::Error(format!("{}: no {id}", log.id()));
+    };
+    // Nothing runs (no replay, no judge) for a case that cannot be evaluated.
+    if let Err(why) = evaluable(e, ev.judge.is_some()) {
+        return CaseOutcome::NotEvaluated(why);
     }
     let actual: Actual = match &ev.replay {
         None => Actual::of_phase(phase),
-        Some(agent) => {
-            crucible_eval::replay::run_phase(
-                agent.as_ref(),
-                log,
-                id.index(),
-                ev.system_prompt.as_deref(),
-                ev.budget,
-            )
-            .map_err(|err| format!("{}: {id}: the agent failed: {err}", log.id()))?
-            .actual
-        }
+        Some(agent) => match crucible_eval::replay::run_phase(
+            agent.as_ref(),
+            log,
+            id.index(),
+            ev.system_prompt.as_deref(),
+            ev.budget,
+        ) {
+            Ok(run) => run.actual,
+            Err(err) => {
+                return CaseOutcome::Error(format!("{}: {id}: the agent failed: {err}", log.id()));
+            }
+        },
     };
-    let checks = check(e, &actual);
-    let verdict = ev.judge.as_ref().map(|j| {
-        let input = crucible_eval::replay::input_of(phase);
-        judge::judge(j.as_ref(), &input, e, &actual).map_err(|err| err.to_string())
-    });
-    Ok(Some(EvalRecord::new(
-        checks,
-        verdict,
-        ev.by.clone(),
-        Timestamp::now(),
-    )))
+    let evaluator = Evaluator {
+        judge: ev.judge.as_deref(),
+        by: &ev.by,
+    };
+    let input = crucible_eval::replay::input_of(phase);
+    match evaluator.evaluate(e, &input, &actual, Timestamp::now()) {
+        Ok(record) => CaseOutcome::Evaluated(record),
+        Err(why) => CaseOutcome::NotEvaluated(why),
+    }
 }
 
 /// Appends each record to its phase, in one locked write.
-fn record(ctx: &Context, path: &Path, records: &[(usize, EvalRecord)]) -> anyhow::Result<()> {
+fn record(ctx: &Context, path: &Path, records: &[(usize, &EvalRecord)]) -> anyhow::Result<()> {
     ctx.store
         .update(path, |log| {
             let mut phases: Vec<&mut crucible_core::Phase> = log.phases_mut().collect();
@@ -334,92 +314,5 @@ fn record(ctx: &Context, path: &Path, records: &[(usize, EvalRecord)]) -> anyhow
             }
         })
         .map_err(CliError::from)?;
-    Ok(())
-}
-
-fn table(out: &mut impl Write, cases: &[Case]) -> std::io::Result<()> {
-    let mark = |ok: bool| if ok { "✓" } else { "✗" };
-    let rows: Vec<[String; 6]> = cases
-        .iter()
-        .map(|c| {
-            let checks = c.record.as_ref().map_or_else(
-                || "–".to_owned(),
-                |r| {
-                    if r.checks.is_empty() {
-                        "–".to_owned()
-                    } else {
-                        r.checks
-                            .iter()
-                            .map(|k| format!("{} {}", k.kind.as_str(), mark(k.passed)))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    }
-                },
-            );
-            let judge = match &c.record {
-                Some(r) if r.judge_error.is_some() => "error".to_owned(),
-                Some(r) => r.judge.as_ref().map_or("–", |j| mark(j.passed)).to_owned(),
-                None => "–".to_owned(),
-            };
-            [
-                c.session.clone(),
-                c.phase.clone(),
-                checks,
-                judge,
-                c.was.map_or("–", Verdict::as_str).to_owned(),
-                c.verdict().map_or("unchecked", Verdict::as_str).to_owned(),
-            ]
-        })
-        .collect();
-    let head = ["session", "phase", "checks", "judge", "was", "verdict"];
-    let mut w = head.map(str::len);
-    for r in &rows {
-        for (i, cell) in r.iter().enumerate() {
-            w[i] = w[i].max(cell.chars().count());
-        }
-    }
-    let line = |cells: [&str; 6]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i > 0 {
-                s.push_str("  ");
-            }
-            if i + 1 == cells.len() {
-                s.push_str(c);
-            } else {
-                let pad = w[i].saturating_sub(c.chars().count());
-                s.push_str(c);
-                s.push_str(&" ".repeat(pad));
-            }
-        }
-        s
-    };
-    writeln!(out, "{}", line(head))?;
-    for r in &rows {
-        writeln!(out, "{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]))?;
-    }
-    for c in cases {
-        if let Some(e) = &c.error {
-            writeln!(out, "\n{e}")?;
-        }
-        if let Some(r) = &c.record {
-            for k in r.checks.iter().filter(|k| !k.passed) {
-                writeln!(
-                    out,
-                    "\n{} {}: {} ✗ {}",
-                    c.session,
-                    c.phase,
-                    k.kind.as_str(),
-                    k.detail
-                )?;
-            }
-            if let Some(j) = r.judge.as_ref().filter(|j| !j.passed) {
-                writeln!(out, "\n{} {}: judge ✗ {}", c.session, c.phase, j.reason)?;
-            }
-            if let Some(e) = &r.judge_error {
-                writeln!(out, "\n{} {}: judge error: {e}", c.session, c.phase)?;
-            }
-        }
-    }
     Ok(())
 }

@@ -4,8 +4,10 @@
 //! words that started it go to the agent; the run is recorded as a new
 //! session linked to the original (`replay_of:`), and what changed is
 //! printed: tools added and missing, the result, tokens, duration.
-//! `--eval` applies the phase's `[!expect]` to the new run (exit 1 when it
-//! fails).
+//! `--eval` applies the phase's `[!expect]` checks to the new run. Exit 0
+//! when the run is recorded (and its evaluation passed), 1 when the agent
+//! failed or the evaluation did not pass, 2 for a `--phase` that is not a
+//! phase number or an ambiguous session name.
 
 use std::path::PathBuf;
 
@@ -13,7 +15,7 @@ use clap::{Args, ValueEnum};
 use crucible_core::{AgentRef, Block, PhaseId, Timestamp};
 use crucible_eval::replay::{ReplayRun, RunDiff, replay_session, run_phase};
 use crucible_eval::{Actual, EvalRecord, Verdict, check, expectation_of};
-use serde_json::json;
+use serde::Serialize;
 
 use crate::agent_backend;
 use crate::context::Context;
@@ -56,7 +58,7 @@ pub enum ReplayFormat {
 pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
     let (_, log) = ctx.store.load(&args.session).map_err(CliError::from)?;
     let id: PhaseId = args.phase.parse().map_err(|_| {
-        CliError::new(format!(
+        CliError::usage(format!(
             "--phase {}: expected a phase number such as 3 or phase-3",
             args.phase
         ))
@@ -141,12 +143,20 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
         .map_err(CliError::from)?;
     let diff = RunDiff::between(&Actual::of_phase(original), &replayed.actual);
     match args.format {
-        ReplayFormat::Json => crate::render::print_json(&json!({
-            "session": created.id().as_str(),
-            "replay_of": {"session": log.id().as_str(), "phase": id.to_string()},
-            "diff": diff,
-            "eval": evaluation,
-        }))?,
+        ReplayFormat::Json => crate::render::print_json(&ReplayJson {
+            version: 1,
+            session: created.id().as_str(),
+            replay_of: ReplayOfJson {
+                session: log.id().as_str(),
+                phase: id.to_string(),
+            },
+            diff: DiffJson::new(&diff),
+            eval: evaluation.as_ref().map(|r| EvalJson {
+                verdict: r.verdict.as_str(),
+                reason: super::eval::reason(r),
+                record: super::eval::RecordJson::new(r),
+            }),
+        })?,
         ReplayFormat::Text => {
             println!("{}", created.id());
             eprintln!("replay of {id} of {}:", log.id());
@@ -168,4 +178,59 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
         Some(Verdict::Failed | Verdict::Error) => Outcome::Failure,
         _ => Outcome::Success,
     })
+}
+
+/// `--format json`: one object, documented in docs/json-eval.md.
+#[derive(Debug, Serialize)]
+struct ReplayJson<'a> {
+    version: u32,
+    /// The new session's id.
+    session: &'a str,
+    replay_of: ReplayOfJson<'a>,
+    diff: DiffJson<'a>,
+    /// `null` without `--eval` or without checks to apply.
+    eval: Option<EvalJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct ReplayOfJson<'a> {
+    session: &'a str,
+    phase: String,
+}
+
+#[derive(Debug, Serialize)]
+struct DiffJson<'a> {
+    tools_added: &'a [String],
+    tools_missing: &'a [String],
+    result_changed: bool,
+    old_result: &'a str,
+    new_result: &'a str,
+    old_tokens: Option<u64>,
+    new_tokens: Option<u64>,
+    old_duration_ms: Option<u64>,
+    new_duration_ms: Option<u64>,
+}
+
+impl<'a> DiffJson<'a> {
+    fn new(d: &'a RunDiff) -> Self {
+        Self {
+            tools_added: &d.tools_added,
+            tools_missing: &d.tools_missing,
+            result_changed: d.result_changed,
+            old_result: &d.old_result,
+            new_result: &d.new_result,
+            old_tokens: d.old_tokens,
+            new_tokens: d.new_tokens,
+            old_duration_ms: d.old_duration_ms,
+            new_duration_ms: d.new_duration_ms,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct EvalJson {
+    verdict: &'static str,
+    reason: String,
+    #[serde(flatten)]
+    record: super::eval::RecordJson,
 }
