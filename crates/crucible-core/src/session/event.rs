@@ -53,6 +53,9 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         agent: Option<AgentRef>,
         text: String,
+        /// The model that gave the reply; it becomes the phase's `model`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
     },
     /// A subagent's callout: inline work, or a link/embed to a child session.
     Subagent {
@@ -256,11 +259,14 @@ impl SessionLog {
                 quote,
                 interpretation,
             } => self.push_callout(at, Callout::user(quote, interpretation.as_deref())),
-            SessionEvent::Reply { agent, text } => {
+            SessionEvent::Reply { agent, text, model } => {
                 if let Some(a) = agent {
                     self.add_participant(a);
                 }
                 self.push_callout(at, Callout::reply(agent.as_ref(), text));
+                if let Some(m) = model {
+                    self.current_phase(at).meta.model = Some(m.clone());
+                }
             }
             SessionEvent::Subagent { subagent } => {
                 if let Some(a) = &subagent.agent {
