@@ -29,7 +29,7 @@ pub fn configured_with_model(
     agent_cmd: Option<&str>,
     model: Option<&str>,
 ) -> Result<Option<Box<dyn AgentBackend>>, CliError> {
-    configured_with_env(ctx, agent_cmd, model, Vec::new())
+    configured_with_env(ctx, agent_cmd, model, &[])
 }
 
 /// The environment a command backend working in a session gets, so that
@@ -59,11 +59,11 @@ pub fn configured_with_env(
     ctx: &Context,
     agent_cmd: Option<&str>,
     model: Option<&str>,
-    env: Vec<(String, String)>,
+    env: &[(String, String)],
 ) -> Result<Option<Box<dyn AgentBackend>>, CliError> {
     let a = &ctx.config.agent;
     let command_backend = |command: &str| -> Box<dyn AgentBackend> {
-        let mut env = env.clone();
+        let mut env = env.to_vec();
         env.extend(model.map(|m| ("CRU_MODEL".to_owned(), m.to_owned())));
         Box::new(CommandBackend {
             command: command.to_owned(),

@@ -398,7 +398,6 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
     }
 
     /// A subagent whose whole work is logged inside the callout.
-
     pub fn inline_subagent(
         &mut self,
         agent: Option<AgentRef>,

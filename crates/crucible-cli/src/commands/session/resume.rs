@@ -87,7 +87,7 @@ pub fn run(ctx: &Context, args: &ResumeArgs) -> anyhow::Result<Outcome> {
     let model = args.model.as_deref().or(ctx.config.agent.model.as_deref());
     let env = agent_backend::session_env(ctx, log.id().as_str(), &path);
     let Some(backend) =
-        agent_backend::configured_with_env(ctx, args.agent_cmd.as_deref(), model, env)?
+        agent_backend::configured_with_env(ctx, args.agent_cmd.as_deref(), model, &env)?
     else {
         print_context(&cx, ResumeFormat::Text)?;
         eprintln!(
