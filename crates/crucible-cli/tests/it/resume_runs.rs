@@ -260,3 +260,25 @@ fn the_agent_logs_into_its_own_session_and_the_model_is_recorded() {
     let check = kiln.run(&["session", "validate", PAUSED]);
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
 }
+
+#[test]
+fn a_session_the_agent_ends_itself_stays_ended() {
+    let kiln = TestKiln::with_fixtures();
+    let cru = assert_cmd::cargo::cargo_bin("cru");
+    let agent = format!(
+        "cat >/dev/null; {} session end --status completed --summary 'Fixed.' || exit 9; \
+         echo 'All done, session ended.'",
+        cru.display()
+    );
+    let out = kiln.run(&["session", "resume", PAUSED, "--agent-cmd", &agent]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("The agent ended"), "{}", out.stderr);
+    let text = std::fs::read_to_string(paused_file(&kiln)).unwrap();
+    assert_eq!(frontmatter_value(&text, "status"), "completed");
+    // The reply after the end is shown, not written after the summary.
+    assert_eq!(out.stdout, "All done, session ended.\n");
+    assert!(!text.contains("All done, session ended."), "{text}");
+    assert!(text.ends_with("## Summary\n\nFixed.\n"), "{text}");
+    let check = kiln.run(&["session", "validate", PAUSED]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+}

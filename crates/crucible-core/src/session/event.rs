@@ -488,6 +488,31 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_names_the_model_of_its_phase() {
+        let mut log = log();
+        let reply = |model: Option<&str>| SessionEvent::Reply {
+            agent: None,
+            text: "done".into(),
+            model: model.map(str::to_owned),
+        };
+        log.apply(&ev("2025-12-21T10:00:00Z", reply(None)));
+        assert_eq!(log.phases().next().unwrap().1.meta.model, None);
+        log.apply(&ev("2025-12-21T10:00:01Z", reply(Some("gpt-4o-mini"))));
+        let (_, p) = log.phases().next().unwrap();
+        assert_eq!(p.meta.model.as_deref(), Some("gpt-4o-mini"));
+        // The journal line of an older cru, without the field, still reads.
+        let old: SessionEvent = serde_json::from_str(r#"{"event":"reply","text":"hi"}"#).unwrap();
+        assert_eq!(
+            old,
+            SessionEvent::Reply {
+                agent: None,
+                text: "hi".into(),
+                model: None
+            }
+        );
+    }
+
+    #[test]
     fn a_tool_call_before_any_phase_opens_one() {
         let mut log = log();
         log.apply(&ev(

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crucible_agent::{AgentBackend, AgentError, AgentRequest};
 use crucible_core::store::{atomic, journal};
-use crucible_core::{AgentRef, PhaseId, Recorder, ResumeContext, SessionStatus};
+use crucible_core::{AgentRef, PhaseId, RecordError, Recorder, ResumeContext, SessionStatus};
 use serde_json::{Value, json};
 
 use crate::agent_backend;
@@ -74,6 +74,7 @@ pub fn continue_session(
         prompt: cx.prompt(),
         answered: false,
         recorded: false,
+        ended: false,
     };
     let stdin = std::io::stdin();
     loop {
@@ -96,10 +97,13 @@ pub fn continue_session(
             Err(e) => {
                 turns.failure(&e)?;
                 if !opts.interactive {
-                    let point = turns.stop(ctx, path, cx.resume_at)?;
+                    let left = match turns.stop(ctx, path, cx.resume_at)? {
+                        Stopped::Paused(point) => format!("paused at {point}"),
+                        Stopped::Ended(status) => format!("which the agent ended ({status})"),
+                    };
                     return Err(CliError::new(e.to_string())
                         .with_hint(format!(
-                            "what came is recorded in {id}, paused at {point}; \
+                            "what came is recorded in {id}, {left}; \
                              `cru session resume {id}` tries again"
                         ))
                         .into());
@@ -107,7 +111,7 @@ pub fn continue_session(
                 eprintln!("error: {e}");
             }
         }
-        if !opts.interactive {
+        if !opts.interactive || turns.ended {
             break;
         }
         match next_line(&stdin)? {
@@ -116,9 +120,21 @@ pub fn continue_session(
             Some(line) => turns.user(&line)?,
         }
     }
-    let point = turns.stop(ctx, path, cx.resume_at)?;
-    eprintln!("Paused {id} at {point}: `cru session resume {id}` goes on from there.");
+    match turns.stop(ctx, path, cx.resume_at)? {
+        Stopped::Paused(point) => {
+            eprintln!("Paused {id} at {point}: `cru session resume {id}` goes on from there.");
+        }
+        Stopped::Ended(status) => eprintln!("The agent ended {id} ({status})."),
+    }
     Ok(Outcome::Success)
+}
+
+/// How a run left the session.
+enum Stopped {
+    /// Paused at this resume point (`phase-N`).
+    Paused(String),
+    /// The agent ended it itself, and it stays ended.
+    Ended(SessionStatus),
 }
 
 /// The conversation of one run, and what it recorded.
@@ -132,6 +148,9 @@ struct Turns<'s, 'm> {
     answered: bool,
     /// Something was recorded after the resumed phase itself.
     recorded: bool,
+    /// The agent ended the session itself (`cru session end`): nothing more
+    /// is recorded, and the run stops.
+    ended: bool,
 }
 
 impl Turns<'_, '_> {
@@ -141,14 +160,19 @@ impl Turns<'_, '_> {
         model: Option<&str>,
         usage: Option<crucible_agent::TokenUsage>,
     ) -> anyhow::Result<()> {
-        self.rec
+        let recorded = self
+            .rec
             .reply_by_model(self.agent.clone(), model.or(self.model), text)
-            .map_err(CliError::from)?;
-        if let Some(u) = usage {
-            self.rec.tokens(u.total_tokens).map_err(CliError::from)?;
+            .and_then(|()| match usage {
+                Some(u) => self.rec.tokens(u.total_tokens),
+                None => Ok(()),
+            })
+            // The reply in the markdown at once, not only in the journal.
+            .and_then(|()| self.rec.fold());
+        match recorded {
+            Err(RecordError::Ended { .. }) => self.ended = true,
+            other => other.map_err(CliError::from)?,
         }
-        // The reply in the markdown at once, not only in the journal.
-        self.rec.fold().map_err(CliError::from)?;
         (self.answered, self.recorded) = (true, true);
         let mut out = std::io::stdout().lock();
         writeln!(out, "{text}")?;
@@ -187,13 +211,13 @@ impl Turns<'_, '_> {
     /// Pauses the session after the last phase that ended well: the last
     /// phase in the file (the agent may have added its own) once a reply
     /// came whole, else the point this run resumed from. A session the
-    /// agent ended itself stays ended. Returns the resume point.
+    /// agent ended itself stays ended.
     fn stop(
         self,
         ctx: &Context,
         path: &Path,
         resumed_from: Option<PhaseId>,
-    ) -> anyhow::Result<String> {
+    ) -> anyhow::Result<Stopped> {
         let at = if self.answered { None } else { resumed_from };
         let mut rec = self.rec;
         rec.flush().map_err(CliError::from)?;
@@ -203,15 +227,17 @@ impl Turns<'_, '_> {
             SessionStatus::Completed | SessionStatus::Failed
         ) {
             rec.close().map_err(CliError::from)?;
-            return Ok(now.frontmatter.status.to_string());
+            return Ok(Stopped::Ended(now.frontmatter.status));
         }
         rec.pause(at).map_err(CliError::from)?;
         rec.close().map_err(CliError::from)?;
         let paused = ctx.store.load_path(path).map_err(CliError::from)?;
-        Ok(paused
-            .frontmatter
-            .resume_point
-            .map_or_else(|| "its start".to_owned(), |p| p.to_string()))
+        Ok(Stopped::Paused(
+            paused
+                .frontmatter
+                .resume_point
+                .map_or_else(|| "its start".to_owned(), |p| p.to_string()),
+        ))
     }
 }
 
