@@ -138,6 +138,14 @@ fn an_agent_that_fails_before_answering_leaves_the_session_byte_for_byte() {
         let out = kiln.run(&["session", "resume", PAUSED, "--agent-cmd", agent]);
         fails_and_changes_nothing(&kiln, &out, reason, &before, &row);
     }
+    // An agent that does not answer in time is stopped.
+    std::fs::write(
+        kiln.root.path().join(".crucible/config.toml"),
+        "[agent]\ntimeout = \"1s\"\n",
+    )
+    .unwrap();
+    let out = kiln.run(&["session", "resume", PAUSED, "--agent-cmd", "sleep 20"]);
+    fails_and_changes_nothing(&kiln, &out, "gave no reply within 1 s", &before, &row);
 }
 
 #[test]

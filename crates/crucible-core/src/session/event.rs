@@ -399,6 +399,19 @@ mod summary_line_tests {
             let text: String = parts.concat();
             prop_assert_eq!(summary_line(&text, limit), cut(&one_line(&text), limit));
         }
+
+        /// A reply, with or without the model that gave it, reads back from
+        /// its journal line as it was written.
+        #[test]
+        fn a_reply_round_trips_through_its_journal_line(
+            text in "(?s).{0,80}",
+            model in proptest::option::of("[a-z0-9.:/-]{1,30}"),
+        ) {
+            let event = super::SessionEvent::Reply { agent: None, text, model };
+            let line = serde_json::to_string(&event).unwrap();
+            let back: super::SessionEvent = serde_json::from_str(&line).unwrap();
+            prop_assert_eq!(back, event);
+        }
     }
 }
 
