@@ -38,27 +38,9 @@ pub fn continue_session(
     opts: &RunOptions<'_>,
 ) -> anyhow::Result<Outcome> {
     let before = Snapshot::take(path)?;
-    let mut rec = Recorder::open(
-        &ctx.store,
-        &path.to_string_lossy(),
-        &ctx.config.session,
-        false,
-    )
-    .map_err(CliError::from)?;
-    let at = cx.resume_phase();
-    let fallback = at
-        .and_then(|p| p.agent.as_ref())
-        .or_else(|| rec.log().frontmatter.participants.first());
-    let agent: Option<AgentRef> = agent_backend::reply_agent(ctx, fallback)?;
-    let name = match cx.resume_at {
-        Some(p) => format!("Resumed from {p}"),
-        None => "Resumed".to_owned(),
-    };
-    rec.phase(&name, agent.clone(), at.and_then(|p| p.channel.clone()))
-        .map_err(CliError::from)?;
-    rec.fold().map_err(CliError::from)?;
+    let mut turns = Turns::begin(ctx, path, cx, opts.model)?;
     let written = Snapshot::take(path)?;
-    let id = rec.id().clone();
+    let id = turns.rec.id().clone();
     if opts.interactive {
         eprint!("{}", cx.summary_text());
         eprintln!(
@@ -66,16 +48,6 @@ pub fn continue_session(
             backend.describe()
         );
     }
-    let mut turns = Turns {
-        rec,
-        agent,
-        model: opts.model,
-        messages: cx.messages(),
-        prompt: cx.prompt(),
-        answered: false,
-        recorded: false,
-        ended: false,
-    };
     let stdin = std::io::stdin();
     loop {
         let request = AgentRequest {
@@ -153,7 +125,46 @@ struct Turns<'s, 'm> {
     ended: bool,
 }
 
-impl Turns<'_, '_> {
+impl<'s, 'm> Turns<'s, 'm> {
+    /// Opens the session and records the resumed phase, written to the
+    /// markdown at once so the agent's own hooks land in it.
+    fn begin(
+        ctx: &'s Context,
+        path: &Path,
+        cx: &ResumeContext,
+        model: Option<&'m str>,
+    ) -> anyhow::Result<Self> {
+        let mut rec = Recorder::open(
+            &ctx.store,
+            &path.to_string_lossy(),
+            &ctx.config.session,
+            false,
+        )
+        .map_err(CliError::from)?;
+        let at = cx.resume_phase();
+        let fallback = at
+            .and_then(|p| p.agent.as_ref())
+            .or_else(|| rec.log().frontmatter.participants.first());
+        let agent: Option<AgentRef> = agent_backend::reply_agent(ctx, fallback)?;
+        let name = match cx.resume_at {
+            Some(p) => format!("Resumed from {p}"),
+            None => "Resumed".to_owned(),
+        };
+        rec.phase(&name, agent.clone(), at.and_then(|p| p.channel.clone()))
+            .map_err(CliError::from)?;
+        rec.fold().map_err(CliError::from)?;
+        Ok(Self {
+            rec,
+            agent,
+            model,
+            messages: cx.messages(),
+            prompt: cx.prompt(),
+            answered: false,
+            recorded: false,
+            ended: false,
+        })
+    }
+
     fn answer(
         &mut self,
         text: &str,
