@@ -2031,7 +2031,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__resume)
-            opts="-v -h -V --format --max-tokens --agent-cmd --once --verbose --dir --strict --help --version"
+            opts="-v -h -V --format --max-tokens --agent-cmd --model --once --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2046,6 +2046,10 @@ _cru() {
                     return 0
                     ;;
                 --agent-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -96,8 +96,9 @@ messages\t'An OpenAI chat-completions message array (JSON)'
 json\t'The context itself, as JSON'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l max-tokens -d 'Token budget of the context (default: [session] resume_token_budget)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l agent-cmd -d 'The agent to continue with: a command run with `sh -c`, the prompt on stdin, the reply on stdout, $CRU_MESSAGES_FILE naming the message array as JSON. Overrides [agent] in the configuration' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l model -d 'The model to ask for (an endpoint is asked for it; a command is told it in $CRU_MODEL) and to record on the resumed phase when the backend does not say which model answered. Overrides [agent] model' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l once -d 'Stop after the agent\'s first reply, leaving the session active (what happens anyway when stdin is not a terminal)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l once -d 'Stop after the agent\'s first reply and pause the session (what happens anyway when stdin is not a terminal)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help (see more with \'--help\')'

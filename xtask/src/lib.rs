@@ -9,5 +9,6 @@ pub mod import_bench;
 pub mod index_bench;
 pub mod learn_bench;
 pub mod learn_check;
+pub mod messages_check;
 pub mod peer_check;
 pub mod record_bench;

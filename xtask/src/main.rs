@@ -7,6 +7,8 @@
 //! - `learn-check`: the learning-case exports loaded by Hugging Face
 //!   `datasets`, the reader training tools use.
 //! - `peer-check`: Claude Code token totals against ccusage's.
+//! - `messages-check`: `resume --format messages` validated by the `openai`
+//!   Python package's chat message types.
 
 use std::path::PathBuf;
 
@@ -14,7 +16,7 @@ use clap::{Parser, Subcommand};
 
 use xtask::{
     bench, claude_corpus, corpus, docs, import_bench, index_bench, learn_bench, learn_check,
-    peer_check, record_bench,
+    messages_check, peer_check, record_bench,
 };
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
@@ -49,6 +51,9 @@ enum Task {
     /// Load every learning-case JSONL schema with Hugging Face `datasets`
     /// (python3 with the package installed).
     LearnCheck,
+    /// Validate `resume --format messages` of every fixture session and of
+    /// imported real sessions with the `openai` Python package's types.
+    MessagesCheck,
     /// Compare cru's token totals for Claude Code transcripts with
     /// ccusage's (installs ccusage@20.0.24 with npm under target/peer/).
     PeerCheck {
@@ -90,6 +95,7 @@ fn main() -> anyhow::Result<()> {
     match Args::parse().task {
         Task::Docs { check } => docs::run(&root, check),
         Task::LearnCheck => learn_check::run(&root),
+        Task::MessagesCheck => messages_check::run(&root),
         Task::PeerCheck { transcripts } => peer_check::run(&root, transcripts),
         Task::Bench {
             sessions,

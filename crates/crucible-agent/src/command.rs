@@ -73,14 +73,18 @@ impl AgentBackend for CommandBackend {
             source,
         })?;
         let output = collect(&mut child, request.prompt, self.timeout);
-        let Some((status, stdout, stderr)) = output else {
-            stop(&mut child);
+        let partial = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+        let Some(status) = output.status else {
             return Err(AgentError::CommandTimeout {
                 command,
                 timeout: self.timeout,
+                partial,
             });
         };
-        let stderr = crate::scrub(&tail(&String::from_utf8_lossy(&stderr), STDERR_SHOWN), None);
+        let stderr = crate::scrub(
+            &tail(&String::from_utf8_lossy(&output.stderr), STDERR_SHOWN),
+            None,
+        );
         if !status.success() {
             let status = match status.code() {
                 Some(code) => format!("exit code {code}"),
@@ -90,8 +94,10 @@ impl AgentBackend for CommandBackend {
                 command,
                 status,
                 stderr,
+                partial,
             });
         }
+        let stdout = output.stdout;
         let text = String::from_utf8_lossy(&stdout).trim_end().to_owned();
         if text.trim().is_empty() {
             return Err(AgentError::EmptyReply { command, stderr });
@@ -104,11 +110,22 @@ impl AgentBackend for CommandBackend {
     }
 }
 
-type Output = (std::process::ExitStatus, Vec<u8>, Vec<u8>);
+/// What a program gave: its exit status (`None` when it ran out of time
+/// and was stopped) and what it printed until then.
+struct Output {
+    status: Option<std::process::ExitStatus>,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+/// How long the output of a stopped program is waited for: its pipes close
+/// as soon as the kill lands.
+const AFTER_STOP: Duration = Duration::from_secs(2);
 
 /// Feeds stdin, gathers stdout and stderr, and waits for the exit, all
-/// within `timeout`; `None` when it ran out.
-fn collect(child: &mut Child, prompt: &str, timeout: Duration) -> Option<Output> {
+/// within `timeout`; a program still running then (or whose children still
+/// hold its pipes) is stopped, and what it printed so far is kept.
+fn collect(child: &mut Child, prompt: &str, timeout: Duration) -> Output {
     let deadline = Instant::now() + timeout;
     if let Some(mut stdin) = child.stdin.take() {
         let prompt = prompt.to_owned();
@@ -117,37 +134,50 @@ fn collect(child: &mut Child, prompt: &str, timeout: Duration) -> Option<Output>
             let _ = stdin.write_all(prompt.as_bytes());
         });
     }
-    let (out_tx, out_rx) = mpsc::channel();
-    let (err_tx, err_rx) = mpsc::channel();
-    if let Some(mut stdout) = child.stdout.take() {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = stdout.read_to_end(&mut buf);
-            let _ = out_tx.send(buf);
-        });
-    }
-    if let Some(mut stderr) = child.stderr.take() {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = stderr.read_to_end(&mut buf);
-            let _ = err_tx.send(buf);
-        });
-    }
-    let status = loop {
+    let out_rx = read_all(child.stdout.take());
+    let err_rx = read_all(child.stderr.take());
+    let exited = loop {
         match child.try_wait() {
-            Ok(Some(status)) => break status,
+            Ok(Some(status)) => break Some(status),
             Ok(None) if Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(10));
             }
-            Ok(None) | Err(_) => return None,
+            Ok(None) | Err(_) => break None,
         }
     };
     // The pipes close when the program and anything it left running exit.
     let left = deadline.saturating_duration_since(Instant::now());
-    let stdout = out_rx.recv_timeout(left).ok()?;
+    let in_time = exited.and_then(|status| Some((status, out_rx.recv_timeout(left).ok()?)));
+    let (status, stdout) = match in_time {
+        Some((status, stdout)) => (Some(status), stdout),
+        None => {
+            stop(child);
+            (None, out_rx.recv_timeout(AFTER_STOP).unwrap_or_default())
+        }
+    };
     let left = deadline.saturating_duration_since(Instant::now());
-    let stderr = err_rx.recv_timeout(left).unwrap_or_default();
-    Some((status, stdout, stderr))
+    let stderr = err_rx
+        .recv_timeout(left.max(Duration::from_millis(100)))
+        .unwrap_or_default();
+    Output {
+        status,
+        stdout,
+        stderr,
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own; the bytes come on the
+/// channel when the pipe closes.
+fn read_all(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    if let Some(mut pipe) = pipe {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = pipe.read_to_end(&mut buf);
+            let _ = tx.send(buf);
+        });
+    }
+    rx
 }
 
 /// Kills the program's process group (it leads one), then the program.

@@ -22,11 +22,19 @@ pub enum AgentError {
         command: String,
         status: String,
         stderr: String,
+        /// What the program printed on stdout before it failed (trimmed;
+        /// empty when nothing): a reply cut short, which the caller may keep.
+        partial: String,
     },
     #[error("agent command `{command}` printed no reply{}", stderr_part(.stderr))]
     EmptyReply { command: String, stderr: String },
     #[error("agent command `{command}` gave no reply within {} (stopped it)", secs(.timeout))]
-    CommandTimeout { command: String, timeout: Duration },
+    CommandTimeout {
+        command: String,
+        timeout: Duration,
+        /// What the program printed on stdout before it was stopped.
+        partial: String,
+    },
     #[error("{url}: no reply within {}", secs(.timeout))]
     HttpTimeout { url: String, timeout: Duration },
     #[error("{url}: HTTP {status}{}", body_part(.body))]
@@ -39,6 +47,20 @@ pub enum AgentError {
     Http { url: String, message: String },
     #[error("{url}: the answer is not a chat completion: {message}")]
     BadResponse { url: String, message: String },
+}
+
+impl AgentError {
+    /// The part of a reply the agent gave before it failed, when it gave
+    /// any: a program that printed something and then exited non-zero or
+    /// ran out of time. `None` for a failure before any answer.
+    pub fn partial_reply(&self) -> Option<&str> {
+        match self {
+            Self::Exit { partial, .. } | Self::CommandTimeout { partial, .. } => {
+                Some(partial.as_str()).filter(|p| !p.trim().is_empty())
+            }
+            _ => None,
+        }
+    }
 }
 
 fn stderr_part(stderr: &str) -> String {

@@ -29,15 +29,47 @@ pub fn configured_with_model(
     agent_cmd: Option<&str>,
     model: Option<&str>,
 ) -> Result<Option<Box<dyn AgentBackend>>, CliError> {
+    configured_with_env(ctx, agent_cmd, model, &[])
+}
+
+/// The environment a command backend working in a session gets, so that
+/// the agent's own hooks (`cru session log ...`) land in that session's
+/// file: `CRU_SESSION` (the id), `CRU_SESSION_FILE` (its absolute path),
+/// `CRU_DIR` (the sessions directory), and `CRU_SESSIONS_DIR` (the same
+/// directory, which is where `cru` looks when no `--dir` is given).
+pub fn session_env(ctx: &Context, id: &str, file: &std::path::Path) -> Vec<(String, String)> {
+    let absolute = |p: &std::path::Path| {
+        std::path::absolute(p)
+            .unwrap_or_else(|_| p.to_owned())
+            .display()
+            .to_string()
+    };
+    let dir = absolute(ctx.store.dir());
+    vec![
+        ("CRU_SESSION".to_owned(), id.to_owned()),
+        ("CRU_SESSION_FILE".to_owned(), absolute(file)),
+        ("CRU_DIR".to_owned(), dir.clone()),
+        ("CRU_SESSIONS_DIR".to_owned(), dir),
+    ]
+}
+
+/// [`configured_with_model`], with more environment for a command backend
+/// (an endpoint has no environment to give).
+pub fn configured_with_env(
+    ctx: &Context,
+    agent_cmd: Option<&str>,
+    model: Option<&str>,
+    env: &[(String, String)],
+) -> Result<Option<Box<dyn AgentBackend>>, CliError> {
     let a = &ctx.config.agent;
     let command_backend = |command: &str| -> Box<dyn AgentBackend> {
+        let mut env = env.to_vec();
+        env.extend(model.map(|m| ("CRU_MODEL".to_owned(), m.to_owned())));
         Box::new(CommandBackend {
             command: command.to_owned(),
             timeout: a.timeout,
             temp_dir: std::env::temp_dir(),
-            env: model
-                .map(|m| vec![("CRU_MODEL".to_owned(), m.to_owned())])
-                .unwrap_or_default(),
+            env,
         })
     };
     if let Some(cmd) = agent_cmd {

@@ -377,15 +377,27 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
         })
     }
 
-    /// A subagent whose whole work is logged inside the callout.
     /// An agent's reply (`> [!reply] @agent`), e.g. in a resumed session.
     pub fn reply(&mut self, agent: Option<AgentRef>, text: &str) -> Result<(), RecordError> {
+        self.reply_by_model(agent, None, text)
+    }
+
+    /// An agent's reply, and the model that gave it (recorded as the
+    /// phase's `model`).
+    pub fn reply_by_model(
+        &mut self,
+        agent: Option<AgentRef>,
+        model: Option<&str>,
+        text: &str,
+    ) -> Result<(), RecordError> {
         self.record(SessionEvent::Reply {
             agent,
             text: text.to_owned(),
+            model: model.map(str::to_owned),
         })
     }
 
+    /// A subagent whose whole work is logged inside the callout.
     pub fn inline_subagent(
         &mut self,
         agent: Option<AgentRef>,

@@ -89,3 +89,25 @@ fn a_missing_program_is_an_exit_error_from_the_shell() {
     assert!(e.to_string().contains("exit code 127"), "{e}");
     assert!(e.to_string().contains("not found"), "{e}");
 }
+
+#[test]
+fn what_a_failing_program_printed_first_is_kept_as_a_partial_reply() {
+    let (b, _d) = backend(
+        "cat >/dev/null; echo 'Half an answer'; echo 'connection reset' >&2; exit 1",
+        Duration::from_secs(10),
+    );
+    let e = ask(&b).unwrap_err();
+    assert_eq!(e.partial_reply(), Some("Half an answer"), "{e:?}");
+    assert!(e.to_string().contains("connection reset"), "{e}");
+    // A failure before any output has no partial reply.
+    let (b, _d) = backend("exit 2", Duration::from_secs(10));
+    assert_eq!(ask(&b).unwrap_err().partial_reply(), None);
+}
+
+#[test]
+fn a_program_stopped_for_time_keeps_what_it_printed() {
+    let (b, _d) = backend("echo 'Started on it'; sleep 30", Duration::from_millis(300));
+    let e = ask(&b).unwrap_err();
+    assert!(matches!(e, AgentError::CommandTimeout { .. }), "{e:?}");
+    assert_eq!(e.partial_reply(), Some("Started on it"));
+}

@@ -17,6 +17,7 @@ mod kiln;
 mod learn;
 mod record;
 mod resume;
+mod resume_runs;
 mod show;
 mod sidecar;
 mod validate;

@@ -128,11 +128,14 @@ fn phase_messages(p: &ContextPhase, out: &mut Vec<Value>) {
     turn.flush();
 }
 
+/// A logged call as an OpenAI tool call. The log keeps a call's arguments
+/// as one line, given as `{"input": "<line>"}`: the shape every cru
+/// importer reads back as that same line, so the messages round-trip.
 fn tool_call(c: &ToolCall, id: &str) -> Value {
     let arguments = if c.args.is_empty() {
         "{}".to_owned()
     } else {
-        json!({"args": c.args}).to_string()
+        json!({"input": c.args}).to_string()
     };
     json!({
         "id": id,

@@ -53,6 +53,9 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         agent: Option<AgentRef>,
         text: String,
+        /// The model that gave the reply; it becomes the phase's `model`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
     },
     /// A subagent's callout: inline work, or a link/embed to a child session.
     Subagent {
@@ -256,11 +259,14 @@ impl SessionLog {
                 quote,
                 interpretation,
             } => self.push_callout(at, Callout::user(quote, interpretation.as_deref())),
-            SessionEvent::Reply { agent, text } => {
+            SessionEvent::Reply { agent, text, model } => {
                 if let Some(a) = agent {
                     self.add_participant(a);
                 }
                 self.push_callout(at, Callout::reply(agent.as_ref(), text));
+                if let Some(m) = model {
+                    self.current_phase(at).meta.model = Some(m.clone());
+                }
             }
             SessionEvent::Subagent { subagent } => {
                 if let Some(a) = &subagent.agent {
@@ -393,6 +399,19 @@ mod summary_line_tests {
             let text: String = parts.concat();
             prop_assert_eq!(summary_line(&text, limit), cut(&one_line(&text), limit));
         }
+
+        /// A reply, with or without the model that gave it, reads back from
+        /// its journal line as it was written.
+        #[test]
+        fn a_reply_round_trips_through_its_journal_line(
+            text in "(?s).{0,80}",
+            model in proptest::option::of("[a-z0-9.:/-]{1,30}"),
+        ) {
+            let event = super::SessionEvent::Reply { agent: None, text, model };
+            let line = serde_json::to_string(&event).unwrap();
+            let back: super::SessionEvent = serde_json::from_str(&line).unwrap();
+            prop_assert_eq!(back, event);
+        }
     }
 }
 
@@ -479,6 +498,31 @@ mod tests {
         assert_eq!(log.frontmatter.status, SessionStatus::Paused);
         assert_eq!(log.frontmatter.resume_point, PhaseId::new(1));
         assert_eq!(log.tool_calls().count(), 3);
+    }
+
+    #[test]
+    fn a_reply_names_the_model_of_its_phase() {
+        let mut log = log();
+        let reply = |model: Option<&str>| SessionEvent::Reply {
+            agent: None,
+            text: "done".into(),
+            model: model.map(str::to_owned),
+        };
+        log.apply(&ev("2025-12-21T10:00:00Z", reply(None)));
+        assert_eq!(log.phases().next().unwrap().1.meta.model, None);
+        log.apply(&ev("2025-12-21T10:00:01Z", reply(Some("gpt-4o-mini"))));
+        let (_, p) = log.phases().next().unwrap();
+        assert_eq!(p.meta.model.as_deref(), Some("gpt-4o-mini"));
+        // The journal line of an older cru, without the field, still reads.
+        let old: SessionEvent = serde_json::from_str(r#"{"event":"reply","text":"hi"}"#).unwrap();
+        assert_eq!(
+            old,
+            SessionEvent::Reply {
+                agent: None,
+                text: "hi".into(),
+                model: None
+            }
+        );
     }
 
     #[test]

@@ -1,19 +1,20 @@
-//! `cru session resume [<id>] [--format F] [--max-tokens N] [--agent-cmd CMD] [--once]`.
+//! `cru session resume [<id>] [--format F] [--max-tokens N] [--agent-cmd CMD] [--model M] [--once]`.
 //!
 //! With `--format`, prints the resume context and changes nothing. With an
-//! agent backend, continues the session: a `Resumed from phase-N` phase is
-//! recorded, the context goes to the agent, and its reply is recorded in the
-//! same file as a `[!reply]` callout; on a terminal this goes on turn by turn
-//! (each line typed recorded as `[!user]`) until EOF or `/pause`.
+//! agent backend, continues the session (see [`run`]): a `Resumed from
+//! phase-N` phase is recorded, the context goes to the agent, and its reply
+//! is recorded in the same file as a `[!reply]` callout; on a terminal this
+//! goes on turn by turn (each line typed recorded as `[!user]`) until EOF or
+//! `/pause`. Every run ends with the session paused after its last phase.
+
+mod json;
+mod run;
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::Path;
 
 use clap::{Args, ValueEnum};
-use crucible_agent::{AgentBackend, AgentRequest};
-use crucible_core::{AgentRef, Recorder, ResumeContext, SessionStatus};
+use crucible_core::{ResumeContext, SessionStatus};
 use crucible_index::SessionRecord;
-use serde_json::{Value, json};
 
 use super::query::{FilterArgs, visit_index};
 use crate::agent_backend;
@@ -36,7 +37,12 @@ pub struct ResumeArgs {
     /// array as JSON. Overrides [agent] in the configuration.
     #[arg(long, value_name = "CMD")]
     pub agent_cmd: Option<String>,
-    /// Stop after the agent's first reply, leaving the session active (what
+    /// The model to ask for (an endpoint is asked for it; a command is told
+    /// it in $CRU_MODEL) and to record on the resumed phase when the backend
+    /// does not say which model answered. Overrides [agent] model.
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// Stop after the agent's first reply and pause the session (what
     /// happens anyway when stdin is not a terminal).
     #[arg(long)]
     pub once: bool,
@@ -78,7 +84,11 @@ pub fn run(ctx: &Context, args: &ResumeArgs) -> anyhow::Result<Outcome> {
         print_context(&cx, format)?;
         return Ok(Outcome::Success);
     }
-    let Some(backend) = agent_backend::configured(ctx, args.agent_cmd.as_deref())? else {
+    let model = args.model.as_deref().or(ctx.config.agent.model.as_deref());
+    let env = agent_backend::session_env(ctx, log.id().as_str(), &path);
+    let Some(backend) =
+        agent_backend::configured_with_env(ctx, args.agent_cmd.as_deref(), model, &env)?
+    else {
         print_context(&cx, ResumeFormat::Text)?;
         eprintln!(
             "\nNo agent backend is configured, so this is the context only; to continue \
@@ -102,8 +112,11 @@ pub fn run(ctx: &Context, args: &ResumeArgs) -> anyhow::Result<Outcome> {
         ))
         .into());
     }
-    let interactive = !args.once && std::io::stdin().is_terminal();
-    continue_session(ctx, &path, &cx, backend.as_ref(), interactive)
+    let opts = run::RunOptions {
+        interactive: !args.once && std::io::stdin().is_terminal(),
+        model,
+    };
+    run::continue_session(ctx, &path, &cx, backend.as_ref(), &opts)
 }
 
 fn print_context(cx: &ResumeContext, format: ResumeFormat) -> anyhow::Result<()> {
@@ -119,7 +132,7 @@ fn print_context(cx: &ResumeContext, format: ResumeFormat) -> anyhow::Result<()>
             out.flush()?;
         }
         ResumeFormat::Messages => crate::render::print_json(&cx.messages())?,
-        ResumeFormat::Json => crate::render::print_json(cx)?,
+        ResumeFormat::Json => crate::render::print_json(&json::ResumeJson::of(cx))?,
     }
     Ok(())
 }
@@ -186,139 +199,4 @@ fn choose(ctx: &Context) -> anyhow::Result<Option<String>> {
         Ok(n) if (1..=found.len()).contains(&n) => found[n - 1].id.clone(),
         _ => answer.to_owned(),
     }))
-}
-
-/// Records the resume, hands the context to the agent and records its
-/// replies; on a terminal, turn by turn.
-fn continue_session(
-    ctx: &Context,
-    path: &Path,
-    cx: &ResumeContext,
-    backend: &dyn AgentBackend,
-    interactive: bool,
-) -> anyhow::Result<Outcome> {
-    let query = path.to_string_lossy();
-    let mut rec =
-        Recorder::open(&ctx.store, &query, &ctx.config.session, false).map_err(CliError::from)?;
-    let at = cx.resume_phase();
-    let fallback = at
-        .and_then(|p| p.agent.as_ref())
-        .or_else(|| rec.log().frontmatter.participants.first());
-    let agent: Option<AgentRef> = agent_backend::reply_agent(ctx, fallback)?;
-    let name = match cx.resume_at {
-        Some(p) => format!("Resumed from {p}"),
-        None => "Resumed".to_owned(),
-    };
-    let channel = at.and_then(|p| p.channel.clone());
-    // The resume phase (which makes the session active) is recorded with the
-    // first thing that happens in it: a backend that fails before answering
-    // leaves the file exactly as it was.
-    let resumed = std::cell::Cell::new(false);
-    let open_phase = |rec: &mut Recorder<'_, _>| -> anyhow::Result<()> {
-        if !resumed.get() {
-            rec.phase(&name, agent.clone(), channel.clone())
-                .map_err(CliError::from)?;
-            resumed.set(true);
-        }
-        Ok(())
-    };
-    let id = rec.id().clone();
-    if interactive {
-        eprint!("{}", cx.summary_text());
-        eprintln!(
-            "\nResuming {id} with {}. Type to reply; /pause pauses, EOF (Ctrl-D) stops.",
-            backend.describe()
-        );
-    }
-
-    let mut messages: Vec<Value> = cx.messages();
-    let mut prompt = cx.prompt();
-    let stdin = std::io::stdin();
-    loop {
-        let request = AgentRequest {
-            prompt: &prompt,
-            messages: &messages,
-        };
-        match backend.complete(&request) {
-            Ok(reply) => {
-                open_phase(&mut rec)?;
-                rec.reply(agent.clone(), &reply.text)
-                    .map_err(CliError::from)?;
-                if let Some(u) = reply.usage {
-                    rec.tokens(u.total_tokens).map_err(CliError::from)?;
-                }
-                // The reply in the markdown at once, not only in the journal.
-                rec.fold().map_err(CliError::from)?;
-                let mut out = std::io::stdout().lock();
-                writeln!(out, "{}", reply.text)?;
-                out.flush()?;
-                messages.push(json!({"role": "assistant", "content": reply.text}));
-                prompt.push_str(&format!("\n## Agent\n\n{}\n", reply.text));
-            }
-            Err(e) if !resumed.get() => {
-                // Nothing was recorded yet, and nothing is: the session is as it was.
-                if !interactive {
-                    return Err(CliError::new(e.to_string())
-                        .with_hint(format!("{id} is unchanged; run the command again to retry"))
-                        .into());
-                }
-                eprintln!("error: {e}");
-            }
-            Err(e) => {
-                let first_line = e.to_string().lines().next().unwrap_or("").to_owned();
-                rec.error(&format!("agent backend failed: {first_line}"), None)
-                    .map_err(CliError::from)?;
-                rec.fold().map_err(CliError::from)?;
-                if !interactive {
-                    return Err(CliError::new(e.to_string())
-                        .with_hint(format!(
-                            "the resume is recorded in {id}; run the command again to retry"
-                        ))
-                        .into());
-                }
-                eprintln!("error: {e}");
-            }
-        }
-        if !interactive {
-            break;
-        }
-        let Some(line) = next_line(&stdin)? else {
-            eprintln!(
-                "Session {id} stays active: `cru session resume {id}` goes on, \
-                 `cru session pause {id}` pauses it."
-            );
-            break;
-        };
-        if line == "/pause" {
-            // A paused session that nothing was recorded in is paused still.
-            if resumed.get() || rec.log().frontmatter.status != SessionStatus::Paused {
-                rec.pause(None).map_err(CliError::from)?;
-            }
-            eprintln!("Paused {id}.");
-            break;
-        }
-        open_phase(&mut rec)?;
-        rec.user(&line, None).map_err(CliError::from)?;
-        messages.push(json!({"role": "user", "content": line}));
-        prompt.push_str(&format!("\n## User\n\n{line}\n"));
-    }
-    rec.close().map_err(CliError::from)?;
-    Ok(Outcome::Success)
-}
-
-/// The next non-empty line typed, or `None` at EOF.
-fn next_line(stdin: &std::io::Stdin) -> std::io::Result<Option<String>> {
-    loop {
-        eprint!("you> ");
-        let _ = std::io::stderr().flush();
-        let mut line = String::new();
-        if stdin.lock().read_line(&mut line)? == 0 {
-            eprintln!();
-            return Ok(None);
-        }
-        let line = line.trim();
-        if !line.is_empty() {
-            return Ok(Some(line.to_owned()));
-        }
-    }
 }
