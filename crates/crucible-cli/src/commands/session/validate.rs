@@ -88,6 +88,8 @@ fn expand(ctx: &Context, targets: &[String]) -> (Vec<PathBuf>, Vec<Unresolved>) 
         }
         match ctx.store.resolve(t) {
             Ok(path) => files.push(path),
+            // Each file that shares the id is checked, and says so.
+            Err(StoreError::DuplicateId { paths, .. }) => files.extend(paths),
             Err(e) => unresolved.push(Unresolved {
                 target: t.clone(),
                 line: None,
