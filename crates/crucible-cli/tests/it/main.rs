@@ -12,6 +12,7 @@ mod import_codex;
 mod import_connectonion;
 mod import_opencode;
 mod index;
+mod json;
 mod kiln;
 mod learn;
 mod record;
