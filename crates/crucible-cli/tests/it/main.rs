@@ -2,6 +2,7 @@
 
 mod codify;
 mod discovery;
+mod errors;
 mod eval;
 mod export;
 mod hostile;

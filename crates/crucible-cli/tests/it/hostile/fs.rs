@@ -331,7 +331,7 @@ fn an_unreadable_folder_is_skipped_with_a_warning() {
 /// its mode, and tests run as root here, so an unreadable folder needs
 /// another user. Run as that user when the tests run as root, else as the
 /// tests' own user.
-struct OtherUser {
+pub(crate) struct OtherUser {
     setpriv: Option<&'static Path>,
 }
 
@@ -339,7 +339,7 @@ impl OtherUser {
     /// `None` (with a warning) when tests run as root and `nobody` cannot
     /// run the test binary (no `setpriv`, or a folder on the way to the
     /// binary closed to others).
-    fn here() -> Option<Self> {
+    pub(crate) fn here() -> Option<Self> {
         let setpriv = Path::new("/usr/bin/setpriv");
         let is_root = std::fs::metadata("/proc/self")
             .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
@@ -377,7 +377,7 @@ impl OtherUser {
     }
 
     /// `cru --dir <the kiln's sessions> <args>`, as that user.
-    fn run(&self, kiln: &TestKiln, args: &[&str]) -> std::process::Output {
+    pub(crate) fn run(&self, kiln: &TestKiln, args: &[&str]) -> std::process::Output {
         self.command()
             .arg("--dir")
             .arg(kiln.sessions())
@@ -389,7 +389,7 @@ impl OtherUser {
 }
 
 /// Every file and folder of the kiln readable and writable by all.
-fn open_to_everyone(kiln: &TestKiln) {
+pub(crate) fn open_to_everyone(kiln: &TestKiln) {
     use std::os::unix::fs::PermissionsExt;
     for entry in walk_all(kiln.root.path()) {
         let mode = if entry.is_dir() { 0o777 } else { 0o666 };
