@@ -2,6 +2,7 @@
 
 mod codify;
 mod discovery;
+mod duplicates;
 mod errors;
 mod eval;
 mod export;

@@ -344,6 +344,16 @@ impl<C: SessionCodec> SessionStore<C> {
                     StoreError::from,
                 )),
             1 => Ok(prefixed.remove(0).path),
+            // Several files, one id: not a prefix to type more of.
+            _ if prefixed
+                .iter()
+                .all(|f| f.id.as_str().eq_ignore_ascii_case(prefixed[0].id.as_str())) =>
+            {
+                Err(StoreError::DuplicateId {
+                    id: prefixed[0].id.clone(),
+                    paths: prefixed.into_iter().map(|f| f.path).collect(),
+                })
+            }
             _ => Err(StoreError::Ambiguous {
                 query: query.to_owned(),
                 candidates: prefixed,
