@@ -5,6 +5,7 @@ mod discovery;
 mod duplicates;
 mod errors;
 mod eval;
+mod exit_codes;
 mod export;
 mod hostile;
 mod import;
