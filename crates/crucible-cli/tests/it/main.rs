@@ -2,6 +2,7 @@
 
 mod codify;
 mod discovery;
+mod docs_links;
 mod duplicates;
 mod errors;
 mod eval;
