@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use crucible_core::config::ConfigLayer;
 use crucible_core::{
-    Config, DiscoveryInputs, SessionStore, SessionsDirSource, StoreObserver,
-    discover_sessions_dir, find_kiln,
+    Config, DiscoveryInputs, SessionStore, SessionsDirSource, StoreObserver, discover_sessions_dir,
+    find_kiln,
 };
 use crucible_parser::MarkdownCodec;
 

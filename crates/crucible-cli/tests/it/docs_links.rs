@@ -112,10 +112,7 @@ fn a_reference_beside_the_repository_is_caught() {
     let root = repo();
     let page = root.join("docs/architecture.md");
     let refs = references("See `../shared/design.md` and [x](../../etc/passwd).\n");
-    let found: Vec<Option<String>> = refs
-        .iter()
-        .map(|(_, t)| offence(&root, &page, t))
-        .collect();
+    let found: Vec<Option<String>> = refs.iter().map(|(_, t)| offence(&root, &page, t)).collect();
     assert_eq!(found.len(), 2, "{refs:?}");
     assert!(found.iter().all(Option::is_some), "{found:?}");
     assert_eq!(offence(&root, &page, "recording.md#when"), None);

@@ -80,7 +80,10 @@ fn commands_given_a_shared_id_refuse_it_and_name_both_files() {
             out.stderr
         );
         if args[1] != "eval" {
-            assert!(out.stderr.contains("hint: pass one of the paths"), "{args:?}");
+            assert!(
+                out.stderr.contains("hint: pass one of the paths"),
+                "{args:?}"
+            );
         }
     }
     // Neither file was changed by the refused commands.

@@ -95,15 +95,18 @@ fn a_sessions_directory_that_does_not_exist_is_an_error_for_readers() {
         let out = kiln.run(&full);
         assert_eq!(out.code, 1, "{args:?}: {}", out.stderr);
         assert!(
-            out.stderr
-                .contains("error: no such directory: [KILN]/typo"),
+            out.stderr.contains("error: no such directory: [KILN]/typo"),
             "{args:?}: {}",
             out.stderr
         );
         assert!(!missing.exists(), "{args:?} made the directory");
     }
     // The same directory named by the environment.
-    let out = kiln.run_cmd(kiln.command().env("CRU_SESSIONS_DIR", dir).args(["session", "list"]));
+    let out = kiln.run_cmd(
+        kiln.command()
+            .env("CRU_SESSIONS_DIR", dir)
+            .args(["session", "list"]),
+    );
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("no such directory"), "{}", out.stderr);
 }

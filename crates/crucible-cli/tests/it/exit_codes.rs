@@ -140,10 +140,22 @@ fn import() {
 fn export() {
     let good = TestKiln::with_fixtures();
     check(&[
-        (&good, &["session", "export", PAUSED, "--to", "codeloops"], 0),
-        (&good, &["session", "export", "no-such", "--to", "codeloops"], 1),
+        (
+            &good,
+            &["session", "export", PAUSED, "--to", "codeloops"],
+            0,
+        ),
+        (
+            &good,
+            &["session", "export", "no-such", "--to", "codeloops"],
+            1,
+        ),
         (&good, &["session", "export", PAUSED, "--to", "nothing"], 2),
-        (&good, &["session", "export", AMBIGUOUS, "--to", "codeloops"], 2),
+        (
+            &good,
+            &["session", "export", AMBIGUOUS, "--to", "codeloops"],
+            2,
+        ),
     ]);
 }
 
@@ -177,8 +189,16 @@ fn learn_codify_eval_resume_workflow() {
     let not_a_workflow = not_a_workflow.to_str().unwrap();
     check(&[
         (&good, &["session", "learn", "--export", "jsonl"], 0),
-        (&good, &["session", "learn", "no-such", "--export", "jsonl"], 1),
-        (&good, &["session", "learn", AMBIGUOUS, "--export", "jsonl"], 2),
+        (
+            &good,
+            &["session", "learn", "no-such", "--export", "jsonl"],
+            1,
+        ),
+        (
+            &good,
+            &["session", "learn", AMBIGUOUS, "--export", "jsonl"],
+            2,
+        ),
         (&good, &["session", "codify", "2025-12-13-config-loader"], 0),
         (&good, &["session", "codify", "no-such"], 1),
         (&good, &["session", "codify", AMBIGUOUS], 2),
@@ -187,6 +207,10 @@ fn learn_codify_eval_resume_workflow() {
         (&good, &["session", "resume", PAUSED], 0),
         (&good, &["session", "resume", "no-such"], 1),
         (&good, &["session", "resume", AMBIGUOUS], 2),
-        (&good, &["workflow", "validate", not_a_workflow, "--nope"], 2),
+        (
+            &good,
+            &["workflow", "validate", not_a_workflow, "--nope"],
+            2,
+        ),
     ]);
 }

@@ -244,10 +244,7 @@ fn codeloops_sessions_import_with_outcome_and_critic() {
     );
     let list = kiln.run(&["session", "list", "--format", "json"]);
     let v = crate::kiln::listed_sessions(&list.stdout);
-    let statuses: Vec<&str> = v
-        .iter()
-        .map(|r| r["status"].as_str().unwrap())
-        .collect();
+    let statuses: Vec<&str> = v.iter().map(|r| r["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, ["active", "failed", "completed"]);
     let text = std::fs::read_to_string(
         kiln.sessions()

@@ -138,8 +138,7 @@ fn read_doc() -> Doc {
         let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
         let body = body.join("\n");
         if let Some(command) = info.strip_prefix("schema ") {
-            doc.schemas
-                .insert(command.to_owned(), parse_schema(&body));
+            doc.schemas.insert(command.to_owned(), parse_schema(&body));
             current = Some(command.to_owned());
         } else if info == "json" {
             let command = current.clone().expect("a json example before any schema");

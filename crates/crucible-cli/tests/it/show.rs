@@ -114,7 +114,10 @@ fn show_json_is_the_parsed_session() {
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["version"], 1);
     assert_eq!(v["session"]["id"], "2025-11-28-ci-failure");
-    assert_eq!(v["session"]["frontmatter"]["session_id"], "2025-11-28-ci-failure");
+    assert_eq!(
+        v["session"]["frontmatter"]["session_id"],
+        "2025-11-28-ci-failure"
+    );
     assert_eq!(v["session"]["frontmatter"]["status"], "failed");
     let phase = &v["session"]["sections"][0];
     assert_eq!(phase["kind"], "phase");

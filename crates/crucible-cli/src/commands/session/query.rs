@@ -43,7 +43,8 @@ impl FilterArgs {
         let bound = |v: &Option<String>, end: bool, flag: &str| {
             v.as_deref()
                 .map(|s| {
-                    query::parse_bound(s, end).map_err(|e| CliError::usage(format!("--{flag}: {e}")))
+                    query::parse_bound(s, end)
+                        .map_err(|e| CliError::usage(format!("--{flag}: {e}")))
                 })
                 .transpose()
         };

@@ -34,7 +34,11 @@ pub struct ShownSession<'a> {
 }
 
 impl<'a> ShowAnswer<'a> {
-    pub fn new(path: &Path, log: &'a SessionLog, data: Option<Vec<crucible_core::DataRecord>>) -> Self {
+    pub fn new(
+        path: &Path,
+        log: &'a SessionLog,
+        data: Option<Vec<crucible_core::DataRecord>>,
+    ) -> Self {
         let fm = &log.frontmatter;
         Self {
             path: path.display().to_string(),
