@@ -282,16 +282,16 @@ impl<C: SessionCodec> SessionStore<C> {
         let query = id.as_str();
         let want = query.to_lowercase();
         let direct = self.dir.join(format!("{query}.md"));
+        // Fast path, for hooks: the file named after the id, declaring it.
         match read_head(&direct, self.max_file_bytes) {
             Ok(bytes)
-                if self
-                    .codec
-                    .peek_id(&bytes)
-                    .is_some_and(|id| id.to_lowercase() == want) =>
+                if !self.check_duplicates
+                    && self
+                        .codec
+                        .peek_id(&bytes)
+                        .is_some_and(|id| id.to_lowercase() == want) =>
             {
-                if !self.check_duplicates {
-                    return Ok(direct);
-                }
+                return Ok(direct);
             }
             Err(e @ UnsafeFile::PermissionDenied { .. }) => return Err(e.into()),
             _ => {}
