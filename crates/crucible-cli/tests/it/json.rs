@@ -40,6 +40,7 @@ fn run_command(command: &str) -> Value {
         ],
         "session validate" => &["session", "validate", "--format", "json"],
         "session index" => &["session", "index", "--check", "--format", "json"],
+        "session start" => &["session", "start", "--title", "A title", "--format", "json"],
         "session codify" => &[
             "session",
             "codify",
@@ -242,6 +243,7 @@ fn every_command_prints_the_json_its_doc_section_describes() {
         "session show",
         "session validate",
         "session index",
+        "session start",
         "session codify",
         "session eval",
         "session resume",

@@ -106,6 +106,6 @@ pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> 
 pub enum IdFormat {
     /// The id alone.
     Text,
-    /// `{"id": ..., "path": ...}`.
+    /// `{"version": 1, "id": ..., "path": ...}` on one line (docs/json.md).
     Json,
 }

@@ -5,6 +5,7 @@
 //! serializing a library's own types: those change with the index format
 //! or the parser, and a script reading cru's output must not.
 
+pub mod created;
 pub mod index;
 pub mod list;
 pub mod show;
