@@ -1411,12 +1411,16 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__index)
-            opts="-v -h -V --rebuild --check --verbose --dir --strict --help --version"
+            opts="-v -h -V --rebuild --check --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

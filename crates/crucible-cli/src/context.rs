@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use crucible_core::config::ConfigLayer;
 use crucible_core::{
-    Config, DiscoveryInputs, SessionStore, StoreObserver, discover_sessions_dir, find_kiln,
+    Config, DiscoveryInputs, SessionStore, SessionsDirSource, StoreObserver, discover_sessions_dir,
+    find_kiln,
 };
 use crucible_parser::MarkdownCodec;
 
@@ -15,6 +16,9 @@ use crate::error::CliError;
 
 pub struct Context {
     pub config: Config,
+    /// Where the sessions directory came from: one the user named must
+    /// exist for a command that reads it.
+    pub dir_source: SessionsDirSource,
     pub store: SessionStore<MarkdownCodec>,
     /// `--strict`: commands that would skip part of their input refuse it.
     pub strict: bool,
@@ -83,9 +87,41 @@ impl Context {
             .with_observer(observer);
         Ok(Self {
             config,
+            dir_source: source,
             store,
             strict: global.strict,
         })
+    }
+}
+
+impl Context {
+    /// For commands that read sessions: a sessions directory that the user
+    /// named (`--dir`, `$CRU_SESSIONS_DIR`, the config) and that does not
+    /// exist is an error, not an empty answer (a typo in a path would
+    /// otherwise read as "no sessions"). The default directory not made yet
+    /// is just empty: nothing was recorded so far.
+    pub fn require_dir(&self) -> Result<(), CliError> {
+        let named = matches!(
+            self.dir_source,
+            SessionsDirSource::Flag | SessionsDirSource::Env | SessionsDirSource::Config
+        );
+        let dir = self.store.dir();
+        match std::fs::metadata(dir) {
+            Ok(m) if m.is_dir() => Ok(()),
+            Ok(_) => Err(CliError::new(format!("not a directory: {}", dir.display()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !named => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::new(format!(
+                "no such directory: {}",
+                dir.display()
+            ))
+            .with_hint(
+                "check --dir, $CRU_SESSIONS_DIR or [session] dir; `cru session start` or `import` creates it",
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(CliError::new(
+                format!("permission denied: {}", dir.display()),
+            )),
+            Err(e) => Err(CliError::new(format!("{}: {e}", dir.display()))),
+        }
     }
 }
 

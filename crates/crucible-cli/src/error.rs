@@ -118,13 +118,15 @@ impl From<StoreError> for CliError {
             StoreError::IsADirectory { .. } => {
                 Some("name one session file; `cru session validate` takes directories")
             }
-            StoreError::DuplicateId { .. } => {
-                Some("rename one of the files' session_id so each id is unique")
-            }
+            StoreError::DuplicateId { .. } => Some(
+                "pass one of the paths to pick that file; to keep both, give one of them another session_id",
+            ),
             _ => None,
         };
         let kind = match &e {
-            StoreError::Ambiguous { .. } | StoreError::IsADirectory { .. } => ErrorKind::Usage,
+            StoreError::Ambiguous { .. }
+            | StoreError::IsADirectory { .. }
+            | StoreError::DuplicateId { .. } => ErrorKind::Usage,
             _ => ErrorKind::Failed,
         };
         Self {

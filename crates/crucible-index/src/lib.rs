@@ -10,6 +10,7 @@
 //! whenever it is missing, unreadable, corrupt or of another version. It never
 //! hides a session and never fails a command.
 
+pub mod duplicates;
 mod file_reader;
 pub mod files;
 mod observer;
@@ -30,6 +31,7 @@ use crucible_parser::MarkdownCodec;
 use path_set::{PathSet, path_hash};
 use refresh::RowState;
 
+pub use duplicates::{Duplicate, DuplicateIds};
 pub use files::{Index, IndexFileError};
 pub use observer::{IndexObserver, compact};
 pub use query::{Filter, list};

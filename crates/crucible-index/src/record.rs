@@ -678,6 +678,7 @@ impl Columns {
 #[derive(Debug, Clone)]
 pub struct Facts<'a> {
     pub path: std::borrow::Cow<'a, str>,
+    pub id: std::borrow::Cow<'a, str>,
     pub status: SessionStatus,
     pub started: std::borrow::Cow<'a, str>,
     pub channel: Option<std::borrow::Cow<'a, str>>,
@@ -702,6 +703,7 @@ impl<'a> Facts<'a> {
         }
         Ok(Self {
             path: confined(toon::text(c[0])?.ok_or("`path` is null")?)?,
+            id: toon::text(c[1])?.ok_or("`id` is null")?,
             status: toon::text(c[2])?
                 .ok_or("`status` is null")?
                 .parse()
@@ -723,6 +725,7 @@ impl<'a> Facts<'a> {
         let list = |v: &[String]| (!v.is_empty()).then(|| std::borrow::Cow::Owned(v.join(" ")));
         Self {
             path: Borrowed(&r.path),
+            id: Borrowed(&r.id),
             status: r.status,
             started: Borrowed(&r.started),
             channel: r.channel.as_deref().map(Borrowed),

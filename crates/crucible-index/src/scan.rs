@@ -124,6 +124,9 @@ pub fn index_file(store: &SessionStore<MarkdownCodec>, path: &Path) -> Entry {
 /// Why a file could not be read, for its problem row (which names the file).
 fn unreadable(e: &UnsafeFile) -> String {
     match e {
+        UnsafeFile::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
+            "permission denied".to_owned()
+        }
         UnsafeFile::Io { source, .. } => format!("cannot be read: {source}"),
         UnsafeFile::Link { .. } => "a symbolic link".to_owned(),
         other => other.reason(),

@@ -1,5 +1,6 @@
 //! Rendering results for people.
 
+pub mod output;
 pub mod progress;
 
 /// Standard output for machine formats (JSON, TOON, markdown): buffered, and

@@ -82,7 +82,7 @@ fn agent_dir_export_makes_a_timestamped_folder_that_imports_back() {
         serde_json::from_str(&imported.stdout).unwrap(),
     );
     let tasks = |v: &serde_json::Value| {
-        v["preamble"]
+        v["session"]["preamble"]
             .as_array()
             .unwrap()
             .iter()

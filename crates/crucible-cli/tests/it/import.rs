@@ -90,7 +90,7 @@ fn a_partial_last_line_is_a_warning_and_the_rest_is_imported() {
     let id = out.stdout.trim();
     let show = kiln.run(&["session", "show", id, "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
-    let blocks = &v["sections"][0]["blocks"];
+    let blocks = &v["session"]["sections"][0]["blocks"];
     assert_eq!(blocks[2]["calls"][0]["tool"], "read_file");
     assert_eq!(blocks[2]["calls"][0]["failed"], true);
 }
@@ -243,13 +243,8 @@ fn codeloops_sessions_import_with_outcome_and_critic() {
         out.stderr
     );
     let list = kiln.run(&["session", "list", "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_str(&list.stdout).unwrap();
-    let statuses: Vec<&str> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["status"].as_str().unwrap())
-        .collect();
+    let v = crate::kiln::listed_sessions(&list.stdout);
+    let statuses: Vec<&str> = v.iter().map(|r| r["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, ["active", "failed", "completed"]);
     let text = std::fs::read_to_string(
         kiln.sessions()
@@ -371,8 +366,7 @@ fn claude_code_transcripts_import_with_their_token_totals() {
     assert_eq!(v["total"]["tokens"], 14015 + 20555);
     // Subagents are listed as done, their parents as paused.
     let paused = kiln.run(&["session", "list", "--status", "paused", "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_str(&paused.stdout).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), 2);
+    assert_eq!(crate::kiln::listed_sessions(&paused.stdout).len(), 2);
     // A subagent shows inside its parent.
     let show = kiln.run(&["session", "show", "2025-10-02-review-the-date-parser"]);
     assert!(

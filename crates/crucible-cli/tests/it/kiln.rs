@@ -131,3 +131,14 @@ pub fn serve_one(status: u16, body: String) -> (String, std::thread::JoinHandle<
     });
     (url, handle)
 }
+
+/// The `sessions` of what `cru session list --format json` printed.
+pub fn listed_sessions(list_json: &str) -> Vec<serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_str(list_json)
+        .unwrap_or_else(|e| panic!("list --format json is not JSON ({e}): {list_json}"));
+    assert_eq!(v["version"], 1, "{list_json}");
+    v["sessions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no `sessions` array: {list_json}"))
+        .clone()
+}

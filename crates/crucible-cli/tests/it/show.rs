@@ -112,9 +112,14 @@ fn show_json_is_the_parsed_session() {
     let out = kiln.run(&["session", "show", "2025-11-28", "--format", "json"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(v["frontmatter"]["session_id"], "2025-11-28-ci-failure");
-    assert_eq!(v["frontmatter"]["status"], "failed");
-    let phase = &v["sections"][0];
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["session"]["id"], "2025-11-28-ci-failure");
+    assert_eq!(
+        v["session"]["frontmatter"]["session_id"],
+        "2025-11-28-ci-failure"
+    );
+    assert_eq!(v["session"]["frontmatter"]["status"], "failed");
+    let phase = &v["session"]["sections"][0];
     assert_eq!(phase["kind"], "phase");
     assert_eq!(phase["agent"], "release-bot@2.0");
     assert_eq!(phase["blocks"][0]["calls"][0]["failed"], true);

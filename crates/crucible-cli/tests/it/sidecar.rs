@@ -249,8 +249,8 @@ fn a_source_that_moved_updates_its_session_instead_of_making_another() {
         out.stderr
     );
     let list = kiln.run(&["session", "list", "--format", "json"]);
-    let rows: serde_json::Value = serde_json::from_str(&list.stdout).unwrap();
-    assert_eq!(rows.as_array().unwrap().len(), 1, "{}", list.stdout);
+    let rows = crate::kiln::listed_sessions(&list.stdout);
+    assert_eq!(rows.len(), 1, "{}", list.stdout);
     let again = kiln.run(&["session", "import", moved.to_str().unwrap()]);
     assert!(again.stderr.contains("1 unchanged"), "{}", again.stderr);
 }

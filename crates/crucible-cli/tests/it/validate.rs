@@ -68,7 +68,11 @@ fn duplicate_ids_name_both_files() {
     kiln.write("old/2025-12-11-write-tests.md", &copy);
     let out = kiln.run(&["session", "validate", "2025-12-11-write-tests"]);
     assert_eq!(out.code, 1);
-    insta::assert_snapshot!(out.stdout, @"[KILN]/.crucible/sessions/2025-12-11-write-tests.md:3: error: `session_id`: `2025-12-11-write-tests` is also the id of [KILN]/.crucible/sessions/old/2025-12-11-write-tests.md");
+    // The id names both files: each is checked, and each names the other.
+    insta::assert_snapshot!(out.stdout, @r"
+    [KILN]/.crucible/sessions/2025-12-11-write-tests.md:3: error: `session_id`: `2025-12-11-write-tests` is also the id of [KILN]/.crucible/sessions/old/2025-12-11-write-tests.md
+    [KILN]/.crucible/sessions/old/2025-12-11-write-tests.md:3: error: `session_id`: `2025-12-11-write-tests` is also the id of [KILN]/.crucible/sessions/2025-12-11-write-tests.md
+    ");
 }
 
 #[test]
@@ -93,6 +97,8 @@ fn json_report() {
     ]);
     assert_eq!(out.code, 1);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(v[0]["valid"], false);
-    assert_eq!(v[0]["errors"][0]["line"], 6);
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["files"][0]["valid"], false);
+    assert_eq!(v["files"][0]["problems"][0]["line"], 6);
+    assert_eq!(v["files"][0]["problems"][0]["severity"], "error");
 }

@@ -46,16 +46,23 @@ pub struct IdAllocator {
 }
 
 impl IdAllocator {
-    /// The ids taken in `store` now.
+    /// The ids taken in `store` now: every session file's name, and the id
+    /// each declares (a file may be named otherwise than its id: copied,
+    /// renamed, or an imported agent's own name), so that a new session
+    /// never shares an id with an old one.
     pub fn new<C: SessionCodec>(store: &SessionStore<C>) -> Result<Self, StoreError> {
-        let taken = session_files(store.dir())
-            .map_err(|source| StoreError::Io {
-                path: store.dir().to_owned(),
-                source,
-            })?
-            .iter()
-            .map(|p| stem(p).to_lowercase())
-            .collect();
+        let files = session_files(store.dir()).map_err(|source| StoreError::Io {
+            path: store.dir().to_owned(),
+            source,
+        })?;
+        let mut taken: HashSet<String> = files.iter().map(|p| stem(p).to_lowercase()).collect();
+        taken.extend(
+            store
+                .scan()
+                .into_iter()
+                .filter_map(Result::ok)
+                .map(|f| f.id.as_str().to_lowercase()),
+        );
         Ok(Self { taken })
     }
 

@@ -132,6 +132,7 @@ pub struct SessionStore<C> {
     codec: C,
     observer: Option<std::sync::Arc<dyn StoreObserver>>,
     max_file_bytes: u64,
+    check_duplicates: bool,
 }
 
 impl<C: SessionCodec> SessionStore<C> {
@@ -143,7 +144,19 @@ impl<C: SessionCodec> SessionStore<C> {
             codec,
             observer: None,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            check_duplicates: true,
         }
+    }
+
+    /// The same store, trusting that the file named `<id>.md` is the only
+    /// one declaring that id, so finding a session by its id reads one file
+    /// instead of every file's head. For hooks only (`cru session log`,
+    /// once per agent event, within a few milliseconds): they write to the
+    /// session they started, whose file is named after its id.
+    #[must_use]
+    pub fn trusting_file_names(mut self) -> Self {
+        self.check_duplicates = false;
+        self
     }
 
     /// The same store, refusing to read session files larger than `bytes`
@@ -260,21 +273,39 @@ impl<C: SessionCodec> SessionStore<C> {
     /// go through here and never through [`SessionStore::resolve`]: an id
     /// such as `notes.md` must not be read as a path beside the working
     /// directory.
+    ///
+    /// Two files declaring the same id are refused ([`StoreError::DuplicateId`],
+    /// naming both): picking one silently would show, resume or end the wrong
+    /// session. A file that matches but cannot be read is reported as what it
+    /// is (permission denied on it), not as "no session matches".
     pub fn resolve_id(&self, id: &SessionId) -> Result<PathBuf, StoreError> {
         let query = id.as_str();
         let want = query.to_lowercase();
-        // Fast path: the file named after the id, declaring that id.
         let direct = self.dir.join(format!("{query}.md"));
-        if let Ok(bytes) = read_head(&direct, self.max_file_bytes)
-            && self
-                .codec
-                .peek_id(&bytes)
-                .is_some_and(|id| id.to_lowercase() == want)
-        {
-            return Ok(direct);
+        // Fast path, for hooks: the file named after the id, declaring it.
+        match read_head(&direct, self.max_file_bytes) {
+            Ok(bytes)
+                if !self.check_duplicates
+                    && self
+                        .codec
+                        .peek_id(&bytes)
+                        .is_some_and(|id| id.to_lowercase() == want) =>
+            {
+                return Ok(direct);
+            }
+            Err(e @ UnsafeFile::PermissionDenied { .. }) => return Err(e.into()),
+            _ => {}
         }
-        tracing::debug!(query, "no file named after the id; scanning the directory");
-        let files: Vec<SessionFile> = self.scan().into_iter().filter_map(Result::ok).collect();
+        tracing::debug!(query, "scanning the directory for the id");
+        let mut files = Vec::new();
+        let mut unreadable = Vec::new();
+        for found in self.scan() {
+            match found {
+                Ok(f) => files.push(f),
+                Err(StoreError::Unsafe(u)) => unreadable.push(u),
+                Err(_) => {}
+            }
+        }
         let exact: Vec<&SessionFile> = files
             .iter()
             .filter(|f| f.id.as_str().to_lowercase() == want)
@@ -302,11 +333,27 @@ impl<C: SessionCodec> SessionStore<C> {
                 .collect();
         }
         match prefixed.len() {
-            0 => Err(StoreError::NotFound {
-                query: query.to_owned(),
-                dir: self.dir.clone(),
-            }),
+            0 => Err(unreadable
+                .into_iter()
+                .find(|u| stem(u.path()).to_lowercase().starts_with(&want))
+                .map_or_else(
+                    || StoreError::NotFound {
+                        query: query.to_owned(),
+                        dir: self.dir.clone(),
+                    },
+                    StoreError::from,
+                )),
             1 => Ok(prefixed.remove(0).path),
+            // Several files, one id: not a prefix to type more of.
+            _ if prefixed
+                .iter()
+                .all(|f| f.id.as_str().eq_ignore_ascii_case(prefixed[0].id.as_str())) =>
+            {
+                Err(StoreError::DuplicateId {
+                    id: prefixed[0].id.clone(),
+                    paths: prefixed.into_iter().map(|f| f.path).collect(),
+                })
+            }
             _ => Err(StoreError::Ambiguous {
                 query: query.to_owned(),
                 candidates: prefixed,

@@ -45,6 +45,10 @@ pub enum UnsafeFile {
         size: u64,
         limit: u64,
     },
+    /// Said plainly: "no session matches" or a raw OS error would hide
+    /// that the file is there and only closed to this user.
+    #[error("permission denied: {path}")]
+    PermissionDenied { path: PathBuf },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },
 }
@@ -53,6 +57,11 @@ impl UnsafeFile {
     fn io(path: &Path, source: io::Error) -> Self {
         if source.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
             return Self::Link {
+                path: path.to_owned(),
+            };
+        }
+        if source.kind() == io::ErrorKind::PermissionDenied {
+            return Self::PermissionDenied {
                 path: path.to_owned(),
             };
         }
@@ -68,6 +77,7 @@ impl UnsafeFile {
             Self::Link { path }
             | Self::NotRegular { path, .. }
             | Self::TooLarge { path, .. }
+            | Self::PermissionDenied { path }
             | Self::Io { path, .. } => path,
         }
     }
@@ -80,6 +90,7 @@ impl UnsafeFile {
             Self::TooLarge { size, limit, .. } => format!(
                 "{size} bytes, over the limit of {limit} bytes for a session file (`[session] max_file_size`)"
             ),
+            Self::PermissionDenied { .. } => "permission denied".to_owned(),
             Self::Io { source, .. } => source.to_string(),
         }
     }
@@ -92,6 +103,7 @@ impl UnsafeFile {
             other => {
                 let kind = match other {
                     Self::TooLarge { .. } => io::ErrorKind::FileTooLarge,
+                    Self::PermissionDenied { .. } => io::ErrorKind::PermissionDenied,
                     _ => io::ErrorKind::InvalidInput,
                 };
                 io::Error::new(kind, other.reason())

@@ -84,11 +84,14 @@ fn two_files_with_one_id_are_reported_with_both_paths() {
         message.contains("also the id of") && message.contains("2025-12-11-write-tests.md"),
         "{message}"
     );
-    // A prefix that reaches both files does not pick one silently.
-    assert!(matches!(
-        store.resolve("2025-12-11-wr"),
-        Err(StoreError::Ambiguous { .. })
-    ));
+    // Neither the id nor a prefix that reaches both files picks one
+    // silently: both name the two files.
+    for query in ["2025-12-11-write-tests", "2025-12-11-wr"] {
+        match store.resolve(query) {
+            Err(StoreError::DuplicateId { paths, .. }) => assert_eq!(paths.len(), 2),
+            other => panic!("{query}: {other:?}"),
+        }
+    }
 }
 
 #[test]
@@ -207,4 +210,18 @@ fn an_existing_id_is_never_reused_even_in_a_subfolder() {
         })
         .unwrap();
     assert_eq!(log.id().as_str(), "2025-11-28-ci-failure-2");
+}
+
+#[test]
+fn an_id_declared_by_a_file_of_another_name_is_never_given_again() {
+    let (dir, store) = store_with_fixtures();
+    // `feature-implementation-session.md` declares `2025-12-05-feature-impl`.
+    let started: Timestamp = "2025-12-05T09:00:00Z".parse().unwrap();
+    let (path, log) = store
+        .create_new(&started, Some("Feature impl"), |id| {
+            SessionLog::new(Frontmatter::new(id, started.clone()))
+        })
+        .unwrap();
+    assert_eq!(log.id().as_str(), "2025-12-05-feature-impl-2");
+    assert_eq!(path, dir.path().join("2025-12-05-feature-impl-2.md"));
 }

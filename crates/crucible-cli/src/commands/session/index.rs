@@ -1,13 +1,14 @@
-//! `cru session index [--rebuild] [--check]`.
+//! `cru session index [--rebuild] [--check] [--format text|json]`.
 
 use std::io::Write;
 
-use clap::Args;
-use crucible_index::SessionIndex;
+use clap::{Args, ValueEnum};
+use crucible_index::{DuplicateIds, SessionIndex};
 
-use super::query::{open_index, report};
+use super::query::{open_index, report, warn_duplicates};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
+use crate::render::output::{self, DuplicateId, SkippedFile, index::IndexAnswer};
 use crate::render::progress;
 
 #[derive(Debug, Args)]
@@ -15,51 +16,95 @@ pub struct IndexArgs {
     /// Read every session again, ignoring the index on disk.
     #[arg(long)]
     pub rebuild: bool,
-    /// List the session files that could not be read; exit 1 if there are any.
+    /// List the session files that could not be read and the ids more than
+    /// one file declares; exit 1 if there are any.
     #[arg(long)]
     pub check: bool,
+    /// How to print what was found.
+    #[arg(long, value_enum, default_value_t = IndexFormat::Text)]
+    pub format: IndexFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum IndexFormat {
+    /// Counts on stderr; with --check, `file:line: message` lines on stdout.
+    Text,
+    /// `{"version": 1, "sessions", "unreadable", "duplicates"}` (docs/json.md).
+    Json,
 }
 
 pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
     // A plain `cru session index` rebuilds too: a fresh start from the files
     // (queries prove the index fresh by themselves; this is for a person who
-    // wants the whole index read again). Only counts are reported, so a
-    // rebuild keeps no session records.
-    let (opened, sessions) = if args.rebuild || !args.check {
+    // wants the whole index read again). The records are kept for the
+    // duplicate check, which needs every id.
+    let opened = if args.rebuild || !args.check {
         let bar = progress::bar("indexing sessions");
-        let (o, n) = SessionIndex::new(&ctx.store)
+        let (o, _) = SessionIndex::new(&ctx.store)
             .rebuild_files(&|d, t| progress::update(&bar, d, t))
             .map_err(|e| CliError::new(e.to_string()))?;
         progress::finish(&bar);
         report(ctx, &o)?;
-        (o, n)
+        // The rebuild keeps only counts; the index on disk is fresh now,
+        // and opening it reads no session again.
+        SessionIndex::new(&ctx.store)
+            .open(None, &|_, _| {})
+            .map_err(|e| CliError::new(e.to_string()))?
     } else {
-        let o = open_index(ctx)?;
-        let n = o.index.sessions.len();
-        (o, n)
+        open_index(ctx)?
     };
     let index = &opened.index;
-    let mut err = anstream::stderr();
+    let mut ids = DuplicateIds::default();
+    for r in &index.sessions {
+        ids.add(&r.id, &r.path);
+    }
+    let duplicates = ids.finish();
+    warn_duplicates(ctx, &duplicates)?;
     writeln!(
-        err,
-        "{sessions} sessions indexed, {} unreadable, in {}",
+        anstream::stderr(),
+        "{} sessions indexed, {} unreadable, in {}",
+        index.sessions.len(),
         index.problems.len(),
         ctx.store.dir().display()
     )?;
-    if args.check {
-        let mut out = std::io::stdout().lock();
-        for p in &index.problems {
-            writeln!(
-                out,
-                "{}:{}: {}",
-                ctx.store.dir().join(&p.path).display(),
-                p.line,
-                p.message
-            )?;
+    match args.format {
+        IndexFormat::Json => output::print_json(&IndexAnswer {
+            dir: ctx.store.dir().display().to_string(),
+            sessions: index.sessions.len(),
+            unreadable: index.problems.iter().map(SkippedFile::from).collect(),
+            duplicates: duplicates.iter().cloned().map(DuplicateId::from).collect(),
+        })?,
+        IndexFormat::Text if args.check => {
+            let mut out = std::io::stdout().lock();
+            for p in &index.problems {
+                writeln!(
+                    out,
+                    "{}:{}: {}",
+                    ctx.store.dir().join(&p.path).display(),
+                    p.line,
+                    p.message
+                )?;
+            }
+            for d in &duplicates {
+                for path in &d.paths {
+                    writeln!(
+                        out,
+                        "{}:1: session id `{}` is declared by {} files",
+                        ctx.store.dir().join(path).display(),
+                        d.id,
+                        d.paths.len()
+                    )?;
+                }
+            }
         }
-        if !index.problems.is_empty() {
-            return Ok(Outcome::Failure);
-        }
+        IndexFormat::Text => {}
     }
-    Ok(Outcome::Success)
+    if args.check && !(index.problems.is_empty() && duplicates.is_empty()) {
+        return Ok(Outcome::Failure);
+    }
+    // A rebuild reads every file: one it could not read is skipped.
+    Ok(Outcome::from_files(
+        index.sessions.len(),
+        index.problems.len(),
+    ))
 }

@@ -3,12 +3,14 @@
 use std::io::{IsTerminal, Write};
 
 use clap::Args;
-use crucible_index::{SessionRecord, query};
+use crucible_index::{DuplicateIds, SessionRecord, query};
 
-use super::query::{DataFormat, FilterArgs, visit_index};
+use super::query::{DataFormat, FilterArgs, visit_index, warn_duplicates};
 use crate::context::Context;
 use crate::error::Outcome;
-use crate::render::{self, Align, push_padded, table_cell};
+use crate::render::output::list::{ListAnswer, SessionRow};
+use crate::render::output::{self, DuplicateId, SkippedFile};
+use crate::render::{Align, push_padded, table_cell};
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -21,51 +23,56 @@ pub struct ListArgs {
     pub format: DataFormat,
 }
 
+/// What each thread of the visit gathers: the matching rows and their ids
+/// (an id two listed rows share is warned of), and how many sessions were
+/// read.
+#[derive(Default)]
+struct Found {
+    rows: Vec<SessionRecord>,
+    ids: DuplicateIds,
+    sessions: usize,
+}
+
 pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
-    let states = visit_index(
+    let visited = visit_index(
         ctx,
         &filter,
-        &Vec::new,
-        &|found: &mut Vec<SessionRecord>, facts, decode| {
+        &Found::default,
+        &|found: &mut Found, facts, decode| {
+            found.sessions += 1;
             if filter.matches(facts)
                 && let Ok(r) = decode()
             {
-                found.push(r);
+                found.ids.add(&r.id, &r.path);
+                found.rows.push(r);
             }
         },
     )?;
-    let matching = states.into_iter().flatten().collect();
-    let rows = query::sort_newest_first(matching, args.limit);
+    let mut all = Found::default();
+    for f in visited.states {
+        all.rows.extend(f.rows);
+        all.ids.merge(f.ids);
+        all.sessions += f.sessions;
+    }
+    let duplicates = all.ids.finish();
+    warn_duplicates(ctx, &duplicates)?;
+    let rows = query::sort_newest_first(all.rows, args.limit);
+    let answer = || ListAnswer {
+        sessions: rows.iter().map(SessionRow::from).collect(),
+        skipped: visited.skipped.iter().map(SkippedFile::from).collect(),
+        duplicates: duplicates.iter().cloned().map(DuplicateId::from).collect(),
+    };
     match args.format {
-        DataFormat::Json => render::print_json(&answer_rows(&rows))?,
-        DataFormat::Toon => {
-            render::print_toon(&serde_json::json!({ "sessions": answer_rows(&rows) }))?;
-        }
+        DataFormat::Json => output::print_json(&answer())?,
+        DataFormat::Toon => output::print_toon(&answer())?,
         DataFormat::Table => {
             let mut out = anstream::stdout().lock();
             table(&mut out, &rows)?;
             out.flush()?;
         }
     }
-    Ok(Outcome::Success)
-}
-
-/// The rows as the answer gives them: what the sessions say, without the
-/// index's own file stamps (inode, size, times), which say how a row was
-/// proved fresh and change with every copy of the directory.
-fn answer_rows(rows: &[SessionRecord]) -> Vec<serde_json::Value> {
-    rows.iter()
-        .map(|r| {
-            let mut v = serde_json::to_value(r).unwrap_or_default();
-            if let Some(o) = v.as_object_mut() {
-                for stamp in ["ino", "mtime_ns", "size", "ctime_ns"] {
-                    o.remove(stamp);
-                }
-            }
-            v
-        })
-        .collect()
+    Ok(Outcome::from_files(all.sessions, visited.skipped.len()))
 }
 
 fn table(out: &mut impl Write, rows: &[SessionRecord]) -> std::io::Result<()> {

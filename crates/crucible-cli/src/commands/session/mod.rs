@@ -72,7 +72,15 @@ pub enum SessionCommand {
 }
 
 pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
-    let ctx = Context::load(global)?;
+    let mut ctx = Context::load(global)?;
+    match &cmd {
+        // These create the directory when they write.
+        SessionCommand::Start(_) | SessionCommand::Import(_) => {}
+        // A hook: its speed matters, and the session it writes to is the
+        // one it started, named after its id.
+        SessionCommand::Log(_) => ctx.store = ctx.store.trusting_file_names(),
+        _ => ctx.require_dir()?,
+    }
     match cmd {
         SessionCommand::Start(args) => start::run(&ctx, &args),
         SessionCommand::Log(args) => log::run(&ctx, &args),
@@ -98,6 +106,6 @@ pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> 
 pub enum IdFormat {
     /// The id alone.
     Text,
-    /// `{"id": ..., "path": ...}`.
+    /// `{"version": 1, "id": ..., "path": ...}` on one line (docs/json.md).
     Json,
 }

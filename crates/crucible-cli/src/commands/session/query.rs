@@ -43,7 +43,8 @@ impl FilterArgs {
         let bound = |v: &Option<String>, end: bool, flag: &str| {
             v.as_deref()
                 .map(|s| {
-                    query::parse_bound(s, end).map_err(|e| CliError::new(format!("--{flag}: {e}")))
+                    query::parse_bound(s, end)
+                        .map_err(|e| CliError::usage(format!("--{flag}: {e}")))
                 })
                 .transpose()
         };
@@ -68,15 +69,32 @@ pub enum DataFormat {
     Toon,
 }
 
+/// What a visit of the index found besides each thread's state: the
+/// files it could not read (each named on stderr already).
+pub struct Visited<S> {
+    pub states: Vec<S>,
+    pub skipped: Vec<crucible_index::Problem>,
+}
+
+/// The threads' states, for callers that need nothing else.
+impl<S> IntoIterator for Visited<S> {
+    type Item = S;
+    type IntoIter = std::vec::IntoIter<S>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.states.into_iter()
+    }
+}
+
 /// Visits every session of the index on all cores (see
 /// `SessionIndex::visit`), then prints what the user should know (one line
-/// each) on stderr. Returns each thread's state.
+/// each) on stderr.
 pub fn visit_index<S: Send>(
     ctx: &Context,
     filter: &Filter,
     init: &(dyn Fn() -> S + Sync),
     each: &(dyn Fn(&mut S, &crucible_index::Facts<'_>, &crucible_index::Decode<'_>) + Sync),
-) -> anyhow::Result<Vec<S>> {
+) -> anyhow::Result<Visited<S>> {
     let bar = progress::bar("indexing sessions");
     let (opened, states) = SessionIndex::new(&ctx.store)
         .visit(
@@ -91,7 +109,10 @@ pub fn visit_index<S: Send>(
         .map_err(|e| CliError::new(e.to_string()))?;
     progress::finish(&bar);
     report(ctx, &opened)?;
-    Ok(states)
+    Ok(Visited {
+        states,
+        skipped: opened.index.problems,
+    })
 }
 
 /// Opens the index with every record, printing what `visit_index` prints.
@@ -105,7 +126,8 @@ pub fn open_index(ctx: &Context) -> anyhow::Result<crucible_index::Opened> {
     Ok(opened)
 }
 
-/// Index warnings, idle sessions paused, unreadable files: one line each.
+/// Index warnings, idle sessions paused, files skipped (each by its path):
+/// one line each.
 pub fn report(ctx: &Context, opened: &crucible_index::Opened) -> std::io::Result<()> {
     let mut err = anstream::stderr();
     for w in &opened.warnings {
@@ -118,11 +140,46 @@ pub fn report(ctx: &Context, opened: &crucible_index::Opened) -> std::io::Result
             ctx.config.session.idle_timeout.as_secs()
         )?;
     }
+    for p in &opened.index.problems {
+        let path = ctx.store.dir().join(&p.path);
+        let line = if p.line > 0 {
+            format!(":{}", p.line)
+        } else {
+            String::new()
+        };
+        writeln!(
+            err,
+            "warning: skipped {}{line}: {}",
+            path.display(),
+            p.message
+        )?;
+    }
     if !opened.index.problems.is_empty() {
         writeln!(
             err,
-            "warning: {} session file(s) could not be read; `cru session index --check` lists them",
+            "warning: {} session file(s) could not be read and were skipped",
             opened.index.problems.len()
+        )?;
+    }
+    Ok(())
+}
+
+/// Warns of every id declared by more than one file, naming the files:
+/// the rows are all shown, but `show ID` and the rest refuse such an id.
+pub fn warn_duplicates(ctx: &Context, dups: &[crucible_index::Duplicate]) -> std::io::Result<()> {
+    let mut err = anstream::stderr();
+    for d in dups {
+        let paths: Vec<String> = d
+            .paths
+            .iter()
+            .map(|p| ctx.store.dir().join(p).display().to_string())
+            .collect();
+        writeln!(
+            err,
+            "warning: session id `{}` is used by {} files: {}; commands given this id refuse it (pass a path)",
+            d.id,
+            paths.len(),
+            paths.join(", ")
         )?;
     }
     Ok(())

@@ -6,6 +6,7 @@ use clap::{Args, ValueEnum};
 
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
+use crate::render::output::{self, show::ShowAnswer};
 use crate::render::session_text;
 
 #[derive(Debug, Args)]
@@ -28,7 +29,7 @@ pub enum ShowFormat {
     Text,
     /// The canonical markdown of the file.
     Markdown,
-    /// The parsed session as JSON.
+    /// `{"version": 1, "path", "session": {...}}` (docs/json.md).
     Json,
 }
 
@@ -45,15 +46,20 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<Outcome> {
             out.write_all(crucible_parser::write_session(&log).as_bytes())?;
             out.flush()?;
         }
-        ShowFormat::Json if args.full => {
-            let data = ctx
-                .store
-                .load_data_for(&path, &log)
-                .map_err(CliError::from)?;
-            let records = data.map(|d| d.records).unwrap_or_default();
-            crate::render::print_json(&serde_json::json!({"session": log, "data": records}))?;
+        ShowFormat::Json => {
+            // The sidecar only with --full: reading it costs a file, and its
+            // records can be large.
+            let data = if args.full {
+                let data = ctx
+                    .store
+                    .load_data_for(&path, &log)
+                    .map_err(CliError::from)?;
+                Some(data.map(|d| d.records).unwrap_or_default())
+            } else {
+                None
+            };
+            output::print_json(&ShowAnswer::new(&path, &log, data))?;
         }
-        ShowFormat::Json => crate::render::print_json(&log)?,
     }
     Ok(Outcome::Success)
 }

@@ -4,7 +4,6 @@ use std::io::Write;
 
 use clap::Args;
 use crucible_core::{AgentRef, Recorder, StartOptions};
-use serde_json::json;
 
 use super::IdFormat;
 use crate::context::Context;
@@ -52,11 +51,7 @@ pub fn print_id(format: IdFormat, id: &str, path: &std::path::Path) -> anyhow::R
     let mut out = std::io::stdout().lock();
     match format {
         IdFormat::Text => writeln!(out, "{id}")?,
-        IdFormat::Json => writeln!(
-            out,
-            "{}",
-            json!({"id": id, "path": path.display().to_string()})
-        )?,
+        IdFormat::Json => crate::render::output::created::print(id, path)?,
     }
     Ok(())
 }

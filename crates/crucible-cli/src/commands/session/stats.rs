@@ -3,12 +3,14 @@
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
-use crucible_index::{GroupBy, SessionIndex, StatsRow};
+use crucible_index::{DuplicateIds, GroupBy, SessionIndex, StatsRow};
 
-use super::query::{DataFormat, FilterArgs, visit_index};
+use super::query::{DataFormat, FilterArgs, visit_index, warn_duplicates};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
-use crate::render::{self, Align, duration, progress, push_padded, table_cell, thousands};
+use crate::render::output::stats::{StatsAnswer, StatsGroup};
+use crate::render::output::{self, DuplicateId, SkippedFile};
+use crate::render::{Align, duration, progress, push_padded, table_cell, thousands};
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
@@ -54,35 +56,70 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
     } else {
         Vec::new()
     };
-    let states = visit_index(
+    let visited = visit_index(
         ctx,
         &filter,
-        &|| crucible_index::stats::Aggregator::new(by),
-        &|agg: &mut crucible_index::stats::Aggregator, facts, _| {
+        &|| Tally {
+            agg: crucible_index::stats::Aggregator::new(by),
+            ids: DuplicateIds::default(),
+            sessions: 0,
+        },
+        &|t: &mut Tally, facts, _| {
+            t.sessions += 1;
             if filter.matches(facts) {
-                agg.add(facts);
+                t.agg.add(facts);
+                t.ids.add(&facts.id, &facts.path);
             }
         },
     )?;
     let mut agg = crucible_index::stats::Aggregator::new(by);
-    for s in states {
-        agg.merge(s);
+    let mut ids = DuplicateIds::default();
+    let mut sessions = 0;
+    for t in visited.states {
+        agg.merge(t.agg);
+        ids.merge(t.ids);
+        sessions += t.sessions;
     }
+    let duplicates = ids.finish();
+    warn_duplicates(ctx, &duplicates)?;
     let (rows, total) = agg.finish(&phases);
+    let answer = || StatsAnswer {
+        group_by: args.group_by.name(),
+        groups: rows.iter().map(StatsGroup::from).collect(),
+        total: StatsGroup::from(&total),
+        skipped: visited.skipped.iter().map(SkippedFile::from).collect(),
+        duplicates: duplicates.iter().cloned().map(DuplicateId::from).collect(),
+    };
     match args.format {
-        DataFormat::Json => {
-            render::print_json(&serde_json::json!({"groups": rows, "total": total}))?
-        }
-        DataFormat::Toon => {
-            render::print_toon(&serde_json::json!({"groups": rows, "total": [total]}))?
-        }
+        DataFormat::Json => output::print_json(&answer())?,
+        DataFormat::Toon => output::print_toon(&answer())?,
         DataFormat::Table => {
             let mut out = anstream::stdout().lock();
             table(&mut out, &rows, &total)?;
             out.flush()?;
         }
     }
-    Ok(Outcome::Success)
+    Ok(Outcome::from_files(sessions, visited.skipped.len()))
+}
+
+/// What each thread of the visit gathers.
+struct Tally {
+    agg: crucible_index::stats::Aggregator,
+    ids: DuplicateIds,
+    sessions: usize,
+}
+
+impl Group {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Agent => "agent",
+            Self::Channel => "channel",
+            Self::Status => "status",
+            Self::Model => "model",
+            Self::Day => "day",
+            Self::Phase => "phase",
+        }
+    }
 }
 
 fn cells(r: &StatsRow) -> [String; 9] {

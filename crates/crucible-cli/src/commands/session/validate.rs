@@ -7,10 +7,13 @@ use anstyle::{AnsiColor, Style};
 use clap::{Args, ValueEnum};
 use crucible_core::{SessionFile, StoreError, store::session_tree};
 use crucible_parser::validate::{FileReport, validate_file};
-use serde_json::json;
 
 use crate::context::Context;
 use crate::error::Outcome;
+use crate::render::output::{
+    self,
+    validate::{ValidateAnswer, ValidatedFile, ValidationProblem},
+};
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -27,7 +30,7 @@ pub struct ValidateArgs {
 pub enum ValidateFormat {
     /// `file:line: error: message`, one per line.
     Text,
-    /// One JSON object per file: path, valid, errors, warnings.
+    /// `{"version": 1, "files": [{path, valid, problems}]}` (docs/json.md).
     Json,
 }
 
@@ -85,6 +88,8 @@ fn expand(ctx: &Context, targets: &[String]) -> (Vec<PathBuf>, Vec<Unresolved>) 
         }
         match ctx.store.resolve(t) {
             Ok(path) => files.push(path),
+            // Each file that shares the id is checked, and says so.
+            Err(StoreError::DuplicateId { paths, .. }) => files.extend(paths),
             Err(e) => unresolved.push(Unresolved {
                 target: t.clone(),
                 line: None,
@@ -110,12 +115,14 @@ pub fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
         .map(|p| validate_file(&ctx.store, &scan, p))
         .collect();
     let invalid = reports.iter().filter(|r| !r.is_valid()).count() + unresolved.len();
-    let mut out = anstream::stdout().lock();
     match args.format {
-        ValidateFormat::Text => print_text(&mut out, &reports, &unresolved)?,
-        ValidateFormat::Json => print_json(&mut out, &reports, &unresolved)?,
+        ValidateFormat::Text => {
+            let mut out = anstream::stdout().lock();
+            print_text(&mut out, &reports, &unresolved)?;
+            out.flush()?;
+        }
+        ValidateFormat::Json => print_json(&reports, &unresolved)?,
     }
-    out.flush()?;
     let errors: usize = reports.iter().map(|r| r.errors.len()).sum::<usize>() + unresolved.len();
     let warnings: usize = reports.iter().map(|r| r.warnings.len()).sum();
     let checked = reports.len() + unresolved.len();
@@ -292,24 +299,39 @@ fn print_text(
     Ok(())
 }
 
-fn print_json(
-    out: &mut impl Write,
-    reports: &[FileReport],
-    unresolved: &[Unresolved],
-) -> anyhow::Result<()> {
-    let mut items: Vec<serde_json::Value> = unresolved
+fn print_json(reports: &[FileReport], unresolved: &[Unresolved]) -> anyhow::Result<()> {
+    let problem = |line, severity, message: &str| ValidationProblem {
+        line,
+        severity,
+        message: message.to_owned(),
+    };
+    let mut files: Vec<ValidatedFile> = unresolved
         .iter()
-        .map(|u| json!({"path": u.target, "valid": false, "errors": [{"line": u.line, "message": u.message}], "warnings": []}))
-        .collect();
-    items.extend(reports.iter().map(|r| {
-        json!({
-            "path": r.path.display().to_string(),
-            "valid": r.is_valid(),
-            "errors": r.errors.iter().map(|e| json!({"line": e.line, "message": e.kind.to_string()})).collect::<Vec<_>>(),
-            "warnings": r.warnings.iter().map(|w| json!({"line": w.line, "message": w.message})).collect::<Vec<_>>(),
+        .map(|u| ValidatedFile {
+            path: u.target.clone(),
+            valid: false,
+            problems: vec![problem(u.line, "error", &u.message)],
         })
+        .collect();
+    files.extend(reports.iter().map(|r| {
+        let errors = r
+            .errors
+            .iter()
+            .map(|e| problem(Some(e.line), "error", &e.kind.to_string()));
+        let warnings = r
+            .warnings
+            .iter()
+            .map(|w| problem(Some(w.line), "warning", &w.message));
+        ValidatedFile {
+            path: r.path.display().to_string(),
+            valid: r.is_valid(),
+            problems: errors.chain(warnings).collect(),
+        }
     }));
-    serde_json::to_writer_pretty(&mut *out, &items)?;
-    writeln!(out)?;
-    Ok(())
+    let invalid = files.iter().filter(|f| !f.valid).count();
+    output::print_json(&ValidateAnswer {
+        valid: files.len() - invalid,
+        invalid,
+        files,
+    })
 }

@@ -1,7 +1,7 @@
 //! Adversarial tests: one per item of the trust issue, on real files on disk.
 
 mod bounded;
-mod fs;
+pub(crate) mod fs;
 mod import_walk;
 mod kills;
 mod secrets;

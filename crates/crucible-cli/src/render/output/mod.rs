@@ -1,0 +1,84 @@
+//! What `--format json` (and `--format toon`) prints: one object per
+//! command, `{"version": 1, ...}`, in the schema docs/json.md documents.
+//!
+//! Each command's object is built from structs made for output, never by
+//! serializing a library's own types: those change with the index format
+//! or the parser, and a script reading cru's output must not.
+
+pub mod created;
+pub mod index;
+pub mod list;
+pub mod show;
+pub mod stats;
+pub mod validate;
+
+use serde::Serialize;
+
+/// The schema version every JSON answer carries. Raised only when a field
+/// changes meaning or goes away; new fields do not raise it.
+pub const VERSION: u32 = 1;
+
+/// `{"version": 1, ...body}`.
+#[derive(Debug, Serialize)]
+pub struct Versioned<'a, T: Serialize> {
+    pub version: u32,
+    #[serde(flatten)]
+    pub body: &'a T,
+}
+
+impl<'a, T: Serialize> Versioned<'a, T> {
+    pub fn new(body: &'a T) -> Self {
+        Self {
+            version: VERSION,
+            body,
+        }
+    }
+}
+
+/// Prints `body` as `{"version": 1, ...}` in pretty JSON on stdout.
+pub fn print_json(body: &impl Serialize) -> anyhow::Result<()> {
+    super::print_json(&Versioned::new(body))
+}
+
+/// Prints `body` as `{"version": 1, ...}` in TOON on stdout: the same
+/// fields as the JSON.
+pub fn print_toon(body: &impl Serialize) -> anyhow::Result<()> {
+    super::print_toon(&serde_json::to_value(Versioned::new(body))?)
+}
+
+/// A session file a listing could not read, so left out of its answer.
+#[derive(Debug, Serialize)]
+pub struct SkippedFile {
+    /// Relative to the sessions directory.
+    pub path: String,
+    /// The line of the problem; `null` when the file could not be read at all.
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl From<&crucible_index::Problem> for SkippedFile {
+    fn from(p: &crucible_index::Problem) -> Self {
+        Self {
+            path: p.path.clone(),
+            line: (p.line > 0).then_some(p.line),
+            message: p.message.clone(),
+        }
+    }
+}
+
+/// A session id declared by more than one file.
+#[derive(Debug, Serialize)]
+pub struct DuplicateId {
+    pub id: String,
+    /// Relative to the sessions directory.
+    pub paths: Vec<String>,
+}
+
+impl From<crucible_index::Duplicate> for DuplicateId {
+    fn from(d: crucible_index::Duplicate) -> Self {
+        Self {
+            id: d.id,
+            paths: d.paths,
+        }
+    }
+}
