@@ -68,10 +68,7 @@ fn commands_given_a_shared_id_refuse_it_and_name_both_files() {
         &["session", "learn", ID, "--export", "jsonl"],
     ] {
         let out = kiln.run(args);
-        // `eval` reports a target it cannot load beside the others and
-        // exits 1 (its own rule, in docs/eval.md); the rest exit 2.
-        let usage = if args[1] == "eval" { 1 } else { 2 };
-        assert_eq!(out.code, usage, "{args:?}: {}{}", out.stdout, out.stderr);
+        assert_eq!(out.code, 2, "{args:?}: {}{}", out.stdout, out.stderr);
         assert!(
             out.stderr.contains(&format!(
                 "error: session id `{ID}` is used by 2 files: {BOTH}"
