@@ -27,6 +27,10 @@ fn run_command(command: &str) -> Value {
     kiln.write("broken.md", "---\ntype: session\nsession_id: [\n");
     let copy = std::fs::read_to_string(kiln.sessions().join("2025-12-11-write-tests.md")).unwrap();
     kiln.write("old/2025-12-11-write-tests.md", &copy);
+    let sample = fixtures()
+        .join("workflows/samples/simple-pipeline.md")
+        .display()
+        .to_string();
     let args: &[&str] = match command {
         "session list" => &["session", "list", "--format", "json"],
         "session stats" => &["session", "stats", "--format", "json"],
@@ -53,6 +57,20 @@ fn run_command(command: &str) -> Value {
             "session",
             "resume",
             "2025-12-10-fix-flaky-test",
+            "--format",
+            "json",
+        ],
+        "workflow show" => &["workflow", "show", &sample, "--format", "json"],
+        "workflow validate" => &["workflow", "validate", &sample, "--format", "json"],
+        "session replay" => &[
+            "session",
+            "replay",
+            eval_fixture,
+            "--phase",
+            "1",
+            "--agent-cmd",
+            "cat >/dev/null; echo The timeout in the upload client.",
+            "--eval",
             "--format",
             "json",
         ],
@@ -246,7 +264,10 @@ fn every_command_prints_the_json_its_doc_section_describes() {
         "session start",
         "session codify",
         "session eval",
+        "session replay",
         "session resume",
+        "workflow show",
+        "workflow validate",
     ] {
         assert!(
             doc.schemas.contains_key(command) || doc.pending.iter().any(|p| p == command),

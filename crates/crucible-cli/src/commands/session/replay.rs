@@ -180,7 +180,7 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
     })
 }
 
-/// `--format json`: one object, documented in docs/json-eval.md.
+/// `--format json`: one object, documented in docs/json.md.
 #[derive(Debug, Serialize)]
 struct ReplayJson<'a> {
     version: u32,

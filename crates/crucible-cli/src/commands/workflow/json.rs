@@ -1,5 +1,5 @@
 //! The JSON of `cru workflow show --format json` and `cru session codify
-//! --format json` (schema in `docs/json-codify.md`): made for readers, not a
+//! --format json` (schema in `docs/json.md`): made for readers, not a
 //! dump of the parser's types.
 
 use crucible_core::workflow::{EdgeKind, Step, StepMarker, WorkflowProblem};

@@ -1,6 +1,6 @@
 //! `cru session eval --format json`: one object, `{"version": 1,
 //! "results": [...], "not_evaluated": [...], "skipped_files": [...],
-//! "summary": {...}}`, documented in docs/json-eval.md. Made for output:
+//! "summary": {...}}`, documented in docs/json.md. Made for output:
 //! nothing here is an internal type.
 
 use crucible_eval::{EvalRecord, Verdict};

@@ -1,5 +1,5 @@
 //! `resume --format json`: the resume context as one documented object
-//! (docs/json-resume.md), made for output rather than taken from the
+//! (docs/json.md), made for output rather than taken from the
 //! context's own types, so that their changes do not change the schema.
 
 use serde::Serialize;
