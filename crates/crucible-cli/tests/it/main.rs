@@ -14,6 +14,7 @@ mod import_opencode;
 mod index;
 mod kiln;
 mod learn;
+mod seed_commands;
 mod record;
 mod resume;
 mod show;
