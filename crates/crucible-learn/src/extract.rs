@@ -49,12 +49,16 @@ fn calls_in(blocks: &[Block]) -> Vec<ToolCall> {
         .collect()
 }
 
-/// Prose and callouts (not user interventions) as lines of text.
-fn text_in(blocks: &[Block]) -> Vec<String> {
+/// Prose and callouts (not user interventions) as lines of text; the
+/// agent's replies as they are, other callouts tagged with their kind.
+fn text_in<'a>(blocks: impl IntoIterator<Item = &'a Block>) -> Vec<String> {
     blocks
-        .iter()
+        .into_iter()
         .filter_map(|b| match b {
             Block::Prose { text } => Some(text.trim().to_owned()),
+            Block::Callout(c) if c.kind() == CalloutKind::Other("reply".into()) => {
+                Some(c.text().trim().to_owned())
+            }
             Block::Callout(c) if c.kind() != CalloutKind::User => {
                 Some(format!("[{}] {}", c.kind, c.text().trim()))
             }
@@ -62,6 +66,17 @@ fn text_in(blocks: &[Block]) -> Vec<String> {
         })
         .filter(|t| !t.is_empty())
         .collect()
+}
+
+/// What the agent did after a correction, without its errors: the chosen
+/// side teaches the behaviour asked for, and each error is a puzzle of its
+/// own.
+fn text_after(blocks: &[Block]) -> Vec<String> {
+    text_in(
+        blocks
+            .iter()
+            .filter(|b| !matches!(b, Block::Callout(c) if c.kind() == CalloutKind::Error)),
+    )
 }
 
 /// `phase-2 Find the race @orchestrator@1.0: 3 tool calls (1 failed); decision: ...`.
@@ -275,7 +290,7 @@ impl Session<'_> {
                 interpretation,
                 before_text: text_in(work),
                 after_calls: calls_in(after),
-                after_text: text_in(after),
+                after_text: text_after(after),
             },
         })
     }

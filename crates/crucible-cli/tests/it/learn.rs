@@ -479,3 +479,63 @@ fn learn_exit_codes() {
     assert_eq!(usage.code, 2, "{}", usage.stderr);
     assert_eq!(kiln.run(&["session", "learn", "no-such-session"]).code, 1);
 }
+
+/// Each `<!-- example: cru ARGS -->` of docs/learn-format.md with the text
+/// of the fenced block after it and the block's info string.
+fn doc_examples(doc: &str) -> Vec<(String, String, String)> {
+    let lines: Vec<&str> = doc.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(cmd) = l
+            .strip_prefix("<!-- example: cru ")
+            .and_then(|r| r.strip_suffix(" -->"))
+        else {
+            continue;
+        };
+        let open = lines[i + 1];
+        let fence: String = open.chars().take_while(|&c| c == '`').collect();
+        assert!(fence.len() >= 3, "no fenced block after `{l}`");
+        let info = open[fence.len()..].trim().to_owned();
+        let body: Vec<&str> = lines[i + 2..]
+            .iter()
+            .take_while(|b| **b != fence)
+            .copied()
+            .collect();
+        out.push((cmd.to_owned(), info, body.join("\n") + "\n"));
+    }
+    out
+}
+
+#[test]
+fn the_examples_in_learn_format_md_are_what_cru_writes() {
+    let doc_path = crate::kiln::fixtures().join("../docs/learn-format.md");
+    let doc = std::fs::read_to_string(doc_path).unwrap();
+    let examples = doc_examples(&doc);
+    assert_eq!(examples.len(), 6, "one per schema and format");
+    let kiln = TestKiln::with_fixtures();
+    let session = crate::kiln::fixtures().join("learn/2025-12-15-fast-list.md");
+    kiln.write(
+        "2025-12-15-fast-list.md",
+        &std::fs::read_to_string(session).unwrap(),
+    );
+    for (cmd, info, shown) in examples {
+        let args: Vec<&str> = cmd.split_whitespace().collect();
+        let out = kiln.run(&args);
+        assert_eq!(out.code, 0, "cru {cmd}: {}", out.stderr);
+        if info == "json" {
+            // Shown indented; written as one line.
+            assert_eq!(out.stdout.lines().count(), 1, "cru {cmd}");
+            let written: Value = serde_json::from_str(&out.stdout).unwrap();
+            let shown: Value = serde_json::from_str(&shown).unwrap();
+            assert_eq!(
+                written, shown,
+                "cru {cmd}: docs/learn-format.md is out of date"
+            );
+        } else {
+            assert_eq!(
+                out.stdout, shown,
+                "cru {cmd}: docs/learn-format.md is out of date"
+            );
+        }
+    }
+}

@@ -91,13 +91,29 @@ fn check(args: &[String], out: &Output) {
     let verb = args[1].as_str();
     match verb {
         "resume" => {
-            assert!(out.stdout.contains("Fix the flaky store test"), "{}", out.stdout);
-            assert!(out.stdout.contains("Keep the 200-run loop"), "decisions: {}", out.stdout);
+            assert!(
+                out.stdout.contains("Fix the flaky store test"),
+                "{}",
+                out.stdout
+            );
+            assert!(
+                out.stdout.contains("Keep the 200-run loop"),
+                "decisions: {}",
+                out.stdout
+            );
         }
         "codify" => {
-            assert!(out.stdout.starts_with("---\ntype: workflow\n"), "{}", out.stdout);
+            assert!(
+                out.stdout.starts_with("---\ntype: workflow\n"),
+                "{}",
+                out.stdout
+            );
             if has("--refine") {
-                assert!(out.stderr.contains("to refine the workflow"), "{}", out.stderr);
+                assert!(
+                    out.stderr.contains("to refine the workflow"),
+                    "{}",
+                    out.stderr
+                );
                 assert!(
                     !out.stderr.contains("not valid") && !out.stderr.contains("keeping"),
                     "the refined workflow is used: {}",
@@ -136,7 +152,11 @@ fn check(args: &[String], out: &Output) {
             }
         }
         "show" => {
-            assert!(out.stdout.contains("Fix the flaky store test"), "{}", out.stdout);
+            assert!(
+                out.stdout.contains("Fix the flaky store test"),
+                "{}",
+                out.stdout
+            );
             assert!(out.stdout.contains("Reproduce"), "{}", out.stdout);
         }
         other => panic!("no check for `cru session {other}`: add one"),
@@ -165,7 +185,12 @@ fn learn_with_an_id_and_type_puzzle_shows_puzzles() {
     let kiln = TestKiln::with_fixtures();
     let out = kiln.run(&["session", "learn", SESSION, "--type", "puzzle"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.stdout.matches("### Puzzle `puz-").count(), 1, "{}", out.stdout);
+    assert_eq!(
+        out.stdout.matches("### Puzzle `puz-").count(),
+        1,
+        "{}",
+        out.stdout
+    );
 }
 
 /// The `cru ...` lines quoted in a seed, with their line numbers.
