@@ -19,6 +19,8 @@ use crate::{callout, heading, phase_meta, tasks, tool_calls};
 
 /// The info string of the system prompt block.
 pub(crate) const SYSTEM_PROMPT: &str = "system-prompt";
+/// The info string of the block of the prompt a session started from.
+pub(crate) const PROMPT: &str = "prompt";
 
 /// A `[[link]]` or `![[embed]]` of a subagent callout, with its file line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,11 +73,11 @@ fn top_blocks(body: &str) -> Vec<TopBlock> {
                         Tag::Paragraph => Kind::Paragraph,
                         Tag::List(_) => Kind::List,
                         Tag::BlockQuote(_) => Kind::Quote,
-                        // Only the two fences cru reads need their text collected.
+                        // Only the fences cru reads need their text collected.
                         Tag::CodeBlock(CodeBlockKind::Fenced(info))
                             if matches!(
                                 info.split_whitespace().next(),
-                                Some(tasks::INFO | SYSTEM_PROMPT)
+                                Some(tasks::INFO | SYSTEM_PROMPT | PROMPT)
                             ) =>
                         {
                             Kind::Fenced {
@@ -321,6 +323,10 @@ pub(crate) fn parse(body: &str, first_line: usize) -> Body {
                 Some(SYSTEM_PROMPT) => {
                     let text = content.strip_suffix('\n').unwrap_or(content).to_owned();
                     b.push(Block::SystemPrompt { text });
+                }
+                Some(PROMPT) => {
+                    let text = content.strip_suffix('\n').unwrap_or(content).to_owned();
+                    b.push(Block::Prompt { text });
                 }
                 _ => b.prose(range),
             },

@@ -2,7 +2,7 @@
 
 use crucible_core::{Block, Section, SessionLog};
 
-use crate::body::SYSTEM_PROMPT;
+use crate::body::{PROMPT, SYSTEM_PROMPT};
 use crate::{callout, frontmatter, heading, phase_meta, tasks, tool_calls};
 
 /// Writes `log` as canonical markdown: LF line endings, no BOM, one blank
@@ -64,12 +64,17 @@ impl Chunks {
             Block::ToolCalls { calls } => tool_calls::write(calls, out),
             Block::Callout(c) => callout::write(c, out),
             Block::Tasks { tasks } => tasks::write(tasks, out),
-            Block::SystemPrompt { text } => {
-                let fence = "`".repeat(longest_backtick_run(text).max(2) + 1);
-                out.push_str(&format!("{fence}{SYSTEM_PROMPT}\n{text}\n{fence}"));
-            }
+            Block::SystemPrompt { text } => fenced(SYSTEM_PROMPT, text, out),
+            Block::Prompt { text } => fenced(PROMPT, text, out),
         }
     }
+}
+
+/// A fenced block whose text is kept exactly: the fence is longer than any
+/// run of backticks inside, so no line of the text can close it.
+fn fenced(info: &str, text: &str, out: &mut String) {
+    let fence = "`".repeat(longest_backtick_run(text).max(2) + 1);
+    out.push_str(&format!("{fence}{info}\n{text}\n{fence}"));
 }
 
 fn longest_backtick_run(s: &str) -> usize {

@@ -370,6 +370,10 @@ impl Renderer<'_> {
                 writeln!(self.out, "{indent}{DIM}system prompt{DIM:#}")?;
                 self.lines(&format!("{indent}  "), text, DIM)?;
             }
+            Block::Prompt { text } => {
+                writeln!(self.out, "{indent}{DIM}prompt{DIM:#}")?;
+                self.lines(&format!("{indent}  "), text, Style::new())?;
+            }
         }
         Ok(())
     }

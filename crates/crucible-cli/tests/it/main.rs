@@ -23,6 +23,7 @@ mod learn;
 mod record;
 mod resume;
 mod resume_runs;
+mod seed_commands;
 mod show;
 mod sidecar;
 mod validate;

@@ -155,7 +155,7 @@ pub fn block(b: &Block) -> Option<String> {
             Some(out)
         }
         Block::Callout(c) => Some(callout(c)),
-        Block::Tasks { .. } | Block::SystemPrompt { .. } => None,
+        Block::Tasks { .. } | Block::SystemPrompt { .. } | Block::Prompt { .. } => None,
     }
 }
 

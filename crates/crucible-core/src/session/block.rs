@@ -22,6 +22,9 @@ pub enum Block {
     Tasks { tasks: Vec<Task> },
     /// The fenced `system-prompt` block.
     SystemPrompt { text: String },
+    /// The fenced `prompt` block: the request the session started from,
+    /// exactly as the user gave it.
+    Prompt { text: String },
 }
 
 impl Block {

@@ -41,6 +41,9 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         resolution: Option<String>,
     },
+    /// The user's words. Before the first phase, and with no prompt yet
+    /// and no interpretation, they are the session's prompt (a `prompt`
+    /// block); otherwise a `[!user]` callout.
     User {
         quote: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -254,6 +257,16 @@ impl SessionLog {
             SessionEvent::Decision { text } => self.push_callout(at, Callout::decision(text)),
             SessionEvent::Error { text, resolution } => {
                 self.push_callout(at, Callout::error(text, resolution.as_deref()));
+            }
+            SessionEvent::User {
+                quote,
+                interpretation: None,
+            } if self.phase_count() == 0 && self.prompt_block().is_none() => {
+                // Before any phase, the user's words are the request the
+                // session starts from: kept exactly, in the preamble.
+                self.preamble.push(Block::Prompt {
+                    text: quote.clone(),
+                });
             }
             SessionEvent::User {
                 quote,
@@ -534,6 +547,25 @@ mod tests {
         ));
         assert_eq!(log.phase_count(), 1);
         assert_eq!(log.phases().next().unwrap().1.name, "Work");
+    }
+
+    #[test]
+    fn the_users_words_before_any_phase_are_the_prompt() {
+        let mut log = log();
+        let user = |quote: &str| SessionEvent::User {
+            quote: quote.into(),
+            interpretation: None,
+        };
+        log.apply(&ev(
+            "2025-12-21T10:00:00Z",
+            user("Fix the `x` bug,\n  exactly"),
+        ));
+        assert_eq!(log.phase_count(), 0);
+        assert_eq!(log.prompt_block(), Some("Fix the `x` bug,\n  exactly"));
+        // Only the first: more words before a phase are an intervention.
+        log.apply(&ev("2025-12-21T10:00:01Z", user("and hurry")));
+        assert_eq!(log.prompt_block(), Some("Fix the `x` bug,\n  exactly"));
+        assert_eq!(log.phase_count(), 1);
     }
 
     #[test]

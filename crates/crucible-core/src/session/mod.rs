@@ -8,6 +8,7 @@ mod event;
 mod frontmatter;
 mod id;
 mod phase;
+mod prompt;
 mod redact;
 mod status;
 mod summary;
@@ -29,6 +30,7 @@ pub use event::{SUMMARY_LIMIT, SessionEvent, TimedEvent, cut, one_line, summary_
 pub use frontmatter::{Frontmatter, SubagentEntry};
 pub use id::{SessionId, SessionIdError};
 pub use phase::{Phase, PhaseId, PhaseIdError, PhaseMeta, PlainSection, Section};
+pub use prompt::{is_bare_command, user_words};
 pub use status::{SessionStatus, TaskStatus, UnknownStatus};
 pub use summary::{Counts, PhaseSummary, SessionSummary};
 pub use task::Task;

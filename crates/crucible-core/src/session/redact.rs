@@ -50,7 +50,10 @@ impl SessionLog {
 fn redact_blocks(blocks: &mut [Block], r: &Redactor) {
     for block in blocks {
         match block {
-            Block::Heading { text, .. } | Block::Prose { text } | Block::SystemPrompt { text } => {
+            Block::Heading { text, .. }
+            | Block::Prose { text }
+            | Block::SystemPrompt { text }
+            | Block::Prompt { text } => {
                 r.redact_in_place(text);
             }
             Block::Rule => {}

@@ -34,6 +34,7 @@ const FRAGMENTS: &[&str] = &[
     "> Summary: s\n",
     "```tasks\n",
     "```system-prompt\n",
+    "```prompt\n",
     "```\n",
     "[{\"id\":\"1\",\"content\":\"c\",\"status\":\"pending\"}]\n",
     "[{\"id\":1,\n",

@@ -253,6 +253,17 @@ fn task() -> impl Strategy<Value = Task> {
         })
 }
 
+/// A line of a prompt as a user types it: backtick runs (the fence must
+/// outgrow them), indentation, markdown that would mean something outside
+/// the fence, blank lines.
+fn prompt_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => line(30),
+        1 => Just(String::new()),
+        1 => "(`{1,5}|    |## |> \\[!user\\] |- )[a-z `]{0,20}",
+    ]
+}
+
 fn block() -> impl Strategy<Value = Block> {
     prop_oneof![
         3 => proptest::collection::vec(prose_line(), 1..4).prop_map(|l| Block::prose(l.join("\n"))),
@@ -262,6 +273,8 @@ fn block() -> impl Strategy<Value = Block> {
         1 => proptest::collection::vec(task(), 0..3).prop_map(|tasks| Block::Tasks { tasks }),
         1 => proptest::collection::vec(line(30), 0..4)
             .prop_map(|l| Block::SystemPrompt { text: l.join("\n") }),
+        1 => proptest::collection::vec(prompt_line(), 0..4)
+            .prop_map(|l| Block::Prompt { text: l.join("\n") }),
     ]
 }
 

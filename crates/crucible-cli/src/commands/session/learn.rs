@@ -1,4 +1,4 @@
-//! `cru session learn [<id|path>...] [--all] [filters] [--type T] --export E
+//! `cru session learn [<id|path>...] [--all] [filters] [--type T] [--export E]
 //! [--schema S] [--output PATH] [--no-redact]`.
 
 use std::io::Write;
@@ -30,9 +30,10 @@ pub struct LearnArgs {
     /// Which cases: puzzles (from errors), corrections (from user interventions), or all.
     #[arg(long = "type", value_enum, default_value_t = CaseType::All)]
     pub case_type: CaseType,
-    /// The output format.
+    /// The output format. Default: readable cases on stdout (`puzzle` with
+    /// `--type puzzle`, else `markdown`).
     #[arg(long, value_enum)]
-    pub export: ExportFormat,
+    pub export: Option<ExportFormat>,
     /// The JSONL shape (with --export jsonl).
     #[arg(long, value_enum, default_value_t = SchemaArg::Sft)]
     pub schema: SchemaArg,
@@ -78,7 +79,11 @@ struct Source {
 }
 
 pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
-    let export = match args.export {
+    let format = args.export.unwrap_or(match args.case_type {
+        CaseType::Puzzle => ExportFormat::Puzzle,
+        CaseType::Correction | CaseType::All => ExportFormat::Markdown,
+    });
+    let export = match format {
         ExportFormat::Jsonl => Export::Jsonl(match args.schema {
             SchemaArg::Sft => Schema::Sft,
             SchemaArg::Dpo => Schema::Dpo,
@@ -159,6 +164,12 @@ pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
     }
     if duplicates > 0 {
         summary.push_str(&format!("; {duplicates} duplicates removed"));
+    }
+    if written.puzzles + written.corrections + written.left_out == 0 {
+        // Not an error: most sessions have nothing to learn from.
+        summary.push_str(
+            "; nothing to learn: no [!error] callout, and no [!user] words that correct the agent's work",
+        );
     }
     if skipped > 0 {
         summary.push_str(&format!("; {skipped} invalid files skipped"));

@@ -1,6 +1,7 @@
-//! `cru session start [--title T] [--channel C] [--agent name@ver] [--model M]`.
+//! `cru session start [--title T] [--channel C] [--agent name@ver] [--model M]
+//! [--prompt TEXT | --prompt-file FILE]`.
 
-use std::io::Write;
+use std::io::{Read, Write};
 
 use clap::Args;
 use crucible_core::{AgentRef, Recorder, StartOptions};
@@ -23,13 +24,22 @@ pub struct StartArgs {
     /// The primary model.
     #[arg(long)]
     pub model: Option<String>,
+    /// The prompt the session starts from, kept exactly (a `prompt` block).
+    #[arg(long, value_name = "TEXT", conflicts_with = "prompt_file")]
+    pub prompt: Option<String>,
+    /// Read the prompt from FILE (`-`: standard input).
+    #[arg(long, value_name = "FILE")]
+    pub prompt_file: Option<std::path::PathBuf>,
     /// How to print the new session: its id, or JSON with id and path.
     #[arg(long, value_enum, default_value_t = IdFormat::Text)]
     pub format: IdFormat,
 }
 
 pub fn run(ctx: &Context, args: &StartArgs) -> anyhow::Result<Outcome> {
-    let rec = Recorder::start(
+    // Read before the file exists: a prompt that cannot be read leaves no
+    // half-started session behind.
+    let prompt = prompt_text(args)?;
+    let mut rec = Recorder::start(
         &ctx.store,
         &StartOptions {
             title: args.title.clone(),
@@ -41,9 +51,35 @@ pub fn run(ctx: &Context, args: &StartArgs) -> anyhow::Result<Outcome> {
         &ctx.config.session,
     )
     .map_err(CliError::from)?;
+    if let Some(text) = prompt.as_deref().filter(|t| !t.trim().is_empty()) {
+        // The user's words before any phase are the prompt (`SessionLog::apply`).
+        rec.user(text, None).map_err(CliError::from)?;
+    }
     print_id(args.format, rec.id().as_str(), rec.path())?;
     rec.close().map_err(CliError::from)?;
     Ok(Outcome::Success)
+}
+
+/// The text of `--prompt` or `--prompt-file`.
+fn prompt_text(args: &StartArgs) -> anyhow::Result<Option<String>> {
+    if let Some(text) = &args.prompt {
+        return Ok(Some(text.clone()));
+    }
+    let Some(path) = &args.prompt_file else {
+        return Ok(None);
+    };
+    let text = if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| CliError::new(format!("stdin: cannot read the prompt: {e}")))?;
+        s
+    } else {
+        std::fs::read_to_string(path).map_err(|e| {
+            CliError::new(format!("{}: cannot read the prompt: {e}", path.display()))
+        })?
+    };
+    Ok(Some(text))
 }
 
 /// Prints a session's id (and path, as JSON): what `start` and `log subagent` answer.
