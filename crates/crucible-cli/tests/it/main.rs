@@ -27,3 +27,4 @@ mod seed_commands;
 mod show;
 mod sidecar;
 mod validate;
+mod walkthrough;
