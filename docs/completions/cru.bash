@@ -2091,7 +2091,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__start)
-            opts="-v -h -V --title --channel --agent --model --format --verbose --dir --strict --help --version"
+            opts="-v -h -V --title --channel --agent --model --prompt --prompt-file --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2110,6 +2110,14 @@ _cru() {
                     return 0
                     ;;
                 --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prompt-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

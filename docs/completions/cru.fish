@@ -59,6 +59,8 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l channel -d 'The session\'s channel (e.g. dev, ops)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l agent -d 'The agent doing the work, as name or name@version' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l model -d 'The primary model' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l prompt -d 'The prompt the session starts from, kept exactly (a `prompt` block)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l prompt-file -d 'Read the prompt from FILE (`-`: standard input)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l format -d 'How to print the new session: its id, or JSON with id and path' -r -f -a "text\t'The id alone'
 json\t'`{"version": 1, "id": ..., "path": ...}` on one line (docs/json.md)'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
@@ -127,7 +129,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l type -d 'Which cases: puzzles (from errors), corrections (from user interventions), or all' -r -f -a "puzzle\t''
 correction\t''
 all\t''"
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l export -d 'The output format' -r -f -a "jsonl\t'One JSON object per line (see --schema)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l export -d 'The output format. Default: readable cases on stdout (`puzzle` with `--type puzzle`, else `markdown`)' -r -f -a "jsonl\t'One JSON object per line (see --schema)'
 markdown\t'One readable document with a section per case'
 puzzle\t'Puzzles for prompt engineering: the situation, a question, the answer folded'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l schema -d 'The JSONL shape (with --export jsonl)' -r -f -a "sft\t'`{"messages": [...]}`: OpenAI fine-tuning, TRL SFT, Axolotl chat_template'
