@@ -393,7 +393,10 @@ fn claude_code_transcripts_import_with_their_token_totals() {
     assert!(
         learn
             .stderr
-            .starts_with("2 cases (0 puzzles, 2 corrections) from 1 session; 1 left out"),
+            // The follow-up ("also add a test for 1900") corrects the first
+            // turn's work, but nothing came after it but an aborted request,
+            // and the error has no resolution: neither has an answer to train on.
+            .starts_with("0 cases (0 puzzles, 0 corrections) from 1 session; 2 left out"),
         "{}",
         learn.stderr
     );
