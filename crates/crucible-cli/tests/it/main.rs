@@ -26,5 +26,6 @@ mod resume_runs;
 mod seed_commands;
 mod show;
 mod sidecar;
+mod tables;
 mod validate;
 mod walkthrough;
