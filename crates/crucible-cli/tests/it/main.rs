@@ -27,5 +27,6 @@ mod seed_commands;
 mod show;
 mod sidecar;
 mod tables;
+mod time_input;
 mod validate;
 mod walkthrough;
