@@ -8,7 +8,7 @@ use crucible_index::{DuplicateIds, GroupBy, SessionIndex, StatsRow};
 use super::query::{DataFormat, FilterArgs, visit_index, warn_duplicates};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
-use crate::render::output::stats::{StatsAnswer, StatsGroup};
+use crate::render::output::stats::StatsAnswer;
 use crate::render::output::{self, DuplicateId, SkippedFile};
 use crate::render::table::{Align, Table};
 use crate::render::{duration, progress, thousands};
@@ -86,8 +86,8 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
     let (rows, total) = agg.finish(&phases);
     let answer = || StatsAnswer {
         group_by: args.group_by.name(),
-        groups: rows.iter().map(StatsGroup::from).collect(),
-        total: StatsGroup::from(&total),
+        groups: &rows,
+        total: &total,
         skipped: visited.skipped.iter().map(SkippedFile::from).collect(),
         duplicates: duplicates.iter().cloned().map(DuplicateId::from).collect(),
     };
