@@ -180,13 +180,12 @@ fn read_all(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>>
     rx
 }
 
-/// Kills the program's process group (it leads one), then the program.
+/// Kills the program's process group (it leads one, so the group's id is
+/// its pid), then the program. A group already gone is no error: the
+/// program may have exited on its own meanwhile.
 fn stop(child: &mut Child) {
-    let group = format!("-{}", child.id());
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &group])
-        .stderr(Stdio::null())
-        .status();
+    let group = rustix::process::Pid::from_child(child);
+    let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     let _ = child.kill();
     let _ = child.wait();
 }

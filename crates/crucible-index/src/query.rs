@@ -136,4 +136,20 @@ mod tests {
         assert_eq!(until - since, 86_400_000);
         assert!(parse_bound("yesterday", false).is_err());
     }
+
+    #[test]
+    fn impossible_times_are_refused_with_the_text_given() {
+        for bad in [
+            "2025-12-05T10:00:00+25:00",
+            "2025-12-05T10:00:00+01:60",
+            "2025-02-30",
+            "2025-13-01T00:00:00Z",
+            "2025-12-05T24:00:00Z",
+        ] {
+            let e = parse_bound(bad, false).unwrap_err();
+            assert!(e.contains(bad) && e.contains("ISO-8601"), "{bad}: {e}");
+        }
+        assert!(parse_bound("2025-12-05T10:00:00+14:00", false).is_ok());
+        assert!(parse_bound("2024-02-29", true).is_ok());
+    }
 }

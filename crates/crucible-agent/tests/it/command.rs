@@ -82,6 +82,47 @@ fn a_slow_program_is_stopped_with_its_children() {
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 
+/// Whether process `pid` is gone: no such process, or a zombie left for
+/// init to reap (it runs no more).
+#[cfg(target_os = "linux")]
+fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // `PID (comm) STATE ...`: the state follows the last `)`.
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_timeout_kills_the_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    // A child that holds no pipe of ours: only the group kill reaches it.
+    let line = format!(
+        "sleep 30 </dev/null >/dev/null 2>&1 & echo $! > '{}'; wait",
+        pid_file.display()
+    );
+    let (b, _d) = backend(&line, Duration::from_millis(300));
+    let e = ask(&b).unwrap_err();
+    assert!(matches!(e, AgentError::CommandTimeout { .. }), "{e:?}");
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !gone(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(gone(pid), "the background child {pid} outlived the timeout");
+}
+
 #[test]
 fn a_missing_program_is_an_exit_error_from_the_shell() {
     let (b, _d) = backend("no-such-agent-program-xyz -p", Duration::from_secs(10));

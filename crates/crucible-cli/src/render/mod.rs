@@ -31,49 +31,7 @@ pub fn print_toon(value: &serde_json::Value) -> anyhow::Result<()> {
 }
 pub mod session_text;
 pub mod style;
-
-/// The most characters a table cell shows: the longest session id, so an id
-/// is never cut. A longer cell (a title or an agent name pasted by mistake,
-/// or a hostile file) is cut with `…`; the JSON and TOON formats keep it whole.
-pub const MAX_CELL_CHARS: usize = 200;
-
-/// `text` cut to [`MAX_CELL_CHARS`], ending in `…` when it was cut.
-pub fn table_cell(text: &str) -> String {
-    match text.char_indices().nth(MAX_CELL_CHARS) {
-        None => text.to_owned(),
-        Some(_) => {
-            let keep = text
-                .char_indices()
-                .nth(MAX_CELL_CHARS - 1)
-                .map_or(text.len(), |(i, _)| i);
-            format!("{}…", &text[..keep])
-        }
-    }
-}
-
-/// Where a cell's text sits in its column.
-#[derive(Debug, Clone, Copy)]
-pub enum Align {
-    Left,
-    Right,
-}
-
-/// Appends `text` padded with spaces to `width` characters. Padding by hand
-/// rather than with `format!("{:w$}")`, whose width is kept in 16 bits and
-/// panics above 65,535.
-pub fn push_padded(out: &mut String, text: &str, width: usize, align: Align) {
-    let pad = width.saturating_sub(text.chars().count());
-    match align {
-        Align::Left => {
-            out.push_str(text);
-            out.extend(std::iter::repeat_n(' ', pad));
-        }
-        Align::Right => {
-            out.extend(std::iter::repeat_n(' ', pad));
-            out.push_str(text);
-        }
-    }
-}
+pub mod table;
 
 /// `18420` → `18,420`.
 pub fn thousands(n: u64) -> String {

@@ -26,5 +26,7 @@ mod resume_runs;
 mod seed_commands;
 mod show;
 mod sidecar;
+mod tables;
+mod time_input;
 mod validate;
 mod walkthrough;

@@ -147,18 +147,7 @@ fn argv_line(argv: &[&str]) -> String {
     {
         return (*script).to_owned();
     }
-    argv.iter()
-        .map(|w| {
-            if w.chars()
-                .any(|c| c.is_whitespace() || "'\"|;&<>$`\\".contains(c))
-            {
-                format!("'{}'", w.replace('\'', r"'\''"))
-            } else {
-                (*w).to_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    shell_words::join(argv)
 }
 
 /// `command='ls -la'`, `path='hello.py', content='print(1)'`: Python

@@ -200,12 +200,17 @@ pub fn as_path(word: &str) -> Option<String> {
             && e.chars().all(|c| c.is_ascii_alphanumeric())
             && e.chars().any(|c| c.is_ascii_alphabetic())
     });
-    // Names like `Makefile`, `Dockerfile`: known files without extension.
+    // Names like `Makefile`, `Dockerfile`: known files without extension;
+    // dotfiles (`.gitignore`, `.python-version`).
     let known = matches!(
         w,
         "Makefile" | "Dockerfile" | "Justfile" | "LICENSE" | "README"
-    );
-    (has_slash || ext || known).then(|| w.to_owned())
+    ) || w
+        .strip_prefix('.')
+        .is_some_and(|name| name.starts_with(|c: char| c.is_ascii_alphabetic()));
+    // `main..HEAD`, `v1...v2`: a git range, not a file.
+    let range = !w.contains('/') && w.contains("..");
+    (!range && (has_slash || ext || known)).then(|| w.to_owned())
 }
 
 /// grep/rg take a pattern first: the paths are the positional words after
@@ -409,10 +414,12 @@ mod tests {
             "1.5",
             "v2",
             "...",
+            "master..HEAD",
         ] {
             assert_eq!(as_path(w), None, "{w}");
         }
         assert_eq!(as_path("Cargo.toml").as_deref(), Some("Cargo.toml"));
         assert_eq!(as_path("src/").as_deref(), Some("src/"));
+        assert_eq!(as_path(".gitignore").as_deref(), Some(".gitignore"));
     }
 }

@@ -1,7 +1,12 @@
 //! A small shell lexer: a command line into simple commands, each with its
 //! words (quotes removed) and its redirections, and the bodies of its
-//! here-documents. Quotes are honoured, so `grep '->' f` has no
-//! redirection and `sed 's/a|b//'` no pipe.
+//! here-documents.
+//!
+//! Two passes. [`Scanner`] finds what a word splitter does not know about:
+//! the operators between simple commands (`|`, `&&`, `;`, ...),
+//! redirections, here-documents and comments; it keeps each word as written.
+//! `shell-words` then takes quotes and escapes out of the words. Both honour
+//! quotes, so `grep '->' f` has no redirection and `sed 's/a|b//'` no pipe.
 
 /// Which way a redirection goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,223 +32,254 @@ pub(super) struct Lexed {
     pub heredocs: Vec<String>,
 }
 
-/// What the word being read will be once it ends.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pending {
-    Word,
-    Target(Direction),
-    /// `2>&1`, `>&2`: a file descriptor, not a file.
-    Descriptor,
-    HeredocDelimiter {
-        strip_tabs: bool,
-    },
+/// Lexes `line` (`⏎` counts as a newline: how cru's markdown writes one).
+pub(super) fn lex(line: &str) -> Lexed {
+    Scanner {
+        chars: line
+            .chars()
+            .map(|c| if c == '⏎' { '\n' } else { c })
+            .collect(),
+        ..Scanner::default()
+    }
+    .run()
 }
 
-struct Lexer {
+/// `text` split into words as a POSIX shell splits them, quotes and escapes
+/// taken out. A line cut short (an open quote, a last backslash: the
+/// markdown shortens long lines) is closed first, so the words it has are
+/// still found.
+pub(super) fn words(text: &str) -> Vec<String> {
+    ["", "'", "\"", "\\"]
+        .iter()
+        .find_map(|close| shell_words::split(&format!("{text}{close}")).ok())
+        .unwrap_or_else(|| text.split_whitespace().map(str::to_owned).collect())
+}
+
+/// A simple command as written: each word and redirection target still
+/// has its quotes.
+#[derive(Debug, Default)]
+struct RawCommand {
+    words: Vec<String>,
+    redirects: Vec<(Direction, String)>,
+}
+
+impl RawCommand {
+    fn is_empty(&self) -> bool {
+        self.words.is_empty() && self.redirects.is_empty()
+    }
+
+    fn unquote(self) -> Simple {
+        Simple {
+            words: words(&self.words.join(" ")),
+            redirects: self
+                .redirects
+                .into_iter()
+                .map(|(d, target)| (d, words(&target).join(" ")))
+                .collect(),
+        }
+    }
+}
+
+/// Characters that end a word outside quotes, besides blanks.
+fn is_operator(c: char) -> bool {
+    matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>' | '\n')
+}
+
+#[derive(Debug, Default)]
+struct Scanner {
+    chars: Vec<char>,
+    i: usize,
     out: Lexed,
-    current: Simple,
-    word: String,
-    /// The word has a quoted part (so `''` is an empty word, not none).
-    quoted: bool,
-    pending: Pending,
-    /// Here-documents whose bodies start at the next newline.
+    current: RawCommand,
+    /// Here-documents (delimiter, `<<-`) whose bodies start at the next
+    /// newline.
     heredocs: Vec<(String, bool)>,
 }
 
-impl Lexer {
-    fn end_word(&mut self) {
-        if self.word.is_empty() && !self.quoted {
+impl Scanner {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.i).copied()
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        let found = self.peek() == Some(c);
+        self.i += usize::from(found);
+        found
+    }
+
+    fn run(mut self) -> Lexed {
+        while let Some(c) = self.skip_blanks() {
+            match c {
+                '#' => self.skip_comment(),
+                '\n' => {
+                    self.i += 1;
+                    self.end_command();
+                    self.heredoc_bodies();
+                }
+                ';' | '(' | ')' => {
+                    self.i += 1;
+                    self.end_command();
+                }
+                '&' if self.chars.get(self.i + 1) == Some(&'>') => {
+                    // `&>`, `&>>`: both streams to a file.
+                    self.i += 2;
+                    self.eat('>');
+                    self.target(Direction::Out);
+                }
+                '|' | '&' => {
+                    // `|`, `||`, `|&`, `&`, `&&`.
+                    self.i += 1;
+                    self.end_command();
+                    let _ = self.eat('|') || self.eat('&');
+                }
+                '<' | '>' => self.redirection(),
+                _ => self.word(),
+            }
+        }
+        self.end_command();
+        self.out
+    }
+
+    /// Skips blanks and line continuations; returns what comes next.
+    fn skip_blanks(&mut self) -> Option<char> {
+        loop {
+            match self.peek()? {
+                ' ' | '\t' | '\r' => self.i += 1,
+                '\\' if self.chars.get(self.i + 1) == Some(&'\n') => self.i += 2,
+                c => return Some(c),
+            }
+        }
+    }
+
+    fn skip_comment(&mut self) {
+        while self.peek().is_some_and(|c| c != '\n') {
+            self.i += 1;
+        }
+    }
+
+    /// Reads one word as written, up to a blank or an operator outside
+    /// quotes.
+    fn raw_word(&mut self) -> String {
+        let mut raw = String::new();
+        let mut quote: Option<char> = None;
+        while let Some(c) = self.peek() {
+            match (quote, c) {
+                (None, c) if c.is_whitespace() || is_operator(c) => break,
+                (None, '\'' | '"') => quote = Some(c),
+                (Some(q), c) if c == q => quote = None,
+                (None | Some('"'), '\\') => {
+                    raw.push(c);
+                    self.i += 1;
+                    match self.peek() {
+                        // A line continuation joins the word's two halves.
+                        Some('\n') if quote.is_none() => {
+                            raw.pop();
+                            self.i += 1;
+                        }
+                        Some(n) => {
+                            raw.push(n);
+                            self.i += 1;
+                        }
+                        None => {}
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            raw.push(c);
+            self.i += 1;
+        }
+        raw
+    }
+
+    fn word(&mut self) {
+        let raw = self.raw_word();
+        // A word of digits right before `>` or `<` is the descriptor of a
+        // redirection (`2>`), not an argument.
+        let descriptor = raw.bytes().all(|b| b.is_ascii_digit());
+        if !(descriptor && matches!(self.peek(), Some('<' | '>'))) {
+            self.current.words.push(raw);
+        }
+    }
+
+    /// The word after a redirection operator: the file it names.
+    fn target(&mut self, d: Direction) {
+        if let Some(raw) = self.operand() {
+            self.current.redirects.push((d, raw));
+        }
+    }
+
+    /// The next word, if a word comes before the next operator.
+    fn operand(&mut self) -> Option<String> {
+        let c = self.skip_blanks()?;
+        (!is_operator(c)).then(|| self.raw_word())
+    }
+
+    /// Reads the operator at `<` or `>` (`>`, `>>`, `>|`, `>&`, `<`, `<<`,
+    /// `<<-`, `<<<`, `<&`, `<(`) and the word it takes.
+    fn redirection(&mut self) {
+        if self.eat('>') {
+            if self.eat('&') {
+                // `2>&1`: a descriptor, not a file.
+                self.operand();
+            } else {
+                let _ = self.eat('>') || self.eat('|');
+                self.target(Direction::Out);
+            }
             return;
         }
-        let w = std::mem::take(&mut self.word);
-        match self.pending {
-            Pending::Word => self.current.words.push(w),
-            Pending::Target(d) => self.current.redirects.push((d, w)),
-            Pending::Descriptor => {}
-            Pending::HeredocDelimiter { strip_tabs } => self.heredocs.push((w, strip_tabs)),
+        self.i += 1;
+        if self.eat('<') {
+            if self.eat('<') {
+                // A here-string: its word is text, not a file.
+                self.operand();
+            } else {
+                let strip_tabs = self.eat('-');
+                if let Some(raw) = self.operand() {
+                    self.heredocs.push((words(&raw).concat(), strip_tabs));
+                }
+            }
+        } else if self.eat('&') {
+            self.operand();
+        } else if self.eat('(') {
+            // Process substitution: the command inside is its own.
+            self.end_command();
+        } else {
+            self.target(Direction::In);
         }
-        self.pending = Pending::Word;
-        self.quoted = false;
     }
 
     fn end_command(&mut self) {
-        self.end_word();
         let c = std::mem::take(&mut self.current);
-        if !c.words.is_empty() || !c.redirects.is_empty() {
-            self.out.commands.push(c);
+        if !c.is_empty() {
+            self.out.commands.push(c.unquote());
         }
     }
-}
 
-/// Lexes `line` (`⏎` counts as a newline: how cru's markdown writes one).
-pub(super) fn lex(line: &str) -> Lexed {
-    let chars: Vec<char> = line
-        .chars()
-        .map(|c| if c == '⏎' { '\n' } else { c })
-        .collect();
-    let mut lx = Lexer {
-        out: Lexed::default(),
-        current: Simple::default(),
-        word: String::new(),
-        quoted: false,
-        pending: Pending::Word,
-        heredocs: Vec::new(),
-    };
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        match c {
-            '\'' => {
-                lx.quoted = true;
-                i += 1;
-                while i < chars.len() && chars[i] != '\'' {
-                    lx.word.push(chars[i]);
-                    i += 1;
-                }
-            }
-            '"' => {
-                lx.quoted = true;
-                i += 1;
-                while i < chars.len() && chars[i] != '"' {
-                    if chars[i] == '\\' && matches!(chars.get(i + 1), Some('"' | '\\' | '$' | '`'))
-                    {
-                        i += 1;
-                    }
-                    lx.word.push(chars[i]);
-                    i += 1;
-                }
-            }
-            '\\' => {
-                if let Some(n) = next
-                    && n != '\n'
-                {
-                    lx.word.push(n);
-                }
-                i += 1;
-            }
-            '#' if lx.word.is_empty() && !lx.quoted => {
-                while i + 1 < chars.len() && chars[i + 1] != '\n' {
-                    i += 1;
-                }
-            }
-            ' ' | '\t' | '\r' => lx.end_word(),
-            '\n' => {
-                lx.end_command();
-                i = heredoc_bodies(&chars, i + 1, &mut lx);
-                continue;
-            }
-            ';' | '(' | ')' => lx.end_command(),
-            '|' => {
-                lx.end_command();
-                if matches!(next, Some('|' | '&')) {
-                    i += 1;
-                }
-            }
-            '&' if next == Some('>') => {
-                lx.end_word();
-                i += 2;
-                if chars.get(i) == Some(&'>') {
-                    i += 1;
-                }
-                lx.pending = Pending::Target(Direction::Out);
-                continue;
-            }
-            '&' => {
-                lx.end_command();
-                if next == Some('&') {
-                    i += 1;
-                }
-            }
-            '>' | '<' => {
-                // A word of digits before it is the descriptor (`2>`).
-                if lx.word.chars().all(|d| d.is_ascii_digit()) && !lx.quoted {
-                    lx.word.clear();
+    /// After a newline: the bodies of the here-documents opened on the line
+    /// before, each up to its delimiter line.
+    fn heredoc_bodies(&mut self) {
+        for (delimiter, strip_tabs) in std::mem::take(&mut self.heredocs) {
+            let mut body = String::new();
+            while self.i < self.chars.len() {
+                let rest = &self.chars[self.i..];
+                let end = rest.iter().position(|&c| c == '\n').unwrap_or(rest.len());
+                let line: String = rest[..end].iter().collect();
+                self.i = (self.i + end + 1).min(self.chars.len());
+                let bare = if strip_tabs {
+                    line.trim_start_matches('\t')
                 } else {
-                    lx.end_word();
+                    line.as_str()
+                };
+                if bare.trim_end() == delimiter {
+                    break;
                 }
-                i = redirection(&chars, i, &mut lx);
-                continue;
+                body.push_str(&line);
+                body.push('\n');
             }
-            _ => lx.word.push(c),
-        }
-        i += 1;
-    }
-    lx.end_command();
-    lx.out
-}
-
-/// Reads the operator at `chars[i]` (`>`, `>>`, `>|`, `>&`, `<`, `<<`,
-/// `<<-`, `<<<`, `<(`), sets what the next word is, returns where to go on.
-fn redirection(chars: &[char], mut i: usize, lx: &mut Lexer) -> usize {
-    let c = chars[i];
-    let at = |k: usize| chars.get(k).copied();
-    i += 1;
-    if c == '>' {
-        match at(i) {
-            Some('>' | '|') => i += 1,
-            Some('&') => {
-                lx.pending = Pending::Descriptor;
-                return i + 1;
-            }
-            _ => {}
-        }
-        lx.pending = Pending::Target(Direction::Out);
-        return i;
-    }
-    match at(i) {
-        Some('<') if at(i + 1) == Some('<') => {
-            // A here-string: its word is text, not a file.
-            lx.pending = Pending::Descriptor;
-            i + 2
-        }
-        Some('<') => {
-            let strip_tabs = at(i + 1) == Some('-');
-            lx.pending = Pending::HeredocDelimiter { strip_tabs };
-            i + 1 + usize::from(strip_tabs)
-        }
-        Some('&') => {
-            lx.pending = Pending::Descriptor;
-            i + 1
-        }
-        Some('(') => {
-            // Process substitution: the command inside is its own.
-            lx.end_command();
-            i + 1
-        }
-        _ => {
-            lx.pending = Pending::Target(Direction::In);
-            i
+            self.out.heredocs.push(body);
         }
     }
-}
-
-/// After a newline: the bodies of the here-documents opened on the line
-/// before, each up to its delimiter line. Returns where the commands go on.
-fn heredoc_bodies(chars: &[char], mut i: usize, lx: &mut Lexer) -> usize {
-    for (delimiter, strip_tabs) in std::mem::take(&mut lx.heredocs) {
-        let mut body = String::new();
-        while i < chars.len() {
-            let end = chars[i..]
-                .iter()
-                .position(|&c| c == '\n')
-                .map_or(chars.len(), |k| i + k);
-            let line: String = chars[i..end].iter().collect();
-            i = (end + 1).min(chars.len());
-            let bare = if strip_tabs {
-                line.trim_start_matches('\t')
-            } else {
-                line.as_str()
-            };
-            if bare.trim_end() == delimiter {
-                break;
-            }
-            body.push_str(&line);
-            body.push('\n');
-        }
-        lx.out.heredocs.push(body);
-    }
-    i
 }
 
 #[cfg(test)]
@@ -303,5 +339,39 @@ mod tests {
         );
         assert_eq!(lex(r"cat a\ b.txt").commands[0].words, ["cat", "a b.txt"]);
         assert_eq!(show("ls # a comment > x"), ["ls"]);
+    }
+
+    #[test]
+    fn escapes_inside_and_outside_quotes() {
+        // The issue's example: `\|` inside double quotes stays in the
+        // pattern and the directory after it is still a word.
+        assert_eq!(
+            lex(r#"grep -n "a\|b" src/"#).commands[0].words,
+            ["grep", "-n", r"a\|b", "src/"]
+        );
+        assert_eq!(
+            show(r#"echo "say \"hi\"; ok" > out.txt"#),
+            [r#"echo say "hi"; ok >out.txt"#]
+        );
+        assert_eq!(
+            show(r"find . -name '*.rs' -exec wc -l {} \; | sort"),
+            ["find . -name *.rs -exec wc -l {} ;", "sort"]
+        );
+        assert_eq!(
+            show("ls \\\n  src/ && \\\ncat a.txt"),
+            ["ls src/", "cat a.txt"]
+        );
+    }
+
+    #[test]
+    fn lines_cut_short_keep_their_words() {
+        assert_eq!(
+            lex("grep -n 'fn main src/a.rs").commands[0].words,
+            ["grep", "-n", "fn main src/a.rs"]
+        );
+        assert_eq!(
+            lex(r"cat a.txt \").commands[0].words,
+            ["cat", "a.txt", r"\"]
+        );
     }
 }

@@ -1,1 +1,2 @@
 mod codify;
+mod shell_lines;

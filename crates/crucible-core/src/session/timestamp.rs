@@ -151,8 +151,8 @@ impl<'de> Deserialize<'de> for Timestamp {
 /// `HH:MM[:SS[.fraction]]`, optionally followed by `Z` or `±HH[[:]MM]`.
 ///
 /// The digits are picked out here and jiff checks and combines them (month
-/// and day in range, February 29 only in leap years, hours to 23, an offset
-/// within ±25:59). jiff's own ISO-8601 parser is not used for the picking: it
+/// and day in range, February 29 only in leap years, hours to 23); an
+/// offset is `±23:59` at most. jiff's own ISO-8601 parser is not used for the picking: it
 /// costs ten times as much on the index's hot path (every session's start,
 /// 100,000 per `list`), it reads forms sessions do not use and other readers
 /// would not (`20251205`, `[Europe/Paris]` annotations), and it reads a leap
@@ -222,7 +222,8 @@ fn parse_iso8601(s: &str) -> Option<jiff::Timestamp> {
                 5 if rest[2] == b':' => (num(i + 1, 2)?, num(i + 4, 2)?),
                 _ => return None,
             };
-            if om > 59 {
+            // RFC 3339's offset hours run to 23 (jiff itself takes 25).
+            if oh > 23 || om > 59 {
                 return None;
             }
             let seconds = (oh * 60 + om) * 60;

@@ -10,7 +10,7 @@ use crate::context::Context;
 use crate::error::Outcome;
 use crate::render::output::list::{ListAnswer, SessionRow};
 use crate::render::output::{self, DuplicateId, SkippedFile};
-use crate::render::{Align, push_padded, table_cell};
+use crate::render::table::{Table, fit};
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -68,67 +68,92 @@ pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
         DataFormat::Toon => output::print_toon(&answer())?,
         DataFormat::Table => {
             let mut out = anstream::stdout().lock();
-            table(&mut out, &rows)?;
+            // The title only on a terminal, in the room its width leaves.
+            let width = terminal_size::terminal_size()
+                .filter(|_| std::io::stdout().is_terminal())
+                .map(|(w, _)| usize::from(w.0));
+            table(&mut out, &rows, width)?;
             out.flush()?;
         }
     }
     Ok(Outcome::from_files(all.sessions, visited.skipped.len()))
 }
 
-fn table(out: &mut impl Write, rows: &[SessionRecord]) -> std::io::Result<()> {
-    let width = terminal_size::terminal_size().map(|(w, _)| usize::from(w.0));
-    let cells: Vec<[String; 4]> = rows
-        .iter()
-        .map(|r| {
-            [
-                table_cell(&r.id),
-                r.status.as_str().to_owned(),
-                table_cell(&r.started),
-                table_cell(&r.participants.join(", ")),
-            ]
-        })
-        .collect();
-    let mut w = [2, 6, 7, 12];
-    for c in &cells {
-        for (i, cell) in c.iter().enumerate() {
-            w[i] = w[i].max(cell.chars().count());
+/// The sessions as a table; with a terminal `width`, their titles too, cut
+/// to what is left of it.
+fn table(
+    out: &mut impl Write,
+    rows: &[SessionRecord],
+    width: Option<usize>,
+) -> std::io::Result<()> {
+    let mut table = Table::new(&["id", "status", "started", "participants"]);
+    for r in rows {
+        table.push([
+            r.id.clone(),
+            r.status.as_str().to_owned(),
+            r.started.clone(),
+            r.participants.join(", "),
+        ]);
+    }
+    add_titles(
+        &mut table,
+        rows.iter().map(|r| r.title.as_deref().unwrap_or("")),
+        width,
+    );
+    table.write(out)
+}
+
+/// Adds the title column when a terminal `width` leaves room enough for it
+/// to be useful, each title cut to that room.
+fn add_titles<'a>(table: &mut Table, titles: impl Iterator<Item = &'a str>, width: Option<usize>) {
+    let room = width.map_or(0, |w| w.saturating_sub(table.width() + TITLE_MARGIN));
+    if room >= 10 {
+        table.push_column("title", titles.map(|t| fit(t, room)));
+    }
+}
+
+/// The two spaces before the title and two kept free at the terminal's
+/// right edge.
+const TITLE_MARGIN: usize = 4;
+
+#[cfg(test)]
+mod tests {
+    use unicode_width::UnicodeWidthStr;
+
+    use super::*;
+
+    fn sessions() -> Table {
+        let mut t = Table::new(&["id", "status", "started", "participants"]);
+        t.push(["a1", "paused", "2026-01-02", "翻译助手@1.0"].map(str::to_owned));
+        t.push(["b22", "completed", "2026-01-01", "🤖 bot@2.0"].map(str::to_owned));
+        t
+    }
+
+    #[test]
+    fn titles_fit_the_terminal_by_display_width() {
+        let mut t = sessions();
+        let titles = ["修复解析器的时间戳错误并添加测试", "🚀 launch the release"];
+        add_titles(&mut t, titles.into_iter(), Some(60));
+        let lines = t.lines();
+        assert!(lines[0].ends_with("title"), "{lines:#?}");
+        // Two columns kept free at the right edge.
+        assert!(lines.iter().all(|l| l.width() <= 58), "{lines:#?}");
+        assert!(lines[1].ends_with('…'), "{lines:#?}");
+        // Every title starts in the same display column.
+        let at = lines[0].width() - "title".len();
+        for (line, title) in lines[1..].iter().zip(titles) {
+            let first = title.chars().next().unwrap().to_string();
+            let (i, _) = line.match_indices(&first).last().unwrap();
+            assert_eq!(line[..i].width(), at, "{lines:#?}");
         }
     }
-    let used: usize = w.iter().sum::<usize>() + 8;
-    // The title only when a terminal is wide enough for it to be useful.
-    let title_room = width
-        .filter(|_| std::io::stdout().is_terminal())
-        .map_or(0, |w| w.saturating_sub(used + 2));
-    let bold = anstyle::Style::new().bold();
-    let columns = |c: [&str; 4]| {
-        let mut line = String::new();
-        for (i, (cell, width)) in c.iter().zip(w).enumerate() {
-            if i > 0 {
-                line.push_str("  ");
-            }
-            push_padded(&mut line, cell, width, Align::Left);
+
+    #[test]
+    fn no_title_when_the_terminal_is_narrow_or_absent() {
+        for width in [None, Some(40)] {
+            let mut t = sessions();
+            add_titles(&mut t, ["x", "y"].into_iter(), width);
+            assert!(t.lines()[0].ends_with("participants"), "{width:?}");
         }
-        line
-    };
-    let mut head = columns(["id", "status", "started", "participants"]);
-    if title_room >= 10 {
-        head.push_str("  title");
     }
-    writeln!(out, "{bold}{}{bold:#}", head.trim_end())?;
-    for (r, c) in rows.iter().zip(&cells) {
-        let mut line = columns([&c[0], &c[1], &c[2], &c[3]]);
-        if title_room >= 10 {
-            let title: String = r
-                .title
-                .as_deref()
-                .unwrap_or("")
-                .chars()
-                .take(title_room)
-                .collect();
-            line.push_str("  ");
-            line.push_str(&title);
-        }
-        writeln!(out, "{}", line.trim_end())?;
-    }
-    Ok(())
 }

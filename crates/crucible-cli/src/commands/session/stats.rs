@@ -8,9 +8,10 @@ use crucible_index::{DuplicateIds, GroupBy, SessionIndex, StatsRow};
 use super::query::{DataFormat, FilterArgs, visit_index, warn_duplicates};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
-use crate::render::output::stats::{StatsAnswer, StatsGroup};
+use crate::render::output::stats::StatsAnswer;
 use crate::render::output::{self, DuplicateId, SkippedFile};
-use crate::render::{Align, duration, progress, push_padded, table_cell, thousands};
+use crate::render::table::{Align, Table};
+use crate::render::{duration, progress, thousands};
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
@@ -85,8 +86,8 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
     let (rows, total) = agg.finish(&phases);
     let answer = || StatsAnswer {
         group_by: args.group_by.name(),
-        groups: rows.iter().map(StatsGroup::from).collect(),
-        total: StatsGroup::from(&total),
+        groups: &rows,
+        total: &total,
         skipped: visited.skipped.iter().map(SkippedFile::from).collect(),
         duplicates: duplicates.iter().cloned().map(DuplicateId::from).collect(),
     };
@@ -130,7 +131,7 @@ fn cells(r: &StatsRow) -> [String; 9] {
         )
     };
     [
-        table_cell(&r.group),
+        r.group.clone(),
         thousands(r.sessions),
         thousands(r.tokens),
         d(r.avg_duration_ms),
@@ -147,31 +148,12 @@ fn table(out: &mut impl Write, rows: &[StatsRow], total: &StatsRow) -> std::io::
     let head = [
         "group", "sessions", "tokens", "avg", "min", "max", "failed", "errors", "user",
     ];
-    let mut all: Vec<[String; 9]> = rows.iter().map(cells).collect();
-    all.push(cells(total));
-    let mut w = head.map(str::len);
-    for r in &all {
-        for (i, c) in r.iter().enumerate() {
-            w[i] = w[i].max(c.chars().count());
-        }
+    // The group reads left, the numbers right.
+    let mut table = (1..head.len())
+        .fold(Table::new(&head), |t, i| t.align(i, Align::Right))
+        .bold_last_row();
+    for r in rows.iter().chain([total]) {
+        table.push(cells(r));
     }
-    let line = |c: &[String]| {
-        let mut s = String::new();
-        push_padded(&mut s, &c[0], w[0], Align::Left);
-        for (cell, &width) in c.iter().zip(&w).skip(1) {
-            s.push_str("  ");
-            push_padded(&mut s, cell, width, Align::Right);
-        }
-        s
-    };
-    let bold = anstyle::Style::new().bold();
-    writeln!(out, "{bold}{}{bold:#}", line(&head.map(str::to_owned)))?;
-    for (i, r) in all.iter().enumerate() {
-        if i + 1 == all.len() {
-            writeln!(out, "{bold}{}{bold:#}", line(r))?;
-        } else {
-            writeln!(out, "{}", line(r))?;
-        }
-    }
-    Ok(())
+    table.write(out)
 }

@@ -7,6 +7,7 @@ use crucible_eval::{EvalRecord, NotEvaluated, Verdict};
 
 use crate::error::Outcome;
 use crate::render::plural;
+use crate::render::table::Table;
 
 /// One phase with an `[!expect]` callout.
 #[derive(Debug)]
@@ -184,7 +185,8 @@ impl Report {
         if self.cases.is_empty() {
             return Ok(());
         }
-        let mut out = crate::render::data_out();
+        // Through anstream: the header's bold goes when stdout is piped.
+        let mut out = anstream::stdout().lock();
         table(&mut out, &self.cases)?;
         out.flush()
     }
@@ -220,27 +222,11 @@ fn row(c: &Case) -> [String; 6] {
 }
 
 fn table(out: &mut impl Write, cases: &[Case]) -> std::io::Result<()> {
-    let rows: Vec<[String; 6]> = cases.iter().map(row).collect();
-    let head = ["session", "phase", "checks", "judge", "was", "verdict"].map(str::to_owned);
-    let mut w = [0; 6];
-    for r in std::iter::once(&head).chain(&rows) {
-        for (i, cell) in r.iter().enumerate() {
-            w[i] = w[i].max(cell.chars().count());
-        }
+    let mut table = Table::new(&["session", "phase", "checks", "judge", "was", "verdict"]);
+    for c in cases {
+        table.push(row(c));
     }
-    for r in std::iter::once(&head).chain(&rows) {
-        let mut line = String::new();
-        for (i, cell) in r.iter().enumerate() {
-            if i > 0 {
-                line.push_str("  ");
-            }
-            line.push_str(cell);
-            if i + 1 < r.len() {
-                line.push_str(&" ".repeat(w[i].saturating_sub(cell.chars().count())));
-            }
-        }
-        writeln!(out, "{line}")?;
-    }
+    table.write(out)?;
     for c in cases {
         explain(out, c)?;
     }
