@@ -273,18 +273,11 @@ mod tests {
     use super::*;
     use crate::corpus::{CorpusSpec, ensure};
 
-    /// The index rows of the bench on a tiny corpus with the debug `cru`
-    /// that `cargo test --workspace` builds, so the harness cannot rot.
+    /// The index rows of the bench on a tiny corpus with the test profile's
+    /// `cru`, so the harness cannot rot.
     #[test]
     fn index_bench_smoke_run_on_a_small_corpus() {
-        let cru = std::env::current_exe()
-            .ok()
-            .and_then(|exe| Some(exe.parent()?.parent()?.join("cru")))
-            .filter(|p| p.is_file());
-        let Some(cru) = cru else {
-            eprintln!("warning: no cru binary beside the test; index bench smoke run skipped");
-            return;
-        };
+        let cru = crate::cru_binary::for_tests().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let spec = CorpusSpec {
             sessions: 20,

@@ -218,13 +218,12 @@ fn sidecar_problems(ctx: &Context, files: &[PathBuf], folders: &[PathBuf]) -> Ve
         };
         for e in entries.flatten() {
             let name = e.file_name();
-            let Some(name) = name
+            let Some(stem) = name
                 .to_str()
-                .filter(|n| crucible_core::is_data_file_name(n))
+                .and_then(crucible_core::store::names::sidecar_of)
             else {
                 continue;
             };
-            let stem = &name[1..name.len() - ".data.jsonl".len()];
             if !dir.join(format!("{stem}.md")).exists() {
                 out.push(Unresolved {
                     target: e.path().display().to_string(),
