@@ -36,7 +36,7 @@ pub fn reference(cmd: clap::Command) -> String {
 
 fn section(cmd: &clap::Command, out: &mut String) {
     let name = cmd.get_bin_name().unwrap_or(cmd.get_name());
-    let _ = write!(out, "\n### `{name}`\n\n");
+    let _ = write!(out, "### `{name}`\n\n");
     if let Some(about) = cmd.get_long_about().or(cmd.get_about()) {
         let _ = writeln!(out, "{}\n", one_paragraph(&about.to_string()));
     }
@@ -141,7 +141,7 @@ fn help(a: &clap::Arg) -> String {
     if a.is_required_set() {
         text.push_str(" Required.");
     }
-    text
+    text.trim().to_owned()
 }
 
 /// The default and the possible values of an argument.
@@ -152,7 +152,7 @@ fn values(a: &clap::Arg) -> String {
         .iter()
         .map(|v| v.to_string_lossy().into_owned())
         .collect();
-    if !defaults.is_empty() && a.get_action().takes_values() {
+    if defaults.iter().any(|d| !d.is_empty()) && a.get_action().takes_values() {
         parts.push(format!("default `{}`", defaults.join(",")));
     }
     let possible: Vec<String> = a

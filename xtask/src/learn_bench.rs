@@ -87,7 +87,6 @@ mod tests {
     /// A small run of the benchmark itself, so that the harness cannot rot.
     #[test]
     fn learn_benchmark_smoke_run() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         let cru = crate::cru_binary::for_tests().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let spec = CorpusSpec {

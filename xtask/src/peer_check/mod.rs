@@ -341,7 +341,6 @@ mod smoke {
 
     #[test]
     fn peer_check_smoke_run_on_a_small_generated_corpus() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         let cru = crate::cru_binary::for_tests().unwrap();
         let claude = tempfile::tempdir().unwrap();
         generate(
