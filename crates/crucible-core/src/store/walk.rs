@@ -367,16 +367,19 @@ fn link_verdict(link: &Path, root: Option<&Path>, tree: &str) -> Result<(), Stri
         }
         Err(_) => return Err("broken symbolic link".into()),
     };
+    let meta = std::fs::metadata(&target);
+    // Never entered, wherever it leads: it could loop, or lead out of the tree.
+    if meta.as_ref().is_ok_and(std::fs::Metadata::is_dir) {
+        return Err("symbolic link to a folder (not followed)".into());
+    }
     if !root.is_some_and(|r| target.starts_with(r)) {
         return Err(format!(
             "symbolic link to {}, outside {tree}; not followed",
             target.display()
         ));
     }
-    match std::fs::metadata(&target) {
+    match meta {
         Ok(m) if m.is_file() => Ok(()),
-        // Never entered: it could loop, or lead out of the tree.
-        Ok(m) if m.is_dir() => Err("symbolic link to a folder (not followed)".into()),
         Ok(m) => Err(format!(
             "symbolic link to {}, not a regular file",
             kind_name(m.file_type())
