@@ -18,7 +18,7 @@ use crate::error::{CliError, Outcome};
 /// The exit status of each command (the rule is in docs/cli.md): shown by
 /// `cru workflow X --help` and generated into docs/cli.md.
 mod exit_status {
-    pub const VALIDATE: &str = "Exit status:\n  0  every workflow valid\n  1  a workflow invalid or unreadable\n  2  a bad flag";
+    pub const VALIDATE: &str = "Exit status:\n  0  every workflow valid\n  1  a workflow invalid or unreadable\n  2  a bad flag\n  3  every workflow valid, but entries of a folder named were skipped (FIFOs, links out of it or to folders)";
     pub const SHOW: &str =
         "Exit status:\n  0  shown\n  1  a workflow invalid or unreadable\n  2  a bad flag";
     pub const REFINE: &str = "Exit status:\n  0  refined and saved\n  1  a workflow invalid or unreadable; the agent failed; a refinement rejected (the original kept)\n  2  a bad flag";

@@ -828,3 +828,37 @@ fn a_note_rewritten_in_place_into_a_session_is_listed() {
     );
     assert_eq!(fast, listed_after_rebuild(&kiln));
 }
+
+/// `cru workflow validate DIR` walks with the one walker: a link back up
+/// the tree used to be followed for ever; a FIFO named `*.md` used to be
+/// taken for a workflow. Both are named, skipped (exit 3), and never opened.
+#[test]
+fn workflow_validate_of_a_folder_with_a_loop_and_a_fifo_ends_and_names_them() {
+    let kiln = TestKiln::empty();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("workflows");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::copy(
+        crate::kiln::fixtures().join("workflows/linear.md"),
+        root.join("sub/linear.md"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&root, root.join("sub/up")).unwrap();
+    std::os::unix::fs::symlink(&root, root.join("sub/up.md")).unwrap();
+    mkfifo(&root.join("pipe.md"));
+    let out = kiln.run(&["workflow", "validate", root.to_str().unwrap()]);
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    for (name, why) in [
+        ("pipe.md", "FIFO"),
+        ("up.md", "symbolic link to a folder (not followed)"),
+    ] {
+        assert!(
+            out.stderr
+                .lines()
+                .any(|l| l.contains(name) && l.contains("skipped") && l.contains(why)),
+            "{name}: {}",
+            out.stderr
+        );
+    }
+    assert!(out.stderr.contains("1 workflow"), "{}", out.stderr);
+}
