@@ -29,12 +29,14 @@ pub fn reference(cmd: clap::Command) -> String {
     // Propagates the global flags and gives each subcommand its full name.
     cmd.build();
     let mut out = String::new();
-    section(&cmd, &mut out);
+    section(&cmd, &[], &mut out);
     // One blank line after the marker, one newline at the end.
     format!("{}\n", out.trim())
 }
 
-fn section(cmd: &clap::Command, out: &mut String) {
+/// `inherited`: the ids of the global flags of the commands above, listed
+/// there.
+fn section(cmd: &clap::Command, inherited: &[&str], out: &mut String) {
     let name = cmd.get_bin_name().unwrap_or(cmd.get_name());
     let _ = write!(out, "### `{name}`\n\n");
     if let Some(about) = cmd.get_long_about().or(cmd.get_about()) {
@@ -61,11 +63,10 @@ fn section(cmd: &clap::Command, out: &mut String) {
         }
         out.push('\n');
     }
-    // The global flags are listed once, under `cru`.
-    let top = cmd.get_bin_name().is_none_or(|n| !n.contains(' '));
+    // A global flag is listed once, under the command that defines it.
     let args: Vec<&clap::Arg> = cmd
         .get_arguments()
-        .filter(|a| !a.is_hide_set() && (top || !a.is_global_set()))
+        .filter(|a| !a.is_hide_set() && !inherited.contains(&a.get_id().as_str()))
         .filter(|a| !matches!(a.get_id().as_str(), "help" | "version"))
         .collect();
     if !args.is_empty() {
@@ -87,8 +88,14 @@ fn section(cmd: &clap::Command, out: &mut String) {
     if let Some(after) = cmd.get_after_long_help() {
         let _ = writeln!(out, "```text\n{}\n```\n", after.to_string().trim_end());
     }
+    let mut globals: Vec<&str> = inherited.to_vec();
+    globals.extend(
+        cmd.get_arguments()
+            .filter(|a| a.is_global_set())
+            .map(|a| a.get_id().as_str()),
+    );
     for s in subs {
-        section(s, out);
+        section(s, &globals, out);
     }
 }
 
@@ -214,9 +221,10 @@ mod tests {
         assert!(list.contains("`--status <STATUS>`"), "{list}");
         assert!(list.contains("Exit status:"), "{list}");
         assert!(list.contains("  3  answered, but"), "{list}");
-        // Global flags once, under `cru`, not in every section.
+        // Global flags once, under the command that defines them.
         assert!(!list.contains("`--strict`"), "{list}");
-        assert!(text.contains("`--strict`"));
+        assert_eq!(text.matches("| `--strict` |").count(), 1);
+        assert_eq!(text.matches("| `--reopen` |").count(), 1);
     }
 
     #[test]
