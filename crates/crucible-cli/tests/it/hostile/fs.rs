@@ -299,6 +299,18 @@ fn a_name_that_is_not_utf8_is_reported_not_dropped() {
     assert!(list.stderr.contains("could not be read"), "{}", list.stderr);
 }
 
+/// The fixtures, and a subfolder `locked` holding a copy of `fixture` as
+/// `name`, everything open to every user (for [`OtherUser`]) until a test
+/// locks the folder.
+fn kiln_with_a_folder_for_others(fixture: &str, name: &str) -> (TestKiln, std::path::PathBuf) {
+    let kiln = TestKiln::with_fixtures();
+    let locked = kiln.sessions().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::copy(kiln.sessions().join(fixture), locked.join(name)).unwrap();
+    open_to_everyone(&kiln);
+    (kiln, locked)
+}
+
 /// A folder nobody but its owner may read, and `cru` run as another user
 /// (root reads every folder whatever its mode, and tests run as root here).
 #[test]
@@ -307,16 +319,8 @@ fn an_unreadable_folder_is_skipped_with_a_warning() {
     let Some(other) = OtherUser::here() else {
         return;
     };
-    let kiln = TestKiln::with_fixtures();
-    let locked = kiln.sessions().join("locked");
-    std::fs::create_dir(&locked).unwrap();
-    std::fs::copy(
-        kiln.sessions().join("2025-12-11-write-tests.md"),
-        locked.join("a.md"),
-    )
-    .unwrap();
+    let (kiln, locked) = kiln_with_a_folder_for_others("2025-12-11-write-tests.md", "a.md");
     // Everything readable and writable by all, but the locked folder.
-    open_to_everyone(&kiln);
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
     let out = other.run(&kiln, &["session", "list"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -768,15 +772,7 @@ fn a_folder_that_becomes_unreadable_is_reported_not_dropped_silently() {
     let Some(other) = OtherUser::here() else {
         return;
     };
-    let kiln = TestKiln::with_fixtures();
-    let locked = kiln.sessions().join("locked");
-    std::fs::create_dir(&locked).unwrap();
-    std::fs::copy(
-        kiln.sessions().join("2025-12-12-start-docs.md"),
-        locked.join("x.md"),
-    )
-    .unwrap();
-    open_to_everyone(&kiln);
+    let (kiln, locked) = kiln_with_a_folder_for_others("2025-12-12-start-docs.md", "x.md");
     let as_other = |args: &[&str]| {
         let out = other.run(&kiln, args);
         (
