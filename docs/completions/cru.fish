@@ -73,7 +73,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -l reopen -d 'Log to a session that already ended, making it active again'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "phase" -d 'Start a phase: `## NAME @agent #channel`'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "tool" -d 'A tool call: `- `TOOL ARGS` → RESULT`'
@@ -90,7 +90,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l idle -d 'Instead: pause every active session idle for longer than [session] idle_timeout, and print their ids'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l format -d 'Print the resume context this way and change nothing' -r -f -a "text\t'For people: what was done, decisions, open tasks, last error, where it stops'
 prompt\t'The markdown prompt an agent is given'
@@ -206,7 +206,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from end" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l status -d 'Only sessions with this status' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
@@ -315,12 +315,12 @@ complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcom
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
-complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from refine" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from edit" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from edit" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from edit" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
-complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from edit" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from help" -f -a "validate" -d 'Check workflow files: `file:line:col: message` per problem; exit 1 on errors'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from help" -f -a "show" -d 'Steps in run order with agents, channels, inputs, outputs and run history'

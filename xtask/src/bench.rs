@@ -124,19 +124,12 @@ pub fn run(dir: &Path, runs: usize) -> anyhow::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::{CorpusSpec, ensure};
+    use crate::corpus::CorpusSpec;
 
     /// The whole harness on a tiny corpus, so it cannot rot between real runs.
     #[test]
     fn bench_smoke_run_on_a_small_corpus() {
-        let dir = tempfile::tempdir().unwrap();
-        let spec = CorpusSpec {
-            sessions: 20,
-            min_bytes: 2048,
-            max_bytes: 8192,
-            seed: 7,
-        };
-        ensure(dir.path(), &spec).unwrap();
+        let dir = crate::corpus::small(20, 2, 8, 7);
         let table = run(dir.path(), 1).unwrap();
         assert!(table.contains("20 files"), "{table}");
         assert!(

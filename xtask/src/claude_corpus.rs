@@ -177,6 +177,62 @@ fn write_lines(path: &Path, lines: &[Value]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A session id in the shape of a UUID v4.
+fn session_id(rng: &mut Rng) -> String {
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        rng.next_u64() as u32,
+        rng.next_u64() as u16,
+        rng.next_u64() % 0x1000,
+        rng.next_u64() % 0x1000,
+        rng.next_u64() % 0x1_0000_0000_0000
+    )
+}
+
+/// Real transcripts open with lines that are not messages: a resumed
+/// session's summary, a file-history snapshot, hook progress.
+fn opening_lines(w: &mut Writer) -> Vec<Value> {
+    let mut lines =
+        vec![json!({"type": "summary", "summary": words(&mut w.rng, 5), "leafUuid": "x"})];
+    lines.push(
+        json!({"type": "file-history-snapshot", "messageId": w.id("u"),
+        "snapshot": {"trackedFileBackups": {}, "timestamp": "2025-08-24T00:00:00.000Z"},
+        "isSnapshotUpdate": false}),
+    );
+    let mut hook = w.base("progress", false);
+    hook["data"] = json!({"type": "hook_progress", "hookEvent": "SessionStart"});
+    lines.push(hook);
+    lines
+}
+
+/// A `Task` call in `lines` whose subagent's run is a file of its own under
+/// `<session dir>/subagents/`; returns the bytes of that file.
+fn subagent_file(
+    w: &mut Writer,
+    session_dir: &Path,
+    size: usize,
+    lines: &mut Vec<Value>,
+) -> anyhow::Result<u64> {
+    let prompt = words(&mut w.rng, 10);
+    let call = w.id("toolu");
+    let task = json!({"type": "tool_use", "id": call, "name": "Task", "input": {
+        "description": words(&mut w.rng, 3), "prompt": prompt, "subagent_type": "general-purpose"}});
+    lines.extend(w.assistant(vec![task], false, "claude-opus-4-1-20250805"));
+    let agent = format!("{:07x}", w.rng.next_u64() % 0x1000_0000);
+    let mut sub = vec![w.prompt(&prompt, true)];
+    w.tool_turn(true, size / 2, &mut sub);
+    for l in &mut sub {
+        l["agentId"] = json!(agent);
+    }
+    let sub_dir = session_dir.join("subagents");
+    std::fs::create_dir_all(&sub_dir)?;
+    let p = sub_dir.join(format!("agent-{agent}.jsonl"));
+    write_lines(&p, &sub)?;
+    let answer = words(&mut w.rng, 20);
+    lines.push(w.result(&call, &answer, false, false));
+    Ok(std::fs::metadata(&p)?.len())
+}
+
 /// Writes the corpus under `root/projects/`; returns the bytes written.
 pub fn generate(root: &Path, spec: &ClaudeCorpus) -> anyhow::Result<u64> {
     let mut rng = Rng::new(spec.seed);
@@ -185,14 +241,7 @@ pub fn generate(root: &Path, spec: &ClaudeCorpus) -> anyhow::Result<u64> {
         let project = format!("-home-dev-project{}", n % 20);
         let dir = root.join("projects").join(&project);
         std::fs::create_dir_all(&dir)?;
-        let sid = format!(
-            "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
-            rng.next_u64() as u32,
-            rng.next_u64() as u16,
-            rng.next_u64() % 0x1000,
-            rng.next_u64() % 0x1000,
-            rng.next_u64() % 0x1_0000_0000_0000
-        );
+        let sid = session_id(&mut rng);
         let mut w = Writer {
             rng: Rng::new(rng.next_u64()),
             sid: sid.clone(),
@@ -203,18 +252,7 @@ pub fn generate(root: &Path, spec: &ClaudeCorpus) -> anyhow::Result<u64> {
             last_main: None,
             last_side: None,
         };
-        // Real transcripts open with lines that are not messages: a
-        // resumed session's summary, a file-history snapshot, hook progress.
-        let mut lines =
-            vec![json!({"type": "summary", "summary": words(&mut w.rng, 5), "leafUuid": "x"})];
-        lines.push(
-            json!({"type": "file-history-snapshot", "messageId": w.id("u"),
-            "snapshot": {"trackedFileBackups": {}, "timestamp": "2025-08-24T00:00:00.000Z"},
-            "isSnapshotUpdate": false}),
-        );
-        let mut hook = w.base("progress", false);
-        hook["data"] = json!({"type": "hook_progress", "hookEvent": "SessionStart"});
-        lines.push(hook);
+        let mut lines = opening_lines(&mut w);
         let turns = w.rng.range(3, 9);
         let calls_per_turn = 3;
         let size = (spec.bytes_each / (turns * calls_per_turn)).max(64);
@@ -236,24 +274,7 @@ pub fn generate(root: &Path, spec: &ClaudeCorpus) -> anyhow::Result<u64> {
                 lines.extend(w.assistant(vec![done], true, "claude-sonnet-4-5-20250929"));
             }
             if t == 2 && sub_file {
-                let prompt = words(&mut w.rng, 10);
-                let call = w.id("toolu");
-                let task = json!({"type": "tool_use", "id": call, "name": "Task", "input": {
-                    "description": words(&mut w.rng, 3), "prompt": prompt, "subagent_type": "general-purpose"}});
-                lines.extend(w.assistant(vec![task], false, "claude-opus-4-1-20250805"));
-                let agent = format!("{:07x}", w.rng.next_u64() % 0x1000_0000);
-                let mut sub = vec![w.prompt(&prompt, true)];
-                w.tool_turn(true, size / 2, &mut sub);
-                for l in &mut sub {
-                    l["agentId"] = json!(agent);
-                }
-                let sub_dir = dir.join(&sid).join("subagents");
-                std::fs::create_dir_all(&sub_dir)?;
-                let p = sub_dir.join(format!("agent-{agent}.jsonl"));
-                write_lines(&p, &sub)?;
-                total += std::fs::metadata(&p)?.len();
-                let answer = words(&mut w.rng, 20);
-                lines.push(w.result(&call, &answer, false, false));
+                total += subagent_file(&mut w, &dir.join(&sid), size, &mut lines)?;
             }
             if w.rng.chance(5) {
                 let err = json!({"type": "text", "text": "API Error: Request was aborted."});

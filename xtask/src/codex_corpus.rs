@@ -296,7 +296,7 @@ mod tests {
     #[test]
     fn codex_import_bench_smoke_run() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let cru = crate::record_bench::cru_binary(root).unwrap();
+        let cru = crate::cru_binary::for_tests().unwrap();
         let spec = CodexCorpus {
             rollouts: 3,
             bytes_each: 8 * 1024,

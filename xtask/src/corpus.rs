@@ -362,3 +362,17 @@ pub fn ensure(dir: &Path, spec: &CorpusSpec) -> anyhow::Result<()> {
     std::fs::write(marker, spec.marker())?;
     Ok(())
 }
+/// A corpus of `sessions` files of `min_kb` to `max_kb` KB in a new
+/// temporary folder: the setup of every harness's smoke test.
+#[cfg(test)]
+pub fn small(sessions: usize, min_kb: usize, max_kb: usize, seed: u64) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder for the corpus");
+    let spec = CorpusSpec {
+        sessions,
+        min_bytes: min_kb * 1024,
+        max_bytes: max_kb * 1024,
+        seed,
+    };
+    ensure(dir.path(), &spec).expect("the corpus is written");
+    dir
+}

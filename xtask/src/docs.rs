@@ -1,4 +1,5 @@
-//! Man pages and completions generated from the clap command tree.
+//! Man pages, completions and the command reference of docs/cli.md,
+//! generated from the clap command tree.
 
 use std::path::{Path, PathBuf};
 
@@ -6,8 +7,13 @@ use anyhow::{Context, bail};
 use clap_complete::Shell;
 
 /// Every generated file: its path under the workspace root and its bytes.
-pub fn generate() -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
+/// docs/cli.md keeps its hand-written part, read from `root`.
+pub fn generate(root: &Path) -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
     let mut files = Vec::new();
+    let cli_md = PathBuf::from("docs/cli.md");
+    let current = std::fs::read_to_string(root.join(&cli_md))
+        .with_context(|| format!("reading {}", cli_md.display()))?;
+    files.push((cli_md, crate::cli_reference::page(&current)?.into_bytes()));
     let cmd = crucible_cli::command();
     man_pages(&cmd, "cru", &mut files)?;
     for (shell, name) in [
@@ -41,7 +47,7 @@ fn man_pages(
 }
 
 pub fn run(root: &Path, check: bool) -> anyhow::Result<()> {
-    let files = generate()?;
+    let files = generate(root)?;
     let mut stale = Vec::new();
     for (rel, bytes) in &files {
         let path = root.join(rel);

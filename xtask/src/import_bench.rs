@@ -184,8 +184,7 @@ mod tests {
 
     #[test]
     fn import_benchmark_smoke_run() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let cru = crate::record_bench::cru_binary(root).unwrap();
+        let cru = crate::cru_binary::for_tests().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let spec = ClaudeCorpus {
             transcripts: 20,

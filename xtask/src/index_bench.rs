@@ -160,6 +160,52 @@ pub fn run(cru: &Path, dir: &Path, runs: usize) -> anyhow::Result<String> {
     )?;
     writeln!(out, "| operation | time | peak memory | target |")?;
     writeln!(out, "|---|---:|---:|---|")?;
+    let rg_ms = baseline_rows(&mut out, d, runs)?;
+    remove_index(dir);
+    let rebuild =
+        measure(cru, &["session", "index", "--rebuild", "--dir", d], runs)?.context("cru")?;
+    let ratio = rg_ms.map_or(String::new(), |r| {
+        format!(" ({:.1}× rg)", ms(rebuild.best) / r)
+    });
+    writeln!(
+        out,
+        "| `cru session index --rebuild` | {:.0} ms{ratio} | {} | ≤ 3× rg |",
+        ms(rebuild.best),
+        mb(&rebuild)
+    )?;
+    // Freshness is proven by every command (a `stat` per file): measured
+    // with nothing changed, and with one session edited in place (same
+    // inode, directory untouched) just before each run.
+    let edited = crucible_core::store::session_files(dir)?
+        .into_iter()
+        .nth(files / 2)
+        .context("empty corpus")?;
+    for (label, changed) in [
+        ("nothing changed", false),
+        ("one session edited in place", true),
+    ] {
+        query_rows(
+            &mut out,
+            cru,
+            d,
+            runs,
+            label,
+            &|| edit_in_place(&edited, changed),
+            rg_ms,
+        )?;
+    }
+    let update = index_update(dir, runs.max(5))?;
+    writeln!(
+        out,
+        "| index update after one save (library, median) | {:.2} ms | | < 20 ms |",
+        ms(update)
+    )?;
+    Ok(out)
+}
+
+/// The rows of `rg` and `grep` finding the paused sessions, the baseline
+/// of the others; returns rg's best time in ms, if rg is installed.
+fn baseline_rows(out: &mut String, d: &str, runs: usize) -> anyhow::Result<Option<f64>> {
     // Warm the page cache the way every row after it sees it.
     let _ = measure(&which("cat").unwrap_or_else(|| "/bin/cat".into()), &[], 1);
     let rg = match which("rg") {
@@ -190,60 +236,41 @@ pub fn run(cru: &Path, dir: &Path, runs: usize) -> anyhow::Result<String> {
             mb(&m)
         )?;
     }
-    let rg_ms = rg.as_ref().map(|m| ms(m.best));
-    remove_index(dir);
-    let rebuild =
-        measure(cru, &["session", "index", "--rebuild", "--dir", d], runs)?.context("cru")?;
-    let ratio = rg_ms.map_or(String::new(), |r| {
-        format!(" ({:.1}× rg)", ms(rebuild.best) / r)
-    });
-    writeln!(
-        out,
-        "| `cru session index --rebuild` | {:.0} ms{ratio} | {} | ≤ 3× rg |",
-        ms(rebuild.best),
-        mb(&rebuild)
-    )?;
+    Ok(rg.as_ref().map(|m| ms(m.best)))
+}
+
+/// The `list` and `stats` rows, each run after `edit`.
+fn query_rows(
+    out: &mut String,
+    cru: &Path,
+    d: &str,
+    runs: usize,
+    label: &str,
+    edit: &dyn Fn() -> anyhow::Result<()>,
+    rg_ms: Option<f64>,
+) -> anyhow::Result<()> {
     let list_args = [
         "session", "list", "--status", "paused", "--format", "json", "--dir", d,
     ];
     let stats_args = ["session", "stats", "--group-by", "agent", "--dir", d];
-    // Freshness is proven by every command (a `stat` per file): measured
-    // with nothing changed, and with one session edited in place (same
-    // inode, directory untouched) just before each run.
-    let edited = crucible_core::store::session_files(dir)?
-        .into_iter()
-        .nth(files / 2)
-        .context("empty corpus")?;
-    for (label, changed) in [
-        ("nothing changed", false),
-        ("one session edited in place", true),
-    ] {
-        let edit = || edit_in_place(&edited, changed);
-        let list = measure_each(cru, &list_args, runs, &edit)?.context("cru")?;
-        let speedup = rg_ms.map_or(String::new(), |r| {
-            format!(" ({:.1}× faster than rg)", r / ms(list.best))
-        });
-        writeln!(
-            out,
-            "| `cru session list --status paused --format json`, {label} | {:.0} ms{speedup} | {} | ≤ 200 ms, ≥ 2.5× faster than rg |",
-            ms(list.best),
-            mb(&list)
-        )?;
-        let stats = measure_each(cru, &stats_args, runs, &edit)?.context("cru")?;
-        writeln!(
-            out,
-            "| `cru session stats --group-by agent`, {label} | {:.0} ms | {} | ≤ 250 ms |",
-            ms(stats.best),
-            mb(&stats)
-        )?;
-    }
-    let update = index_update(dir, runs.max(5))?;
+    let list = measure_each(cru, &list_args, runs, edit)?.context("cru")?;
+    let speedup = rg_ms.map_or(String::new(), |r| {
+        format!(" ({:.1}× faster than rg)", r / ms(list.best))
+    });
     writeln!(
         out,
-        "| index update after one save (library, median) | {:.2} ms | | < 20 ms |",
-        ms(update)
+        "| `cru session list --status paused --format json`, {label} | {:.0} ms{speedup} | {} | ≤ 200 ms, ≥ 2.5× faster than rg |",
+        ms(list.best),
+        mb(&list)
     )?;
-    Ok(out)
+    let stats = measure_each(cru, &stats_args, runs, edit)?.context("cru")?;
+    writeln!(
+        out,
+        "| `cru session stats --group-by agent`, {label} | {:.0} ms | {} | ≤ 250 ms |",
+        ms(stats.best),
+        mb(&stats)
+    )?;
+    Ok(())
 }
 
 /// The time the index observer takes for one saved session, median of `runs`.
@@ -271,28 +298,13 @@ fn index_update(dir: &Path, runs: usize) -> anyhow::Result<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::{CorpusSpec, ensure};
 
-    /// The index rows of the bench on a tiny corpus with the debug `cru`
-    /// that `cargo test --workspace` builds, so the harness cannot rot.
+    /// The index rows of the bench on a tiny corpus with the test profile's
+    /// `cru`, so the harness cannot rot.
     #[test]
     fn index_bench_smoke_run_on_a_small_corpus() {
-        let cru = std::env::current_exe()
-            .ok()
-            .and_then(|exe| Some(exe.parent()?.parent()?.join("cru")))
-            .filter(|p| p.is_file());
-        let Some(cru) = cru else {
-            eprintln!("warning: no cru binary beside the test; index bench smoke run skipped");
-            return;
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let spec = CorpusSpec {
-            sessions: 20,
-            min_bytes: 1024,
-            max_bytes: 4096,
-            seed: 5,
-        };
-        ensure(dir.path(), &spec).unwrap();
+        let cru = crate::cru_binary::for_tests().unwrap();
+        let dir = crate::corpus::small(20, 1, 4, 5);
         let table = run(&cru, dir.path(), 1).unwrap();
         assert!(table.contains("20 sessions"), "{table}");
         assert!(table.contains("one session edited in place"), "{table}");
@@ -301,39 +313,38 @@ mod tests {
     use crucible_index::record::{FileStamp, SessionRecord};
     use crucible_index::{Filter, GroupBy, SessionIndex};
 
-    /// `list` and `stats` from the index equal a full parse of every file of
-    /// a generated corpus (issue: the index must agree with brute force).
-    #[test]
-    fn the_index_agrees_with_a_full_parse_on_a_generated_corpus() {
-        let dir = tempfile::tempdir().unwrap();
-        let spec = CorpusSpec {
-            sessions: 300,
-            min_bytes: 1024,
-            max_bytes: 6 * 1024,
-            seed: 11,
-        };
-        ensure(dir.path(), &spec).unwrap();
-        let store = SessionStore::new(dir.path(), MarkdownCodec);
-        let index = SessionIndex::new(&store)
-            .open(None, &|_, _| {})
-            .unwrap()
-            .index;
-        let mut truth = Vec::new();
-        let mut true_phases = Vec::new();
-        for p in crucible_core::store::session_files(dir.path()).unwrap() {
+    /// Every session and phase row of `dir` from a full parse of each file.
+    fn full_parse(dir: &Path) -> (Vec<SessionRecord>, Vec<crucible_index::PhaseRecord>) {
+        let mut sessions = Vec::new();
+        let mut phases = Vec::new();
+        for p in crucible_core::store::session_files(dir).unwrap() {
             let log = crucible_parser::parse_session(&p, &std::fs::read(&p).unwrap()).unwrap();
-            let rel = crucible_index::scan::relative(dir.path(), &p);
-            true_phases.extend(crucible_index::PhaseRecord::from_summary(
+            let rel = crucible_index::scan::relative(dir, &p);
+            phases.extend(crucible_index::PhaseRecord::from_summary(
                 &rel,
                 &log.summary(),
             ));
-            truth.push(SessionRecord::from_summary(
+            sessions.push(SessionRecord::from_summary(
                 rel,
                 &log.summary(),
                 FileStamp::default(),
                 false,
             ));
         }
+        (sessions, phases)
+    }
+
+    /// `list` and `stats` from the index equal a full parse of every file of
+    /// a generated corpus (issue: the index must agree with brute force).
+    #[test]
+    fn the_index_agrees_with_a_full_parse_on_a_generated_corpus() {
+        let dir = crate::corpus::small(300, 1, 6, 11);
+        let store = SessionStore::new(dir.path(), MarkdownCodec);
+        let index = SessionIndex::new(&store)
+            .open(None, &|_, _| {})
+            .unwrap()
+            .index;
+        let (truth, true_phases) = full_parse(dir.path());
         assert_eq!(index.sessions.len(), 300);
         let ids = |v: Vec<SessionRecord>| v.into_iter().map(|r| r.id).collect::<Vec<_>>();
         let phases = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();

@@ -82,21 +82,12 @@ pub fn run(cru: &Path, dir: &Path, sessions: usize, runs: usize) -> anyhow::Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::{CorpusSpec, ensure};
 
     /// A small run of the benchmark itself, so that the harness cannot rot.
     #[test]
     fn learn_benchmark_smoke_run() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let cru = crate::record_bench::cru_binary(root).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let spec = CorpusSpec {
-            sessions: 60,
-            min_bytes: 1024,
-            max_bytes: 4 * 1024,
-            seed: 5,
-        };
-        ensure(dir.path(), &spec).unwrap();
+        let cru = crate::cru_binary::for_tests().unwrap();
+        let dir = crate::corpus::small(60, 1, 4, 5);
         let f = measure_learn(&cru, dir.path(), 60, 1).unwrap();
         assert!(f.seconds > 0.0 && f.megabytes > 0.0);
         let table = run(&cru, dir.path(), 60, 1).unwrap();

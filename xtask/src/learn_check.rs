@@ -35,7 +35,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     if !reader_available() {
         bail!("python3 with the `datasets` package is needed (pip install datasets)");
     }
-    let cru = crate::record_bench::cru_binary(root)?;
+    let cru = crate::cru_binary::debug(root)?;
     let scratch = tempfile::tempdir()?;
     let generated = scratch.path().join("generated");
     ensure(

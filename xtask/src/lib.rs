@@ -2,13 +2,17 @@
 
 pub mod bench;
 pub mod claude_corpus;
+pub mod cli_reference;
 pub mod codex_corpus;
 pub mod corpus;
+pub mod cru_binary;
 pub mod docs;
 pub mod import_bench;
 pub mod index_bench;
 pub mod learn_bench;
 pub mod learn_check;
 pub mod messages_check;
+#[cfg(test)]
+mod names_spelled_once;
 pub mod peer_check;
 pub mod record_bench;

@@ -1,7 +1,8 @@
 //! `cargo xtask`: project chores that are code, not shell.
 //!
-//! - `docs [--check]`: man pages and shell completions under `docs/`, from the
-//!   clap command tree; `--check` fails when the committed files are stale.
+//! - `docs [--check]`: man pages, shell completions and the command
+//!   reference of docs/cli.md, from the clap command tree; `--check` fails
+//!   when the committed files are stale.
 //! - `bench`: generates a deterministic synthetic corpus and prints a table of
 //!   parse throughput against plain pulldown-cmark over the same files.
 //! - `learn-check`: the learning-case exports loaded by Hugging Face
@@ -15,8 +16,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use xtask::{
-    bench, claude_corpus, corpus, docs, import_bench, index_bench, learn_bench, learn_check,
-    messages_check, peer_check, record_bench,
+    bench, claude_corpus, corpus, cru_binary, docs, import_bench, index_bench, learn_bench,
+    learn_check, messages_check, peer_check, record_bench,
 };
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
@@ -42,7 +43,8 @@ enum Only {
 
 #[derive(Debug, Subcommand)]
 enum Task {
-    /// Write man pages and completions into docs/ (or check them).
+    /// Write man pages, completions and docs/cli.md's command reference
+    /// into docs/ (or check them).
     Docs {
         /// Fail if the files in docs/ differ from what would be written.
         #[arg(long)]
@@ -112,6 +114,13 @@ fn main() -> anyhow::Result<()> {
                 max_bytes: max_kb * 1024,
                 seed,
             };
+            // Release: the figures are what users get. Built once, and only
+            // when a benchmark runs the binary.
+            let cru = match only {
+                Only::Parse => None,
+                _ => Some(cru_binary::release(&root)?),
+            };
+            let cru = || cru.as_deref().expect("built for every benchmark but parse");
             if matches!(only, Only::All | Only::Parse) {
                 let dir = dir.unwrap_or_else(|| root.join("target").join(spec.dir_name()));
                 corpus::ensure(&dir, &spec)?;
@@ -120,18 +129,15 @@ fn main() -> anyhow::Result<()> {
             }
             if matches!(only, Only::All | Only::Index) {
                 let dir = corpus::recorded_size(&root, index_sessions, seed)?;
-                let cru = record_bench::cru_binary(&root)?;
-                print!("{}", index_bench::run(&cru, &dir, 3)?);
+                print!("{}", index_bench::run(cru(), &dir, 3)?);
                 println!();
             }
             if matches!(only, Only::All | Only::Learn) {
                 let dir = corpus::recorded_size(&root, 10_000, seed)?;
-                let cru = record_bench::cru_binary(&root)?;
-                print!("{}", learn_bench::run(&cru, &dir, 10_000, 3)?);
+                print!("{}", learn_bench::run(cru(), &dir, 10_000, 3)?);
                 println!();
             }
             if matches!(only, Only::All | Only::Import) {
-                let cru = record_bench::cru_binary(&root)?;
                 // ccusage beside cru when it can be installed (npm).
                 let ccusage = peer_check::install_ccusage(&root)
                     .inspect_err(|e| eprintln!("warning: no ccusage to compare with: {e}"))
@@ -144,13 +150,13 @@ fn main() -> anyhow::Result<()> {
                 };
                 print!(
                     "{}",
-                    import_bench::run(&root, &cru, ccusage.as_deref(), &spec, 3)?
+                    import_bench::run(&root, cru(), ccusage.as_deref(), &spec, 3)?
                 );
                 println!();
             }
             if matches!(only, Only::All | Only::Record) {
                 let scratch = root.join("target/bench-record");
-                print!("{}", record_bench::run(&root, &scratch, 1_000, 10_000, 51)?);
+                print!("{}", record_bench::run(cru(), &scratch, 1_000, 10_000, 51)?);
             }
             Ok(())
         }

@@ -53,7 +53,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     if !validator_available() {
         bail!("python3 with the `openai` package is needed (pip install openai=={OPENAI_VERSION})");
     }
-    let cru = crate::record_bench::cru_binary(root)?;
+    let cru = crate::cru_binary::debug(root)?;
     let scratch = tempfile::tempdir()?;
     let fixtures = scratch.path().join("fixtures");
     std::fs::create_dir_all(&fixtures)?;

@@ -2,7 +2,7 @@
 //! `cru session log tool` must be quick as a whole process.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -54,30 +54,14 @@ pub fn record_session(dir: &Path, calls: usize, save: SaveMode) -> anyhow::Resul
     Ok(t.elapsed())
 }
 
-/// The `cru` release binary, built if needed.
-pub fn cru_binary(root: &Path) -> anyhow::Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--quiet", "--release", "-p", "crucible-cli"])
-        .current_dir(root)
-        .status()
-        .context("building cru")?;
-    anyhow::ensure!(status.success(), "cargo build of cru failed");
-    // Where cargo put it: CARGO_TARGET_DIR when the build was sent elsewhere.
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    Ok(target.join("release/cru"))
-}
-
 /// Runs `cru session log tool` `runs` times against a session that already
 /// holds `events` events; returns each run's wall time, sorted.
 pub fn cli_log_tool(
-    root: &Path,
+    cru: &Path,
     dir: &Path,
     events: usize,
     runs: usize,
 ) -> anyhow::Result<Vec<Duration>> {
-    let cru = cru_binary(root)?;
     let sessions = dir.join("cli");
     let _ = std::fs::remove_dir_all(&sessions);
     record_session(&sessions, events, SaveMode::Phase)?;
@@ -87,7 +71,7 @@ pub fn cli_log_tool(
         .map(|s| s.to_string_lossy().into_owned())
         .context("the session was not written")?;
     // Reopen it, as a live session would be.
-    let reopen = Command::new(&cru)
+    let reopen = Command::new(cru)
         .args([
             "session",
             "log",
@@ -103,7 +87,7 @@ pub fn cli_log_tool(
     let mut times = Vec::with_capacity(runs);
     for n in 0..runs {
         let t = Instant::now();
-        let ok = Command::new(&cru)
+        let ok = Command::new(cru)
             .args([
                 "session",
                 "log",
@@ -130,7 +114,7 @@ fn ms(d: Duration) -> f64 {
 
 /// The recording rows of `cargo xtask bench`.
 pub fn run(
-    root: &Path,
+    cru: &Path,
     dir: &Path,
     small: usize,
     large: usize,
@@ -157,7 +141,7 @@ pub fn run(
             b.as_secs_f64() / a.as_secs_f64()
         )?;
     }
-    let times = cli_log_tool(root, dir, 1000, cli_runs)?;
+    let times = cli_log_tool(cru, dir, 1000, cli_runs)?;
     let median = times[times.len() / 2];
     let p90 = times[(times.len() * 9 / 10).min(times.len() - 1)];
     writeln!(out)?;

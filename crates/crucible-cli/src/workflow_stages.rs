@@ -131,11 +131,7 @@ fn lost_in_refining(original: &CheckedWorkflow, refined: &CheckedWorkflow) -> Ve
 /// Saves a rejected reply beside `beside` as `<stem>.refine-rejected.md`
 /// and says why it was rejected; returns where it went.
 pub fn save_rejected(beside: &Path, reply: &str, reasons: &[String]) -> Result<PathBuf, CliError> {
-    let stem = beside
-        .file_stem()
-        .map_or_else(|| "workflow".into(), |s| s.to_string_lossy().into_owned());
-    let stem = stem.strip_suffix(".workflow").unwrap_or(&stem).to_owned();
-    let path = beside.with_file_name(format!("{stem}.refine-rejected.md"));
+    let path = crucible_core::store::names::refine_rejected(beside);
     write_file(&path, reply, true)?;
     eprintln!("the refined workflow is not used:");
     for r in reasons {

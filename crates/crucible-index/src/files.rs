@@ -14,9 +14,9 @@ use crate::record::{
 use crate::table_file::{Head, TableFile};
 use crate::toon::{self, Cell};
 
-pub const BASE: &str = ".index.toon";
-pub const PHASES: &str = ".index-phases.toon";
-pub const DELTA: &str = ".index-delta.toon";
+pub use crucible_core::store::names::{
+    INDEX as BASE, INDEX_DELTA as DELTA, INDEX_PHASES as PHASES,
+};
 pub const FORMAT: &str = "cru-session-index";
 /// 2: stamps carry the inode change time (`ctime_ns`).
 pub const VERSION: u64 = 2;

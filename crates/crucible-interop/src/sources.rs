@@ -1,8 +1,13 @@
 //! Finding sources: a file or folder named on the command line, walked as
-//! deep as it goes, each entry told by its content; what the walk will not
-//! or cannot read is named with why.
+//! deep as it goes with the one walker (`crucible_core::store::walk`: only
+//! regular files, links only inside the folder named, never into a folder),
+//! each entry told by its content; what the walk will not or cannot read is
+//! named with why.
 
 use std::path::{Path, PathBuf};
+
+use crucible_core::store::safe_file::kind_name;
+use crucible_core::store::walk::{Rules, WalkOptions, walk_with};
 
 use crate::{Format, claude_code, detect, gemini, opencode};
 
@@ -23,62 +28,73 @@ pub struct Found {
 /// deeper is reported, not silently left out.
 const MAX_DEPTH: usize = 64;
 
+/// The walk's rules for a folder named to import: hidden folders are
+/// walked (`.agent/sessions`, `~/.claude/projects`), and links are read
+/// only when they stay inside the folder named.
+const IMPORT: Rules = Rules {
+    take_hidden: true,
+    tree: "the folder being imported",
+};
+
 /// The sources below `path` in `format` (or any, detected by content):
 /// a file or folder of that format, or a folder that holds them.
 pub fn find_sources(path: &Path, format: Option<Format>) -> Found {
     let mut found = Found::default();
-    collect(path, format, &mut found, 0);
+    if let Some(is_dir) = named(path, format, &mut found) {
+        classify(path, is_dir, format, &mut found, 0, path);
+    }
     found.sources.sort_by(|a, b| a.0.cmp(&b.0));
     found
 }
 
-fn collect(path: &Path, format: Option<Format>, found: &mut Found, depth: usize) {
+/// The path named on the command line: whether it is a folder, or `None`
+/// when it was taken or skipped already. A link named is followed to a
+/// file (the user chose it), never to a folder.
+fn named(path: &Path, format: Option<Format>, found: &mut Found) -> Option<bool> {
     // One session of an OpenCode database, named `opencode.db#<id>`.
     if format.is_none_or(|f| f == Format::OpenCode) && opencode::is_db_session(path) {
         found.sources.push((path.to_owned(), Format::OpenCode));
-        return;
+        return None;
     }
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) => {
             found.skipped.push((path.to_owned(), e.to_string()));
-            return;
+            return None;
         }
     };
     let ft = meta.file_type();
-    if ft.is_symlink() {
+    let why_not = if ft.is_symlink() {
         match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => {
-                // Links to folders are not followed (they can loop), as in every walk.
-                found
-                    .skipped
-                    .push((path.to_owned(), "a link to a folder (not followed)".into()));
-                return;
-            }
-            Ok(m) if !m.is_file() => {
-                found
-                    .skipped
-                    .push((path.to_owned(), "a link to a special file".into()));
-                return;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                found
-                    .skipped
-                    .push((path.to_owned(), format!("a broken link ({e})")));
-                return;
-            }
+            Ok(m) if m.is_dir() => Some("a link to a folder (not followed)".into()),
+            Ok(m) if !m.is_file() => Some("a link to a special file".into()),
+            Ok(_) => None,
+            Err(e) => Some(format!("a broken link ({e})")),
         }
     } else if !ft.is_dir() && !ft.is_file() {
-        found.skipped.push((
-            path.to_owned(),
-            format!(
-                "{}, not a regular file",
-                crucible_core::store::safe_file::kind_name(ft)
-            ),
-        ));
-        return;
+        Some(format!("{}, not a regular file", kind_name(ft)))
+    } else {
+        None
+    };
+    match why_not {
+        Some(reason) => {
+            found.skipped.push((path.to_owned(), reason));
+            None
+        }
+        None => Some(ft.is_dir()),
     }
+}
+
+/// A file or folder the walk's rules let through, at `depth` below the
+/// path named (`top`): a source, a folder to look into, or neither.
+fn classify(
+    path: &Path,
+    is_dir: bool,
+    format: Option<Format>,
+    found: &mut Found,
+    depth: usize,
+    top: &Path,
+) {
     // A file named on the command line with `--from` is read in that format
     // whatever its head shows (a first line longer than detection reads,
     // say): the user said what it is, and the importer says if it is not.
@@ -86,39 +102,17 @@ fn collect(path: &Path, format: Option<Format>, found: &mut Found, depth: usize)
     // they are not one source each.)
     if let Some(want) = format
         && depth == 0
-        && !ft.is_dir()
+        && !is_dir
         && !matches!(want, Format::OpenCode | Format::AgentDir)
     {
         found.sources.push((path.to_owned(), want));
         return;
     }
     if let Some(f) = detect(path) {
-        if f == Format::OpenCode && format.is_none_or(|want| want == f) {
-            // A database or storage folder holds many sessions, each a source.
-            match opencode::sources(path, depth > 0) {
-                Ok(s) => found
-                    .sources
-                    .extend(s.into_iter().map(|p| (p, Format::OpenCode))),
-                Err(e) => found.skipped.push((path.to_owned(), e.to_string())),
-            }
-            return;
-        }
-        if format.is_none_or(|want| want == f) {
-            // In a folder walk a subagent's file comes with its parent's
-            // transcript; named on its own, it is imported on its own.
-            let with_parent = depth > 0
-                && match f {
-                    Format::ClaudeCode => claude_code::parent_transcript(path).is_some(),
-                    Format::Gemini => gemini::has_parent(path),
-                    _ => false,
-                };
-            if !with_parent {
-                found.sources.push((path.to_owned(), f));
-            }
-        }
+        take_detected(path, f, format, found, depth);
         return;
     }
-    if !ft.is_dir() {
+    if !is_dir {
         found.unrecognized.push(path.to_owned());
         return;
     }
@@ -129,8 +123,17 @@ fn collect(path: &Path, format: Option<Format>, found: &mut Found, depth: usize)
         ));
         return;
     }
-    let entries = match std::fs::read_dir(path) {
-        Ok(e) => e,
+    // One folder at a time through the one walker, so each folder found
+    // can be told by its content (an agent folder is one source) before
+    // anything below it is looked at.
+    let options = WalkOptions {
+        file_filter: &|_| true,
+        utf8_names: false,
+        recursive: false,
+        confine_to: Some(top),
+    };
+    let tree = match walk_with(path, options, &IMPORT) {
+        Ok(t) => t,
         Err(e) => {
             found
                 .skipped
@@ -138,9 +141,42 @@ fn collect(path: &Path, format: Option<Format>, found: &mut Found, depth: usize)
             return;
         }
     };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    for p in paths {
-        collect(&p, format, found, depth + 1);
+    found
+        .skipped
+        .extend(tree.skipped.into_iter().map(|s| (s.path, s.reason)));
+    let mut entries: Vec<(PathBuf, bool)> = (tree.files.into_iter().map(|p| (p, false)))
+        .chain(tree.subdirs.into_iter().map(|p| (p, true)))
+        .collect();
+    entries.sort();
+    for (p, is_dir) in entries {
+        classify(&p, is_dir, format, found, depth + 1, top);
+    }
+}
+
+/// A file or folder `detect` recognised as `f`.
+fn take_detected(path: &Path, f: Format, format: Option<Format>, found: &mut Found, depth: usize) {
+    if format.is_some_and(|want| want != f) {
+        return;
+    }
+    if f == Format::OpenCode {
+        // A database or storage folder holds many sessions, each a source.
+        match opencode::sources(path, depth > 0) {
+            Ok(s) => found
+                .sources
+                .extend(s.into_iter().map(|p| (p, Format::OpenCode))),
+            Err(e) => found.skipped.push((path.to_owned(), e.to_string())),
+        }
+        return;
+    }
+    // In a folder walk a subagent's file comes with its parent's
+    // transcript; named on its own, it is imported on its own.
+    let with_parent = depth > 0
+        && match f {
+            Format::ClaudeCode => claude_code::parent_transcript(path).is_some(),
+            Format::Gemini => gemini::has_parent(path),
+            _ => false,
+        };
+    if !with_parent {
+        found.sources.push((path.to_owned(), f));
     }
 }

@@ -235,7 +235,7 @@ pub fn check(
 }
 
 pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
-    let cru = crate::record_bench::cru_binary(root)?;
+    let cru = crate::cru_binary::debug(root)?;
     let ccusage = install_ccusage(root)?;
     real_claude::check(root, &cru, &ccusage)?;
     check(
@@ -341,8 +341,7 @@ mod smoke {
 
     #[test]
     fn peer_check_smoke_run_on_a_small_generated_corpus() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let cru = crate::record_bench::cru_binary(root).unwrap();
+        let cru = crate::cru_binary::for_tests().unwrap();
         let claude = tempfile::tempdir().unwrap();
         generate(
             claude.path(),

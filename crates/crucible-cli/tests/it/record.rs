@@ -33,9 +33,8 @@ fn store(kiln: &TestKiln) -> SessionStore<MarkdownCodec> {
     SessionStore::new(kiln.sessions(), MarkdownCodec)
 }
 
-/// The example in docs/recording.md, run as a user would paste it.
-#[test]
-fn recording_worked_example_runs() {
+/// The fenced `sh` block after `<!-- worked-example -->` in docs/recording.md.
+fn worked_example() -> String {
     let doc = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/recording.md"),
     )
@@ -44,45 +43,20 @@ fn recording_worked_example_runs() {
         .split("<!-- worked-example -->")
         .nth(1)
         .expect("the marker");
-    let script = after
+    after
         .split("```sh\n")
         .nth(1)
         .unwrap()
         .split("\n```")
         .next()
-        .unwrap();
-    let kiln = TestKiln::empty();
-    let path = format!(
-        "{}:{}",
-        cru_dir().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = kiln.run_cmd(
-        assert_cmd::Command::new("bash")
-            .args(["-euo", "pipefail", "-c", script])
-            .current_dir(kiln.root.path())
-            .env("HOME", kiln.root.path())
-            .env("PATH", path)
-            .env_remove("CRU_SESSION"),
-    );
-    assert_eq!(
-        out.code, 0,
-        "stdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    assert!(
-        out.stderr
-            .contains("3 files checked: 3 valid, 0 invalid (0 errors, 0 warnings)"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stdout.contains("phase-3  Check the regex"),
-        "{}",
-        out.stdout
-    );
+        .unwrap()
+        .to_owned()
+}
 
-    let s = SessionStore::new(kiln.root.path().join("sessions"), MarkdownCodec);
+/// What the worked example records in `dir`: a paused parent with its
+/// three subagents (link, embed, inline), the two with files completed.
+fn check_the_recorded_family(dir: &Path) {
+    let s = SessionStore::new(dir, MarkdownCodec);
     let files = crucible_core::store::session_files(s.dir()).unwrap();
     assert_eq!(files.len(), 3);
     let parent = files
@@ -123,6 +97,44 @@ fn recording_worked_example_runs() {
             .collect::<Vec<_>>(),
         [Some(900), None]
     );
+}
+
+/// The example in docs/recording.md, run as a user would paste it.
+#[test]
+fn recording_worked_example_runs() {
+    let script = worked_example();
+    let kiln = TestKiln::empty();
+    let path = format!(
+        "{}:{}",
+        cru_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = kiln.run_cmd(
+        assert_cmd::Command::new("bash")
+            .args(["-euo", "pipefail", "-c", &script])
+            .current_dir(kiln.root.path())
+            .env("HOME", kiln.root.path())
+            .env("PATH", path)
+            .env_remove("CRU_SESSION"),
+    );
+    assert_eq!(
+        out.code, 0,
+        "stdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("3 files checked: 3 valid, 0 invalid (0 errors, 0 warnings)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout.contains("phase-3  Check the regex"),
+        "{}",
+        out.stdout
+    );
+
+    check_the_recorded_family(&kiln.root.path().join("sessions"));
     assert!(
         out.stdout
             .contains("│   phase-1  Write tests @tester@0.9 #dev"),

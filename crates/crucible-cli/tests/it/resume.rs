@@ -382,28 +382,39 @@ fn an_openai_compatible_endpoint_from_config_records_reply_and_tokens() {
     assert_eq!(std::fs::read(paused_file(&kiln)).unwrap(), before);
 }
 
+/// `inner`, a shell command line, run by `script` (util-linux, on every
+/// Debian system) on a pseudo-terminal in `kiln`, with none of the
+/// caller's cru settings; `None` (and a note) without `script`.
+fn on_a_terminal(kiln: &TestKiln, inner: &str) -> Option<std::process::Command> {
+    let script = std::path::Path::new("/usr/bin/script");
+    if !script.exists() {
+        eprintln!("skipped: no /usr/bin/script to give cru a terminal");
+        return None;
+    }
+    let mut cmd = std::process::Command::new(script);
+    cmd.args(["-qec", inner, "/dev/null"])
+        .current_dir(kiln.root.path())
+        .env("HOME", kiln.root.path().join("home"))
+        .env_remove("CRU_SESSIONS_DIR")
+        .env_remove("CRUCIBLE_CONFIG")
+        .env_remove("XDG_CONFIG_HOME");
+    Some(cmd)
+}
+
 /// The turn-by-turn loop needs a terminal: `script` (util-linux, on every
 /// Debian system) gives the command a pseudo-terminal and types for us.
 #[test]
 fn on_a_terminal_it_goes_turn_by_turn_until_pause() {
-    let script = std::path::Path::new("/usr/bin/script");
-    if !script.exists() {
-        eprintln!("skipped: no /usr/bin/script to give cru a terminal");
-        return;
-    }
     let kiln = TestKiln::with_fixtures();
     let cru = assert_cmd::cargo::cargo_bin("cru");
     let inner = format!(
         "{} session resume {PAUSED} --agent-cmd 'cat >/dev/null; echo reply-from-agent'",
         cru.display()
     );
-    let mut child = std::process::Command::new(script)
-        .args(["-qec", &inner, "/dev/null"])
-        .current_dir(kiln.root.path())
-        .env("HOME", kiln.root.path().join("home"))
-        .env_remove("CRU_SESSIONS_DIR")
-        .env_remove("CRUCIBLE_CONFIG")
-        .env_remove("XDG_CONFIG_HOME")
+    let Some(mut on_a_terminal) = on_a_terminal(&kiln, &inner) else {
+        return;
+    };
+    let mut child = on_a_terminal
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -443,11 +454,6 @@ fn on_a_terminal_it_goes_turn_by_turn_until_pause() {
 /// the phase this run recorded.
 #[test]
 fn on_a_terminal_eof_pauses_after_the_run() {
-    let script = std::path::Path::new("/usr/bin/script");
-    if !script.exists() {
-        eprintln!("skipped: no /usr/bin/script to give cru a terminal");
-        return;
-    }
     let kiln = TestKiln::with_fixtures();
     let cru = assert_cmd::cargo::cargo_bin("cru");
     // The typed line, then Ctrl-D (0x04) as a terminal sends it.
@@ -456,13 +462,10 @@ fn on_a_terminal_eof_pauses_after_the_run() {
          --agent-cmd 'cat >/dev/null; echo reply-from-agent'",
         cru.display()
     );
-    let out = std::process::Command::new(script)
-        .args(["-qec", &inner, "/dev/null"])
-        .current_dir(kiln.root.path())
-        .env("HOME", kiln.root.path().join("home"))
-        .env_remove("CRU_SESSIONS_DIR")
-        .env_remove("CRUCIBLE_CONFIG")
-        .env_remove("XDG_CONFIG_HOME")
+    let Some(mut on_a_terminal) = on_a_terminal(&kiln, &inner) else {
+        return;
+    };
+    let out = on_a_terminal
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();

@@ -26,16 +26,12 @@ pub const DATA_VERSION: u32 = 1;
 /// `<dir>/.<stem>.data.jsonl`. Hidden, so that a person browsing the
 /// folder sees the sessions, and not markdown, so no walker reads it as one.
 pub fn data_path(session_path: &Path) -> PathBuf {
-    let stem = session_path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    session_path.with_file_name(format!(".{stem}.data.jsonl"))
+    crate::store::names::sidecar(session_path)
 }
 
 /// True for a file name that is a session's sidecar.
 pub fn is_data_file_name(name: &str) -> bool {
-    name.starts_with('.') && name.ends_with(".data.jsonl")
+    crate::store::names::is_sidecar(name)
 }
 
 /// Everything a session's sidecar holds, in source order.

@@ -10,11 +10,8 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// A hidden temporary name beside `target`, unique within this machine's
 /// processes, so scanners (which skip dot files) never see half a file.
 fn temp_path(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map_or_else(|| "session".into(), |n| n.to_string_lossy().into_owned());
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    target.with_file_name(format!(".{name}.{}.{n}.tmp", std::process::id()))
+    super::names::temp(target, std::process::id(), n)
 }
 
 fn write_temp(target: &Path, contents: &[u8]) -> io::Result<PathBuf> {
@@ -154,17 +151,7 @@ fn rename_if_unchanged(
 /// [`create_atomic`] made for a file whose name ends with `suffix`
 /// (`.<target>.<pid>.<n>.tmp`). One that exists while the directory's
 /// writer lock is held was left by a writer that died before its rename.
-pub fn is_temp_for(name: &str, suffix: &str) -> bool {
-    let Some(inner) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
-        return false;
-    };
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let mut parts = inner.rsplitn(3, '.');
-    let (Some(n), Some(pid), Some(target)) = (parts.next(), parts.next(), parts.next()) else {
-        return false;
-    };
-    digits(n) && digits(pid) && target.ends_with(suffix)
-}
+pub use super::names::is_temp_for;
 
 #[cfg(test)]
 mod tests {

@@ -35,10 +35,7 @@ fn open_journal_for_write(path: &Path, options: &mut OpenOptions) -> io::Result<
 /// The journal of the session file at `session`: a hidden file beside it, so
 /// scans of the sessions directory never take it for a session.
 pub fn journal_path(session: &Path) -> PathBuf {
-    let name = session
-        .file_name()
-        .map_or_else(|| "session".into(), |n| n.to_string_lossy().into_owned());
-    session.with_file_name(format!(".{name}.journal"))
+    super::names::journal(session)
 }
 
 /// The last line of a journal whose events a fold wrote into the markdown.

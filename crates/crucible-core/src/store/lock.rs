@@ -8,7 +8,7 @@ use super::safe_file::{UnsafeFile, open_own};
 
 /// The name of the lock file at the top of a sessions directory. Hidden, so
 /// no scan takes it for a session.
-pub const LOCK_FILE: &str = ".cru.lock";
+pub const LOCK_FILE: &str = super::names::LOCK;
 
 /// An exclusive kernel advisory lock (flock) on the sessions directory, held
 /// until dropped.

@@ -10,6 +10,7 @@ pub mod atomic;
 pub mod discovery;
 pub mod journal;
 pub mod lock;
+pub mod names;
 pub mod safe_file;
 pub mod walk;
 
@@ -771,7 +772,7 @@ impl<C: SessionCodec> SessionStore<C> {
             // Under the lock no writer is between its temporary file and its
             // rename: every temporary file here is stale.
             if name.to_str().is_some_and(|n| {
-                atomic::is_temp_for(n, ".md") || atomic::is_temp_for(n, ".data.jsonl")
+                atomic::is_temp_for(n, ".md") || atomic::is_temp_for(n, names::SIDECAR_SUFFIX)
             }) {
                 let path = entry.path();
                 std::fs::remove_file(&path).map_err(StoreError::io(&path))?;

@@ -19,6 +19,8 @@
 //!
 //! The walk looks at directory entries only (no `stat` per file): size
 //! limits are checked when a file is opened (see [`super::safe_file`]).
+//! The listing is the `walkdir` crate's; the rules are [`judge`]'s, which
+//! every other listing of a sessions folder asks too.
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
@@ -99,97 +101,65 @@ pub fn is_markdown(name: &OsStr) -> bool {
 
 /// Walks `root` by the rules above. A root that does not exist is an empty
 /// tree; a root that cannot be read is an error.
+///
+/// The listing is walkdir's, with links never followed by it (so no loop
+/// is possible); every entry is then judged by [`judge`], the same rules
+/// the index's fast re-listing of one folder applies.
 pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
-    let mut tree = Tree::default();
-    // The canonical root, for confining links: computed at the first link.
-    let mut canonical_root: Option<Option<PathBuf>> = None;
-    let mut pending = vec![root.to_owned()];
-    while let Some(dir) = pending.pop() {
-        let changed = std::fs::metadata(&dir).ok().map(|m| change_time(&m));
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if dir == root && e.kind() == io::ErrorKind::NotFound => return Ok(tree),
-            Err(e) if dir == root => return Err(e),
-            Err(e) => {
-                tree.skipped.push(Skipped {
-                    path: dir,
-                    reason: format!("folder cannot be read ({e})"),
-                });
-                continue;
-            }
-        };
-        tree.dirs.push(dir.clone());
-        tree.dir_changed.push(changed);
-        for entry in entries {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    tree.skipped.push(Skipped {
-                        path: dir.clone(),
-                        reason: format!("folder cannot be listed whole ({e})"),
-                    });
-                    break;
+    walk_with(root, options, &SESSIONS)
+}
+
+/// Rules that differ between the trees walked.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules {
+    /// Hidden entries are walked like any other (a folder named for import
+    /// may hold `.agent/sessions`), instead of not entered.
+    pub take_hidden: bool,
+    /// What the tree is, in the reason a link out of it is skipped.
+    pub tree: &'static str,
+}
+
+/// The rules of a sessions directory, where cru's own files are hidden.
+pub const SESSIONS: Rules = Rules {
+    take_hidden: false,
+    tree: "the sessions directory",
+};
+
+/// [`walk`] with other [`Rules`].
+pub fn walk_with(root: &Path, options: WalkOptions<'_>, rules: &Rules) -> io::Result<Tree> {
+    let mut walk = Walk {
+        root,
+        options,
+        rules,
+        tree: Tree::default(),
+        canonical_root: None,
+        listing: Vec::new(),
+    };
+    let mut entries = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .max_depth(if options.recursive { usize::MAX } else { 1 })
+        .into_iter();
+    while let Some(next) = entries.next() {
+        match next {
+            Ok(entry) => {
+                // walkdir has opened a folder (not a link to one) it yields,
+                // and not read it yet: skipping it now reads nothing below.
+                let opened = entry.file_type().is_dir();
+                if walk.entry(entry)? == Descend::No && opened {
+                    entries.skip_current_dir();
                 }
-            };
-            // One allocation per entry (the path; the name is borrowed from
-            // it): a listing of 100,000 files is on every rebuild's serial
-            // start, and on every read after a save changed the folder.
-            let path = entry.path();
-            let Some(name) = path.file_name() else {
-                continue;
-            };
-            let bytes = name.as_encoded_bytes();
-            if bytes.first() == Some(&b'.') {
-                if let Some(session) = bytes
-                    .strip_prefix(b".")
-                    .and_then(|n| n.strip_suffix(b".journal"))
-                {
-                    use std::os::unix::ffi::OsStrExt;
-                    tree.journals.insert(dir.join(OsStr::from_bytes(session)));
-                }
-                continue;
             }
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                if options.recursive {
-                    pending.push(path);
-                } else {
-                    tree.subdirs.push(path);
-                }
-                continue;
+            Err(e) if e.depth() == 0 => {
+                let e = into_io(e);
+                return match e.kind() {
+                    io::ErrorKind::NotFound => Ok(Tree::default()),
+                    _ => Err(e),
+                };
             }
-            if !(options.file_filter)(name) {
-                continue;
-            }
-            if options.utf8_names && name.to_str().is_none() {
-                tree.skipped.push(Skipped {
-                    path,
-                    reason: "file name is not valid UTF-8 (rename it to have it indexed)".into(),
-                });
-                continue;
-            }
-            if kind.is_file() {
-                tree.files.push(path);
-            } else if kind.is_symlink() {
-                let root_real = canonical_root
-                    .get_or_insert_with(|| {
-                        std::fs::canonicalize(options.confine_to.unwrap_or(root)).ok()
-                    })
-                    .as_deref();
-                match link_verdict(&path, root_real) {
-                    Ok(()) => tree.files.push(path),
-                    Err(reason) => tree.skipped.push(Skipped { path, reason }),
-                }
-            } else {
-                tree.skipped.push(Skipped {
-                    path,
-                    reason: format!("{}, not a regular file", kind_name(kind)),
-                });
-            }
+            Err(e) => walk.error(&e),
         }
     }
+    let mut tree = walk.tree;
     // By bytes, not by `Path`'s component-wise order: at 100,000 files the
     // latter was a visible share of an index rebuild, on its serial start.
     tree.files.sort_unstable_by(|a, b| {
@@ -200,6 +170,170 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
     Ok(tree)
 }
 
+/// Whether the walk goes into the folder just found.
+#[derive(Debug, PartialEq, Eq)]
+enum Descend {
+    Yes,
+    No,
+}
+
+/// A walk under way: what it found so far.
+struct Walk<'a> {
+    root: &'a Path,
+    options: WalkOptions<'a>,
+    rules: &'a Rules,
+    tree: Tree,
+    /// The canonical root links must stay in: computed at the first link.
+    canonical_root: Option<Option<PathBuf>>,
+    /// The folder being listed at each depth, to name the folder of a
+    /// listing error (walkdir gives those without a path).
+    listing: Vec<PathBuf>,
+}
+
+impl Walk<'_> {
+    fn entry(&mut self, entry: walkdir::DirEntry) -> io::Result<Descend> {
+        let depth = entry.depth();
+        let kind = entry.file_type();
+        if depth == 0 {
+            // The root, through a link too (as `read_dir` would).
+            if !kind.is_dir() && !std::fs::metadata(self.root).is_ok_and(|m| m.is_dir()) {
+                return Err(io::Error::from_raw_os_error(
+                    rustix::io::Errno::NOTDIR.raw_os_error(),
+                ));
+            }
+            self.enter(entry.into_path(), depth);
+            return Ok(Descend::Yes);
+        }
+        let path = entry.into_path();
+        let dir = path.parent().unwrap_or(self.root);
+        match judge(&path, kind, self.options, self.rules, || {
+            self.canonical_root
+                .get_or_insert_with(|| {
+                    std::fs::canonicalize(self.options.confine_to.unwrap_or(self.root)).ok()
+                })
+                .clone()
+        }) {
+            Verdict::Hidden { journal_of } => {
+                if let Some(session) = journal_of {
+                    self.tree.journals.insert(dir.join(session));
+                }
+                return Ok(Descend::No);
+            }
+            Verdict::Folder if self.options.recursive => {
+                self.enter(path, depth);
+                return Ok(Descend::Yes);
+            }
+            Verdict::Folder => self.tree.subdirs.push(path),
+            Verdict::Take => self.tree.files.push(path),
+            Verdict::Skip(reason) => self.tree.skipped.push(Skipped { path, reason }),
+            Verdict::Ignore => {}
+        }
+        Ok(Descend::No)
+    }
+
+    /// Notes a folder walkdir has just opened and not read yet: its change
+    /// time is looked at now, before its entries are listed, so a change
+    /// made while the walk goes on shows as a newer time.
+    fn enter(&mut self, dir: PathBuf, depth: usize) {
+        self.tree
+            .dir_changed
+            .push(std::fs::metadata(&dir).ok().map(|m| change_time(&m)));
+        self.listing.truncate(depth);
+        self.listing.push(dir.clone());
+        self.tree.dirs.push(dir);
+    }
+
+    fn error(&mut self, e: &walkdir::Error) {
+        let io = e
+            .io_error()
+            .map_or_else(|| e.to_string(), ToString::to_string);
+        if let Some(dir) = e.path() {
+            // The folder could not be opened: it was not listed after all.
+            if self.tree.dirs.last().is_some_and(|d| d == dir) {
+                self.tree.dirs.pop();
+                self.tree.dir_changed.pop();
+            }
+            self.tree.skipped.push(Skipped {
+                path: dir.to_owned(),
+                reason: format!("folder cannot be read ({io})"),
+            });
+        } else {
+            // An entry of the folder one level up could not be read.
+            let dir = e
+                .depth()
+                .checked_sub(1)
+                .and_then(|d| self.listing.get(d))
+                .map_or_else(|| self.root.to_owned(), Clone::clone);
+            self.tree.skipped.push(Skipped {
+                path: dir,
+                reason: format!("folder cannot be listed whole ({io})"),
+            });
+        }
+    }
+}
+
+fn into_io(e: walkdir::Error) -> io::Error {
+    let message = e.to_string();
+    e.into_io_error()
+        .unwrap_or_else(|| io::Error::other(message))
+}
+
+/// What the walk does with one entry of a folder.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// A hidden entry: not entered, not taken; a journal marks its session
+    /// (by name, beside it) as live.
+    Hidden { journal_of: Option<PathBuf> },
+    /// A folder (not a link to one): entered by a recursive walk.
+    Folder,
+    /// A file to take.
+    Take,
+    /// Left out, with why, for a warning.
+    Skip(String),
+    /// Not a file the caller wants (its name does not pass the filter).
+    Ignore,
+}
+
+/// The rules of the module for one directory entry, from its name and the
+/// type its folder listing gave (no `stat`): every walk decides with this,
+/// the full walk above and the index's quick re-listing of a folder alike.
+/// `canonical_root` is asked only for a link.
+pub fn judge(
+    path: &Path,
+    kind: std::fs::FileType,
+    options: WalkOptions<'_>,
+    rules: &Rules,
+    canonical_root: impl FnOnce() -> Option<PathBuf>,
+) -> Verdict {
+    let Some(name) = path.file_name() else {
+        return Verdict::Ignore;
+    };
+    if !rules.take_hidden && name.as_encoded_bytes().first() == Some(&b'.') {
+        return Verdict::Hidden {
+            journal_of: super::names::journal_of(name).map(PathBuf::from),
+        };
+    }
+    if kind.is_dir() {
+        return Verdict::Folder;
+    }
+    if !(options.file_filter)(name) {
+        return Verdict::Ignore;
+    }
+    if options.utf8_names && name.to_str().is_none() {
+        return Verdict::Skip("file name is not valid UTF-8 (rename it to have it indexed)".into());
+    }
+    if kind.is_file() {
+        Verdict::Take
+    } else if kind.is_symlink() {
+        match link_verdict(path, canonical_root().as_deref(), rules.tree) {
+            Ok(()) => Verdict::Take,
+            Err(reason) => Verdict::Skip(reason),
+        }
+    } else {
+        Verdict::Skip(format!("{}, not a regular file", kind_name(kind)))
+    }
+}
+
 /// Whether a file found earlier (or named by an index row) may be read
 /// again now: a regular file, or a link to a regular file, whose real path
 /// is inside `root`. The whole path is resolved, so a folder on the way
@@ -207,7 +341,9 @@ pub fn walk(root: &Path, options: WalkOptions<'_>) -> io::Result<Tree> {
 pub fn may_read(path: &Path, root: &Path) -> Result<(), String> {
     let root_real = std::fs::canonicalize(root).ok();
     match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => link_verdict(path, root_real.as_deref()),
+        Ok(m) if m.file_type().is_symlink() => {
+            link_verdict(path, root_real.as_deref(), SESSIONS.tree)
+        }
         Ok(m) if m.is_file() => match std::fs::canonicalize(path) {
             Ok(real) if root_real.as_deref().is_some_and(|r| real.starts_with(r)) => Ok(()),
             Ok(real) => Err(format!(
@@ -223,7 +359,7 @@ pub fn may_read(path: &Path, root: &Path) -> Result<(), String> {
 
 /// Whether a link found in the tree may be read: its target must be a
 /// regular file inside the root.
-fn link_verdict(link: &Path, root: Option<&Path>) -> Result<(), String> {
+fn link_verdict(link: &Path, root: Option<&Path>, tree: &str) -> Result<(), String> {
     let target = match std::fs::canonicalize(link) {
         Ok(t) => t,
         Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
@@ -231,13 +367,18 @@ fn link_verdict(link: &Path, root: Option<&Path>) -> Result<(), String> {
         }
         Err(_) => return Err("broken symbolic link".into()),
     };
+    let meta = std::fs::metadata(&target);
+    // Never entered, wherever it leads: it could loop, or lead out of the tree.
+    if meta.as_ref().is_ok_and(std::fs::Metadata::is_dir) {
+        return Err("symbolic link to a folder (not followed)".into());
+    }
     if !root.is_some_and(|r| target.starts_with(r)) {
         return Err(format!(
-            "symbolic link to {}, outside the sessions directory; not followed",
+            "symbolic link to {}, outside {tree}; not followed",
             target.display()
         ));
     }
-    match std::fs::metadata(&target) {
+    match meta {
         Ok(m) if m.is_file() => Ok(()),
         Ok(m) => Err(format!(
             "symbolic link to {}, not a regular file",
@@ -338,6 +479,70 @@ mod tests {
                 .iter()
                 .any(|s| s.reason.contains("FIFO") && s.path.ends_with("fifo.md"))
         );
+    }
+
+    #[test]
+    fn link_loops_and_links_to_folders_are_named_not_followed() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/a.md"), "x").unwrap();
+        symlink(root.join("b.md"), root.join("a.md")).unwrap();
+        symlink(root.join("a.md"), root.join("b.md")).unwrap();
+        // A folder linking back up, named like a session and not.
+        symlink(root, root.join("sub/up.md")).unwrap();
+        symlink(root, root.join("sub/up")).unwrap();
+        let tree = session_tree(root).unwrap();
+        assert_eq!(names(root, &tree.files), ["sub/a.md"]);
+        let mut skipped: Vec<String> = tree.skipped.iter().map(ToString::to_string).collect();
+        skipped.sort();
+        let root = root.display();
+        assert_eq!(
+            skipped,
+            [
+                format!("{root}/a.md: symbolic link loop"),
+                format!("{root}/b.md: symbolic link loop"),
+                format!("{root}/sub/up.md: symbolic link to a folder (not followed)"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_walk_of_one_folder_lists_its_subfolders_and_takes_hidden_files_when_told() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        for f in ["a.md", "sub/b.md", ".hidden/c.md", ".d.md"] {
+            let path = root.join(f);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let options = WalkOptions {
+            file_filter: &is_markdown,
+            utf8_names: false,
+            recursive: false,
+            confine_to: None,
+        };
+        let tree = walk(root, options).unwrap();
+        assert_eq!(names(root, &tree.files), ["a.md"]);
+        assert_eq!(names(root, &tree.subdirs), ["sub"]);
+        assert_eq!(tree.dirs, [root.to_owned()]);
+        let all = Rules {
+            take_hidden: true,
+            tree: "the folder",
+        };
+        let mut tree = walk_with(root, options, &all).unwrap();
+        tree.subdirs.sort();
+        assert_eq!(names(root, &tree.files), [".d.md", "a.md"]);
+        assert_eq!(names(root, &tree.subdirs), [".hidden", "sub"]);
+    }
+
+    #[test]
+    fn a_root_that_is_a_file_is_an_error_and_a_missing_one_is_empty() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("f.md"), "x").unwrap();
+        assert!(session_tree(&t.path().join("f.md")).is_err());
+        let tree = session_tree(&t.path().join("missing")).unwrap();
+        assert!(tree.files.is_empty() && tree.dirs.is_empty());
     }
 
     #[test]

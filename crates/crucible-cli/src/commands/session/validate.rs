@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use anstyle::{AnsiColor, Style};
 use clap::{Args, ValueEnum};
-use crucible_core::{SessionFile, StoreError, store::session_tree};
+use crucible_core::store::{names, session_tree, walk};
+use crucible_core::{SessionFile, StoreError};
 use crucible_parser::validate::{FileReport, validate_file};
 
 use crate::context::Context;
@@ -212,22 +213,33 @@ fn sidecar_problems(ctx: &Context, files: &[PathBuf], folders: &[PathBuf]) -> Ve
             ));
         }
     }
+    // Sidecars are hidden: listed by the one walker with hidden names
+    // taken, one folder at a time.
+    let sidecars = walk::Rules {
+        take_hidden: true,
+        tree: walk::SESSIONS.tree,
+    };
+    let options = walk::WalkOptions {
+        file_filter: &|n| n.to_str().and_then(names::sidecar_of).is_some(),
+        utf8_names: false,
+        recursive: false,
+        confine_to: None,
+    };
     for dir in folders {
-        let Ok(entries) = std::fs::read_dir(dir) else {
+        let Ok(tree) = walk::walk_with(dir, options, &sidecars) else {
             continue;
         };
-        for e in entries.flatten() {
-            let name = e.file_name();
-            let Some(name) = name
-                .to_str()
-                .filter(|n| crucible_core::is_data_file_name(n))
+        for path in tree.files {
+            let Some(stem) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(names::sidecar_of)
             else {
                 continue;
             };
-            let stem = &name[1..name.len() - ".data.jsonl".len()];
             if !dir.join(format!("{stem}.md")).exists() {
                 out.push(Unresolved {
-                    target: e.path().display().to_string(),
+                    target: path.display().to_string(),
                     line: None,
                     message: format!("a sidecar without its session ({stem}.md is gone)"),
                 });

@@ -15,15 +15,29 @@ use crucible_parser::workflow::{CheckedWorkflow, check_workflow};
 use crate::cli::GlobalArgs;
 use crate::error::{CliError, Outcome};
 
+/// The exit status of each command (the rule is in docs/cli.md): shown by
+/// `cru workflow X --help` and generated into docs/cli.md.
+mod exit_status {
+    pub const VALIDATE: &str = "Exit status:\n  0  every workflow valid\n  1  a workflow invalid or unreadable\n  2  a bad flag\n  3  every workflow valid, but entries of a folder named were skipped (FIFOs, links out of it or to folders)";
+    pub const SHOW: &str =
+        "Exit status:\n  0  shown\n  1  a workflow invalid or unreadable\n  2  a bad flag";
+    pub const REFINE: &str = "Exit status:\n  0  refined and saved\n  1  a workflow invalid or unreadable; the agent failed; a refinement rejected (the original kept)\n  2  a bad flag";
+    pub const EDIT: &str = "Exit status:\n  0  saved, or left as it was when the edit was given up\n  1  the file cannot be read or written; the editor failed\n  2  a bad flag";
+}
+
 #[derive(Debug, Subcommand)]
 pub enum WorkflowCommand {
     /// Check workflow files: `file:line:col: message` per problem; exit 1 on errors.
+    #[command(after_long_help = exit_status::VALIDATE)]
     Validate(validate::ValidateArgs),
     /// Steps in run order with agents, channels, inputs, outputs and run history.
+    #[command(after_long_help = exit_status::SHOW)]
     Show(show::ShowArgs),
     /// Have the agent backend clean a workflow up; keep it only if it validates.
+    #[command(after_long_help = exit_status::REFINE)]
     Refine(refine::RefineArgs),
     /// Edit a workflow in $VISUAL/$EDITOR until it validates, then save it.
+    #[command(after_long_help = exit_status::EDIT)]
     Edit(edit::EditArgs),
 }
 

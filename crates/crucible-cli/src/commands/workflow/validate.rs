@@ -27,41 +27,36 @@ pub enum Format {
     Json,
 }
 
-fn expand(targets: &[PathBuf]) -> Vec<PathBuf> {
+/// The files to check: each file named, and the `*.md` files below each
+/// folder named, found by the one walker (links to folders not followed,
+/// FIFOs and links out of the folder skipped), with what it skipped.
+fn expand(targets: &[PathBuf]) -> (Vec<PathBuf>, Vec<crucible_core::store::Skipped>) {
     let mut files = Vec::new();
+    let mut skipped = Vec::new();
     for t in targets {
-        if t.is_dir() {
-            let mut found: Vec<PathBuf> = walk(t);
-            found.sort();
-            files.extend(found);
-        } else {
+        if !t.is_dir() {
             files.push(t.clone());
-        }
-    }
-    files
-}
-
-fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return out;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if e.file_name().to_string_lossy().starts_with('.') {
             continue;
         }
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else if p.extension().is_some_and(|x| x == "md") {
-            out.push(p);
+        match crucible_core::store::session_tree(t) {
+            Ok(tree) => {
+                files.extend(tree.files);
+                skipped.extend(tree.skipped);
+            }
+            Err(e) => skipped.push(crucible_core::store::Skipped {
+                path: t.clone(),
+                reason: format!("folder cannot be read ({e})"),
+            }),
         }
     }
-    out
+    (files, skipped)
 }
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<Outcome> {
-    let files = expand(&args.files);
+    let (files, skipped) = expand(&args.files);
+    for s in &skipped {
+        eprintln!("warning: {}: skipped: {}", s.path.display(), s.reason);
+    }
     let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
     let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
     let mut out = anstream::stdout().lock();
@@ -129,6 +124,8 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<Outcome> {
     )?;
     Ok(if invalid > 0 {
         Outcome::Failure
+    } else if !skipped.is_empty() {
+        Outcome::Skipped
     } else {
         Outcome::Success
     })

@@ -137,11 +137,6 @@ fn many_frontmatter_keys_after_a_block_list_validate_in_linear_time() {
 #[test]
 fn a_doubling_embed_fan_out_renders_quickly_and_once_per_session() {
     let kiln = TestKiln::empty();
-    let embed = |child: &str| {
-        format!(
-            "> [!subagent] @helper@1.0\n> Asked to go one level down.\n> mode: embed\n> ![[{child}]]\n> Summary: done.\n"
-        )
-    };
     for level in 0..=20 {
         let body = if level < 20 {
             let child = format!("level-{}", level + 1);
@@ -183,8 +178,19 @@ fn a_doubling_embed_fan_out_renders_quickly_and_once_per_session() {
         out.stdout
             .contains("level-20 is shown earlier in this session; not repeated")
     );
+}
 
-    // A directory wider than the limit: one session embedding 250 distinct ones.
+/// A `[!subagent]` callout that embeds `child`.
+fn embed(child: &str) -> String {
+    format!(
+        "> [!subagent] @helper@1.0\n> Asked to go one level down.\n> mode: embed\n> ![[{child}]]\n> Summary: done.\n"
+    )
+}
+
+/// A directory wider than the expansion limit: one session embedding 250
+/// distinct ones shows 200 and says how many it left out.
+#[test]
+fn embeds_past_the_expansion_limit_are_counted_not_shown() {
     let wide = TestKiln::empty();
     let mut body = String::from("## Work @orchestrator #dev\n\n");
     for i in 0..250 {

@@ -299,6 +299,18 @@ fn a_name_that_is_not_utf8_is_reported_not_dropped() {
     assert!(list.stderr.contains("could not be read"), "{}", list.stderr);
 }
 
+/// The fixtures, and a subfolder `locked` holding a copy of `fixture` as
+/// `name`, everything open to every user (for [`OtherUser`]) until a test
+/// locks the folder.
+fn kiln_with_a_folder_for_others(fixture: &str, name: &str) -> (TestKiln, std::path::PathBuf) {
+    let kiln = TestKiln::with_fixtures();
+    let locked = kiln.sessions().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::copy(kiln.sessions().join(fixture), locked.join(name)).unwrap();
+    open_to_everyone(&kiln);
+    (kiln, locked)
+}
+
 /// A folder nobody but its owner may read, and `cru` run as another user
 /// (root reads every folder whatever its mode, and tests run as root here).
 #[test]
@@ -307,16 +319,8 @@ fn an_unreadable_folder_is_skipped_with_a_warning() {
     let Some(other) = OtherUser::here() else {
         return;
     };
-    let kiln = TestKiln::with_fixtures();
-    let locked = kiln.sessions().join("locked");
-    std::fs::create_dir(&locked).unwrap();
-    std::fs::copy(
-        kiln.sessions().join("2025-12-11-write-tests.md"),
-        locked.join("a.md"),
-    )
-    .unwrap();
+    let (kiln, locked) = kiln_with_a_folder_for_others("2025-12-11-write-tests.md", "a.md");
     // Everything readable and writable by all, but the locked folder.
-    open_to_everyone(&kiln);
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
     let out = other.run(&kiln, &["session", "list"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -768,15 +772,7 @@ fn a_folder_that_becomes_unreadable_is_reported_not_dropped_silently() {
     let Some(other) = OtherUser::here() else {
         return;
     };
-    let kiln = TestKiln::with_fixtures();
-    let locked = kiln.sessions().join("locked");
-    std::fs::create_dir(&locked).unwrap();
-    std::fs::copy(
-        kiln.sessions().join("2025-12-12-start-docs.md"),
-        locked.join("x.md"),
-    )
-    .unwrap();
-    open_to_everyone(&kiln);
+    let (kiln, locked) = kiln_with_a_folder_for_others("2025-12-12-start-docs.md", "x.md");
     let as_other = |args: &[&str]| {
         let out = other.run(&kiln, args);
         (
@@ -827,4 +823,38 @@ fn a_note_rewritten_in_place_into_a_session_is_listed() {
         "{fast}"
     );
     assert_eq!(fast, listed_after_rebuild(&kiln));
+}
+
+/// `cru workflow validate DIR` walks with the one walker: a link back up
+/// the tree used to be followed for ever; a FIFO named `*.md` used to be
+/// taken for a workflow. Both are named, skipped (exit 3), and never opened.
+#[test]
+fn workflow_validate_of_a_folder_with_a_loop_and_a_fifo_ends_and_names_them() {
+    let kiln = TestKiln::empty();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("workflows");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::copy(
+        crate::kiln::fixtures().join("workflows/linear.md"),
+        root.join("sub/linear.md"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&root, root.join("sub/up")).unwrap();
+    std::os::unix::fs::symlink(&root, root.join("sub/up.md")).unwrap();
+    mkfifo(&root.join("pipe.md"));
+    let out = kiln.run(&["workflow", "validate", root.to_str().unwrap()]);
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    for (name, why) in [
+        ("pipe.md", "FIFO"),
+        ("up.md", "symbolic link to a folder (not followed)"),
+    ] {
+        assert!(
+            out.stderr
+                .lines()
+                .any(|l| l.contains(name) && l.contains("skipped") && l.contains(why)),
+            "{name}: {}",
+            out.stderr
+        );
+    }
+    assert!(out.stderr.contains("1 workflow"), "{}", out.stderr);
 }

@@ -44,8 +44,8 @@ fn special_files_and_links_in_an_import_folder_are_named_and_skipped() {
     for (name, why) in [
         ("pipe.jsonl", "FIFO"),
         ("agent.sock", "socket"),
-        ("linked-folder", "a link to a folder (not followed)"),
-        ("broken.jsonl", "a broken link"),
+        ("linked-folder", "link to a folder (not followed)"),
+        ("broken.jsonl", "broken symbolic link"),
     ] {
         assert!(
             out.stderr
@@ -57,6 +57,51 @@ fn special_files_and_links_in_an_import_folder_are_named_and_skipped() {
     }
     assert_eq!(out.code, 3, "skipped entries make the run a partial one");
     assert!(out.stderr.contains("4 skipped"), "{}", out.stderr);
+}
+
+#[test]
+fn loops_and_links_out_of_an_import_folder_are_named_and_not_followed() {
+    let kiln = TestKiln::empty();
+    let src = tempfile::tempdir().unwrap();
+    let root = src.path().join("import");
+    std::fs::create_dir_all(root.join("deep")).unwrap();
+    std::fs::copy(codex_rollout(), root.join("deep/rollout.jsonl")).unwrap();
+    // A folder that links back to its parent, and two links that loop.
+    std::os::unix::fs::symlink(&root, root.join("deep/up")).unwrap();
+    std::os::unix::fs::symlink(root.join("b.jsonl"), root.join("a.jsonl")).unwrap();
+    std::os::unix::fs::symlink(root.join("a.jsonl"), root.join("b.jsonl")).unwrap();
+    // A transcript beside the folder, reached through a link in it.
+    std::fs::copy(codex_rollout(), src.path().join("outside.jsonl")).unwrap();
+    std::os::unix::fs::symlink(src.path().join("outside.jsonl"), root.join("out.jsonl")).unwrap();
+    let out = kiln.run(&["session", "import", root.to_str().unwrap()]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stderr.contains("1 created"), "{}", out.stderr);
+    for (name, why) in [
+        ("up", "link to a folder (not followed)"),
+        ("a.jsonl", "symbolic link loop"),
+        ("b.jsonl", "symbolic link loop"),
+        ("out.jsonl", "outside the folder being imported"),
+    ] {
+        assert!(
+            out.stderr
+                .lines()
+                .any(|l| l.contains(name) && l.contains("skipped") && l.contains(why)),
+            "{name}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn hidden_folders_of_an_import_folder_are_walked() {
+    let kiln = TestKiln::empty();
+    let src = tempfile::tempdir().unwrap();
+    let hidden = src.path().join(".codex/sessions");
+    std::fs::create_dir_all(&hidden).unwrap();
+    std::fs::copy(codex_rollout(), hidden.join("rollout.jsonl")).unwrap();
+    let out = kiln.run(&["session", "import", src.path().to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("1 created"), "{}", out.stderr);
 }
 
 #[test]
