@@ -14,16 +14,19 @@
 mod actual;
 mod check;
 mod evaluate;
-mod expect;
 pub mod judge;
-mod record;
 pub mod replay;
 mod run_output;
 
 pub use actual::Actual;
-pub use check::{Check, CheckKind, check};
+pub use check::check;
 pub use evaluate::{Evaluator, NotEvaluated, evaluable};
-pub use expect::{ExpectError, Expectation, Order, ToolPattern, expectation_of};
-pub use judge::{JudgeError, JudgeVerdict};
-pub use record::{EvalRecord, Verdict, last_verdict};
+pub use judge::JudgeError;
 pub use run_output::run_output;
+
+// The callout types live in crucible-core so that readers of session files
+// need not build the evaluator; they are re-exported for users of this crate.
+pub use crucible_core::{
+    Check, CheckKind, EvalRecord, ExpectError, Expectation, JudgeVerdict, Order, ToolPattern,
+    Verdict, expectation_of, last_verdict,
+};

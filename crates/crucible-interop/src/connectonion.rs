@@ -41,10 +41,7 @@ use crucible_core::{
     AgentRef, Block, Callout, CalloutKind, Frontmatter, Phase, SessionId, SessionLog, Timestamp,
     ToolCall, one_line,
 };
-
-use crucible_eval::{Expectation, ToolPattern};
-
-use crucible_core::{DataRecord, SessionData, SourceData};
+use crucible_core::{DataRecord, Expectation, SessionData, SourceData, ToolPattern};
 
 use crate::messages::{assistant_blocks, push_assistant};
 use crate::transcript::{PhaseCalls, finish_paused, phase_name, text_of, title_from};
