@@ -4,6 +4,7 @@ pub mod bench;
 pub mod claude_corpus;
 pub mod codex_corpus;
 pub mod corpus;
+pub mod deps;
 pub mod docs;
 pub mod import_bench;
 pub mod index_bench;

@@ -2,6 +2,8 @@
 //!
 //! - `docs [--check]`: man pages and shell completions under `docs/`, from the
 //!   clap command tree; `--check` fails when the committed files are stale.
+//! - `deps`: the crates' dependency arrows against docs/architecture.md's
+//!   crate table.
 //! - `bench`: generates a deterministic synthetic corpus and prints a table of
 //!   parse throughput against plain pulldown-cmark over the same files.
 //! - `learn-check`: the learning-case exports loaded by Hugging Face
@@ -15,7 +17,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use xtask::{
-    bench, claude_corpus, corpus, docs, import_bench, index_bench, learn_bench, learn_check,
+    bench, claude_corpus, corpus, deps, docs, import_bench, index_bench, learn_bench, learn_check,
     messages_check, peer_check, record_bench,
 };
 
@@ -48,6 +50,9 @@ enum Task {
         #[arg(long)]
         check: bool,
     },
+    /// Fail when a crate depends on a workspace crate that
+    /// docs/architecture.md's crate table does not draw (or the other way).
+    Deps,
     /// Load every learning-case JSONL schema with Hugging Face `datasets`
     /// (python3 with the package installed).
     LearnCheck,
@@ -94,6 +99,7 @@ fn main() -> anyhow::Result<()> {
         .to_owned();
     match Args::parse().task {
         Task::Docs { check } => docs::run(&root, check),
+        Task::Deps => deps::run(&root),
         Task::LearnCheck => learn_check::run(&root),
         Task::MessagesCheck => messages_check::run(&root),
         Task::PeerCheck { transcripts } => peer_check::run(&root, transcripts),

@@ -12,9 +12,11 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use crucible_core::{AgentRef, Block, PhaseId, Timestamp};
-use crucible_eval::replay::{ReplayRun, RunDiff, replay_session, run_phase};
-use crucible_eval::{Actual, EvalRecord, Verdict, check, expectation_of};
+use crucible_core::{AgentRef, PhaseId, Timestamp};
+use crucible_eval::replay::{
+    ReplayEval, ReplayRun, RunDiff, carry_expectation, replay_session, run_phase,
+};
+use crucible_eval::{Actual, Verdict};
 use serde::Serialize;
 
 use crate::agent_backend;
@@ -103,34 +105,33 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
     .expect("the phase exists");
     // The expectation goes with the run, so the replay can be evaluated
     // again later; with --eval, so does its outcome.
-    let mut evaluation: Option<EvalRecord> = None;
-    if let Some(expect) = expectation_of(original) {
-        let expect = expect.map_err(|e| CliError::new(format!("{}: {id}: {e}", log.id())))?;
-        let new_phase = session.phases_mut().next().expect("one phase");
-        new_phase
-            .blocks
-            .insert(1, Block::Callout(expect.to_callout()));
-        if args.eval && !expect.has_checks() {
+    let by = format!("replay with {}", agent.describe());
+    let carried = carry_expectation(
+        original,
+        &mut session,
+        &replayed.actual,
+        args.eval.then_some(by.as_str()),
+        Timestamp::now(),
+    )
+    .map_err(|e| CliError::new(format!("{}: {id}: {e}", log.id())))?;
+    let evaluation = match carried {
+        ReplayEval::Evaluated(record) => Some(record),
+        ReplayEval::NothingToCheck => {
             eprintln!(
                 "warning: the [!expect] of {id} has nothing to check without a judge \
                  (use cru session eval --judge on the new session)"
             );
-        } else if args.eval {
-            let record = EvalRecord::new(
-                check(&expect, &replayed.actual),
-                None,
-                format!("replay with {}", agent.describe()),
-                Timestamp::now(),
-            );
-            new_phase.blocks.push(Block::Callout(record.to_callout()));
-            evaluation = Some(record);
+            None
         }
-    } else if args.eval {
-        eprintln!(
-            "warning: {id} of {} has no [!expect] callout: nothing to evaluate",
-            log.id()
-        );
-    }
+        ReplayEval::NoExpectation => {
+            eprintln!(
+                "warning: {id} of {} has no [!expect] callout: nothing to evaluate",
+                log.id()
+            );
+            None
+        }
+        ReplayEval::NotAsked => None,
+    };
     let started = session.frontmatter.started.clone();
     let title = session.frontmatter.title.clone();
     let (_, created) = ctx
@@ -153,7 +154,7 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
             diff: DiffJson::new(&diff),
             eval: evaluation.as_ref().map(|r| EvalJson {
                 verdict: r.verdict.as_str(),
-                reason: super::eval::reason(r),
+                reason: crucible_eval::reason(r),
                 record: super::eval::RecordJson::new(r),
             }),
         })?,
