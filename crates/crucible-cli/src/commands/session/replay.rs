@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use crucible_core::{AgentRef, PhaseId, Timestamp};
+use crucible_core::{AgentRef, EvalRecord, Phase, PhaseId, SessionId, SessionLog, Timestamp};
 use crucible_eval::replay::{
     ReplayEval, ReplayRun, RunDiff, carry_expectation, replay_session, run_phase,
 };
@@ -59,21 +59,7 @@ pub enum ReplayFormat {
 
 pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
     let (_, log) = ctx.store.load(&args.session).map_err(CliError::from)?;
-    let id: PhaseId = args.phase.parse().map_err(|_| {
-        CliError::usage(format!(
-            "--phase {}: expected a phase number such as 3 or phase-3",
-            args.phase
-        ))
-    })?;
-    let count = log.phase_count();
-    let Some(original) = log.phase(id) else {
-        return Err(CliError::new(format!(
-            "{} has no {id} (it has {count} {})",
-            log.id(),
-            crate::render::plural(count, "phase", "phases")
-        ))
-        .into());
-    };
+    let (id, original) = phase_of(&log, &args.phase)?;
     let agent = agent_backend::configured_with_model(
         ctx,
         args.agent_cmd.as_deref(),
@@ -114,7 +100,54 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
         Timestamp::now(),
     )
     .map_err(|e| CliError::new(format!("{}: {id}: {e}", log.id())))?;
-    let evaluation = match carried {
+    let evaluation = evaluation_of(carried, &log, id);
+    let started = session.frontmatter.started.clone();
+    let title = session.frontmatter.title.clone();
+    let (_, created) = ctx
+        .store
+        .create_new(&started, title.as_deref(), |new_id| {
+            let mut l = session.clone();
+            l.frontmatter.session_id = new_id;
+            l
+        })
+        .map_err(CliError::from)?;
+    let diff = RunDiff::between(&Actual::of_phase(original), &replayed.actual);
+    render(
+        args.format,
+        created.id(),
+        (log.id(), id),
+        &diff,
+        evaluation.as_ref(),
+    )?;
+    Ok(match evaluation.map(|r| r.verdict) {
+        Some(Verdict::Failed | Verdict::Error) => Outcome::Failure,
+        _ => Outcome::Success,
+    })
+}
+
+/// The phase `--phase` names: a usage error when it is not a phase
+/// number, an error when the session has no such phase.
+fn phase_of<'l>(log: &'l SessionLog, phase: &str) -> Result<(PhaseId, &'l Phase), CliError> {
+    let id: PhaseId = phase.parse().map_err(|_| {
+        CliError::usage(format!(
+            "--phase {phase}: expected a phase number such as 3 or phase-3"
+        ))
+    })?;
+    let count = log.phase_count();
+    let original = log.phase(id).ok_or_else(|| {
+        CliError::new(format!(
+            "{} has no {id} (it has {count} {})",
+            log.id(),
+            crate::render::plural(count, "phase", "phases")
+        ))
+    })?;
+    Ok((id, original))
+}
+
+/// The record of `--eval`, saying on stderr why there is none when it was
+/// asked for and nothing could be checked.
+fn evaluation_of(carried: ReplayEval, log: &SessionLog, id: PhaseId) -> Option<EvalRecord> {
+    match carried {
         ReplayEval::Evaluated(record) => Some(record),
         ReplayEval::NothingToCheck => {
             eprintln!(
@@ -131,38 +164,38 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
             None
         }
         ReplayEval::NotAsked => None,
-    };
-    let started = session.frontmatter.started.clone();
-    let title = session.frontmatter.title.clone();
-    let (_, created) = ctx
-        .store
-        .create_new(&started, title.as_deref(), |new_id| {
-            let mut l = session.clone();
-            l.frontmatter.session_id = new_id;
-            l
-        })
-        .map_err(CliError::from)?;
-    let diff = RunDiff::between(&Actual::of_phase(original), &replayed.actual);
-    match args.format {
+    }
+}
+
+/// The new session's id and what changed: JSON on stdout, or the id on
+/// stdout and the differences on stderr.
+fn render(
+    format: ReplayFormat,
+    created: &SessionId,
+    (of, id): (&SessionId, PhaseId),
+    diff: &RunDiff,
+    evaluation: Option<&EvalRecord>,
+) -> anyhow::Result<()> {
+    match format {
         ReplayFormat::Json => crate::render::print_json(&ReplayJson {
             version: 1,
-            session: created.id().as_str(),
+            session: created.as_str(),
             replay_of: ReplayOfJson {
-                session: log.id().as_str(),
+                session: of.as_str(),
                 phase: id.to_string(),
             },
-            diff: DiffJson::new(&diff),
-            eval: evaluation.as_ref().map(|r| EvalJson {
+            diff: DiffJson::new(diff),
+            eval: evaluation.map(|r| EvalJson {
                 verdict: r.verdict.as_str(),
                 reason: crucible_eval::reason(r),
                 record: super::eval::RecordJson::new(r),
             }),
         })?,
         ReplayFormat::Text => {
-            println!("{}", created.id());
-            eprintln!("replay of {id} of {}:", log.id());
+            println!("{created}");
+            eprintln!("replay of {id} of {of}:");
             eprint!("{}", diff.render());
-            if let Some(r) = &evaluation {
+            if let Some(r) = evaluation {
                 for c in &r.checks {
                     eprintln!(
                         "{}: {} {}",
@@ -175,10 +208,7 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
             }
         }
     }
-    Ok(match evaluation.map(|r| r.verdict) {
-        Some(Verdict::Failed | Verdict::Error) => Outcome::Failure,
-        _ => Outcome::Success,
-    })
+    Ok(())
 }
 
 /// `--format json`: one object, documented in docs/json.md.
