@@ -6,6 +6,7 @@ pub mod cli_reference;
 pub mod codex_corpus;
 pub mod corpus;
 pub mod cru_binary;
+pub mod deps;
 pub mod docs;
 pub mod import_bench;
 pub mod index_bench;

@@ -3,6 +3,8 @@
 //! - `docs [--check]`: man pages, shell completions and the command
 //!   reference of docs/cli.md, from the clap command tree; `--check` fails
 //!   when the committed files are stale.
+//! - `deps`: the crates' dependency arrows against docs/architecture.md's
+//!   crate table.
 //! - `bench`: generates a deterministic synthetic corpus and prints a table of
 //!   parse throughput against plain pulldown-cmark over the same files.
 //! - `learn-check`: the learning-case exports loaded by Hugging Face
@@ -16,7 +18,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use xtask::{
-    bench, claude_corpus, corpus, cru_binary, docs, import_bench, index_bench, learn_bench,
+    bench, claude_corpus, corpus, cru_binary, deps, docs, import_bench, index_bench, learn_bench,
     learn_check, messages_check, peer_check, record_bench,
 };
 
@@ -50,6 +52,9 @@ enum Task {
         #[arg(long)]
         check: bool,
     },
+    /// Fail when a crate depends on a workspace crate that
+    /// docs/architecture.md's crate table does not draw (or the other way).
+    Deps,
     /// Load every learning-case JSONL schema with Hugging Face `datasets`
     /// (python3 with the package installed).
     LearnCheck,
@@ -96,6 +101,7 @@ fn main() -> anyhow::Result<()> {
         .to_owned();
     match Args::parse().task {
         Task::Docs { check } => docs::run(&root, check),
+        Task::Deps => deps::run(&root),
         Task::LearnCheck => learn_check::run(&root),
         Task::MessagesCheck => messages_check::run(&root),
         Task::PeerCheck { transcripts } => peer_check::run(&root, transcripts),

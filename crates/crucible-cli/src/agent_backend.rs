@@ -78,19 +78,7 @@ pub fn configured_with_env(
         }
         return Ok(Some(command_backend(cmd)));
     }
-    let sources = || {
-        let files: Vec<String> = ctx
-            .config
-            .sources
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        if files.is_empty() {
-            "no configuration file".to_owned()
-        } else {
-            files.join(", ")
-        }
-    };
+    let sources = || config_sources(ctx);
     match a.kind() {
         None => Ok(None),
         Some(AgentBackendKind::Command) => match &a.command {
@@ -110,33 +98,7 @@ pub fn configured_with_env(
                     sources()
                 )));
             };
-            let api_key = match &a.api_key_env {
-                None => None,
-                Some(var) if !is_variable_name(var) => {
-                    // Never echo it: a value that is not a name is most
-                    // likely the key itself.
-                    return Err(CliError::new(format!(
-                        "[agent] api_key_env must be the name of an environment variable \
-                         (letters, digits and `_`), and the value set does not look like one \
-                         (it may be the key itself, so it is not shown; read from {})",
-                        sources()
-                    ))
-                    .with_hint(
-                        "put the key in a variable (export OPENAI_API_KEY=...) and set \
-                         api_key_env = \"OPENAI_API_KEY\"; if the key was in a shared file, \
-                         revoke it",
-                    ));
-                }
-                Some(var) => match std::env::var(var) {
-                    Ok(k) if !k.is_empty() => Some(k),
-                    _ => {
-                        return Err(CliError::new(format!(
-                            "the API key variable ${var} (named by [agent] api_key_env) is not set"
-                        ))
-                        .with_hint(format!("export {var}=... before running cru")));
-                    }
-                },
-            };
+            let api_key = api_key(a.api_key_env.as_deref(), sources)?;
             Ok(Some(Box::new(OpenAiBackend {
                 base_url: base_url.clone(),
                 model,
@@ -145,6 +107,57 @@ pub fn configured_with_env(
             })))
         }
     }
+}
+
+/// The files the configuration was read from, for messages.
+fn config_sources(ctx: &Context) -> String {
+    let files: Vec<String> = ctx
+        .config
+        .sources
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    if files.is_empty() {
+        "no configuration file".to_owned()
+    } else {
+        files.join(", ")
+    }
+}
+
+/// The API key from the variable `[agent] api_key_env` names, if it names
+/// one; an error for a value that is not a variable's name (it may be the
+/// key itself) or a variable that is not set.
+fn api_key(
+    api_key_env: Option<&str>,
+    sources: impl Fn() -> String,
+) -> Result<Option<String>, CliError> {
+    Ok(match api_key_env {
+        None => None,
+        Some(var) if !is_variable_name(var) => {
+            // Never echo it: a value that is not a name is most
+            // likely the key itself.
+            return Err(CliError::new(format!(
+                "[agent] api_key_env must be the name of an environment variable \
+                 (letters, digits and `_`), and the value set does not look like one \
+                 (it may be the key itself, so it is not shown; read from {})",
+                sources()
+            ))
+            .with_hint(
+                "put the key in a variable (export OPENAI_API_KEY=...) and set \
+                 api_key_env = \"OPENAI_API_KEY\"; if the key was in a shared file, \
+                 revoke it",
+            ));
+        }
+        Some(var) => match std::env::var(var) {
+            Ok(k) if !k.is_empty() => Some(k),
+            _ => {
+                return Err(CliError::new(format!(
+                    "the API key variable ${var} (named by [agent] api_key_env) is not set"
+                ))
+                .with_hint(format!("export {var}=... before running cru")));
+            }
+        },
+    })
 }
 
 /// Whether `name` can be an environment variable's name rather than a key:

@@ -7,46 +7,18 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use crucible_agent::AgentRequest;
+use crucible_codify::refine;
+pub use crucible_codify::refine::Refined;
 use crucible_parser::workflow::CheckedWorkflow;
-use serde_json::json;
 
 use crate::agent_backend;
 use crate::commands::workflow::check;
 use crate::context::Context;
 use crate::error::CliError;
 
-/// What the agent is asked to do with a workflow.
-const REFINE_INSTRUCTIONS: &str = "\
-You are refining a workflow document written in cru's workflow markup:
-- every step is a heading `## Step Name @agent #channel`, with a trailing `!` for a \
-critical step (its failure halts a run) or `?` for an optional one; deeper headings \
-(`###`) are child steps;
-- data-flow lines inside a step read `input::Type → output::Type` (several names are \
-separated by commas; types are optional);
-- conditional flow is written `If <condition> → proceed to <Step Name>` and \
-`Otherwise → <Step Name>`, naming existing steps;
-- fenced `session-toon` blocks hold the execution history: keep every block and row \
-exactly as it is.
-
-Clean up the steps (clear names, one purpose each), add missing type annotations, \
-and make conditional flows explicit where the notes imply them. Do not invent steps \
-the session did not do, and keep the graph free of cycles.
-
-Reply with the complete workflow document and nothing else, inside one ```markdown \
-fenced block.";
-
-/// What came of asking the agent to refine a workflow.
-#[derive(Debug)]
-pub enum Refined {
-    /// The refined document: it validates and keeps every step's provenance.
-    Accepted(String),
-    /// The agent's reply, and why it cannot replace the workflow.
-    Rejected { reply: String, reasons: Vec<String> },
-}
-
 /// Asks the agent backend to refine `workflow` (with the session it came
-/// from, when there is one), and checks the reply: it must validate and
-/// keep every execution row and every step of `workflow`.
+/// from, when there is one); `crucible_codify::refine` writes the prompt
+/// and checks the reply.
 pub fn refine(
     ctx: &Context,
     agent_cmd: Option<&str>,
@@ -56,76 +28,15 @@ pub fn refine(
     let backend = agent_backend::configured(ctx, agent_cmd)?.ok_or_else(|| {
         CliError::new("refining needs an agent backend").with_hint(agent_backend::SETUP_HINT)
     })?;
-    let mut prompt = format!("{REFINE_INSTRUCTIONS}\n\n");
-    if let Some(s) = session_markdown {
-        prompt.push_str("## The session it was codified from\n\n````markdown\n");
-        prompt.push_str(s.trim_end());
-        prompt.push_str("\n````\n\n");
-    }
-    prompt.push_str("## The workflow to refine\n\n````markdown\n");
-    prompt.push_str(workflow.trim_end());
-    prompt.push_str("\n````\n");
-    // The prompt leaves the machine: a workflow file or a session may hold
-    // a key whatever the command redacted before.
-    let prompt = crucible_redact::Redactor::shared()
-        .redact(&prompt)
-        .into_owned();
-    let messages = vec![
-        json!({"role": "system", "content": "You edit workflow documents precisely and reply with the document only."}),
-        json!({"role": "user", "content": prompt}),
-    ];
+    let asked = refine::prompt(workflow, session_markdown);
     eprintln!("asking {} to refine the workflow…", backend.describe());
     let reply = backend
         .complete(&AgentRequest {
-            prompt: &prompt,
-            messages: &messages,
+            prompt: &asked.prompt,
+            messages: &asked.messages,
         })
         .map_err(|e| CliError::new(format!("refining failed: {e}")))?;
-    let text = document_of(&reply.text);
-    let reasons = lost_in_refining(&check(workflow.as_bytes()), &check(text.as_bytes()));
-    if reasons.is_empty() {
-        Ok(Refined::Accepted(text))
-    } else {
-        Ok(Refined::Rejected {
-            reply: reply.text,
-            reasons,
-        })
-    }
-}
-
-/// Why `refined` cannot replace `original`: its errors (`(reply):line:col:
-/// ...`), no step, fewer steps, or execution rows (the provenance of each
-/// step: which session, which phases) that are gone or changed.
-fn lost_in_refining(original: &CheckedWorkflow, refined: &CheckedWorkflow) -> Vec<String> {
-    let mut reasons: Vec<String> = refined
-        .problems
-        .iter()
-        .filter(|p| p.severity == crucible_core::workflow::Severity::Error)
-        .map(|p| format!("(reply):{p}"))
-        .collect();
-    let (before, after) = (&original.workflow.steps, &refined.workflow.steps);
-    if !after.is_empty() && after.len() < before.len() {
-        reasons.push(format!(
-            "it has {} steps where the workflow has {}: a step was dropped",
-            after.len(),
-            before.len()
-        ));
-    }
-    let kept: Vec<&crucible_core::workflow::ExecutionRow> =
-        after.iter().flat_map(|s| s.rows()).collect();
-    for step in before {
-        let lost = step
-            .rows()
-            .filter(|r| !kept.iter().any(|k| k.values == r.values))
-            .count();
-        if lost > 0 {
-            reasons.push(format!(
-                "the execution history of step `{}` ({lost} of its session-toon rows) is gone or changed",
-                step.name
-            ));
-        }
-    }
-    reasons
+    Ok(refine::accept(workflow, &reply.text))
 }
 
 /// Saves a rejected reply beside `beside` as `<stem>.refine-rejected.md`
@@ -139,49 +50,6 @@ pub fn save_rejected(beside: &Path, reply: &str, reasons: &[String]) -> Result<P
     }
     eprintln!("the agent's reply is saved in {}", path.display());
     Ok(path)
-}
-
-/// The document in a reply: the longest fenced `markdown`/`md` block, else
-/// the whole reply.
-fn document_of(reply: &str) -> String {
-    let mut best: Option<String> = None;
-    let lines: Vec<&str> = reply.lines().collect();
-    let mut i = 0;
-    while i < lines.len() {
-        let l = lines[i].trim_start();
-        let ticks = l.chars().take_while(|&c| c == '`').count();
-        let info = l[ticks..].trim();
-        if ticks >= 3 && matches!(info, "markdown" | "md") {
-            let fence = &l[..ticks];
-            let start = i + 1;
-            let mut end = start;
-            // The document has fenced blocks of its own (`session-toon`):
-            // a fence with an info string opens one, a bare fence closes
-            // it, and only a bare fence outside them closes the reply's.
-            let mut nested = false;
-            while end < lines.len() {
-                let t = lines[end].trim();
-                if t.starts_with("```") && !t.trim_start_matches('`').trim().is_empty() {
-                    nested = true;
-                } else if t == fence && !nested {
-                    break;
-                } else if t.starts_with("```") && t.trim_start_matches('`').is_empty() {
-                    nested = false;
-                }
-                end += 1;
-            }
-            let block = lines[start..end.min(lines.len())].join("\n");
-            if best.as_ref().is_none_or(|b| block.len() > b.len()) {
-                best = Some(block);
-            }
-            i = end + 1;
-            continue;
-        }
-        i += 1;
-    }
-    let mut doc = best.unwrap_or_else(|| reply.trim().to_owned());
-    doc.push('\n');
-    doc
 }
 
 /// The comment put on top of a workflow reopened with its errors.
@@ -335,19 +203,6 @@ pub fn write_file(path: &Path, text: &str, overwrite: bool) -> Result<(), CliErr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_document_is_the_longest_markdown_block() {
-        let reply = "Here you go:\n\n```markdown\n# W\n\n## A @x\na -> b\n```\n\nDone.";
-        assert_eq!(document_of(reply), "# W\n\n## A @x\na -> b\n");
-        assert_eq!(document_of("## A @x\n"), "## A @x\n");
-        let nested = "```markdown\n## A @x\n```session-toon\nexecution[0]{phase,status}:\n```\n\n## B @y\n```\nDone.";
-        assert!(
-            document_of(nested).contains("## B @y"),
-            "{}",
-            document_of(nested)
-        );
-    }
 
     #[test]
     fn the_errors_comment_comes_off() {

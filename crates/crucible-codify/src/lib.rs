@@ -6,11 +6,14 @@
 //! inferred from the tool calls (see [`dataflow`]), and each session's run
 //! as a `session-toon` execution row. Sessions of the same task merge into
 //! one workflow, steps matched by name; [`task`] tells which sessions are
-//! runs of the same task. [`mermaid`] draws any workflow.
+//! runs of the same task. [`mermaid`] draws any workflow. [`refine`] is
+//! the prompt that asks an agent to refine a workflow and the checks its
+//! reply must pass (the agent itself is the caller's).
 
 pub mod dataflow;
 mod extract;
 mod mermaid;
+pub mod refine;
 pub mod task;
 
 pub use extract::{CodifyError, Source, codify, codify_sources};

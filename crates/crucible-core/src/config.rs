@@ -193,100 +193,25 @@ impl Config {
                     });
                 }
             };
-            let invalid = |line: usize, message: String| ConfigError::Invalid {
-                path: layer.path.clone(),
-                line,
-                message,
+            let file_text = FileText {
+                path: &layer.path,
+                text: &text,
             };
             let file: ConfigFile = toml::from_str(&text).map_err(|e| {
                 let line = e
                     .span()
                     .map_or(1, |s| text[..s.start].matches('\n').count() + 1);
-                invalid(line, e.message().to_owned())
+                file_text.invalid(line, e.message().to_owned())
             })?;
-            let line_of = |key: &str| line_of_key(&text, key);
-            let s = file.session;
-            if let Some(dir) = s.dir {
-                config.session.dir = Some(resolve_path(&dir, &layer.base_dir, home));
-            }
-            if let Some(mode) = s.subagent_mode {
-                config.session.subagent_mode = SubagentMode::parse(&mode).ok_or_else(|| {
-                    invalid(
-                        line_of("subagent_mode"),
-                        format!("session.subagent_mode `{mode}` is not one of inline, link, embed"),
-                    )
-                })?;
-            }
-            if let Some(p) = s.save_policy {
-                if !matches!(p.as_str(), "phase" | "tool" | "interval") {
-                    return Err(invalid(
-                        line_of("save_policy"),
-                        format!("session.save_policy `{p}` is not one of phase, tool, interval"),
-                    ));
-                }
-                policy = Some(p);
-            }
-            if let Some(i) = s.save_interval {
-                interval = Some(parse_duration(&i).ok_or_else(|| {
-                    invalid(
-                        line_of("save_interval"),
-                        duration_error("save_interval", &i),
-                    )
-                })?);
-            }
-            if let Some(t) = s.idle_timeout {
-                config.session.idle_timeout = parse_duration(&t).ok_or_else(|| {
-                    invalid(line_of("idle_timeout"), duration_error("idle_timeout", &t))
-                })?;
-            }
-            if let Some(b) = s.resume_token_budget {
-                config.session.resume_token_budget = b;
-            }
-            if let Some(v) = s.max_file_size {
-                config.session.max_file_bytes = parse_size(&v).ok_or_else(|| {
-                    invalid(
-                        line_of("max_file_size"),
-                        format!(
-                            "`max_file_size = {v}` is not a size (expected a number of bytes or a string such as \"64MiB\", \"500KB\", \"1GiB\")"
-                        ),
-                    )
-                })?;
-            }
-            let a = file.agent;
-            if let Some(b) = a.backend {
-                config.agent.backend = Some(match b.to_ascii_lowercase().as_str() {
-                    "command" => AgentBackendKind::Command,
-                    "openai" => AgentBackendKind::OpenAi,
-                    _ => {
-                        return Err(invalid(
-                            line_of("backend"),
-                            format!("agent.backend `{b}` is not one of command, openai"),
-                        ));
-                    }
-                });
-            }
-            if let Some(t) = a.timeout {
-                config.agent.timeout =
-                    parse_duration(&t).filter(|d| !d.is_zero()).ok_or_else(|| {
-                        invalid(
-                            line_of("timeout"),
-                            format!(
-                                "agent.timeout `{t}` is not a duration (expected e.g. 30s, 5m)"
-                            ),
-                        )
-                    })?;
-            }
-            for (value, slot) in [
-                (a.command, &mut config.agent.command),
-                (a.base_url, &mut config.agent.base_url),
-                (a.model, &mut config.agent.model),
-                (a.api_key_env, &mut config.agent.api_key_env),
-                (a.name, &mut config.agent.name),
-            ] {
-                if value.is_some() {
-                    *slot = value;
-                }
-            }
+            file_text.read_session(
+                file.session,
+                &mut config.session,
+                home,
+                &layer.base_dir,
+                &mut policy,
+                &mut interval,
+            )?;
+            file_text.read_agent(file.agent, &mut config.agent)?;
             config.sources.push(layer.path.clone());
         }
         config.session.save = match policy.as_deref() {
@@ -295,6 +220,125 @@ impl Config {
             _ => SaveMode::Phase,
         };
         Ok(config)
+    }
+}
+
+/// One configuration file's text: its errors name the file and the line.
+struct FileText<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl FileText<'_> {
+    fn invalid(&self, line: usize, message: String) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.path.to_owned(),
+            line,
+            message,
+        }
+    }
+
+    fn line_of(&self, key: &str) -> usize {
+        line_of_key(self.text, key)
+    }
+
+    /// The `[session]` table over what the earlier files said; the save
+    /// policy and interval are decided once every file is read.
+    fn read_session(
+        &self,
+        s: SessionTable,
+        session: &mut SessionConfig,
+        home: Option<&Path>,
+        base_dir: &Path,
+        policy: &mut Option<String>,
+        interval: &mut Option<Duration>,
+    ) -> Result<(), ConfigError> {
+        if let Some(dir) = s.dir {
+            session.dir = Some(resolve_path(&dir, base_dir, home));
+        }
+        if let Some(mode) = s.subagent_mode {
+            session.subagent_mode = SubagentMode::parse(&mode).ok_or_else(|| {
+                self.invalid(
+                    self.line_of("subagent_mode"),
+                    format!("session.subagent_mode `{mode}` is not one of inline, link, embed"),
+                )
+            })?;
+        }
+        if let Some(p) = s.save_policy {
+            if !matches!(p.as_str(), "phase" | "tool" | "interval") {
+                return Err(self.invalid(
+                    self.line_of("save_policy"),
+                    format!("session.save_policy `{p}` is not one of phase, tool, interval"),
+                ));
+            }
+            *policy = Some(p);
+        }
+        if let Some(i) = s.save_interval {
+            *interval = Some(parse_duration(&i).ok_or_else(|| {
+                self.invalid(
+                    self.line_of("save_interval"),
+                    duration_error("save_interval", &i),
+                )
+            })?);
+        }
+        if let Some(t) = s.idle_timeout {
+            session.idle_timeout = parse_duration(&t).ok_or_else(|| {
+                self.invalid(
+                    self.line_of("idle_timeout"),
+                    duration_error("idle_timeout", &t),
+                )
+            })?;
+        }
+        if let Some(b) = s.resume_token_budget {
+            session.resume_token_budget = b;
+        }
+        if let Some(v) = s.max_file_size {
+            session.max_file_bytes = parse_size(&v).ok_or_else(|| {
+                self.invalid(
+                    self.line_of("max_file_size"),
+                    format!(
+                        "`max_file_size = {v}` is not a size (expected a number of bytes or a string such as \"64MiB\", \"500KB\", \"1GiB\")"
+                    ),
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The `[agent]` table over what the earlier files said.
+    fn read_agent(&self, a: AgentTable, agent: &mut AgentConfig) -> Result<(), ConfigError> {
+        if let Some(b) = a.backend {
+            agent.backend = Some(match b.to_ascii_lowercase().as_str() {
+                "command" => AgentBackendKind::Command,
+                "openai" => AgentBackendKind::OpenAi,
+                _ => {
+                    return Err(self.invalid(
+                        self.line_of("backend"),
+                        format!("agent.backend `{b}` is not one of command, openai"),
+                    ));
+                }
+            });
+        }
+        if let Some(t) = a.timeout {
+            agent.timeout = parse_duration(&t).filter(|d| !d.is_zero()).ok_or_else(|| {
+                self.invalid(
+                    self.line_of("timeout"),
+                    format!("agent.timeout `{t}` is not a duration (expected e.g. 30s, 5m)"),
+                )
+            })?;
+        }
+        for (value, slot) in [
+            (a.command, &mut agent.command),
+            (a.base_url, &mut agent.base_url),
+            (a.model, &mut agent.model),
+            (a.api_key_env, &mut agent.api_key_env),
+            (a.name, &mut agent.name),
+        ] {
+            if value.is_some() {
+                *slot = value;
+            }
+        }
+        Ok(())
     }
 }
 

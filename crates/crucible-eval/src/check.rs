@@ -1,33 +1,9 @@
 //! The checks that need no model: expected tools called (as a set, or in
 //! sequence), forbidden tools not called, result patterns matched.
 
-use crate::{Actual, Expectation, Order};
+use crucible_core::{Check, CheckKind, Expectation, Order, ToolPattern};
 
-/// Which rule a check applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CheckKind {
-    Tools,
-    Forbid,
-    Pattern,
-}
-
-impl CheckKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Tools => "tools",
-            Self::Forbid => "forbid",
-            Self::Pattern => "pattern",
-        }
-    }
-}
-
-/// One check's outcome, with what it found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
-    pub kind: CheckKind,
-    pub passed: bool,
-    pub detail: String,
-}
+use crate::Actual;
 
 /// Applies every deterministic check of `e` to `a` (none when `e` has
 /// none: see [`Expectation::has_checks`]).
@@ -78,7 +54,7 @@ fn tools(e: &Expectation, a: &Actual) -> Check {
             .tools
             .iter()
             .filter(|t| !a.calls.iter().any(|c| t.matches(&c.tool, &c.args)))
-            .map(crate::ToolPattern::text)
+            .map(ToolPattern::text)
             .collect(),
         Order::Sequence => {
             // Greedy: each expected tool at the first call after the last one matched.
@@ -96,7 +72,7 @@ fn tools(e: &Expectation, a: &Actual) -> Check {
             missing
         }
     };
-    let expected: Vec<String> = e.tools.iter().map(crate::ToolPattern::text).collect();
+    let expected: Vec<String> = e.tools.iter().map(ToolPattern::text).collect();
     let order = if e.order == Order::Sequence {
         " in order"
     } else {

@@ -6,14 +6,9 @@ use serde_json::json;
 
 use crucible_agent::{AgentBackend, AgentError, AgentRequest};
 
-use crate::{Actual, Expectation};
+use crucible_core::{Expectation, JudgeVerdict, ToolPattern};
 
-/// The judge's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JudgeVerdict {
-    pub passed: bool,
-    pub reason: String,
-}
+use crate::Actual;
 
 /// Why there is no verdict.
 #[derive(Debug, thiserror::Error)]
@@ -51,7 +46,7 @@ pub fn prompt(input: &str, e: &Expectation, a: &Actual) -> String {
         e.result.as_deref().unwrap_or("").trim()
     ));
     if !e.tools.is_empty() {
-        let names: Vec<String> = e.tools.iter().map(crate::ToolPattern::text).collect();
+        let names: Vec<String> = e.tools.iter().map(ToolPattern::text).collect();
         out.push_str(&format!("Expected tools: {}\n\n", names.join(", ")));
     }
     out.push_str(&format!("The agent called: {tools}\n\n"));

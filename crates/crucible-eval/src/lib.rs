@@ -6,24 +6,33 @@
 //! expected one in words and must answer in a strict form ([`judge`]),
 //! asked only where an expectation has a `result:` ([`Evaluator`]); an
 //! [`EvalRecord`] goes back into the phase as an `[!eval]` callout, so the
-//! history of evaluations stays with the session. [`replay`] builds the
-//! context to run one turn again and compares the new run with the old.
+//! history of evaluations stays with the session. [`run_eval`] is one run
+//! over sessions (`cru session eval`). [`replay`] builds the context to run
+//! one turn again and compares the new run with the old.
 //!
 //! Nothing here prints or reads the environment; the CLI does both.
 
 mod actual;
 mod check;
 mod evaluate;
-mod expect;
 pub mod judge;
-mod record;
 pub mod replay;
+mod run;
 mod run_output;
 
 pub use actual::Actual;
-pub use check::{Check, CheckKind, check};
+pub use check::check;
 pub use evaluate::{Evaluator, NotEvaluated, evaluable};
-pub use expect::{ExpectError, Expectation, Order, ToolPattern, expectation_of};
-pub use judge::{JudgeError, JudgeVerdict};
-pub use record::{EvalRecord, Verdict, last_verdict};
+pub use judge::JudgeError;
+pub use run::{
+    Case, CaseOutcome, EvalOptions, EvalRun, files_with_expectations, newly_changed_first, reason,
+    record_into, run_eval,
+};
 pub use run_output::run_output;
+
+// The callout types live in crucible-core so that readers of session files
+// need not build the evaluator; they are re-exported for users of this crate.
+pub use crucible_core::{
+    Check, CheckKind, EvalRecord, ExpectError, Expectation, JudgeVerdict, Order, ToolPattern,
+    Verdict, expectation_of, last_verdict,
+};

@@ -5,11 +5,11 @@
 use std::fmt::Write as _;
 
 use crucible_core::{
-    AgentRef, Block, Callout, Frontmatter, Phase, PhaseId, Section, SessionId, SessionLog,
-    SessionStatus, Timestamp, ToolCall,
+    AgentRef, Block, Callout, EvalRecord, ExpectError, Frontmatter, Phase, PhaseId, Section,
+    SessionId, SessionLog, SessionStatus, Timestamp, ToolCall, expectation_of,
 };
 
-use crate::Actual;
+use crate::{Actual, check};
 
 /// What the user said to start a phase: its first `[!user]` words, else
 /// the phase's name.
@@ -217,6 +217,57 @@ pub fn replay_session(r: &ReplayRun<'_>) -> Option<SessionLog> {
     Some(log)
 }
 
+/// What became of a replay's evaluation.
+#[derive(Debug, Clone)]
+pub enum ReplayEval {
+    /// No evaluation was asked for.
+    NotAsked,
+    /// Asked for, and the original phase has no `[!expect]` callout.
+    NoExpectation,
+    /// Asked for, and the expectation has nothing to check without a
+    /// judge (only `result:`, or nothing).
+    NothingToCheck,
+    /// The checks of the expectation applied to the new run.
+    Evaluated(EvalRecord),
+}
+
+/// Carries the original phase's `[!expect]` into the replay session (its
+/// one phase, after the user's words), so the replay can be evaluated
+/// again later; with `evaluate_by` (what ran it, for the record), the
+/// new run is checked against it and the `[!eval]` outcome goes in too.
+/// An expectation that cannot be read is an error.
+pub fn carry_expectation(
+    original: &Phase,
+    replay: &mut SessionLog,
+    run: &Actual,
+    evaluate_by: Option<&str>,
+    at: Timestamp,
+) -> Result<ReplayEval, ExpectError> {
+    let Some(expect) = expectation_of(original) else {
+        return Ok(match evaluate_by {
+            Some(_) => ReplayEval::NoExpectation,
+            None => ReplayEval::NotAsked,
+        });
+    };
+    let expect = expect?;
+    let Some(phase) = replay.phases_mut().next() else {
+        return Ok(ReplayEval::NotAsked);
+    };
+    let after_user = phase.blocks.len().min(1);
+    phase
+        .blocks
+        .insert(after_user, Block::Callout(expect.to_callout()));
+    let Some(by) = evaluate_by else {
+        return Ok(ReplayEval::NotAsked);
+    };
+    if !expect.has_checks() {
+        return Ok(ReplayEval::NothingToCheck);
+    }
+    let record = EvalRecord::new(check(&expect, run), None, by.to_owned(), at);
+    phase.blocks.push(Block::Callout(record.to_callout()));
+    Ok(ReplayEval::Evaluated(record))
+}
+
 /// A replayed run: what it did, and when.
 #[derive(Debug, Clone)]
 pub struct Replayed {
@@ -305,5 +356,79 @@ mod tests {
             "{}",
             d.render()
         );
+    }
+
+    fn replay_of_second(run: &Actual) -> SessionLog {
+        replay_session(&ReplayRun {
+            original: &log(),
+            index: 1,
+            run,
+            agent: "a".parse().unwrap(),
+            model: None,
+            started: "2025-12-02T10:00:00Z".parse().unwrap(),
+            ended: "2025-12-02T10:00:01Z".parse().unwrap(),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_expectation_goes_with_the_replay_and_is_checked_when_asked() {
+        let mut original = log().phases().nth(1).unwrap().1.clone();
+        original.blocks.push(Block::Callout(Callout::new(
+            "expect",
+            "",
+            vec!["tools: cat".into()],
+        )));
+        let run = Actual {
+            calls: vec![ToolCall::new("wc", "-l a.py")],
+            result: "10".into(),
+            tokens: None,
+            duration_ms: None,
+        };
+        let at: Timestamp = "2025-12-02T10:00:02Z".parse().unwrap();
+        let mut replay = replay_of_second(&run);
+        let got = carry_expectation(&original, &mut replay, &run, None, at.clone()).unwrap();
+        assert!(matches!(got, ReplayEval::NotAsked));
+        let kinds: Vec<&str> = replay.callouts().map(|c| c.kind.as_str()).collect();
+        assert_eq!(kinds, ["user", "expect", "reply"]);
+
+        let mut replay = replay_of_second(&run);
+        let got = carry_expectation(&original, &mut replay, &run, Some("replay"), at).unwrap();
+        let ReplayEval::Evaluated(record) = got else {
+            panic!("expected an evaluation, got {got:?}");
+        };
+        assert_eq!(record.verdict, crucible_core::Verdict::Failed);
+        let (_, phase) = replay.phases().next().unwrap();
+        assert_eq!(
+            crucible_core::last_verdict(phase),
+            Some(crucible_core::Verdict::Failed)
+        );
+    }
+
+    #[test]
+    fn a_replay_without_checks_says_why_it_was_not_evaluated() {
+        let run = Actual::default();
+        let at: Timestamp = "2025-12-02T10:00:02Z".parse().unwrap();
+        let plain = log().phases().nth(1).unwrap().1.clone();
+        let mut replay = replay_of_second(&run);
+        let got = carry_expectation(&plain, &mut replay, &run, Some("r"), at.clone()).unwrap();
+        assert!(matches!(got, ReplayEval::NoExpectation));
+        let mut judged_only = plain.clone();
+        judged_only.blocks.push(Block::Callout(Callout::new(
+            "expect",
+            "",
+            vec!["result: the count".into()],
+        )));
+        let got =
+            carry_expectation(&judged_only, &mut replay, &run, Some("r"), at.clone()).unwrap();
+        assert!(matches!(got, ReplayEval::NothingToCheck));
+        let mut broken = plain;
+        broken.blocks.push(Block::Callout(Callout::new(
+            "expect",
+            "",
+            vec!["when: later".into()],
+        )));
+        let e = carry_expectation(&broken, &mut replay, &run, None, at).unwrap_err();
+        assert_eq!(e.line, 1);
     }
 }

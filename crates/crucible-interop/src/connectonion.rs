@@ -41,10 +41,7 @@ use crucible_core::{
     AgentRef, Block, Callout, CalloutKind, Frontmatter, Phase, SessionId, SessionLog, Timestamp,
     ToolCall, one_line,
 };
-
-use crucible_eval::{Expectation, ToolPattern};
-
-use crucible_core::{DataRecord, SessionData, SourceData};
+use crucible_core::{DataRecord, Expectation, SessionData, SourceData, ToolPattern};
 
 use crate::messages::{assistant_blocks, push_assistant};
 use crate::transcript::{PhaseCalls, finish_paused, phase_name, text_of, title_from};
@@ -112,16 +109,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     // holds the messages, the system prompt and the run's totals.
     let run = latest_run(path, &doc, &mut warnings);
     let mut log = SessionLog::new(frontmatter_of(path, &doc, &agent, &spend, run.as_ref()));
-    let system_prompt = doc
-        .get("system_prompt")
-        .or_else(|| run.as_ref().and_then(|r| r.doc.get("system_prompt")));
-    if let Some(sp) = system_prompt.and_then(Yaml::as_str)
-        && !sp.trim().is_empty()
-    {
-        log.preamble.push(Block::SystemPrompt {
-            text: sp.trim_end().to_owned(),
-        });
-    }
+    log.preamble.extend(system_prompt_of(&doc, run.as_ref()));
     let mut kept = Vec::new();
     let mut reader = TurnReader {
         path,
@@ -137,13 +125,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     };
     tally_keys(&doc, &mut reader.records, &mut kept);
     let phases: Vec<Phase> = (0..turns.len()).map(|k| reader.phase(k)).collect();
-    let title = turns
-        .first()
-        .and_then(|t| t.get("input"))
-        .and_then(Yaml::as_str)
-        .and_then(title_from)
-        .unwrap_or_else(|| format!("ConnectOnion session {name}"));
-    finish_paused(&mut log, title, phases);
+    finish_paused(&mut log, title_of(&turns, name), phases);
     let mut hashed = bytes;
     if let Some(r) = &run {
         hashed.extend(&r.bytes);
@@ -177,6 +159,28 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         out.data.records.extend(residue);
     }
     Ok(out)
+}
+
+/// The session's system prompt (an eval summary's is in its run's file).
+fn system_prompt_of(doc: &Yaml, run: Option<&Run>) -> Option<Block> {
+    let text = doc
+        .get("system_prompt")
+        .or_else(|| run.and_then(|r| r.doc.get("system_prompt")))
+        .and_then(Yaml::as_str)
+        .filter(|sp| !sp.trim().is_empty())?;
+    Some(Block::SystemPrompt {
+        text: text.trim_end().to_owned(),
+    })
+}
+
+/// The title: the first turn's input, else the agent's name.
+fn title_of(turns: &[Yaml], name: &str) -> String {
+    turns
+        .first()
+        .and_then(|t| t.get("input"))
+        .and_then(Yaml::as_str)
+        .and_then(title_from)
+        .unwrap_or_else(|| format!("ConnectOnion session {name}"))
 }
 
 /// A name as an agent: `gmail agent` → `gmail-agent`.

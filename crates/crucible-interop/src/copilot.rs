@@ -26,13 +26,11 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crucible_core::{
-    AgentRef, ContextData, DataRecord, Frontmatter, Phase, SessionId, SessionLog, SourceData,
-    ThinkingData, Timestamp, ToolCall, args_line,
+    AgentRef, ContextData, DataRecord, Phase, SessionLog, SourceData, ThinkingData, Timestamp,
+    ToolCall, args_line,
 };
 
-use crate::transcript::{
-    CallBook, finish_paused, push_reply, push_user_phase, text_of, title_from,
-};
+use crate::transcript::{CallBook, conversation_session, push_reply, push_user_phase, text_of};
 use crate::{ImportError, Imported, RecordTally, Usage, UsageByModel};
 
 /// True for a line of a Copilot CLI event log: a dotted `type` of one of
@@ -337,25 +335,26 @@ impl Session {
     }
 
     fn finish(self, path: &Path) -> (SessionLog, Vec<DataRecord>, RecordTally) {
-        let started = self
-            .started
-            .unwrap_or_else(|| crate::transcript::mtime(path));
-        let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
-        fm.participants.push(copilot());
-        fm.model = self.first_model;
-        self.shutdown_usage
-            .unwrap_or(self.reply_usage)
-            .store(&mut fm);
-        for (k, s) in self.extra {
-            fm.extra.insert(k.into(), s.into());
-        }
-        let title = self
-            .first_prompt
-            .as_deref()
-            .and_then(title_from)
-            .unwrap_or_else(|| "Copilot CLI session".to_owned());
-        let mut log = SessionLog::new(fm);
-        finish_paused(&mut log, title, self.phases);
+        let (model, usage, extra) = (
+            self.first_model,
+            self.shutdown_usage.unwrap_or(self.reply_usage),
+            self.extra,
+        );
+        let log = conversation_session(
+            path,
+            self.started,
+            self.first_prompt.as_deref(),
+            "Copilot CLI session",
+            self.phases,
+            |fm| {
+                fm.participants.push(copilot());
+                fm.model = model;
+                usage.store(fm);
+                for (k, s) in extra {
+                    fm.extra.insert(k.into(), s.into());
+                }
+            },
+        );
         let mut records: Vec<DataRecord> = self.book.into_records().collect();
         records.extend(self.records);
         (log, records, self.tally)

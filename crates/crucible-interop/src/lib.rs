@@ -27,6 +27,7 @@ mod gemini;
 mod messages;
 mod opencode;
 mod provenance;
+pub mod reconcile;
 mod report;
 mod sources;
 mod transcript;

@@ -9,8 +9,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crucible_core::{
-    Block, CallData, DataRecord, Phase, PhaseId, SessionLog, SessionStatus, Timestamp, ToolCall,
-    cut, one_line, summary_line,
+    Block, CallData, DataRecord, Frontmatter, Phase, PhaseId, SessionId, SessionLog, SessionStatus,
+    Timestamp, ToolCall, cut, one_line, summary_line,
 };
 
 use crate::ImportWarning;
@@ -264,6 +264,41 @@ pub(crate) fn finish_paused(log: &mut SessionLog, title: String, phases: Vec<Pha
         .extend(phases.into_iter().map(crucible_core::Section::Phase));
     log.frontmatter.status = SessionStatus::Paused;
     log.frontmatter.resume_point = log.phase_count().checked_sub(1).map(PhaseId::from_index);
+}
+
+/// The session a conversation makes: started when its first record says
+/// (else when the file was last written), its frontmatter filled in by
+/// `fill` (agent, model, tokens, kept keys), titled by the user's first
+/// words (else `fallback_title`), and paused at its last phase.
+pub(crate) fn conversation_session(
+    path: &Path,
+    started: Option<Timestamp>,
+    first_prompt: Option<&str>,
+    fallback_title: &str,
+    phases: Vec<Phase>,
+    fill: impl FnOnce(&mut Frontmatter),
+) -> SessionLog {
+    let started = started.unwrap_or_else(|| mtime(path));
+    let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
+    fill(&mut fm);
+    let title = first_prompt
+        .and_then(title_from)
+        .unwrap_or_else(|| fallback_title.to_owned());
+    let mut log = SessionLog::new(fm);
+    finish_paused(&mut log, title, phases);
+    log
+}
+
+/// The text of a session's last reply, a child's summary for its parent.
+pub(crate) fn last_reply(log: &SessionLog) -> Option<String> {
+    log.phases()
+        .flat_map(|(_, p)| p.blocks.iter())
+        .filter_map(|b| match b {
+            Block::Callout(c) if c.kind == "reply" => Some(c.body.join("\n")),
+            _ => None,
+        })
+        .last()
+        .map(|s| summary_line(&s, crucible_core::SUMMARY_LIMIT))
 }
 
 /// [`utf8`], and a warning naming the first line that is not UTF-8 when

@@ -9,7 +9,17 @@ use crate::{Block, CalloutKind, one_line};
 
 impl ResumeContext {
     pub fn summary_text(&self) -> String {
-        let mut out = format!("Session {}", self.session_id);
+        let mut out = String::new();
+        self.write_header(&mut out);
+        self.write_done(&mut out);
+        self.write_lists(&mut out);
+        self.write_where_it_stops(&mut out);
+        out
+    }
+
+    /// The session, its status and how much of it the context holds.
+    fn write_header(&self, out: &mut String) {
+        let _ = write!(out, "Session {}", self.session_id);
         if let Some(t) = &self.title {
             let _ = write!(out, ": {t}");
         }
@@ -28,7 +38,10 @@ impl ResumeContext {
                 ""
             }
         );
+    }
 
+    /// Each phase with what happened in it.
+    fn write_done(&self, out: &mut String) {
         out.push_str("\nDone:\n");
         if self.phases.is_empty() {
             out.push_str("  nothing recorded yet\n");
@@ -42,7 +55,10 @@ impl ResumeContext {
             }
             out.push('\n');
         }
+    }
 
+    /// Decisions, open tasks and subagents, each list when it has items.
+    fn write_lists(&self, out: &mut String) {
         let decisions: Vec<_> = self.decisions().collect();
         if !decisions.is_empty() {
             out.push_str("\nDecisions:\n");
@@ -71,6 +87,10 @@ impl ResumeContext {
                 out.push('\n');
             }
         }
+    }
+
+    /// The last error and the phase the session stops at.
+    fn write_where_it_stops(&self, out: &mut String) {
         if let Some(e) = &self.last_error {
             let _ = write!(
                 out,
@@ -101,7 +121,6 @@ impl ResumeContext {
                 self.phases_after_resume_point
             );
         }
-        out
     }
 }
 

@@ -231,29 +231,8 @@ impl SessionLog {
                 agent,
                 channel,
                 level,
-            } => {
-                self.close_last_phase(at);
-                if let Some(a) = agent {
-                    self.add_participant(a);
-                }
-                let mut phase = Phase::new(name.clone(), agent.clone(), channel.clone());
-                phase.level = (*level).clamp(2, 6);
-                if phase.agent.is_none() && phase.channel.is_none() {
-                    // Without either it would read back as a plain heading.
-                    phase.channel = self.frontmatter.channel.clone().or(Some("main".into()));
-                }
-                phase.meta.started = Some(at.clone());
-                self.sections.push(Section::Phase(phase));
-            }
-            SessionEvent::Tool { call } => {
-                let blocks = &mut self.current_phase(at).blocks;
-                match blocks.last_mut() {
-                    Some(Block::ToolCalls { calls }) => calls.push(call.clone()),
-                    _ => blocks.push(Block::ToolCalls {
-                        calls: vec![call.clone()],
-                    }),
-                }
-            }
+            } => self.open_phase(at, name, agent.as_ref(), channel.as_deref(), *level),
+            SessionEvent::Tool { call } => self.push_tool_call(at, call),
             SessionEvent::Decision { text } => self.push_callout(at, Callout::decision(text)),
             SessionEvent::Error { text, resolution } => {
                 self.push_callout(at, Callout::error(text, resolution.as_deref()));
@@ -308,35 +287,76 @@ impl SessionLog {
                 tokens,
             } => self.subagent_done(child, summary.as_deref(), *tokens),
             SessionEvent::Tasks { tasks } => self.replace_tasks(tasks),
-            SessionEvent::Tokens { tokens } => {
-                let total = self.frontmatter.tokens_used.unwrap_or(0);
-                self.frontmatter.tokens_used = Some(total.saturating_add(*tokens));
-                if let Some(Section::Phase(p)) = self.sections.last_mut() {
-                    p.meta.tokens = Some(p.meta.tokens.unwrap_or(0).saturating_add(*tokens));
-                }
-            }
+            SessionEvent::Tokens { tokens } => self.add_tokens(*tokens),
             SessionEvent::Pause { resume_point } => {
                 self.close_last_phase(at);
                 self.frontmatter.status = SessionStatus::Paused;
                 self.frontmatter.resume_point = resume_point.or_else(|| self.last_phase_id());
             }
-            SessionEvent::End { status, summary } => {
-                self.close_last_phase(at);
-                self.frontmatter.status = *status;
-                self.frontmatter.ended = Some(at.clone());
-                self.frontmatter.resume_point = None;
-                if let (Some(text), None) = (summary, &self.frontmatter.parent) {
-                    self.sections.push(Section::Plain(crate::PlainSection {
-                        level: 2,
-                        title: "Summary".into(),
-                        blocks: vec![Block::prose(text.trim())],
-                    }));
-                }
-            }
+            SessionEvent::End { status, summary } => self.end(at, *status, summary.as_deref()),
             SessionEvent::Reopen => {
                 self.frontmatter.status = SessionStatus::Active;
                 self.frontmatter.ended = None;
             }
+        }
+    }
+
+    /// A new phase: the last one ends where this one starts.
+    fn open_phase(
+        &mut self,
+        at: &Timestamp,
+        name: &str,
+        agent: Option<&AgentRef>,
+        channel: Option<&str>,
+        level: u8,
+    ) {
+        self.close_last_phase(at);
+        if let Some(a) = agent {
+            self.add_participant(a);
+        }
+        let mut phase = Phase::new(name.to_owned(), agent.cloned(), channel.map(str::to_owned));
+        phase.level = level.clamp(2, 6);
+        if phase.agent.is_none() && phase.channel.is_none() {
+            // Without either it would read back as a plain heading.
+            phase.channel = self.frontmatter.channel.clone().or(Some("main".into()));
+        }
+        phase.meta.started = Some(at.clone());
+        self.sections.push(Section::Phase(phase));
+    }
+
+    /// Calls in a row make one tool-call list.
+    fn push_tool_call(&mut self, at: &Timestamp, call: &ToolCall) {
+        let blocks = &mut self.current_phase(at).blocks;
+        match blocks.last_mut() {
+            Some(Block::ToolCalls { calls }) => calls.push(call.clone()),
+            _ => blocks.push(Block::ToolCalls {
+                calls: vec![call.clone()],
+            }),
+        }
+    }
+
+    /// Tokens count for the session and for the phase they were spent in.
+    fn add_tokens(&mut self, tokens: u64) {
+        let total = self.frontmatter.tokens_used.unwrap_or(0);
+        self.frontmatter.tokens_used = Some(total.saturating_add(tokens));
+        if let Some(Section::Phase(p)) = self.sections.last_mut() {
+            p.meta.tokens = Some(p.meta.tokens.unwrap_or(0).saturating_add(tokens));
+        }
+    }
+
+    /// The session ends; its summary becomes a section (a subagent's goes
+    /// to its parent instead).
+    fn end(&mut self, at: &Timestamp, status: SessionStatus, summary: Option<&str>) {
+        self.close_last_phase(at);
+        self.frontmatter.status = status;
+        self.frontmatter.ended = Some(at.clone());
+        self.frontmatter.resume_point = None;
+        if let (Some(text), None) = (summary, &self.frontmatter.parent) {
+            self.sections.push(Section::Plain(crate::PlainSection {
+                level: 2,
+                title: "Summary".into(),
+                blocks: vec![Block::prose(text.trim())],
+            }));
         }
     }
 

@@ -4,7 +4,9 @@ mod agent;
 mod block;
 mod callout;
 mod data;
+mod eval_record;
 mod event;
+mod expect;
 mod frontmatter;
 mod id;
 mod phase;
@@ -26,7 +28,9 @@ pub use data::{
     CallData, ContextData, DATA_VERSION, DataError, DataMismatch, DataRecord, ImageData,
     SessionData, SourceData, ThinkingData, data_path, is_data_file_name,
 };
+pub use eval_record::{Check, CheckKind, EvalRecord, JudgeVerdict, Verdict, last_verdict};
 pub use event::{SUMMARY_LIMIT, SessionEvent, TimedEvent, cut, one_line, summary_line};
+pub use expect::{ExpectError, Expectation, Order, ToolPattern, expectation_of};
 pub use frontmatter::{Frontmatter, SubagentEntry};
 pub use id::{SessionId, SessionIdError};
 pub use phase::{Phase, PhaseId, PhaseIdError, PhaseMeta, PlainSection, Section};

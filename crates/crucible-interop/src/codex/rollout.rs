@@ -26,15 +26,14 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use crucible_core::{
-    AgentRef, ContextData, DataRecord, Frontmatter, ImageData, Phase, SessionId, SessionLog,
-    SourceData, ThinkingData, Timestamp, ToolCall, args_line,
+    AgentRef, ContextData, DataRecord, ImageData, Phase, SourceData, ThinkingData, Timestamp,
+    ToolCall, args_line,
 };
 
 use super::tokens::{TokenCounter, replay_second};
 use super::{Output, split_user_message};
 use crate::transcript::{
-    CallBook, base64_len, finish_paused, image_marker, push_reply, push_user_phase, text_of,
-    title_from,
+    CallBook, base64_len, conversation_session, image_marker, push_reply, push_user_phase, text_of,
 };
 use crate::{ImportError, ImportWarning, Imported, RecordTally};
 
@@ -366,23 +365,22 @@ impl Reader {
     }
 
     fn finish(self, path: &Path, bytes: &[u8], warnings: Vec<ImportWarning>) -> Imported {
-        let started = self
-            .started
-            .unwrap_or_else(|| crate::transcript::mtime(path));
-        let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
-        fm.participants.push(self.agent);
-        fm.model = self.model;
-        self.tokens.by_model.store(&mut fm);
-        for (k, s) in self.extra {
-            fm.extra.insert(k.into(), s.into());
-        }
-        let title = self
-            .first_prompt
-            .as_deref()
-            .and_then(title_from)
-            .unwrap_or_else(|| "Codex session".to_owned());
-        let mut log = SessionLog::new(fm);
-        finish_paused(&mut log, title, self.phases);
+        let (agent, model, tokens, extra) = (self.agent, self.model, self.tokens, self.extra);
+        let log = conversation_session(
+            path,
+            self.started,
+            self.first_prompt.as_deref(),
+            "Codex session",
+            self.phases,
+            |fm| {
+                fm.participants.push(agent);
+                fm.model = model;
+                tokens.by_model.store(fm);
+                for (k, s) in extra {
+                    fm.extra.insert(k.into(), s.into());
+                }
+            },
+        );
         let mut imported =
             crate::imported(crate::Format::Codex, path, self.id, bytes, log, warnings);
         imported.data.records = self.records;

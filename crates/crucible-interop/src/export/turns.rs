@@ -256,7 +256,7 @@ fn turn(pi: usize, p: &Phase, data: &HashMap<(usize, usize), &CallData>) -> Turn
     let input = first_user_words(&p.blocks).unwrap_or_else(|| p.name.clone());
     // A callout that cannot be read gives no fields; it is not lost from the
     // session, only not written to a format's eval fields.
-    let expect = crucible_eval::expectation_of(p).and_then(Result::ok);
+    let expect = crucible_core::expectation_of(p).and_then(Result::ok);
     let mut messages = vec![json!({"role": "user", "content": input})];
     messages.append(&mut said.messages);
     let result = said.last_reply.unwrap_or_else(|| said.all.join("\n\n"));
@@ -278,9 +278,9 @@ fn turn(pi: usize, p: &Phase, data: &HashMap<(usize, usize), &CallData>) -> Turn
             .map(|e| e.tools.iter().map(|t| t.name.clone()).collect())
             .unwrap_or_default(),
         expected: expect.and_then(|e| e.result),
-        passed: match crucible_eval::last_verdict(p) {
-            Some(crucible_eval::Verdict::Passed) => Some(true),
-            Some(crucible_eval::Verdict::Failed) => Some(false),
+        passed: match crucible_core::last_verdict(p) {
+            Some(crucible_core::Verdict::Passed) => Some(true),
+            Some(crucible_core::Verdict::Failed) => Some(false),
             _ => None,
         },
     }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crucible_core::{
-    AgentRef, Block, ContextData, DataRecord, Frontmatter, ImageData, Phase, SessionId, SessionLog,
+    AgentRef, ContextData, DataRecord, Frontmatter, ImageData, Phase, SessionId, SessionLog,
     SourceData, ThinkingData, Timestamp, ToolCall, args_line,
 };
 
@@ -149,7 +149,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     if let Some(id) = id {
         for file in child_files(path, &id) {
             let child = import(&file)?;
-            let summary = last_reply(&child.log);
+            let summary = crate::transcript::last_reply(&child.log);
             imported.children.push(Child {
                 imported: child,
                 link: SubagentLink {
@@ -166,18 +166,6 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
 
 fn gemini() -> AgentRef {
     "gemini".parse().expect("a valid agent name")
-}
-
-/// The text of a session's last reply, a child's summary for its parent.
-fn last_reply(log: &SessionLog) -> Option<String> {
-    log.phases()
-        .flat_map(|(_, p)| p.blocks.iter())
-        .filter_map(|b| match b {
-            Block::Callout(c) if c.kind == "reply" => Some(c.body.join("\n")),
-            _ => None,
-        })
-        .last()
-        .map(|s| crucible_core::summary_line(&s, crucible_core::SUMMARY_LIMIT))
 }
 
 /// Tokens of one reply, as ccusage's Gemini reader counts them: gemini-cli

@@ -228,7 +228,7 @@ fn assemble(path: &Path, rows: &Rows, children: Vec<Imported>) -> Imported {
             .id
             .as_deref()
             .and_then(|id| made.tasks.iter().find(|t| t.child == id));
-        let summary = session::last_reply(&child.log);
+        let summary = crate::transcript::last_reply(&child.log);
         imported.children.push(Child {
             link: SubagentLink {
                 agent: task.map_or_else(session::opencode, |t| t.agent.clone()),

@@ -382,15 +382,3 @@ fn rest(v: &Value, leave: &[&str]) -> Map<String, Value> {
         .map(|(k, x)| (k.clone(), x.clone()))
         .collect()
 }
-
-/// The text of a session's last reply, a child's summary for its parent.
-pub(super) fn last_reply(log: &SessionLog) -> Option<String> {
-    log.phases()
-        .flat_map(|(_, p)| p.blocks.iter())
-        .filter_map(|b| match b {
-            Block::Callout(c) if c.kind == "reply" => Some(c.body.join("\n")),
-            _ => None,
-        })
-        .last()
-        .map(|s| crucible_core::summary_line(&s, crucible_core::SUMMARY_LIMIT))
-}

@@ -12,20 +12,19 @@
 mod json;
 mod report;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use crucible_agent::AgentBackend;
-use crucible_core::{Block, PhaseId, SessionLog, Timestamp};
-use crucible_eval::{Actual, EvalRecord, Evaluator, evaluable, expectation_of, last_verdict};
+use crucible_eval::{EvalOptions, run_eval};
 
 use crate::agent_backend;
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
 
 use json::EvalJson;
-pub(super) use json::{RecordJson, reason};
-use report::{Case, CaseOutcome, Report};
+pub(super) use json::RecordJson;
+use report::Report;
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
@@ -82,64 +81,52 @@ struct Evaluators {
     replay: Option<Box<dyn AgentBackend>>,
     judge: Option<Box<dyn AgentBackend>>,
     system_prompt: Option<String>,
-    budget: u64,
     /// Says what evaluated besides the judge, in each record.
     by: String,
 }
 
-/// The session files to read, and the ones `--all` had to skip.
-struct Targets {
-    files: Vec<PathBuf>,
-    skipped: Vec<String>,
-}
-
 pub fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     let ev = evaluators(ctx, args)?;
-    let targets = targets(ctx, args)?;
-    let mut report = Report {
-        skipped_files: targets.skipped,
-        ..Report::default()
-    };
-    for path in &targets.files {
-        let log = match ctx.store.load_path(path) {
-            Ok(log) => log,
-            Err(e) if args.all => {
-                report.skipped_files.push(e.to_string());
-                continue;
-            }
-            Err(e) => {
-                // A session the user named and that cannot be read is a
-                // failure, not a skip: they asked for it.
-                report.unreadable_named.push(e.to_string());
-                continue;
-            }
-        };
-        report.sessions_read += 1;
-        let cases = evaluate_session(&ev, path, &log);
-        if cases.is_empty() && !args.all {
-            // Named, and nothing in it to evaluate: say so rather than
-            // print an empty table that looks like a pass.
-            eprintln!(
-                "warning: {}: no phase has an [!expect] callout, so there is nothing to evaluate \
-                 (docs/eval.md says how to write one)",
-                log.id()
-            );
-        }
-        let records: Vec<(usize, &EvalRecord)> = cases
+    let (files, skipped) = if args.all {
+        crucible_eval::files_with_expectations(&ctx.store)
+    } else {
+        // Each name must resolve: an ambiguous one is wrong usage (exit 2).
+        let files = args
+            .sessions
             .iter()
-            .filter_map(|(index, case)| match &case.outcome {
-                CaseOutcome::Evaluated(r) => Some((*index, r)),
-                _ => None,
-            })
-            .collect();
-        if !records.is_empty() && !args.no_record {
-            record(ctx, path, &records)?;
-        }
-        report.cases.extend(cases.into_iter().map(|(_, c)| c));
+            .map(|q| ctx.store.resolve(q).map_err(CliError::from))
+            .collect::<Result<Vec<_>, _>>()?;
+        (files, Vec::new())
+    };
+    let options = EvalOptions {
+        replay: ev.replay.as_deref(),
+        judge: ev.judge.as_deref(),
+        system_prompt: ev.system_prompt.as_deref(),
+        budget: ctx.config.session.resume_token_budget,
+        by: &ev.by,
+        record: !args.no_record,
+        skip_unreadable: args.all,
+    };
+    let mut run = run_eval(&ctx.store, &files, &options).map_err(CliError::from)?;
+    for id in &run.nothing_to_evaluate {
+        // Named, and nothing in it to evaluate: say so rather than print
+        // an empty table that looks like a pass.
+        eprintln!(
+            "warning: {id}: no phase has an [!expect] callout, so there is nothing to evaluate \
+             (docs/eval.md says how to write one)"
+        );
     }
     if args.replay {
-        report.newly_changed_first();
+        crucible_eval::newly_changed_first(&mut run.cases);
     }
+    let mut skipped_files = skipped;
+    skipped_files.append(&mut run.skipped_files);
+    let report = Report {
+        cases: run.cases,
+        sessions_read: run.sessions_read,
+        skipped_files,
+        unreadable_named: run.unreadable_named,
+    };
     for w in &report.skipped_files {
         eprintln!("warning: {w}; skipped");
     }
@@ -196,123 +183,6 @@ fn evaluators(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Evaluators> {
         replay,
         judge,
         system_prompt,
-        budget: ctx.config.session.resume_token_budget,
         by: by.join(", "),
     })
-}
-
-/// The sessions named (each must resolve: an ambiguous name is wrong
-/// usage, exit 2), or with `--all` every file whose text has an `[!expect`
-/// callout (the others are not even parsed); a file `--all` cannot read
-/// is skipped.
-fn targets(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Targets> {
-    if !args.all {
-        let files = args
-            .sessions
-            .iter()
-            .map(|q| ctx.store.resolve(q).map_err(CliError::from))
-            .collect::<Result<Vec<_>, _>>()?;
-        return Ok(Targets {
-            files,
-            skipped: Vec::new(),
-        });
-    }
-    let mut out = Targets {
-        files: Vec::new(),
-        skipped: Vec::new(),
-    };
-    for f in ctx.store.scan() {
-        let bytes = f.and_then(|f| ctx.store.read_bytes(&f.path).map(|b| (f.path, b)));
-        match bytes {
-            Ok((path, bytes)) => {
-                if memchr::memmem::find(&bytes, b"[!expect").is_some() {
-                    out.files.push(path);
-                }
-            }
-            Err(e) => out.skipped.push(e.to_string()),
-        }
-    }
-    Ok(out)
-}
-
-/// Every case of one session, with its phase's index.
-fn evaluate_session(ev: &Evaluators, path: &Path, log: &SessionLog) -> Vec<(usize, Case)> {
-    let mut out = Vec::new();
-    for (id, phase) in log.phases() {
-        let Some(expect) = expectation_of(phase) else {
-            continue;
-        };
-        let mut case = Case {
-            session: log.id().to_string(),
-            phase: id.to_string(),
-            was: last_verdict(phase),
-            result_unjudged: false,
-            outcome: CaseOutcome::Error(String::new()),
-        };
-        case.outcome = match expect {
-            Err(e) => CaseOutcome::Error(format!("{}: {id}: {e}", path.display())),
-            Ok(e) => {
-                case.result_unjudged = e.asks_judge() && ev.judge.is_none();
-                evaluate(ev, log, id, &e)
-            }
-        };
-        out.push((id.index(), case));
-    }
-    out
-}
-
-/// One case: the phase as recorded, or a new run of it; its checks and,
-/// where the expectation asks for it, the judge's answer.
-fn evaluate(
-    ev: &Evaluators,
-    log: &SessionLog,
-    id: PhaseId,
-    e: &crucible_eval::Expectation,
-) -> CaseOutcome {
-    let Some(phase) = log.phase(id) else {
-        return CaseOutcome::Error(format!("{}: no {id}", log.id()));
-    };
-    // Nothing runs (no replay, no judge) for a case that cannot be evaluated.
-    if let Err(why) = evaluable(e, ev.judge.is_some()) {
-        return CaseOutcome::NotEvaluated(why);
-    }
-    let actual: Actual = match &ev.replay {
-        None => Actual::of_phase(phase),
-        Some(agent) => match crucible_eval::replay::run_phase(
-            agent.as_ref(),
-            log,
-            id.index(),
-            ev.system_prompt.as_deref(),
-            ev.budget,
-        ) {
-            Ok(run) => run.actual,
-            Err(err) => {
-                return CaseOutcome::Error(format!("{}: {id}: the agent failed: {err}", log.id()));
-            }
-        },
-    };
-    let evaluator = Evaluator {
-        judge: ev.judge.as_deref(),
-        by: &ev.by,
-    };
-    let input = crucible_eval::replay::input_of(phase);
-    match evaluator.evaluate(e, &input, &actual, Timestamp::now()) {
-        Ok(record) => CaseOutcome::Evaluated(record),
-        Err(why) => CaseOutcome::NotEvaluated(why),
-    }
-}
-
-/// Appends each record to its phase, in one locked write.
-fn record(ctx: &Context, path: &Path, records: &[(usize, &EvalRecord)]) -> anyhow::Result<()> {
-    ctx.store
-        .update(path, |log| {
-            let mut phases: Vec<&mut crucible_core::Phase> = log.phases_mut().collect();
-            for (index, r) in records {
-                if let Some(p) = phases.get_mut(*index) {
-                    p.blocks.push(Block::Callout(r.to_callout()));
-                }
-            }
-        })
-        .map_err(CliError::from)?;
-    Ok(())
 }

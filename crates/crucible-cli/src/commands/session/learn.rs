@@ -79,24 +79,7 @@ struct Source {
 }
 
 pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
-    let format = args.export.unwrap_or(match args.case_type {
-        CaseType::Puzzle => ExportFormat::Puzzle,
-        CaseType::Correction | CaseType::All => ExportFormat::Markdown,
-    });
-    let export = match format {
-        ExportFormat::Jsonl => Export::Jsonl(match args.schema {
-            SchemaArg::Sft => Schema::Sft,
-            SchemaArg::Dpo => Schema::Dpo,
-            SchemaArg::Sharegpt => Schema::ShareGpt,
-        }),
-        ExportFormat::Markdown => Export::Markdown,
-        ExportFormat::Puzzle => Export::Puzzle,
-    };
-    let filter = match args.case_type {
-        CaseType::Puzzle => CaseFilter::Puzzles,
-        CaseType::Correction => CaseFilter::Corrections,
-        CaseType::All => CaseFilter::All,
-    };
+    let (export, filter) = export_of(args);
     let (sources, mut skipped) = sources(ctx, args)?;
     let redactor = (!args.no_redact).then(Redactor::new);
     let mut seen = std::collections::HashSet::new();
@@ -145,6 +128,47 @@ pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
     };
     progress::finish(&bar);
     skipped += bad;
+    let read = sources.len() - bad;
+    eprintln!(
+        "{}",
+        summary(&written, read, duplicates, skipped, args.output.as_deref())
+    );
+    Ok(Outcome::from_files(read, skipped))
+}
+
+/// The export and the cases it takes: `--export`, else what suits the case
+/// type (puzzles as puzzles, the rest as markdown).
+fn export_of(args: &LearnArgs) -> (Export, CaseFilter) {
+    let format = args.export.unwrap_or(match args.case_type {
+        CaseType::Puzzle => ExportFormat::Puzzle,
+        CaseType::Correction | CaseType::All => ExportFormat::Markdown,
+    });
+    let export = match format {
+        ExportFormat::Jsonl => Export::Jsonl(match args.schema {
+            SchemaArg::Sft => Schema::Sft,
+            SchemaArg::Dpo => Schema::Dpo,
+            SchemaArg::Sharegpt => Schema::ShareGpt,
+        }),
+        ExportFormat::Markdown => Export::Markdown,
+        ExportFormat::Puzzle => Export::Puzzle,
+    };
+    let filter = match args.case_type {
+        CaseType::Puzzle => CaseFilter::Puzzles,
+        CaseType::Correction => CaseFilter::Corrections,
+        CaseType::All => CaseFilter::All,
+    };
+    (export, filter)
+}
+
+/// The line on stderr: how many cases of which kind from how many
+/// sessions, and what was left out, removed or skipped.
+fn summary(
+    written: &Written,
+    read: usize,
+    duplicates: usize,
+    skipped: usize,
+    output: Option<&std::path::Path>,
+) -> String {
     let mut summary = format!(
         "{} {} ({} {}, {} {}) from {} {}",
         written.puzzles + written.corrections,
@@ -153,8 +177,8 @@ pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
         crate::render::plural(written.puzzles, "puzzle", "puzzles"),
         written.corrections,
         crate::render::plural(written.corrections, "correction", "corrections"),
-        sources.len() - bad,
-        crate::render::plural(sources.len() - bad, "session", "sessions"),
+        read,
+        crate::render::plural(read, "session", "sessions"),
     );
     if written.left_out > 0 {
         summary.push_str(&format!(
@@ -174,11 +198,10 @@ pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
     if skipped > 0 {
         summary.push_str(&format!("; {skipped} invalid files skipped"));
     }
-    if let Some(p) = &args.output {
+    if let Some(p) = output {
         summary.push_str(&format!("; written to {}", p.display()));
     }
-    eprintln!("{summary}");
-    Ok(Outcome::from_files(sources.len() - bad, skipped))
+    summary
 }
 
 /// The files to read, oldest session first, and how many matching files

@@ -12,9 +12,11 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use crucible_core::{AgentRef, Block, PhaseId, Timestamp};
-use crucible_eval::replay::{ReplayRun, RunDiff, replay_session, run_phase};
-use crucible_eval::{Actual, EvalRecord, Verdict, check, expectation_of};
+use crucible_core::{AgentRef, EvalRecord, Phase, PhaseId, SessionId, SessionLog, Timestamp};
+use crucible_eval::replay::{
+    ReplayEval, ReplayRun, RunDiff, carry_expectation, replay_session, run_phase,
+};
+use crucible_eval::{Actual, Verdict};
 use serde::Serialize;
 
 use crate::agent_backend;
@@ -57,21 +59,7 @@ pub enum ReplayFormat {
 
 pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
     let (_, log) = ctx.store.load(&args.session).map_err(CliError::from)?;
-    let id: PhaseId = args.phase.parse().map_err(|_| {
-        CliError::usage(format!(
-            "--phase {}: expected a phase number such as 3 or phase-3",
-            args.phase
-        ))
-    })?;
-    let count = log.phase_count();
-    let Some(original) = log.phase(id) else {
-        return Err(CliError::new(format!(
-            "{} has no {id} (it has {count} {})",
-            log.id(),
-            crate::render::plural(count, "phase", "phases")
-        ))
-        .into());
-    };
+    let (id, original) = phase_of(&log, &args.phase)?;
     let agent = agent_backend::configured_with_model(
         ctx,
         args.agent_cmd.as_deref(),
@@ -103,34 +91,16 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
     .expect("the phase exists");
     // The expectation goes with the run, so the replay can be evaluated
     // again later; with --eval, so does its outcome.
-    let mut evaluation: Option<EvalRecord> = None;
-    if let Some(expect) = expectation_of(original) {
-        let expect = expect.map_err(|e| CliError::new(format!("{}: {id}: {e}", log.id())))?;
-        let new_phase = session.phases_mut().next().expect("one phase");
-        new_phase
-            .blocks
-            .insert(1, Block::Callout(expect.to_callout()));
-        if args.eval && !expect.has_checks() {
-            eprintln!(
-                "warning: the [!expect] of {id} has nothing to check without a judge \
-                 (use cru session eval --judge on the new session)"
-            );
-        } else if args.eval {
-            let record = EvalRecord::new(
-                check(&expect, &replayed.actual),
-                None,
-                format!("replay with {}", agent.describe()),
-                Timestamp::now(),
-            );
-            new_phase.blocks.push(Block::Callout(record.to_callout()));
-            evaluation = Some(record);
-        }
-    } else if args.eval {
-        eprintln!(
-            "warning: {id} of {} has no [!expect] callout: nothing to evaluate",
-            log.id()
-        );
-    }
+    let by = format!("replay with {}", agent.describe());
+    let carried = carry_expectation(
+        original,
+        &mut session,
+        &replayed.actual,
+        args.eval.then_some(by.as_str()),
+        Timestamp::now(),
+    )
+    .map_err(|e| CliError::new(format!("{}: {id}: {e}", log.id())))?;
+    let evaluation = evaluation_of(carried, &log, id);
     let started = session.frontmatter.started.clone();
     let title = session.frontmatter.title.clone();
     let (_, created) = ctx
@@ -142,26 +112,90 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
         })
         .map_err(CliError::from)?;
     let diff = RunDiff::between(&Actual::of_phase(original), &replayed.actual);
-    match args.format {
+    render(
+        args.format,
+        created.id(),
+        (log.id(), id),
+        &diff,
+        evaluation.as_ref(),
+    )?;
+    Ok(match evaluation.map(|r| r.verdict) {
+        Some(Verdict::Failed | Verdict::Error) => Outcome::Failure,
+        _ => Outcome::Success,
+    })
+}
+
+/// The phase `--phase` names: a usage error when it is not a phase
+/// number, an error when the session has no such phase.
+fn phase_of<'l>(log: &'l SessionLog, phase: &str) -> Result<(PhaseId, &'l Phase), CliError> {
+    let id: PhaseId = phase.parse().map_err(|_| {
+        CliError::usage(format!(
+            "--phase {phase}: expected a phase number such as 3 or phase-3"
+        ))
+    })?;
+    let count = log.phase_count();
+    let original = log.phase(id).ok_or_else(|| {
+        CliError::new(format!(
+            "{} has no {id} (it has {count} {})",
+            log.id(),
+            crate::render::plural(count, "phase", "phases")
+        ))
+    })?;
+    Ok((id, original))
+}
+
+/// The record of `--eval`, saying on stderr why there is none when it was
+/// asked for and nothing could be checked.
+fn evaluation_of(carried: ReplayEval, log: &SessionLog, id: PhaseId) -> Option<EvalRecord> {
+    match carried {
+        ReplayEval::Evaluated(record) => Some(record),
+        ReplayEval::NothingToCheck => {
+            eprintln!(
+                "warning: the [!expect] of {id} has nothing to check without a judge \
+                 (use cru session eval --judge on the new session)"
+            );
+            None
+        }
+        ReplayEval::NoExpectation => {
+            eprintln!(
+                "warning: {id} of {} has no [!expect] callout: nothing to evaluate",
+                log.id()
+            );
+            None
+        }
+        ReplayEval::NotAsked => None,
+    }
+}
+
+/// The new session's id and what changed: JSON on stdout, or the id on
+/// stdout and the differences on stderr.
+fn render(
+    format: ReplayFormat,
+    created: &SessionId,
+    (of, id): (&SessionId, PhaseId),
+    diff: &RunDiff,
+    evaluation: Option<&EvalRecord>,
+) -> anyhow::Result<()> {
+    match format {
         ReplayFormat::Json => crate::render::print_json(&ReplayJson {
             version: 1,
-            session: created.id().as_str(),
+            session: created.as_str(),
             replay_of: ReplayOfJson {
-                session: log.id().as_str(),
+                session: of.as_str(),
                 phase: id.to_string(),
             },
-            diff: DiffJson::new(&diff),
-            eval: evaluation.as_ref().map(|r| EvalJson {
+            diff: DiffJson::new(diff),
+            eval: evaluation.map(|r| EvalJson {
                 verdict: r.verdict.as_str(),
-                reason: super::eval::reason(r),
+                reason: crucible_eval::reason(r),
                 record: super::eval::RecordJson::new(r),
             }),
         })?,
         ReplayFormat::Text => {
-            println!("{}", created.id());
-            eprintln!("replay of {id} of {}:", log.id());
+            println!("{created}");
+            eprintln!("replay of {id} of {of}:");
             eprint!("{}", diff.render());
-            if let Some(r) = &evaluation {
+            if let Some(r) = evaluation {
                 for c in &r.checks {
                     eprintln!(
                         "{}: {} {}",
@@ -174,10 +208,7 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
             }
         }
     }
-    Ok(match evaluation.map(|r| r.verdict) {
-        Some(Verdict::Failed | Verdict::Error) => Outcome::Failure,
-        _ => Outcome::Success,
-    })
+    Ok(())
 }
 
 /// `--format json`: one object, documented in docs/json.md.

@@ -2,7 +2,7 @@
 //! --format json` (schema in `docs/json.md`): made for readers, not a
 //! dump of the parser's types.
 
-use crucible_core::workflow::{EdgeKind, Step, StepMarker, WorkflowProblem};
+use crucible_core::workflow::{Edge, EdgeKind, Step, StepMarker, Workflow, WorkflowProblem};
 use crucible_parser::workflow::CheckedWorkflow;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -144,7 +144,53 @@ impl From<&WorkflowProblem> for ProblemOut {
 impl WorkflowBody {
     pub fn of(checked: &CheckedWorkflow) -> Self {
         let w = &checked.workflow;
-        let name = |i: usize| w.steps.get(i).map_or_else(String::new, |s| s.name.clone());
+        let name = |i: usize| step_name(w, i);
+        Self {
+            workflow: WorkflowOut {
+                title: w.title.clone(),
+                source_sessions: source_sessions(w),
+                steps: w.steps.iter().map(|s| StepOut::of(w, s)).collect(),
+                inputs: checked.graph.inputs.clone(),
+            },
+            graph: GraphOut {
+                edges: checked
+                    .graph
+                    .edges
+                    .iter()
+                    .map(|e| EdgeOut::of(w, e))
+                    .collect(),
+                order: checked
+                    .graph
+                    .order
+                    .as_ref()
+                    .map(|o| o.iter().map(|&i| name(i)).collect()),
+            },
+            problems: checked.problems.iter().map(ProblemOut::from).collect(),
+        }
+    }
+}
+
+/// The name of step `i` (empty for an index out of range).
+fn step_name(w: &Workflow, i: usize) -> String {
+    w.steps.get(i).map_or_else(String::new, |s| s.name.clone())
+}
+
+/// The frontmatter's `source_sessions` list, when it has one.
+fn source_sessions(w: &Workflow) -> Vec<String> {
+    w.frontmatter
+        .as_ref()
+        .and_then(|fm| fm.get("source_sessions"))
+        .and_then(|v| v.as_sequence())
+        .map(|ids| {
+            ids.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl StepOut {
+    fn of(w: &Workflow, s: &Step) -> Self {
         let ports = |ports: Vec<&crucible_core::workflow::Port>| {
             ports
                 .into_iter()
@@ -154,78 +200,44 @@ impl WorkflowBody {
                 })
                 .collect()
         };
-        let steps = w
-            .steps
-            .iter()
-            .map(|s| StepOut {
-                name: s.name.clone(),
-                agent: s.agent.clone(),
-                channel: s.channel.clone(),
-                marker: match s.marker {
-                    StepMarker::Critical => "critical",
-                    StepMarker::Optional => "optional",
-                    StepMarker::None => "none",
-                },
-                parent: s.parent.map(name),
-                line: s.line,
-                inputs: ports(s.inputs()),
-                outputs: ports(s.outputs()),
-                conditions: s
-                    .conditions
-                    .iter()
-                    .map(|c| ConditionOut {
-                        condition: c.condition.clone(),
-                        target: c.target.clone(),
-                    })
-                    .collect(),
-                runs: s.rows().map(row).collect(),
-                totals: Totals::of(s),
-            })
-            .collect();
-        let source_sessions = w
-            .frontmatter
-            .as_ref()
-            .and_then(|fm| fm.get("source_sessions"))
-            .and_then(|v| v.as_sequence())
-            .map(|ids| {
-                ids.iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let edges = checked
-            .graph
-            .edges
-            .iter()
-            .map(|e| {
-                let (kind, label) = match &e.kind {
-                    EdgeKind::Data { name } => ("data", Some(name.clone())),
-                    EdgeKind::Condition { condition } => ("condition", condition.clone()),
-                };
-                EdgeOut {
-                    from: name(e.from),
-                    to: name(e.to),
-                    kind,
-                    name: label,
-                }
-            })
-            .collect();
         Self {
-            workflow: WorkflowOut {
-                title: w.title.clone(),
-                source_sessions,
-                steps,
-                inputs: checked.graph.inputs.clone(),
+            name: s.name.clone(),
+            agent: s.agent.clone(),
+            channel: s.channel.clone(),
+            marker: match s.marker {
+                StepMarker::Critical => "critical",
+                StepMarker::Optional => "optional",
+                StepMarker::None => "none",
             },
-            graph: GraphOut {
-                edges,
-                order: checked
-                    .graph
-                    .order
-                    .as_ref()
-                    .map(|o| o.iter().map(|&i| name(i)).collect()),
-            },
-            problems: checked.problems.iter().map(ProblemOut::from).collect(),
+            parent: s.parent.map(|i| step_name(w, i)),
+            line: s.line,
+            inputs: ports(s.inputs()),
+            outputs: ports(s.outputs()),
+            conditions: s
+                .conditions
+                .iter()
+                .map(|c| ConditionOut {
+                    condition: c.condition.clone(),
+                    target: c.target.clone(),
+                })
+                .collect(),
+            runs: s.rows().map(row).collect(),
+            totals: Totals::of(s),
+        }
+    }
+}
+
+impl EdgeOut {
+    fn of(w: &Workflow, e: &Edge) -> Self {
+        let (kind, label) = match &e.kind {
+            EdgeKind::Data { name } => ("data", Some(name.clone())),
+            EdgeKind::Condition { condition } => ("condition", condition.clone()),
+        };
+        Self {
+            from: step_name(w, e.from),
+            to: step_name(w, e.to),
+            kind,
+            name: label,
         }
     }
 }

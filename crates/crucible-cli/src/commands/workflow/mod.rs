@@ -10,7 +10,7 @@ mod validate;
 use std::path::Path;
 
 use clap::Subcommand;
-use crucible_parser::workflow::{CheckedWorkflow, check_workflow};
+use crucible_parser::workflow::CheckedWorkflow;
 
 use crate::cli::GlobalArgs;
 use crate::error::{CliError, Outcome};
@@ -69,14 +69,7 @@ pub fn read(path: &Path) -> Result<CheckedWorkflow, CliError> {
 /// (workflow frontmatter or a step): every command that takes a workflow
 /// goes through here.
 pub fn check(bytes: &[u8]) -> CheckedWorkflow {
-    let mut checked = check_workflow(bytes);
-    let text = String::from_utf8_lossy(bytes);
-    let missing = crucible_core::workflow::document_problems(&checked.workflow, &text);
-    if !missing.is_empty() {
-        checked.problems.extend(missing);
-        checked.problems.sort_by_key(|p| (p.line, p.column));
-    }
-    checked
+    crucible_codify::refine::check_document(bytes)
 }
 
 /// `file:line:col: error: message` lines for a checked workflow.

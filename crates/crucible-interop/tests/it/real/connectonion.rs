@@ -237,8 +237,8 @@ fn co_eval_verdicts_and_analysis_become_eval_callouts() {
     );
     assert_eq!(evals[0][1].0, "passed");
     assert_eq!(
-        crucible_eval::last_verdict(imp.log.phases().next().unwrap().1),
-        Some(crucible_eval::Verdict::Passed)
+        crucible_core::last_verdict(imp.log.phases().next().unwrap().1),
+        Some(crucible_core::Verdict::Passed)
     );
 }
 

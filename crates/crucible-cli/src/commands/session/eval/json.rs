@@ -3,10 +3,10 @@
 //! "summary": {...}}`, documented in docs/json.md. Made for output:
 //! nothing here is an internal type.
 
-use crucible_eval::{EvalRecord, Verdict};
+use crucible_eval::{CaseOutcome, EvalRecord, Verdict, reason};
 use serde::Serialize;
 
-use super::report::{CaseOutcome, Report};
+use super::report::Report;
 
 /// The version of this schema; it changes only when a field changes meaning
 /// or goes away.
@@ -116,37 +116,6 @@ impl RecordJson {
             at: None,
         }
     }
-}
-
-/// Why a record has its verdict: the failed checks and the judge's word
-/// for a failure, the judge's error for an error, what passed for a pass.
-pub fn reason(r: &EvalRecord) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    match r.verdict {
-        Verdict::Failed => {
-            for c in r.checks.iter().filter(|c| !c.passed) {
-                parts.push(format!("{}: {}", c.kind.as_str(), c.detail));
-            }
-            if let Some(j) = r.judge.as_ref().filter(|j| !j.passed) {
-                parts.push(format!("judge: {}", j.reason));
-            }
-        }
-        Verdict::Error => {
-            if let Some(e) = &r.judge_error {
-                parts.push(format!("judge: {e}"));
-            }
-        }
-        Verdict::Passed => {
-            if !r.checks.is_empty() {
-                let kinds: Vec<&str> = r.checks.iter().map(|c| c.kind.as_str()).collect();
-                parts.push(format!("{} passed", kinds.join(", ")));
-            }
-            if let Some(j) = &r.judge {
-                parts.push(format!("judge: {}", j.reason));
-            }
-        }
-    }
-    parts.join("; ")
 }
 
 impl<'a> EvalJson<'a> {

@@ -3,62 +3,11 @@
 
 use std::io::Write;
 
-use crucible_eval::{EvalRecord, NotEvaluated, Verdict};
+use crucible_eval::{Case, CaseOutcome, NotEvaluated, Verdict};
 
 use crate::error::Outcome;
 use crate::render::plural;
 use crate::render::table::Table;
-
-/// One phase with an `[!expect]` callout.
-#[derive(Debug)]
-pub struct Case {
-    pub session: String,
-    pub phase: String,
-    /// The last verdict recorded before this run.
-    pub was: Option<Verdict>,
-    /// The expectation has a `result:` that no judge looked at (no
-    /// `--judge`): the verdict comes from the checks alone.
-    pub result_unjudged: bool,
-    pub outcome: CaseOutcome,
-}
-
-#[derive(Debug)]
-pub enum CaseOutcome {
-    Evaluated(EvalRecord),
-    /// No verdict could be reached before any check: the `[!expect]` cannot
-    /// be read, or the agent of a replay failed. Not recorded.
-    Error(String),
-    /// Nothing to evaluate; neither a pass nor a failure.
-    NotEvaluated(NotEvaluated),
-}
-
-impl Case {
-    pub fn verdict(&self) -> Option<Verdict> {
-        match &self.outcome {
-            CaseOutcome::Evaluated(r) => Some(r.verdict),
-            CaseOutcome::Error(_) => Some(Verdict::Error),
-            CaseOutcome::NotEvaluated(_) => None,
-        }
-    }
-
-    pub fn record(&self) -> Option<&EvalRecord> {
-        match &self.outcome {
-            CaseOutcome::Evaluated(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// Passed when last recorded, failed or error now.
-    pub fn newly_failing(&self) -> bool {
-        self.was == Some(Verdict::Passed)
-            && matches!(self.verdict(), Some(Verdict::Failed | Verdict::Error))
-    }
-
-    pub fn newly_passing(&self) -> bool {
-        matches!(self.was, Some(Verdict::Failed | Verdict::Error))
-            && self.verdict() == Some(Verdict::Passed)
-    }
-}
 
 /// Everything one run found.
 #[derive(Debug, Default)]
@@ -104,24 +53,6 @@ impl Report {
             n.newly_passing += usize::from(c.newly_passing());
         }
         n
-    }
-
-    /// What changed first: newly failing, then newly passing, then new
-    /// failures; the order is otherwise kept.
-    pub fn newly_changed_first(&mut self) {
-        self.cases.sort_by_key(|c| {
-            if c.newly_failing() {
-                0
-            } else if c.newly_passing() {
-                1
-            } else if c.was.is_none()
-                && matches!(c.verdict(), Some(Verdict::Failed | Verdict::Error))
-            {
-                2
-            } else {
-                3
-            }
-        });
     }
 
     /// 1 when any case failed or could not be evaluated (`error` too: a

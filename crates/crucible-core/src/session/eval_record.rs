@@ -8,10 +8,44 @@
 //! > by: judge command `./judge.sh`
 //! > at: 2026-11-22T05:30:00Z
 //! ```
+//!
+//! The record and its parts ([`Check`], [`JudgeVerdict`]) are plain data kept
+//! with the other callouts; `crucible-eval` produces them.
 
-use crucible_core::{Block, Callout, Phase, Timestamp};
+use super::{Block, Callout, Phase, Timestamp};
 
-use crate::{Check, JudgeVerdict};
+/// Which rule a check applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckKind {
+    Tools,
+    Forbid,
+    Pattern,
+}
+
+impl CheckKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Tools => "tools",
+            Self::Forbid => "forbid",
+            Self::Pattern => "pattern",
+        }
+    }
+}
+
+/// One check's outcome, with what it found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub kind: CheckKind,
+    pub passed: bool,
+    pub detail: String,
+}
+
+/// The judge's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeVerdict {
+    pub passed: bool,
+    pub reason: String,
+}
 
 /// The outcome of one case, exactly one of three:
 ///
@@ -115,13 +149,13 @@ impl EvalRecord {
             body.push(format!(
                 "judge: {} {}",
                 mark(j.passed),
-                crucible_core::one_line(&j.reason)
+                super::one_line(&j.reason)
             ));
         }
         if let Some(e) = &self.judge_error {
-            body.push(format!("judge: error {}", crucible_core::one_line(e)));
+            body.push(format!("judge: error {}", super::one_line(e)));
         }
-        body.push(format!("by: {}", crucible_core::one_line(&self.by)));
+        body.push(format!("by: {}", super::one_line(&self.by)));
         body.push(format!("at: {}", self.at));
         Callout::new("eval", self.verdict.callout_title(), body)
     }
@@ -140,7 +174,6 @@ pub fn last_verdict(p: &Phase) -> Option<Verdict> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CheckKind;
 
     fn check(passed: bool) -> Check {
         Check {

@@ -20,10 +20,14 @@
 //! `result` is what asks for the judge: only a case with a `result:` line
 //! goes to it, and only when the run has a judge. The other keys are
 //! checked without a model, judge or not.
+//!
+//! The type lives here with the other callouts so that anything reading
+//! session files can read an expectation without the evaluator (and the
+//! agent backends it needs); `crucible-eval` does the checking and judging.
 
 use regex::Regex;
 
-use crucible_core::{Callout, Phase};
+use super::{Block, Callout, Phase};
 
 /// An expected tool: its name (any case) and what its arguments match.
 #[derive(Debug, Clone)]
@@ -193,7 +197,7 @@ impl Expectation {
             body.push(format!("pattern: {}", p.as_str()));
         }
         if let Some(r) = &self.result {
-            body.push(format!("result: {}", crucible_core::one_line(r)));
+            body.push(format!("result: {}", super::one_line(r)));
         }
         Callout::new("expect", "", body)
     }
@@ -213,7 +217,7 @@ impl Expectation {
 /// The phase's expectation: its first `[!expect]` callout, read.
 pub fn expectation_of(p: &Phase) -> Option<Result<Expectation, ExpectError>> {
     p.blocks.iter().find_map(|b| match b {
-        crucible_core::Block::Callout(c) if is_expect(c) => Some(Expectation::from_callout(c)),
+        Block::Callout(c) if is_expect(c) => Some(Expectation::from_callout(c)),
         _ => None,
     })
 }

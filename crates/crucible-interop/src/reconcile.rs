@@ -1,0 +1,412 @@
+//! Storing imports: what a re-import of a source does to the session an
+//! earlier import made of it.
+//!
+//! A source is found again by its path or, when it moved, by its format
+//! and its own id ([`Imports::find`]). An unchanged source leaves its
+//! session alone; a changed one updates it in place (same id), unless the
+//! session was changed in cru since its import: then it is kept, unless
+//! the caller forces the update. A source with subagents is stored parent
+//! first (as pending), then each child linked to it, then the parent with
+//! its links, so an import killed half way is finished by the next one.
+//!
+//! Nothing here prints: each stored session is reported to the caller as
+//! a [`Stored`] through [`Event`]s, in the order they happen.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crucible_core::store::IdAllocator;
+use crucible_core::{SessionCodec, SessionData, SessionId, SessionLog, SessionStore, StoreError};
+
+use crate::{Imported, Provenance, content_hash, fnv_hex, link_children};
+
+/// The `source_hash` of a parent whose children are not all imported and
+/// linked yet: it matches no source, so the next import finishes the job.
+const PENDING: &str = "pending";
+
+/// What became of one session of a source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    Created,
+    Updated,
+    Unchanged,
+    /// Changed in cru since its import; left alone (force to replace it).
+    Kept,
+}
+
+/// One session as the store now holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    pub id: SessionId,
+    pub path: PathBuf,
+    /// Where it was imported from (the provenance path).
+    pub source: String,
+    pub fate: Fate,
+}
+
+/// What the caller hears while a source is stored.
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// A subagent's import warning, just before its session is stored.
+    Warning(&'a crate::ImportWarning),
+    /// A session stored (or left as it was).
+    Stored(&'a Stored),
+}
+
+/// The sessions of a directory that came from an import: by source path,
+/// and by format and source id for sources that moved.
+#[derive(Debug, Default)]
+pub struct Imports {
+    by_path: HashMap<String, (PathBuf, SessionLog)>,
+    /// (format, source id) → the source paths imported with them.
+    by_id: HashMap<(String, String), Vec<String>>,
+}
+
+impl Imports {
+    /// The imported sessions of `store`'s directory. A file that cannot be
+    /// read is no import (the import makes a new session instead).
+    pub fn of_store<C: SessionCodec>(store: &SessionStore<C>) -> Self {
+        // Only a file that holds the provenance key can be an import: the
+        // bytes are searched before anything is parsed.
+        let key = format!("{}:", crate::PROVENANCE_KEY);
+        let finder = memchr::memmem::Finder::new(key.as_bytes());
+        let mut by_path = HashMap::new();
+        for f in store.scan().into_iter().flatten() {
+            let Ok(bytes) = store.read_bytes(&f.path) else {
+                continue;
+            };
+            if finder.find(&bytes).is_none() {
+                continue;
+            }
+            if let Ok(log) = store.load_path(&f.path)
+                && let Some(p) = Provenance::of(&log)
+            {
+                by_path.insert(p.path.clone(), (f.path, log));
+            }
+        }
+        Self::new(by_path)
+    }
+
+    /// Imports keyed by the source path their provenance names.
+    pub fn new(by_path: HashMap<String, (PathBuf, SessionLog)>) -> Self {
+        let mut by_id: HashMap<(String, String), Vec<String>> = HashMap::new();
+        for (path, (_, log)) in &by_path {
+            if let Some(p) = Provenance::of(log)
+                && let Some(id) = p.id
+            {
+                by_id.entry((p.format, id)).or_default().push(path.clone());
+            }
+        }
+        Self { by_path, by_id }
+    }
+
+    /// The session imported before from this source: by its path, or, for
+    /// a source that moved (Codex archives its rollouts, a user tidies a
+    /// folder), by its format and its own id, if the path it was imported
+    /// from is gone. Only an unambiguous match: two gone sources with one
+    /// id are not guessed between.
+    pub fn find(&self, provenance: &Provenance) -> Option<&(PathBuf, SessionLog)> {
+        if let Some(found) = self.by_path.get(&provenance.path) {
+            return Some(found);
+        }
+        let key = (provenance.format.clone(), provenance.id.clone()?);
+        let mut gone = self
+            .by_id
+            .get(&key)?
+            .iter()
+            .filter(|old| !source_exists(old));
+        match (gone.next(), gone.next()) {
+            (Some(old), None) => self.by_path.get(old),
+            _ => None,
+        }
+    }
+}
+
+/// Whether the source an import recorded is still there (`db#session`
+/// names a session in a database file).
+fn source_exists(path: &str) -> bool {
+    let file = path.split_once('#').map_or(path, |(f, _)| f);
+    Path::new(file).exists()
+}
+
+/// One import run into a store: what the directory held, the ids given so
+/// far, and whether sessions changed in cru are replaced.
+pub struct Reconciler<'s, C: SessionCodec> {
+    store: &'s SessionStore<C>,
+    existing: Imports,
+    ids: IdAllocator,
+    force: bool,
+}
+
+impl<C: SessionCodec> std::fmt::Debug for Reconciler<'_, C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reconciler")
+            .field("dir", &self.store.dir())
+            .field("existing", &self.existing)
+            .field("force", &self.force)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'s, C: SessionCodec> Reconciler<'s, C> {
+    /// Reads what `store` holds; `force` replaces sessions changed in cru.
+    pub fn new(store: &'s SessionStore<C>, force: bool) -> Result<Self, StoreError> {
+        Self::with_imports(store, Imports::of_store(store), force)
+    }
+
+    /// As [`Reconciler::new`], with the imports already known.
+    pub fn with_imports(
+        store: &'s SessionStore<C>,
+        existing: Imports,
+        force: bool,
+    ) -> Result<Self, StoreError> {
+        Ok(Self {
+            store,
+            existing,
+            ids: IdAllocator::new(store)?,
+            force,
+        })
+    }
+
+    /// Stores a source's session and its subagents' sessions, linked.
+    /// `on` hears each stored session (and each subagent's warnings) as it
+    /// happens; a store error stops the source there.
+    pub fn store(
+        &mut self,
+        imp: Imported,
+        on: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), StoreError> {
+        let Imported {
+            log,
+            provenance,
+            children,
+            data,
+            ..
+        } = imp;
+        if children.is_empty() {
+            self.store_one(log, &data, &provenance, false, on)?;
+            return Ok(());
+        }
+        // A parent is first written as pending, and complete (its source's
+        // hash, its links) only once every child is in place. A run killed
+        // in between leaves a parent that the next run does not take for
+        // imported already: it goes on where the killed run stopped.
+        let (path, mut log, fate) = self.store_one(log, &data, &provenance, true, on)?;
+        let mut linked = Vec::new();
+        for child in children {
+            for w in &child.imported.warnings {
+                on(Event::Warning(w));
+            }
+            let mut child_log = child.imported.log;
+            child_log.frontmatter.parent = Some(log.id().clone());
+            let (_, child_log, _) = self.store_one(
+                child_log,
+                &child.imported.data,
+                &child.imported.provenance,
+                false,
+                on,
+            )?;
+            linked.push((child_log, child.link));
+        }
+        // The parent is written again with its links only when it was written
+        // now: one that is unchanged or kept already has them (or its own).
+        if matches!(fate, Fate::Created | Fate::Updated) {
+            link_children(&mut log, &mut linked);
+            let mut provenance = provenance;
+            provenance.data_hash = Provenance::of(&log).and_then(|p| p.data_hash);
+            provenance.session_hash = content_hash(&log);
+            provenance.store(&mut log);
+            self.store.save_to(&path, &log)?;
+        }
+        Ok(())
+    }
+
+    /// Stores one session: created, updated, or left as it is. Returns where
+    /// it is and the session as stored (with its id). A session written
+    /// `pending` gets [`PENDING`] for its source's hash, for the caller to
+    /// complete.
+    fn store_one(
+        &mut self,
+        mut log: SessionLog,
+        data: &SessionData,
+        provenance: &Provenance,
+        pending: bool,
+        on: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(PathBuf, SessionLog, Fate), StoreError> {
+        // The sidecar's records, serialized once: hashed into the session's
+        // `import` key (so `validate` can tell them changed) and written.
+        let records = data.records_jsonl();
+        let written = Provenance {
+            source_hash: if pending {
+                PENDING.to_owned()
+            } else {
+                provenance.source_hash.clone()
+            },
+            data_hash: (!records.is_empty()).then(|| fnv_hex(&records)),
+            ..provenance.clone()
+        };
+        let (path, log, fate) = match self.existing.find(provenance) {
+            Some((path, old)) => {
+                let fate = decide(old, provenance, self.force);
+                match fate {
+                    Fate::Unchanged => {
+                        // A run killed between a session and its sidecar
+                        // left the sidecar out: it is written now.
+                        if !data.is_empty() && !crucible_core::data_path(path).exists() {
+                            self.store.save_data_records(path, old.id(), &records)?;
+                        }
+                        (path.clone(), old.clone(), fate)
+                    }
+                    Fate::Kept => (path.clone(), old.clone(), fate),
+                    _ => {
+                        log.frontmatter.session_id = old.id().clone();
+                        written.store(&mut log);
+                        // The sidecar first: a session is never newer than its data.
+                        self.store.save_data_records(path, log.id(), &records)?;
+                        self.store.save_to(path, &log)?;
+                        (path.clone(), log, Fate::Updated)
+                    }
+                }
+            }
+            None => {
+                let started = log.frontmatter.started.clone();
+                let title = log.frontmatter.title.clone();
+                written.store(&mut log);
+                let (path, created) =
+                    self.ids
+                        .create_new(self.store, &started, title.as_deref(), &mut |id| {
+                            let mut l = log.clone();
+                            l.frontmatter.session_id = id;
+                            l
+                        })?;
+                self.store
+                    .save_data_records(&path, created.id(), &records)?;
+                (path, created, Fate::Created)
+            }
+        };
+        on(Event::Stored(&Stored {
+            id: log.id().clone(),
+            path: path.clone(),
+            source: provenance.path.clone(),
+            fate,
+        }));
+        Ok((path, log, fate))
+    }
+}
+
+/// What a re-import does to `old`, the session an earlier import of this
+/// source made: nothing when the source is unchanged and where it was; an
+/// update when it changed or moved, unless the session was changed in cru
+/// since (its content no longer has the hash recorded at import) and the
+/// caller does not force it.
+pub fn decide(old: &SessionLog, provenance: &Provenance, force: bool) -> Fate {
+    let Some(before) = Provenance::of(old) else {
+        // Not an import at all: nothing to keep, the source replaces it.
+        return Fate::Updated;
+    };
+    // A source that moved is recorded at its new path (an update).
+    if before.source_hash == provenance.source_hash && before.path == provenance.path {
+        return Fate::Unchanged;
+    }
+    let changed_in_cru = content_hash(old) != before.session_hash;
+    if changed_in_cru && !force {
+        Fate::Kept
+    } else {
+        Fate::Updated
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crucible_core::{Frontmatter, Timestamp};
+
+    fn provenance(path: &str, source_hash: &str, id: Option<&str>) -> Provenance {
+        Provenance {
+            format: "codex".into(),
+            path: path.into(),
+            id: id.map(str::to_owned),
+            source_hash: source_hash.into(),
+            session_hash: String::new(),
+            data_hash: None,
+        }
+    }
+
+    /// A session as an import of `p` stores it.
+    fn imported(p: &Provenance) -> SessionLog {
+        let started: Timestamp = "2026-01-02T03:04:05Z".parse().unwrap();
+        let mut log = SessionLog::new(Frontmatter::new("2026-01-02-a".parse().unwrap(), started));
+        let mut p = p.clone();
+        p.session_hash = content_hash(&log);
+        p.store(&mut log);
+        log
+    }
+
+    #[test]
+    fn an_unchanged_source_is_left_and_a_grown_one_updates() {
+        let p = provenance("/src/a.jsonl", "h1", None);
+        let old = imported(&p);
+        assert_eq!(decide(&old, &p, false), Fate::Unchanged);
+        assert_eq!(
+            decide(&old, &provenance("/src/a.jsonl", "h2", None), false),
+            Fate::Updated
+        );
+        // Same content, new place: recorded at the new path.
+        assert_eq!(
+            decide(&old, &provenance("/src/b.jsonl", "h1", None), false),
+            Fate::Updated
+        );
+    }
+
+    #[test]
+    fn a_session_changed_in_cru_is_kept_unless_forced() {
+        let p = provenance("/src/a.jsonl", "h1", None);
+        let mut old = imported(&p);
+        // Ended in cru after the import.
+        old.frontmatter.status = crucible_core::SessionStatus::Completed;
+        let grown = provenance("/src/a.jsonl", "h2", None);
+        assert_eq!(decide(&old, &grown, false), Fate::Kept);
+        assert_eq!(decide(&old, &grown, true), Fate::Updated);
+        // An unchanged source does not touch it either way.
+        assert_eq!(decide(&old, &p, false), Fate::Unchanged);
+    }
+
+    #[test]
+    fn a_moved_source_is_found_by_its_id_only_when_its_old_path_is_gone() {
+        let gone = provenance("/nowhere/cru-test/rollout.jsonl", "h1", Some("abc"));
+        let here = std::env::temp_dir().to_string_lossy().into_owned();
+        let present = provenance(&here, "h1", Some("def"));
+        let imports = Imports::new(HashMap::from([
+            (gone.path.clone(), (PathBuf::from("a.md"), imported(&gone))),
+            (
+                present.path.clone(),
+                (PathBuf::from("b.md"), imported(&present)),
+            ),
+        ]));
+        let moved = provenance("/archive/rollout.jsonl", "h1", Some("abc"));
+        assert_eq!(imports.find(&moved).unwrap().0, PathBuf::from("a.md"));
+        // Its old path still exists: a second source with the same id, not a move.
+        let copy = provenance("/archive/copy.jsonl", "h1", Some("def"));
+        assert!(imports.find(&copy).is_none());
+        assert!(
+            imports
+                .find(&provenance("/other.jsonl", "h1", None))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn two_gone_sources_with_one_id_are_not_guessed_between() {
+        let a = provenance("/nowhere/cru-test/a.jsonl", "h1", Some("same"));
+        let b = provenance("/nowhere/cru-test/b.jsonl", "h2", Some("same"));
+        let imports = Imports::new(HashMap::from([
+            (a.path.clone(), (PathBuf::from("a.md"), imported(&a))),
+            (b.path.clone(), (PathBuf::from("b.md"), imported(&b))),
+        ]));
+        assert!(
+            imports
+                .find(&provenance("/new/c.jsonl", "h1", Some("same")))
+                .is_none()
+        );
+    }
+}
