@@ -59,11 +59,13 @@ impl ToolCall {
         }
     }
 
+    #[must_use]
     pub fn with_summary(mut self, summary: impl Into<String>) -> Self {
         self.summary = Some(summary.into());
         self
     }
 
+    #[must_use]
     pub fn failed(mut self) -> Self {
         self.failed = true;
         self

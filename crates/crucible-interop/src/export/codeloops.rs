@@ -206,7 +206,7 @@ impl Said {
                     said.verdict = Some(c.text()[critic_says.len()..].to_owned());
                 }
                 Block::Callout(c) if c.kind.eq_ignore_ascii_case("reply") => {
-                    said.output.push(c.text())
+                    said.output.push(c.text());
                 }
                 Block::Rule => {}
                 Block::ToolCalls { calls } => said.calls(calls),
