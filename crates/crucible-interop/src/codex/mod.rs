@@ -210,7 +210,6 @@ impl Header {
                     .strip_suffix(" seconds")
                     .and_then(|n| n.parse::<f64>().ok());
                 match seconds {
-                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                     Some(s) if s >= 0.0 => header.duration_ms = Some((s * 1000.0).round() as u64),
                     _ => return Self::default(),
                 }
