@@ -23,7 +23,7 @@ use crate::{
 };
 
 pub use estimate::estimate_tokens;
-pub use prompt::{block as block_text, tool_call_line};
+pub use prompt::block as block_text;
 
 /// How much of a phase the context keeps. Each step keeps less; a phase is
 /// only ever moved down these steps, one at a time, until the context fits.
