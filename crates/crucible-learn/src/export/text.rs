@@ -3,7 +3,6 @@
 
 use std::fmt::Write;
 
-
 use crate::case::{Case, CaseBody, CaseKind};
 
 /// `text` as a block quote (every line prefixed).
