@@ -9,7 +9,8 @@ use crucible_core::store::UnsafeFile;
 use crucible_core::store::journal::journal_path;
 use crucible_core::store::walk::{Skipped, Tree, WalkOptions, is_markdown, may_read};
 use crucible_core::{DirLock, SessionStore, StoreError};
-use crucible_parser::{MarkdownCodec, ParseError, peek_session_id, summarize};
+use crucible_parser::read::{declared_id, fast_summary, summary as summarize};
+use crucible_parser::{MarkdownCodec, ParseError};
 
 use crate::file_reader::FileReader;
 use crate::files::{Index, RebuildTables};
@@ -154,7 +155,7 @@ pub fn index_file_with(
     };
     let stamp = FileStamp::of(&meta);
     let summary = if live {
-        if peek_session_id(bytes).is_none() {
+        if declared_id(bytes).is_none() {
             return Entry::NotASession(stamp);
         }
         let loaded = match held {
@@ -172,9 +173,9 @@ pub fn index_file_with(
     } else {
         // The fast scanner first: a file it reads is a session, and no
         // separate look at its head is needed.
-        match crucible_parser::fast_summary(bytes) {
+        match fast_summary(bytes) {
             Some(s) => Ok(s),
-            None if peek_session_id(bytes).is_none() => return Entry::NotASession(stamp),
+            None if declared_id(bytes).is_none() => return Entry::NotASession(stamp),
             None => summarize(path, bytes),
         }
     };

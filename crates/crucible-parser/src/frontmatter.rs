@@ -397,7 +397,7 @@ fn text_scalar(value: &str) -> String {
 }
 
 /// True for text a YAML 1.1 reader resolves to a number, a boolean or null.
-fn yaml11_non_string(s: &str) -> bool {
+pub(crate) fn yaml11_non_string(s: &str) -> bool {
     const WORDS: [&str; 26] = [
         "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
         "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~",
@@ -530,46 +530,6 @@ pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
     out.push_str("---\n");
 }
 
-/// The `session_id` of a file if it is a session, reading only the
-/// frontmatter's top-level lines (no YAML parse): `Some("")` for a session
-/// without an id, `None` for anything that is not a session.
-pub(crate) fn peek_id(text: &str) -> Option<String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text.lines();
-    if !is_fence(lines.next()?.trim_end_matches('\r')) {
-        return None;
-    }
-    let mut is_session = false;
-    let mut id = String::new();
-    for line in lines {
-        let line = line.trim_end_matches('\r');
-        if is_fence(line) || line == "..." {
-            return is_session.then_some(id);
-        }
-        let Some((key, value)) = line.split_once(':') else {
-            continue;
-        };
-        let value = unquote(value.trim());
-        match key {
-            "type" => is_session = value == "session",
-            "session_id" => id = value.to_owned(),
-            _ => {}
-        }
-    }
-    // Never closed: still a session if it says so, so it is reported, not hidden.
-    is_session.then_some(id)
-}
-
-fn unquote(v: &str) -> &str {
-    let v = v.split(" #").next().unwrap_or(v).trim();
-    for q in ['"', '\''] {
-        if let Some(inner) = v.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
-            return inner;
-        }
-    }
-    v
-}
-
 /// [`key_line`] over a whole file's bytes.
 pub(crate) fn key_line_in(bytes: &[u8], key: &str) -> usize {
     let text = String::from_utf8_lossy(bytes);
@@ -593,17 +553,6 @@ mod tests {
             ParseErrorKind::MissingFrontmatter
         );
         assert_eq!(split("---\n---").unwrap().body, "");
-    }
-
-    #[test]
-    fn peeks_ids_without_parsing() {
-        assert_eq!(
-            peek_id("---\ntype: session\nsession_id: 'a-b'\n---\n").as_deref(),
-            Some("a-b")
-        );
-        assert_eq!(peek_id("---\ntype: workflow\nsession_id: x\n---\n"), None);
-        assert_eq!(peek_id("no frontmatter"), None);
-        assert_eq!(peek_id("---\r\ntype: session\r\n").as_deref(), Some(""));
     }
 
     #[test]
