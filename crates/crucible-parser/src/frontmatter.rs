@@ -106,6 +106,15 @@ pub(crate) fn parse(yaml: &str) -> Result<Frontmatter, Vec<FieldError>> {
 /// A top-level key: text, or the YAML value of a key that is not text.
 type Key<'a> = Result<Cow<'a, str>, Value>;
 
+/// The fields read so far; the required ones apart, as they have no default.
+struct Fields {
+    kind_seen: bool,
+    id: Option<SessionId>,
+    started: Option<Timestamp>,
+    status: Option<SessionStatus>,
+    rest: Frontmatter,
+}
+
 struct FieldReader<'a> {
     yaml: &'a str,
     errors: Vec<FieldError>,
@@ -208,14 +217,16 @@ impl<'a> FieldReader<'a> {
         mut self,
         entries: impl Iterator<Item = (Key<'a>, Value)>,
     ) -> Result<Frontmatter, Vec<FieldError>> {
-        let mut kind_seen = false;
-        let mut id = None;
-        let mut started = None;
-        let mut status = None;
-        let mut fm_rest = Frontmatter::new(
-            SessionId::new("placeholder").expect("a literal valid id"),
-            "1970-01-01".parse().expect("a literal valid timestamp"),
-        );
+        let mut fields = Fields {
+            kind_seen: false,
+            id: None,
+            started: None,
+            status: None,
+            rest: Frontmatter::new(
+                SessionId::new("placeholder").expect("a literal valid id"),
+                "1970-01-01".parse().expect("a literal valid timestamp"),
+            ),
+        };
         for (k, v) in entries {
             let key = match k {
                 Ok(key) => key,
@@ -231,77 +242,93 @@ impl<'a> FieldReader<'a> {
                     continue;
                 }
             };
-            match key.as_ref() {
-                "type" => {
-                    kind_seen = true;
-                    let t = self.text(&key, &v).unwrap_or_default().into_owned();
-                    if t != "session" {
-                        // Nothing else about a file that is not a session matters.
-                        return Err(vec![(
-                            key_line(self.yaml, "type"),
-                            ParseErrorKind::NotASession { found: t },
-                        )]);
-                    }
-                }
-                "session_id" => id = self.parsed(&key, &v, SessionId::new),
-                "started" => started = self.parsed(&key, &v, str::parse::<Timestamp>),
-                "status" => {
-                    if let Some(s) = self.text(&key, &v) {
-                        match s.parse::<SessionStatus>() {
-                            Ok(s) => status = Some(s),
-                            Err(e) => self.fail(&key, e.into()),
-                        }
-                    }
-                }
-                "ended" => fm_rest.ended = self.parsed(&key, &v, str::parse::<Timestamp>),
-                "title" => fm_rest.title = self.owned_text(&key, v),
-                "channel" => fm_rest.channel = self.owned_text(&key, v),
-                "model" => fm_rest.model = self.owned_text(&key, v),
-                "participants" => fm_rest.participants = self.participants(&key, &v),
-                "tokens_used" => fm_rest.tokens_used = self.count(&key, &v),
-                "cost_usd" => {
-                    fm_rest.cost_usd = match &v {
-                        Value::Null => None,
-                        Value::Number(n) => n.as_f64(),
-                        other => {
-                            self.wrong_type(&key, "a number", other);
-                            None
-                        }
-                    }
-                }
-                "subagents" => fm_rest.subagents = self.subagents(&key, v),
-                "resume_point" => {
-                    fm_rest.resume_point = self.parsed(&key, &v, str::parse::<PhaseId>);
-                }
-                "parent" => fm_rest.parent = self.parsed(&key, &v, SessionId::new),
-                _ => {
-                    fm_rest.extra.insert(Value::String(key.into_owned()), v);
-                }
+            if let Some(not_a_session) = self.field(&mut fields, key, v) {
+                // Nothing else about a file that is not a session matters.
+                return Err(vec![not_a_session]);
             }
         }
+        self.finish(fields)
+    }
+
+    /// Reads one top-level entry into `f`; the error when `type` says the
+    /// file is not a session.
+    fn field(&mut self, f: &mut Fields, key: Cow<'a, str>, v: Value) -> Option<FieldError> {
+        let rest = &mut f.rest;
+        match key.as_ref() {
+            "type" => {
+                f.kind_seen = true;
+                let t = self.text(&key, &v).unwrap_or_default().into_owned();
+                if t != "session" {
+                    return Some((
+                        key_line(self.yaml, "type"),
+                        ParseErrorKind::NotASession { found: t },
+                    ));
+                }
+            }
+            "session_id" => f.id = self.parsed(&key, &v, SessionId::new),
+            "started" => f.started = self.parsed(&key, &v, str::parse::<Timestamp>),
+            "status" => {
+                if let Some(s) = self.text(&key, &v) {
+                    match s.parse::<SessionStatus>() {
+                        Ok(s) => f.status = Some(s),
+                        Err(e) => self.fail(&key, e.into()),
+                    }
+                }
+            }
+            "ended" => rest.ended = self.parsed(&key, &v, str::parse::<Timestamp>),
+            "title" => rest.title = self.owned_text(&key, v),
+            "channel" => rest.channel = self.owned_text(&key, v),
+            "model" => rest.model = self.owned_text(&key, v),
+            "participants" => rest.participants = self.participants(&key, &v),
+            "tokens_used" => rest.tokens_used = self.count(&key, &v),
+            "cost_usd" => {
+                rest.cost_usd = match &v {
+                    Value::Null => None,
+                    Value::Number(n) => n.as_f64(),
+                    other => {
+                        self.wrong_type(&key, "a number", other);
+                        None
+                    }
+                }
+            }
+            "subagents" => rest.subagents = self.subagents(&key, v),
+            "resume_point" => {
+                rest.resume_point = self.parsed(&key, &v, str::parse::<PhaseId>);
+            }
+            "parent" => rest.parent = self.parsed(&key, &v, SessionId::new),
+            _ => {
+                rest.extra.insert(Value::String(key.into_owned()), v);
+            }
+        }
+        None
+    }
+
+    /// The frontmatter, or every problem: a required field missing counts
+    /// unless its value was already reported.
+    fn finish(mut self, f: Fields) -> Result<Frontmatter, Vec<FieldError>> {
         for (present, field) in [
-            (kind_seen, "type"),
+            (f.kind_seen, "type"),
             (
-                id.is_some() || self.has_error_for("session_id"),
+                f.id.is_some() || self.has_error_for("session_id"),
                 "session_id",
             ),
             (
-                started.is_some() || self.has_error_for("started"),
+                f.started.is_some() || self.has_error_for("started"),
                 "started",
             ),
-            (status.is_some() || self.has_error_for("status"), "status"),
+            (f.status.is_some() || self.has_error_for("status"), "status"),
         ] {
             if !present {
                 self.errors
                     .push((1, ParseErrorKind::MissingField { field }));
             }
         }
-        match (id, started, status) {
+        match (f.id, f.started, f.status) {
             (Some(id), Some(started), Some(status)) if self.errors.is_empty() => Ok(Frontmatter {
                 session_id: id,
                 started,
                 status,
-                ..fm_rest
+                ..f.rest
             }),
             _ => Err(self.errors),
         }
