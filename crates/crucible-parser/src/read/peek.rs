@@ -10,6 +10,9 @@
 
 use crate::frontmatter::yaml11_non_string;
 
+/// Top-level keys beyond which the peek defers.
+const MAX_KEYS: usize = 64;
+
 /// What the line peek could tell about a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Peek {
@@ -75,7 +78,10 @@ pub(super) fn peek_text(text: &str) -> Peek {
                 }
             }
             Line::Entry(key, value) => {
-                if entries.iter().any(|e| e.key == key) {
+                // Duplicates are found by a scan, cheap for the dozen keys
+                // a session has; a frontmatter of thousands goes to YAML
+                // (linear) rather than make the peek quadratic.
+                if entries.len() >= MAX_KEYS || entries.iter().any(|e| e.key == key) {
                     return Peek::Unsure; // a duplicate: the YAML tier reports it
                 }
                 let value = match key {
