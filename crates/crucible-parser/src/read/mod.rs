@@ -15,11 +15,15 @@
 //! | [`summary`] | [`fast_summary`], else [`full`] | — |
 //! | [`full`] / [`check`] | everything (pulldown-cmark, serde_yaml) | — |
 //!
-//! `tests/it/tiers.rs` holds every tier to the full reader's answer.
+//! [`check_agreement`] states the rule as a check; `tests/it/tiers.rs` (and
+//! crucible-interop's `tests/it/tiers_on_imports.rs`) run it on fixtures,
+//! generated frontmatter and imported real files.
 
+mod agreement;
 mod declared;
 mod peek;
 
+pub use agreement::{Disagreement, check_agreement};
 pub use declared::{declared_id, declared_id_by_yaml};
 pub use peek::{Peek, peek};
 

@@ -1,59 +1,21 @@
 //! The differential harness of the reading tiers (`crucible_parser::read`):
-//! every cheap tier either defers or gives exactly the full reader's answer,
-//! on every fixture, on the real files of the importers (imported, then
-//! written as cru writes them), and on generated frontmatter in the forms
-//! people write (spacing, quotes, comments, flow and block lists, anchors,
-//! CRLF, BOM, `...`).
+//! every cheap tier either defers or gives exactly the full reader's answer
+//! (`read::check_agreement`), on every fixture and on generated frontmatter
+//! in the forms people write (spacing, quotes, comments, flow and block
+//! lists, anchors, CRLF, BOM, `...`). The importers' real files are checked
+//! in crucible-interop's `tests/it/tiers_on_imports.rs`, which can import
+//! them without this crate depending on its importer.
 
 use std::path::{Path, PathBuf};
 
 use crucible_parser::read::{self, Peek};
-use crucible_parser::{ParseErrorKind, write_session};
 use proptest::prelude::*;
 
 /// Checks every tier on one file's bytes; the message names `what`.
 fn check_tiers(what: &str, bytes: &[u8]) {
-    let by_yaml = read::declared_id_by_yaml(bytes);
-    let declared = read::declared_id(bytes);
-    // The peek answers only what the YAML tier would answer.
-    match read::peek(bytes) {
-        Peek::Session(id) => assert_eq!(Some(id), by_yaml, "peek vs YAML on {what}"),
-        Peek::NotASession => assert_eq!(None, by_yaml, "peek vs YAML on {what}"),
-        Peek::Unsure => {}
+    if let Err(d) = read::check_agreement(bytes) {
+        panic!("{d}, on {what}");
     }
-    assert_eq!(declared, by_yaml, "declared id vs YAML on {what}");
-    // The id tiers against the full parser.
-    let path = Path::new("tiers.md");
-    let checked = read::check(path, bytes);
-    let not_a_session = checked.errors.iter().any(|e| {
-        matches!(
-            e.kind,
-            ParseErrorKind::NotASession { .. } | ParseErrorKind::MissingFrontmatter
-        )
-    });
-    if let Some(log) = &checked.log {
-        let head_holds_frontmatter = bytes.len() <= crucible_core::store::HEAD_BYTES as usize;
-        if head_holds_frontmatter {
-            assert_eq!(
-                declared.as_deref(),
-                Some(log.frontmatter.session_id.as_str()),
-                "declared id vs full parse of {what}"
-            );
-        }
-    } else if not_a_session {
-        assert_eq!(declared, None, "declared id vs full parse of {what}");
-    }
-    // The summary tiers against the full parser.
-    let full = read::full(path, bytes).map(|log| log.summary());
-    if let Some(fast) = read::fast_summary(bytes) {
-        assert_eq!(
-            Some(&fast),
-            full.as_ref().ok(),
-            "fast summary vs full on {what}"
-        );
-    }
-    let summary = read::summary(path, bytes);
-    assert_eq!(summary.ok(), full.ok(), "summary vs full on {what}");
 }
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
@@ -85,31 +47,6 @@ fn every_fixture_reads_the_same_through_every_tier() {
         let bytes = std::fs::read(&path).unwrap();
         check_tiers(&path.display().to_string(), &bytes);
     }
-}
-
-#[test]
-fn imported_real_files_read_the_same_through_every_tier() {
-    let mut imported = 0;
-    for path in files_under(&fixtures().join("real"))
-        .into_iter()
-        .chain(files_under(&fixtures().join("foreign")))
-    {
-        let Some(format) = crucible_interop::detect(&path) else {
-            continue;
-        };
-        let Ok(found) = crucible_interop::import(&path, format) else {
-            continue;
-        };
-        let text = write_session(&found.log);
-        check_tiers(&format!("{} imported", path.display()), text.as_bytes());
-        assert!(
-            matches!(read::peek(text.as_bytes()), Peek::Session(_)),
-            "what cru writes takes the peek: {}",
-            path.display()
-        );
-        imported += 1;
-    }
-    assert!(imported >= 5, "only {imported} real files imported");
 }
 
 /// A key as people write it: plain, quoted, with spaces before the colon.
