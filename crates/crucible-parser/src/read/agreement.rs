@@ -28,8 +28,8 @@ pub struct Disagreement {
 fn differ<T: std::fmt::Debug + PartialEq>(
     tier: &'static str,
     reference: &'static str,
-    cheap: T,
-    full: T,
+    cheap: &T,
+    full: &T,
 ) -> Result<(), Disagreement> {
     if cheap == full {
         return Ok(());
@@ -52,8 +52,8 @@ pub fn check_agreement(bytes: &[u8]) -> Result<(), Disagreement> {
     let declared = declared_id(bytes);
     // The peek answers only what the YAML tier would answer.
     match peek(bytes) {
-        Peek::Session(id) => differ("peek", "YAML", Some(id), by_yaml.clone())?,
-        Peek::NotASession => differ("peek", "YAML", None, by_yaml.clone())?,
+        Peek::Session(id) => differ("peek", "YAML", &Some(id), &by_yaml)?,
+        Peek::NotASession => differ("peek", "YAML", &None, &by_yaml)?,
         Peek::Unsure => {}
     }
     differ("declared id", "YAML", &declared, &by_yaml)?;
@@ -62,9 +62,9 @@ pub fn check_agreement(bytes: &[u8]) -> Result<(), Disagreement> {
     let path = Path::new("tiers.md");
     let full_summary = full(path, bytes).map(|log| log.summary()).ok();
     if let Some(fast) = fast_summary(bytes) {
-        differ("fast summary", "full", Some(fast), full_summary.clone())?;
+        differ("fast summary", "full", &Some(fast), &full_summary)?;
     }
-    differ("summary", "full", summary(path, bytes).ok(), full_summary)
+    differ("summary", "full", &summary(path, bytes).ok(), &full_summary)
 }
 
 /// The id tiers against the full parser: a parsed session's id is the
@@ -78,8 +78,8 @@ fn ids_against_full(bytes: &[u8], declared: Option<&str>) -> Result<(), Disagree
             differ(
                 "declared id",
                 "full",
-                declared,
-                Some(log.frontmatter.session_id.as_str()),
+                &declared,
+                &Some(log.frontmatter.session_id.as_str()),
             )?;
         }
         return Ok(());
@@ -91,7 +91,7 @@ fn ids_against_full(bytes: &[u8], declared: Option<&str>) -> Result<(), Disagree
         )
     });
     if not_a_session {
-        differ("declared id", "full", declared, None)?;
+        differ("declared id", "full", &declared, &None)?;
     }
     Ok(())
 }
@@ -108,7 +108,7 @@ mod tests {
 
     #[test]
     fn a_disagreement_names_the_tier_and_both_answers() {
-        let err = differ("peek", "YAML", Some("a"), Some("b")).unwrap_err();
+        let err = differ("peek", "YAML", &Some("a"), &Some("b")).unwrap_err();
         assert_eq!(
             err.to_string(),
             "the peek tier answered Some(\"a\"), the YAML read answered Some(\"b\")"
