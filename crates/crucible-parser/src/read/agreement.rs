@@ -9,7 +9,9 @@ use std::path::Path;
 
 use crate::ParseErrorKind;
 
-use super::{Peek, check, declared_id, declared_id_by_yaml, fast_summary, full, peek, summary};
+use super::{
+    Peek, check, declared_id, declared_id_by_yaml, fast_summary, full, may_hold_key, peek, summary,
+};
 
 /// A tier that answered differently from the reader it stands in for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -60,11 +62,26 @@ pub fn check_agreement(bytes: &[u8]) -> Result<(), Disagreement> {
     ids_against_full(bytes, declared.as_deref())?;
     // The summary tiers against the full parser.
     let path = Path::new("tiers.md");
-    let full_summary = full(path, bytes).map(|log| log.summary()).ok();
+    let log = full(path, bytes).ok();
+    keys_against_full(bytes, log.as_ref())?;
+    let full_summary = log.map(|log| log.summary());
     if let Some(fast) = fast_summary(bytes) {
         differ("fast summary", "full", &Some(fast), &full_summary)?;
     }
     differ("summary", "full", &summary(path, bytes).ok(), &full_summary)
+}
+
+/// The key tier against the full parser: every top-level key the parser
+/// kept as unknown is one [`may_hold_key`] says may be there.
+fn keys_against_full(
+    bytes: &[u8],
+    log: Option<&crucible_core::SessionLog>,
+) -> Result<(), Disagreement> {
+    let keys = log.into_iter().flat_map(|l| l.frontmatter.extra.keys());
+    for key in keys.filter_map(serde_yaml::Value::as_str) {
+        differ("key", "full", &may_hold_key(bytes, key), &true)?;
+    }
+    Ok(())
 }
 
 /// The id tiers against the full parser: a parsed session's id is the

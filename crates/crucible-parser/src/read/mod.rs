@@ -13,6 +13,7 @@
 //! | [`declared_id`] | [`peek`], else the frontmatter through serde_yaml | (is the reference for ids) |
 //! | [`fast_summary`] | a line scan of the shape cru writes | [`full`] |
 //! | [`summary`] | [`fast_summary`], else [`full`] | — |
+//! | [`may_hold_key`] | the frontmatter's bytes | the caller's parse (answers only "certainly absent") |
 //! | [`full`] / [`check`] | everything (pulldown-cmark, serde_yaml) | — |
 //!
 //! [`check_agreement`] states the rule as a check; `tests/it/tiers.rs` (and
@@ -21,10 +22,12 @@
 
 mod agreement;
 mod declared;
+mod key;
 mod peek;
 
 pub use agreement::{Disagreement, check_agreement};
 pub use declared::{declared_id, declared_id_by_yaml};
+pub use key::may_hold_key;
 pub use peek::{Peek, peek};
 
 pub use crate::summary::{fast_summary, summarize as summary};

@@ -88,6 +88,12 @@ fn entry() -> impl Strategy<Value = String> {
         Just("status: paused".to_owned()),
         (key("title"), prop_oneof![value("Fix it"), value("a: b")])
             .prop_map(|(k, v)| format!("{k}{v}")),
+        (
+            key("import"),
+            prop_oneof![value("x"), Just("{path: a}".to_owned())]
+        )
+            .prop_map(|(k, v)| format!("{k}{v}")),
+        Just("\"\\u0069mport\": x".to_owned()),
         Just("tags: [a, b]".to_owned()),
         Just("tags:\n  - a\n  - 'b'".to_owned()),
         Just("tags:\n- a\n- \"b c\"".to_owned()),
@@ -146,4 +152,22 @@ fn a_space_before_the_colon_is_read_as_yaml_reads_it() {
     assert_eq!(read::peek(doc.as_bytes()), Peek::Unsure);
     assert_eq!(read::declared_id(doc.as_bytes()).as_deref(), Some("s-1"));
     check_tiers("type : session", doc.as_bytes());
+}
+
+#[test]
+fn an_unknown_key_spelled_with_escapes_is_not_missed() {
+    // The key tier must not call a key absent that YAML reads from escapes.
+    for key in [
+        "import",
+        "import ",
+        "'import'",
+        "\"import\"",
+        "\"\\u0069mport\"",
+    ] {
+        let doc = format!(
+            "---\ntype: session\nsession_id: s-1\nstarted: 2025-12-05T14:32:15Z\nstatus: paused\n{key}: {{path: a}}\n---\n"
+        );
+        check_tiers(&doc, doc.as_bytes());
+        assert!(read::may_hold_key(doc.as_bytes(), "import"), "{doc}");
+    }
 }
