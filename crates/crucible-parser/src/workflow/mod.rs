@@ -12,6 +12,7 @@
 //! - Parsing never stops at a bad block: each problem is reported and the
 //!   rest of the document is read.
 
+mod document;
 mod flow;
 mod toon_block;
 mod write;
@@ -23,6 +24,7 @@ use crucible_core::workflow::{
     Flow, Port, Section, Step, StepMarker, Workflow, WorkflowGraph, WorkflowProblem,
 };
 
+pub use document::document_problems;
 pub use write::write_workflow;
 
 /// A workflow as read, with the problems of the reading.

@@ -57,7 +57,7 @@ pub fn read(path: &Path) -> Result<CheckedWorkflow, CliError> {
 pub fn check(bytes: &[u8]) -> CheckedWorkflow {
     let mut checked = check_workflow(bytes);
     let text = String::from_utf8_lossy(bytes);
-    let missing = crucible_core::workflow::document_problems(&checked.workflow, &text);
+    let missing = crucible_parser::workflow::document_problems(&checked.workflow, &text);
     if !missing.is_empty() {
         checked.problems.extend(missing);
         checked.problems.sort_by_key(|p| (p.line, p.column));
