@@ -237,9 +237,8 @@ fn imported_sessions(ctx: &Context) -> HashMap<String, (PathBuf, SessionLog)> {
         let Ok(bytes) = ctx.store.read_bytes(&f.path) else {
             continue;
         };
-        // Only a file that holds the provenance key can be an import.
-        let key = format!("{}:", crucible_interop::PROVENANCE_KEY);
-        if memchr::memmem::find(&bytes, key.as_bytes()).is_none() {
+        // Only a file that may hold the provenance key can be an import.
+        if !crucible_parser::read::may_hold_key(&bytes, crucible_interop::PROVENANCE_KEY) {
             continue;
         }
         if let Ok(log) = ctx.store.load_path(&f.path)

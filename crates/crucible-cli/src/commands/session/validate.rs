@@ -162,7 +162,7 @@ fn sidecar_problems(ctx: &Context, files: &[PathBuf], folders: &[PathBuf]) -> Ve
         let may_have_had_one = || {
             ctx.store
                 .read_bytes(path)
-                .is_ok_and(|b| memchr::memmem::find(&b, b"data_hash:").is_some())
+                .is_ok_and(|b| crucible_parser::read::may_hold_key(&b, "data_hash"))
         };
         if bytes.is_none() && !may_have_had_one() {
             continue;
