@@ -5,7 +5,7 @@
 //! part, so this crate needs no agent backend.
 
 use crucible_core::workflow::{ExecutionRow, Severity};
-use crucible_parser::workflow::{CheckedWorkflow, check_workflow};
+use crucible_parser::workflow::{CheckedWorkflow, check_document};
 use serde_json::{Value, json};
 
 /// What the agent is asked to do with a workflow.
@@ -85,20 +85,6 @@ pub fn accept(workflow: &str, reply: &str) -> Refined {
             reasons,
         }
     }
-}
-
-/// Reads and links a workflow document, and checks that it is one at all
-/// (workflow frontmatter or a step): every reader of a workflow the user
-/// gives goes through here.
-pub fn check_document(bytes: &[u8]) -> CheckedWorkflow {
-    let mut checked = check_workflow(bytes);
-    let text = String::from_utf8_lossy(bytes);
-    let missing = crucible_core::workflow::document_problems(&checked.workflow, &text);
-    if !missing.is_empty() {
-        checked.problems.extend(missing);
-        checked.problems.sort_by_key(|p| (p.line, p.column));
-    }
-    checked
 }
 
 /// Why `refined` cannot replace `original`: its errors (`(reply):line:col:

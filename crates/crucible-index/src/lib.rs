@@ -233,19 +233,6 @@ impl<'s> SessionIndex<'s> {
         init: &(dyn Fn() -> S + Sync),
         each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
     ) -> Option<(Opened, Vec<S>)> {
-        struct Scan<S> {
-            user: S,
-            /// Live sessions, and active ones that may be idle: read afresh after.
-            later: Vec<String>,
-            /// Rows whose file changed or is gone.
-            stale: Vec<String>,
-            /// Rows in directories that changed (to find the new files there).
-            in_changed: Vec<String>,
-            /// A hash of every row's path: a path twice (an index edited by
-            /// hand) makes the index corrupt.
-            path_hashes: Vec<u64>,
-            idle: Vec<String>,
-        }
         let root = self.store.dir();
         let shared = crucible_core::DirLock::acquire_shared(root);
         let light = files::Light::load(root).ok()?;
@@ -255,135 +242,44 @@ impl<'s> SessionIndex<'s> {
         }
         let check = refresh::Check::new(root, &dirs);
         let now = SystemTime::now();
-        let idle_check = idle.is_some();
-        let keep = |st: &mut Scan<S>, path: &str, c: &[&str]| {
-            // A row whose path leads out of the directory goes on to `each`,
-            // which rejects it: the index is then corrupt and rebuilt.
-            if record::confined(path).is_err() {
-                return true;
-            }
-            st.path_hashes.push(path_hash(path));
-            if check.in_changed(path) {
-                st.in_changed.push(path.to_owned());
-            }
-            let Ok(stamp) = FileStamp::from_cells(c[5], c[4], c[6], c[7]) else {
-                return true;
-            };
-            match check.session(path, c.get(3) == Some(&"1"), &stamp) {
-                RowState::Fresh => {}
-                RowState::Live => {
-                    st.later.push(path.to_owned());
-                    return false;
-                }
-                RowState::Stale => {
-                    st.stale.push(path.to_owned());
-                    return false;
-                }
-            }
-            // Active rows that may be idle are looked at whatever they say;
-            // the rest only if they may match.
-            (idle_check && c.get(2) == Some(&SessionStatus::Active.as_str())) || filter.may_match(c)
+        let rows = RowPass {
+            check: &check,
+            filter,
+            idle,
+            now,
         };
-        let new_scan = || Scan {
-            user: init(),
-            later: Vec::new(),
-            stale: Vec::new(),
-            in_changed: Vec::new(),
-            path_hashes: Vec::new(),
-            idle: Vec::new(),
-        };
-        let scanned = light.scan(
-            self.threads,
-            filter.status.is_some(),
-            &keep,
-            &new_scan,
-            &|st: &mut Scan<S>, cells: &[&str]| {
-                let facts = Facts::from_cells(cells)?;
-                if let (Some(limit), SessionStatus::Active) = (idle, facts.status) {
-                    // The recorded mtime picks the candidates without a stat per
-                    // active session; `pause_if_idle` checks the file itself.
-                    let written = toon::number(cells[4])?.unwrap_or(0);
-                    let quiet = UNIX_EPOCH
-                        .checked_add(Duration::from_nanos(written))
-                        .and_then(|m| now.duration_since(m).ok())
-                        .is_some_and(|q| q > limit);
-                    if quiet {
-                        st.idle.push(facts.path.into_owned());
-                        return Ok(());
-                    }
-                }
-                each(&mut st.user, &facts, &|| SessionRecord::from_cells(cells));
-                Ok(())
-            },
-        );
-        let scans = scanned.ok()?;
+        let scans = rows.scan(&light, self.threads, init, each)?;
         let base_problems = light.problems().ok()?;
         let base_notes = light.notes().ok()?;
-        let mut later = Vec::new();
-        let mut stale = refresh::Stale::default();
-        let mut indexed = PathSet::with_capacity_and_hasher(
-            scans.iter().map(|s| s.in_changed.len()).sum(),
-            Default::default(),
-        );
-        let mut idle_candidates = Vec::new();
-        let mut states = Vec::with_capacity(scans.len() + 1);
-        let mut hashes: Vec<u64> = scans
-            .iter()
-            .flat_map(|s| s.path_hashes.iter().copied())
-            .collect();
-        hashes.sort_unstable();
-        if hashes.windows(2).any(|w| w[0] == w[1]) {
-            // The same path twice, or (astronomically rarely) two paths with
-            // one hash: the slow path checks the rows themselves.
-            return None;
-        }
-        for sc in scans {
-            later.extend(sc.later);
-            stale.reread.extend(sc.stale);
-            indexed.extend(sc.in_changed);
-            idle_candidates.extend(sc.idle);
-            states.push(sc.user);
-        }
+        let (mut pending, mut states) = Pending::merge(scans)?;
         let mut rest = init();
         for r in &light.delta.sessions {
             if check.in_changed(&r.path) {
-                indexed.insert(r.path.clone());
+                pending.indexed.insert(r.path.clone());
             }
             match check.session(&r.path, r.live, &r.stamp) {
                 RowState::Fresh => each(&mut rest, &Facts::of(r), &|| Ok(r.clone())),
-                RowState::Live => later.push(r.path.clone()),
-                RowState::Stale => stale.reread.push(r.path.clone()),
+                RowState::Live => pending.later.push(r.path.clone()),
+                RowState::Stale => pending.stale.reread.push(r.path.clone()),
             }
         }
-        let mut notes = Vec::new();
-        for n in base_notes {
-            if check.in_changed(&n.path) {
-                indexed.insert(n.path.clone());
-            }
-            match check.note(&n.path, &n.stamp) {
-                RowState::Fresh => notes.push(n),
-                _ => stale.reread.push(n.path),
-            }
-        }
-        let mut problems = Vec::new();
-        for p in base_problems {
-            if check.in_changed(&p.path) {
-                indexed.insert(p.path.clone());
-            }
-            match check.problem(&p.path, &p.stamp) {
-                RowState::Fresh => problems.push(p),
-                _ => stale.reread.push(p.path),
-            }
-        }
-        refresh::relist(root, &check.changed, &indexed, &check.known, &mut stale);
+        let mut notes = pending.fresh_notes(&check, base_notes);
+        let mut problems = pending.fresh_problems(&check, base_problems);
+        refresh::relist(
+            root,
+            &check.changed,
+            &pending.indexed,
+            &check.known,
+            &mut pending.stale,
+        );
         drop(shared);
         // Live sessions are read below; a listing that found their journal
         // must not read (and count) them a second time.
-        let live: HashSet<&String> = later.iter().collect();
-        stale.reread.retain(|p| !live.contains(p));
+        let live: HashSet<&String> = pending.later.iter().collect();
+        pending.stale.reread.retain(|p| !live.contains(p));
 
         // What changed: read again, answered from, and saved for next time.
-        let (delta, entries) = refresh::read_stale(self.store, stale);
+        let (delta, entries) = refresh::read_stale(self.store, pending.stale);
         for entry in entries {
             match entry {
                 scan::Entry::Session(r, _) => each(&mut rest, &Facts::of(&r), &|| Ok((*r).clone())),
@@ -396,17 +292,9 @@ impl<'s> SessionIndex<'s> {
         problems.dedup_by(|a, b| a.path == b.path);
         self.save_delta(&delta);
 
-        let mut paused_paths = HashSet::new();
-        if let Some(limit) = idle {
-            for path in idle_candidates {
-                if let Ok(true) =
-                    crucible_core::pause_if_idle(self.store, &root.join(&path), limit, now)
-                {
-                    paused_paths.insert(path.clone());
-                }
-                later.push(path);
-            }
-        }
+        let mut later = pending.later;
+        let paused_paths =
+            self.pause_idle_candidates(idle, pending.idle_candidates, now, &mut later);
         notes.extend(delta.notes.iter().cloned());
         let mut index = Index {
             sessions: Vec::new(),
@@ -426,6 +314,32 @@ impl<'s> SessionIndex<'s> {
             },
             states,
         ))
+    }
+
+    /// Pauses the idle candidates that are idle for `limit` (when given),
+    /// adding every candidate to `later` to be read afresh; returns the
+    /// paths paused.
+    fn pause_idle_candidates(
+        &self,
+        idle: Option<Duration>,
+        candidates: Vec<String>,
+        now: SystemTime,
+        later: &mut Vec<String>,
+    ) -> HashSet<String> {
+        let mut paused_paths = HashSet::new();
+        let Some(limit) = idle else {
+            return paused_paths;
+        };
+        let root = self.store.dir();
+        for path in candidates {
+            if let Ok(true) =
+                crucible_core::pause_if_idle(self.store, &root.join(&path), limit, now)
+            {
+                paused_paths.insert(path.clone());
+            }
+            later.push(path);
+        }
+        paused_paths
     }
 
     /// Reads live sessions (and idle candidates) afresh, journal applied,
@@ -553,4 +467,195 @@ fn scan_all(
         path: store.dir().to_owned(),
         source,
     })
+}
+
+/// The fast path's pass over the index's session rows: what it checks each
+/// row against.
+struct RowPass<'a> {
+    check: &'a refresh::Check,
+    filter: &'a Filter,
+    /// Active sessions quiet for this long are idle candidates.
+    idle: Option<Duration>,
+    now: SystemTime,
+}
+
+/// One thread's share of a [`RowPass`]: the caller's state, and the rows the
+/// fast path must look at again.
+struct RowScan<S> {
+    user: S,
+    /// Live sessions, and active ones that may be idle: read afresh after.
+    later: Vec<String>,
+    /// Rows whose file changed or is gone.
+    stale: Vec<String>,
+    /// Rows in directories that changed (to find the new files there).
+    in_changed: Vec<String>,
+    /// A hash of every row's path: a path twice (an index edited by
+    /// hand) makes the index corrupt.
+    path_hashes: Vec<u64>,
+    idle: Vec<String>,
+}
+
+impl RowPass<'_> {
+    /// Scans every base row on `threads` threads, handing the fresh ones
+    /// that may match to `each`; `None` when the index cannot be read.
+    fn scan<S: Send>(
+        &self,
+        light: &files::Light,
+        threads: usize,
+        init: &(dyn Fn() -> S + Sync),
+        each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
+    ) -> Option<Vec<RowScan<S>>> {
+        let new_scan = || RowScan {
+            user: init(),
+            later: Vec::new(),
+            stale: Vec::new(),
+            in_changed: Vec::new(),
+            path_hashes: Vec::new(),
+            idle: Vec::new(),
+        };
+        light
+            .scan(
+                threads,
+                self.filter.status.is_some(),
+                &|st, path, cells| self.keep(st, path, cells),
+                &new_scan,
+                &|st: &mut RowScan<S>, cells: &[&str]| self.visit(st, cells, each),
+            )
+            .ok()
+    }
+
+    /// Whether a row (its first cells `c`) goes on to [`RowPass::visit`]:
+    /// fresh, and an idle candidate or a possible match. Rows to read again
+    /// are noted in `st`.
+    fn keep<S>(&self, st: &mut RowScan<S>, path: &str, c: &[&str]) -> bool {
+        // A row whose path leads out of the directory goes on to `each`,
+        // which rejects it: the index is then corrupt and rebuilt.
+        if record::confined(path).is_err() {
+            return true;
+        }
+        st.path_hashes.push(path_hash(path));
+        if self.check.in_changed(path) {
+            st.in_changed.push(path.to_owned());
+        }
+        let Ok(stamp) = FileStamp::from_cells(c[5], c[4], c[6], c[7]) else {
+            return true;
+        };
+        match self.check.session(path, c.get(3) == Some(&"1"), &stamp) {
+            RowState::Fresh => {}
+            RowState::Live => {
+                st.later.push(path.to_owned());
+                return false;
+            }
+            RowState::Stale => {
+                st.stale.push(path.to_owned());
+                return false;
+            }
+        }
+        // Active rows that may be idle are looked at whatever they say;
+        // the rest only if they may match.
+        (self.idle.is_some() && c.get(2) == Some(&SessionStatus::Active.as_str()))
+            || self.filter.may_match(c)
+    }
+
+    /// A kept row: an idle candidate set aside, or handed to `each`.
+    fn visit<S>(
+        &self,
+        st: &mut RowScan<S>,
+        cells: &[&str],
+        each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
+    ) -> Result<(), String> {
+        let facts = Facts::from_cells(cells)?;
+        if let (Some(limit), SessionStatus::Active) = (self.idle, facts.status) {
+            // The recorded mtime picks the candidates without a stat per
+            // active session; `pause_if_idle` checks the file itself.
+            let written = toon::number(cells[4])?.unwrap_or(0);
+            let quiet = UNIX_EPOCH
+                .checked_add(Duration::from_nanos(written))
+                .and_then(|m| self.now.duration_since(m).ok())
+                .is_some_and(|q| q > limit);
+            if quiet {
+                st.idle.push(facts.path.into_owned());
+                return Ok(());
+            }
+        }
+        each(&mut st.user, &facts, &|| SessionRecord::from_cells(cells));
+        Ok(())
+    }
+}
+
+/// What the fast path must still do after the rows, from every thread.
+struct Pending {
+    later: Vec<String>,
+    stale: refresh::Stale,
+    /// Indexed paths in changed directories.
+    indexed: PathSet<String>,
+    idle_candidates: Vec<String>,
+}
+
+impl Pending {
+    /// Gathers the threads' scans; `None` when a path is there twice.
+    fn merge<S>(scans: Vec<RowScan<S>>) -> Option<(Self, Vec<S>)> {
+        let mut hashes: Vec<u64> = scans
+            .iter()
+            .flat_map(|s| s.path_hashes.iter().copied())
+            .collect();
+        hashes.sort_unstable();
+        if hashes.windows(2).any(|w| w[0] == w[1]) {
+            // The same path twice, or (astronomically rarely) two paths with
+            // one hash: the slow path checks the rows themselves.
+            return None;
+        }
+        let mut pending = Self {
+            later: Vec::new(),
+            stale: refresh::Stale::default(),
+            indexed: PathSet::with_capacity_and_hasher(
+                scans.iter().map(|s| s.in_changed.len()).sum(),
+                Default::default(),
+            ),
+            idle_candidates: Vec::new(),
+        };
+        let mut states = Vec::with_capacity(scans.len() + 1);
+        for sc in scans {
+            pending.later.extend(sc.later);
+            pending.stale.reread.extend(sc.stale);
+            pending.indexed.extend(sc.in_changed);
+            pending.idle_candidates.extend(sc.idle);
+            states.push(sc.user);
+        }
+        Some((pending, states))
+    }
+
+    /// The base notes still fresh; the others are to be read again.
+    fn fresh_notes(
+        &mut self,
+        check: &refresh::Check,
+        base: Vec<record::Note>,
+    ) -> Vec<record::Note> {
+        let mut notes = Vec::new();
+        for n in base {
+            if check.in_changed(&n.path) {
+                self.indexed.insert(n.path.clone());
+            }
+            match check.note(&n.path, &n.stamp) {
+                RowState::Fresh => notes.push(n),
+                _ => self.stale.reread.push(n.path),
+            }
+        }
+        notes
+    }
+
+    /// The base problems still fresh; the others are to be read again.
+    fn fresh_problems(&mut self, check: &refresh::Check, base: Vec<Problem>) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for p in base {
+            if check.in_changed(&p.path) {
+                self.indexed.insert(p.path.clone());
+            }
+            match check.problem(&p.path, &p.stamp) {
+                RowState::Fresh => problems.push(p),
+                _ => self.stale.reread.push(p.path),
+            }
+        }
+        problems
+    }
 }

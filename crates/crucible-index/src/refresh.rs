@@ -272,17 +272,7 @@ pub fn relist(
     known_dirs: &PathSet<String>,
     stale: &mut Stale,
 ) {
-    // The indexed names of each changed directory: a listing then builds
-    // paths only for names it does not know (a folder of 100,000 sessions is
-    // listed again after every save that adds or removes a file in it).
-    let mut known: PathMap<&str, PathSet<&str>> = PathMap::default();
-    for p in indexed {
-        let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
-        known
-            .entry(dir)
-            .or_insert_with(|| PathSet::with_capacity_and_hasher(indexed.len(), Default::default()))
-            .insert(name);
-    }
+    let known = names_by_dir(indexed);
     let none = PathSet::default();
     for (dir_rel, now) in changed {
         let Some(now) = now else {
@@ -325,48 +315,83 @@ pub fn relist(
                 .chain(&tree.journals)
                 .map(|f| relative(root, f)),
         );
-        // Rows of names that are not UTF-8 are not `stat`ed (see
-        // `problem_unchanged`): gone unless the listing still has them.
-        let listed: HashSet<String> = tree
-            .skipped
-            .iter()
-            .map(|s| relative(root, &s.path))
-            .collect();
-        stale.reread.extend(
-            names
-                .iter()
-                .filter(|n| n.contains(char::REPLACEMENT_CHARACTER))
-                .map(|n| {
-                    if dir_rel.is_empty() {
-                        (*n).to_owned()
-                    } else {
-                        format!("{dir_rel}/{n}")
-                    }
-                })
-                .filter(|p| !listed.contains(p)),
-        );
+        stale
+            .reread
+            .extend(unlisted_odd_names(root, dir_rel, names, &tree.skipped));
         stale
             .skipped
             .extend(tree.skipped.iter().map(|s| skipped_problem(root, s)));
-        for sub in &tree.subdirs {
-            let sub_rel = relative(root, sub);
-            if known_dirs.contains(&sub_rel) || sub_rel.starts_with('.') {
-                continue;
+        walk_new_subdirs(root, &tree.subdirs, known_dirs, stale);
+        stale.dirs.push(now.clone());
+    }
+}
+
+/// The indexed names of each changed directory: a listing then builds
+/// paths only for names it does not know (a folder of 100,000 sessions is
+/// listed again after every save that adds or removes a file in it).
+fn names_by_dir(indexed: &PathSet<String>) -> PathMap<&str, PathSet<&str>> {
+    let mut known: PathMap<&str, PathSet<&str>> = PathMap::default();
+    for p in indexed {
+        let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+        known
+            .entry(dir)
+            .or_insert_with(|| PathSet::with_capacity_and_hasher(indexed.len(), Default::default()))
+            .insert(name);
+    }
+    known
+}
+
+/// Rows of names that are not UTF-8 are not `stat`ed (see
+/// `problem_unchanged`): gone unless the listing still has them, so the
+/// indexed ones of `dir_rel` the listing skipped no more are read again.
+fn unlisted_odd_names(
+    root: &Path,
+    dir_rel: &str,
+    names: &PathSet<&str>,
+    listing_skipped: &[crucible_core::store::Skipped],
+) -> Vec<String> {
+    let listed: HashSet<String> = listing_skipped
+        .iter()
+        .map(|s| relative(root, &s.path))
+        .collect();
+    names
+        .iter()
+        .filter(|n| n.contains(char::REPLACEMENT_CHARACTER))
+        .map(|n| {
+            if dir_rel.is_empty() {
+                (*n).to_owned()
+            } else {
+                format!("{dir_rel}/{n}")
             }
-            // A new folder: everything in it is new.
-            if let Ok(t) = crate::scan::walk(sub, root) {
-                stale
-                    .reread
-                    .extend(t.files.iter().map(|f| relative(root, f)));
-                stale
-                    .skipped
-                    .extend(t.skipped.iter().map(|s| skipped_problem(root, s)));
-                for (d, m) in t.dirs.iter().zip(&t.dir_changed) {
-                    stale.dirs.push(dir_stamp_at(root, d, *m));
-                }
+        })
+        .filter(|p| !listed.contains(p))
+        .collect()
+}
+
+/// The subdirectories of a listing that the index does not know: new
+/// folders, whose every file is new.
+fn walk_new_subdirs(
+    root: &Path,
+    subdirs: &[std::path::PathBuf],
+    known_dirs: &PathSet<String>,
+    stale: &mut Stale,
+) {
+    for sub in subdirs {
+        let sub_rel = relative(root, sub);
+        if known_dirs.contains(&sub_rel) || sub_rel.starts_with('.') {
+            continue;
+        }
+        if let Ok(t) = crate::scan::walk(sub, root) {
+            stale
+                .reread
+                .extend(t.files.iter().map(|f| relative(root, f)));
+            stale
+                .skipped
+                .extend(t.skipped.iter().map(|s| skipped_problem(root, s)));
+            for (d, m) in t.dirs.iter().zip(&t.dir_changed) {
+                stale.dirs.push(dir_stamp_at(root, d, *m));
             }
         }
-        stale.dirs.push(now.clone());
     }
 }
 

@@ -9,7 +9,8 @@ use crucible_core::store::UnsafeFile;
 use crucible_core::store::journal::journal_path;
 use crucible_core::store::walk::{Skipped, Tree, WalkOptions, is_markdown, may_read};
 use crucible_core::{DirLock, SessionStore, StoreError};
-use crucible_parser::{MarkdownCodec, ParseError, peek_session_id, summarize};
+use crucible_parser::read::{declared_id, fast_summary, summary as summarize};
+use crucible_parser::{MarkdownCodec, ParseError};
 
 use crate::file_reader::FileReader;
 use crate::files::{Index, RebuildTables};
@@ -154,7 +155,7 @@ pub fn index_file_with(
     };
     let stamp = FileStamp::of(&meta);
     let summary = if live {
-        if peek_session_id(bytes).is_none() {
+        if declared_id(bytes).is_none() {
             return Entry::NotASession(stamp);
         }
         let loaded = match held {
@@ -172,9 +173,9 @@ pub fn index_file_with(
     } else {
         // The fast scanner first: a file it reads is a session, and no
         // separate look at its head is needed.
-        match crucible_parser::fast_summary(bytes) {
+        match fast_summary(bytes) {
             Some(s) => Ok(s),
-            None if peek_session_id(bytes).is_none() => return Entry::NotASession(stamp),
+            None if declared_id(bytes).is_none() => return Entry::NotASession(stamp),
             None => summarize(path, bytes),
         }
     };
@@ -306,76 +307,35 @@ pub fn build(
         skipped,
         ..
     } = walk(root, root)?;
-    let total = files.len();
     // Without the lock (a directory that cannot be written), rows in memory.
-    let tables = held.and_then(|lock| RebuildTables::open(root, total, lock).ok());
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
+    let tables = held.and_then(|lock| RebuildTables::open(root, files.len(), lock).ok());
+    let work = Work {
+        store,
+        files: &files,
+        live: &live,
+        held,
+        tables: tables.as_ref(),
+        keep_sessions,
+        next: AtomicUsize::new(0),
+        done: AtomicUsize::new(0),
+        progress,
+    };
     let results: Mutex<Vec<WorkerOutput>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
-            let (next, done, results, files, live) = (&next, &done, &results, &files, &live);
-            let tables = tables.as_ref();
+            let (work, results) = (&work, &results);
             scope.spawn(move || {
-                let mut session_out = RowBuffer::new(tables.map(|t| &t.sessions));
-                let mut phase_out = RowBuffer::new(tables.map(|t| &t.phases));
-                let mut sessions = Vec::new();
-                let mut problems = Vec::new();
-                let mut notes = Vec::new();
-                let mut reader = FileReader::new(store.max_file_bytes());
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = files.get(i) else { break };
-                    let is_live = !live.is_empty() && live.contains(path);
-                    match index_file_with(store, path, is_live, held, &mut reader) {
-                        Entry::Session(s, summary) => {
-                            s.write_row(&mut session_out.text);
-                            session_out.added(1);
-                            let n = PhaseRecord::write_summary_rows(
-                                &s.path,
-                                &summary,
-                                &mut phase_out.text,
-                            );
-                            phase_out.added(n);
-                            if keep_sessions {
-                                sessions.push(*s);
-                            }
-                        }
-                        Entry::Problem(p) => problems.push(p),
-                        Entry::NotASession(stamp) => notes.push(Note {
-                            path: relative(root, path),
-                            stamp,
-                        }),
-                    }
-                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if n.is_multiple_of(512) || n == total {
-                        progress(n, total);
-                    }
-                }
+                let out = work.run_worker();
                 results
                     .lock()
                     .expect("a worker panicked while holding the results")
-                    .push(WorkerOutput {
-                        sessions,
-                        problems,
-                        notes,
-                        session_rows: session_out.finish(),
-                        phase_rows: phase_out.finish(),
-                    });
+                    .push(out);
             });
         }
     });
     let mut built = Built::default();
     for w in results.into_inner().unwrap_or_default() {
-        let (n, chunk) = w.session_rows;
-        built.session_rows += n;
-        built.session_chunks.push(chunk);
-        let (n, chunk) = w.phase_rows;
-        built.phase_rows += n;
-        built.phase_chunks.push(chunk);
-        built.index.sessions.extend(w.sessions);
-        built.index.problems.extend(w.problems);
-        built.index.notes.extend(w.notes);
+        built.add(w);
     }
     built
         .index
@@ -394,4 +354,80 @@ pub fn build(
     }
     built.tables = tables;
     Ok(built)
+}
+
+/// What the workers of [`build`] share: the files to read, the next one to
+/// take, and where rows go.
+struct Work<'a> {
+    store: &'a SessionStore<MarkdownCodec>,
+    files: &'a [std::path::PathBuf],
+    /// Files with a journal beside them.
+    live: &'a std::collections::HashSet<std::path::PathBuf>,
+    held: Option<&'a DirLock>,
+    tables: Option<&'a RebuildTables>,
+    keep_sessions: bool,
+    next: AtomicUsize,
+    done: AtomicUsize,
+    progress: &'a (dyn Fn(usize, usize) + Sync),
+}
+
+impl Work<'_> {
+    /// One worker: takes files until none are left.
+    fn run_worker(&self) -> WorkerOutput {
+        let root = self.store.dir();
+        let total = self.files.len();
+        let mut session_out = RowBuffer::new(self.tables.map(|t| &t.sessions));
+        let mut phase_out = RowBuffer::new(self.tables.map(|t| &t.phases));
+        let mut sessions = Vec::new();
+        let mut problems = Vec::new();
+        let mut notes = Vec::new();
+        let mut reader = FileReader::new(self.store.max_file_bytes());
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(path) = self.files.get(i) else { break };
+            let is_live = !self.live.is_empty() && self.live.contains(path);
+            match index_file_with(self.store, path, is_live, self.held, &mut reader) {
+                Entry::Session(s, summary) => {
+                    s.write_row(&mut session_out.text);
+                    session_out.added(1);
+                    let n = PhaseRecord::write_summary_rows(&s.path, &summary, &mut phase_out.text);
+                    phase_out.added(n);
+                    if self.keep_sessions {
+                        sessions.push(*s);
+                    }
+                }
+                Entry::Problem(p) => problems.push(p),
+                Entry::NotASession(stamp) => notes.push(Note {
+                    path: relative(root, path),
+                    stamp,
+                }),
+            }
+            let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+            if n.is_multiple_of(512) || n == total {
+                (self.progress)(n, total);
+            }
+        }
+        WorkerOutput {
+            sessions,
+            problems,
+            notes,
+            session_rows: session_out.finish(),
+            phase_rows: phase_out.finish(),
+        }
+    }
+}
+
+impl Built {
+    /// Takes in what one worker found.
+    fn add(&mut self, w: WorkerOutput) {
+        let (n, chunk) = w.session_rows;
+        self.session_rows += n;
+        self.session_chunks.push(chunk);
+        let (n, chunk) = w.phase_rows;
+        self.phase_rows += n;
+        self.phase_chunks.push(chunk);
+        self.index.sessions.extend(w.sessions);
+        self.index.problems.extend(w.problems);
+        self.index.notes.extend(w.notes);
+    }
 }

@@ -66,16 +66,15 @@ impl Imports {
     /// The imported sessions of `store`'s directory. A file that cannot be
     /// read is no import (the import makes a new session instead).
     pub fn of_store<C: SessionCodec>(store: &SessionStore<C>) -> Self {
-        // Only a file that holds the provenance key can be an import: the
-        // bytes are searched before anything is parsed.
-        let key = format!("{}:", crate::PROVENANCE_KEY);
-        let finder = memchr::memmem::Finder::new(key.as_bytes());
+        // Only a file that may hold the provenance key can be an import:
+        // the parser's key tier rules most files out before anything is
+        // parsed (and, unlike a byte search, never rules out `import :`).
         let mut by_path = HashMap::new();
         for f in store.scan().into_iter().flatten() {
             let Ok(bytes) = store.read_bytes(&f.path) else {
                 continue;
             };
-            if finder.find(&bytes).is_none() {
+            if !crucible_parser::read::may_hold_key(&bytes, crate::PROVENANCE_KEY) {
                 continue;
             }
             if let Ok(log) = store.load_path(&f.path)

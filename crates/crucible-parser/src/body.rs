@@ -267,92 +267,118 @@ pub(crate) fn parse(body: &str, first_line: usize) -> Body {
             // The header alone, or as the last line of a paragraph (written
             // right under some text, CommonMark makes it part of that text).
             Kind::Paragraph if tool_calls::is_header(raw.rsplit('\n').next().unwrap_or(raw)) => {
-                let Some(list) = blocks.get(i).filter(|n| n.kind == Kind::List) else {
-                    b.prose(range);
-                    continue;
-                };
-                if let Some(cut) = raw.rfind('\n') {
-                    let before = raw[..cut].trim_end();
-                    b.prose(range.start..range.start + before.len());
-                }
-                i += 1;
-                match tool_calls::parse_list(&body[list.range.clone()]) {
-                    Ok(calls) => b.push(Block::ToolCalls { calls }),
-                    Err((item_line, why)) => {
-                        let line = b.lines.line_at(list.range.start) + item_line;
-                        b.out.warnings.push((
-                            line,
-                            format!("tool-call list item {why}; the list is kept as prose"),
-                        ));
-                        b.prose(range.start..list.range.end);
+                match blocks.get(i).filter(|n| n.kind == Kind::List) {
+                    Some(list) => {
+                        b.tool_calls(range, &list.range);
+                        i += 1;
                     }
+                    None => b.prose(range),
                 }
             }
-            Kind::Quote => match callout::parse(raw) {
-                Some(c) => {
-                    if c.kind() == CalloutKind::Subagent {
-                        let line = b.lines.line_at(range.start);
-                        match c.subagent() {
-                            Ok(s) => {
-                                if let Some(target) = s.target {
-                                    b.out.links.push(LinkRef {
-                                        target,
-                                        mode: s.mode,
-                                        line,
-                                    });
-                                }
-                            }
-                            Err(e) => b.out.errors.push((line, e.into())),
-                        }
-                    }
-                    b.push(Block::Callout(c));
-                }
-                None => b.prose(range),
-            },
-            Kind::Fenced { info, content } => match info.split_whitespace().next() {
-                Some(tasks::INFO) => match tasks::parse(content) {
-                    Ok(tasks) => b.push(Block::Tasks { tasks }),
-                    Err((line, message)) => {
-                        let fence = b.lines.line_at(range.start);
-                        b.out
-                            .errors
-                            .push((fence + line, ParseErrorKind::BadTasks { message }));
-                        b.prose(range);
-                    }
-                },
-                Some(SYSTEM_PROMPT) => {
-                    let text = content.strip_suffix('\n').unwrap_or(content).to_owned();
-                    b.push(Block::SystemPrompt { text });
-                }
-                Some(PROMPT) => {
-                    let text = content.strip_suffix('\n').unwrap_or(content).to_owned();
-                    b.push(Block::Prompt { text });
-                }
-                _ => b.prose(range),
-            },
-            Kind::Html => match phase_meta::parse(raw) {
-                Some(parsed) if b.fresh_phase().is_some() => match parsed {
-                    Ok(meta) => {
-                        if let Some(p) = b.fresh_phase() {
-                            p.meta = meta;
-                        }
-                    }
-                    Err(why) => {
-                        let line = b.lines.line_at(range.start);
-                        b.out
-                            .warnings
-                            .push((line, format!("phase metadata kept as prose: {why}")));
-                        b.prose(range);
-                    }
-                },
-                _ => b.prose(range),
-            },
+            Kind::Quote => b.quote(range),
+            Kind::Fenced { info, content } => b.fenced(range, info, content),
+            Kind::Html => b.html(range),
             Kind::Rule => b.push(Block::Rule),
             Kind::Paragraph | Kind::List | Kind::Other => b.prose(range),
         }
     }
     b.flush();
     b.out
+}
+
+/// The block readers of [`parse`], one per kind of top-level block that can
+/// be more than prose.
+impl Builder<'_> {
+    /// A paragraph ending in the tool-call header (`header`), and the list
+    /// after it (`list`): a tool-call list, or prose with a warning.
+    fn tool_calls(&mut self, header: Range<usize>, list: &Range<usize>) {
+        let raw = &self.body[header.clone()];
+        if let Some(cut) = raw.rfind('\n') {
+            let before = raw[..cut].trim_end();
+            self.prose(header.start..header.start + before.len());
+        }
+        match tool_calls::parse_list(&self.body[list.clone()]) {
+            Ok(calls) => self.push(Block::ToolCalls { calls }),
+            Err((item_line, why)) => {
+                let line = self.lines.line_at(list.start) + item_line;
+                self.out.warnings.push((
+                    line,
+                    format!("tool-call list item {why}; the list is kept as prose"),
+                ));
+                self.prose(header.start..list.end);
+            }
+        }
+    }
+
+    /// A block quote: a callout (a subagent's link checked and kept), or prose.
+    fn quote(&mut self, range: Range<usize>) {
+        let Some(c) = callout::parse(&self.body[range.clone()]) else {
+            self.prose(range);
+            return;
+        };
+        if c.kind() == CalloutKind::Subagent {
+            let line = self.lines.line_at(range.start);
+            match c.subagent() {
+                Ok(s) => {
+                    if let Some(target) = s.target {
+                        self.out.links.push(LinkRef {
+                            target,
+                            mode: s.mode,
+                            line,
+                        });
+                    }
+                }
+                Err(e) => self.out.errors.push((line, e.into())),
+            }
+        }
+        self.push(Block::Callout(c));
+    }
+
+    /// A fenced block: tasks, the system prompt, the prompt, or prose.
+    fn fenced(&mut self, range: Range<usize>, info: &str, content: &str) {
+        match info.split_whitespace().next() {
+            Some(tasks::INFO) => match tasks::parse(content) {
+                Ok(tasks) => self.push(Block::Tasks { tasks }),
+                Err((line, message)) => {
+                    let fence = self.lines.line_at(range.start);
+                    self.out
+                        .errors
+                        .push((fence + line, ParseErrorKind::BadTasks { message }));
+                    self.prose(range);
+                }
+            },
+            Some(SYSTEM_PROMPT) => {
+                let text = content.strip_suffix('\n').unwrap_or(content).to_owned();
+                self.push(Block::SystemPrompt { text });
+            }
+            Some(PROMPT) => {
+                let text = content.strip_suffix('\n').unwrap_or(content).to_owned();
+                self.push(Block::Prompt { text });
+            }
+            _ => self.prose(range),
+        }
+    }
+
+    /// HTML: the metadata comment of the phase just opened, or prose.
+    fn html(&mut self, range: Range<usize>) {
+        match phase_meta::parse(&self.body[range.clone()]) {
+            Some(parsed) if self.fresh_phase().is_some() => match parsed {
+                Ok(meta) => {
+                    if let Some(p) = self.fresh_phase() {
+                        p.meta = meta;
+                    }
+                }
+                Err(why) => {
+                    let line = self.lines.line_at(range.start);
+                    self.out
+                        .warnings
+                        .push((line, format!("phase metadata kept as prose: {why}")));
+                    self.prose(range);
+                }
+            },
+            _ => self.prose(range),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ pub struct MarkdownCodec;
 
 impl SessionCodec for MarkdownCodec {
     fn peek_id(&self, bytes: &[u8]) -> Option<String> {
-        crate::peek_session_id(bytes)
+        crate::read::declared_id(bytes)
     }
 
     fn decode(&self, path: &Path, bytes: &[u8]) -> Result<SessionLog, CodecError> {

@@ -106,6 +106,15 @@ pub(crate) fn parse(yaml: &str) -> Result<Frontmatter, Vec<FieldError>> {
 /// A top-level key: text, or the YAML value of a key that is not text.
 type Key<'a> = Result<Cow<'a, str>, Value>;
 
+/// The fields read so far; the required ones apart, as they have no default.
+struct Fields {
+    kind_seen: bool,
+    id: Option<SessionId>,
+    started: Option<Timestamp>,
+    status: Option<SessionStatus>,
+    rest: Frontmatter,
+}
+
 struct FieldReader<'a> {
     yaml: &'a str,
     errors: Vec<FieldError>,
@@ -208,14 +217,16 @@ impl<'a> FieldReader<'a> {
         mut self,
         entries: impl Iterator<Item = (Key<'a>, Value)>,
     ) -> Result<Frontmatter, Vec<FieldError>> {
-        let mut kind_seen = false;
-        let mut id = None;
-        let mut started = None;
-        let mut status = None;
-        let mut fm_rest = Frontmatter::new(
-            SessionId::new("placeholder").expect("a literal valid id"),
-            "1970-01-01".parse().expect("a literal valid timestamp"),
-        );
+        let mut fields = Fields {
+            kind_seen: false,
+            id: None,
+            started: None,
+            status: None,
+            rest: Frontmatter::new(
+                SessionId::new("placeholder").expect("a literal valid id"),
+                "1970-01-01".parse().expect("a literal valid timestamp"),
+            ),
+        };
         for (k, v) in entries {
             let key = match k {
                 Ok(key) => key,
@@ -231,77 +242,93 @@ impl<'a> FieldReader<'a> {
                     continue;
                 }
             };
-            match key.as_ref() {
-                "type" => {
-                    kind_seen = true;
-                    let t = self.text(&key, &v).unwrap_or_default().into_owned();
-                    if t != "session" {
-                        // Nothing else about a file that is not a session matters.
-                        return Err(vec![(
-                            key_line(self.yaml, "type"),
-                            ParseErrorKind::NotASession { found: t },
-                        )]);
-                    }
-                }
-                "session_id" => id = self.parsed(&key, &v, SessionId::new),
-                "started" => started = self.parsed(&key, &v, str::parse::<Timestamp>),
-                "status" => {
-                    if let Some(s) = self.text(&key, &v) {
-                        match s.parse::<SessionStatus>() {
-                            Ok(s) => status = Some(s),
-                            Err(e) => self.fail(&key, e.into()),
-                        }
-                    }
-                }
-                "ended" => fm_rest.ended = self.parsed(&key, &v, str::parse::<Timestamp>),
-                "title" => fm_rest.title = self.owned_text(&key, v),
-                "channel" => fm_rest.channel = self.owned_text(&key, v),
-                "model" => fm_rest.model = self.owned_text(&key, v),
-                "participants" => fm_rest.participants = self.participants(&key, &v),
-                "tokens_used" => fm_rest.tokens_used = self.count(&key, &v),
-                "cost_usd" => {
-                    fm_rest.cost_usd = match &v {
-                        Value::Null => None,
-                        Value::Number(n) => n.as_f64(),
-                        other => {
-                            self.wrong_type(&key, "a number", other);
-                            None
-                        }
-                    }
-                }
-                "subagents" => fm_rest.subagents = self.subagents(&key, v),
-                "resume_point" => {
-                    fm_rest.resume_point = self.parsed(&key, &v, str::parse::<PhaseId>);
-                }
-                "parent" => fm_rest.parent = self.parsed(&key, &v, SessionId::new),
-                _ => {
-                    fm_rest.extra.insert(Value::String(key.into_owned()), v);
-                }
+            if let Some(not_a_session) = self.field(&mut fields, key, v) {
+                // Nothing else about a file that is not a session matters.
+                return Err(vec![not_a_session]);
             }
         }
+        self.finish(fields)
+    }
+
+    /// Reads one top-level entry into `f`; the error when `type` says the
+    /// file is not a session.
+    fn field(&mut self, f: &mut Fields, key: Cow<'a, str>, v: Value) -> Option<FieldError> {
+        let rest = &mut f.rest;
+        match key.as_ref() {
+            "type" => {
+                f.kind_seen = true;
+                let t = self.text(&key, &v).unwrap_or_default().into_owned();
+                if t != "session" {
+                    return Some((
+                        key_line(self.yaml, "type"),
+                        ParseErrorKind::NotASession { found: t },
+                    ));
+                }
+            }
+            "session_id" => f.id = self.parsed(&key, &v, SessionId::new),
+            "started" => f.started = self.parsed(&key, &v, str::parse::<Timestamp>),
+            "status" => {
+                if let Some(s) = self.text(&key, &v) {
+                    match s.parse::<SessionStatus>() {
+                        Ok(s) => f.status = Some(s),
+                        Err(e) => self.fail(&key, e.into()),
+                    }
+                }
+            }
+            "ended" => rest.ended = self.parsed(&key, &v, str::parse::<Timestamp>),
+            "title" => rest.title = self.owned_text(&key, v),
+            "channel" => rest.channel = self.owned_text(&key, v),
+            "model" => rest.model = self.owned_text(&key, v),
+            "participants" => rest.participants = self.participants(&key, &v),
+            "tokens_used" => rest.tokens_used = self.count(&key, &v),
+            "cost_usd" => {
+                rest.cost_usd = match &v {
+                    Value::Null => None,
+                    Value::Number(n) => n.as_f64(),
+                    other => {
+                        self.wrong_type(&key, "a number", other);
+                        None
+                    }
+                }
+            }
+            "subagents" => rest.subagents = self.subagents(&key, v),
+            "resume_point" => {
+                rest.resume_point = self.parsed(&key, &v, str::parse::<PhaseId>);
+            }
+            "parent" => rest.parent = self.parsed(&key, &v, SessionId::new),
+            _ => {
+                rest.extra.insert(Value::String(key.into_owned()), v);
+            }
+        }
+        None
+    }
+
+    /// The frontmatter, or every problem: a required field missing counts
+    /// unless its value was already reported.
+    fn finish(mut self, f: Fields) -> Result<Frontmatter, Vec<FieldError>> {
         for (present, field) in [
-            (kind_seen, "type"),
+            (f.kind_seen, "type"),
             (
-                id.is_some() || self.has_error_for("session_id"),
+                f.id.is_some() || self.has_error_for("session_id"),
                 "session_id",
             ),
             (
-                started.is_some() || self.has_error_for("started"),
+                f.started.is_some() || self.has_error_for("started"),
                 "started",
             ),
-            (status.is_some() || self.has_error_for("status"), "status"),
+            (f.status.is_some() || self.has_error_for("status"), "status"),
         ] {
             if !present {
                 self.errors
                     .push((1, ParseErrorKind::MissingField { field }));
             }
         }
-        match (id, started, status) {
+        match (f.id, f.started, f.status) {
             (Some(id), Some(started), Some(status)) if self.errors.is_empty() => Ok(Frontmatter {
                 session_id: id,
                 started,
                 status,
-                ..fm_rest
+                ..f.rest
             }),
             _ => Err(self.errors),
         }
@@ -397,7 +424,7 @@ fn text_scalar(value: &str) -> String {
 }
 
 /// True for text a YAML 1.1 reader resolves to a number, a boolean or null.
-fn yaml11_non_string(s: &str) -> bool {
+pub(crate) fn yaml11_non_string(s: &str) -> bool {
     const WORDS: [&str; 26] = [
         "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
         "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~",
@@ -530,46 +557,6 @@ pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
     out.push_str("---\n");
 }
 
-/// The `session_id` of a file if it is a session, reading only the
-/// frontmatter's top-level lines (no YAML parse): `Some("")` for a session
-/// without an id, `None` for anything that is not a session.
-pub(crate) fn peek_id(text: &str) -> Option<String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text.lines();
-    if !is_fence(lines.next()?.trim_end_matches('\r')) {
-        return None;
-    }
-    let mut is_session = false;
-    let mut id = String::new();
-    for line in lines {
-        let line = line.trim_end_matches('\r');
-        if is_fence(line) || line == "..." {
-            return is_session.then_some(id);
-        }
-        let Some((key, value)) = line.split_once(':') else {
-            continue;
-        };
-        let value = unquote(value.trim());
-        match key {
-            "type" => is_session = value == "session",
-            "session_id" => id = value.to_owned(),
-            _ => {}
-        }
-    }
-    // Never closed: still a session if it says so, so it is reported, not hidden.
-    is_session.then_some(id)
-}
-
-fn unquote(v: &str) -> &str {
-    let v = v.split(" #").next().unwrap_or(v).trim();
-    for q in ['"', '\''] {
-        if let Some(inner) = v.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
-            return inner;
-        }
-    }
-    v
-}
-
 /// [`key_line`] over a whole file's bytes.
 pub(crate) fn key_line_in(bytes: &[u8], key: &str) -> usize {
     let text = String::from_utf8_lossy(bytes);
@@ -593,17 +580,6 @@ mod tests {
             ParseErrorKind::MissingFrontmatter
         );
         assert_eq!(split("---\n---").unwrap().body, "");
-    }
-
-    #[test]
-    fn peeks_ids_without_parsing() {
-        assert_eq!(
-            peek_id("---\ntype: session\nsession_id: 'a-b'\n---\n").as_deref(),
-            Some("a-b")
-        );
-        assert_eq!(peek_id("---\ntype: workflow\nsession_id: x\n---\n"), None);
-        assert_eq!(peek_id("no frontmatter"), None);
-        assert_eq!(peek_id("---\r\ntype: session\r\n").as_deref(), Some(""));
     }
 
     #[test]

@@ -8,6 +8,9 @@
 //! once, for `cru session validate`; [`validate`] adds the checks that need
 //! the other files of a sessions directory.
 //!
+//! Every reading of a session file goes through [`read`], in tiers: a cheap
+//! tier answers only what it is sure of and defers to the next.
+//!
 //! Bad input never panics: it gives a [`ParseError`] naming the file, the line
 //! (counted in the whole file) and what was expected.
 
@@ -18,6 +21,7 @@ mod error;
 mod frontmatter;
 mod heading;
 mod phase_meta;
+pub mod read;
 mod simple_yaml;
 mod source;
 mod summary;
@@ -136,16 +140,4 @@ pub fn check_session(path: &Path, bytes: &[u8]) -> Checked {
     }
     checked.errors.sort_by_key(|e| e.line);
     checked
-}
-
-/// The `session_id` a file declares, reading only its frontmatter lines:
-/// `None` when the file is not a session, `Some("")` when it is one without an id.
-pub fn peek_session_id(bytes: &[u8]) -> Option<String> {
-    // Only the head matters; a head cut inside a UTF-8 sequence is still read.
-    let head = &bytes[..bytes.len().min(crucible_core::store::HEAD_BYTES as usize)];
-    let text = match std::str::from_utf8(head) {
-        Ok(t) => t,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-    };
-    frontmatter::peek_id(text)
 }

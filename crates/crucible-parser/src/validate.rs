@@ -53,77 +53,110 @@ pub fn validate_file(
     let checked = check_session(path, &bytes);
     report.errors = checked.errors;
     report.warnings = checked.warnings;
-    let warn = |line: usize, message: String| Warning {
-        path: path.to_owned(),
-        line,
-        message,
-    };
-    let jpath = crucible_core::store::journal::journal_path(path);
-    if let Ok(Some(journal)) = crucible_core::store::journal::read(&jpath) {
-        for line in journal.bad_lines {
-            report.warnings.push(Warning {
-                path: jpath.clone(),
-                line,
-                message: "journal line cannot be read; it is kept, and the journal is not folded until it is fixed or removed".into(),
-            });
-        }
-    }
+    report.warnings.extend(journal_warnings(path));
     let by_id = index_by_id(scan);
-    for link in &checked.links {
-        let known = by_id.contains_key(&link.target.as_str().to_lowercase())
-            || store.dir().join(link.target.file_name()).is_file()
-            || path.with_file_name(link.target.file_name()).is_file();
-        if !known {
-            report.warnings.push(warn(
-                link.line,
-                format!(
-                    "{} target `{}` is not in {} (the child may live elsewhere)",
-                    link.mode,
-                    link.target,
-                    store.dir().display()
-                ),
-            ));
-        }
-    }
+    report
+        .warnings
+        .extend(link_warnings(store, &by_id, path, &checked.links));
     if let Some(log) = &checked.log {
-        let id = log.id();
-        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-        if stem.as_deref() != Some(id.as_str()) {
-            report.warnings.push(warn(
-                crate::frontmatter::key_line_in(&bytes, "session_id"),
-                format!(
-                    "file name does not match session_id `{id}` (expected {}); the frontmatter wins",
-                    id.file_name()
-                ),
-            ));
-        }
-        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_owned());
-        if let Some(others) = by_id.get(&id.as_str().to_lowercase()) {
-            let others: Vec<&PathBuf> = others
-                .iter()
-                .filter(|p| p.canonicalize().unwrap_or_else(|_| (*p).clone()) != canonical)
-                .collect();
-            if !others.is_empty() {
-                report.errors.push(ParseError {
-                    path: path.to_owned(),
-                    line: crate::frontmatter::key_line_in(&bytes, "session_id"),
-                    kind: crate::ParseErrorKind::InvalidValue {
-                        field: "session_id".into(),
-                        message: format!(
-                            "`{id}` is also the id of {}",
-                            others
-                                .iter()
-                                .map(|p| p.display().to_string())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    },
-                });
-            }
-        }
+        id_problems(&mut report, &by_id, &bytes, log);
     }
     report.warnings.sort_by_key(|w| w.line);
     report
+}
+
+/// The journal's lines that cannot be read.
+fn journal_warnings(path: &Path) -> Vec<Warning> {
+    let jpath = crucible_core::store::journal::journal_path(path);
+    let Ok(Some(journal)) = crucible_core::store::journal::read(&jpath) else {
+        return Vec::new();
+    };
+    journal
+        .bad_lines
+        .into_iter()
+        .map(|line| Warning {
+            path: jpath.clone(),
+            line,
+            message: "journal line cannot be read; it is kept, and the journal is not folded until it is fixed or removed".into(),
+        })
+        .collect()
+}
+
+/// Links to child sessions that are not in the store (nor beside the file).
+fn link_warnings(
+    store: &SessionStore<MarkdownCodec>,
+    by_id: &HashMap<String, Vec<PathBuf>>,
+    path: &Path,
+    links: &[crate::LinkRef],
+) -> Vec<Warning> {
+    links
+        .iter()
+        .filter(|link| {
+            let known = by_id.contains_key(&link.target.as_str().to_lowercase())
+                || store.dir().join(link.target.file_name()).is_file()
+                || path.with_file_name(link.target.file_name()).is_file();
+            !known
+        })
+        .map(|link| Warning {
+            path: path.to_owned(),
+            line: link.line,
+            message: format!(
+                "{} target `{}` is not in {} (the child may live elsewhere)",
+                link.mode,
+                link.target,
+                store.dir().display()
+            ),
+        })
+        .collect()
+}
+
+/// A file name that does not match the id (a warning), and an id another
+/// file of the store declares too (an error).
+fn id_problems(
+    report: &mut FileReport,
+    by_id: &HashMap<String, Vec<PathBuf>>,
+    bytes: &[u8],
+    log: &crucible_core::SessionLog,
+) {
+    let path = report.path.clone();
+    let id = log.id();
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    if stem.as_deref() != Some(id.as_str()) {
+        report.warnings.push(Warning {
+            path: path.clone(),
+            line: crate::frontmatter::key_line_in(bytes, "session_id"),
+            message: format!(
+                "file name does not match session_id `{id}` (expected {}); the frontmatter wins",
+                id.file_name()
+            ),
+        });
+    }
+    let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
+    let Some(others) = by_id.get(&id.as_str().to_lowercase()) else {
+        return;
+    };
+    let others: Vec<&PathBuf> = others
+        .iter()
+        .filter(|p| p.canonicalize().unwrap_or_else(|_| (*p).clone()) != canonical)
+        .collect();
+    if others.is_empty() {
+        return;
+    }
+    report.errors.push(ParseError {
+        line: crate::frontmatter::key_line_in(bytes, "session_id"),
+        kind: crate::ParseErrorKind::InvalidValue {
+            field: "session_id".into(),
+            message: format!(
+                "`{id}` is also the id of {}",
+                others
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        },
+        path,
+    });
 }
 
 fn index_by_id(scan: &[SessionFile]) -> HashMap<String, Vec<PathBuf>> {

@@ -9,6 +9,7 @@ mod errors;
 mod eval;
 mod exit_codes;
 mod export;
+mod frontmatter_forms;
 mod hostile;
 mod import;
 mod import_agents;

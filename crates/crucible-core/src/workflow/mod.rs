@@ -5,10 +5,8 @@
 //! These are the types; `crucible-parser` reads and writes the markup, and
 //! [`WorkflowGraph`] links the steps and checks the graph.
 
-mod document;
 mod graph;
 
-pub use document::document_problems;
 pub use graph::{Edge, EdgeKind, WorkflowGraph};
 
 use serde::Serialize;

@@ -1,6 +1,14 @@
 //! `assert_linear`: the one timing helper of every crate's linearity tests
 //! (`tests/it/linear.rs`), included by path so that no crate needs a test
 //! dependency for it.
+//!
+//! Speed is measured by the benchmarks (`cargo xtask bench`); these tests
+//! only tell linear from quadratic, and must not fail on a loaded machine.
+//! Two things keep them steady there: the time counted is the time the
+//! thread ran on a CPU (where the system says it; waiting for a CPU does not
+//! count), and the two sizes are timed over windows of the same length (ten
+//! runs of the small input against one of the large), so whatever load
+//! remains falls on both alike.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -9,46 +17,77 @@ use std::time::{Duration, Instant};
 /// each other down.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
+/// The time the calling thread has run on a CPU: on Linux the first field
+/// of `/proc/thread-self/schedstat` (nanoseconds, updated at least every
+/// scheduler tick, a few ms: small beside the windows timed here).
+fn thread_cpu_time() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns = text.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// Times `f`: the calling thread's CPU time where the system reports it,
+/// else the wall clock.
+fn time(cpu: bool, f: impl FnOnce()) -> Duration {
+    if cpu && let Some(start) = thread_cpu_time() {
+        f();
+        return thread_cpu_time().map_or(Duration::ZERO, |end| end.saturating_sub(start));
+    }
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
 /// Asserts that `run` on `input(10 * n)` costs at most 15 times `run` on
-/// `input(n)`. `n` starts at `start` and doubles until the small input takes
-/// 20 ms, so that timer noise is small beside it; each size is timed several
-/// times and the fastest run counts. On a loaded machine one comparison can
-/// still be off, so it is made up to three times: a linear reader passes one
-/// of them (about 10x), a quadratic one none (about 100x).
+/// `input(n)` (a quadratic step would cost 100). `run` must do its work on
+/// the calling thread, whose CPU time is what is counted.
+///
+/// `n` starts at `start` and doubles until the small input takes 10 ms.
+/// Then ten runs of the small input back to back and one run of the large
+/// are timed (the fastest of three of each); on a loaded machine the
+/// comparison is made up to three times: a linear reader passes one of them
+/// (about 10x), a quadratic one none (about 100x).
 pub fn assert_linear<T>(what: &str, start: usize, input: impl Fn(usize) -> T, run: impl Fn(&T)) {
     let _serial = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let fastest = |x: &T, runs: usize| {
-        (0..runs)
+    let cpu = thread_cpu_time().is_some();
+    // The fastest of `tries` windows of `times` runs on `x`.
+    let fastest = |x: &T, times: usize, tries: usize| {
+        (0..tries)
             .map(|_| {
-                let t = Instant::now();
-                run(x);
-                t.elapsed()
+                time(cpu, || {
+                    for _ in 0..times {
+                        run(x);
+                    }
+                })
             })
             .min()
-            .expect("at least one run")
+            .expect("at least one window")
     };
     let mut n = start;
     let mut small_input = input(n);
-    while fastest(&small_input, 2) < Duration::from_millis(20) {
+    while fastest(&small_input, 1, 2) < Duration::from_millis(10) {
         n *= 2;
         small_input = input(n);
     }
     let large_input = input(10 * n);
     let mut tries = Vec::new();
     for _ in 0..3 {
-        let small = fastest(&small_input, 3);
-        let large = fastest(&large_input, 3);
-        let ratio = large.as_secs_f64() / small.as_secs_f64();
+        let ten_small = fastest(&small_input, 10, 3);
+        let large = fastest(&large_input, 1, 3);
+        let ratio = 10.0 * large.as_secs_f64() / ten_small.as_secs_f64().max(1e-9);
         if ratio <= 15.0 {
             return;
         }
-        tries.push(format!("{small:?} then {large:?} ({ratio:.1}x)"));
+        tries.push(format!(
+            "10 runs {ten_small:?} then 1 run {large:?} ({ratio:.1}x)"
+        ));
     }
     panic!(
-        "{what}: size {n}, then size {}, took {}",
+        "{what}: size {n}, then size {}, took {} ({} time)",
         10 * n,
-        tries.join("; ")
+        tries.join("; "),
+        if cpu { "thread CPU" } else { "wall-clock" }
     );
 }

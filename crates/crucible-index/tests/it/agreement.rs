@@ -41,12 +41,9 @@ fn ids(records: &[SessionRecord]) -> Vec<String> {
     records.iter().map(|r| r.id.clone()).collect()
 }
 
-pub fn assert_agrees(root: &Path) {
-    let store = SessionStore::new(root, MarkdownCodec);
-    let opened = SessionIndex::new(&store).open(None, &|_, _| {}).unwrap();
-    let truth = brute_force(root);
-    assert_eq!(opened.index.sessions.len(), truth.len());
-    let filters = [
+/// The filters the agreement is checked under.
+fn filters() -> Vec<Filter> {
+    vec![
         Filter::default(),
         Filter {
             status: Some(crucible_core::SessionStatus::Paused),
@@ -68,37 +65,12 @@ pub fn assert_agrees(root: &Path) {
             since_ms: Some(crucible_index::query::parse_bound("2025-12-10", false).unwrap()),
             ..Filter::default()
         },
-    ];
-    for f in &filters {
-        let expected = ids(&crucible_index::list(&truth, f, None));
-        assert_eq!(
-            ids(&crucible_index::list(&opened.index.sessions, f, None)),
-            expected,
-            "{f:?}"
-        );
-        // The streaming path `list` takes, straight from the file.
-        let (_, states) = SessionIndex::new(&store)
-            .visit(
-                None,
-                f,
-                &|_, _| {},
-                &Vec::new,
-                &|seen: &mut Vec<SessionRecord>, facts, decode| {
-                    if f.matches(facts) {
-                        seen.push(decode().unwrap());
-                    }
-                },
-            )
-            .unwrap();
-        let seen: Vec<SessionRecord> = states.into_iter().flatten().collect();
-        assert_eq!(
-            ids(&crucible_index::query::sort_newest_first(seen, None)),
-            expected,
-            "visit {f:?}"
-        );
-    }
-    let phases = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();
-    let true_phases: Vec<_> = crucible_core::store::session_files(root)
+    ]
+}
+
+/// Every phase of every session file parsed in full, as records.
+fn brute_force_phases(root: &Path) -> Vec<crucible_index::PhaseRecord> {
+    crucible_core::store::session_files(root)
         .unwrap()
         .into_iter()
         .filter_map(|p| {
@@ -109,7 +81,19 @@ pub fn assert_agrees(root: &Path) {
             ))
         })
         .flatten()
-        .collect();
+        .collect()
+}
+
+pub fn assert_agrees(root: &Path) {
+    let store = SessionStore::new(root, MarkdownCodec);
+    let opened = SessionIndex::new(&store).open(None, &|_, _| {}).unwrap();
+    let truth = brute_force(root);
+    assert_eq!(opened.index.sessions.len(), truth.len());
+    for f in &filters() {
+        list_agrees(&store, &opened.index.sessions, &truth, f);
+    }
+    let phases = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();
+    let true_phases = brute_force_phases(root);
     for by in [
         GroupBy::Agent,
         GroupBy::Channel,
@@ -118,33 +102,82 @@ pub fn assert_agrees(root: &Path) {
         GroupBy::Day,
         GroupBy::Phase,
     ] {
-        for f in &filters {
+        for f in &filters() {
             let expected = crucible_index::stats(&truth, &true_phases, f, by);
             assert_eq!(
                 crucible_index::stats(&opened.index.sessions, &phases, f, by),
                 expected,
                 "{by:?} {f:?}"
             );
-            let (_, states) = SessionIndex::new(&store)
-                .visit(
-                    None,
-                    f,
-                    &|_, _| {},
-                    &|| crucible_index::Aggregator::new(by),
-                    &|agg: &mut crucible_index::Aggregator, facts, _| {
-                        if f.matches(facts) {
-                            agg.add(facts);
-                        }
-                    },
-                )
-                .unwrap();
-            let mut agg = crucible_index::Aggregator::new(by);
-            for s in states {
-                agg.merge(s);
-            }
-            assert_eq!(agg.finish(&phases), expected, "visit {by:?} {f:?}");
+            assert_eq!(
+                stats_by_visit(&store, &phases, f, by),
+                expected,
+                "visit {by:?} {f:?}"
+            );
         }
     }
+}
+
+/// `list` on the opened index, and on the streaming path `list` takes
+/// straight from the file, both against the full parse.
+fn list_agrees(
+    store: &SessionStore<MarkdownCodec>,
+    indexed: &[SessionRecord],
+    truth: &[SessionRecord],
+    f: &Filter,
+) {
+    let expected = ids(&crucible_index::list(truth, f, None));
+    assert_eq!(
+        ids(&crucible_index::list(indexed, f, None)),
+        expected,
+        "{f:?}"
+    );
+    let (_, states) = SessionIndex::new(store)
+        .visit(
+            None,
+            f,
+            &|_, _| {},
+            &Vec::new,
+            &|seen: &mut Vec<SessionRecord>, facts, decode| {
+                if f.matches(facts) {
+                    seen.push(decode().unwrap());
+                }
+            },
+        )
+        .unwrap();
+    let seen: Vec<SessionRecord> = states.into_iter().flatten().collect();
+    assert_eq!(
+        ids(&crucible_index::query::sort_newest_first(seen, None)),
+        expected,
+        "visit {f:?}"
+    );
+}
+
+/// `stats` on the streaming path, straight from the file: the rows and the total.
+fn stats_by_visit(
+    store: &SessionStore<MarkdownCodec>,
+    phases: &[crucible_index::PhaseRecord],
+    f: &Filter,
+    by: GroupBy,
+) -> (Vec<crucible_index::StatsRow>, crucible_index::StatsRow) {
+    let (_, states) = SessionIndex::new(store)
+        .visit(
+            None,
+            f,
+            &|_, _| {},
+            &|| crucible_index::Aggregator::new(by),
+            &|agg: &mut crucible_index::Aggregator, facts, _| {
+                if f.matches(facts) {
+                    agg.add(facts);
+                }
+            },
+        )
+        .unwrap();
+    let mut agg = crucible_index::Aggregator::new(by);
+    for s in states {
+        agg.merge(s);
+    }
+    agg.finish(phases)
 }
 
 #[test]

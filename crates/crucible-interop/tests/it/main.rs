@@ -3,6 +3,7 @@
 mod linear;
 mod real;
 mod roundtrip;
+mod tiers_on_imports;
 
 use std::path::{Path, PathBuf};
 

@@ -12,6 +12,7 @@
 //! - Parsing never stops at a bad block: each problem is reported and the
 //!   rest of the document is read.
 
+mod document;
 mod flow;
 mod toon_block;
 mod write;
@@ -23,6 +24,7 @@ use crucible_core::workflow::{
     Flow, Port, Section, Step, StepMarker, Workflow, WorkflowGraph, WorkflowProblem,
 };
 
+pub use document::{check_document, document_problems};
 pub use write::write_workflow;
 
 /// A workflow as read, with the problems of the reading.
@@ -309,33 +311,7 @@ fn read_content(content: &[(usize, &str)], problems: &mut Vec<WorkflowProblem>) 
         let (n, l) = content[i];
         i += 1;
         if let Some(open) = fence_open(l) {
-            let info = l.trim_start().trim_start_matches(open.0).trim();
-            let start = i;
-            while i < content.len() && !fence_closes(content[i].1, open) {
-                i += 1;
-            }
-            let closed = i < content.len();
-            if info.split_whitespace().next() == Some("session-toon") {
-                if !closed {
-                    problems.push(WorkflowProblem::error(
-                        n,
-                        1,
-                        "the session-toon block is not closed (expected a ``` line)",
-                    ));
-                }
-                let inner: Vec<&str> = content[start..i].iter().map(|&(_, t)| t).collect();
-                let first = content.get(start).map_or(n + 1, |&(m, _)| m);
-                if let Some(block) = toon_block::parse(&inner, first, n, problems) {
-                    r.executions.push(block);
-                }
-            } else {
-                prose.push(l);
-                prose.extend(content[start..i].iter().map(|&(_, t)| t));
-                if closed {
-                    prose.push(content[i].1);
-                }
-            }
-            i += usize::from(closed);
+            i = read_fence(content, i - 1, open, &mut r, &mut prose, problems);
             continue;
         }
         if l.trim() == "---" {
@@ -345,24 +321,8 @@ fn read_content(content: &[(usize, &str)], problems: &mut Vec<WorkflowProblem>) 
             flow::FlowLine::Flows(f) => r.flows.extend(f),
             flow::FlowLine::Condition(c) => r.conditions.push(c),
             flow::FlowLine::Creates(inputs) => {
-                let mut outputs: Vec<Port> = Vec::new();
-                while let Some(&(m, item)) = content.get(i) {
-                    let Some(rest) = item.trim_start().strip_prefix("- ") else {
-                        break;
-                    };
-                    match flow::port(rest) {
-                        Some(p) => outputs.push(p),
-                        None => problems.push(WorkflowProblem::error(
-                            m,
-                            1,
-                            format!(
-                                "`{}` is not a name (expected `name` or `name::Type`)",
-                                rest.trim()
-                            ),
-                        )),
-                    }
-                    i += 1;
-                }
+                let (outputs, next) = read_creates_list(content, i, problems);
+                i = next;
                 if outputs.is_empty() {
                     problems.push(WorkflowProblem::error(
                         n,
@@ -384,6 +344,76 @@ fn read_content(content: &[(usize, &str)], problems: &mut Vec<WorkflowProblem>) 
     r
 }
 
+/// The fenced block opened at `content[at]`: a `session-toon` block is read
+/// into `r`, any other is kept as prose. Returns the index after it.
+fn read_fence<'a>(
+    content: &[(usize, &'a str)],
+    at: usize,
+    open: (char, usize),
+    r: &mut Read,
+    prose: &mut Vec<&'a str>,
+    problems: &mut Vec<WorkflowProblem>,
+) -> usize {
+    let (n, l) = content[at];
+    let info = l.trim_start().trim_start_matches(open.0).trim();
+    let start = at + 1;
+    let mut i = start;
+    while i < content.len() && !fence_closes(content[i].1, open) {
+        i += 1;
+    }
+    let closed = i < content.len();
+    if info.split_whitespace().next() == Some("session-toon") {
+        if !closed {
+            problems.push(WorkflowProblem::error(
+                n,
+                1,
+                "the session-toon block is not closed (expected a ``` line)",
+            ));
+        }
+        let inner: Vec<&str> = content[start..i].iter().map(|&(_, t)| t).collect();
+        let first = content.get(start).map_or(n + 1, |&(m, _)| m);
+        if let Some(block) = toon_block::parse(&inner, first, n, problems) {
+            r.executions.push(block);
+        }
+    } else {
+        prose.push(l);
+        prose.extend(content[start..i].iter().map(|&(_, t)| t));
+        if closed {
+            prose.push(content[i].1);
+        }
+    }
+    i + usize::from(closed)
+}
+
+/// The bullet list of outputs under a `creates:` line, from `content[from]`:
+/// the ports read, and the index after the list.
+fn read_creates_list(
+    content: &[(usize, &str)],
+    from: usize,
+    problems: &mut Vec<WorkflowProblem>,
+) -> (Vec<Port>, usize) {
+    let mut outputs: Vec<Port> = Vec::new();
+    let mut i = from;
+    while let Some(&(m, item)) = content.get(i) {
+        let Some(rest) = item.trim_start().strip_prefix("- ") else {
+            break;
+        };
+        match flow::port(rest) {
+            Some(p) => outputs.push(p),
+            None => problems.push(WorkflowProblem::error(
+                m,
+                1,
+                format!(
+                    "`{}` is not a name (expected `name` or `name::Type`)",
+                    rest.trim()
+                ),
+            )),
+        }
+        i += 1;
+    }
+    (outputs, i)
+}
+
 fn read_candidates(
     candidates: &[Candidate<'_>],
     w: &mut Workflow,
@@ -396,6 +426,27 @@ fn read_candidates(
         problems.extend(local);
         reads.push((read, parse_step_heading(c.heading)));
     }
+    let is_step = which_are_steps(candidates, &reads);
+    let mut tree = StepTree::default();
+    for (i, (c, (read, h))) in candidates.iter().zip(reads).enumerate() {
+        if is_step[i] {
+            tree.add_step(c, read, h, w, problems);
+        } else {
+            let lines: Vec<&str> = c.content.iter().map(|&(_, t)| t).collect();
+            w.sections.push(Section {
+                level: c.level,
+                title: c.heading.to_owned(),
+                line: c.line,
+                text: trim_blank_lines(&lines),
+                after_step: w.steps.len().checked_sub(1),
+            });
+        }
+    }
+}
+
+/// Which candidates are steps: an annotated heading, one with flows,
+/// conditions or executions, or one with a step below it (a group).
+fn which_are_steps(candidates: &[Candidate<'_>], reads: &[(Read, StepHeading)]) -> Vec<bool> {
     let n = candidates.len();
     let mut is_step: Vec<bool> = reads
         .iter()
@@ -416,39 +467,46 @@ fn read_candidates(
             .any(|j| is_step[j]);
         is_step[i] = below;
     }
-    // The step headings that can still be a parent, shallowest first: the
-    // parent of a step is the nearest earlier step of a lower level, and a
-    // step hides every earlier one at its level or deeper. (A scan back per
-    // step was quadratic in a long flat workflow.)
-    let mut open_steps: Vec<(u8, usize)> = Vec::new();
-    // Lowercased names of the steps so far, for the duplicate warning.
-    let mut step_by_name: HashMap<String, usize> = HashMap::new();
-    for (i, (c, (read, h))) in candidates.iter().zip(reads).enumerate() {
+    is_step
+}
+
+/// The steps read so far, for a new step's parent and its name's duplicates.
+#[derive(Default)]
+struct StepTree {
+    /// The step headings that can still be a parent, shallowest first: the
+    /// parent of a step is the nearest earlier step of a lower level, and a
+    /// step hides every earlier one at its level or deeper. (A scan back per
+    /// step was quadratic in a long flat workflow.)
+    open_steps: Vec<(u8, usize)>,
+    /// Lowercased names of the steps so far, for the duplicate warning.
+    step_by_name: HashMap<String, usize>,
+}
+
+impl StepTree {
+    /// Adds the step of candidate `c` to `w`, with its parent.
+    fn add_step(
+        &mut self,
+        c: &Candidate<'_>,
+        read: Read,
+        h: StepHeading,
+        w: &mut Workflow,
+        problems: &mut Vec<WorkflowProblem>,
+    ) {
         let StepHeading {
             name,
             agent,
             channel,
             marker,
         } = h;
-        if !is_step[i] {
-            let lines: Vec<&str> = c.content.iter().map(|&(_, t)| t).collect();
-            w.sections.push(Section {
-                level: c.level,
-                title: c.heading.to_owned(),
-                line: c.line,
-                text: trim_blank_lines(&lines),
-                after_step: w.steps.len().checked_sub(1),
-            });
-            continue;
-        }
-        while open_steps
+        while self
+            .open_steps
             .last()
             .is_some_and(|&(level, _)| level >= c.level)
         {
-            open_steps.pop();
+            self.open_steps.pop();
         }
-        let parent = open_steps.last().map(|&(_, step)| step);
-        open_steps.push((c.level, w.steps.len()));
+        let parent = self.open_steps.last().map(|&(_, step)| step);
+        self.open_steps.push((c.level, w.steps.len()));
         if name.is_empty() {
             problems.push(WorkflowProblem::error(
                 c.line,
@@ -459,7 +517,7 @@ fn read_candidates(
         let earlier = if name.is_empty() {
             None
         } else {
-            match step_by_name.entry(name.to_ascii_lowercase()) {
+            match self.step_by_name.entry(name.to_ascii_lowercase()) {
                 Entry::Occupied(e) => Some(&w.steps[*e.get()]),
                 Entry::Vacant(e) => {
                     e.insert(w.steps.len());

@@ -11,4 +11,5 @@ mod sample;
 mod store;
 mod strategy;
 mod summary;
+mod tiers;
 mod workflow;

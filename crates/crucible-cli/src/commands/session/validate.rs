@@ -169,7 +169,7 @@ fn sidecar_of(ctx: &Context, path: &Path) -> Vec<Unresolved> {
     let may_have_had_one = || {
         ctx.store
             .read_bytes(path)
-            .is_ok_and(|b| memchr::memmem::find(&b, b"data_hash:").is_some())
+            .is_ok_and(|b| crucible_parser::read::may_hold_key(&b, "data_hash"))
     };
     if bytes.is_none() && !may_have_had_one() {
         return out;

@@ -69,7 +69,7 @@ pub fn read(path: &Path) -> Result<CheckedWorkflow, CliError> {
 /// (workflow frontmatter or a step): every command that takes a workflow
 /// goes through here.
 pub fn check(bytes: &[u8]) -> CheckedWorkflow {
-    crucible_codify::refine::check_document(bytes)
+    crucible_parser::workflow::check_document(bytes)
 }
 
 /// `file:line:col: error: message` lines for a checked workflow.
