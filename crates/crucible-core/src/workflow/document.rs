@@ -10,7 +10,7 @@ pub fn document_problems(w: &Workflow, text: &str) -> Vec<WorkflowProblem> {
     let mut out = Vec::new();
     let end = frontmatter_end(text);
     if let Some(fm) = &w.frontmatter {
-        match fm.get("type").and_then(serde_yaml::Value::as_str) {
+        match fm.get_str("type") {
             Some("workflow") => {}
             Some(other) => out.push(WorkflowProblem::error(
                 line_of(text, "type:").unwrap_or(1),
