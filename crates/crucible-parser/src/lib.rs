@@ -26,6 +26,7 @@ mod tool_calls;
 pub mod validate;
 pub mod workflow;
 mod write;
+pub mod yaml;
 
 use std::path::Path;
 

@@ -1,16 +1,20 @@
 //! An ordered YAML mapping.
 
+use std::collections::HashMap;
+use std::fmt;
+
 use super::Value;
 
 /// Key–value pairs in the order they were written. Keys are values, since
 /// YAML allows `1: x` or `[a, b]: y` under a key cru does not know; lookup
 /// by text ([`Mapping::get`]) finds the string keys.
-///
-/// A linear list rather than a hash map: frontmatter mappings hold a
-/// handful of keys, and order is what a round trip must keep.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Mapping {
     entries: Vec<(Value, Value)>,
+    /// Where each text key is in `entries`: a frontmatter of many thousand
+    /// keys is read in linear time (tests/it/linear.rs). Keys of other
+    /// types are rare and found by a scan.
+    by_text: HashMap<String, usize>,
 }
 
 impl Mapping {
@@ -42,7 +46,7 @@ impl Mapping {
 
     /// The value under any key, string or not.
     pub fn get_value(&self, key: &Value) -> Option<&Value> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.position_of(key).map(|i| &self.entries[i].1)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -53,9 +57,12 @@ impl Mapping {
     /// the old value), else at the end.
     pub fn insert(&mut self, key: impl Into<Value>, value: impl Into<Value>) -> Option<Value> {
         let (key, value) = (key.into(), value.into());
-        match self.entries.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => Some(std::mem::replace(v, value)),
+        match self.position_of(&key) {
+            Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
             None => {
+                if let Value::String(text) = &key {
+                    self.by_text.insert(text.clone(), self.entries.len());
+                }
                 self.entries.push((key, value));
                 None
             }
@@ -64,7 +71,14 @@ impl Mapping {
 
     /// Takes out the string key `key`, keeping the others in order.
     pub fn remove(&mut self, key: &str) -> Option<Value> {
-        self.position(key).map(|i| self.entries.remove(i).1)
+        let i = self.by_text.remove(key)?;
+        let (_, value) = self.entries.remove(i);
+        for at in self.by_text.values_mut() {
+            if *at > i {
+                *at -= 1;
+            }
+        }
+        Some(value)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&Value, &Value)> {
@@ -88,9 +102,21 @@ impl Mapping {
     }
 
     fn position(&self, key: &str) -> Option<usize> {
-        self.entries
-            .iter()
-            .position(|(k, _)| k.as_str() == Some(key))
+        self.by_text.get(key).copied()
+    }
+
+    fn position_of(&self, key: &Value) -> Option<usize> {
+        match key {
+            Value::String(text) => self.position(text),
+            _ => self.entries.iter().position(|(k, _)| k == key),
+        }
+    }
+}
+
+/// Shown as a map, `{key: value, ...}`.
+impl fmt::Debug for Mapping {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
     }
 }
 

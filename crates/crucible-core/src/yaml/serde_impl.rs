@@ -42,10 +42,30 @@ impl Serialize for Value {
             Value::Mapping(m) => m.serialize(s),
             Value::Tagged(t) => {
                 let mut map = s.serialize_map(Some(1))?;
-                map.serialize_entry(&t.tag, &t.value)?;
+                map.serialize_entry(&TagKey(&t.tag), &t.value)?;
                 map.end()
             }
         }
+    }
+}
+
+/// A tag as a map key, written through `collect_str` as `!` and then the
+/// name in two writes: that is how a YAML serializer (serde_yaml's
+/// convention) tells a tagged value, a one-entry map keyed so, from a
+/// mapping whose key is the text `'!thing'`. Other serializers see `!thing`.
+struct TagKey<'a>(&'a str);
+
+impl fmt::Display for TagKey<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self.0.strip_prefix('!').filter(|n| !n.is_empty());
+        f.write_str("!")?;
+        f.write_str(name.unwrap_or(self.0))
+    }
+}
+
+impl Serialize for TagKey<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 
