@@ -113,6 +113,17 @@ impl Mapping {
     }
 }
 
+/// `map["key"]`, which panics when the key is missing, as a `HashMap`'s
+/// does: for tests and for keys known to be there; [`Mapping::get`] otherwise.
+impl std::ops::Index<&str> for Mapping {
+    type Output = Value;
+
+    fn index(&self, key: &str) -> &Value {
+        self.get(key)
+            .unwrap_or_else(|| panic!("no key `{key}` in the mapping"))
+    }
+}
+
 /// Shown as a map, `{key: value, ...}`.
 impl fmt::Debug for Mapping {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
