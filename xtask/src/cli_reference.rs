@@ -101,15 +101,15 @@ fn section(cmd: &clap::Command, inherited: &[&str], out: &mut String) {
 
 /// `--status <STATUS>`, `-o, --output <PATH>`, `<ID>...`.
 fn arg_name(a: &clap::Arg) -> String {
-    let value = a
-        .get_value_names()
-        .map(|v| {
+    let value = a.get_value_names().map_or_else(
+        || format!("<{}>", a.get_id().as_str().to_uppercase()),
+        |v| {
             v.iter()
                 .map(|n| format!("<{n}>"))
                 .collect::<Vec<_>>()
                 .join(" ")
-        })
-        .unwrap_or_else(|| format!("<{}>", a.get_id().as_str().to_uppercase()));
+        },
+    );
     let takes_value = a.get_action().takes_values();
     let many = matches!(a.get_num_args(), Some(r) if r.max_values() > 1);
     let value = if many { format!("{value}...") } else { value };

@@ -90,7 +90,7 @@ impl Rollout {
             "response_item",
             json!({"type": "function_call", "name": "shell", "arguments": arguments, "call_id": id}),
         );
-        let exit_code = if self.rng.chance(8) { 1 } else { 0 };
+        let exit_code = i32::from(self.rng.chance(8));
         let size = self.rng.range(200, 3_000);
         let body = words(&mut self.rng, size / 6);
         let output =

@@ -233,7 +233,7 @@ mod tests {
 
     fn graph(rows: &[(&str, &[&str])]) -> Graph {
         rows.iter()
-            .map(|(k, ds)| (k.to_string(), ds.iter().map(|d| d.to_string()).collect()))
+            .map(|(k, ds)| (k.to_string(), ds.iter().map(ToString::to_string).collect()))
             .collect()
     }
 

@@ -148,12 +148,11 @@ fn collect(child: &mut Child, prompt: &str, timeout: Duration) -> Output {
     // The pipes close when the program and anything it left running exit.
     let left = deadline.saturating_duration_since(Instant::now());
     let in_time = exited.and_then(|status| Some((status, out_rx.recv_timeout(left).ok()?)));
-    let (status, stdout) = match in_time {
-        Some((status, stdout)) => (Some(status), stdout),
-        None => {
-            stop(child);
-            (None, out_rx.recv_timeout(AFTER_STOP).unwrap_or_default())
-        }
+    let (status, stdout) = if let Some((status, stdout)) = in_time {
+        (Some(status), stdout)
+    } else {
+        stop(child);
+        (None, out_rx.recv_timeout(AFTER_STOP).unwrap_or_default())
     };
     let left = deadline.saturating_duration_since(Instant::now());
     let stderr = err_rx

@@ -101,6 +101,7 @@ impl CliError {
         }
     }
 
+    #[must_use]
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self

@@ -108,12 +108,11 @@ struct Versions {
 
 impl Versions {
     fn current(&mut self, path: &str) -> String {
-        match self.written.get(path).and_then(|v| v.last()) {
-            Some(name) => name.clone(),
-            None => {
-                self.read_original.insert(path.to_owned());
-                path.to_owned()
-            }
+        if let Some(name) = self.written.get(path).and_then(|v| v.last()) {
+            name.clone()
+        } else {
+            self.read_original.insert(path.to_owned());
+            path.to_owned()
         }
     }
 
@@ -200,7 +199,7 @@ fn resumed_phase(name: &str) -> Option<usize> {
 fn phase_runs<'a>(source: &Source<'a>, phases: &[(PhaseId, &'a Phase)]) -> Vec<PhaseRun<'a>> {
     let fm = &source.log.frontmatter;
     let blocked = match fm.status {
-        SessionStatus::Paused => fm.resume_point.map(|p| p.index()),
+        SessionStatus::Paused => fm.resume_point.map(crucible_core::PhaseId::index),
         SessionStatus::Failed => Some(phases.len() - 1),
         _ => None,
     };
@@ -414,7 +413,8 @@ fn step_name(phase_name: &str, index: usize, steps: &[Step]) -> String {
     if !taken(&base) {
         return base;
     }
-    (2..)
+    // Finitely many steps take finitely many names: a free one is found.
+    (2..=steps.len() + 2)
         .map(|k| format!("{base} ({k})"))
         .find(|n| !taken(n))
         .unwrap_or(base)
@@ -648,47 +648,44 @@ fn merge(w: &mut Workflow, other: Workflow) {
             .steps
             .iter()
             .position(|s| loose_name(&s.name) == loose_name(&t.name));
-        match found {
-            Some(i) => {
-                let s = &mut w.steps[i];
-                if t.is_critical() {
-                    s.marker = StepMarker::Critical;
-                }
-                if let (Some(block), Some(new)) = (s.executions.first_mut(), t.executions.pop()) {
-                    block.rows.extend(new.rows);
-                }
-                for line in t.prose.lines() {
-                    if !s.prose.lines().any(|l| l == line) {
-                        if !s.prose.is_empty() {
-                            s.prose.push('\n');
-                        }
-                        s.prose.push_str(line);
-                    }
-                }
-                merge_flows(w, i, &t.flows);
-                last_matched = Some(i);
+        if let Some(i) = found {
+            let s = &mut w.steps[i];
+            if t.is_critical() {
+                s.marker = StepMarker::Critical;
             }
-            None => {
-                let at = last_matched.map_or(0, |i| i + 1);
-                t.parent = None;
-                // A nested step keeps its depth only under a matched parent.
-                if at == 0 || w.steps[at - 1].level < t.level.saturating_sub(1) {
-                    t.level = 2;
-                }
-                // Its flows go in port by port, like a matched step's, so
-                // that none closes a cycle with the runs before it.
-                let flows = std::mem::take(&mut t.flows);
-                w.steps.insert(at, t);
-                for s in &mut w.steps {
-                    if let Some(p) = s.parent.as_mut()
-                        && *p >= at
-                    {
-                        *p += 1;
-                    }
-                }
-                merge_flows(w, at, &flows);
-                last_matched = Some(at);
+            if let (Some(block), Some(new)) = (s.executions.first_mut(), t.executions.pop()) {
+                block.rows.extend(new.rows);
             }
+            for line in t.prose.lines() {
+                if !s.prose.lines().any(|l| l == line) {
+                    if !s.prose.is_empty() {
+                        s.prose.push('\n');
+                    }
+                    s.prose.push_str(line);
+                }
+            }
+            merge_flows(w, i, &t.flows);
+            last_matched = Some(i);
+        } else {
+            let at = last_matched.map_or(0, |i| i + 1);
+            t.parent = None;
+            // A nested step keeps its depth only under a matched parent.
+            if at == 0 || w.steps[at - 1].level < t.level.saturating_sub(1) {
+                t.level = 2;
+            }
+            // Its flows go in port by port, like a matched step's, so
+            // that none closes a cycle with the runs before it.
+            let flows = std::mem::take(&mut t.flows);
+            w.steps.insert(at, t);
+            for s in &mut w.steps {
+                if let Some(p) = s.parent.as_mut()
+                    && *p >= at
+                {
+                    *p += 1;
+                }
+            }
+            merge_flows(w, at, &flows);
+            last_matched = Some(at);
         }
     }
     reparent(w);

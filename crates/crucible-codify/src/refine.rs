@@ -119,7 +119,10 @@ fn lost_in_refining(original: &CheckedWorkflow, refined: &CheckedWorkflow) -> Ve
             before.len()
         ));
     }
-    let kept: Vec<&ExecutionRow> = after.iter().flat_map(|s| s.rows()).collect();
+    let kept: Vec<&ExecutionRow> = after
+        .iter()
+        .flat_map(crucible_core::workflow::Step::rows)
+        .collect();
     for step in before {
         let lost = step
             .rows()

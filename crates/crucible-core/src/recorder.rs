@@ -551,7 +551,7 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
                     self.store.append_events(&parent_path, &[done], true)?;
                 }
                 Err(e) => {
-                    tracing::warn!(%parent, error = %e, "parent session not found; summary not written back")
+                    tracing::warn!(%parent, error = %e, "parent session not found; summary not written back");
                 }
             }
         }
@@ -603,8 +603,7 @@ pub fn pause_if_idle<C: SessionCodec>(
     }
     let at_ms = last
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0);
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     let event = TimedEvent {
         at: Timestamp::from_unix_ms(at_ms),
         event: SessionEvent::Pause { resume_point: None },

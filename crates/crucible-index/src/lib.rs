@@ -493,13 +493,12 @@ impl<'s> SessionIndex<'s> {
             let _shared = crucible_core::DirLock::acquire_shared(root);
             files::load_phases(root)
         };
-        match loaded {
-            Ok(p) => Ok(p),
-            Err(_) => {
-                self.rebuild(progress)?;
-                let _shared = crucible_core::DirLock::acquire_shared(root);
-                Ok(files::load_phases(root).unwrap_or_default())
-            }
+        if let Ok(p) = loaded {
+            Ok(p)
+        } else {
+            self.rebuild(progress)?;
+            let _shared = crucible_core::DirLock::acquire_shared(root);
+            Ok(files::load_phases(root).unwrap_or_default())
         }
     }
 

@@ -202,7 +202,9 @@ pub fn changed_dirs(root: &Path, dirs: &[DirStamp]) -> PathMap<String, Option<Di
         } else {
             root.join(&d.path)
         };
-        let meta = std::fs::symlink_metadata(&full).ok().filter(|m| m.is_dir());
+        let meta = std::fs::symlink_metadata(&full)
+            .ok()
+            .filter(std::fs::Metadata::is_dir);
         let now = meta.map(|m| dir_stamp_at(root, &full, Some(change_time(&m))));
         match now {
             Some(n) if n.changed_ns == d.changed_ns && d.changed_ns != RELIST => {}

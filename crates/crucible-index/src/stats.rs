@@ -24,6 +24,49 @@ pub enum GroupBy {
     Phase,
 }
 
+impl GroupBy {
+    /// Every grouping, in the order `--help` lists them.
+    pub const ALL: [GroupBy; 6] = [
+        GroupBy::Agent,
+        GroupBy::Channel,
+        GroupBy::Status,
+        GroupBy::Model,
+        GroupBy::Day,
+        GroupBy::Phase,
+    ];
+
+    /// The name a user types (`--group-by day`).
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupBy::Agent => "agent",
+            GroupBy::Channel => "channel",
+            GroupBy::Status => "status",
+            GroupBy::Model => "model",
+            GroupBy::Day => "day",
+            GroupBy::Phase => "phase",
+        }
+    }
+
+    /// The grouping a name stands for.
+    pub fn from_name(name: &str) -> Option<GroupBy> {
+        GroupBy::ALL.into_iter().find(|g| g.name() == name)
+    }
+
+    /// What the grouping counts, in a line for `--help`.
+    pub fn about(self) -> Option<&'static str> {
+        match self {
+            GroupBy::Agent => Some(
+                "Each agent by name (participants and phase agents); a session counts for each",
+            ),
+            GroupBy::Day => Some("The UTC day a session started"),
+            GroupBy::Phase => {
+                Some("Phases by name, with the phases' own tokens, durations and errors")
+            }
+            GroupBy::Channel | GroupBy::Status | GroupBy::Model => None,
+        }
+    }
+}
+
 /// One row of the table.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct StatsRow {

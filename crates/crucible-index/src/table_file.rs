@@ -94,7 +94,10 @@ impl TableFile {
 
     /// Appends `rows` rows written as `text` (whole lines).
     pub fn append(&self, text: &str, rows: usize) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if state.error.is_some() {
             return;
         }
@@ -105,13 +108,19 @@ impl TableFile {
     }
 
     pub fn rows(&self) -> usize {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).rows
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .rows
     }
 
     /// Writes the head at the top and `tail` after the rows, and cuts off
     /// what is left of the old file.
     pub fn finish(self, tail: &str) -> std::io::Result<()> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(e) = state.error.take() {
             return Err(e);
         }

@@ -98,7 +98,9 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
         hashed.extend(&bytes);
         match todos(&bytes) {
             Ok(tasks) if !tasks.is_empty() => {
-                tasks.iter().for_each(|_| records.read("todo"));
+                for _ in &tasks {
+                    records.read("todo");
+                }
                 log.preamble.push(Block::Tasks { tasks });
             }
             Ok(_) => {}
@@ -108,7 +110,7 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
                     path: todos_path,
                     line: Some(line),
                     message: format!("{message}; the tasks are left out"),
-                })
+                });
             }
         }
     }

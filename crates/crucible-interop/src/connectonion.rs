@@ -326,7 +326,7 @@ impl TurnReader<'_> {
                     Some(prev) if self.spend.running_totals => tools_of(prev).len(),
                     _ => 0,
                 };
-                summary_blocks(t, &input, self.agent, earlier, &mut p)
+                summary_blocks(t, &input, self.agent, earlier, &mut p);
             }
         }
         final_reply(t, self.agent, &mut p);
@@ -340,19 +340,20 @@ impl TurnReader<'_> {
         let t = &self.turns[k];
         let number = t.get("turn").and_then(Yaml::as_u64).unwrap_or(k as u64 + 1);
         match t.get("messages") {
-            Some(Yaml::String(s)) => match serde_json::from_str::<Value>(s) {
-                Ok(Value::Array(a)) => Some(a),
-                _ => {
+            Some(Yaml::String(s)) => {
+                if let Ok(Value::Array(a)) = serde_json::from_str::<Value>(s) {
+                    Some(a)
+                } else {
                     self.warnings.push(ImportWarning {
-                        path: self.path.to_owned(),
-                        line: None,
-                        message: format!(
-                            "turn {number}: `messages` is not a JSON array; the turn summary is used"
-                        ),
-                    });
+                    path: self.path.to_owned(),
+                    line: None,
+                    message: format!(
+                        "turn {number}: `messages` is not a JSON array; the turn summary is used"
+                    ),
+                });
                     None
                 }
-            },
+            }
             _ => self
                 .doc
                 .get("messages")
@@ -547,16 +548,17 @@ fn latest_run(path: &Path, doc: &Yaml, warnings: &mut Vec<ImportWarning>) -> Opt
         }
     };
     let messages: Vec<Value> = match run_doc.get("messages") {
-        Some(Yaml::String(s)) => match serde_json::from_str::<Value>(s) {
-            Ok(Value::Array(a)) => a,
-            _ => {
+        Some(Yaml::String(s)) => {
+            if let Ok(Value::Array(a)) = serde_json::from_str::<Value>(s) {
+                a
+            } else {
                 warn(
                     None,
                     "`messages` is not a JSON array; the turn summaries are used".into(),
                 );
                 Vec::new()
             }
-        },
+        }
         Some(Yaml::Sequence(items)) => items.iter().map(json_of).collect(),
         _ => Vec::new(),
     };
@@ -896,23 +898,20 @@ fn history_of(history: Option<&Yaml>) -> (Vec<Callout>, Option<String>) {
     let mut callouts = Vec::new();
     let mut notes = Vec::new();
     for h in entries.iter().rev() {
-        match h.get("pass").and_then(Value::as_bool) {
-            Some(passed) => {
-                let at = h
-                    .get("ts")
-                    .and_then(Value::as_str)
-                    .and_then(|ts| time_of(Some(&Yaml::String(ts.to_owned()))));
-                callouts.push(eval_callout(passed, at.as_ref(), None));
-            }
-            None => {
-                let n = h.get("run").map(value_text).unwrap_or_default();
-                let verdict = h
-                    .get("evaluation")
-                    .map(value_text)
-                    .filter(|v| !v.trim().is_empty())
-                    .unwrap_or_else(|| "not evaluated".to_owned());
-                notes.push(format!("run {n}: {verdict}"));
-            }
+        if let Some(passed) = h.get("pass").and_then(Value::as_bool) {
+            let at = h
+                .get("ts")
+                .and_then(Value::as_str)
+                .and_then(|ts| time_of(Some(&Yaml::String(ts.to_owned()))));
+            callouts.push(eval_callout(passed, at.as_ref(), None));
+        } else {
+            let n = h.get("run").map(value_text).unwrap_or_default();
+            let verdict = h
+                .get("evaluation")
+                .map(value_text)
+                .filter(|v| !v.trim().is_empty())
+                .unwrap_or_else(|| "not evaluated".to_owned());
+            notes.push(format!("run {n}: {verdict}"));
         }
     }
     // Oldest first, as the older files' notes always read.

@@ -218,7 +218,7 @@ pub(crate) fn push_blocks(to: &mut Vec<Block>, blocks: Vec<Block>) {
     for b in blocks {
         match (to.last_mut(), b) {
             (Some(Block::ToolCalls { calls }), Block::ToolCalls { calls: more }) => {
-                calls.extend(more)
+                calls.extend(more);
             }
             (_, b) => to.push(b),
         }

@@ -245,44 +245,41 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
             data_hash: (!records.is_empty()).then(|| fnv_hex(&records)),
             ..provenance.clone()
         };
-        let (path, log, fate) = match self.existing.find(provenance) {
-            Some((path, old)) => {
-                let fate = decide(old, provenance, self.force);
-                match fate {
-                    Fate::Unchanged => {
-                        // A run killed between a session and its sidecar
-                        // left the sidecar out: it is written now.
-                        if !data.is_empty() && !crucible_core::data_path(path).exists() {
-                            self.store.save_data_records(path, old.id(), &records)?;
-                        }
-                        (path.clone(), old.clone(), fate)
+        let (path, log, fate) = if let Some((path, old)) = self.existing.find(provenance) {
+            let fate = decide(old, provenance, self.force);
+            match fate {
+                Fate::Unchanged => {
+                    // A run killed between a session and its sidecar
+                    // left the sidecar out: it is written now.
+                    if !data.is_empty() && !crucible_core::data_path(path).exists() {
+                        self.store.save_data_records(path, old.id(), &records)?;
                     }
-                    Fate::Kept => (path.clone(), old.clone(), fate),
-                    _ => {
-                        log.frontmatter.session_id = old.id().clone();
-                        written.store(&mut log);
-                        // The sidecar first: a session is never newer than its data.
-                        self.store.save_data_records(path, log.id(), &records)?;
-                        self.store.save_to(path, &log)?;
-                        (path.clone(), log, Fate::Updated)
-                    }
+                    (path.clone(), old.clone(), fate)
+                }
+                Fate::Kept => (path.clone(), old.clone(), fate),
+                _ => {
+                    log.frontmatter.session_id = old.id().clone();
+                    written.store(&mut log);
+                    // The sidecar first: a session is never newer than its data.
+                    self.store.save_data_records(path, log.id(), &records)?;
+                    self.store.save_to(path, &log)?;
+                    (path.clone(), log, Fate::Updated)
                 }
             }
-            None => {
-                let started = log.frontmatter.started.clone();
-                let title = log.frontmatter.title.clone();
-                written.store(&mut log);
-                let (path, created) =
-                    self.ids
-                        .create_new(self.store, &started, title.as_deref(), &mut |id| {
-                            let mut l = log.clone();
-                            l.frontmatter.session_id = id;
-                            l
-                        })?;
-                self.store
-                    .save_data_records(&path, created.id(), &records)?;
-                (path, created, Fate::Created)
-            }
+        } else {
+            let started = log.frontmatter.started.clone();
+            let title = log.frontmatter.title.clone();
+            written.store(&mut log);
+            let (path, created) =
+                self.ids
+                    .create_new(self.store, &started, title.as_deref(), &mut |id| {
+                        let mut l = log.clone();
+                        l.frontmatter.session_id = id;
+                        l
+                    })?;
+            self.store
+                .save_data_records(&path, created.id(), &records)?;
+            (path, created, Fate::Created)
         };
         on(Event::Stored(&Stored {
             id: log.id().clone(),

@@ -339,7 +339,6 @@ pub(crate) fn base64_len(b64: &str) -> u64 {
 
 /// `[image: image/png, 12.3 KB]`.
 pub(crate) fn image_marker(media_type: &str, bytes: u64) -> String {
-    #[allow(clippy::cast_precision_loss)]
     let kb = bytes as f64 / 1024.0;
     format!("[image: {media_type}, {kb:.1} KB]")
 }

@@ -96,7 +96,6 @@ fn check_messages(m: &Value, must_end_with_assistant: bool) -> Result<(), String
                 if !msg["content"].is_string() {
                     return Err(format!("message {i}: tool content is not a string"));
                 }
-                continue;
             }
             "user" | "assistant" => {
                 if !open_calls.is_empty() {

@@ -23,6 +23,7 @@ pub use extract::{CaseFilter, cases_of, may_have_cases};
 
 impl Case {
     /// The case with every secret in its text replaced (see [`Redactor`]).
+    #[must_use]
     pub fn redacted(mut self, r: &Redactor) -> Self {
         let red = |s: &mut String| r.redact_in_place(s);
         red(&mut self.task);

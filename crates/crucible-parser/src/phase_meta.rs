@@ -50,7 +50,7 @@ fn parse_pairs(mut s: &str) -> Result<PhaseMeta, String> {
         match key {
             "started" => meta.started = Some(value.parse().map_err(|_| bad("a timestamp"))?),
             "duration_ms" => {
-                meta.duration_ms = Some(value.parse().map_err(|_| bad("a whole number"))?)
+                meta.duration_ms = Some(value.parse().map_err(|_| bad("a whole number"))?);
             }
             "tokens" => meta.tokens = Some(value.parse().map_err(|_| bad("a whole number"))?),
             "model" => meta.model = Some(value.into_owned()),
@@ -125,7 +125,7 @@ mod tests {
             tokens: Some(450),
             model: Some("gpt 4 --> \"x\"".into()),
             cost_usd: Some(0.0123),
-            extra: vec![("retries".into(), "".into())],
+            extra: vec![("retries".into(), String::new())],
         };
         let line = write(&meta).unwrap();
         assert!(!line[4..line.len() - 3].contains("-->"), "{line}");

@@ -86,12 +86,11 @@ impl Redactor {
         let mut rules_of: Vec<Vec<usize>> = Vec::new();
         for (i, r) in RULES.iter().enumerate() {
             for &k in r.keywords {
-                match words.iter().position(|w| w.eq_ignore_ascii_case(k)) {
-                    Some(at) => rules_of[at].push(i),
-                    None => {
-                        words.push(k);
-                        rules_of.push(vec![i]);
-                    }
+                if let Some(at) = words.iter().position(|w| w.eq_ignore_ascii_case(k)) {
+                    rules_of[at].push(i);
+                } else {
+                    words.push(k);
+                    rules_of.push(vec![i]);
                 }
             }
         }

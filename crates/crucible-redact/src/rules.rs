@@ -414,7 +414,7 @@ pub(crate) const RULES: &[RuleSpec] = &[
         // `~/.netrc`: `machine HOST login USER password PASS`, on one line
         // or several (the login is required: prose says "machine" too).
         kind: "netrc-password",
-        pattern: r#"(?-u:\b)machine\s+[A-Za-z0-9.\-]+\s+login\s+\S+\s+password\s+(?P<s>\S+)"#,
+        pattern: r"(?-u:\b)machine\s+[A-Za-z0-9.\-]+\s+login\s+\S+\s+password\s+(?P<s>\S+)",
         keywords: &["machine"],
         check: Check::Given,
     },

@@ -17,7 +17,7 @@ pub(crate) enum NameKind {
 pub(crate) fn name_kind(name: &str) -> Option<NameKind> {
     let lower = name.to_ascii_lowercase();
     let words = words(name);
-    let last = words.last().map(String::as_str).unwrap_or("");
+    let last = words.last().map_or("", String::as_str);
     const NOT_PASS: [&str; 5] = ["bypass", "compass", "surpass", "overpass", "underpass"];
     if lower.contains("passw")
         || lower.contains("pwd")

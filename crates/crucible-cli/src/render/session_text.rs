@@ -384,32 +384,29 @@ impl Renderer<'_> {
         let bar = format!("{indent}{style}│{style:#} ");
         self.blank(indent)?;
         let title = after(" ", Some(&c.title));
-        match (&kind, c.subagent()) {
-            (CalloutKind::Subagent, Ok(sub)) => {
-                let target = after(" → ", sub.target.as_ref());
-                writeln!(
-                    self.out,
-                    "{bar}{style}{label}{style:#}{title} {DIM}· {}{target}{DIM:#}",
-                    sub.mode
-                )?;
-                for line in &sub.description {
-                    writeln!(self.out, "{bar}{line}")?;
-                }
-                for line in &sub.content {
-                    writeln!(self.out, "{bar}{line}")?;
-                }
-                if let Some(s) = &sub.summary {
-                    self.lines(&bar, &format!("Summary: {s}"), Style::new())?;
-                }
-                if let (SubagentMode::Embed, Some(target)) = (sub.mode, &sub.target) {
-                    self.embed(target, &bar)?;
-                }
+        if let (CalloutKind::Subagent, Ok(sub)) = (&kind, c.subagent()) {
+            let target = after(" → ", sub.target.as_ref());
+            writeln!(
+                self.out,
+                "{bar}{style}{label}{style:#}{title} {DIM}· {}{target}{DIM:#}",
+                sub.mode
+            )?;
+            for line in &sub.description {
+                writeln!(self.out, "{bar}{line}")?;
             }
-            _ => {
-                writeln!(self.out, "{bar}{style}{label}{style:#}{title}")?;
-                for line in &c.body {
-                    writeln!(self.out, "{bar}{line}")?;
-                }
+            for line in &sub.content {
+                writeln!(self.out, "{bar}{line}")?;
+            }
+            if let Some(s) = &sub.summary {
+                self.lines(&bar, &format!("Summary: {s}"), Style::new())?;
+            }
+            if let (SubagentMode::Embed, Some(target)) = (sub.mode, &sub.target) {
+                self.embed(target, &bar)?;
+            }
+        } else {
+            writeln!(self.out, "{bar}{style}{label}{style:#}{title}")?;
+            for line in &c.body {
+                writeln!(self.out, "{bar}{line}")?;
             }
         }
         Ok(())

@@ -558,7 +558,11 @@ fn each_judge_answer_is_exactly_one_verdict() {
         let errors = usize::from(verdict == "error");
         assert_eq!(v["summary"]["error"], errors, "{script}: {v}");
     }
-    // For people: the judge's error under the table, and in the count.
+}
+
+#[test]
+fn a_judge_error_is_shown_under_the_table_and_counted() {
+    let kiln = kiln_with(&[RETRY]);
     let out = kiln.run(&[
         "session",
         "eval",
@@ -648,6 +652,8 @@ fn exit_codes_follow_the_rule() {
 }
 
 #[test]
+// The length is the inline snapshot: the answer, whole.
+#[allow(clippy::too_many_lines)]
 fn eval_json_is_one_object_with_results_and_a_summary() {
     let kiln = kiln_with(&[TRIAGE]);
     let out = kiln.run(&["session", "eval", TRIAGE, "--no-record", "--format", "json"]);

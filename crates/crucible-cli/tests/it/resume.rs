@@ -475,6 +475,32 @@ fn on_a_terminal_eof_pauses_after_the_run() {
     assert!(text.contains("resume_point: phase-5"), "{shown}\n{text}");
 }
 
+/// The tool calls of `blocks`, by tool and whether each failed.
+fn tool_calls_in(blocks: &[&crucible_core::Block]) -> Vec<(String, bool)> {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            crucible_core::Block::ToolCalls { calls } => Some(calls),
+            _ => None,
+        })
+        .flatten()
+        .map(|c| (c.tool.clone(), c.failed))
+        .collect()
+}
+
+/// What each `[!user]` callout of `blocks` says.
+fn user_quotes_in(blocks: &[&crucible_core::Block]) -> Vec<String> {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            crucible_core::Block::Callout(c) if c.kind() == crucible_core::CalloutKind::User => {
+                Some(c.user_parts().quote.unwrap_or_else(|| c.text()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn messages_round_trip_through_the_openai_messages_importer() {
     use crucible_core::{Block, CalloutKind, SessionStore};
@@ -513,19 +539,8 @@ fn messages_round_trip_through_the_openai_messages_importer() {
         .take(3)
         .flat_map(|(_, p)| p.blocks.iter())
         .collect();
-    let calls = |blocks: Vec<&Block>| -> Vec<(String, bool)> {
-        blocks
-            .into_iter()
-            .filter_map(|b| match b {
-                Block::ToolCalls { calls } => Some(calls),
-                _ => None,
-            })
-            .flatten()
-            .map(|c| (c.tool.clone(), c.failed))
-            .collect()
-    };
     let back_blocks: Vec<&Block> = back.phases().flat_map(|(_, p)| p.blocks.iter()).collect();
-    assert_eq!(calls(back_blocks.clone()), calls(context_blocks.clone()));
+    assert_eq!(tool_calls_in(&back_blocks), tool_calls_in(&context_blocks));
     let args = |log: &crucible_core::SessionLog| -> Vec<String> {
         log.tool_calls().map(|c| c.args.clone()).collect()
     };
@@ -533,20 +548,9 @@ fn messages_round_trip_through_the_openai_messages_importer() {
     assert_eq!(args(&back), original_args);
 
     // Each user intervention comes back as a [!user] callout, in order.
-    let quotes = |blocks: &[&Block]| -> Vec<String> {
-        blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::Callout(c) if c.kind() == CalloutKind::User => {
-                    Some(c.user_parts().quote.unwrap_or_else(|| c.text()))
-                }
-                _ => None,
-            })
-            .collect()
-    };
-    let original_quotes = quotes(&context_blocks);
+    let original_quotes = user_quotes_in(&context_blocks);
     assert!(!original_quotes.is_empty());
-    let back_quotes = quotes(&back_blocks);
+    let back_quotes = user_quotes_in(&back_blocks);
     let mut rest = back_quotes.iter();
     for q in &original_quotes {
         assert!(

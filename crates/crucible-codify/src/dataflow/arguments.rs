@@ -177,36 +177,33 @@ fn keywords(text: &str) -> Option<Map<String, Value>> {
         let key: String = chars[start..i].iter().collect();
         i += 1;
         let mut value = String::new();
-        match chars.get(i) {
-            Some(&q @ ('\'' | '"')) => {
+        if let Some(&q @ ('\'' | '"')) = chars.get(i) {
+            i += 1;
+            while let Some(&c) = chars.get(i) {
                 i += 1;
-                while let Some(&c) = chars.get(i) {
-                    i += 1;
-                    match c {
-                        '\\' => {
-                            if let Some(&n) = chars.get(i) {
-                                value.push(match n {
-                                    'n' => '\n',
-                                    't' => '\t',
-                                    other => other,
-                                });
-                                i += 1;
-                            }
+                match c {
+                    '\\' => {
+                        if let Some(&n) = chars.get(i) {
+                            value.push(match n {
+                                'n' => '\n',
+                                't' => '\t',
+                                other => other,
+                            });
+                            i += 1;
                         }
-                        c if c == q => break,
-                        c => value.push(c),
                     }
+                    c if c == q => break,
+                    c => value.push(c),
                 }
             }
-            _ => {
-                while let Some(&c) = chars.get(i).filter(|c| **c != ',') {
-                    value.push(c);
-                    i += 1;
-                }
-                // `FOO=1 make` is a command line, not keywords.
-                if value.trim().contains(char::is_whitespace) {
-                    return None;
-                }
+        } else {
+            while let Some(&c) = chars.get(i).filter(|c| **c != ',') {
+                value.push(c);
+                i += 1;
+            }
+            // `FOO=1 make` is a command line, not keywords.
+            if value.trim().contains(char::is_whitespace) {
+                return None;
             }
         }
         while chars.get(i).is_some_and(|c| c.is_whitespace()) {
@@ -229,7 +226,6 @@ pub(super) fn words(s: &str) -> Vec<String> {
     for c in s.chars() {
         match quote {
             Some(q) if c == q => quote = None,
-            Some(_) => cur.push(c),
             None if c == '"' || c == '\'' => {
                 quote = Some(c);
                 any = true;
@@ -240,7 +236,8 @@ pub(super) fn words(s: &str) -> Vec<String> {
                     any = false;
                 }
             }
-            None => cur.push(c),
+            // Inside quotes, or a plain character.
+            Some(_) | None => cur.push(c),
         }
     }
     if any || !cur.is_empty() {

@@ -169,7 +169,9 @@ fn command(c: &Simple, out: &mut Accesses, depth: usize) {
         "awk" | "gawk" => positional.iter().skip(1).for_each(|p| out.read(p)),
         "cp" | "mv" | "install" | "rsync" => {
             if let Some((target, sources)) = positional.split_last() {
-                sources.iter().for_each(|s| out.read(s));
+                for s in sources {
+                    out.read(s);
+                }
                 out.write(target);
             }
         }
@@ -190,7 +192,9 @@ fn command(c: &Simple, out: &mut Accesses, depth: usize) {
             positional.iter().skip(1).for_each(|p| out.read(p));
         }
         "apply_patch" | "applypatch" => {
-            args.iter().for_each(|a| patch_accesses(a, out));
+            for a in args {
+                patch_accesses(a, out);
+            }
         }
         c if WRITING.contains(&c) => positional.iter().for_each(|p| out.write(p)),
         c if READING.contains(&c) => positional.iter().for_each(|p| out.read(p)),
@@ -302,7 +306,9 @@ fn grep(args: &[String], out: &mut Accesses) {
             w => files.push(w),
         }
     }
-    files.into_iter().for_each(|f| out.read(f));
+    for f in files {
+        out.read(f);
+    }
 }
 
 /// `git add/diff/show FILE` read, `git checkout/restore FILE` write,
@@ -318,12 +324,16 @@ fn git(args: &[String], out: &mut Accesses) {
     };
     match *sub {
         "add" | "diff" | "apply" | "blame" | "log" | "show" => {
-            rest.iter().for_each(|p| out.read(p))
+            for p in rest {
+                out.read(p);
+            }
         }
         "checkout" | "restore" | "rm" => rest.iter().for_each(|p| out.write(p)),
         "mv" => {
             if let Some((target, sources)) = rest.split_last() {
-                sources.iter().for_each(|s| out.read(s));
+                for s in sources {
+                    out.read(s);
+                }
                 out.write(target);
             }
         }

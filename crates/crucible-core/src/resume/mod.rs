@@ -23,7 +23,7 @@ use crate::{
 };
 
 pub use estimate::estimate_tokens;
-pub use prompt::{block as block_text, tool_call_line};
+pub use prompt::block as block_text;
 
 /// How much of a phase the context keeps. Each step keeps less; a phase is
 /// only ever moved down these steps, one at a time, until the context fits.
@@ -264,14 +264,12 @@ fn blocks_at(logged: &[Block], detail: Detail) -> (Vec<Block>, LeftOut) {
                 None
             }
             (Block::Callout(c), _) => match (c.kind(), detail) {
-                (CalloutKind::Decision, _) => Some(b.clone()),
                 (CalloutKind::Subagent, Detail::Trimmed | Detail::Outline) => {
                     Some(Block::Callout(subagent_without_work(c)))
                 }
-                (CalloutKind::Error | CalloutKind::User, Detail::Trimmed | Detail::Outline) => {
-                    Some(b.clone())
-                }
-                (CalloutKind::Other(_), Detail::Trimmed) => Some(b.clone()),
+                (CalloutKind::Decision, _)
+                | (CalloutKind::Error | CalloutKind::User, Detail::Trimmed | Detail::Outline)
+                | (CalloutKind::Other(_), Detail::Trimmed) => Some(b.clone()),
                 _ => None,
             },
             (_, Detail::Trimmed) => Some(b.clone()),

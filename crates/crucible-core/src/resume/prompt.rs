@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use super::{ContextPhase, ResumeContext};
-use crate::{Block, Callout, Task, TaskStatus, ToolCall};
+use crate::{Block, Callout, Task, TaskStatus};
 
 impl ResumeContext {
     /// The whole prompt: framing, the phases, and where to continue.
@@ -150,35 +150,13 @@ pub fn block(b: &Block) -> Option<String> {
             let mut out = String::from("Tool calls:");
             for c in calls {
                 out.push_str("\n- ");
-                out.push_str(&tool_call_line(c));
+                out.push_str(&c.one_line());
             }
             Some(out)
         }
         Block::Callout(c) => Some(callout(c)),
         Block::Tasks { .. } | Block::SystemPrompt { .. } | Block::Prompt { .. } => None,
     }
-}
-
-/// `` `tool args` → summary ``, with `✗` for a failed call.
-pub fn tool_call_line(c: &ToolCall) -> String {
-    let content = if c.args.is_empty() {
-        c.tool.clone()
-    } else {
-        format!("{} {}", c.tool, c.args)
-    };
-    let ticks = if content.contains('`') { "``" } else { "`" };
-    let mut line = format!("{ticks}{content}{ticks}");
-    match (&c.summary, c.failed) {
-        (Some(s), true) => {
-            let _ = write!(line, " → ✗ {s}");
-        }
-        (None, true) => line.push_str(" → ✗ failed"),
-        (Some(s), false) => {
-            let _ = write!(line, " → {s}");
-        }
-        (None, false) => {}
-    }
-    line
 }
 
 fn callout(c: &Callout) -> String {

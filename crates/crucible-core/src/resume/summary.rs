@@ -175,7 +175,7 @@ fn last_words(b: &Block) -> Option<String> {
         Block::Callout(c) => format!("[!{}] {}", c.kind, c.text()),
         Block::ToolCalls { calls } => {
             let c = calls.last()?;
-            format!("tool call {}", super::prompt::tool_call_line(c))
+            format!("tool call {}", c.one_line())
         }
         _ => return None,
     };

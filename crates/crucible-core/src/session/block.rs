@@ -50,6 +50,25 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
+    /// The call on one line, `` `tool args` → summary ``, with `✗` for a
+    /// failed call: how resume prompts, learning cases and exports show it
+    /// (the session file's own list item is the parser's to write).
+    pub fn one_line(&self) -> String {
+        let content = if self.args.is_empty() {
+            self.tool.clone()
+        } else {
+            format!("{} {}", self.tool, self.args)
+        };
+        let ticks = if content.contains('`') { "``" } else { "`" };
+        let result = match (&self.summary, self.failed) {
+            (Some(s), true) => format!(" → ✗ {s}"),
+            (None, true) => " → ✗ failed".to_owned(),
+            (Some(s), false) => format!(" → {s}"),
+            (None, false) => String::new(),
+        };
+        format!("{ticks}{content}{ticks}{result}")
+    }
+
     pub fn new(tool: impl Into<String>, args: impl Into<String>) -> Self {
         Self {
             tool: tool.into(),
@@ -59,11 +78,13 @@ impl ToolCall {
         }
     }
 
+    #[must_use]
     pub fn with_summary(mut self, summary: impl Into<String>) -> Self {
         self.summary = Some(summary.into());
         self
     }
 
+    #[must_use]
     pub fn failed(mut self) -> Self {
         self.failed = true;
         self

@@ -418,7 +418,7 @@ mod tests {
     use super::*;
 
     fn body(lines: &[&str]) -> Vec<String> {
-        lines.iter().map(|s| s.to_string()).collect()
+        lines.iter().map(std::string::ToString::to_string).collect()
     }
 
     #[test]

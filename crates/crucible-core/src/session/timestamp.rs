@@ -40,7 +40,7 @@ impl Timestamp {
     /// The milliseconds since the Unix epoch of a timestamp's text, without
     /// keeping the text: for the index, which orders 100,000 sessions by it.
     pub fn parse_unix_ms(text: &str) -> Option<i64> {
-        parse_iso8601(text.trim()).map(|t| t.as_millisecond())
+        parse_iso8601(text.trim()).map(jiff::Timestamp::as_millisecond)
     }
 
     /// Milliseconds from `earlier` to this instant (negative when `earlier`

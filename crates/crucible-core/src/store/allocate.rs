@@ -101,7 +101,7 @@ pub(super) fn create_with_fresh_id<C: SessionCodec>(
         let log = build(SessionId::new(&candidate)?);
         match store.create(&log) {
             Ok(path) => return Ok((path, log)),
-            Err(StoreError::AlreadyExists { .. }) => continue,
+            Err(StoreError::AlreadyExists { .. }) => {}
             Err(e) => return Err(e),
         }
     }

@@ -180,6 +180,7 @@ impl<C: SessionCodec> SessionStore<C> {
     }
 
     /// The same store, telling `observer` about every file it writes.
+    #[must_use]
     pub fn with_observer(mut self, observer: std::sync::Arc<dyn StoreObserver>) -> Self {
         self.observer = Some(observer);
         self

@@ -132,7 +132,7 @@ pub fn walk_with(root: &Path, options: WalkOptions<'_>, rules: &Rules) -> io::Re
         options,
         rules,
         tree: Tree::default(),
-        canonical_root: None,
+        canonical_root: std::cell::OnceCell::new(),
         listing: Vec::new(),
     };
     let mut entries = walkdir::WalkDir::new(root)
@@ -184,7 +184,7 @@ struct Walk<'a> {
     rules: &'a Rules,
     tree: Tree,
     /// The canonical root links must stay in: computed at the first link.
-    canonical_root: Option<Option<PathBuf>>,
+    canonical_root: std::cell::OnceCell<Option<PathBuf>>,
     /// The folder being listed at each depth, to name the folder of a
     /// listing error (walkdir gives those without a path).
     listing: Vec<PathBuf>,
@@ -208,7 +208,7 @@ impl Walk<'_> {
         let dir = path.parent().unwrap_or(self.root);
         match judge(&path, kind, self.options, self.rules, || {
             self.canonical_root
-                .get_or_insert_with(|| {
+                .get_or_init(|| {
                     std::fs::canonicalize(self.options.confine_to.unwrap_or(self.root)).ok()
                 })
                 .clone()

@@ -16,7 +16,9 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// still be off, so it is made up to three times: a linear reader passes one
 /// of them (about 10x), a quadratic one none (about 100x).
 pub fn assert_linear<T>(what: &str, start: usize, input: impl Fn(usize) -> T, run: impl Fn(&T)) {
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let fastest = |x: &T, runs: usize| {
         (0..runs)
             .map(|_| {

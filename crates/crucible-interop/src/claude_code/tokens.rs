@@ -69,17 +69,14 @@ impl Responses {
             .get("requestId")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        match self.by_key.get(&(id.to_owned(), request.clone())) {
-            Some(&i) => {
-                if replaces(&candidate, &self.list[i]) {
-                    self.list[i] = candidate;
-                }
+        if let Some(&i) = self.by_key.get(&(id.to_owned(), request.clone())) {
+            if replaces(&candidate, &self.list[i]) {
+                self.list[i] = candidate;
             }
-            None => {
-                self.by_key
-                    .insert((id.to_owned(), request), self.list.len());
-                self.list.push(candidate);
-            }
+        } else {
+            self.by_key
+                .insert((id.to_owned(), request), self.list.len());
+            self.list.push(candidate);
         }
     }
 

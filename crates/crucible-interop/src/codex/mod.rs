@@ -79,7 +79,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let mut imported = match first_kind.as_deref() {
         Some(k) if EXEC_KINDS.contains(&k) => exec::import(path, &bytes, &text),
         _ => rollout::import(path, &bytes, &text),
-    }?;
+    };
     imported.warnings.splice(0..0, not_utf8);
     Ok(imported)
 }
@@ -126,37 +126,34 @@ impl Output {
         let wrapper = serde_json::from_str::<Value>(s.trim_start())
             .ok()
             .filter(|w| w.get("output").is_some_and(Value::is_string));
-        match wrapper {
-            Some(w) => {
-                let exit_code = exit_code(&w);
-                let duration_ms = w
-                    .pointer("/metadata/duration_seconds")
-                    .and_then(Value::as_f64)
-                    .map(|s| (s * 1000.0).round() as u64);
-                Self {
-                    text: w["output"].as_str().unwrap_or_default().to_owned(),
-                    exit_code,
-                    duration_ms,
-                    metadata: w.get("metadata").cloned(),
-                    failed: exit_code.is_some_and(|c| c != 0),
-                }
+        if let Some(w) = wrapper {
+            let exit_code = exit_code(&w);
+            let duration_ms = w
+                .pointer("/metadata/duration_seconds")
+                .and_then(Value::as_f64)
+                .map(|s| (s * 1000.0).round() as u64);
+            Self {
+                text: w["output"].as_str().unwrap_or_default().to_owned(),
+                exit_code,
+                duration_ms,
+                metadata: w.get("metadata").cloned(),
+                failed: exit_code.is_some_and(|c| c != 0),
             }
-            None => {
-                let header = Header::read(&s);
-                Self {
-                    failed: header.exit_code.map_or_else(
-                        || {
-                            FAILURE_PREFIXES
-                                .iter()
-                                .any(|p| s.trim_start().starts_with(p))
-                        },
-                        |c| c != 0,
-                    ),
-                    text: s,
-                    exit_code: header.exit_code,
-                    duration_ms: header.duration_ms,
-                    metadata: None,
-                }
+        } else {
+            let header = Header::read(&s);
+            Self {
+                failed: header.exit_code.map_or_else(
+                    || {
+                        FAILURE_PREFIXES
+                            .iter()
+                            .any(|p| s.trim_start().starts_with(p))
+                    },
+                    |c| c != 0,
+                ),
+                text: s,
+                exit_code: header.exit_code,
+                duration_ms: header.duration_ms,
+                metadata: None,
             }
         }
     }
@@ -213,7 +210,6 @@ impl Header {
                     .strip_suffix(" seconds")
                     .and_then(|n| n.parse::<f64>().ok());
                 match seconds {
-                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                     Some(s) if s >= 0.0 => header.duration_ms = Some((s * 1000.0).round() as u64),
                     _ => return Self::default(),
                 }

@@ -35,7 +35,7 @@ use super::{Output, split_user_message};
 use crate::transcript::{
     CallBook, base64_len, conversation_session, image_marker, push_reply, push_user_phase, text_of,
 };
-use crate::{ImportError, ImportWarning, Imported, RecordTally};
+use crate::{ImportWarning, Imported, RecordTally};
 
 /// What a rollout has given so far.
 struct Reader {
@@ -56,7 +56,7 @@ struct Reader {
     tokens: TokenCounter,
 }
 
-pub(super) fn import(path: &Path, bytes: &[u8], text: &str) -> Result<Imported, ImportError> {
+pub(super) fn import(path: &Path, bytes: &[u8], text: &str) -> Imported {
     let mut warnings = Vec::new();
     let lines = crate::transcript::json_lines(path, text, &mut warnings);
     let mut r = Reader {
@@ -83,7 +83,7 @@ pub(super) fn import(path: &Path, bytes: &[u8], text: &str) -> Result<Imported, 
         }
         r.line(*line, v);
     }
-    Ok(r.finish(path, bytes, warnings))
+    r.finish(path, bytes, warnings)
 }
 
 /// The second a forked or spawned rollout replayed its parent's history in
@@ -431,15 +431,14 @@ fn user_images(content: Option<&Value>) -> Vec<UserImage> {
         .map(|p| {
             let url = p.get("image_url").and_then(Value::as_str).unwrap_or("");
             let mut extra = Map::new();
-            let (media_type, data) = match url
+            let (media_type, data) = if let Some((media, b64)) = url
                 .strip_prefix("data:")
                 .and_then(|rest| rest.split_once(";base64,"))
             {
-                Some((media, b64)) => (media.to_owned(), Some(b64.to_owned())),
-                None => {
-                    extra.insert("url".into(), url.into());
-                    ("image".to_owned(), None)
-                }
+                (media.to_owned(), Some(b64.to_owned()))
+            } else {
+                extra.insert("url".into(), url.into());
+                ("image".to_owned(), None)
             };
             let bytes = data.as_deref().map_or(0, base64_len);
             let marker = match &data {

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crucible_core::resume::{block_text, tool_call_line};
+use crucible_core::resume::block_text;
 use crucible_core::{
     AgentRef, Block, CallData, CalloutKind, DataRecord, SessionData, SessionLog, SessionStatus,
     Timestamp,
@@ -206,7 +206,7 @@ impl Said {
                     said.verdict = Some(c.text()[critic_says.len()..].to_owned());
                 }
                 Block::Callout(c) if c.kind.eq_ignore_ascii_case("reply") => {
-                    said.output.push(c.text())
+                    said.output.push(c.text());
                 }
                 Block::Rule => {}
                 Block::ToolCalls { calls } => said.calls(calls),
@@ -236,7 +236,7 @@ impl Said {
                 "git_diff" if c.args.is_empty() => {
                     self.files_changed = first_word("").and_then(|w| w.parse().ok()).unwrap_or(0);
                 }
-                _ => lines.push(tool_call_line(c)),
+                _ => lines.push(c.one_line()),
             }
         }
         if !lines.is_empty() {

@@ -196,7 +196,7 @@ impl Writer<'_> {
         for b in &p.blocks {
             match b {
                 Block::Callout(c) if c.kind() == CalloutKind::User && !seen_user => {
-                    seen_user = true
+                    seen_user = true;
                 }
                 Block::Callout(c) if c.kind.eq_ignore_ascii_case("reply") => {
                     self.assistant(&c.text());

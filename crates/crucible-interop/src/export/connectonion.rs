@@ -214,7 +214,7 @@ pub(crate) fn document(log: &SessionLog, data: &SessionData, turns: &[Turn]) -> 
             ("turn", Some(i)) if i < doc.turns.len() => overlay(&mut doc.turns[i], &src.record),
             ("messages", Some(i)) if i < doc.messages.len() => {
                 if let Some(list) = src.record.get("messages").and_then(Value::as_array) {
-                    doc.messages[i] = list.clone();
+                    doc.messages[i].clone_from(list);
                 }
             }
             _ => {}

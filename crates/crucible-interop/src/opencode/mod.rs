@@ -35,13 +35,12 @@ pub(crate) struct Message {
 /// ids in columns, not in the JSON); anything that is not an object is
 /// kept under `unparsed`.
 fn with_id(key: &str, id: &str, text: &str) -> Value {
-    let mut v = match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => m,
-        _ => {
-            let mut m = serde_json::Map::new();
-            m.insert("unparsed".into(), text.into());
-            m
-        }
+    let mut v = if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(text) {
+        m
+    } else {
+        let mut m = serde_json::Map::new();
+        m.insert("unparsed".into(), text.into());
+        m
     };
     v.entry(key).or_insert_with(|| id.into());
     Value::Object(v)

@@ -39,22 +39,6 @@ fn opening(case: &Case) -> String {
     s
 }
 
-fn call_text(c: &ToolCall) -> String {
-    let mut s = format!(
-        "`{}{}{}`",
-        c.tool,
-        if c.args.is_empty() { "" } else { " " },
-        c.args
-    );
-    match (&c.summary, c.failed) {
-        (Some(r), true) => s.push_str(&format!(" → ✗ {r}")),
-        (None, true) => s.push_str(" → ✗ failed"),
-        (Some(r), false) => s.push_str(&format!(" → {r}")),
-        (None, false) => {}
-    }
-    s
-}
-
 fn result_text(c: &ToolCall) -> String {
     match (&c.summary, c.failed) {
         (Some(r), true) => format!("error: {r}"),
@@ -176,7 +160,7 @@ fn corrected(body: &CaseBody) -> Option<String> {
     if !after_calls.is_empty() {
         let lines: Vec<String> = after_calls
             .iter()
-            .map(|c| format!("- {}", call_text(c)))
+            .map(|c| format!("- {}", c.one_line()))
             .collect();
         parts.push(format!("Tool calls:\n{}", lines.join("\n")));
     }
@@ -243,7 +227,7 @@ fn behaviour(case: &Case) -> Option<String> {
         let lines: Vec<String> = case
             .actions
             .iter()
-            .map(|c| format!("- {}", call_text(c)))
+            .map(|c| format!("- {}", c.one_line()))
             .collect();
         parts.push(format!("Tool calls:\n{}", lines.join("\n")));
     }

@@ -3,30 +3,7 @@
 
 use std::fmt::Write;
 
-use crucible_core::ToolCall;
-
 use crate::case::{Case, CaseBody, CaseKind};
-
-fn call_line(c: &ToolCall) -> String {
-    let content = if c.args.is_empty() {
-        c.tool.clone()
-    } else {
-        format!("{} {}", c.tool, c.args)
-    };
-    let ticks = if content.contains('`') { "``" } else { "`" };
-    let mut s = format!("- {ticks}{content}{ticks}");
-    match (&c.summary, c.failed) {
-        (Some(r), true) => {
-            let _ = write!(s, " → ✗ {r}");
-        }
-        (None, true) => s.push_str(" → ✗ failed"),
-        (Some(r), false) => {
-            let _ = write!(s, " → {r}");
-        }
-        (None, false) => {}
-    }
-    s
-}
 
 /// `text` as a block quote (every line prefixed).
 fn quote(text: &str) -> String {
@@ -82,7 +59,8 @@ fn context(case: &Case, out: &mut String) {
     if !case.actions.is_empty() {
         out.push_str("**What the agent did:**\n\n");
         for c in &case.actions {
-            out.push_str(&call_line(c));
+            out.push_str("- ");
+            out.push_str(&c.one_line());
             out.push('\n');
         }
         out.push('\n');
@@ -136,7 +114,8 @@ pub fn markdown_case(case: &Case) -> String {
             if !after_calls.is_empty() || !after_text.is_empty() {
                 out.push_str("**What was done after:**\n\n");
                 for c in after_calls {
-                    out.push_str(&call_line(c));
+                    out.push_str("- ");
+                    out.push_str(&c.one_line());
                     out.push('\n');
                 }
                 for t in after_text {

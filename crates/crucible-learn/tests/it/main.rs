@@ -67,7 +67,7 @@ fn a_resolved_error_and_a_user_correction() {
             );
             assert_eq!(expected_from.as_deref(), Some("resolution"));
         }
-        other => panic!("{other:?}"),
+        other @ CaseBody::Correction { .. } => panic!("{other:?}"),
     }
     assert_eq!(
         p.task,
@@ -100,7 +100,7 @@ fn a_resolved_error_and_a_user_correction() {
                 &["[decision_needed] Should ids be allocated under the directory lock as well?"]
             );
         }
-        other => panic!("{other:?}"),
+        other @ CaseBody::Puzzle { .. } => panic!("{other:?}"),
     }
 }
 

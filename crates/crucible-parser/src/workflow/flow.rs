@@ -30,15 +30,12 @@ fn segments(line: &str) -> Vec<&str> {
         .into_iter()
         .flatten()
         .min_by_key(|(i, _)| *i);
-        match arrow {
-            Some((i, len)) => {
-                out.push(&rest[..i]);
-                rest = &rest[i + len..];
-            }
-            None => {
-                out.push(rest);
-                return out;
-            }
+        if let Some((i, len)) = arrow {
+            out.push(&rest[..i]);
+            rest = &rest[i + len..];
+        } else {
+            out.push(rest);
+            return out;
         }
     }
 }

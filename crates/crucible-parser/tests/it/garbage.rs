@@ -71,9 +71,9 @@ pub fn garbage() -> impl Strategy<Value = Vec<u8>> {
             let mut bytes = write_session(&log).into_bytes();
             let i = at.index(bytes.len().max(1));
             if b % 2 == 0 {
-                bytes.truncate(i)
+                bytes.truncate(i);
             } else if i < bytes.len() {
-                bytes[i] = b
+                bytes[i] = b;
             }
             bytes
         }),

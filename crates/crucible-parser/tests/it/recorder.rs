@@ -125,7 +125,7 @@ fn a_whole_session_is_recorded_and_validates() {
     let summary = calls[1].summary.as_deref().unwrap();
     assert_eq!(summary.chars().count(), 100);
     assert!(summary.ends_with('…') && calls[1].failed);
-    let kinds: Vec<_> = log.callouts().map(|c| c.kind()).collect();
+    let kinds: Vec<_> = log.callouts().map(crucible_core::Callout::kind).collect();
     assert_eq!(
         kinds,
         [CalloutKind::Error, CalloutKind::Decision, CalloutKind::User]

@@ -83,7 +83,9 @@ pub fn run(ctx: &Context, args: &CodifyArgs) -> anyhow::Result<Outcome> {
         // Before codifying, so that every format and the refine prompt are
         // built from redacted text.
         let r = crucible_redact::Redactor::shared();
-        sessions.iter_mut().for_each(|s| s.log.redact(r));
+        for s in &mut sessions {
+            s.log.redact(r);
+        }
     }
     let groups = groups(args, &sessions)?;
     let several = groups.len() > 1;

@@ -85,18 +85,17 @@ pub fn run(ctx: &Context, args: &ExportArgs) -> anyhow::Result<Outcome> {
     let exported = crucible_interop::export(&log, &data, args.to.format())
         .map_err(|e| CliError::new(e.to_string()))?;
     match exported {
-        Exported::File(bytes) => match &args.output {
-            Some(path) => {
+        Exported::File(bytes) => {
+            if let Some(path) = &args.output {
                 let text = String::from_utf8_lossy(&bytes);
                 write_file(path, &text, args.force)?;
                 eprintln!("wrote {}", path.display());
-            }
-            None => {
+            } else {
                 let mut out = crate::render::data_out();
                 out.write_all(&bytes)?;
                 out.flush()?;
             }
-        },
+        }
         Exported::Folder { name, files } => {
             let parent = args
                 .output

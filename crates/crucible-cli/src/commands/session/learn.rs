@@ -117,14 +117,13 @@ pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
         }
         Ok(w.finish()?.1)
     };
-    let written = match &args.output {
-        Some(path) => write_to_file(path, write)?,
-        None => {
-            let mut out = crate::render::data_out();
-            let written = write(&mut out)?;
-            out.flush()?;
-            written
-        }
+    let written = if let Some(path) = &args.output {
+        write_to_file(path, write)?
+    } else {
+        let mut out = crate::render::data_out();
+        let written = write(&mut out)?;
+        out.flush()?;
+        written
     };
     progress::finish(&bar);
     skipped += bad;

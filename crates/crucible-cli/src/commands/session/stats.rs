@@ -2,7 +2,8 @@
 
 use std::io::Write;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
+use clap::builder::TypedValueParser;
 use crucible_index::{DuplicateIds, GroupBy, SessionIndex, StatsRow};
 
 use super::query::{DataFormat, FilterArgs, visit_index, warn_duplicates};
@@ -16,37 +17,31 @@ use crate::render::{duration, progress, thousands};
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     /// What to group sessions by.
-    #[arg(long, value_enum, default_value_t = Group::Agent)]
-    pub group_by: Group,
+    #[arg(long, value_parser = group_by_parser(), default_value = "agent")]
+    pub group_by: GroupBy,
     #[command(flatten)]
     pub filters: FilterArgs,
     #[arg(long, value_enum, default_value_t = DataFormat::Table)]
     pub format: DataFormat,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Group {
-    /// Each agent by name (participants and phase agents); a session counts for each.
-    Agent,
-    Channel,
-    Status,
-    Model,
-    /// The UTC day a session started.
-    Day,
-    /// Phases by name, with the phases' own tokens, durations and errors.
-    Phase,
+/// `--group-by`: the index's groupings, by name (one list of them, the
+/// index's, so the flag cannot drift from what stats can group by).
+fn group_by_parser() -> impl clap::builder::TypedValueParser<Value = GroupBy> {
+    let values = GroupBy::ALL.map(|g| {
+        let value = clap::builder::PossibleValue::new(g.name());
+        match g.about() {
+            Some(about) => value.help(about),
+            None => value,
+        }
+    });
+    clap::builder::PossibleValuesParser::new(values)
+        .map(|name| GroupBy::from_name(&name).expect("clap took one of the possible values"))
 }
 
 pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
-    let by = match args.group_by {
-        Group::Agent => GroupBy::Agent,
-        Group::Channel => GroupBy::Channel,
-        Group::Status => GroupBy::Status,
-        Group::Model => GroupBy::Model,
-        Group::Day => GroupBy::Day,
-        Group::Phase => GroupBy::Phase,
-    };
+    let by = args.group_by;
     let phases = if by == GroupBy::Phase {
         let bar = progress::bar("indexing sessions");
         let p = SessionIndex::new(&ctx.store)
@@ -108,19 +103,6 @@ struct Tally {
     agg: crucible_index::stats::Aggregator,
     ids: DuplicateIds,
     sessions: usize,
-}
-
-impl Group {
-    fn name(self) -> &'static str {
-        match self {
-            Self::Agent => "agent",
-            Self::Channel => "channel",
-            Self::Status => "status",
-            Self::Model => "model",
-            Self::Day => "day",
-            Self::Phase => "phase",
-        }
-    }
 }
 
 fn cells(r: &StatsRow) -> [String; 9] {

@@ -51,7 +51,7 @@ pub fn render(checked: &CheckedWorkflow, format: ShowFormat) -> anyhow::Result<S
     match format {
         ShowFormat::Text => out.write_all(text(&checked.workflow, &checked.graph).as_bytes())?,
         ShowFormat::Mermaid => {
-            out.write_all(crucible_codify::mermaid(&checked.workflow, &checked.graph).as_bytes())?
+            out.write_all(crucible_codify::mermaid(&checked.workflow, &checked.graph).as_bytes())?;
         }
         ShowFormat::Json => {
             let doc = super::json::WorkflowJson {
@@ -78,12 +78,11 @@ fn text(w: &Workflow, g: &WorkflowGraph) -> String {
         runs,
         plural(runs, "run", "runs"),
     ));
-    let order: Vec<usize> = match &g.order {
-        Some(o) => o.clone(),
-        None => {
-            out.push_str("(the graph has a cycle: steps in document order)\n");
-            (0..w.steps.len()).collect()
-        }
+    let order: Vec<usize> = if let Some(o) = &g.order {
+        o.clone()
+    } else {
+        out.push_str("(the graph has a cycle: steps in document order)\n");
+        (0..w.steps.len()).collect()
     };
     for (n, &i) in order.iter().enumerate() {
         let s = &w.steps[i];

@@ -346,8 +346,7 @@ impl OtherUser {
     pub(crate) fn here() -> Option<Self> {
         let setpriv = Path::new("/usr/bin/setpriv");
         let is_root = std::fs::metadata("/proc/self")
-            .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
-            .unwrap_or(false);
+            .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
         if !is_root {
             return Some(Self { setpriv: None });
         }

@@ -191,7 +191,7 @@ fn facts_of(imp: &Imported) -> Facts {
                 DataRecord::Thinking(_) => f.thinking += 1,
                 DataRecord::Image(_) => f.images += 1,
                 DataRecord::Source(_) => f.kept += 1,
-                _ => {}
+                DataRecord::Context(_) => {}
             }
         }
         f.failed += s.log.tool_calls().filter(|c| c.failed).count() as u64;
@@ -308,7 +308,7 @@ fn an_exported_transcript_imports_back_to_the_same_session() {
         let s = import(&root().join(rel), Format::ClaudeCode).unwrap();
         let bytes = match crucible_interop::export(&s.log, &s.data, Format::ClaudeCode).unwrap() {
             crucible_interop::Exported::File(b) => b,
-            other => panic!("{other:?}"),
+            other @ crucible_interop::Exported::Folder { .. } => panic!("{other:?}"),
         };
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("again.jsonl");

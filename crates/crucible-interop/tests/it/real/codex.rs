@@ -173,10 +173,10 @@ fn rollout_facts(records: &[Value]) -> Facts {
                     f.images += images;
                     f.user_messages += usize::from(
                         user_words(&content_text(&p["content"])).is_some() || images > 0,
-                    )
+                    );
                 }
                 Some("assistant") => {
-                    f.replies += usize::from(!content_text(&p["content"]).trim().is_empty())
+                    f.replies += usize::from(!content_text(&p["content"]).trim().is_empty());
                 }
                 _ => {}
             },
@@ -463,7 +463,7 @@ fn every_real_codex_file_survives_export_to_codex_and_back() {
             i.log
                 .callouts()
                 .filter(|c| c.kind.eq_ignore_ascii_case("reply"))
-                .map(|c| c.text())
+                .map(crucible_core::Callout::text)
                 .collect::<Vec<_>>()
         };
         assert_eq!(replies(&back), replies(&first), "{what}");

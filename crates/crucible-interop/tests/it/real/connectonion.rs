@@ -260,7 +260,7 @@ fn a_0_5_session_keeps_its_source_totals_beside_the_spend() {
 /// python3 with `yaml` is not installed.
 fn pyyaml_typed(yaml: &[u8]) -> Option<serde_json::Value> {
     use std::io::Write;
-    let script = r#"
+    let script = r"
 import json, sys, yaml
 def typed(v):
     if isinstance(v, dict):
@@ -269,7 +269,7 @@ def typed(v):
         return [typed(x) for x in v]
     return [type(v).__name__, str(v)]
 print(json.dumps(typed(yaml.safe_load(sys.stdin.buffer.read()))))
-"#;
+";
     let mut child = std::process::Command::new("python3")
         .args(["-c", script])
         .stdin(std::process::Stdio::piped())
