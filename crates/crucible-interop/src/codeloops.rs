@@ -559,7 +559,9 @@ mod tests {
         assert_eq!(fm.extra.get_str("critic_agent"), Some("Codex CLI"));
         assert_eq!(fm.extra.get_str("critic_model"), Some("gpt-5"));
         assert_eq!(
-            fm.extra.get("duration_secs").and_then(|d| d.as_f64()),
+            fm.extra
+                .get("duration_secs")
+                .and_then(crucible_core::yaml::Value::as_f64),
             Some(120.0)
         );
         let callouts: Vec<(String, String)> = imp

@@ -253,32 +253,7 @@ impl<'a> FieldReader<'a> {
                         }
                     }
                 }
-                "ended" => fm_rest.ended = self.parsed(&key, &v, str::parse::<Timestamp>),
-                "title" => fm_rest.title = self.owned_text(&key, v),
-                "channel" => fm_rest.channel = self.owned_text(&key, v),
-                "model" => fm_rest.model = self.owned_text(&key, v),
-                "participants" => fm_rest.participants = self.participants(&key, &v),
-                "tokens_used" => fm_rest.tokens_used = self.count(&key, &v),
-                "cost_usd" => {
-                    fm_rest.cost_usd = match &v {
-                        Value::Null => None,
-                        Value::Number(n) => n.as_f64(),
-                        other => {
-                            self.wrong_type(&key, "a number", other);
-                            None
-                        }
-                    }
-                }
-                "subagents" => fm_rest.subagents = self.subagents(&key, v),
-                "resume_point" => {
-                    fm_rest.resume_point = self.parsed(&key, &v, str::parse::<PhaseId>);
-                }
-                "parent" => fm_rest.parent = self.parsed(&key, &v, SessionId::new),
-                _ => {
-                    fm_rest
-                        .extra
-                        .insert(key.into_owned(), crate::yaml::from_serde_yaml(v));
-                }
+                _ => self.optional(&mut fm_rest, key, v),
             }
         }
         for (present, field) in [
@@ -306,6 +281,36 @@ impl<'a> FieldReader<'a> {
                 ..fm_rest
             }),
             _ => Err(self.errors),
+        }
+    }
+
+    /// A key other than the four every session has: a known optional
+    /// field, or a key cru does not know, kept in `extra`.
+    fn optional(&mut self, fm: &mut Frontmatter, key: Cow<'a, str>, v: Value) {
+        match key.as_ref() {
+            "ended" => fm.ended = self.parsed(&key, &v, str::parse::<Timestamp>),
+            "title" => fm.title = self.owned_text(&key, v),
+            "channel" => fm.channel = self.owned_text(&key, v),
+            "model" => fm.model = self.owned_text(&key, v),
+            "participants" => fm.participants = self.participants(&key, &v),
+            "tokens_used" => fm.tokens_used = self.count(&key, &v),
+            "cost_usd" => {
+                fm.cost_usd = match &v {
+                    Value::Null => None,
+                    Value::Number(n) => n.as_f64(),
+                    other => {
+                        self.wrong_type(&key, "a number", other);
+                        None
+                    }
+                }
+            }
+            "subagents" => fm.subagents = self.subagents(&key, v),
+            "resume_point" => fm.resume_point = self.parsed(&key, &v, str::parse::<PhaseId>),
+            "parent" => fm.parent = self.parsed(&key, &v, SessionId::new),
+            _ => {
+                fm.extra
+                    .insert(key.into_owned(), crate::yaml::from_serde_yaml(v));
+            }
         }
     }
 
@@ -572,7 +577,7 @@ pub(crate) fn peek_id(text: &str) -> Option<String> {
         let value = unquote(value.trim());
         match key {
             "type" => is_session = value == "session",
-            "session_id" => id = value.to_owned(),
+            "session_id" => value.clone_into(&mut id),
             _ => {}
         }
     }

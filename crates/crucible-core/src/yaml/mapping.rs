@@ -57,16 +57,14 @@ impl Mapping {
     /// the old value), else at the end.
     pub fn insert(&mut self, key: impl Into<Value>, value: impl Into<Value>) -> Option<Value> {
         let (key, value) = (key.into(), value.into());
-        match self.position_of(&key) {
-            Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
-            None => {
-                if let Value::String(text) = &key {
-                    self.by_text.insert(text.clone(), self.entries.len());
-                }
-                self.entries.push((key, value));
-                None
-            }
+        if let Some(i) = self.position_of(&key) {
+            return Some(std::mem::replace(&mut self.entries[i].1, value));
         }
+        if let Value::String(text) = &key {
+            self.by_text.insert(text.clone(), self.entries.len());
+        }
+        self.entries.push((key, value));
+        None
     }
 
     /// Takes out the string key `key`, keeping the others in order.

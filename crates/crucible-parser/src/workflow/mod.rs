@@ -109,7 +109,7 @@ pub fn parse_workflow(bytes: &[u8]) -> ParsedWorkflow {
         Ok(split) => {
             match serde_yaml::from_str::<serde_yaml::Value>(split.yaml) {
                 Ok(serde_yaml::Value::Mapping(m)) => {
-                    workflow.frontmatter = Some(crate::yaml::mapping_from_serde_yaml(m))
+                    workflow.frontmatter = Some(crate::yaml::mapping_from_serde_yaml(m));
                 }
                 Ok(serde_yaml::Value::Null) => {
                     workflow.frontmatter = Some(crucible_core::yaml::Mapping::new());
