@@ -6,6 +6,7 @@ use crucible_core::workflow::{
     EXECUTION_FIELDS, ExecutionBlock, ExecutionRow, Flow, Port, Step, StepMarker, Workflow,
     WorkflowGraph, loose_name, phase_key,
 };
+use crucible_core::yaml::{Mapping, Value};
 use crucible_core::{Block, CalloutKind, Phase, PhaseId, SessionData, SessionLog, SessionStatus};
 
 use crate::dataflow::{Access, FileAccess, accesses, accesses_of_arguments, tool_kind};
@@ -57,16 +58,13 @@ pub fn codify_sources(sources: &[Source<'_>]) -> Result<Workflow, CodifyError> {
         merge(&mut w, other);
     }
     let sessions: Vec<&SessionLog> = sources.iter().map(|s| s.log).collect();
-    let ids: Vec<serde_yaml::Value> = sessions
-        .iter()
-        .map(|s| serde_yaml::Value::String(s.id().to_string()))
-        .collect();
-    let mut fm = serde_yaml::Mapping::new();
-    fm.insert("type".into(), "workflow".into());
+    let ids: Value = sessions.iter().map(|s| s.id().to_string()).collect();
+    let mut fm = Mapping::new();
+    fm.insert("type", "workflow");
     if let Some(t) = &w.title {
-        fm.insert("title".into(), t.clone().into());
+        fm.insert("title", t.as_str());
     }
-    fm.insert("source_sessions".into(), serde_yaml::Value::Sequence(ids));
+    fm.insert("source_sessions", ids);
     w.frontmatter = Some(fm);
     w.intro = intro(&sessions);
     Ok(w)
@@ -452,8 +450,7 @@ impl<'a> CallArguments<'a> {
             .log
             .frontmatter
             .extra
-            .get("cwd")
-            .and_then(serde_yaml::Value::as_str)
+            .get_str("cwd")
             .map(|c| format!("{}/", c.trim_end_matches('/')));
         Self { by_call, cwd }
     }

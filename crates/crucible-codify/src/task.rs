@@ -27,8 +27,7 @@ pub fn task_words(log: &SessionLog) -> Option<BTreeSet<String>> {
     let text = log
         .frontmatter
         .extra
-        .get("prompt")
-        .and_then(serde_yaml::Value::as_str)
+        .get_str("prompt")
         .or_else(|| log.title())?;
     let words: BTreeSet<String> = text
         .split(|c: char| !c.is_alphanumeric())

@@ -17,6 +17,7 @@ pub mod resume;
 pub mod session;
 pub mod store;
 pub mod workflow;
+pub mod yaml;
 
 pub use config::{
     AgentBackendKind, AgentConfig, Config, ConfigError, ConfigLayer, SaveMode, SessionConfig,

@@ -178,11 +178,10 @@ pub fn replay_session(r: &ReplayRun<'_>) -> Option<SessionLog> {
     fm.participants.push(r.agent.clone());
     fm.model.clone_from(&r.model);
     fm.tokens_used = r.run.tokens;
-    let mut link = serde_yaml::Mapping::new();
-    link.insert("session".into(), r.original.id().to_string().into());
-    link.insert("phase".into(), id.to_string().into());
-    fm.extra
-        .insert("replay_of".into(), serde_yaml::Value::Mapping(link));
+    let mut link = crucible_core::yaml::Mapping::new();
+    link.insert("session", r.original.id().to_string());
+    link.insert("phase", id.to_string());
+    fm.extra.insert("replay_of", link);
     let mut log = SessionLog::new(fm);
     log.preamble.push(Block::Heading {
         level: 1,

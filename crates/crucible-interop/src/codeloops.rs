@@ -269,9 +269,9 @@ fn session_start(path: &Path, start: &Value) -> SessionLog {
         "critic_model",
     ] {
         if let Some(v) = start.get(key).filter(|v| !v.is_null())
-            && let Ok(y) = serde_yaml::to_value(v)
+            && let Ok(y) = serde_json::from_value::<crucible_core::yaml::Value>(v.clone())
         {
-            fm.extra.insert(key.into(), y);
+            fm.extra.insert(key, y);
         }
     }
     let mut log = SessionLog::new(fm);
@@ -504,17 +504,15 @@ fn finish(log: &mut SessionLog, e: &Value) {
     } else if let Ok(t) = text(e, "timestamp").parse::<Timestamp>() {
         log.frontmatter.ended = Some(t);
     }
-    log.frontmatter
-        .extra
-        .insert("outcome".into(), outcome.into());
+    log.frontmatter.extra.insert("outcome", outcome);
     if let Some(c) = e.get("confidence").and_then(Value::as_f64) {
-        log.frontmatter.extra.insert("confidence".into(), c.into());
+        log.frontmatter.extra.insert("confidence", c);
     }
     // As codeloops measured it, not recomputed from the times.
     if let Some(d) = e.get("duration_secs").filter(|d| d.is_number())
-        && let Ok(y) = serde_yaml::to_value(d)
+        && let Ok(y) = serde_json::from_value::<crucible_core::yaml::Value>(d.clone())
     {
-        log.frontmatter.extra.insert("duration_secs".into(), y);
+        log.frontmatter.extra.insert("duration_secs", y);
     }
     let summary = text(e, "summary");
     if !summary.trim().is_empty() {
@@ -557,10 +555,15 @@ mod tests {
         std::fs::write(&path, text).unwrap();
         let imp = import(&path).unwrap();
         let fm = &imp.log.frontmatter;
-        assert_eq!(fm.extra["actor_agent"], "Claude Code");
-        assert_eq!(fm.extra["critic_agent"], "Codex CLI");
-        assert_eq!(fm.extra["critic_model"], "gpt-5");
-        assert_eq!(fm.extra["duration_secs"].as_f64(), Some(120.0));
+        assert_eq!(fm.extra.get_str("actor_agent"), Some("Claude Code"));
+        assert_eq!(fm.extra.get_str("critic_agent"), Some("Codex CLI"));
+        assert_eq!(fm.extra.get_str("critic_model"), Some("gpt-5"));
+        assert_eq!(
+            fm.extra
+                .get("duration_secs")
+                .and_then(crucible_core::yaml::Value::as_f64),
+            Some(120.0)
+        );
         let callouts: Vec<(String, String)> = imp
             .log
             .phases()

@@ -216,8 +216,12 @@ fn frontmatter_of(
         // What the file says, beside what was spent: ConnectOnion's session
         // total adds up running totals, so it counts early turns again.
         for key in ["total_tokens", "total_cost"] {
-            if let Some(v) = doc.get(key) {
-                fm.extra.insert(format!("source_{key}").into(), v.clone());
+            // Into core's value as serde reads it (a tagged total, never seen
+            // in a real file, is left out).
+            if let Some(v) = doc.get(key)
+                && let Ok(v) = serde_yaml::from_value::<crucible_core::yaml::Value>(v.clone())
+            {
+                fm.extra.insert(format!("source_{key}"), v);
             }
         }
     }
@@ -236,11 +240,11 @@ fn frontmatter_of(
                 .filter(|&c| c > 0.0);
         }
         if let Some(cwd) = r.doc.get("cwd").and_then(Yaml::as_str) {
-            fm.extra.insert("cwd".into(), cwd.into());
+            fm.extra.insert("cwd", cwd);
         }
     }
     if let Some(runs) = doc.get("runs").and_then(Yaml::as_u64) {
-        fm.extra.insert("runs".into(), runs.into());
+        fm.extra.insert("runs", runs);
     }
     fm
 }

@@ -351,7 +351,7 @@ impl Session {
                 fm.model = model;
                 usage.store(fm);
                 for (k, s) in extra {
-                    fm.extra.insert(k.into(), s.into());
+                    fm.extra.insert(k, s);
                 }
             },
         );

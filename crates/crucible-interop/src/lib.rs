@@ -201,7 +201,7 @@ pub fn link_children(parent: &mut SessionLog, children: &mut [(SessionLog, Subag
             agent: Some(link.agent.clone()),
             model: child.frontmatter.model.clone(),
             tokens: child.frontmatter.tokens_used,
-            extra: serde_yaml::Mapping::new(),
+            extra: crucible_core::yaml::Mapping::new(),
         };
         let subs = &mut parent.frontmatter.subagents;
         match subs.iter_mut().find(|e| e.session == entry.session) {

@@ -29,20 +29,18 @@ pub struct Provenance {
 impl Provenance {
     /// Writes itself into the session's frontmatter.
     pub fn store(&self, log: &mut SessionLog) {
-        let mut m = serde_yaml::Mapping::new();
-        m.insert("format".into(), self.format.clone().into());
-        m.insert("path".into(), self.path.clone().into());
+        let mut m = crucible_core::yaml::Mapping::new();
+        m.insert("format", self.format.clone());
+        m.insert("path", self.path.clone());
         if let Some(id) = &self.id {
-            m.insert("id".into(), id.clone().into());
+            m.insert("id", id.clone());
         }
-        m.insert("source_hash".into(), self.source_hash.clone().into());
-        m.insert("session_hash".into(), self.session_hash.clone().into());
+        m.insert("source_hash", self.source_hash.clone());
+        m.insert("session_hash", self.session_hash.clone());
         if let Some(h) = &self.data_hash {
-            m.insert("data_hash".into(), h.clone().into());
+            m.insert("data_hash", h.clone());
         }
-        log.frontmatter
-            .extra
-            .insert(KEY.into(), serde_yaml::Value::Mapping(m));
+        log.frontmatter.extra.insert(KEY, m);
     }
 
     /// Reads it back from a session, if it was imported.

@@ -39,20 +39,24 @@ impl Usage {
         self.reasoning += o.reasoning;
     }
 
-    fn mapping(self) -> serde_yaml::Mapping {
-        let mut m = serde_yaml::Mapping::new();
-        m.insert("input".into(), self.input.into());
-        m.insert("output".into(), self.output.into());
-        m.insert("cache_creation".into(), self.cache_creation.into());
-        m.insert("cache_read".into(), self.cache_read.into());
+    fn mapping(self) -> crucible_core::yaml::Mapping {
+        let mut m = crucible_core::yaml::Mapping::new();
+        m.insert("input", self.input);
+        m.insert("output", self.output);
+        m.insert("cache_creation", self.cache_creation);
+        m.insert("cache_read", self.cache_read);
         if self.reasoning > 0 {
-            m.insert("reasoning".into(), self.reasoning.into());
+            m.insert("reasoning", self.reasoning);
         }
         m
     }
 
-    fn from_mapping(m: &serde_yaml::Mapping) -> Self {
-        let n = |k: &str| m.get(k).and_then(serde_yaml::Value::as_u64).unwrap_or(0);
+    fn from_mapping(m: &crucible_core::yaml::Mapping) -> Self {
+        let n = |k: &str| {
+            m.get(k)
+                .and_then(crucible_core::yaml::Value::as_u64)
+                .unwrap_or(0)
+        };
         Self {
             input: n("input"),
             output: n("output"),
@@ -98,14 +102,14 @@ impl UsageByModel {
         fm.tokens_used = Some(total.total());
         let mut m = total.mapping();
         if self.models.len() > 1 {
-            let by: serde_yaml::Mapping = self
+            let by: crucible_core::yaml::Mapping = self
                 .models
                 .iter()
-                .map(|(k, u)| (k.clone().into(), u.mapping().into()))
+                .map(|(k, u)| (k.clone(), u.mapping()))
                 .collect();
-            m.insert("models".into(), by.into());
+            m.insert("models", by);
         }
-        fm.extra.insert("usage".into(), m.into());
+        fm.extra.insert("usage", m);
     }
 
     /// Reads back what [`UsageByModel::store`] wrote (one model's usage is
@@ -113,7 +117,10 @@ impl UsageByModel {
     pub fn of(fm: &Frontmatter) -> Option<Self> {
         let m = fm.extra.get("usage")?.as_mapping()?;
         let mut out = Self::default();
-        match m.get("models").and_then(serde_yaml::Value::as_mapping) {
+        match m
+            .get("models")
+            .and_then(crucible_core::yaml::Value::as_mapping)
+        {
             Some(by) => {
                 for (k, v) in by {
                     if let (Some(k), Some(v)) = (k.as_str(), v.as_mapping()) {

@@ -297,7 +297,8 @@ impl<'a> FieldReader<'a> {
             }
             "parent" => rest.parent = self.parsed(&key, &v, SessionId::new),
             _ => {
-                rest.extra.insert(Value::String(key.into_owned()), v);
+                rest.extra
+                    .insert(key.into_owned(), crate::yaml::from_serde_yaml(v));
             }
         }
         None
@@ -374,7 +375,7 @@ impl<'a> FieldReader<'a> {
                 agent: None,
                 model: None,
                 tokens: None,
-                extra: Mapping::new(),
+                extra: crucible_core::yaml::Mapping::new(),
             };
             for (k, v) in map {
                 match k.as_str() {
@@ -383,7 +384,10 @@ impl<'a> FieldReader<'a> {
                     Some("model") => entry.model = self.owned_text(key, v),
                     Some("tokens") => entry.tokens = self.count(key, &v),
                     _ => {
-                        entry.extra.insert(k, v);
+                        entry.extra.insert(
+                            crate::yaml::from_serde_yaml(k),
+                            crate::yaml::from_serde_yaml(v),
+                        );
                     }
                 }
             }
@@ -474,6 +478,21 @@ fn text_line(out: &mut String, key: &str, value: &str) {
     out.push_str(&format!("{key}: {}\n", text_scalar(value)));
 }
 
+/// A mapping of one key, borrowed: how each extra key is written.
+struct OneEntry<'a>(
+    &'a crucible_core::yaml::Value,
+    &'a crucible_core::yaml::Value,
+);
+
+impl serde::Serialize for OneEntry<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry(self.0, self.1)?;
+        map.end()
+    }
+}
+
 /// Writes the frontmatter in canonical order, `---` lines included.
 pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
     out.push_str("---\ntype: session\n");
@@ -516,10 +535,10 @@ pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
             }
             // A model of several lines goes with the other keys: serde_yaml
             // indents its block scalar for the entry.
-            let mut rest = Mapping::new();
+            let mut rest = crucible_core::yaml::Mapping::new();
             match &s.model {
                 Some(m) if m.contains('\n') => {
-                    rest.insert("model".into(), m.as_str().into());
+                    rest.insert("model", m.as_str());
                 }
                 Some(m) => out.push_str(&format!("    model: {}\n", text_scalar(m))),
                 None => {}
@@ -531,7 +550,7 @@ pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
                 rest.insert(k.clone(), v.clone());
             }
             if !rest.is_empty() {
-                let yaml = serde_yaml::to_string(&rest).unwrap_or_default();
+                let yaml = crate::yaml::to_string(&rest);
                 for line in yaml.lines() {
                     out.push_str("    ");
                     out.push_str(line);
@@ -550,9 +569,9 @@ pub(crate) fn write(fm: &Frontmatter, out: &mut String) {
         text_line(out, "parent", p.as_str());
     }
     for (k, v) in &fm.extra {
-        let mut m = Mapping::new();
-        m.insert(k.clone(), v.clone());
-        out.push_str(&serde_yaml::to_string(&m).unwrap_or_default());
+        // One key at a time, each a mapping of its own: the same bytes as
+        // the whole mapping, without copying it.
+        out.push_str(&crate::yaml::to_string(&OneEntry(k, v)));
     }
     out.push_str("---\n");
 }

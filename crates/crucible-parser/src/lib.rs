@@ -30,6 +30,7 @@ mod tool_calls;
 pub mod validate;
 pub mod workflow;
 mod write;
+pub mod yaml;
 
 use std::path::Path;
 

@@ -276,7 +276,7 @@ impl SessionLog {
                         agent: subagent.agent.clone(),
                         model: subagent.model.clone(),
                         tokens: None,
-                        extra: serde_yaml::Mapping::new(),
+                        extra: crate::yaml::Mapping::new(),
                     });
                 }
                 self.push_callout(at, Callout::from_subagent(subagent));

@@ -39,8 +39,8 @@ pub struct Frontmatter {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<SessionId>,
     /// Unknown keys, in file order.
-    #[serde(default, skip_serializing_if = "serde_yaml::Mapping::is_empty")]
-    pub extra: serde_yaml::Mapping,
+    #[serde(default, skip_serializing_if = "crate::yaml::Mapping::is_empty")]
+    pub extra: crate::yaml::Mapping,
 }
 
 impl Frontmatter {
@@ -60,7 +60,7 @@ impl Frontmatter {
             subagents: Vec::new(),
             resume_point: None,
             parent: None,
-            extra: serde_yaml::Mapping::new(),
+            extra: crate::yaml::Mapping::new(),
         }
     }
 
@@ -83,6 +83,6 @@ pub struct SubagentEntry {
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "serde_yaml::Mapping::is_empty")]
-    pub extra: serde_yaml::Mapping,
+    #[serde(default, skip_serializing_if = "crate::yaml::Mapping::is_empty")]
+    pub extra: crate::yaml::Mapping,
 }

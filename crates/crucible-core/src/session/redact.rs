@@ -97,19 +97,10 @@ fn redact_json(v: &mut serde_json::Value, r: &Redactor) {
     }
 }
 
-fn redact_yaml_mapping(map: &mut serde_yaml::Mapping, r: &Redactor) {
-    for (_, v) in map.iter_mut() {
-        redact_yaml(v, r);
-    }
-}
-
-fn redact_yaml(v: &mut serde_yaml::Value, r: &Redactor) {
-    match v {
-        serde_yaml::Value::String(s) => r.redact_in_place(s),
-        serde_yaml::Value::Sequence(items) => items.iter_mut().for_each(|i| redact_yaml(i, r)),
-        serde_yaml::Value::Mapping(map) => redact_yaml_mapping(map, r),
-        serde_yaml::Value::Tagged(t) => redact_yaml(&mut t.value, r),
-        _ => {}
+/// Values only: a key is a name the file's writer chose, not content.
+fn redact_yaml_mapping(map: &mut crate::yaml::Mapping, r: &Redactor) {
+    for v in map.values_mut() {
+        v.for_each_str_mut(&mut |s| r.redact_in_place(s));
     }
 }
 

@@ -16,7 +16,7 @@ use serde::Serialize;
 pub struct Workflow {
     /// The frontmatter, as written (YAML), when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub frontmatter: Option<serde_yaml::Mapping>,
+    pub frontmatter: Option<crate::yaml::Mapping>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Prose before the first step.

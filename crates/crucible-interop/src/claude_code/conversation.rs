@@ -414,7 +414,7 @@ impl Conversation {
         fm.participants.push(self.agent);
         fm.model = self.model;
         for (k, s) in self.extra {
-            fm.extra.insert(k.into(), s.into());
+            fm.extra.insert(k, s);
         }
         self.responses.by_model().store(&mut fm);
         let title = self

@@ -59,7 +59,7 @@ pub(super) fn import(path: &Path, bytes: &[u8], text: &str) -> Imported {
         crate::transcript::mtime(path),
     );
     fm.participants.push(r.agent);
-    fm.extra.insert("source".into(), "codex exec --json".into());
+    fm.extra.insert("source", "codex exec --json");
     r.usage.store(&mut fm);
     let title = match &r.id {
         Some(id) => format!("Codex exec run {id}"),

@@ -377,7 +377,7 @@ impl Reader {
                 fm.model = model;
                 tokens.by_model.store(fm);
                 for (k, s) in extra {
-                    fm.extra.insert(k.into(), s.into());
+                    fm.extra.insert(k, s);
                 }
             },
         );

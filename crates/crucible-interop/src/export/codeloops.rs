@@ -83,7 +83,7 @@ fn derived(log: &SessionLog, data: &SessionData, turns: &[Turn]) -> Vec<Value> {
         crate::codeloops::agent_of(&critic).map_or_else(|| critic.clone(), |a| a.to_string());
     let working_dir = ["working_dir", "cwd"]
         .iter()
-        .find_map(|k| fm.extra.get(*k).and_then(|v| v.as_str()))
+        .find_map(|k| fm.extra.get_str(k))
         .unwrap_or(".");
     // Every key codeloops writes, `null` when unset, as it writes them.
     let start = json!({

@@ -117,7 +117,7 @@ impl Writer<'_> {
         let text = |k: &str| {
             fm.extra
                 .get(k)
-                .and_then(serde_yaml::Value::as_str)
+                .and_then(crucible_core::yaml::Value::as_str)
                 .map(str::to_owned)
         };
         let mut meta = match self.kept("session_meta", None) {
@@ -161,7 +161,7 @@ impl Writer<'_> {
             .frontmatter
             .extra
             .get("cwd")
-            .and_then(serde_yaml::Value::as_str);
+            .and_then(crucible_core::yaml::Value::as_str);
         ctx.entry("cwd")
             .or_insert_with(|| cwd.unwrap_or(".").into());
         ctx.entry("approval_policy")

@@ -407,7 +407,7 @@ impl Session {
         fm.model = self.model;
         self.usage.store(&mut fm);
         if let Some(h) = chat.meta.get("projectHash").and_then(Value::as_str) {
-            fm.extra.insert("project_hash".into(), h.into());
+            fm.extra.insert("project_hash", h);
         }
         let title = self
             .first_prompt

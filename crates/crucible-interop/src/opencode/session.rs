@@ -352,7 +352,7 @@ impl Session {
         self.usage.store(&mut fm);
         for key in ["directory", "version", "slug"] {
             if let Some(v) = str_of(&[key]) {
-                fm.extra.insert(key.into(), v.into());
+                fm.extra.insert(key, v);
             }
         }
         let title = str_of(&["title"])

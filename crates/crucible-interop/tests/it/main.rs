@@ -195,7 +195,7 @@ fn codeloops_sessions_with_their_outcomes() {
         log.frontmatter
             .extra
             .get("confidence")
-            .and_then(serde_yaml::Value::as_f64),
+            .and_then(crucible_core::yaml::Value::as_f64),
         Some(0.95)
     );
 

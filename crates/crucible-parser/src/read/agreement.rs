@@ -78,7 +78,7 @@ fn keys_against_full(
     log: Option<&crucible_core::SessionLog>,
 ) -> Result<(), Disagreement> {
     let keys = log.into_iter().flat_map(|l| l.frontmatter.extra.keys());
-    for key in keys.filter_map(serde_yaml::Value::as_str) {
+    for key in keys.filter_map(crucible_core::yaml::Value::as_str) {
         differ("key", "full", &may_hold_key(bytes, key), &true)?;
     }
     Ok(())

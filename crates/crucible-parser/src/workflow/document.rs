@@ -19,7 +19,7 @@ pub fn document_problems(w: &Workflow, text: &str) -> Vec<WorkflowProblem> {
         .as_deref()
         .and_then(|t| crate::frontmatter::split(t).ok());
     if let Some(fm) = &w.frontmatter {
-        match fm.get("type").and_then(serde_yaml::Value::as_str) {
+        match fm.get_str("type") {
             Some("workflow") => {}
             Some(other) => out.push(WorkflowProblem::error(
                 split

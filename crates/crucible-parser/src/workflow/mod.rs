@@ -110,9 +110,11 @@ pub fn parse_workflow(bytes: &[u8]) -> ParsedWorkflow {
     let (body, body_line) = match crate::frontmatter::split(&text) {
         Ok(split) => {
             match serde_yaml::from_str::<serde_yaml::Value>(split.yaml) {
-                Ok(serde_yaml::Value::Mapping(m)) => workflow.frontmatter = Some(m),
+                Ok(serde_yaml::Value::Mapping(m)) => {
+                    workflow.frontmatter = Some(crate::yaml::mapping_from_serde_yaml(m));
+                }
                 Ok(serde_yaml::Value::Null) => {
-                    workflow.frontmatter = Some(serde_yaml::Mapping::new());
+                    workflow.frontmatter = Some(crucible_core::yaml::Mapping::new());
                 }
                 Ok(_) => problems.push(WorkflowProblem::error(
                     2,

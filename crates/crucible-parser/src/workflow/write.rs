@@ -12,7 +12,7 @@ pub fn write_workflow(w: &Workflow) -> String {
     let mut out = String::new();
     if let Some(fm) = w.frontmatter.as_ref().filter(|m| !m.is_empty()) {
         out.push_str("---\n");
-        out.push_str(&serde_yaml::to_string(fm).unwrap_or_default());
+        out.push_str(&crate::yaml::to_string(fm));
         out.push_str("---\n\n");
     }
     if let Some(t) = &w.title {

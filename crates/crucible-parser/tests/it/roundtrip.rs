@@ -5,7 +5,7 @@ use std::path::Path;
 use crucible_parser::{parse_session, write_session};
 use proptest::prelude::*;
 
-use crate::strategy::session_log;
+use crate::strategy::{any_extra_value, session_log};
 
 fn parse(text: &str) -> crucible_core::SessionLog {
     parse_session(Path::new("gen.md"), text.as_bytes())
@@ -17,6 +17,30 @@ proptest! {
 
     #[test]
     fn parse_inverts_write(log in session_log()) {
+        let text = write_session(&log);
+        let back = parse(&text);
+        prop_assert_eq!(&back, &log, "file:\n{}", text);
+        prop_assert_eq!(write_session(&back), text);
+    }
+
+    /// Unknown keys of every kind (tags, infinities, NaN, nested maps, text
+    /// that looks like a number) come back equal, and written again, the same.
+    #[test]
+    fn unknown_keys_of_any_value_round_trip(
+        top in proptest::collection::vec(("x_[a-z]{1,6}", any_extra_value()), 0..4),
+        sub in proptest::collection::vec(("y_[a-z]{1,6}", any_extra_value()), 0..3),
+    ) {
+        let id = crucible_core::SessionId::new("s").unwrap();
+        let mut fm = crucible_core::Frontmatter::new(id.clone(), "2025-01-01".parse().unwrap());
+        fm.extra = top.into_iter().collect();
+        fm.subagents.push(crucible_core::SubagentEntry {
+            session: id,
+            agent: None,
+            model: None,
+            tokens: None,
+            extra: sub.into_iter().collect(),
+        });
+        let log = crucible_core::SessionLog::new(fm);
         let text = write_session(&log);
         let back = parse(&text);
         prop_assert_eq!(&back, &log, "file:\n{}", text);

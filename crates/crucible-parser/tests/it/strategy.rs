@@ -1,6 +1,7 @@
 //! Generators of session logs inside the format's domain: every log these
 //! produce must survive `parse(write(log)) == log`.
 
+use crucible_core::yaml::{Mapping, Tagged, Value};
 use crucible_core::{
     AgentRef, Block, Callout, Frontmatter, Phase, PhaseId, PhaseMeta, PlainSection, Section,
     SessionId, SessionLog, SessionStatus, SubagentEntry, SubagentMode, SubagentRef, Task,
@@ -71,23 +72,56 @@ fn channel() -> impl Strategy<Value = String> {
     "[a-z][a-z0-9_-]{0,8}"
 }
 
-fn extra_value() -> impl Strategy<Value = serde_yaml::Value> {
+/// A value of an unknown frontmatter key, as far as gray_matter (the
+/// oracle in gray_matter_oracle.rs) reads YAML too: no tags, finite floats.
+fn extra_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        line(20).prop_map(Value::from),
+        // Text a YAML reader would take for a number, a boolean or null.
+        prop_oneof![
+            Just("1.0"),
+            Just("0x1F"),
+            Just("1e3"),
+            Just(".inf"),
+            Just("true"),
+            Just("null"),
+            Just("007"),
+        ]
+        .prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        proptest::num::f64::NORMAL.prop_map(Value::from),
+        Just(Value::from(1.0)),
+        any::<bool>().prop_map(Value::from),
+        Just(Value::Null),
+    ];
+    leaf.prop_recursive(2, 8, 3, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+            proptest::collection::vec(("[a-z]{1,4}", inner), 0..3)
+                .prop_map(|kv| Value::from(kv.into_iter().collect::<Mapping>())),
+        ]
+    })
+}
+
+/// Any value YAML holds under a key: [`extra_value`] and also tags (one
+/// per value: YAML has no tag of a tag), infinities and NaN.
+pub fn any_extra_value() -> impl Strategy<Value = Value> {
+    let untagged = prop_oneof![
+        4 => extra_value(),
+        1 => prop_oneof![Just(f64::INFINITY), Just(f64::NEG_INFINITY), Just(f64::NAN)]
+            .prop_map(Value::from),
+    ];
     prop_oneof![
-        line(20).prop_map(serde_yaml::Value::from),
-        any::<i64>().prop_map(serde_yaml::Value::from),
-        any::<bool>().prop_map(serde_yaml::Value::from),
-        proptest::collection::vec(trimmed(10), 0..3).prop_map(|v| {
-            serde_yaml::Value::Sequence(v.into_iter().map(serde_yaml::Value::from).collect())
-        }),
+        untagged.clone(),
+        ("![a-z]{1,5}", untagged)
+            .prop_map(|(tag, value)| Value::Tagged(Box::new(Tagged { tag, value }))),
     ]
 }
 
-fn extras() -> impl Strategy<Value = serde_yaml::Mapping> {
-    proptest::collection::vec(("x_[a-z]{1,6}", extra_value()), 0..3).prop_map(|kv| {
-        kv.into_iter()
-            .map(|(k, v)| (serde_yaml::Value::from(k), v))
-            .collect()
-    })
+fn extras() -> impl Strategy<Value = Mapping> {
+    proptest::collection::vec(("x_[a-z]{1,6}", extra_value()), 0..3)
+        .prop_map(|kv| kv.into_iter().collect())
 }
 
 fn frontmatter() -> impl Strategy<Value = Frontmatter> {
