@@ -54,12 +54,16 @@ pub(crate) fn split(text: &str) -> Result<Split<'_>, ParseErrorKind> {
 }
 
 /// The file line of top-level `key:` in the frontmatter, else line 1.
+/// The key may be quoted (`"type": x`, `'type': x`), as YAML allows.
 pub(crate) fn key_line(yaml: &str, key: &str) -> usize {
+    let written_as = |l: &str, q: &str| {
+        l.strip_prefix(q)
+            .and_then(|r| r.strip_prefix(key))
+            .and_then(|r| r.strip_prefix(q))
+            .is_some_and(|r| r.trim_start().starts_with(':'))
+    };
     yaml.lines()
-        .position(|l| {
-            l.strip_prefix(key)
-                .is_some_and(|r| r.trim_start().starts_with(':'))
-        })
+        .position(|l| ["", "\"", "'"].iter().any(|q| written_as(l, q)))
         .map_or(1, |i| i + 2)
 }
 
@@ -585,6 +589,16 @@ pub(crate) fn key_line_in(bytes: &[u8], key: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_a_key_line_however_the_key_is_written() {
+        let yaml = "a: 1\n\"type\": session\n'session_id' : x\nstatus : done\n";
+        assert_eq!(key_line(yaml, "type"), 3);
+        assert_eq!(key_line(yaml, "session_id"), 4);
+        assert_eq!(key_line(yaml, "status"), 5);
+        assert_eq!(key_line(yaml, "started"), 1);
+        assert_eq!(key_line("types: x\n", "type"), 1);
+    }
 
     #[test]
     fn splits_and_finds_the_body_line() {
