@@ -8,7 +8,7 @@ use crucible_index::{DuplicateIds, SessionRecord, query};
 use super::query::{DataFormat, FilterArgs, visit_index, warn_duplicates};
 use crate::context::Context;
 use crate::error::Outcome;
-use crate::render::output::list::{ListAnswer, SessionRow};
+use crate::render::output::list::ListAnswer;
 use crate::render::output::{self, DuplicateId, SkippedFile};
 use crate::render::table::{Table, fit};
 
@@ -59,7 +59,7 @@ pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
     warn_duplicates(ctx, &duplicates)?;
     let rows = query::sort_newest_first(all.rows, args.limit);
     let answer = || ListAnswer {
-        sessions: rows.iter().map(SessionRow::from).collect(),
+        sessions: rows.iter().map(SessionRecord::view).collect(),
         skipped: visited.skipped.iter().map(SkippedFile::from).collect(),
         duplicates: duplicates.iter().cloned().map(DuplicateId::from).collect(),
     };
