@@ -22,6 +22,7 @@ pub mod scan;
 pub mod stats;
 mod table_file;
 pub mod toon;
+mod view;
 
 use std::collections::HashSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -37,6 +38,7 @@ pub use observer::{IndexObserver, compact};
 pub use query::{Filter, list};
 pub use record::{Facts, FileStamp, PhaseRecord, Problem, SessionRecord};
 pub use stats::{Aggregator, GroupBy, StatsRow, stats};
+pub use view::SessionView;
 
 /// Errors that do stop an index command: the sessions directory itself
 /// cannot be read. Problems with the index files are repaired instead.

@@ -107,7 +107,7 @@ fn phase_messages(p: &ContextPhase, out: &mut Vec<Value>) {
                     turn.out.push(json!({
                         "role": "tool",
                         "tool_call_id": id,
-                        "content": tool_result(c),
+                        "content": c.result_message(),
                     }));
                 }
             }
@@ -142,13 +142,4 @@ fn tool_call(c: &ToolCall, id: &str) -> Value {
         "type": "function",
         "function": {"name": c.tool, "arguments": arguments},
     })
-}
-
-fn tool_result(c: &ToolCall) -> String {
-    match (&c.summary, c.failed) {
-        (Some(s), true) => format!("error: {s}"),
-        (None, true) => "error".to_owned(),
-        (Some(s), false) => s.clone(),
-        (None, false) => "(no result recorded)".to_owned(),
-    }
 }

@@ -69,6 +69,19 @@ impl ToolCall {
         format!("{ticks}{content}{ticks}{result}")
     }
 
+    /// The call's result as the text of a chat `tool` message: the
+    /// summary, `error: ...` for a failed call, and a note where none was
+    /// recorded (an empty message would read as an empty success). Resume's
+    /// OpenAI messages and learn's chat exports send it alike.
+    pub fn result_message(&self) -> String {
+        match (&self.summary, self.failed) {
+            (Some(s), true) => format!("error: {s}"),
+            (None, true) => "error".to_owned(),
+            (Some(s), false) => s.clone(),
+            (None, false) => "(no result recorded)".to_owned(),
+        }
+    }
+
     pub fn new(tool: impl Into<String>, args: impl Into<String>) -> Self {
         Self {
             tool: tool.into(),
@@ -88,5 +101,26 @@ impl ToolCall {
     pub fn failed(mut self) -> Self {
         self.failed = true;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ToolCall;
+
+    #[test]
+    fn a_result_message_says_failure_and_absence() {
+        let call = |summary: Option<&str>, failed| ToolCall {
+            summary: summary.map(str::to_owned),
+            failed,
+            ..ToolCall::new("run", "cargo test")
+        };
+        assert_eq!(call(Some("12 passed"), false).result_message(), "12 passed");
+        assert_eq!(
+            call(Some("3 failed"), true).result_message(),
+            "error: 3 failed"
+        );
+        assert_eq!(call(None, true).result_message(), "error");
+        assert_eq!(call(None, false).result_message(), "(no result recorded)");
     }
 }

@@ -39,15 +39,6 @@ fn opening(case: &Case) -> String {
     s
 }
 
-fn result_text(c: &ToolCall) -> String {
-    match (&c.summary, c.failed) {
-        (Some(r), true) => format!("error: {r}"),
-        (None, true) => "error".into(),
-        (Some(r), false) => r.clone(),
-        (None, false) => "(no result recorded)".into(),
-    }
-}
-
 /// One chat message, serialized as the chat-completions format has it
 /// (typed rather than a `Value` tree: the export writes a great many).
 #[derive(Debug, Clone, Serialize)]
@@ -120,7 +111,7 @@ fn tool_turns(calls: &[ToolCall], content: Option<String>) -> Vec<Msg> {
     for (c, id) in calls.iter().zip(ids) {
         out.push(Msg {
             role: "tool",
-            content: Some(result_text(c)),
+            content: Some(c.result_message()),
             tool_calls: None,
             tool_call_id: Some(id),
         });

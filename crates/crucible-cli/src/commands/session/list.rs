@@ -3,12 +3,12 @@
 use std::io::{IsTerminal, Write};
 
 use clap::Args;
-use crucible_index::{DuplicateIds, SessionRecord, query};
+use crucible_index::{SessionRecord, query};
 
-use super::query::{DataFormat, FilterArgs, visit_index, warn_duplicates};
+use super::query::{DataFormat, FilterArgs, tally_index};
 use crate::context::Context;
 use crate::error::Outcome;
-use crate::render::output::list::{ListAnswer, SessionRow};
+use crate::render::output::list::ListAnswer;
 use crate::render::output::{self, DuplicateId, SkippedFile};
 use crate::render::table::{Table, fit};
 
@@ -23,45 +23,25 @@ pub struct ListArgs {
     pub format: DataFormat,
 }
 
-/// What each thread of the visit gathers: the matching rows and their ids
-/// (an id two listed rows share is warned of), and how many sessions were
-/// read.
-#[derive(Default)]
-struct Found {
-    rows: Vec<SessionRecord>,
-    ids: DuplicateIds,
-    sessions: usize,
-}
-
 pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
-    let visited = visit_index(
+    let found = tally_index(
         ctx,
         &filter,
-        &Found::default,
-        &|found: &mut Found, facts, decode| {
-            found.sessions += 1;
-            if filter.matches(facts)
-                && let Ok(r) = decode()
-            {
-                found.ids.add(&r.id, &r.path);
-                found.rows.push(r);
-            }
-        },
+        &Vec::new,
+        &|rows: &mut Vec<SessionRecord>, _, decode| decode().map(|r| rows.push(r)).is_ok(),
+        Vec::extend,
     )?;
-    let mut all = Found::default();
-    for f in visited.states {
-        all.rows.extend(f.rows);
-        all.ids.merge(f.ids);
-        all.sessions += f.sessions;
-    }
-    let duplicates = all.ids.finish();
-    warn_duplicates(ctx, &duplicates)?;
-    let rows = query::sort_newest_first(all.rows, args.limit);
+    let rows = query::sort_newest_first(found.tally, args.limit);
     let answer = || ListAnswer {
-        sessions: rows.iter().map(SessionRow::from).collect(),
-        skipped: visited.skipped.iter().map(SkippedFile::from).collect(),
-        duplicates: duplicates.iter().cloned().map(DuplicateId::from).collect(),
+        sessions: rows.iter().map(SessionRecord::view).collect(),
+        skipped: found.skipped.iter().map(SkippedFile::from).collect(),
+        duplicates: found
+            .duplicates
+            .iter()
+            .cloned()
+            .map(DuplicateId::from)
+            .collect(),
     };
     match args.format {
         DataFormat::Json => output::print_json(&answer())?,
@@ -76,7 +56,7 @@ pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
             out.flush()?;
         }
     }
-    Ok(Outcome::from_files(all.sessions, visited.skipped.len()))
+    Ok(found.outcome)
 }
 
 /// The sessions as a table; with a terminal `width`, their titles too, cut

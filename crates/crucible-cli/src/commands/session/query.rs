@@ -5,10 +5,10 @@ use std::io::Write;
 
 use clap::{Args, ValueEnum};
 use crucible_core::SessionStatus;
-use crucible_index::{Filter, SessionIndex, query};
+use crucible_index::{Decode, DuplicateIds, Facts, Filter, SessionIndex, query};
 
 use crate::context::Context;
-use crate::error::CliError;
+use crate::error::{CliError, Outcome};
 use crate::render::progress;
 
 /// The filters `list`, `stats` (and later `learn`) share.
@@ -112,6 +112,69 @@ pub fn visit_index<S: Send>(
     Ok(Visited {
         states,
         skipped: opened.index.problems,
+    })
+}
+
+/// What [`tally_index`] found: the threads' tallies merged into one, the
+/// ids more than one tallied file declares (warned of on stderr already),
+/// the files that could not be read, and the command's outcome (how many
+/// sessions were read, how many skipped).
+pub struct Tallied<T> {
+    pub tally: T,
+    pub duplicates: Vec<crucible_index::Duplicate>,
+    pub skipped: Vec<crucible_index::Problem>,
+    pub outcome: Outcome,
+}
+
+/// One thread's share of a [`tally_index`].
+struct Share<T> {
+    tally: T,
+    ids: DuplicateIds,
+    sessions: usize,
+}
+
+/// Visits every session of the index (see [`visit_index`]) and tallies
+/// those `filter` matches: `add` takes one into a thread's tally and says
+/// whether it did (a row that cannot be decoded is not listed); the ids of
+/// those it took are checked for duplicates, and the threads' tallies are
+/// merged with `merge`. What `list` and `stats` share.
+pub fn tally_index<T: Send>(
+    ctx: &Context,
+    filter: &Filter,
+    init: &(dyn Fn() -> T + Sync),
+    add: &(dyn Fn(&mut T, &Facts<'_>, &Decode<'_>) -> bool + Sync),
+    mut merge: impl FnMut(&mut T, T),
+) -> anyhow::Result<Tallied<T>> {
+    let visited = visit_index(
+        ctx,
+        filter,
+        &|| Share {
+            tally: init(),
+            ids: DuplicateIds::default(),
+            sessions: 0,
+        },
+        &|share: &mut Share<T>, facts, decode| {
+            share.sessions += 1;
+            if filter.matches(facts) && add(&mut share.tally, facts, decode) {
+                share.ids.add(&facts.id, &facts.path);
+            }
+        },
+    )?;
+    let mut tally = init();
+    let mut ids = DuplicateIds::default();
+    let mut sessions = 0;
+    for share in visited.states {
+        merge(&mut tally, share.tally);
+        ids.merge(share.ids);
+        sessions += share.sessions;
+    }
+    let duplicates = ids.finish();
+    warn_duplicates(ctx, &duplicates)?;
+    Ok(Tallied {
+        tally,
+        duplicates,
+        outcome: Outcome::from_files(sessions, visited.skipped.len()),
+        skipped: visited.skipped,
     })
 }
 

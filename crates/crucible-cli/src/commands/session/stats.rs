@@ -4,9 +4,9 @@ use std::io::Write;
 
 use clap::Args;
 use clap::builder::TypedValueParser;
-use crucible_index::{DuplicateIds, GroupBy, SessionIndex, StatsRow};
+use crucible_index::{Aggregator, GroupBy, SessionIndex, StatsRow};
 
-use super::query::{DataFormat, FilterArgs, visit_index, warn_duplicates};
+use super::query::{DataFormat, FilterArgs, tally_index};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
 use crate::render::output::stats::StatsAnswer;
@@ -52,39 +52,28 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
     } else {
         Vec::new()
     };
-    let visited = visit_index(
+    let tallied = tally_index(
         ctx,
         &filter,
-        &|| Tally {
-            agg: crucible_index::stats::Aggregator::new(by),
-            ids: DuplicateIds::default(),
-            sessions: 0,
+        &|| Aggregator::new(by),
+        &|agg: &mut Aggregator, facts, _| {
+            agg.add(facts);
+            true
         },
-        &|t: &mut Tally, facts, _| {
-            t.sessions += 1;
-            if filter.matches(facts) {
-                t.agg.add(facts);
-                t.ids.add(&facts.id, &facts.path);
-            }
-        },
+        Aggregator::merge,
     )?;
-    let mut agg = crucible_index::stats::Aggregator::new(by);
-    let mut ids = DuplicateIds::default();
-    let mut sessions = 0;
-    for t in visited.states {
-        agg.merge(t.agg);
-        ids.merge(t.ids);
-        sessions += t.sessions;
-    }
-    let duplicates = ids.finish();
-    warn_duplicates(ctx, &duplicates)?;
-    let (rows, total) = agg.finish(&phases);
+    let (rows, total) = tallied.tally.finish(&phases);
     let answer = || StatsAnswer {
         group_by: args.group_by.name(),
         groups: &rows,
         total: &total,
-        skipped: visited.skipped.iter().map(SkippedFile::from).collect(),
-        duplicates: duplicates.iter().cloned().map(DuplicateId::from).collect(),
+        skipped: tallied.skipped.iter().map(SkippedFile::from).collect(),
+        duplicates: tallied
+            .duplicates
+            .iter()
+            .cloned()
+            .map(DuplicateId::from)
+            .collect(),
     };
     match args.format {
         DataFormat::Json => output::print_json(&answer())?,
@@ -95,14 +84,7 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
             out.flush()?;
         }
     }
-    Ok(Outcome::from_files(sessions, visited.skipped.len()))
-}
-
-/// What each thread of the visit gathers.
-struct Tally {
-    agg: crucible_index::stats::Aggregator,
-    ids: DuplicateIds,
-    sessions: usize,
+    Ok(tallied.outcome)
 }
 
 fn cells(r: &StatsRow) -> [String; 9] {

@@ -3,7 +3,10 @@
 //!
 //! Each command's object is built from structs made for output, never by
 //! serializing a library's own types: those change with the index format
-//! or the parser, and a script reading cru's output must not.
+//! or the parser, and a script reading cru's output must not. A library
+//! may own an output shape when it is the one that knows the data (the
+//! index's `SessionView`, `StatsRow`): then that struct is made for output
+//! too, apart from how the library keeps its data.
 
 pub mod created;
 pub mod index;
