@@ -107,7 +107,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s o -l output -d 'Write the workflow to this file instead of stdout; a directory: one file per workflow, `<first session id>.workflow.md`' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l agent-cmd -d 'The agent for --refine: a command run with `sh -c`, as `cru session resume` takes it. Overrides [agent] in the configuration' -r
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l format -r -f -a "markdown\t'The workflow markup'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l format -d 'How to print the answer' -r -f -a "markdown\t'The workflow markup'
 json\t'The workflow, its graph and run totals as JSON'
 mermaid\t'A Mermaid flowchart of the steps'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
@@ -215,7 +215,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l since -d 'Only sessions started on or after this date or time' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l until -d 'Only sessions started on or before this date (or before this time)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l limit -d 'At most this many sessions (the newest)' -r
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l format -r -f -a "table\t'Aligned columns for people'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l format -d 'How to print the answer' -r -f -a "table\t'Aligned columns for people'
 json\t''
 toon\t'TOON, the index\'s own format'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
@@ -235,7 +235,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l model -d 'Only sessions with this primary model' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l since -d 'Only sessions started on or after this date or time' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l until -d 'Only sessions started on or before this date (or before this time)' -r
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l format -r -f -a "table\t'Aligned columns for people'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l format -d 'How to print the answer' -r -f -a "table\t'Aligned columns for people'
 json\t''
 toon\t'TOON, the index\'s own format'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
@@ -295,14 +295,14 @@ complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_su
 complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_subcommand_from validate show refine edit help" -f -a "refine" -d 'Have the agent backend clean a workflow up; keep it only if it validates'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_subcommand_from validate show refine edit help" -f -a "edit" -d 'Edit a workflow in $VISUAL/$EDITOR until it validates, then save it'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and not __fish_seen_subcommand_from validate show refine edit help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -l format -r -f -a "text\t'`file:line:col: error: message`, one per line'
+complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -l format -d 'How to print the answer' -r -f -a "text\t'`file:line:col: error: message`, one per line'
 json\t'`{"version": 1, "files": [{path, valid, problems}]}`'"
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -l format -r -f -a "text\t'Steps in run order with agents, channels, inputs, outputs and run totals'
+complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -l format -d 'How to print the answer' -r -f -a "text\t'Steps in run order with agents, channels, inputs, outputs and run totals'
 json\t'The workflow, its graph, run totals and problems'
 mermaid\t'A Mermaid flowchart (GitHub and Obsidian draw it)'"
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F

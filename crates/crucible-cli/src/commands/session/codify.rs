@@ -44,6 +44,7 @@ pub struct CodifyArgs {
     /// on top until it validates.
     #[arg(long)]
     pub interactive: bool,
+    /// How to print the answer.
     #[arg(long, value_enum, default_value_t = CodifyFormat::Markdown)]
     pub format: CodifyFormat,
     /// Keep secrets (API keys, tokens, passwords) as they are. Redaction is

@@ -19,6 +19,7 @@ pub struct ListArgs {
     /// At most this many sessions (the newest).
     #[arg(long)]
     pub limit: Option<usize>,
+    /// How to print the answer.
     #[arg(long, value_enum, default_value_t = DataFormat::Table)]
     pub format: DataFormat,
 }

@@ -60,6 +60,7 @@ pub enum LogKind {
     /// An error (`> [!error]`), with how it was resolved when known. `-` reads stdin.
     Error {
         text: String,
+        /// How the error was resolved (kept in the callout).
         #[arg(long)]
         resolution: Option<String>,
     },
@@ -84,6 +85,7 @@ pub enum LogKind {
         /// The subagent, as name or name@version.
         #[arg(long, value_name = "NAME@VERSION")]
         agent: AgentRef,
+        /// The model the subagent runs on.
         #[arg(long)]
         model: Option<String>,
         /// inline, link or embed (default: [session] subagent_mode, else link).
@@ -105,6 +107,7 @@ pub enum LogKind {
     /// Replace the task list with a JSON array of {id, content, status,
     /// priority} (or {"todos": [...]}) from FILE or stdin.
     Tasks {
+        /// The JSON file; `-` reads stdin.
         #[arg(default_value = "-")]
         file: String,
     },

@@ -21,6 +21,7 @@ pub struct StatsArgs {
     pub group_by: GroupBy,
     #[command(flatten)]
     pub filters: FilterArgs,
+    /// How to print the answer.
     #[arg(long, value_enum, default_value_t = DataFormat::Table)]
     pub format: DataFormat,
 }

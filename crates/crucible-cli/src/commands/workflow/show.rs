@@ -14,6 +14,7 @@ use crate::render::{duration, plural, thousands};
 pub struct ShowArgs {
     /// A workflow file.
     pub file: PathBuf,
+    /// How to print the answer.
     #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
     pub format: ShowFormat,
 }

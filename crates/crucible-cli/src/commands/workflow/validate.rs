@@ -15,6 +15,7 @@ pub struct ValidateArgs {
     /// Workflow files, or directories (every `*.md` below them).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// How to print the answer.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }
