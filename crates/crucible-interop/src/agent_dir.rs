@@ -33,6 +33,19 @@ fn started_of(name: &str) -> Result<Timestamp, String> {
     crate::source_time::parse(name, &["%Y-%m-%d-%H-%M-%S"])
 }
 
+/// When the session in `dir` started: its name's time, else (with a
+/// warning) the folder's modification time.
+fn started_or_mtime(dir: &Path, name: &str, warnings: &mut Vec<ImportWarning>) -> Timestamp {
+    started_of(name).unwrap_or_else(|why| {
+        warnings.push(ImportWarning {
+            path: dir.to_owned(),
+            line: None,
+            message: format!("folder name {why}; started at the folder's modification time"),
+        });
+        crate::transcript::mtime(dir)
+    })
+}
+
 /// A folder named like a session that holds either file.
 pub(crate) fn looks_like(dir: &Path) -> bool {
     let named = dir
@@ -79,14 +92,7 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
             });
         }
     };
-    let started = started_of(&name).unwrap_or_else(|why| {
-        warnings.push(ImportWarning {
-            path: dir.to_owned(),
-            line: None,
-            message: format!("folder name {why}; started at the folder's modification time"),
-        });
-        crate::transcript::mtime(dir)
-    });
+    let started = started_or_mtime(dir, &name, &mut warnings);
     let (mut log, data) = session_from(
         &messages,
         started,
