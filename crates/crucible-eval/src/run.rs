@@ -101,19 +101,31 @@ pub struct EvalRun {
     pub nothing_to_evaluate: Vec<SessionId>,
 }
 
-/// Every session file of `store` whose text has an `[!expect` callout (the
-/// others are not even parsed), and a message for each file that could not
-/// be read.
+/// Whether `bytes` may hold an `[!expect]` callout: `[!expect` in any
+/// case, as core reads callout kinds (`[!Expect]` is one). A quick check
+/// before a parse: it may let a file through that holds none, never the
+/// reverse.
+fn may_hold_expectation(bytes: &[u8]) -> bool {
+    const KIND: &[u8] = b"expect";
+    memchr::memmem::find_iter(bytes, b"[!").any(|at| {
+        bytes
+            .get(at + 2..at + 2 + KIND.len())
+            .is_some_and(|k| k.eq_ignore_ascii_case(KIND))
+    })
+}
+
+/// Every session file of `store` whose text may hold an `[!expect]`
+/// callout ([`may_hold_expectation`]; the others are not even parsed), and
+/// a message for each file that could not be read.
 pub fn files_with_expectations<C: SessionCodec>(
     store: &SessionStore<C>,
 ) -> (Vec<PathBuf>, Vec<String>) {
-    let finder = memchr::memmem::Finder::new(b"[!expect");
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     for f in store.scan() {
         match f.and_then(|f| store.read_bytes(&f.path).map(|b| (f.path, b))) {
             Ok((path, bytes)) => {
-                if finder.find(&bytes).is_some() {
+                if may_hold_expectation(&bytes) {
                     files.push(path);
                 }
             }
@@ -291,6 +303,16 @@ pub fn reason(r: &EvalRecord) -> String {
 mod tests {
     use super::*;
     use crucible_core::{Callout, Check, CheckKind, JudgeVerdict, Phase, Section, ToolCall};
+
+    #[test]
+    fn the_quick_check_finds_expect_in_any_case() {
+        for text in ["> [!expect]", "> [!Expect]\n", "x [!EXPECT]-", "[![!eXpEcT"] {
+            assert!(may_hold_expectation(text.as_bytes()), "{text}");
+        }
+        for text in ["> [!note]", "[!expec", "[! expect]", "expect", ""] {
+            assert!(!may_hold_expectation(text.as_bytes()), "{text}");
+        }
+    }
 
     fn at() -> Timestamp {
         "2026-11-22T05:00:00Z".parse().unwrap()

@@ -13,29 +13,37 @@ use crucible_core::{Block, Task, Timestamp};
 use crate::messages::{read_messages, session_from};
 use crate::{ImportError, ImportWarning, Imported};
 
-/// `YYYY-MM-DD-HH-MM-SS` → a UTC timestamp (the folder names carry no zone).
-fn started_of(name: &str) -> Option<Timestamp> {
+/// True for a name shaped `YYYY-MM-DD-HH-MM-SS` (digits and dashes): a
+/// session folder's, whether or not its date is a real one.
+fn named_like_a_session(name: &str) -> bool {
     let b = name.as_bytes();
-    let ok = b.len() == 19
+    b.len() == 19
         && b.iter().enumerate().all(|(i, c)| {
             if [4, 7, 10, 13, 16].contains(&i) {
                 *c == b'-'
             } else {
                 c.is_ascii_digit()
             }
+        })
+}
+
+/// `YYYY-MM-DD-HH-MM-SS` → a UTC instant (the folder names carry no zone),
+/// or why the name is no valid time.
+fn started_of(name: &str) -> Result<Timestamp, String> {
+    crate::source_time::parse(name, &["%Y-%m-%d-%H-%M-%S"])
+}
+
+/// When the session in `dir` started: its name's time, else (with a
+/// warning) the folder's modification time.
+fn started_or_mtime(dir: &Path, name: &str, warnings: &mut Vec<ImportWarning>) -> Timestamp {
+    started_of(name).unwrap_or_else(|why| {
+        warnings.push(ImportWarning {
+            path: dir.to_owned(),
+            line: None,
+            message: format!("folder name {why}; started at the folder's modification time"),
         });
-    if !ok {
-        return None;
-    }
-    format!(
-        "{}T{}:{}:{}Z",
-        &name[..10],
-        &name[11..13],
-        &name[14..16],
-        &name[17..19]
-    )
-    .parse()
-    .ok()
+        crate::transcript::mtime(dir)
+    })
 }
 
 /// A folder named like a session that holds either file.
@@ -43,7 +51,7 @@ pub(crate) fn looks_like(dir: &Path) -> bool {
     let named = dir
         .file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| started_of(n).is_some());
+        .is_some_and(named_like_a_session);
     named && (dir.join("agent.log").exists() || dir.join("todos.json").exists())
 }
 
@@ -84,7 +92,7 @@ pub(crate) fn import(dir: &Path) -> Result<Imported, ImportError> {
             });
         }
     };
-    let started = started_of(&name).unwrap_or_else(|| crate::transcript::mtime(dir));
+    let started = started_or_mtime(dir, &name, &mut warnings);
     let (mut log, data) = session_from(
         &messages,
         started,

@@ -72,14 +72,48 @@ pub(crate) fn looks_like(bytes: &[u8]) -> bool {
         && (has("name") || has("messages") || has("runs"))
 }
 
-/// `'2025-12-03 10:12:44'` (local time, no zone; read as UTC) or ISO-8601.
+/// How ConnectOnion writes a time with no zone (read as UTC).
+const CIVIL: &[&str] = &["%Y-%m-%d %H:%M:%S"];
+
+/// `'2025-12-03 10:12:44'` (local time, no zone; read as UTC) or ISO-8601;
+/// a value that is no valid time is `None` here and a warning from
+/// [`bad_times`].
 fn time_of(v: Option<&Yaml>) -> Option<Timestamp> {
-    let s = v?.as_str()?.trim();
-    // Written as ISO-8601 in the session, whatever the source's spelling.
-    if s.len() == 19 && s.as_bytes().get(10) == Some(&b' ') {
-        return format!("{}T{}Z", &s[..10], &s[11..]).parse().ok();
+    crate::source_time::parse(v?.as_str()?, CIVIL).ok()
+}
+
+/// A warning, at its line, for each time the file carries that is not a
+/// valid one: the session's start or a turn's time then comes from
+/// elsewhere, and the user is told rather than shown a time shifted.
+fn bad_times(path: &Path, text: &str, doc: &Yaml, warnings: &mut Vec<ImportWarning>) {
+    let mut found: Vec<(&str, String)> = ["created", "timestamp", "updated"]
+        .into_iter()
+        .filter_map(|k| Some((k, doc.get(k)?.as_str()?.to_owned())))
+        .collect();
+    for t in doc
+        .get("turns")
+        .and_then(Yaml::as_sequence)
+        .into_iter()
+        .flatten()
+    {
+        for k in ["timestamp", "ts"] {
+            if let Some(v) = t.get(k).and_then(Yaml::as_str) {
+                found.push((k, v.to_owned()));
+            }
+        }
+        if let Some(v) = meta_of(t).get("ts").and_then(Value::as_str) {
+            found.push(("ts", v.to_owned()));
+        }
     }
-    s.parse().ok()
+    for (key, value) in found {
+        if let Err(why) = crate::source_time::parse(&value, CIVIL) {
+            warnings.push(ImportWarning {
+                path: path.to_owned(),
+                line: crate::source_time::line_of(text, key, value.trim()),
+                message: format!("{key}: {why}; not used"),
+            });
+        }
+    }
 }
 
 fn json_of(y: &Yaml) -> Value {
@@ -94,6 +128,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         message: format!("not YAML: {e}"),
     })?;
     let mut warnings = Vec::new();
+    bad_times(path, &String::from_utf8_lossy(&bytes), &doc, &mut warnings);
     let name = doc.get("name").and_then(Yaml::as_str).unwrap_or("agent");
     // A session file is named after its agent; an eval summary after its
     // first input, which is no agent's name.

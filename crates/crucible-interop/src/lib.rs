@@ -23,12 +23,14 @@ mod connectonion;
 mod copilot;
 mod detect;
 mod export;
+mod folder;
 mod gemini;
 mod messages;
 mod opencode;
 mod provenance;
 pub mod reconcile;
 mod report;
+mod source_time;
 mod sources;
 mod transcript;
 mod usage;
@@ -141,6 +143,9 @@ pub struct Imported {
     /// Subagent runs, each its own session, to be linked from this one
     /// ([`link_children`]) once the store has given both their ids.
     pub children: Vec<Child>,
+    /// Files of the source left out whole (a FIFO, a link out of its
+    /// folder, a folder that cannot be read), with why: never opened.
+    pub skipped_files: Vec<crucible_core::store::walk::Skipped>,
 }
 
 impl Imported {
@@ -156,6 +161,15 @@ impl Imported {
     /// True when the source or a subagent's file had a damaged part.
     pub fn has_warnings(&self) -> bool {
         !self.warnings.is_empty() || self.children.iter().any(|c| c.imported.has_warnings())
+    }
+
+    /// The files left out whole, of the source and of its subagents.
+    pub fn all_skipped_files(&self) -> Vec<crucible_core::store::walk::Skipped> {
+        let mut all = self.skipped_files.clone();
+        for c in &self.children {
+            all.extend(c.imported.all_skipped_files());
+        }
+        all
     }
 }
 
@@ -267,6 +281,7 @@ fn imported(
         data: SessionData::default(),
         records: RecordTally::default(),
         children: Vec::new(),
+        skipped_files: Vec::new(),
     }
 }
 

@@ -31,7 +31,7 @@ const MAX_DEPTH: usize = 64;
 /// The walk's rules for a folder named to import: hidden folders are
 /// walked (`.agent/sessions`, `~/.claude/projects`), and links are read
 /// only when they stay inside the folder named.
-const IMPORT: Rules = Rules {
+pub(crate) const IMPORT: Rules = Rules {
     take_hidden: true,
     tree: "the folder being imported",
 };
@@ -160,12 +160,16 @@ fn take_detected(path: &Path, f: Format, format: Option<Format>, found: &mut Fou
     }
     if f == Format::OpenCode {
         // A database or storage folder holds many sessions, each a source.
-        match opencode::sources(path, depth > 0) {
+        let mut skipped = Vec::new();
+        match opencode::sources(path, depth > 0, &mut skipped) {
             Ok(s) => found
                 .sources
                 .extend(s.into_iter().map(|p| (p, Format::OpenCode))),
             Err(e) => found.skipped.push((path.to_owned(), e.to_string())),
         }
+        found
+            .skipped
+            .extend(skipped.into_iter().map(|s| (s.path, s.reason)));
         return;
     }
     // In a folder walk a subagent's file comes with its parent's

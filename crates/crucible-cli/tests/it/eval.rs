@@ -852,3 +852,24 @@ fn a_replays_id_names_its_phase_even_for_a_long_title() {
         "{ids:?}"
     );
 }
+
+#[test]
+fn all_finds_expect_callouts_written_in_any_case() {
+    // Callout kinds are read in any case, so the quick look for files
+    // with an `[!expect]` must not pass over `[!Expect]`.
+    let kiln = TestKiln::empty();
+    let text = std::fs::read_to_string(fixtures().join(format!("eval/{TRIAGE}.md"))).unwrap();
+    assert!(text.contains("[!expect]"));
+    kiln.write(
+        &format!("{TRIAGE}.md"),
+        &text.replace("[!expect]", "[!Expect]"),
+    );
+    let out = kiln.run(&["session", "eval", "--all", "--no-record"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .starts_with("2 cases: 1 passed, 1 failed, 0 errors"),
+        "{}",
+        out.stderr
+    );
+}

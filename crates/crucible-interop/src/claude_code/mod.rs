@@ -115,7 +115,8 @@ pub(crate) fn parent_transcript(path: &Path) -> Option<PathBuf> {
 /// The `sessionId` of the first lines that carry one (snapshot lines,
 /// which do not, can come first), without reading the whole file.
 fn first_session_id(path: &Path) -> Option<String> {
-    let f = std::fs::File::open(path).ok()?;
+    // Never blocks: a FIFO named like a transcript is refused, not waited on.
+    let (f, _) = crucible_core::store::safe_file::open_regular(path, u64::MAX).ok()?;
     std::io::BufReader::new(f)
         .lines()
         .take(64)
@@ -249,7 +250,15 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     } = read_lines(path, &text, is_subagent_file(path));
     warnings.splice(0..0, not_utf8);
     let mut hashed = bytes.clone();
-    let runs = subagents::runs(path, &main, chains, &mut hashed, &mut warnings);
+    let mut skipped = Vec::new();
+    let runs = subagents::runs(
+        path,
+        &main,
+        chains,
+        &mut hashed,
+        &mut warnings,
+        &mut skipped,
+    );
     let children = subagents::children(&main, runs);
     let sid = main.session_id.clone();
     let (log, data) = main.into_log(path, "Claude Code session");
@@ -258,6 +267,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     imported.data = data;
     imported.records = tally;
     imported.children = children;
+    imported.skipped_files = skipped;
     Ok(imported)
 }
 

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use crucible_core::store::walk::Skipped;
 use crucible_core::{AgentRef, SessionStatus, cut, one_line};
 
 use super::conversation::Conversation;
@@ -29,13 +30,15 @@ pub(super) struct Run {
 
 /// The runs of the transcript at `path`: its side chains, then its
 /// subagents' files (whose bytes are added to `hashed`; one that cannot
-/// be read is a warning in `warnings`).
+/// be read is a warning in `warnings`, one the walker's rules leave out,
+/// never opened, is in `skipped`).
 pub(super) fn runs(
     path: &Path,
     main: &Conversation,
     chains: Vec<SideChain>,
     hashed: &mut Vec<u8>,
     warnings: &mut Vec<ImportWarning>,
+    skipped: &mut Vec<Skipped>,
 ) -> Vec<Run> {
     let mut runs = Vec::new();
     for (key, lines, anchor) in chains {
@@ -64,10 +67,14 @@ pub(super) fn runs(
         // A transcript of only summary lines names no session: its file
         // name is its session id.
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-        subagent_files(path, main.session_id.as_deref().or(stem.as_deref()))
+        subagent_files(
+            path,
+            main.session_id.as_deref().or(stem.as_deref()),
+            skipped,
+        )
     };
     for file in files {
-        let Ok(child_bytes) = std::fs::read(&file) else {
+        let Ok(child_bytes) = crate::read_source(&file) else {
             warnings.push(ImportWarning {
                 path: file,
                 line: None,
@@ -167,29 +174,34 @@ pub(super) fn children(main: &Conversation, runs: Vec<Run>) -> Vec<Child> {
 
 /// The subagent files of the transcript at `path` with `session_id`:
 /// `<stem>/subagents/*.jsonl`, then `agent-*.jsonl` beside it that name
-/// the same session.
-fn subagent_files(path: &Path, session_id: Option<&str>) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    let jsonl_in = |dir: &Path| -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-            .collect();
-        files.sort();
-        files
+/// the same session. Both folders are listed by the walker's rules, links
+/// confined to the transcript's folder; what they leave out is added to
+/// `skipped`.
+fn subagent_files(
+    path: &Path,
+    session_id: Option<&str>,
+    skipped: &mut Vec<Skipped>,
+) -> Vec<PathBuf> {
+    let Some(dir) = path.parent() else {
+        return Vec::new();
     };
-    out.extend(jsonl_in(&path.with_extension("").join("subagents")));
-    if let (Some(dir), Some(sid)) = (path.parent(), session_id) {
-        out.extend(jsonl_in(dir).into_iter().filter(|p| {
-            p != path
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("agent-"))
-                && first_session_id(p).as_deref() == Some(sid)
-        }));
+    let jsonl = crate::folder::with_extension("jsonl");
+    let own = crate::folder::list(&path.with_extension("").join("subagents"), dir, &jsonl);
+    skipped.extend(own.skipped);
+    let mut out = own.files;
+    if let Some(sid) = session_id {
+        let is_agent =
+            |n: &std::ffi::OsStr| jsonl(n) && n.to_str().is_some_and(|n| n.starts_with("agent-"));
+        // The transcript's own folder: what is skipped there is not this
+        // session's (a folder walk names it), unless it is an agent file.
+        let beside = crate::folder::list(dir, dir, &is_agent);
+        skipped.extend(beside.skipped);
+        out.extend(
+            beside
+                .files
+                .into_iter()
+                .filter(|p| p != path && first_session_id(p).as_deref() == Some(sid)),
+        );
     }
     out
 }

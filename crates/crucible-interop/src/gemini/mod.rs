@@ -81,37 +81,31 @@ fn parent_of(path: &Path) -> Option<PathBuf> {
     let parent_id = folder.file_name()?.to_str()?;
     let short = parent_id.get(..8)?;
     let chats = folder.parent()?;
-    let mut found: Vec<PathBuf> = std::fs::read_dir(chats)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_file()
-                && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                    n.starts_with("session-")
-                        && (n.ends_with(&format!("-{short}.json"))
-                            || n.ends_with(&format!("-{short}.jsonl")))
-                })
+    let (json, jsonl) = (format!("-{short}.json"), format!("-{short}.jsonl"));
+    let named_for_parent = |n: &std::ffi::OsStr| {
+        n.to_str().is_some_and(|n| {
+            n.starts_with("session-") && (n.ends_with(&json) || n.ends_with(&jsonl))
         })
-        .collect();
-    found.sort();
-    found.pop()
+    };
+    // What this listing skips, the folder walk that asked names itself.
+    crate::folder::list(chats, chats, &named_for_parent)
+        .files
+        .pop()
 }
 
-/// The subagents' chats of a session: `chats/<sessionId>/*.jsonl`.
-fn child_files(path: &Path, session_id: &str) -> Vec<PathBuf> {
-    let Some(dir) = path.parent().map(|p| p.join(session_id)) else {
-        return Vec::new();
+/// The subagents' chats of a session: `chats/<sessionId>/*.jsonl`, read
+/// by the walker's rules (links only inside `chats/`), with what it left
+/// out.
+fn child_files(path: &Path, session_id: &str) -> crate::folder::Listing {
+    let Some(chats) = path.parent() else {
+        return crate::folder::Listing::default();
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl" || x == "json"))
-        .collect();
-    files.sort();
-    files
+    let is_chat = |n: &std::ffi::OsStr| {
+        Path::new(n)
+            .extension()
+            .is_some_and(|x| x == "jsonl" || x == "json")
+    };
+    crate::folder::list(&chats.join(session_id), chats, &is_chat)
 }
 
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
@@ -147,7 +141,9 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     imported.data.records = records;
     imported.records = tally;
     if let Some(id) = id {
-        for file in child_files(path, &id) {
+        let children = child_files(path, &id);
+        imported.skipped_files = children.skipped;
+        for file in children.files {
             let child = import(&file)?;
             let summary = crate::transcript::last_reply(&child.log);
             imported.children.push(Child {

@@ -141,6 +141,7 @@ impl Db {
             messages,
             hashed,
             children: Vec::new(),
+            skipped: Vec::new(),
         }))
     }
 }

@@ -19,6 +19,7 @@ mod storage;
 
 use std::path::{Path, PathBuf};
 
+use crucible_core::store::walk::Skipped;
 use serde_json::Value;
 
 use crate::{Child, ImportError, Imported, SubagentLink};
@@ -77,6 +78,8 @@ pub(crate) struct Rows {
     hashed: Vec<u8>,
     /// The sessions it started: ids in a database, file paths in a folder.
     children: Vec<String>,
+    /// Record files left out whole (a storage folder's FIFOs, links out).
+    skipped: Vec<Skipped>,
 }
 
 /// Where a source is: a session of a database, or a session file.
@@ -122,11 +125,18 @@ pub(crate) fn is_db_session(path: &Path) -> bool {
 
 /// The sources of an OpenCode database, storage folder or session file:
 /// one per top-level session. `nested`: found in a folder walk, where a
-/// subagent's session file comes with its parent's.
-pub(crate) fn sources(path: &Path, nested: bool) -> Result<Vec<PathBuf>, ImportError> {
+/// subagent's session file comes with its parent's. Entries of a storage
+/// folder the walker's rules leave out are added to `skipped`.
+pub(crate) fn sources(
+    path: &Path,
+    nested: bool,
+    skipped: &mut Vec<Skipped>,
+) -> Result<Vec<PathBuf>, ImportError> {
     if path.is_dir() {
+        let all = storage::session_files(path);
+        skipped.extend(all.skipped);
         let mut out = Vec::new();
-        for f in storage::session_files(path) {
+        for f in all.files {
             if !has_parent(&f)? {
                 out.push(f);
             }
@@ -221,6 +231,7 @@ fn assemble(path: &Path, rows: &Rows, children: Vec<Imported>) -> Imported {
     );
     imported.data.records = made.records;
     imported.records = made.tally;
+    imported.skipped_files.clone_from(&rows.skipped);
     for child in children {
         let task = child
             .provenance

@@ -3,12 +3,13 @@
 //! `storage/message/<sessionID>/msg_*.json` and
 //! `storage/part/<messageID>/prt_*.json`, one record a file.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
 use super::{Message, Rows};
 use crate::ImportError;
+use crate::folder::Listing;
 
 /// True for a storage folder: `session/` and `message/` in it.
 pub(crate) fn is_storage(dir: &Path) -> bool {
@@ -33,30 +34,26 @@ pub(crate) fn is_session_record(v: &Value) -> bool {
         && v.get("time").is_some_and(Value::is_object)
 }
 
-/// The `.json` files of a folder, sorted by name (OpenCode's ids sort by time).
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
+/// The `.json` files of a folder of the storage at `root`, sorted by name
+/// (OpenCode's ids sort by time), listed by the walker's rules (links
+/// only inside the storage folder), with what was left out.
+fn json_files(dir: &Path, root: &Path) -> Listing {
+    crate::folder::list(dir, root, &crate::folder::with_extension("json"))
 }
 
-/// Every session file of a storage folder.
-pub(crate) fn session_files(root: &Path) -> Vec<PathBuf> {
-    let mut projects: Vec<PathBuf> = std::fs::read_dir(root.join("session"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    projects.sort();
-    projects.iter().flat_map(|p| json_files(p)).collect()
+/// Every session file of a storage folder, with what was left out.
+pub(crate) fn session_files(root: &Path) -> Listing {
+    let sessions = crate::folder::list(&root.join("session"), root, &|_| false);
+    let mut all = Listing {
+        skipped: sessions.skipped,
+        ..Listing::default()
+    };
+    for project in &sessions.folders {
+        let files = json_files(project, root);
+        all.files.extend(files.files);
+        all.skipped.extend(files.skipped);
+    }
+    all
 }
 
 fn read_json(path: &Path) -> Result<(Vec<u8>, Value), ImportError> {
@@ -82,13 +79,17 @@ pub(crate) fn read(session_file: &Path) -> Result<Rows, ImportError> {
         .unwrap_or("")
         .to_owned();
     let mut messages = Vec::new();
-    for file in json_files(&root.join("message").join(&id)) {
+    let message_files = json_files(&root.join("message").join(&id), root);
+    let mut skipped = message_files.skipped;
+    for file in message_files.files {
         let (bytes, _) = read_json(&file)?;
         hashed.extend_from_slice(&bytes);
         let text = crate::transcript::utf8(&bytes);
         let mid = file_stem(&file);
         let mut message = Message::new(&mid, &text);
-        for pf in json_files(&root.join("part").join(&mid)) {
+        let part_files = json_files(&root.join("part").join(&mid), root);
+        skipped.extend(part_files.skipped);
+        for pf in part_files.files {
             let (bytes, _) = read_json(&pf)?;
             hashed.extend_from_slice(&bytes);
             message.push_part(&file_stem(&pf), &crate::transcript::utf8(&bytes));
@@ -98,7 +99,9 @@ pub(crate) fn read(session_file: &Path) -> Result<Rows, ImportError> {
     // Messages in the order they were made (ids sort by time too).
     messages.sort_by_key(|m| (m.created(), m.id.clone()));
     let mut children = Vec::new();
-    for f in session_files(root) {
+    // Session files skipped are not this session's: the listing of the
+    // storage folder names them.
+    for f in session_files(root).files {
         if let Ok((_, v)) = read_json(&f)
             && v.get("parentID").and_then(Value::as_str) == Some(&id)
         {
@@ -113,6 +116,7 @@ pub(crate) fn read(session_file: &Path) -> Result<Rows, ImportError> {
             .into_iter()
             .map(|p| p.display().to_string())
             .collect(),
+        skipped,
     })
 }
 

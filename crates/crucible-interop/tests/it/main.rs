@@ -1,5 +1,6 @@
 //! The importers on the foreign fixtures, as a library.
 
+mod bad_times;
 mod linear;
 mod real;
 mod roundtrip;

@@ -1,6 +1,6 @@
 //! `cru session import PATH... [--from auto|openai-messages|agent-dir|codeloops|connectonion|claude-code|codex] [--force]`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use crucible_interop::reconcile::{Event, Fate, Reconciler};
@@ -56,6 +56,23 @@ struct Tally {
     updated: usize,
     unchanged: usize,
     skipped: usize,
+    /// Paths already named as skipped: a folder walk and the importer of a
+    /// source in it can both meet the same FIFO or link.
+    named: std::collections::HashSet<PathBuf>,
+}
+
+impl Tally {
+    /// Names a file left out whole, once, and counts it.
+    fn skip(&mut self, path: &Path, why: &str, bar: Option<&ProgressBar>) {
+        if self.named.insert(path.to_owned()) {
+            let say = || eprintln!("warning: {}: skipped: {why}", path.display());
+            match bar {
+                Some(bar) => bar.suspend(say),
+                None => say(),
+            }
+            self.skipped += 1;
+        }
+    }
 }
 
 /// How far readers may run ahead of the store, in sources.
@@ -107,9 +124,14 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
                     for w in &imp.warnings {
                         bar.suspend(|| eprintln!("warning: {w}"));
                     }
+                    let left_out = imp.all_skipped_files();
+                    for s in &left_out {
+                        tally.skip(&s.path, &s.reason, Some(&bar));
+                    }
                     let records = imp.all_records();
                     bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
-                    let damaged = records.skipped_count() > 0 || imp.has_warnings();
+                    let damaged =
+                        records.skipped_count() > 0 || imp.has_warnings() || !left_out.is_empty();
                     if ctx.strict && damaged {
                         bar.suspend(|| {
                             eprintln!(
@@ -160,8 +182,7 @@ fn sources(paths: &[PathBuf], format: Option<Format>, tally: &mut Tally) -> Vec<
             unrecognized,
         } = crucible_interop::find_sources(&p, format);
         for (path, why) in &skipped {
-            eprintln!("warning: {}: skipped: {why}", path.display());
-            tally.skipped += 1;
+            tally.skip(path, why, None);
         }
         if !unrecognized.is_empty() && !found.is_empty() {
             eprintln!(

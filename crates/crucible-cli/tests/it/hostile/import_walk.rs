@@ -147,3 +147,141 @@ fn strict_refuses_a_source_with_damaged_lines() {
     assert!(lenient.stderr.contains("1 created"), "{}", lenient.stderr);
     assert!(lenient.stderr.contains("not JSON"), "{}", lenient.stderr);
 }
+
+/// A FIFO and a link out of the tree in `dir`, named `fifo` and `link`:
+/// the link leads to a copy of `decoy` beside the tree, `outside`.
+fn plant(
+    dir: &std::path::Path,
+    fifo: &str,
+    link: &str,
+    decoy: &std::path::Path,
+) -> tempfile::TempDir {
+    std::fs::create_dir_all(dir).unwrap();
+    mkfifo(&dir.join(fifo));
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join(link);
+    std::fs::copy(decoy, &target).unwrap();
+    std::os::unix::fs::symlink(&target, dir.join(link)).unwrap();
+    outside
+}
+
+/// `cru session import PATH` finishes (a FIFO opened would block it for
+/// ever: the run is killed after a while), names `fifo` and `link` as
+/// skipped, with why, and exits 3: whole files were left out. `created`:
+/// the sessions the rest makes.
+fn imports_skipping(path: &std::path::Path, fifo: &str, link: &str, created: usize) {
+    let kiln = TestKiln::empty();
+    let out = kiln.run_cmd(
+        kiln.command()
+            .args(["session", "import", path.to_str().unwrap()])
+            .timeout(std::time::Duration::from_secs(60)),
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "{created} created, 0 updated, 0 unchanged, 2 skipped"
+        )),
+        "{}",
+        out.stderr
+    );
+    for (name, why) in [(fifo, "FIFO"), (link, "outside the folder being imported")] {
+        assert!(
+            out.stderr
+                .lines()
+                .any(|l| l.contains(name) && l.contains("skipped") && l.contains(why)),
+            "{name}: {}",
+            out.stderr
+        );
+    }
+    assert_eq!(out.code, 3, "{}", out.stderr);
+}
+
+#[test]
+fn a_fifo_and_a_link_out_in_a_gemini_chats_folder_are_skipped() {
+    let src = tempfile::tempdir().unwrap();
+    let chats = src.path().join("chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let session = chats.join("session-2025-10-05T07-11-eefc44a3.json");
+    std::fs::copy(
+        fixtures().join("real/gemini/vibecodingtracker/history/session-eefc44a3.json"),
+        &session,
+    )
+    .unwrap();
+    // The subagents' folder of that chat, named by its sessionId.
+    let subagents = chats.join("eefc44a3-0832-4bc0-ac33-fa668f038213");
+    let _outside = plant(&subagents, "pipe.jsonl", "out.jsonl", &session);
+    imports_skipping(&session, "pipe.jsonl", "out.jsonl", 1);
+}
+
+#[test]
+fn a_fifo_and_a_link_out_in_a_claude_code_subagents_folder_are_skipped() {
+    let src = tempfile::tempdir().unwrap();
+    let project = fixtures().join("foreign/claude-code/projects/-home-me-myapp");
+    let id = "c41d9e7b-2f60-4a8b-b1e3-5d7f9a0c2e46";
+    let transcript = src.path().join(format!("{id}.jsonl"));
+    std::fs::copy(project.join(format!("{id}.jsonl")), &transcript).unwrap();
+    let subagents = src.path().join(id).join("subagents");
+    std::fs::create_dir_all(&subagents).unwrap();
+    let agent = project.join(id).join("subagents/agent-a3f9c1e.jsonl");
+    std::fs::copy(&agent, subagents.join("agent-a3f9c1e.jsonl")).unwrap();
+    let _outside = plant(&subagents, "agent-pipe.jsonl", "agent-out.jsonl", &agent);
+    // The transcript and the subagent's good file.
+    imports_skipping(&transcript, "agent-pipe.jsonl", "agent-out.jsonl", 2);
+}
+
+#[test]
+fn a_fifo_and_a_link_out_in_an_opencode_storage_folder_are_skipped() {
+    let src = tempfile::tempdir().unwrap();
+    let storage = src.path().join("storage");
+    copy_tree(&fixtures().join("real/opencode/v1.1.65/storage"), &storage);
+    let messages = storage.join("message/ses_df5df125affeaokKs1VDN7mI7Y");
+    let decoy = std::fs::read_dir(&messages)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let _outside = plant(&messages, "msg_pipe.json", "msg_out.json", &decoy);
+    // A file of the session folder too, which the listing of sessions meets.
+    let projects = storage.join("session/global");
+    let _beside = plant(&projects, "ses_pipe.json", "ses_out.json", &decoy);
+    let kiln = TestKiln::empty();
+    let out = kiln.run_cmd(
+        kiln.command()
+            .args(["session", "import", storage.to_str().unwrap()])
+            .timeout(std::time::Duration::from_secs(60)),
+    );
+    for name in [
+        "msg_pipe.json",
+        "msg_out.json",
+        "ses_pipe.json",
+        "ses_out.json",
+    ] {
+        assert!(
+            out.stderr
+                .lines()
+                .any(|l| l.contains(name) && l.contains("skipped")),
+            "{name}: {}",
+            out.stderr
+        );
+    }
+    assert!(
+        out.stderr
+            .contains("4 created, 0 updated, 0 unchanged, 4 skipped"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
+        }
+    }
+}
