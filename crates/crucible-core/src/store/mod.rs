@@ -767,6 +767,9 @@ impl<C: SessionCodec> SessionStore<C> {
     pub fn remove_stale_temp_files(&self) -> Result<usize, StoreError> {
         let _lock = self.lock()?;
         let mut removed = 0;
+        // Not the walker: these names are hidden (the walker's rules leave
+        // them out), only the top folder holds them, and nothing is opened:
+        // a name is matched and unlinked (a link itself, never its target).
         for entry in std::fs::read_dir(&self.dir).map_err(StoreError::io(&self.dir))? {
             let entry = entry.map_err(StoreError::io(&self.dir))?;
             let name = entry.file_name();
