@@ -1,11 +1,11 @@
 //! `cru session validate [<path|id|dir>...] [--format text|json]`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anstyle::{AnsiColor, Style};
 use clap::{Args, ValueEnum};
-use crucible_core::store::{names, session_tree, walk};
+use crucible_core::store::session_tree;
 use crucible_core::{SessionFile, StoreError};
 use crucible_parser::validate::{FileReport, validate_file};
 
@@ -135,129 +135,20 @@ pub fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
     })
 }
 
-/// What is wrong with the sidecars of `files` (`.<stem>.data.jsonl`): one
-/// that cannot be read, names another session, holds calls the session
-/// does not have, or was changed or lost since the import that wrote it
-/// (its records' hash is in the session's `import` key); and, in `folders`,
-/// sidecars whose session is gone.
+/// What is wrong with the sidecars of `files` and, in `folders`, sidecars
+/// whose session is gone ([`crucible_interop::sidecar`]).
 fn sidecar_problems(ctx: &Context, files: &[PathBuf], folders: &[PathBuf]) -> Vec<Unresolved> {
-    let mut out: Vec<Unresolved> = files.iter().flat_map(|p| sidecar_of(ctx, p)).collect();
-    out.extend(orphan_sidecars(folders));
-    out
-}
-
-/// What is wrong with the sidecar of one session file.
-fn sidecar_of(ctx: &Context, path: &Path) -> Vec<Unresolved> {
-    let mut out = Vec::new();
-    let data_path = crucible_core::data_path(path);
-    let problem = |line, message| Unresolved {
-        target: data_path.display().to_string(),
-        line,
-        message,
-    };
-    let bytes = match ctx.store.read_data_bytes(path) {
-        Ok(found) => found,
-        Err(e) => {
-            out.push(problem(None, e.to_string()));
-            return out;
-        }
-    };
-    // The session was parsed by its own check already; it is parsed
-    // again only when a sidecar is there or its import wrote one (most
-    // sessions have neither). One that does not parse is reported by
-    // its own check.
-    let may_have_had_one = || {
-        ctx.store
-            .read_bytes(path)
-            .is_ok_and(|b| crucible_parser::read::may_hold_key(&b, "data_hash"))
-    };
-    if bytes.is_none() && !may_have_had_one() {
-        return out;
-    }
-    let Ok(log) = ctx.store.load_path(path) else {
-        return out;
-    };
-    let written = crucible_interop::Provenance::of(&log).and_then(|p| p.data_hash);
-    let Some(bytes) = bytes else {
-        if written.is_some() {
-            out.push(problem(
-                None,
-                "missing: the import wrote it with the session, and it is gone".into(),
-            ));
-        }
-        return out;
-    };
-    let (id, data) = match crucible_core::SessionData::from_jsonl(&bytes) {
-        Ok(found) => found,
-        Err(e) => {
-            out.push(problem(Some(e.line), e.message));
-            return out;
-        }
-    };
-    if id != log.id().as_str() {
-        out.push(problem(
-            Some(1),
-            format!(
-                "the sidecar of session `{id}`, beside session `{}`",
-                log.id()
-            ),
-        ));
-        return out;
-    }
-    out.extend(
-        data.check(&log)
-            .into_iter()
-            .map(|m| problem(Some(m.line), m.message)),
-    );
-    let now = crucible_interop::fnv_hex(crucible_core::SessionData::records_part(&bytes));
-    if let Some(h) = written.filter(|h| *h != now) {
-        out.push(problem(
-            None,
-            format!(
-                "changed since the import that wrote it (records hash {now}, written {h}): its arguments and results are not the source's"
-            ),
-        ));
-    }
-    out
-}
-
-/// Sidecars in `folders` whose session is gone.
-fn orphan_sidecars(folders: &[PathBuf]) -> Vec<Unresolved> {
-    let mut out = Vec::new();
-    // Sidecars are hidden: listed by the one walker with hidden names
-    // taken, one folder at a time.
-    let sidecars = walk::Rules {
-        take_hidden: true,
-        tree: walk::SESSIONS.tree,
-    };
-    let options = walk::WalkOptions {
-        file_filter: &|n| n.to_str().and_then(names::sidecar_of).is_some(),
-        utf8_names: false,
-        recursive: false,
-        confine_to: None,
-    };
-    for dir in folders {
-        let Ok(tree) = walk::walk_with(dir, options, &sidecars) else {
-            continue;
-        };
-        for path in tree.files {
-            let Some(stem) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(names::sidecar_of)
-            else {
-                continue;
-            };
-            if !dir.join(format!("{stem}.md")).exists() {
-                out.push(Unresolved {
-                    target: path.display().to_string(),
-                    line: None,
-                    message: format!("a sidecar without its session ({stem}.md is gone)"),
-                });
-            }
-        }
-    }
-    out
+    let problems = files
+        .iter()
+        .flat_map(|p| crucible_interop::sidecar::problems_of(&ctx.store, p))
+        .chain(crucible_interop::sidecar::orphans(folders));
+    problems
+        .map(|p| Unresolved {
+            target: p.path.display().to_string(),
+            line: p.line,
+            message: p.message,
+        })
+        .collect()
 }
 
 /// The folders whose sidecars are checked for a lost session: every folder
