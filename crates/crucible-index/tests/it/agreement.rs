@@ -7,16 +7,7 @@ use crucible_index::record::{FileStamp, SessionRecord};
 use crucible_index::{Filter, GroupBy, SessionIndex};
 use crucible_parser::{MarkdownCodec, parse_session};
 
-pub fn copy_fixtures() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/sessions");
-    for f in crucible_core::store::session_files(&src).unwrap() {
-        let to = dir.path().join(f.strip_prefix(&src).unwrap());
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(&f, to).unwrap();
-    }
-    dir
-}
+pub use crucible_testkit::copy_session_fixtures as copy_fixtures;
 
 /// Every session file parsed in full, as records.
 pub fn brute_force(root: &Path) -> Vec<SessionRecord> {

@@ -5,28 +5,13 @@
 //! `read::check_agreement`; this half lives here because only the importer
 //! crate can import, and the parser must not depend on it.)
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crucible_interop::{detect, import};
 use crucible_parser::read::{self, Peek};
 use crucible_parser::write_session;
 
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.is_file() {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+use crucible_testkit::files_under;
 
 #[test]
 fn imported_real_files_read_the_same_through_every_tier() {

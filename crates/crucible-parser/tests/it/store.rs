@@ -1,20 +1,13 @@
 //! The store with the markdown codec: lookups, atomic saves, concurrent creation.
 
 use std::collections::HashSet;
-use std::path::Path;
 use std::sync::Arc;
 
 use crucible_core::{Frontmatter, SessionLog, SessionStore, StoreError, Timestamp};
 use crucible_parser::MarkdownCodec;
 
 fn store_with_fixtures() -> (tempfile::TempDir, SessionStore<MarkdownCodec>) {
-    let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/sessions");
-    for f in crucible_core::store::session_files(&src).unwrap() {
-        let to = dir.path().join(f.strip_prefix(&src).unwrap());
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(&f, to).unwrap();
-    }
+    let dir = crucible_testkit::copy_session_fixtures();
     let store = SessionStore::new(dir.path(), MarkdownCodec);
     (dir, store)
 }

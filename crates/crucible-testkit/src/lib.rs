@@ -1,0 +1,68 @@
+//! What the workspace's tests share: where the fixtures are, a sessions
+//! directory copied from them, and every file under a folder. A
+//! dev-dependency only; nothing that ships depends on it.
+
+use std::path::{Path, PathBuf};
+
+use crucible_core::store::walk;
+
+/// The repository's `fixtures/` folder.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// A temporary sessions directory holding a copy of `fixtures/sessions`
+/// (subfolders kept), for tests that write.
+pub fn copy_session_fixtures() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let src = fixtures().join("sessions");
+    for f in crucible_core::store::session_files(&src).expect("fixtures/sessions is readable") {
+        let to = dir
+            .path()
+            .join(f.strip_prefix(&src).expect("under the fixtures"));
+        std::fs::create_dir_all(to.parent().expect("a file has a folder"))
+            .expect("the copy's folder");
+        std::fs::copy(&f, to).expect("a fixture copied");
+    }
+    dir
+}
+
+/// Every regular file under `dir`, hidden ones too (fixtures hold
+/// `.agent/sessions` folders), sorted: listed by cru's one walker.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let rules = walk::Rules {
+        take_hidden: true,
+        tree: "the fixtures",
+    };
+    let options = walk::WalkOptions {
+        file_filter: &|_| true,
+        utf8_names: false,
+        recursive: true,
+        confine_to: None,
+    };
+    let mut files = walk::walk_with(dir, options, &rules)
+        .expect("the fixtures are readable")
+        .files;
+    files.sort();
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_copy_holds_every_session_fixture() {
+        let copy = copy_session_fixtures();
+        let listed = |d: &Path| {
+            files_under(d)
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "md"))
+                .map(|p| p.strip_prefix(d).unwrap().to_owned())
+                .collect::<Vec<_>>()
+        };
+        let original = listed(&fixtures().join("sessions"));
+        assert!(!original.is_empty());
+        assert_eq!(listed(copy.path()), original);
+    }
+}
