@@ -348,43 +348,19 @@ mod tests {
         assert_eq!(index.sessions.len(), 300);
         let ids = |v: Vec<SessionRecord>| v.into_iter().map(|r| r.id).collect::<Vec<_>>();
         let phases = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();
+        let all = Filter::default;
         for f in [
-            Filter::default(),
-            Filter {
-                status: Some(crucible_core::SessionStatus::Paused),
-                ..Filter::default()
-            },
-            Filter {
-                agent: Some("coder".into()),
-                ..Filter::default()
-            },
-            Filter {
-                channel: Some("ops".into()),
-                ..Filter::default()
-            },
+            all(),
+            all().with_status(crucible_core::SessionStatus::Paused),
+            all().with_agent("coder"),
+            all().with_channel("ops"),
         ] {
             assert_eq!(
                 ids(crucible_index::list(&index.sessions, &f, None)),
                 ids(crucible_index::list(&truth, &f, None))
             );
-            let (_, states) = SessionIndex::new(&store)
-                .visit(
-                    None,
-                    &f,
-                    &|_, _| {},
-                    &Vec::new,
-                    &|seen: &mut Vec<SessionRecord>, facts, decode| {
-                        if f.matches(facts) {
-                            seen.push(decode().unwrap());
-                        }
-                    },
-                )
-                .unwrap();
-            let seen: Vec<SessionRecord> = states.into_iter().flatten().collect();
-            assert_eq!(
-                ids(crucible_index::query::sort_newest_first(seen, None)),
-                ids(crucible_index::list(&truth, &f, None))
-            );
+            let seen = SessionIndex::new(&store).matching(&f).unwrap();
+            assert_eq!(ids(seen), ids(crucible_index::list(&truth, &f, None)));
             for by in [
                 GroupBy::Agent,
                 GroupBy::Status,

@@ -49,6 +49,9 @@ pub enum IndexError {
         path: std::path::PathBuf,
         source: std::io::Error,
     },
+    /// A row of the index that does not decode into a record.
+    #[error("an index row cannot be read: {0}")]
+    Row(String),
 }
 
 /// Decodes a visited row into its whole record (only for rows a query keeps).
@@ -220,6 +223,31 @@ impl<'s> SessionIndex<'s> {
             each(&mut state, &Facts::of(r), &|| Ok(r.clone()));
         }
         Ok((opened, vec![state]))
+    }
+
+    /// The sessions `filter` takes, newest first, read by a [`visit`]
+    /// (every file proven fresh on the way); `list` over an opened index
+    /// gives the same.
+    ///
+    /// [`visit`]: SessionIndex::visit
+    pub fn matching(&self, filter: &Filter) -> Result<Vec<SessionRecord>, IndexError> {
+        let (_, states) = self.visit(
+            None,
+            filter,
+            &|_, _| {},
+            &Vec::new,
+            &|seen: &mut Vec<Result<SessionRecord, String>>, facts, decode| {
+                if filter.matches(facts) {
+                    seen.push(decode());
+                }
+            },
+        )?;
+        let seen = states
+            .into_iter()
+            .flatten()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(IndexError::Row)?;
+        Ok(query::sort_newest_first(seen, None))
     }
 
     /// The fast path of [`SessionIndex::visit`]; `None` to take the slow one.

@@ -44,6 +44,27 @@ fn agent_matches(candidate: &str, query: &str) -> bool {
 }
 
 impl Filter {
+    /// Only sessions with this status.
+    #[must_use]
+    pub fn with_status(mut self, status: SessionStatus) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Only sessions this agent (`name` or `name@version`) took part in.
+    #[must_use]
+    pub fn with_agent(mut self, agent: impl Into<String>) -> Self {
+        self.agent = Some(agent.into());
+        self
+    }
+
+    /// Only sessions in this channel.
+    #[must_use]
+    pub fn with_channel(mut self, channel: impl Into<String>) -> Self {
+        self.channel = Some(channel.into());
+        self
+    }
+
     /// A first look at a raw row (cells in `SESSION_FIELDS` order): false
     /// when the row surely does not match, so most rows of a selective query
     /// are never decoded. Statuses are never quoted, so the raw cell is the value.

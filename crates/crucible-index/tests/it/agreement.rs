@@ -34,24 +34,13 @@ fn ids(records: &[SessionRecord]) -> Vec<String> {
 
 /// The filters the agreement is checked under.
 fn filters() -> Vec<Filter> {
+    let all = Filter::default;
     vec![
-        Filter::default(),
-        Filter {
-            status: Some(crucible_core::SessionStatus::Paused),
-            ..Filter::default()
-        },
-        Filter {
-            agent: Some("tester".into()),
-            ..Filter::default()
-        },
-        Filter {
-            agent: Some("orchestrator@1.0".into()),
-            ..Filter::default()
-        },
-        Filter {
-            channel: Some("dev".into()),
-            ..Filter::default()
-        },
+        all(),
+        all().with_status(crucible_core::SessionStatus::Paused),
+        all().with_agent("tester"),
+        all().with_agent("orchestrator@1.0"),
+        all().with_channel("dev"),
         Filter {
             since_ms: Some(crucible_index::query::parse_bound("2025-12-10", false).unwrap()),
             ..Filter::default()
@@ -123,25 +112,8 @@ fn list_agrees(
         expected,
         "{f:?}"
     );
-    let (_, states) = SessionIndex::new(store)
-        .visit(
-            None,
-            f,
-            &|_, _| {},
-            &Vec::new,
-            &|seen: &mut Vec<SessionRecord>, facts, decode| {
-                if f.matches(facts) {
-                    seen.push(decode().unwrap());
-                }
-            },
-        )
-        .unwrap();
-    let seen: Vec<SessionRecord> = states.into_iter().flatten().collect();
-    assert_eq!(
-        ids(&crucible_index::query::sort_newest_first(seen, None)),
-        expected,
-        "visit {f:?}"
-    );
+    let seen = SessionIndex::new(store).matching(f).unwrap();
+    assert_eq!(ids(&seen), expected, "visit {f:?}");
 }
 
 /// `stats` on the streaming path, straight from the file: the rows and the total.
