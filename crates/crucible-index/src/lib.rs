@@ -661,31 +661,34 @@ impl Pending {
         check: &refresh::Check,
         base: Vec<record::Note>,
     ) -> Vec<record::Note> {
-        let mut notes = Vec::new();
-        for n in base {
-            if check.in_changed(&n.path) {
-                self.indexed.insert(n.path.clone());
-            }
-            match check.note(&n.path, &n.stamp) {
-                RowState::Fresh => notes.push(n),
-                _ => self.stale.reread.push(n.path),
-            }
-        }
-        notes
+        self.fresh_rows(base, |n| (&n.path, check.note(&n.path, &n.stamp)), check)
     }
 
     /// The base problems still fresh; the others are to be read again.
     fn fresh_problems(&mut self, check: &refresh::Check, base: Vec<Problem>) -> Vec<Problem> {
-        let mut problems = Vec::new();
-        for p in base {
-            if check.in_changed(&p.path) {
-                self.indexed.insert(p.path.clone());
+        self.fresh_rows(base, |p| (&p.path, check.problem(&p.path, &p.stamp)), check)
+    }
+
+    /// The rows of `base` that `state` says are fresh; each stale one's file
+    /// is to be read again. A row in a changed folder counts as indexed.
+    fn fresh_rows<T>(
+        &mut self,
+        base: Vec<T>,
+        state: impl Fn(&T) -> (&String, RowState),
+        check: &refresh::Check,
+    ) -> Vec<T> {
+        let mut fresh = Vec::new();
+        for row in base {
+            let (path, now) = state(&row);
+            if check.in_changed(path) {
+                self.indexed.insert(path.clone());
             }
-            match check.problem(&p.path, &p.stamp) {
-                RowState::Fresh => problems.push(p),
-                _ => self.stale.reread.push(p.path),
+            if matches!(now, RowState::Fresh) {
+                fresh.push(row);
+            } else {
+                self.stale.reread.push(path.clone());
             }
         }
-        problems
+        fresh
     }
 }

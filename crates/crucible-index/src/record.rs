@@ -755,19 +755,23 @@ impl<'a> Facts<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn phase_rows_from_a_summary_are_the_records_rows() {
-        let path = "2025-11/sample.md";
+    /// A fixture with several phases, summarized as if it lay at `path`.
+    pub(crate) fn sample_summary(path: &str) -> crucible_core::SessionSummary {
         let text = std::fs::read(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../fixtures/sessions/feature-implementation-session.md"
         ))
         .unwrap();
-        let summary =
-            crucible_parser::summarize(std::path::Path::new(path), &text).expect("fixture parses");
+        crucible_parser::summarize(std::path::Path::new(path), &text).expect("fixture parses")
+    }
+
+    #[test]
+    fn phase_rows_from_a_summary_are_the_records_rows() {
+        let path = "2025-11/sample.md";
+        let summary = sample_summary(path);
         assert!(summary.phases.len() > 1);
         let mut direct = String::new();
         let n = PhaseRecord::write_summary_rows(path, &summary, &mut direct);

@@ -74,13 +74,7 @@ mod tests {
     #[test]
     fn a_view_has_the_output_fields_in_order_and_the_records_values() {
         let path = "2025-11/sample.md";
-        let text = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../fixtures/sessions/feature-implementation-session.md"
-        ))
-        .unwrap();
-        let summary =
-            crucible_parser::summarize(std::path::Path::new(path), &text).expect("fixture parses");
+        let summary = crate::record::tests::sample_summary(path);
         let mut record =
             SessionRecord::from_summary(path.to_owned(), &summary, FileStamp::default(), true);
         record.agents.push("helper@2".to_owned());

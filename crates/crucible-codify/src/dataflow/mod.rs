@@ -30,6 +30,17 @@ pub struct FileAccess {
     pub access: Access,
 }
 
+/// `r PATH` or `w PATH`: one access per line in tests and debug output.
+impl std::fmt::Display for FileAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.access {
+            Access::Read => "r",
+            Access::Write => "w",
+        };
+        write!(f, "{kind} {}", self.path)
+    }
+}
+
 /// What kind of tool a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolKind {
@@ -231,14 +242,8 @@ mod tests {
 
     fn show(tool: &str, args: &str) -> Vec<String> {
         accesses(tool, args)
-            .into_iter()
-            .map(|a| {
-                let k = match a.access {
-                    Access::Read => "r",
-                    Access::Write => "w",
-                };
-                format!("{k} {}", a.path)
-            })
+            .iter()
+            .map(ToString::to_string)
             .collect()
     }
 

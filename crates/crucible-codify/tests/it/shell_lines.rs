@@ -3,23 +3,14 @@
 //! says it reads and writes. They are copied as the agents wrote them, so a
 //! change in quoting, escaping or operator handling shows here first.
 
-use crucible_codify::dataflow::{Access, FileAccess, accesses, accesses_of_arguments};
+use crucible_codify::dataflow::{FileAccess, accesses, accesses_of_arguments};
 
-fn show(found: Vec<FileAccess>) -> Vec<String> {
-    found
-        .into_iter()
-        .map(|a| {
-            let k = match a.access {
-                Access::Read => "r",
-                Access::Write => "w",
-            };
-            format!("{k} {}", a.path)
-        })
-        .collect()
+fn show(found: &[FileAccess]) -> Vec<String> {
+    found.iter().map(ToString::to_string).collect()
 }
 
 fn bash(line: &str) -> Vec<String> {
-    show(accesses("Bash", line))
+    show(&accesses("Bash", line))
 }
 
 #[test]
@@ -155,7 +146,7 @@ fn codex_shell_arrays() {
     ];
     for (arguments, want) in cases {
         assert_eq!(
-            show(accesses_of_arguments("shell", arguments)),
+            show(&accesses_of_arguments("shell", arguments)),
             *want,
             "{arguments}"
         );

@@ -74,14 +74,7 @@ pub fn assert_agrees(root: &Path) {
     }
     let phases = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();
     let true_phases = brute_force_phases(root);
-    for by in [
-        GroupBy::Agent,
-        GroupBy::Channel,
-        GroupBy::Status,
-        GroupBy::Model,
-        GroupBy::Day,
-        GroupBy::Phase,
-    ] {
+    for by in GroupBy::ALL {
         for f in &filters() {
             let expected = crucible_index::stats(&truth, &true_phases, f, by);
             assert_eq!(

@@ -41,20 +41,15 @@ fn special_files_and_links_in_an_import_folder_are_named_and_skipped() {
     // Done in time (a FIFO opened for reading would block forever), the
     // good source imported, each bad entry named with its reason.
     assert!(out.stderr.contains("1 created"), "{}", out.stderr);
-    for (name, why) in [
-        ("pipe.jsonl", "FIFO"),
-        ("agent.sock", "socket"),
-        ("linked-folder", "link to a folder (not followed)"),
-        ("broken.jsonl", "broken symbolic link"),
-    ] {
-        assert!(
-            out.stderr
-                .lines()
-                .any(|l| l.contains(name) && l.contains("skipped") && l.contains(why)),
-            "{name}: {}",
-            out.stderr
-        );
-    }
+    super::assert_skipped(
+        &out.stderr,
+        &[
+            ("pipe.jsonl", "FIFO"),
+            ("agent.sock", "socket"),
+            ("linked-folder", "link to a folder (not followed)"),
+            ("broken.jsonl", "broken symbolic link"),
+        ],
+    );
     assert_eq!(out.code, 3, "skipped entries make the run a partial one");
     assert!(out.stderr.contains("4 skipped"), "{}", out.stderr);
 }
@@ -76,20 +71,15 @@ fn loops_and_links_out_of_an_import_folder_are_named_and_not_followed() {
     let out = kiln.run(&["session", "import", root.to_str().unwrap()]);
     assert_eq!(out.code, 3, "{}", out.stderr);
     assert!(out.stderr.contains("1 created"), "{}", out.stderr);
-    for (name, why) in [
-        ("up", "link to a folder (not followed)"),
-        ("a.jsonl", "symbolic link loop"),
-        ("b.jsonl", "symbolic link loop"),
-        ("out.jsonl", "outside the folder being imported"),
-    ] {
-        assert!(
-            out.stderr
-                .lines()
-                .any(|l| l.contains(name) && l.contains("skipped") && l.contains(why)),
-            "{name}: {}",
-            out.stderr
-        );
-    }
+    super::assert_skipped(
+        &out.stderr,
+        &[
+            ("up", "link to a folder (not followed)"),
+            ("a.jsonl", "symbolic link loop"),
+            ("b.jsonl", "symbolic link loop"),
+            ("out.jsonl", "outside the folder being imported"),
+        ],
+    );
 }
 
 #[test]
@@ -183,15 +173,10 @@ fn imports_skipping(path: &std::path::Path, fifo: &str, link: &str, created: usi
         "{}",
         out.stderr
     );
-    for (name, why) in [(fifo, "FIFO"), (link, "outside the folder being imported")] {
-        assert!(
-            out.stderr
-                .lines()
-                .any(|l| l.contains(name) && l.contains("skipped") && l.contains(why)),
-            "{name}: {}",
-            out.stderr
-        );
-    }
+    super::assert_skipped(
+        &out.stderr,
+        &[(fifo, "FIFO"), (link, "outside the folder being imported")],
+    );
     assert_eq!(out.code, 3, "{}", out.stderr);
 }
 
@@ -250,20 +235,15 @@ fn a_fifo_and_a_link_out_in_an_opencode_storage_folder_are_skipped() {
             .args(["session", "import", storage.to_str().unwrap()])
             .timeout(std::time::Duration::from_secs(60)),
     );
-    for name in [
-        "msg_pipe.json",
-        "msg_out.json",
-        "ses_pipe.json",
-        "ses_out.json",
-    ] {
-        assert!(
-            out.stderr
-                .lines()
-                .any(|l| l.contains(name) && l.contains("skipped")),
-            "{name}: {}",
-            out.stderr
-        );
-    }
+    super::assert_skipped(
+        &out.stderr,
+        &[
+            ("msg_pipe.json", ""),
+            ("msg_out.json", ""),
+            ("ses_pipe.json", ""),
+            ("ses_out.json", ""),
+        ],
+    );
     assert!(
         out.stderr
             .contains("4 created, 0 updated, 0 unchanged, 4 skipped"),
