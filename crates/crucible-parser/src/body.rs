@@ -208,6 +208,7 @@ impl Builder<'_> {
         self.flush();
         if h.is_phase() {
             self.out.sections.push(Section::Phase(Phase {
+                usage: Vec::new(),
                 level: h.level,
                 name: h.name.to_owned(),
                 agent: h.agent,

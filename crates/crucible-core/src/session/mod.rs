@@ -17,6 +17,7 @@ mod summary;
 mod task;
 mod timestamp;
 mod tool_args;
+mod usage;
 
 pub use agent::{AgentRef, AgentRefError};
 pub use block::{Block, ToolCall};
@@ -40,6 +41,9 @@ pub use summary::{Counts, PhaseSummary, SessionSummary};
 pub use task::Task;
 pub use timestamp::{Timestamp, TimestampError};
 pub use tool_args::args_line;
+pub use usage::{
+    TIER_THRESHOLDS, Tokens, UNKNOWN_MODEL, UsageByModel, UsageLine, UsageRecord,
+};
 
 use serde::{Deserialize, Serialize};
 

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{AgentRef, Block, Timestamp};
+use super::{AgentRef, Block, Timestamp, UsageRecord};
 
 /// A top-level part of the body after the preamble.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +46,9 @@ pub struct Phase {
     pub meta: PhaseMeta,
     #[serde(default)]
     pub blocks: Vec<Block>,
+    /// The model requests the phase made (`<!-- usage: ... -->` lines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<UsageRecord>,
 }
 
 impl Phase {
@@ -57,6 +60,7 @@ impl Phase {
             channel,
             meta: PhaseMeta::default(),
             blocks: Vec::new(),
+            usage: Vec::new(),
         }
     }
 }

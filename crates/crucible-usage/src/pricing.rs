@@ -1,0 +1,1 @@
+//! placeholder: the price table (helper P).
