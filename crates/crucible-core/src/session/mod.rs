@@ -43,7 +43,7 @@ pub use timestamp::{Timestamp, TimestampError};
 pub use tool_args::args_line;
 pub use usage::{
     PhaseFigures, TIER_THRESHOLDS, Tokens, UNKNOWN_MODEL, UsageByModel, UsageLine, UsageRecord,
-    attribute,
+    attribute, without_phases,
 };
 
 use serde::{Deserialize, Serialize};

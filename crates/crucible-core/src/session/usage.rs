@@ -450,6 +450,74 @@ fn frontmatter_lines(
     }
 }
 
+/// `lines` with their phase left out, merged where they then agree (agent,
+/// channel, model, hour, cost written or not): a session's figures as the
+/// index's session row keeps them.
+pub fn without_phases(lines: &[UsageLine]) -> Vec<UsageLine> {
+    type Key<'a> = (
+        Option<&'a String>,
+        Option<&'a String>,
+        Option<&'a String>,
+        i64,
+        bool,
+    );
+    let mut merged: BTreeMap<Key<'_>, UsageLine> = BTreeMap::new();
+    for l in lines {
+        let key = (
+            l.agent.as_ref(),
+            l.channel.as_ref(),
+            l.model.as_ref(),
+            l.hour,
+            l.recorded,
+        );
+        match merged.get_mut(&key) {
+            Some(m) => m.merge(l),
+            None => {
+                merged.insert(
+                    key,
+                    UsageLine {
+                        phase: None,
+                        ..l.clone()
+                    },
+                );
+            }
+        }
+    }
+    merged.into_values().collect()
+}
+
+impl UsageLine {
+    /// Adds `o`'s figures to this line's (same agent, model and hour).
+    pub fn merge(&mut self, o: &UsageLine) {
+        self.first_ms = self.first_ms.min(o.first_ms);
+        self.last_ms = self.last_ms.max(o.last_ms);
+        self.requests += o.requests;
+        self.tokens.add(o.tokens);
+        self.untyped = self.untyped.saturating_add(o.untyped);
+        self.recorded_cost_usd += o.recorded_cost_usd;
+        for (t, a) in &o.above {
+            if let Some((_, sum)) = self.above.iter_mut().find(|(at, _)| at == t) {
+                sum.add(*a);
+            } else {
+                self.above.push((*t, *a));
+                self.above.sort_by_key(|(at, _)| *at);
+            }
+        }
+    }
+}
+
+impl Frontmatter {
+    /// The session's project: its `project` key (the git root of its
+    /// working directory, found when it was recorded or imported), else its
+    /// `cwd`.
+    pub fn project(&self) -> Option<&str> {
+        ["project", "cwd"]
+            .into_iter()
+            .find_map(|k| self.extra.get(k).and_then(Value::as_str))
+            .filter(|p| !p.is_empty())
+    }
+}
+
 fn new_line<'a>(
     lines: &'a mut BTreeMap<LineKey, UsageLine>,
     key: LineKey,
