@@ -489,6 +489,9 @@ pub fn without_phases(lines: &[UsageLine]) -> Vec<UsageLine> {
 impl UsageLine {
     /// Adds `o`'s figures to this line's (same agent, model and hour).
     pub fn merge(&mut self, o: &UsageLine) {
+        // Lines of other hours merged (by model, for pricing) keep the
+        // earliest: the result does not depend on the order of merging.
+        self.hour = self.hour.min(o.hour);
         self.first_ms = self.first_ms.min(o.first_ms);
         self.last_ms = self.last_ms.max(o.last_ms);
         self.requests += o.requests;
