@@ -9,13 +9,13 @@
 //! ```text
 //! line (';' between lines) := agent|channel|model|hour|first|last|requests
 //!                             |input|output|cache_creation|cache_read|reasoning
-//!                             |untyped|cost|above
+//!                             |cache_creation_1h|untyped|cost|above
 //! ```
 //!
 //! `hour` counts hours since the epoch; `first`/`last` are milliseconds
 //! into it; `cost` is `-` when the source wrote none, else the dollars it
 //! wrote (Rust's shortest exact form); `above` is `threshold:in:out:cc:cr`
-//! items joined by `+`. Texts are `%XX`-escaped where they hold `%|;,"\`
+//! items (`threshold:in:out:cc:cr:cc1h`) joined by `+`. Texts are `%XX`-escaped where they hold `%|;,"\`
 //! or a control character, so the cell never needs TOON quoting; `None` is
 //! empty and an empty text is a lone `%`.
 
@@ -41,7 +41,7 @@ pub fn encode(lines: &[UsageLine]) -> String {
         // Writing to a String cannot fail.
         let _ = write!(
             out,
-            "|{hour}|{}|{}|{}|{}|{}|{}|{}|{}|{}|",
+            "|{hour}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|",
             l.first_ms - base_ms,
             l.last_ms - base_ms,
             l.requests,
@@ -50,6 +50,7 @@ pub fn encode(lines: &[UsageLine]) -> String {
             t.cache_creation,
             t.cache_read,
             t.reasoning,
+            t.cache_creation_1h,
             l.untyped,
         );
         if l.recorded {
@@ -64,8 +65,8 @@ pub fn encode(lines: &[UsageLine]) -> String {
             }
             let _ = write!(
                 out,
-                "{threshold}:{}:{}:{}:{}",
-                a.input, a.output, a.cache_creation, a.cache_read
+                "{threshold}:{}:{}:{}:{}:{}",
+                a.input, a.output, a.cache_creation, a.cache_read, a.cache_creation_1h
             );
         }
     }
@@ -81,7 +82,7 @@ pub fn decode(cell: &str) -> Result<Vec<UsageLine>, String> {
 }
 
 fn line(s: &str) -> Result<UsageLine, String> {
-    let bad = || format!("usage `{s}` is not agent|channel|model|hour|... (15 fields)");
+    let bad = || format!("usage `{s}` is not agent|channel|model|hour|... (16 fields)");
     let f: Vec<&str> = s.split('|').collect();
     let &[
         agent,
@@ -96,6 +97,7 @@ fn line(s: &str) -> Result<UsageLine, String> {
         cache_creation,
         cache_read,
         reasoning,
+        cache_creation_1h,
         untyped,
         cost,
         above,
@@ -126,6 +128,7 @@ fn line(s: &str) -> Result<UsageLine, String> {
             cache_creation: n(cache_creation)?,
             cache_read: n(cache_read)?,
             reasoning: n(reasoning)?,
+            cache_creation_1h: n(cache_creation_1h)?,
         },
         untyped: n(untyped)?,
         recorded,
@@ -149,6 +152,7 @@ fn above_items(s: &str) -> Option<Vec<(u64, Tokens)>> {
                 cache_creation: next()?,
                 cache_read: next()?,
                 reasoning: 0,
+                cache_creation_1h: next()?,
             };
             Some((t, tokens))
         })
@@ -221,13 +225,15 @@ mod tests {
             any::<u32>(),
             any::<u64>(),
             any::<u16>(),
+            any::<u16>(),
         )
-            .prop_map(|(a, b, c, d, e)| Tokens {
+            .prop_map(|(a, b, c, d, e, f)| Tokens {
                 input: a.into(),
                 output: b.into(),
                 cache_creation: c.into(),
                 cache_read: d,
                 reasoning: e.into(),
+                cache_creation_1h: f.into(),
             })
     }
 

@@ -4,7 +4,9 @@
 //! so a phase of many requests stays a column of short lines.
 //!
 //! Keys: `at` (timestamp), `model`, `input`, `output`, `cache_creation`,
-//! `cache_read`, `reasoning` (whole numbers; a missing kind is 0),
+//! `cache_creation_1h` (the part of `cache_creation` written to the
+//! one-hour cache), `cache_read`, `reasoning` (whole numbers; a missing kind
+//! is 0),
 //! `cost_usd` (what the source wrote), `id` (the source's request id).
 //! Other keys are kept in order.
 
@@ -39,6 +41,7 @@ pub(crate) fn parse(html: &str) -> Option<Result<UsageRecord, String>> {
             "cache_creation" => r.tokens.cache_creation = count()?,
             "cache_read" => r.tokens.cache_read = count()?,
             "reasoning" => r.tokens.reasoning = count()?,
+            "cache_creation_1h" => r.tokens.cache_creation_1h = count()?,
             "cost_usd" => r.cost_usd = Some(finite(value).ok_or_else(|| bad("a finite number"))?),
             "id" => r.id = Some(value.to_owned()),
             _ => r.extra.push((key.to_owned(), value.to_owned())),
@@ -64,11 +67,13 @@ pub(crate) fn write(r: &UsageRecord, out: &mut String) {
         cache_creation,
         cache_read,
         reasoning,
+        cache_creation_1h,
     } = r.tokens;
     push_pair(out, "input", &input.to_string());
     push_pair(out, "output", &output.to_string());
     for (key, n) in [
         ("cache_creation", cache_creation),
+        ("cache_creation_1h", cache_creation_1h),
         ("cache_read", cache_read),
         ("reasoning", reasoning),
     ] {
@@ -110,6 +115,7 @@ mod tests {
                 cache_creation: 1200,
                 cache_read: 15_000,
                 reasoning: 7,
+                cache_creation_1h: 200,
             },
             cost_usd: Some(0.0123),
             id: Some("msg_01 x-->y:req_1".into()),

@@ -369,14 +369,16 @@ fn tokens() -> impl Strategy<Value = Tokens> {
         prop_oneof![Just(0u64), 0u64..500_000],
         prop_oneof![Just(0u64), any::<u64>()],
         prop_oneof![Just(0u64), 0u64..10_000],
+        prop_oneof![Just(0u64), 0u64..400_000],
     )
         .prop_map(
-            |(input, output, cache_creation, cache_read, reasoning)| Tokens {
+            |(input, output, cache_creation, cache_read, reasoning, one_hour)| Tokens {
                 input,
                 output,
-                cache_creation,
+                cache_creation: cache_creation.max(one_hour),
                 cache_read,
                 reasoning,
+                cache_creation_1h: one_hour,
             },
         )
 }
@@ -410,6 +412,7 @@ fn usage_records() -> impl Strategy<Value = Vec<UsageRecord>> {
                         "input",
                         "output",
                         "cache_creation",
+                        "cache_creation_1h",
                         "cache_read",
                         "reasoning",
                         "cost_usd",
