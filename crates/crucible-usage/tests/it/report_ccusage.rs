@@ -1,0 +1,1 @@
+//! Placeholder while the peer comparison is written.
