@@ -1,0 +1,8 @@
+//! crucible-usage's integration tests: one binary, a module per subject.
+
+mod report_blocks;
+mod report_ccusage;
+mod report_json;
+mod report_periods;
+mod report_session;
+mod report_support;
