@@ -30,6 +30,9 @@ use crate::yaml::{Mapping, Value};
 /// `cache_creation` are the cached parts (an agent that reports cached input
 /// inside its input count, as Codex does, is split when imported). `output`
 /// includes `reasoning`, which is kept apart for those who want it.
+/// `cache_creation` includes `cache_creation_1h`, the part written to the
+/// one-hour cache, kept apart because it is priced higher (twice the input
+/// price, against 1.25 times for the five-minute cache).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Tokens {
     #[serde(default)]
@@ -42,6 +45,8 @@ pub struct Tokens {
     pub cache_read: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reasoning: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_creation_1h: u64,
 }
 
 // serde's `skip_serializing_if` passes a reference.
@@ -70,22 +75,29 @@ impl Tokens {
         self.cache_creation = self.cache_creation.saturating_add(o.cache_creation);
         self.cache_read = self.cache_read.saturating_add(o.cache_read);
         self.reasoning = self.reasoning.saturating_add(o.reasoning);
+        self.cache_creation_1h = self.cache_creation_1h.saturating_add(o.cache_creation_1h);
     }
 
-    /// Each kind's part above `threshold` (0 where it is at or below).
+    /// Each kind's part above `threshold` (0 where it is at or below). The
+    /// two cache durations are priced apart, so each is measured against the
+    /// threshold on its own: `cache_creation` is the five-minute part's
+    /// excess plus the one-hour part's, `cache_creation_1h` the latter.
     pub fn above(self, threshold: u64) -> Self {
         let over = |n: u64| n.saturating_sub(threshold);
+        let one_hour = self.cache_creation_1h.min(self.cache_creation);
         Self {
             input: over(self.input),
             output: over(self.output),
-            cache_creation: over(self.cache_creation),
+            cache_creation: over(self.cache_creation - one_hour).saturating_add(over(one_hour)),
             cache_read: over(self.cache_read),
             reasoning: 0,
+            cache_creation_1h: over(one_hour),
         }
     }
 
     /// As the frontmatter writes it (`input`, `output`, `cache_creation`,
-    /// `cache_read`, and `reasoning` when there is any).
+    /// `cache_read`, and `reasoning` and `cache_creation_1h` when there is
+    /// any).
     pub fn to_mapping(self) -> Mapping {
         let mut m = Mapping::new();
         m.insert("input", self.input);
@@ -94,6 +106,9 @@ impl Tokens {
         m.insert("cache_read", self.cache_read);
         if self.reasoning > 0 {
             m.insert("reasoning", self.reasoning);
+        }
+        if self.cache_creation_1h > 0 {
+            m.insert("cache_creation_1h", self.cache_creation_1h);
         }
         m
     }
@@ -107,6 +122,7 @@ impl Tokens {
             cache_creation: n("cache_creation"),
             cache_read: n("cache_read"),
             reasoning: n("reasoning"),
+            cache_creation_1h: n("cache_creation_1h"),
         }
     }
 }
@@ -115,9 +131,8 @@ impl Tokens {
 /// token (LiteLLM's `*_above_<N>k_tokens` keys). The index keeps, per line,
 /// each kind's tokens above each of them, so that a long-context price can be
 /// applied per request without keeping every request.
-pub const TIER_THRESHOLDS: [u64; 7] = [
-    32_000, 100_000, 128_000, 200_000, 256_000, 272_000, 512_000,
-];
+pub const TIER_THRESHOLDS: [u64; 7] =
+    [32_000, 100_000, 128_000, 200_000, 256_000, 272_000, 512_000];
 
 /// One model request, as a phase records it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -303,9 +318,17 @@ impl SessionLog {
         let mut lines: BTreeMap<LineKey, UsageLine> = BTreeMap::new();
         let mut any_phase_figure = false;
         for (id, p) in self.phases() {
-            let agent = p.agent.as_ref().map(ToString::to_string).or(main_agent.clone());
+            let agent = p
+                .agent
+                .as_ref()
+                .map(ToString::to_string)
+                .or(main_agent.clone());
             let channel = p.channel.clone().or_else(|| fm.channel.clone());
-            let phase_ms = p.meta.started.as_ref().map_or(started_ms, Timestamp::unix_ms);
+            let phase_ms = p
+                .meta
+                .started
+                .as_ref()
+                .map_or(started_ms, Timestamp::unix_ms);
             let phase_model = p.meta.model.as_ref().or(fm.model.as_ref());
             if p.usage.is_empty() {
                 let Some(n) = p.meta.tokens else { continue };
@@ -330,7 +353,8 @@ impl SessionLog {
                     hour: hour_of(at),
                     recorded: r.cost_usd.is_some(),
                 };
-                new_line(&mut lines, key, &agent, &channel, at).add_record(at, r.tokens, r.cost_usd);
+                new_line(&mut lines, key, &agent, &channel, at)
+                    .add_record(at, r.tokens, r.cost_usd);
             }
         }
         if !any_phase_figure {
@@ -493,6 +517,26 @@ mod tests {
         let above_200k = l.above.iter().find(|(t, _)| *t == 200_000).unwrap().1;
         assert_eq!(above_200k.cache_read, 50_000);
         assert!(l.above.iter().all(|(t, _)| *t < 256_000));
+    }
+
+    #[test]
+    fn the_one_hour_cache_part_is_measured_against_thresholds_on_its_own() {
+        let t = Tokens {
+            cache_creation: 250_000,
+            cache_creation_1h: 210_000,
+            ..Tokens::default()
+        };
+        let over = t.above(200_000);
+        assert_eq!(
+            (over.cache_creation, over.cache_creation_1h),
+            (10_000, 10_000)
+        );
+        assert_eq!(
+            t.total(),
+            250_000,
+            "the one-hour part is inside cache_creation"
+        );
+        assert_eq!(Tokens::from_mapping(&t.to_mapping()), t);
     }
 
     #[test]
