@@ -82,6 +82,7 @@ impl Tokens {
     /// two cache durations are priced apart, so each is measured against the
     /// threshold on its own: `cache_creation` is the five-minute part's
     /// excess plus the one-hour part's, `cache_creation_1h` the latter.
+    #[must_use]
     pub fn above(self, threshold: u64) -> Self {
         let over = |n: u64| n.saturating_sub(threshold);
         let one_hour = self.cache_creation_1h.min(self.cache_creation);
