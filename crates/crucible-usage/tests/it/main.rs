@@ -1,0 +1,3 @@
+//! crucible-usage's integration tests: one binary, a module per subject.
+
+mod claude_code_against_ccusage;
