@@ -175,6 +175,7 @@ fn entry(v: &Value, file: usize, path_session: &str) -> Option<Entry> {
             cache_creation,
             cache_read: n("cache_read_input_tokens").unwrap_or(0),
             reasoning: 0,
+            cache_creation_1h: 0,
         },
         message_id: text(msg, "id"),
         request_id: text(v, "requestId"),
