@@ -31,7 +31,8 @@ use crucible_core::{
 };
 
 use crate::transcript::{CallBook, conversation_session, push_reply, push_user_phase, text_of};
-use crate::{ImportError, Imported, RecordTally, Usage, UsageByModel};
+use crate::{ImportError, Imported, RecordTally};
+use crucible_core::{Tokens, UsageByModel};
 
 /// True for a line of a Copilot CLI event log: a dotted `type` of one of
 /// its families, a `data` object, an `id` and a `timestamp`.
@@ -223,9 +224,9 @@ impl Session {
 
     fn assistant(&mut self, data: &Value) {
         if let Some(n) = data.get("outputTokens").and_then(Value::as_u64) {
-            let u = Usage {
+            let u = Tokens {
                 output: n,
-                ..Usage::default()
+                ..Tokens::default()
             };
             self.reply_usage.add(self.model.as_deref(), u);
         }
@@ -323,7 +324,7 @@ impl Session {
             let cache_read = n("cacheReadTokens");
             by.add(
                 Some(model),
-                Usage {
+                Tokens {
                     input: n("inputTokens").saturating_sub(cache_read),
                     output: n("outputTokens"),
                     cache_creation: n("cacheWriteTokens"),

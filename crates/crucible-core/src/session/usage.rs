@@ -115,9 +115,8 @@ impl Tokens {
 /// token (LiteLLM's `*_above_<N>k_tokens` keys). The index keeps, per line,
 /// each kind's tokens above each of them, so that a long-context price can be
 /// applied per request without keeping every request.
-pub const TIER_THRESHOLDS: [u64; 7] = [
-    32_000, 100_000, 128_000, 200_000, 256_000, 272_000, 512_000,
-];
+pub const TIER_THRESHOLDS: [u64; 7] =
+    [32_000, 100_000, 128_000, 200_000, 256_000, 272_000, 512_000];
 
 /// One model request, as a phase records it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -303,9 +302,17 @@ impl SessionLog {
         let mut lines: BTreeMap<LineKey, UsageLine> = BTreeMap::new();
         let mut any_phase_figure = false;
         for (id, p) in self.phases() {
-            let agent = p.agent.as_ref().map(ToString::to_string).or(main_agent.clone());
+            let agent = p
+                .agent
+                .as_ref()
+                .map(ToString::to_string)
+                .or(main_agent.clone());
             let channel = p.channel.clone().or_else(|| fm.channel.clone());
-            let phase_ms = p.meta.started.as_ref().map_or(started_ms, Timestamp::unix_ms);
+            let phase_ms = p
+                .meta
+                .started
+                .as_ref()
+                .map_or(started_ms, Timestamp::unix_ms);
             let phase_model = p.meta.model.as_ref().or(fm.model.as_ref());
             if p.usage.is_empty() {
                 let Some(n) = p.meta.tokens else { continue };
@@ -330,7 +337,8 @@ impl SessionLog {
                     hour: hour_of(at),
                     recorded: r.cost_usd.is_some(),
                 };
-                new_line(&mut lines, key, &agent, &channel, at).add_record(at, r.tokens, r.cost_usd);
+                new_line(&mut lines, key, &agent, &channel, at)
+                    .add_record(at, r.tokens, r.cost_usd);
             }
         }
         if !any_phase_figure {

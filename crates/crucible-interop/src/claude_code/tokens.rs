@@ -13,13 +13,13 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::{Usage, UsageByModel};
+use crucible_core::{Tokens, UsageByModel};
 
 /// One API response: its model, its tokens, whether it was met on a side chain.
 #[derive(Debug, Clone)]
 struct Response {
     model: Option<String>,
-    usage: Usage,
+    usage: Tokens,
     sidechain: bool,
 }
 
@@ -34,13 +34,13 @@ pub(super) struct Responses {
 /// The four token kinds of a line's `message.usage`. Cache creation is the
 /// sum of the 5-minute and 1-hour parts when the line splits it (what
 /// ccusage reads), else `cache_creation_input_tokens`.
-pub(crate) fn usage_of(u: &Value) -> Usage {
+pub(crate) fn usage_of(u: &Value) -> Tokens {
     let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
     let cache_creation = match u.get("cache_creation").filter(|c| c.is_object()) {
         Some(c) => n(c, "ephemeral_5m_input_tokens") + n(c, "ephemeral_1h_input_tokens"),
         None => n(u, "cache_creation_input_tokens"),
     };
-    Usage {
+    Tokens {
         input: n(u, "input_tokens"),
         output: n(u, "output_tokens"),
         cache_creation,

@@ -24,7 +24,8 @@ use crucible_core::{
 
 use super::tokens::Counts;
 use crate::transcript::{CallBook, finish_paused};
-use crate::{Imported, RecordTally, UsageByModel};
+use crate::{Imported, RecordTally};
+use crucible_core::UsageByModel;
 
 struct Reader {
     agent: AgentRef,

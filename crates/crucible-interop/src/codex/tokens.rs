@@ -18,14 +18,14 @@
 //!   has them).
 //!
 //! Codex's `input_tokens` include the cached part and `output_tokens` the
-//! reasoning, so a step maps to [`Usage`] as input = input − cached,
+//! reasoning, so a step maps to [`Tokens`] as input = input − cached,
 //! cache_read = cached, output = output, reasoning = reasoning.
 
 use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::{Usage, UsageByModel};
+use crucible_core::{Tokens, UsageByModel};
 
 /// One `total_token_usage` (or an exec turn's `usage`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
@@ -48,9 +48,9 @@ impl Counts {
     }
 
     /// In cru's kinds: cached input is split off the input.
-    pub(crate) fn usage(self) -> Usage {
+    pub(crate) fn usage(self) -> Tokens {
         let cached = self.cached.min(self.input);
-        Usage {
+        Tokens {
             input: self.input - cached,
             output: self.output,
             cache_creation: 0,

@@ -20,7 +20,8 @@ use crucible_core::{
     Block, CallData, CalloutKind, SessionData, SessionLog, ToolCall, resume::block_text,
 };
 
-use crate::{Provenance, UsageByModel, fnv_hex};
+use crate::{Provenance, fnv_hex};
+use crucible_core::UsageByModel;
 
 /// The release whose transcript shape this follows (the newest in the
 /// real fixtures with this envelope).
@@ -87,7 +88,7 @@ struct Lines {
     timestamp: String,
     model: Option<String>,
     /// The session model's tokens, for the first assistant line.
-    first_tokens: Option<crate::Usage>,
+    first_tokens: Option<crucible_core::Tokens>,
     /// Other models' tokens, each on an assistant line of its own at the end.
     other_tokens: UsageByModel,
     parent: Option<String>,
@@ -174,7 +175,12 @@ impl Lines {
         self.assistant_line(content, model, tokens.unwrap_or_default());
     }
 
-    fn assistant_line(&mut self, content: Vec<Value>, model: Option<String>, u: crate::Usage) {
+    fn assistant_line(
+        &mut self,
+        content: Vec<Value>,
+        model: Option<String>,
+        u: crucible_core::Tokens,
+    ) {
         let id = format!(
             "msg_{}",
             fnv_hex(format!("{}:{}", self.session_id, self.n).as_bytes())
@@ -246,9 +252,9 @@ fn session_usage(log: &SessionLog) -> UsageByModel {
     }
     let mut u = UsageByModel::default();
     if let Some(total) = log.frontmatter.tokens_used.filter(|t| *t > 0) {
-        let usage = crate::Usage {
+        let usage = crucible_core::Tokens {
             input: total,
-            ..crate::Usage::default()
+            ..crucible_core::Tokens::default()
         };
         u.add(log.frontmatter.model.as_deref(), usage);
     }

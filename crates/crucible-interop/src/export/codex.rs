@@ -345,12 +345,15 @@ impl Writer<'_> {
         // A session that counts tokens without their kinds (written by
         // hand, or by an agent that gave one number) writes them as input.
         let fm = &log.frontmatter;
-        let Some(u) = crate::UsageByModel::of(fm).map(|u| u.total()).or_else(|| {
-            fm.tokens_used.map(|n| crate::Usage {
-                input: n,
-                ..crate::Usage::default()
+        let Some(u) = crucible_core::UsageByModel::of(fm)
+            .map(|u| u.total())
+            .or_else(|| {
+                fm.tokens_used.map(|n| crucible_core::Tokens {
+                    input: n,
+                    ..crucible_core::Tokens::default()
+                })
             })
-        }) else {
+        else {
             return;
         };
         // Codex has no kind for cache writes: they were input the model

@@ -30,7 +30,8 @@ use crate::transcript::{
     CallBook, base64_len, finish_paused, image_marker, push_reply, push_user_phase, text_of,
     title_from,
 };
-use crate::{Child, ImportError, Imported, RecordTally, SubagentLink, Usage, UsageByModel};
+use crate::{Child, ImportError, Imported, RecordTally, SubagentLink};
+use crucible_core::{Tokens, UsageByModel};
 
 use chat::{Chat, Message};
 
@@ -169,7 +170,7 @@ fn gemini() -> AgentRef {
 /// (total = input + output + thoughts + tool), and `tool` (the prompt of
 /// tool use) is input too. Output includes the thoughts (kept apart as
 /// `reasoning`).
-pub(crate) fn usage_of(tokens: &Value) -> Usage {
+pub(crate) fn usage_of(tokens: &Value) -> Tokens {
     let n = |k: &str| tokens.get(k).and_then(Value::as_u64).unwrap_or(0);
     let (input, output, cached, thoughts, tool) = (
         n("input"),
@@ -185,7 +186,7 @@ pub(crate) fn usage_of(tokens: &Value) -> Usage {
     } else {
         input
     };
-    Usage {
+    Tokens {
         input: uncached + tool,
         output: output + thoughts,
         cache_creation: 0,

@@ -25,8 +25,9 @@ use crucible_core::{
 };
 
 use super::Rows;
+use crate::RecordTally;
 use crate::transcript::{CallBook, finish_paused, phase_name, title_from};
-use crate::{RecordTally, Usage, UsageByModel};
+use crucible_core::{Tokens, UsageByModel};
 
 pub(super) fn opencode() -> AgentRef {
     "opencode".parse().expect("a valid agent name")
@@ -218,7 +219,7 @@ impl Session {
             // OpenCode's `output` leaves the reasoning out; cru's holds it.
             self.usage.add(
                 model,
-                Usage {
+                Tokens {
                     input: n("/input"),
                     output: n("/output") + n("/reasoning"),
                     cache_creation: n("/cache/write"),

@@ -4,10 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use crucible_core::DataRecord;
-use crucible_interop::{
-    Format, ImportError, Imported, Usage, UsageByModel, detect, find_sources, import,
-};
+use crucible_core::{DataRecord, Tokens, UsageByModel};
+use crucible_interop::{Format, ImportError, Imported, detect, find_sources, import};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -84,7 +82,7 @@ struct Facts {
     subagents: u64,
     thinking: u64,
     images: u64,
-    usage: Usage,
+    usage: Tokens,
 }
 
 /// Counts straight from the JSON: tool_use blocks by id, tool_result
@@ -164,7 +162,7 @@ fn count(files: &[PathBuf]) -> Facts {
     f.failed = failed.intersection(&uses).count() as u64;
     f.subagents += chains.len() as u64;
     let sum = |k: usize| best.values().map(|p| p[k]).sum::<u64>() + anonymous[k];
-    f.usage = Usage {
+    f.usage = Tokens {
         input: sum(0),
         output: sum(1),
         cache_creation: sum(2),

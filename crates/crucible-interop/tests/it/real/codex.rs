@@ -7,10 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crucible_core::{Block, CalloutKind};
-use crucible_interop::{
-    Exported, Format, Usage, UsageByModel, detect, export, find_sources, import,
-};
+use crucible_core::{Block, CalloutKind, Tokens, UsageByModel};
+use crucible_interop::{Exported, Format, detect, export, find_sources, import};
 
 fn root() -> PathBuf {
     super::real_dir("codex")
@@ -48,7 +46,7 @@ struct Facts {
     replies: usize,
     /// Images the user sent (`input_image` parts).
     images: usize,
-    usage: Usage,
+    usage: Tokens,
 }
 
 fn lines(path: &Path) -> Vec<Value> {
@@ -124,7 +122,7 @@ fn output_failed(output: &str) -> bool {
 /// The tokens of `total_token_usage` steps: a lower total restarts the
 /// count; a total seen before is a replay and counts nothing.
 fn add_step(
-    usage: &mut Usage,
+    usage: &mut Tokens,
     prev: &mut Option<[u64; 4]>,
     seen: &mut HashSet<[u64; 4]>,
     t: &Value,

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crucible_core::{CalloutKind, DataRecord};
-use crucible_interop::{Format, UsageByModel, detect, import};
+use crucible_core::{CalloutKind, DataRecord, UsageByModel};
+use crucible_interop::{Format, detect, import};
 use serde_json::Value;
 
 fn files() -> Vec<PathBuf> {

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crucible_core::{CalloutKind, DataRecord};
-use crucible_interop::{Format, Usage, UsageByModel, detect, import};
+use crucible_core::{CalloutKind, DataRecord, Tokens, UsageByModel};
+use crucible_interop::{Format, detect, import};
 use serde_json::Value;
 
 fn dir() -> PathBuf {
@@ -112,7 +112,7 @@ fn imported_facts(path: &Path) -> Facts {
     let usage = UsageByModel::of(&log.frontmatter)
         .unwrap_or_default()
         .total();
-    let Usage {
+    let Tokens {
         input,
         output,
         cache_read,

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crucible_core::CalloutKind;
-use crucible_interop::{Format, Imported, UsageByModel, detect, find_sources, import};
+use crucible_core::{CalloutKind, UsageByModel};
+use crucible_interop::{Format, Imported, detect, find_sources, import};
 use serde_json::Value;
 
 fn dir() -> PathBuf {
