@@ -13,11 +13,12 @@
 //!   `success` is false; a `detailedContent` diff is the call's diff);
 //! - `system.message`, `session.info`, `session.mode_changed`,
 //!   `session.task_complete` → context records;
-//! - `session.shutdown`'s `modelMetrics` → usage by model (its
+//! - `session.shutdown`'s `modelMetrics` → one usage record per model (its
 //!   `inputTokens` hold the cache reads, which are taken out, as ccusage
-//!   does for Copilot's OpenTelemetry counts); a session without a
-//!   shutdown (still running, or killed) has only the replies' output
-//!   tokens, which are counted then;
+//!   does for Copilot's OpenTelemetry counts), at the shutdown's time, in
+//!   the phase then being written: the run's requests together, the finest
+//!   the log gives; a session without a shutdown (still running, or
+//!   killed) has only the replies' output tokens, a record per reply;
 //! - everything else (turn starts and ends, tool starts) is kept whole as a
 //!   source record.
 
@@ -30,9 +31,10 @@ use crucible_core::{
     ToolCall, args_line,
 };
 
+use crate::requests::{Requests, record, time};
 use crate::transcript::{CallBook, conversation_session, push_reply, push_user_phase, text_of};
 use crate::{ImportError, Imported, RecordTally};
-use crucible_core::{Tokens, UsageByModel};
+use crucible_core::{Tokens, UsageRecord};
 
 /// True for a line of a Copilot CLI event log: a dotted `type` of one of
 /// its families, a `data` object, an `id` and a `timestamp`.
@@ -100,10 +102,11 @@ struct Session {
     records: Vec<DataRecord>,
     tally: RecordTally,
     first_prompt: Option<String>,
-    /// From `session.shutdown`: the whole session's tokens by model.
-    shutdown_usage: Option<UsageByModel>,
+    /// From each `session.shutdown`: its run's tokens by model, with the
+    /// phase then being written.
+    shutdown_usage: Option<Vec<(Option<usize>, UsageRecord)>>,
     /// The replies' `outputTokens`, for a session that never shut down.
-    reply_usage: UsageByModel,
+    reply_usage: Vec<(Option<usize>, UsageRecord)>,
 }
 
 impl Session {
@@ -167,14 +170,14 @@ impl Session {
                 }
             }
             "user.message" => self.user(data),
-            "assistant.message" => self.assistant(data),
+            "assistant.message" => self.assistant(v, data),
             "tool.execution_complete" => self.tool_done(data),
             "system.message" => self.context("system prompt", str_of("content")),
             "session.info" => self.context("info", str_of("message")),
             "session.mode_changed" => self.context("mode", str_of("newMode")),
             "session.task_complete" => self.context("task complete", str_of("summary")),
             "session.shutdown" => {
-                self.shutdown(data);
+                self.shutdown(v, data);
                 self.source(line, v);
             }
             _ => self.source(line, v),
@@ -222,13 +225,24 @@ impl Session {
         }
     }
 
-    fn assistant(&mut self, data: &Value) {
-        if let Some(n) = data.get("outputTokens").and_then(Value::as_u64) {
+    fn assistant(&mut self, event: &Value, data: &Value) {
+        if let Some(n) = data
+            .get("outputTokens")
+            .and_then(Value::as_u64)
+            .filter(|n| *n > 0)
+        {
             let u = Tokens {
                 output: n,
                 ..Tokens::default()
             };
-            self.reply_usage.add(self.model.as_deref(), u);
+            let id = data
+                .get("messageId")
+                .or_else(|| event.get("id"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let at = time(event.get("timestamp").and_then(Value::as_str));
+            let r = record(at, self.model.as_deref(), u, id);
+            self.reply_usage.push((self.phase(), r));
         }
         if let Some(t) = data.get("reasoningText").and_then(Value::as_str) {
             let mut extra = Map::new();
@@ -308,11 +322,12 @@ impl Session {
         }
     }
 
-    fn shutdown(&mut self, data: &Value) {
+    fn shutdown(&mut self, event: &Value, data: &Value) {
         // A resumed session shuts down once per run, each with its own counts.
-        let by = self
-            .shutdown_usage
-            .get_or_insert_with(UsageByModel::default);
+        let at = time(event.get("timestamp").and_then(Value::as_str));
+        let event_id = event.get("id").and_then(Value::as_str);
+        let phase = self.phase();
+        let runs = self.shutdown_usage.get_or_insert_with(Vec::new);
         for (model, m) in data
             .get("modelMetrics")
             .and_then(Value::as_object)
@@ -322,26 +337,29 @@ impl Session {
             let u = m.get("usage").unwrap_or(&Value::Null);
             let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
             let cache_read = n("cacheReadTokens");
-            by.add(
-                Some(model),
-                Tokens {
-                    input: n("inputTokens").saturating_sub(cache_read),
-                    output: n("outputTokens"),
-                    cache_creation: n("cacheWriteTokens"),
-                    cache_read,
-                    reasoning: n("reasoningTokens"),
-                },
-            );
+            let tokens = Tokens {
+                input: n("inputTokens").saturating_sub(cache_read),
+                output: n("outputTokens"),
+                cache_creation: n("cacheWriteTokens"),
+                cache_read,
+                reasoning: n("reasoningTokens"),
+            };
+            if tokens.is_zero() {
+                continue;
+            }
+            let id = event_id.map(|e| format!("{e}:{model}"));
+            runs.push((phase, record(at.clone(), Some(model), tokens, id)));
         }
     }
 
-    fn finish(self, path: &Path) -> (SessionLog, Vec<DataRecord>, RecordTally) {
-        let (model, usage, extra) = (
-            self.first_model,
-            self.shutdown_usage.unwrap_or(self.reply_usage),
-            self.extra,
-        );
-        let log = conversation_session(
+    fn finish(mut self, path: &Path) -> (SessionLog, Vec<DataRecord>, RecordTally) {
+        let (model, extra) = (self.first_model, self.extra);
+        let mut requests = Requests::default();
+        for (phase, r) in self.shutdown_usage.unwrap_or(self.reply_usage) {
+            requests.put_in(&mut self.phases, phase, r);
+        }
+        requests.settle(&mut self.phases);
+        let mut log = conversation_session(
             path,
             self.started,
             self.first_prompt.as_deref(),
@@ -350,12 +368,12 @@ impl Session {
             |fm| {
                 fm.participants.push(copilot());
                 fm.model = model;
-                usage.store(fm);
                 for (k, s) in extra {
                     fm.extra.insert(k, s);
                 }
             },
         );
+        log.refresh_usage_totals();
         let mut records: Vec<DataRecord> = self.book.into_records().collect();
         records.extend(self.records);
         (log, records, self.tally)

@@ -46,6 +46,16 @@ impl Requests {
         }
     }
 
+    /// Puts `r` in phase `at` of `phases` (the phase being written when
+    /// the source reported it), or keeps it for the first when there was
+    /// none yet.
+    pub(crate) fn put_in(&mut self, phases: &mut [Phase], at: Option<usize>, r: UsageRecord) {
+        match at.and_then(|i| phases.get_mut(i)) {
+            Some(p) => p.usage.push(r),
+            None => self.waiting.push(r),
+        }
+    }
+
     /// Gives the waiting records to the first phase, before its own; a
     /// source with no phase at all gets a `Start` phase to hold them (its
     /// tokens were spent, and a phase is what spends them).

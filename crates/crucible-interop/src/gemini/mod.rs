@@ -9,7 +9,8 @@
 //! - a `gemini` message → a `[!reply] @gemini`; its `toolCalls` → tool
 //!   calls (✗ when `status` is `error` or `cancelled`), arguments and
 //!   result whole in the sidecar; its `thoughts` → thinking records; its
-//!   `tokens` → usage by model (see [`usage_of`]);
+//!   `tokens` → one usage record (its time, model, id and tokens, see
+//!   [`usage_of`]);
 //! - `info`, `error`, `warning` messages → context records;
 //! - the metadata (`sessionId`, `projectHash`, `startTime`, `kind`, ...)
 //!   → the source id and start, and a source record with all of it;
@@ -31,7 +32,9 @@ use crate::transcript::{
     title_from,
 };
 use crate::{Child, ImportError, Imported, RecordTally, SubagentLink};
-use crucible_core::{Tokens, UsageByModel};
+use crucible_core::Tokens;
+
+use crate::requests::{Requests, record, time};
 
 use chat::{Chat, Message};
 
@@ -200,7 +203,7 @@ pub(crate) fn usage_of(tokens: &Value) -> Tokens {
 struct Session {
     phases: Vec<Phase>,
     book: CallBook,
-    usage: UsageByModel,
+    requests: Requests,
     records: Vec<DataRecord>,
     first_prompt: Option<String>,
     model: Option<String>,
@@ -318,8 +321,11 @@ impl Session {
         if self.model.is_none() {
             self.model = model.map(str::to_owned);
         }
-        if let Some(t) = v.get("tokens") {
-            self.usage.add(model, usage_of(t));
+        if let Some(t) = v.get("tokens").map(usage_of).filter(|t| !t.is_zero()) {
+            let at = time(v.get("timestamp").and_then(Value::as_str));
+            let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
+            self.requests
+                .put(&mut self.phases, record(at, model, t, id));
         }
         let phase = self.phases.len().checked_sub(1);
         for t in v
@@ -389,7 +395,7 @@ impl Session {
         }
     }
 
-    fn finish(self, path: &Path, chat: &Chat) -> (SessionLog, Vec<DataRecord>) {
+    fn finish(mut self, path: &Path, chat: &Chat) -> (SessionLog, Vec<DataRecord>) {
         let meta_time = |k: &str| {
             chat.meta
                 .get(k)
@@ -402,7 +408,6 @@ impl Session {
         let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
         fm.participants.push(gemini());
         fm.model = self.model;
-        self.usage.store(&mut fm);
         if let Some(h) = chat.meta.get("projectHash").and_then(Value::as_str) {
             fm.extra.insert("project_hash", h);
         }
@@ -412,7 +417,9 @@ impl Session {
             .and_then(title_from)
             .unwrap_or_else(|| "Gemini CLI session".to_owned());
         let mut log = SessionLog::new(fm);
+        self.requests.settle(&mut self.phases);
         finish_paused(&mut log, title, self.phases);
+        log.refresh_usage_totals();
         let mut records: Vec<DataRecord> = vec![DataRecord::Source(SourceData {
             phase: None,
             line: None,
