@@ -30,6 +30,7 @@ mod opencode;
 mod provenance;
 pub mod reconcile;
 mod report;
+mod request_owners;
 mod requests;
 pub mod sidecar;
 mod source_time;
