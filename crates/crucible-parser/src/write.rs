@@ -3,7 +3,7 @@
 use crucible_core::{Block, Section, SessionLog};
 
 use crate::body::{PROMPT, SYSTEM_PROMPT};
-use crate::{callout, frontmatter, heading, phase_meta, tasks, tool_calls};
+use crate::{callout, frontmatter, heading, phase_meta, tasks, tool_calls, usage_line};
 
 /// Writes `log` as canonical markdown: LF line endings, no BOM, one blank
 /// line between blocks, known frontmatter keys in a fixed order then unknown
@@ -34,6 +34,18 @@ pub fn write_session(log: &SessionLog) -> String {
         }
         for block in section.blocks() {
             w.block(block);
+        }
+        if let Section::Phase(p) = section
+            && !p.usage.is_empty()
+        {
+            // One chunk: the phase's requests, a line each, after its text.
+            w.start();
+            for (i, r) in p.usage.iter().enumerate() {
+                if i > 0 {
+                    w.out.push('\n');
+                }
+                usage_line::write(r, &mut w.out);
+            }
         }
     }
     if !w.first {

@@ -41,7 +41,10 @@ pub use summary::{Counts, PhaseSummary, SessionSummary};
 pub use task::Task;
 pub use timestamp::{Timestamp, TimestampError};
 pub use tool_args::args_line;
-pub use usage::{TIER_THRESHOLDS, Tokens, UNKNOWN_MODEL, UsageByModel, UsageLine, UsageRecord};
+pub use usage::{
+    PhaseFigures, TIER_THRESHOLDS, Tokens, UNKNOWN_MODEL, UsageByModel, UsageLine, UsageRecord,
+    attribute, without_phases,
+};
 
 use serde::{Deserialize, Serialize};
 
