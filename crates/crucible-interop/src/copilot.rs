@@ -343,6 +343,7 @@ impl Session {
                 cache_creation: n("cacheWriteTokens"),
                 cache_read,
                 reasoning: n("reasoningTokens"),
+                cache_creation_1h: 0,
             };
             if tokens.is_zero() {
                 continue;

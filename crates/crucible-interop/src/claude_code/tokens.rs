@@ -36,19 +36,25 @@ pub(super) struct Responses {
 
 /// The four token kinds of a line's `message.usage`. Cache creation is the
 /// sum of the 5-minute and 1-hour parts when the line splits it (what
-/// ccusage reads), else `cache_creation_input_tokens`.
+/// ccusage reads), else `cache_creation_input_tokens`; the 1-hour part is
+/// also kept apart (it is priced higher).
 pub(crate) fn usage_of(u: &Value) -> Tokens {
     let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let cache_creation = match u.get("cache_creation").filter(|c| c.is_object()) {
-        Some(c) => n(c, "ephemeral_5m_input_tokens") + n(c, "ephemeral_1h_input_tokens"),
-        None => n(u, "cache_creation_input_tokens"),
-    };
+    let (cache_creation, cache_creation_1h) =
+        match u.get("cache_creation").filter(|c| c.is_object()) {
+            Some(c) => {
+                let one_hour = n(c, "ephemeral_1h_input_tokens");
+                (n(c, "ephemeral_5m_input_tokens") + one_hour, one_hour)
+            }
+            None => (n(u, "cache_creation_input_tokens"), 0),
+        };
     Tokens {
         input: n(u, "input_tokens"),
         output: n(u, "output_tokens"),
         cache_creation,
         cache_read: n(u, "cache_read_input_tokens"),
         reasoning: 0,
+        cache_creation_1h,
     }
 }
 

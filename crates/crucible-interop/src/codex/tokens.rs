@@ -60,6 +60,7 @@ impl Counts {
             cache_creation: 0,
             cache_read: cached,
             reasoning: self.reasoning,
+            cache_creation_1h: 0,
         }
     }
 

@@ -224,6 +224,14 @@ impl Lines {
                 "cache_creation_input_tokens": u.cache_creation,
                 "cache_read_input_tokens": u.cache_read},
         }});
+        if u.cache_creation_1h > 0 {
+            // The split Claude Code writes when part went to the 1-hour cache.
+            let one_hour = u.cache_creation_1h.min(u.cache_creation);
+            line["message"]["usage"]["cache_creation"] = json!({
+                "ephemeral_5m_input_tokens": u.cache_creation - one_hour,
+                "ephemeral_1h_input_tokens": one_hour,
+            });
+        }
         if let Some((message, request)) = ids {
             line["message"]["id"] = message.into();
             if let Some(request) = request {

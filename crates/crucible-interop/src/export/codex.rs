@@ -359,12 +359,11 @@ impl Writer<'_> {
         if let Some(m) = &r.model {
             info["model"] = m.clone().into();
         }
-        let stamp = match &r.at {
-            Some(t) => stamp_of(t.unix_ms()),
-            None => {
-                self.ms += 1;
-                stamp_of(self.ms - 1)
-            }
+        let stamp = if let Some(t) = &r.at {
+            stamp_of(t.unix_ms())
+        } else {
+            self.ms += 1;
+            stamp_of(self.ms - 1)
         };
         self.push_stamped(
             stamp,

@@ -195,6 +195,7 @@ pub(crate) fn usage_of(tokens: &Value) -> Tokens {
         cache_creation: 0,
         cache_read: cached,
         reasoning: thoughts,
+        cache_creation_1h: 0,
     }
 }
 

@@ -227,6 +227,7 @@ impl Session {
                 cache_creation: n("/cache/write"),
                 cache_read: n("/cache/read"),
                 reasoning: n("/reasoning"),
+                cache_creation_1h: 0,
             };
             if !tokens.is_zero() {
                 let at = info
