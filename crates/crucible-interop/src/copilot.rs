@@ -384,6 +384,69 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn event(kind: &str, id: &str, at: &str, data: &Value) -> Value {
+        json!({"type": kind, "id": id, "timestamp": at, "parentId": null, "data": data})
+    }
+
+    /// A session read from `events`.
+    fn read(events: &[Value]) -> SessionLog {
+        let mut s = Session::default();
+        for (i, v) in events.iter().enumerate() {
+            s.event(i + 1, v);
+        }
+        s.finish(Path::new("events.jsonl")).0
+    }
+
+    #[test]
+    fn a_shutdown_gives_one_record_per_model_and_replies_none() {
+        let events = [
+            event(
+                "session.start",
+                "e0",
+                "2026-01-01T10:00:00Z",
+                &json!({"sessionId": "s"}),
+            ),
+            event(
+                "user.message",
+                "e1",
+                "2026-01-01T10:00:01Z",
+                &json!({"content": "hi"}),
+            ),
+            event(
+                "assistant.message",
+                "e2",
+                "2026-01-01T10:00:02Z",
+                &json!({"content": "hello", "outputTokens": 7}),
+            ),
+            event(
+                "session.shutdown",
+                "e3",
+                "2026-01-01T10:05:00Z",
+                &json!({"modelMetrics": {
+                "m1": {"usage": {"inputTokens": 100, "outputTokens": 7, "cacheReadTokens": 40}},
+                "m2": {"usage": {"inputTokens": 5, "outputTokens": 1}}}}),
+            ),
+        ];
+        let log = read(&events);
+        let records: Vec<_> = log.usage_records().collect();
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[0].id.as_deref(), Some("e3:m1"));
+        assert_eq!(records[0].tokens.input, 60);
+        assert_eq!(
+            records[0].at.as_ref().unwrap().as_str(),
+            "2026-01-01T10:05:00Z"
+        );
+        assert_eq!(log.frontmatter.tokens_used, Some(60 + 7 + 40 + 6));
+        // Without the shutdown: the reply's output, in its phase.
+        let log = read(&events[..3]);
+        let records: Vec<_> = log.usage_records().collect();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].tokens.output, 7);
+        assert_eq!(records[0].id.as_deref(), Some("e2"));
+        assert_eq!(log.frontmatter.tokens_used, Some(7));
+    }
 
     #[test]
     fn records_of_other_formats_are_not_copilot_events() {
