@@ -13,11 +13,12 @@
 //!   `success` is false; a `detailedContent` diff is the call's diff);
 //! - `system.message`, `session.info`, `session.mode_changed`,
 //!   `session.task_complete` → context records;
-//! - `session.shutdown`'s `modelMetrics` → usage by model (its
+//! - `session.shutdown`'s `modelMetrics` → one usage record per model (its
 //!   `inputTokens` hold the cache reads, which are taken out, as ccusage
-//!   does for Copilot's OpenTelemetry counts); a session without a
-//!   shutdown (still running, or killed) has only the replies' output
-//!   tokens, which are counted then;
+//!   does for Copilot's OpenTelemetry counts), at the shutdown's time, in
+//!   the phase then being written: the run's requests together, the finest
+//!   the log gives; a session without a shutdown (still running, or
+//!   killed) has only the replies' output tokens, a record per reply;
 //! - everything else (turn starts and ends, tool starts) is kept whole as a
 //!   source record.
 
@@ -30,8 +31,10 @@ use crucible_core::{
     ToolCall, args_line,
 };
 
+use crate::requests::{Requests, record, time};
 use crate::transcript::{CallBook, conversation_session, push_reply, push_user_phase, text_of};
-use crate::{ImportError, Imported, RecordTally, Usage, UsageByModel};
+use crate::{ImportError, Imported, RecordTally};
+use crucible_core::{Tokens, UsageRecord};
 
 /// True for a line of a Copilot CLI event log: a dotted `type` of one of
 /// its families, a `data` object, an `id` and a `timestamp`.
@@ -99,10 +102,11 @@ struct Session {
     records: Vec<DataRecord>,
     tally: RecordTally,
     first_prompt: Option<String>,
-    /// From `session.shutdown`: the whole session's tokens by model.
-    shutdown_usage: Option<UsageByModel>,
+    /// From each `session.shutdown`: its run's tokens by model, with the
+    /// phase then being written.
+    shutdown_usage: Option<Vec<(Option<usize>, UsageRecord)>>,
     /// The replies' `outputTokens`, for a session that never shut down.
-    reply_usage: UsageByModel,
+    reply_usage: Vec<(Option<usize>, UsageRecord)>,
 }
 
 impl Session {
@@ -166,14 +170,14 @@ impl Session {
                 }
             }
             "user.message" => self.user(data),
-            "assistant.message" => self.assistant(data),
+            "assistant.message" => self.assistant(v, data),
             "tool.execution_complete" => self.tool_done(data),
             "system.message" => self.context("system prompt", str_of("content")),
             "session.info" => self.context("info", str_of("message")),
             "session.mode_changed" => self.context("mode", str_of("newMode")),
             "session.task_complete" => self.context("task complete", str_of("summary")),
             "session.shutdown" => {
-                self.shutdown(data);
+                self.shutdown(v, data);
                 self.source(line, v);
             }
             _ => self.source(line, v),
@@ -221,13 +225,24 @@ impl Session {
         }
     }
 
-    fn assistant(&mut self, data: &Value) {
-        if let Some(n) = data.get("outputTokens").and_then(Value::as_u64) {
-            let u = Usage {
+    fn assistant(&mut self, event: &Value, data: &Value) {
+        if let Some(n) = data
+            .get("outputTokens")
+            .and_then(Value::as_u64)
+            .filter(|n| *n > 0)
+        {
+            let u = Tokens {
                 output: n,
-                ..Usage::default()
+                ..Tokens::default()
             };
-            self.reply_usage.add(self.model.as_deref(), u);
+            let id = data
+                .get("messageId")
+                .or_else(|| event.get("id"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let at = time(event.get("timestamp").and_then(Value::as_str));
+            let r = record(at, self.model.as_deref(), u, id);
+            self.reply_usage.push((self.phase(), r));
         }
         if let Some(t) = data.get("reasoningText").and_then(Value::as_str) {
             let mut extra = Map::new();
@@ -307,11 +322,12 @@ impl Session {
         }
     }
 
-    fn shutdown(&mut self, data: &Value) {
+    fn shutdown(&mut self, event: &Value, data: &Value) {
         // A resumed session shuts down once per run, each with its own counts.
-        let by = self
-            .shutdown_usage
-            .get_or_insert_with(UsageByModel::default);
+        let at = time(event.get("timestamp").and_then(Value::as_str));
+        let event_id = event.get("id").and_then(Value::as_str);
+        let phase = self.phase();
+        let runs = self.shutdown_usage.get_or_insert_with(Vec::new);
         for (model, m) in data
             .get("modelMetrics")
             .and_then(Value::as_object)
@@ -321,26 +337,30 @@ impl Session {
             let u = m.get("usage").unwrap_or(&Value::Null);
             let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
             let cache_read = n("cacheReadTokens");
-            by.add(
-                Some(model),
-                Usage {
-                    input: n("inputTokens").saturating_sub(cache_read),
-                    output: n("outputTokens"),
-                    cache_creation: n("cacheWriteTokens"),
-                    cache_read,
-                    reasoning: n("reasoningTokens"),
-                },
-            );
+            let tokens = Tokens {
+                input: n("inputTokens").saturating_sub(cache_read),
+                output: n("outputTokens"),
+                cache_creation: n("cacheWriteTokens"),
+                cache_read,
+                reasoning: n("reasoningTokens"),
+                cache_creation_1h: 0,
+            };
+            if tokens.is_zero() {
+                continue;
+            }
+            let id = event_id.map(|e| format!("{e}:{model}"));
+            runs.push((phase, record(at.clone(), Some(model), tokens, id)));
         }
     }
 
-    fn finish(self, path: &Path) -> (SessionLog, Vec<DataRecord>, RecordTally) {
-        let (model, usage, extra) = (
-            self.first_model,
-            self.shutdown_usage.unwrap_or(self.reply_usage),
-            self.extra,
-        );
-        let log = conversation_session(
+    fn finish(mut self, path: &Path) -> (SessionLog, Vec<DataRecord>, RecordTally) {
+        let (model, extra) = (self.first_model, self.extra);
+        let mut requests = Requests::default();
+        for (phase, r) in self.shutdown_usage.unwrap_or(self.reply_usage) {
+            requests.put_in(&mut self.phases, phase, r);
+        }
+        requests.settle(&mut self.phases);
+        let mut log = conversation_session(
             path,
             self.started,
             self.first_prompt.as_deref(),
@@ -349,12 +369,12 @@ impl Session {
             |fm| {
                 fm.participants.push(copilot());
                 fm.model = model;
-                usage.store(fm);
                 for (k, s) in extra {
                     fm.extra.insert(k, s);
                 }
             },
         );
+        log.refresh_usage_totals();
         let mut records: Vec<DataRecord> = self.book.into_records().collect();
         records.extend(self.records);
         (log, records, self.tally)
@@ -364,6 +384,69 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn event(kind: &str, id: &str, at: &str, data: &Value) -> Value {
+        json!({"type": kind, "id": id, "timestamp": at, "parentId": null, "data": data})
+    }
+
+    /// A session read from `events`.
+    fn read(events: &[Value]) -> SessionLog {
+        let mut s = Session::default();
+        for (i, v) in events.iter().enumerate() {
+            s.event(i + 1, v);
+        }
+        s.finish(Path::new("events.jsonl")).0
+    }
+
+    #[test]
+    fn a_shutdown_gives_one_record_per_model_and_replies_none() {
+        let events = [
+            event(
+                "session.start",
+                "e0",
+                "2026-01-01T10:00:00Z",
+                &json!({"sessionId": "s"}),
+            ),
+            event(
+                "user.message",
+                "e1",
+                "2026-01-01T10:00:01Z",
+                &json!({"content": "hi"}),
+            ),
+            event(
+                "assistant.message",
+                "e2",
+                "2026-01-01T10:00:02Z",
+                &json!({"content": "hello", "outputTokens": 7}),
+            ),
+            event(
+                "session.shutdown",
+                "e3",
+                "2026-01-01T10:05:00Z",
+                &json!({"modelMetrics": {
+                "m1": {"usage": {"inputTokens": 100, "outputTokens": 7, "cacheReadTokens": 40}},
+                "m2": {"usage": {"inputTokens": 5, "outputTokens": 1}}}}),
+            ),
+        ];
+        let log = read(&events);
+        let records: Vec<_> = log.usage_records().collect();
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[0].id.as_deref(), Some("e3:m1"));
+        assert_eq!(records[0].tokens.input, 60);
+        assert_eq!(
+            records[0].at.as_ref().unwrap().as_str(),
+            "2026-01-01T10:05:00Z"
+        );
+        assert_eq!(log.frontmatter.tokens_used, Some(60 + 7 + 40 + 6));
+        // Without the shutdown: the reply's output, in its phase.
+        let log = read(&events[..3]);
+        let records: Vec<_> = log.usage_records().collect();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].tokens.output, 7);
+        assert_eq!(records[0].id.as_deref(), Some("e2"));
+        assert_eq!(log.frontmatter.tokens_used, Some(7));
+    }
 
     #[test]
     fn records_of_other_formats_are_not_copilot_events() {

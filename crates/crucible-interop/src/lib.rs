@@ -30,11 +30,12 @@ mod opencode;
 mod provenance;
 pub mod reconcile;
 mod report;
+mod request_owners;
+mod requests;
 pub mod sidecar;
 mod source_time;
 mod sources;
 mod transcript;
-mod usage;
 
 use std::path::{Path, PathBuf};
 
@@ -43,7 +44,6 @@ pub use export::{EXPORT_FORMATS, ExportError, Exported, export};
 pub use provenance::{KEY as PROVENANCE_KEY, Provenance, content_hash, fnv_hex};
 pub use report::{RecordTally, Skipped};
 pub use sources::{Found, find_sources};
-pub use usage::{Usage, UsageByModel};
 
 use crucible_core::{
     AgentRef, Block, Callout, SessionData, SessionLog, SubagentEntry, SubagentMode, SubagentRef,

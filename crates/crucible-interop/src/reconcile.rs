@@ -9,6 +9,10 @@
 //! first (as pending), then each child linked to it, then the parent with
 //! its links, so an import killed half way is finished by the next one.
 //!
+//! A Claude Code request copied into several sources (resumed and forked
+//! transcripts repeat history) is recorded in the first session stored
+//! that holds it ([`crate::request_owners`]).
+//!
 //! Nothing here prints: each stored session is reported to the caller as
 //! a [`Stored`] through [`Event`]s, in the order they happen.
 
@@ -18,6 +22,7 @@ use std::path::{Path, PathBuf};
 use crucible_core::store::IdAllocator;
 use crucible_core::{SessionCodec, SessionData, SessionId, SessionLog, SessionStore, StoreError};
 
+use crate::request_owners::RequestOwners;
 use crate::{Imported, Provenance, content_hash, fnv_hex, link_children};
 
 /// The `source_hash` of a parent whose children are not all imported and
@@ -135,6 +140,9 @@ pub struct Reconciler<'s, C: SessionCodec> {
     existing: Imports,
     ids: IdAllocator,
     force: bool,
+    /// Which session holds each Claude Code request, the store's and
+    /// those stored so far.
+    requests: RequestOwners,
 }
 
 impl<C: SessionCodec> std::fmt::Debug for Reconciler<'_, C> {
@@ -159,11 +167,13 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         existing: Imports,
         force: bool,
     ) -> Result<Self, StoreError> {
+        let requests = RequestOwners::of(existing.by_path.values().map(|(_, log)| log));
         Ok(Self {
             store,
             existing,
             ids: IdAllocator::new(store)?,
             force,
+            requests,
         })
     }
 
@@ -232,6 +242,21 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         pending: bool,
         on: &mut dyn FnMut(Event<'_>),
     ) -> Result<(PathBuf, SessionLog, Fate), StoreError> {
+        // The source this one was imported from before, when it moved.
+        let moved_from = self
+            .existing
+            .find(provenance)
+            .and_then(|(_, old)| Provenance::of(old))
+            .map(|p| p.path)
+            .filter(|p| *p != provenance.path);
+        let mut provenance = std::borrow::Cow::Borrowed(provenance);
+        if self
+            .requests
+            .drop_repeats(&mut log, &provenance, moved_from.as_deref())
+        {
+            provenance.to_mut().session_hash = content_hash(&log);
+        }
+        let provenance = provenance.as_ref();
         // The sidecar's records, serialized once: hashed into the session's
         // `import` key (so `validate` can tell them changed) and written.
         let records = data.records_jsonl();
@@ -280,6 +305,10 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
                 .save_data_records(&path, created.id(), &records)?;
             (path, created, Fate::Created)
         };
+        let replaced: Vec<&str> = std::iter::once(provenance.path.as_str())
+            .chain(moved_from.as_deref())
+            .collect();
+        self.requests.stored(&log, provenance, &replaced);
         on(Event::Stored(&Stored {
             id: log.id().clone(),
             path: path.clone(),

@@ -74,7 +74,7 @@ fn cru_kinds(cru: &Path, chat: &Path) -> anyhow::Result<Kinds> {
     let sessions = tempfile::tempdir()?;
     let mut k = Kinds::default();
     for (_, log) in super::cru_import(cru, Some("gemini"), chat, sessions.path())? {
-        let u = crucible_interop::UsageByModel::of(&log.frontmatter)
+        let u = crucible_core::UsageByModel::of(&log.frontmatter)
             .unwrap_or_default()
             .total();
         k.input += u.input;

@@ -55,7 +55,7 @@ fn cru_sessions(cru: &Path, data: &Path) -> anyhow::Result<BTreeMap<String, Kind
         let id = crucible_interop::Provenance::of(&log)
             .and_then(|p| p.id)
             .with_context(|| format!("{}: no source id", f.display()))?;
-        let u = crucible_interop::UsageByModel::of(&log.frontmatter)
+        let u = crucible_core::UsageByModel::of(&log.frontmatter)
             .unwrap_or_default()
             .total();
         by.insert(

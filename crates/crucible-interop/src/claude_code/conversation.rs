@@ -190,7 +190,6 @@ impl Conversation {
     }
 
     fn assistant(&mut self, v: &Value, msg: &Value, blocks: &[Value]) {
-        self.responses.add(v);
         let model = msg.get("model").and_then(Value::as_str);
         if self.model.is_none() {
             self.model = model.filter(|m| *m != "<synthetic>").map(str::to_owned);
@@ -200,6 +199,7 @@ impl Conversation {
         }
         let synthetic = model == Some("<synthetic>");
         let pi = self.phases.len() - 1;
+        self.responses.add(v, pi);
         for b in blocks {
             let s = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or("");
             match s("type") {
@@ -416,7 +416,6 @@ impl Conversation {
         for (k, s) in self.extra {
             fm.extra.insert(k, s);
         }
-        self.responses.by_model().store(&mut fm);
         let title = self
             .title
             .or_else(|| self.first_prompt.as_deref().and_then(title_from))
@@ -427,7 +426,9 @@ impl Conversation {
         } else {
             log.preamble.append(&mut self.pending);
         }
+        self.responses.into_phases(&mut self.phases);
         finish_paused(&mut log, title, self.phases);
+        log.refresh_usage_totals();
         let mut records: Vec<DataRecord> = self.book.into_records().collect();
         records.extend(self.records);
         (log, SessionData { records })

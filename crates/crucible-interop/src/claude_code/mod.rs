@@ -16,7 +16,7 @@
 //!   `toolUseResult` are kept whole in the sidecar, as are thinking blocks
 //!   and images (a marker with media type and size stands in the markdown);
 //! - tokens: see [`tokens`] (each streamed response once, by its final
-//!   count, as ccusage does), by kind and model via [`crate::UsageByModel`];
+//!   count, as ccusage does), one usage record per response, in the phase of the turn it answered;
 //!   the model is the first non-`<synthetic>` one, and a `<synthetic>`
 //!   message (Claude Code's placeholder for a failed request) is an
 //!   `[!error]`; `cwd` and `gitBranch` are kept;

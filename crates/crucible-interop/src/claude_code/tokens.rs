@@ -13,14 +13,17 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::{Usage, UsageByModel};
+use crucible_core::{Phase, Tokens, UsageRecord};
 
-/// One API response: its model, its tokens, whether it was met on a side chain.
+use crate::requests::{record, time};
+
+/// One API response: its record, whether it was met on a side chain, and
+/// the phase of the turn it answered.
 #[derive(Debug, Clone)]
 struct Response {
-    model: Option<String>,
-    usage: Usage,
+    record: UsageRecord,
     sidechain: bool,
+    phase: usize,
 }
 
 /// The responses of one conversation, each once.
@@ -33,61 +36,92 @@ pub(super) struct Responses {
 
 /// The four token kinds of a line's `message.usage`. Cache creation is the
 /// sum of the 5-minute and 1-hour parts when the line splits it (what
-/// ccusage reads), else `cache_creation_input_tokens`.
-pub(crate) fn usage_of(u: &Value) -> Usage {
+/// ccusage reads), else `cache_creation_input_tokens`; the 1-hour part is
+/// also kept apart (it is priced higher).
+pub(crate) fn usage_of(u: &Value) -> Tokens {
     let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let cache_creation = match u.get("cache_creation").filter(|c| c.is_object()) {
-        Some(c) => n(c, "ephemeral_5m_input_tokens") + n(c, "ephemeral_1h_input_tokens"),
-        None => n(u, "cache_creation_input_tokens"),
-    };
-    Usage {
+    let (cache_creation, cache_creation_1h) =
+        match u.get("cache_creation").filter(|c| c.is_object()) {
+            Some(c) => {
+                let one_hour = n(c, "ephemeral_1h_input_tokens");
+                (n(c, "ephemeral_5m_input_tokens") + one_hour, one_hour)
+            }
+            None => (n(u, "cache_creation_input_tokens"), 0),
+        };
+    Tokens {
         input: n(u, "input_tokens"),
         output: n(u, "output_tokens"),
         cache_creation,
         cache_read: n(u, "cache_read_input_tokens"),
         reasoning: 0,
+        cache_creation_1h,
+    }
+}
+
+/// The id a response's record carries: `<message.id>:<requestId>`, or the
+/// message's id alone when the line has no request id.
+pub(crate) fn request_id(message_id: &str, request: Option<&str>) -> String {
+    match request {
+        Some(r) => format!("{message_id}:{r}"),
+        None => message_id.to_owned(),
     }
 }
 
 impl Responses {
-    /// Counts the usage of line `v` (a no-op for a line without one).
-    pub(super) fn add(&mut self, v: &Value) {
+    /// Counts the usage of line `v`, met in phase `phase` (a no-op for a
+    /// line without one). A streamed response's later line replaces its
+    /// record (time, tokens, cost) but not its phase: the response
+    /// answered the turn its first line was in.
+    pub(super) fn add(&mut self, v: &Value, phase: usize) {
         let Some(msg) = v.get("message") else { return };
         let Some(u) = msg.get("usage").filter(|u| u.is_object()) else {
             return;
         };
+        let id = msg.get("id").and_then(Value::as_str);
+        let request = v.get("requestId").and_then(Value::as_str);
+        let model = msg.get("model").and_then(Value::as_str);
+        let mut r = record(
+            time(v.get("timestamp").and_then(Value::as_str)),
+            model,
+            usage_of(u),
+            id.map(|id| request_id(id, request)),
+        );
+        r.cost_usd = v.get("costUSD").and_then(Value::as_f64);
         let candidate = Response {
-            model: msg.get("model").and_then(Value::as_str).map(str::to_owned),
-            usage: usage_of(u),
+            record: r,
             sidechain: v.get("isSidechain").and_then(Value::as_bool) == Some(true),
+            phase,
         };
-        let Some(id) = msg.get("id").and_then(Value::as_str) else {
+        let Some(id) = id else {
             self.list.push(candidate);
             return;
         };
-        let request = v
-            .get("requestId")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        if let Some(&i) = self.by_key.get(&(id.to_owned(), request.clone())) {
+        let key = (id.to_owned(), request.map(str::to_owned));
+        if let Some(&i) = self.by_key.get(&key) {
             if replaces(&candidate, &self.list[i]) {
-                self.list[i] = candidate;
+                let phase = self.list[i].phase;
+                self.list[i] = Response { phase, ..candidate };
             }
         } else {
-            self.by_key
-                .insert((id.to_owned(), request), self.list.len());
+            self.by_key.insert(key, self.list.len());
             self.list.push(candidate);
         }
     }
 
-    /// The tokens by model (responses that spent nothing are left out, so
-    /// a `<synthetic>` placeholder is not a model of the session).
-    pub(super) fn by_model(&self) -> UsageByModel {
-        let mut out = UsageByModel::default();
-        for r in self.list.iter().filter(|r| !r.usage.is_zero()) {
-            out.add(r.model.as_deref(), r.usage);
+    /// Each response's record into the phase it answered, in the order
+    /// the responses came. A response that spent no token has none: a
+    /// `<synthetic>` one is Claude Code's placeholder for a failed request,
+    /// and a line of zeros adds nothing but a model to the totals (nor do
+    /// the real transcripts hold one that is not `<synthetic>`).
+    pub(super) fn into_phases(self, phases: &mut [Phase]) {
+        for r in self.list {
+            if r.record.tokens.is_zero() {
+                continue;
+            }
+            if let Some(p) = phases.get_mut(r.phase) {
+                p.usage.push(r.record);
+            }
         }
-        out
     }
 }
 
@@ -97,7 +131,7 @@ fn replaces(candidate: &Response, existing: &Response) -> bool {
     if candidate.sidechain != existing.sidechain {
         return existing.sidechain;
     }
-    candidate.usage.total() > existing.usage.total()
+    candidate.record.tokens.total() > existing.record.tokens.total()
 }
 
 #[cfg(test)]
@@ -113,13 +147,29 @@ mod tests {
     #[test]
     fn a_streamed_response_counts_once_with_its_final_output() {
         let mut r = Responses::default();
-        for (id, out) in [("a", 1), ("a", 2), ("a", 40), ("b", 9)] {
-            r.add(&line(id, out));
+        for (id, out, phase) in [("a", 1, 0), ("a", 2, 0), ("a", 40, 1), ("b", 9, 1)] {
+            r.add(&line(id, out), phase);
         }
-        let t = r.by_model().total();
-        assert_eq!(
-            (t.input, t.output, t.cache_creation, t.cache_read),
-            (6, 49, 10, 14)
+        let mut phases = vec![Phase::new("one", None, None), Phase::new("two", None, None)];
+        r.into_phases(&mut phases);
+        let outputs = |p: &Phase| p.usage.iter().map(|u| u.tokens.output).collect::<Vec<_>>();
+        // The response began in the first phase: its final count is kept there.
+        assert_eq!(outputs(&phases[0]), [40]);
+        assert_eq!(outputs(&phases[1]), [9]);
+        assert_eq!(phases[0].usage[0].id.as_deref(), Some("a:r1"));
+    }
+
+    #[test]
+    fn a_response_that_spent_nothing_is_no_request() {
+        let mut r = Responses::default();
+        r.add(
+            &serde_json::json!({"type": "assistant", "message": {"id": "s", "model": "<synthetic>",
+                "usage": {"input_tokens": 0, "output_tokens": 0}}}),
+            0,
         );
+        r.add(&line("a", 2), 0);
+        let mut phases = vec![Phase::new("one", None, None)];
+        r.into_phases(&mut phases);
+        assert_eq!(phases[0].usage.len(), 1);
     }
 }

@@ -10,7 +10,8 @@
 //!   `web_search` → a tool call, kept whole (its last state wins; ✗ for a
 //!   non-zero `exit_code` or a `failed` status); `todo_list` and `error`
 //!   → context records;
-//! - `turn.completed` → the turn's `usage` (per turn, not running totals);
+//! - `turn.completed` → the turn's `usage` (per turn, not running totals),
+//!   one usage record (no time, id or model: the stream has none);
 //!   `turn.failed` and `error` → an `[!error]` callout.
 
 use std::path::Path;
@@ -23,8 +24,9 @@ use crucible_core::{
 };
 
 use super::tokens::Counts;
+use crate::requests::{Requests, record};
 use crate::transcript::{CallBook, finish_paused};
-use crate::{Imported, RecordTally, UsageByModel};
+use crate::{Imported, RecordTally};
 
 struct Reader {
     agent: AgentRef,
@@ -35,7 +37,7 @@ struct Reader {
     calls: std::collections::HashSet<String>,
     records: Vec<DataRecord>,
     tally: RecordTally,
-    usage: UsageByModel,
+    requests: Requests,
 }
 
 pub(super) fn import(path: &Path, bytes: &[u8], text: &str) -> Imported {
@@ -48,7 +50,7 @@ pub(super) fn import(path: &Path, bytes: &[u8], text: &str) -> Imported {
         calls: Default::default(),
         records: Vec::new(),
         tally: RecordTally::default(),
-        usage: UsageByModel::default(),
+        requests: Requests::default(),
     };
     for (_, v) in crate::transcript::json_lines(path, text, &mut warnings) {
         r.event(&v);
@@ -60,13 +62,14 @@ pub(super) fn import(path: &Path, bytes: &[u8], text: &str) -> Imported {
     );
     fm.participants.push(r.agent);
     fm.extra.insert("source", "codex exec --json");
-    r.usage.store(&mut fm);
     let title = match &r.id {
         Some(id) => format!("Codex exec run {id}"),
         None => "Codex exec run".to_owned(),
     };
     let mut log = SessionLog::new(fm);
+    r.requests.settle(&mut r.phases);
     finish_paused(&mut log, title, r.phases);
+    log.refresh_usage_totals();
     let mut imported = crate::imported(crate::Format::Codex, path, r.id, bytes, log, warnings);
     imported.data.records = r.records;
     imported.data.records.extend(r.book.into_records());
@@ -93,8 +96,12 @@ impl Reader {
             }
             "turn.completed" => {
                 self.tally.read(kind);
-                if let Some(u) = v.get("usage") {
-                    self.usage.add(None, Counts::of(u).usage());
+                // A turn's usage, its requests together: the stream has no
+                // times, ids or model.
+                let tokens = v.get("usage").map(|u| Counts::of(u).usage());
+                if let Some(t) = tokens.filter(|t| !t.is_zero()) {
+                    self.requests
+                        .put(&mut self.phases, record(None, None, t, None));
                 }
             }
             "turn.failed" | "error" | "thread.error" => {

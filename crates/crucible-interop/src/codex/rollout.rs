@@ -32,6 +32,7 @@ use crucible_core::{
 
 use super::tokens::{TokenCounter, replay_second};
 use super::{Output, split_user_message};
+use crate::requests::{Requests, record, time};
 use crate::transcript::{
     CallBook, base64_len, conversation_session, image_marker, push_reply, push_user_phase, text_of,
 };
@@ -54,6 +55,7 @@ struct Reader {
     records: Vec<DataRecord>,
     tally: RecordTally,
     tokens: TokenCounter,
+    requests: Requests,
 }
 
 pub(super) fn import(path: &Path, bytes: &[u8], text: &str) -> Imported {
@@ -73,6 +75,7 @@ pub(super) fn import(path: &Path, bytes: &[u8], text: &str) -> Imported {
         records: Vec::new(),
         tally: RecordTally::default(),
         tokens: TokenCounter::new(fork_replay(&lines)),
+        requests: Requests::default(),
     };
     for (line, v) in &lines {
         if r.started.is_none() {
@@ -338,7 +341,11 @@ impl Reader {
                         .or(self.current_model.as_deref())
                         .map(str::to_owned);
                     let at = v.get("timestamp").and_then(Value::as_str);
-                    self.tokens.total(t, at, model.as_deref());
+                    if let Some(step) = self.tokens.total(t, at) {
+                        // Codex gives a request no id of its own.
+                        let r = record(time(at), model.as_deref(), step, None);
+                        self.requests.put(&mut self.phases, r);
+                    }
                 }
             }
             // Echoes of response items, read there.
@@ -364,9 +371,10 @@ impl Reader {
         }
     }
 
-    fn finish(self, path: &Path, bytes: &[u8], warnings: Vec<ImportWarning>) -> Imported {
-        let (agent, model, tokens, extra) = (self.agent, self.model, self.tokens, self.extra);
-        let log = conversation_session(
+    fn finish(mut self, path: &Path, bytes: &[u8], warnings: Vec<ImportWarning>) -> Imported {
+        let (agent, model, extra) = (self.agent, self.model, self.extra);
+        self.requests.settle(&mut self.phases);
+        let mut log = conversation_session(
             path,
             self.started,
             self.first_prompt.as_deref(),
@@ -375,12 +383,12 @@ impl Reader {
             |fm| {
                 fm.participants.push(agent);
                 fm.model = model;
-                tokens.by_model.store(fm);
                 for (k, s) in extra {
                     fm.extra.insert(k, s);
                 }
             },
         );
+        log.refresh_usage_totals();
         let mut imported =
             crate::imported(crate::Format::Codex, path, self.id, bytes, log, warnings);
         imported.data.records = self.records;

@@ -18,14 +18,18 @@
 //!   has them).
 //!
 //! Codex's `input_tokens` include the cached part and `output_tokens` the
-//! reasoning, so a step maps to [`Usage`] as input = input − cached,
-//! cache_read = cached, output = output, reasoning = reasoning.
+//! reasoning, so a step maps to [`Tokens`] as input = input − cached,
+//! cache_read = cached, output = output, reasoning = reasoning (as
+//! ccusage's Codex reader splits them).
+//!
+//! Each step counted is one model request's usage record, at the event's
+//! time, in the phase being read.
 
 use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::{Usage, UsageByModel};
+use crucible_core::Tokens;
 
 /// One `total_token_usage` (or an exec turn's `usage`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
@@ -48,14 +52,15 @@ impl Counts {
     }
 
     /// In cru's kinds: cached input is split off the input.
-    pub(crate) fn usage(self) -> Usage {
+    pub(crate) fn usage(self) -> Tokens {
         let cached = self.cached.min(self.input);
-        Usage {
+        Tokens {
             input: self.input - cached,
             output: self.output,
             cache_creation: 0,
             cache_read: cached,
             reasoning: self.reasoning,
+            cache_creation_1h: 0,
         }
     }
 
@@ -77,7 +82,7 @@ impl Counts {
     }
 }
 
-/// Sums the steps of a rollout's running totals, by model.
+/// The steps of a rollout's running totals.
 #[derive(Debug, Default)]
 pub(crate) struct TokenCounter {
     last: Option<Counts>,
@@ -86,7 +91,6 @@ pub(crate) struct TokenCounter {
     /// The second (`YYYY-MM-DDTHH:MM:SS`) whose events replay a parent's
     /// history, while they last.
     replay: Option<String>,
-    pub by_model: UsageByModel,
 }
 
 impl TokenCounter {
@@ -98,19 +102,21 @@ impl TokenCounter {
         }
     }
 
-    /// Counts one `total_token_usage` seen at `timestamp`, spent by `model`.
-    pub(crate) fn total(&mut self, totals: &Value, timestamp: Option<&str>, model: Option<&str>) {
+    /// What one `total_token_usage` seen at `timestamp` adds: the tokens
+    /// of the request it follows, or `None` (a replay, a repeat, nothing
+    /// spent).
+    pub(crate) fn total(&mut self, totals: &Value, timestamp: Option<&str>) -> Option<Tokens> {
         let now = Counts::of(totals);
         if let Some(second) = &self.replay {
             if timestamp.and_then(|t| t.get(..19)) == Some(second.as_str()) {
                 self.last = Some(now);
                 self.seen.insert(now);
-                return;
+                return None;
             }
             self.replay = None;
         }
         if !self.seen.insert(now) {
-            return;
+            return None;
         }
         let step = match self.last {
             Some(prev) if now.below(prev) => now,
@@ -118,10 +124,7 @@ impl TokenCounter {
             None => now,
         };
         self.last = Some(now);
-        let usage = step.usage();
-        if !usage.is_zero() {
-            self.by_model.add(model, usage);
-        }
+        Some(step.usage()).filter(|u| !u.is_zero())
     }
 }
 
@@ -147,27 +150,30 @@ mod tests {
                "reasoning_output_tokens": 0, "total_tokens": input + output})
     }
 
+    /// The sum of what `totals` add, each seen at its time.
+    fn sum(c: &mut TokenCounter, totals: &[(Value, Option<&str>)]) -> Tokens {
+        let mut t = Tokens::default();
+        for (v, at) in totals {
+            if let Some(step) = c.total(v, *at) {
+                t.add(step);
+            }
+        }
+        t
+    }
+
     #[test]
     fn a_restarted_counter_starts_a_new_base_and_repeats_count_once() {
         let mut c = TokenCounter::new(None);
-        c.total(
-            &totals(100, 40, 10),
-            Some("2025-01-01T00:00:01Z"),
-            Some("m"),
+        let u = sum(
+            &mut c,
+            &[
+                (totals(100, 40, 10), Some("2025-01-01T00:00:01Z")),
+                (totals(100, 40, 10), Some("2025-01-01T00:00:02Z")),
+                (totals(300, 140, 30), Some("2025-01-01T00:00:03Z")),
+                // Restart: 50 is below 300, so it is counted whole.
+                (totals(50, 10, 5), Some("2025-01-01T00:00:04Z")),
+            ],
         );
-        c.total(
-            &totals(100, 40, 10),
-            Some("2025-01-01T00:00:02Z"),
-            Some("m"),
-        );
-        c.total(
-            &totals(300, 140, 30),
-            Some("2025-01-01T00:00:03Z"),
-            Some("m"),
-        );
-        // Restart: 50 is below 300, so it is counted whole.
-        c.total(&totals(50, 10, 5), Some("2025-01-01T00:00:04Z"), Some("m"));
-        let u = c.by_model.total();
         assert_eq!(
             (u.input, u.cache_read, u.output),
             (160 + 40, 140 + 10, 30 + 5)
@@ -181,20 +187,16 @@ mod tests {
             totals(300, 140, 30),
             totals(500, 200, 50),
         ];
-        let mut once = TokenCounter::new(None);
+        let plain: Vec<(Value, Option<&str>)> = events.iter().map(|t| (t.clone(), None)).collect();
+        let once = sum(&mut TokenCounter::new(None), &plain);
         let mut twice = TokenCounter::new(None);
-        for t in &events {
-            once.total(t, None, Some("m"));
-            twice.total(t, None, Some("m"));
-        }
+        let mut u = sum(&mut twice, &plain);
         // The file again (`cat F F`), then its tail again, then one new
         // total: only the new step counts, from the highest base.
-        for t in events.iter().chain(&events[1..]) {
-            twice.total(t, None, Some("m"));
-        }
-        assert_eq!(twice.by_model.total(), once.by_model.total());
-        twice.total(&totals(600, 250, 60), None, Some("m"));
-        let u = twice.by_model.total();
+        let again: Vec<_> = plain.iter().chain(&plain[1..]).cloned().collect();
+        u.add(sum(&mut twice, &again));
+        assert_eq!(u, once);
+        u.add(sum(&mut twice, &[(totals(600, 250, 60), None)]));
         assert_eq!((u.input, u.cache_read, u.output), (350, 250, 60));
     }
 
@@ -209,10 +211,14 @@ mod tests {
         assert_eq!(second.as_deref(), Some("2025-01-01T00:00:09"));
         assert_eq!(replay_second(false, &stamps), None);
         let mut c = TokenCounter::new(second);
-        c.total(&totals(100, 0, 10), Some(stamps[0]), None);
-        c.total(&totals(200, 0, 20), Some(stamps[1]), None);
-        c.total(&totals(260, 0, 25), Some(stamps[2]), None);
-        let u = c.by_model.total();
+        let u = sum(
+            &mut c,
+            &[
+                (totals(100, 0, 10), Some(stamps[0])),
+                (totals(200, 0, 20), Some(stamps[1])),
+                (totals(260, 0, 25), Some(stamps[2])),
+            ],
+        );
         assert_eq!((u.input, u.output), (60, 5));
     }
 }

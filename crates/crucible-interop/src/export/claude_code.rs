@@ -9,18 +9,27 @@
 //! Code's own placeholder for a failed request); each tool call an
 //! assistant `tool_use` line and then a user line holding its
 //! `tool_result` (`is_error` for ✗), with the sidecar's id, input, result
-//! and `toolUseResult` when it has them. The session model's tokens ride on
-//! its first assistant line and each other model's on a line of its own,
-//! so that a re-import counts them again, by kind and model. What is
-//! not written is listed in docs/interop.md.
+//! and `toolUseResult` when it has them. Each usage record of a phase
+//! rides on one of the phase's assistant lines (its `message.id`,
+//! `requestId`, time, model, tokens and `costUSD`), on a line of no
+//! content when the phase has more records than lines, so that a
+//! re-import gives the same records. A session without records (only
+//! totals) has the session model's tokens on its first assistant line and
+//! each other model's on a line of its own, so that a re-import counts
+//! them again, by kind and model. What is not written is listed in
+//! docs/interop.md.
+
+use std::collections::VecDeque;
 
 use serde_json::{Value, json};
 
 use crucible_core::{
-    Block, CallData, CalloutKind, SessionData, SessionLog, ToolCall, resume::block_text,
+    Block, CallData, CalloutKind, SessionData, SessionLog, Tokens, ToolCall, UsageRecord,
+    resume::block_text,
 };
 
-use crate::{Provenance, UsageByModel, fnv_hex};
+use crate::{Provenance, fnv_hex};
+use crucible_core::UsageByModel;
 
 /// The release whose transcript shape this follows (the newest in the
 /// real fixtures with this envelope).
@@ -30,6 +39,7 @@ const VERSION: &str = "2.0.29";
 pub(crate) fn write(log: &SessionLog, data: &SessionData) -> Vec<u8> {
     let mut w = Lines::new(log);
     for (pi, (_, phase)) in log.phases().enumerate() {
+        w.requests = phase.usage.iter().cloned().collect();
         // A user line starts every turn of a transcript: the phase's first
         // `[!user]` words, else its name.
         let opener = phase
@@ -72,6 +82,9 @@ pub(crate) fn write(log: &SessionLog, data: &SessionData) -> Vec<u8> {
                 }
             }
         }
+        while let Some(r) = w.requests.pop_front() {
+            w.assistant_line(Vec::new(), Request::of(r));
+        }
     }
     if log.phase_count() > 0 {
         w.rest_of_tokens();
@@ -87,9 +100,12 @@ struct Lines {
     timestamp: String,
     model: Option<String>,
     /// The session model's tokens, for the first assistant line.
-    first_tokens: Option<crate::Usage>,
+    first_tokens: Option<crucible_core::Tokens>,
     /// Other models' tokens, each on an assistant line of its own at the end.
     other_tokens: UsageByModel,
+    /// The usage records of the phase being written, for its next
+    /// assistant lines.
+    requests: VecDeque<UsageRecord>,
     parent: Option<String>,
     n: usize,
     out: Vec<u8>,
@@ -112,7 +128,13 @@ impl Lines {
             timestamp: fm.started.as_str().to_owned(),
             model: fm.model.clone(),
             first_tokens: None,
-            other_tokens: session_usage(log),
+            // Records carry the session's tokens: its totals are their sum.
+            other_tokens: if log.usage_records().next().is_some() {
+                UsageByModel::default()
+            } else {
+                session_usage(log)
+            },
+            requests: VecDeque::new(),
             parent: None,
             n: 0,
             out: Vec::new(),
@@ -145,7 +167,9 @@ impl Lines {
             if let (Some(e), Some(l)) = (env.as_object_mut(), line.as_object()) {
                 e.extend(l.clone());
                 e.insert("uuid".into(), uuid.clone().into());
-                e.insert("timestamp".into(), self.timestamp.clone().into());
+                // A line of a request has the request's time.
+                e.entry("timestamp")
+                    .or_insert_with(|| self.timestamp.clone().into());
             }
             line = env;
             self.parent = Some(uuid);
@@ -163,31 +187,65 @@ impl Lines {
         self.push(line, true);
     }
 
-    /// An assistant line; the first from the session's model carries its
-    /// tokens.
+    /// An assistant line: it carries the phase's next usage record, or
+    /// (a session with only totals) the first from the session's model
+    /// carries its tokens. A `<synthetic>` line carries none.
     fn assistant(&mut self, content: Vec<Value>, synthetic: bool) {
-        let (model, tokens) = if synthetic {
-            (Some("<synthetic>".to_owned()), None)
+        let request = if synthetic {
+            Request::spent(Some("<synthetic>".to_owned()), Tokens::default())
+        } else if let Some(r) = self.requests.pop_front() {
+            Request::of(r)
         } else {
-            (self.model.clone(), self.first_tokens.take())
+            let tokens = self.first_tokens.take().unwrap_or_default();
+            Request::spent(self.model.clone(), tokens)
         };
-        self.assistant_line(content, model, tokens.unwrap_or_default());
+        self.assistant_line(content, request);
     }
 
-    fn assistant_line(&mut self, content: Vec<Value>, model: Option<String>, u: crate::Usage) {
-        let id = format!(
-            "msg_{}",
-            fnv_hex(format!("{}:{}", self.session_id, self.n).as_bytes())
-        );
-        let mut line = json!({"type": "assistant", "requestId": format!("req_{}", &id[4..]), "message": {
-            "id": id, "type": "message", "role": "assistant",
+    fn assistant_line(&mut self, content: Vec<Value>, r: Request) {
+        let made = || {
+            let id = format!(
+                "msg_{}",
+                fnv_hex(format!("{}:{}", self.session_id, self.n).as_bytes())
+            );
+            let request = format!("req_{}", &id[4..]);
+            (id, Some(request))
+        };
+        let ids = match r.ids {
+            Ids::Made => Some(made()),
+            Ids::Given(message, request) => Some((message, request)),
+            Ids::None => None,
+        };
+        let u = r.tokens;
+        let mut line = json!({"type": "assistant", "message": {
+            "type": "message", "role": "assistant",
             "content": [], "stop_reason": Value::Null, "stop_sequence": Value::Null,
             "usage": {"input_tokens": u.input, "output_tokens": u.output,
                 "cache_creation_input_tokens": u.cache_creation,
                 "cache_read_input_tokens": u.cache_read},
         }});
-        if let Some(m) = model {
+        if u.cache_creation_1h > 0 {
+            // The split Claude Code writes when part went to the 1-hour cache.
+            let one_hour = u.cache_creation_1h.min(u.cache_creation);
+            line["message"]["usage"]["cache_creation"] = json!({
+                "ephemeral_5m_input_tokens": u.cache_creation - one_hour,
+                "ephemeral_1h_input_tokens": one_hour,
+            });
+        }
+        if let Some((message, request)) = ids {
+            line["message"]["id"] = message.into();
+            if let Some(request) = request {
+                line["requestId"] = request.into();
+            }
+        }
+        if let Some(m) = r.model {
             line["message"]["model"] = m.into();
+        }
+        if let Some(at) = r.at {
+            line["timestamp"] = at.into();
+        }
+        if let Some(c) = r.cost_usd {
+            line["costUSD"] = c.into();
         }
         line["message"]["content"] = Value::Array(content);
         self.push(line, true);
@@ -198,12 +256,12 @@ impl Lines {
     /// content, so that a re-import counts them by model again.
     fn rest_of_tokens(&mut self) {
         if let Some(u) = self.first_tokens.take().filter(|u| !u.is_zero()) {
-            self.assistant_line(Vec::new(), self.model.clone(), u);
+            self.assistant_line(Vec::new(), Request::spent(self.model.clone(), u));
         }
         let others = std::mem::take(&mut self.other_tokens);
         for (model, u) in others.models.into_iter().filter(|(_, u)| !u.is_zero()) {
-            let model = (model != "unknown").then_some(model);
-            self.assistant_line(Vec::new(), model, u);
+            let model = (model != crucible_core::UNKNOWN_MODEL).then_some(model);
+            self.assistant_line(Vec::new(), Request::spent(model, u));
         }
     }
 
@@ -237,6 +295,59 @@ impl Lines {
     }
 }
 
+/// What an assistant line says of the model request it stands for.
+struct Request {
+    model: Option<String>,
+    tokens: Tokens,
+    ids: Ids,
+    /// The request's time; else the session's start.
+    at: Option<String>,
+    cost_usd: Option<f64>,
+}
+
+/// A line's `message.id` and `requestId`.
+enum Ids {
+    /// Made from the line's place in the transcript.
+    Made,
+    /// A record's (`<message.id>:<requestId>`, or a message id alone).
+    Given(String, Option<String>),
+    /// None: the record had no id, and a re-import gives it none.
+    None,
+}
+
+impl Request {
+    /// Tokens spent by `model`, on a line of made-up ids.
+    fn spent(model: Option<String>, tokens: Tokens) -> Self {
+        Self {
+            model,
+            tokens,
+            ids: Ids::Made,
+            at: None,
+            cost_usd: None,
+        }
+    }
+
+    /// A usage record, as the line it was read from.
+    fn of(r: UsageRecord) -> Self {
+        let ids = match r.id {
+            Some(id) => match id.split_once(':') {
+                Some((message, request)) => {
+                    Ids::Given(message.to_owned(), Some(request.to_owned()))
+                }
+                None => Ids::Given(id, None),
+            },
+            None => Ids::None,
+        };
+        Self {
+            model: r.model,
+            tokens: r.tokens,
+            ids,
+            at: r.at.map(|t| t.as_str().to_owned()),
+            cost_usd: r.cost_usd,
+        }
+    }
+}
+
 /// The session's tokens by kind; a session that has only a total
 /// (`tokens_used`, as native sessions do) gives it as input tokens, the
 /// one place a transcript has for a count it cannot split.
@@ -246,9 +357,9 @@ fn session_usage(log: &SessionLog) -> UsageByModel {
     }
     let mut u = UsageByModel::default();
     if let Some(total) = log.frontmatter.tokens_used.filter(|t| *t > 0) {
-        let usage = crate::Usage {
+        let usage = crucible_core::Tokens {
             input: total,
-            ..crate::Usage::default()
+            ..crucible_core::Tokens::default()
         };
         u.add(log.frontmatter.model.as_deref(), usage);
     }

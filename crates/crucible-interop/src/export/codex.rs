@@ -10,8 +10,10 @@
 //! each turn's `turn_context`, the user's message as a response item
 //! followed by its `user_message` event, and then the turn's reasoning,
 //! replies (`message` + `agent_message`), calls (`function_call` /
-//! `custom_tool_call` with their `call_id`) and outputs; a final
-//! `token_count` carries the session's totals.
+//! `custom_tool_call` with their `call_id`) and outputs, and a
+//! `token_count` per usage record of the turn (the running total after
+//! it, at its time, with its model); a session with no records (totals
+//! only) has one final `token_count` with the session's totals.
 //!
 //! The session's sidecar gives what the markdown summarises: the source's
 //! `session_meta` and `turn_context` records, call ids, arguments, full
@@ -22,8 +24,8 @@
 use serde_json::{Map, Value, json};
 
 use crucible_core::{
-    Block, CallData, CalloutKind, DataRecord, Phase, SessionData, SessionLog, Timestamp,
-    resume::block_text,
+    Block, CallData, CalloutKind, DataRecord, Phase, SessionData, SessionLog, Timestamp, Tokens,
+    UsageRecord, resume::block_text,
 };
 
 use super::Exported;
@@ -34,13 +36,16 @@ pub(crate) fn write(log: &SessionLog, data: &SessionData) -> Exported {
         lines: Vec::new(),
         ms: log.frontmatter.started.unix_ms(),
         data,
+        running: Tokens::default(),
     };
     let uuid = uuid_of(log.id().as_str());
     w.session_meta(log, &uuid);
     for (pi, (_, p)) in log.phases().enumerate() {
         w.turn(log, pi, p);
     }
-    w.token_count(log);
+    if log.usage_records().next().is_none() {
+        w.token_count(log);
+    }
     let start = &log.frontmatter.started;
     let stamp = start.instant().strftime("%Y-%m-%dT%H-%M-%S").to_string();
     let day = start.instant().strftime("%Y/%m/%d").to_string();
@@ -80,17 +85,19 @@ struct Writer<'a> {
     /// from the session's (or the phase's) start.
     ms: i64,
     data: &'a SessionData,
+    /// The records written so far, summed: the running total the next
+    /// `token_count` adds to.
+    running: Tokens,
 }
 
 impl Writer<'_> {
     fn push(&mut self, kind: &str, payload: Value) {
-        let t = Timestamp::from_unix_ms(self.ms).instant();
-        let stamp = t
-            .checked_add(millis_within_second(self.ms))
-            .unwrap_or(t)
-            .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
-            .to_string();
+        let stamp = stamp_of(self.ms);
         self.ms += 1;
+        self.push_stamped(stamp, kind, payload);
+    }
+
+    fn push_stamped(&mut self, stamp: String, kind: &str, payload: Value) {
         let mut line = Map::new();
         line.insert("timestamp".into(), stamp.into());
         line.insert("type".into(), kind.into());
@@ -216,6 +223,9 @@ impl Writer<'_> {
                 }
             }
         }
+        for r in &p.usage {
+            self.request(r);
+        }
     }
 
     /// The context Codex had injected as user messages before this turn
@@ -340,36 +350,74 @@ impl Writer<'_> {
         );
     }
 
+    /// A usage record of the turn as the `token_count` that follows its
+    /// request: the running total with it added, at its time.
+    fn request(&mut self, r: &UsageRecord) {
+        self.running.add(r.tokens);
+        let mut info = json!({"total_token_usage": codex_counts(self.running),
+                              "last_token_usage": codex_counts(r.tokens)});
+        if let Some(m) = &r.model {
+            info["model"] = m.clone().into();
+        }
+        let stamp = if let Some(t) = &r.at {
+            stamp_of(t.unix_ms())
+        } else {
+            self.ms += 1;
+            stamp_of(self.ms - 1)
+        };
+        self.push_stamped(
+            stamp,
+            "event_msg",
+            json!({"type": "token_count", "info": info}),
+        );
+    }
+
     /// The session's tokens as one last running total, in Codex's kinds.
     fn token_count(&mut self, log: &SessionLog) {
         // A session that counts tokens without their kinds (written by
         // hand, or by an agent that gave one number) writes them as input.
         let fm = &log.frontmatter;
-        let Some(u) = crate::UsageByModel::of(fm).map(|u| u.total()).or_else(|| {
-            fm.tokens_used.map(|n| crate::Usage {
-                input: n,
-                ..crate::Usage::default()
+        let Some(u) = crucible_core::UsageByModel::of(fm)
+            .map(|u| u.total())
+            .or_else(|| {
+                fm.tokens_used.map(|n| crucible_core::Tokens {
+                    input: n,
+                    ..crucible_core::Tokens::default()
+                })
             })
-        }) else {
+        else {
             return;
         };
-        // Codex has no kind for cache writes: they were input the model
-        // read, so they go in `input_tokens` and the total survives the trip
-        // (`cru` and ccusage read them back as uncached input).
-        let input = u.input + u.cache_creation;
-        let totals = json!({
-            "input_tokens": input + u.cache_read,
-            "cached_input_tokens": u.cache_read,
-            "output_tokens": u.output,
-            "reasoning_output_tokens": u.reasoning,
-            "total_tokens": input + u.cache_read + u.output,
-        });
+        let totals = codex_counts(u);
         self.push(
             "event_msg",
             json!({"type": "token_count",
                    "info": {"total_token_usage": totals, "last_token_usage": totals}}),
         );
     }
+}
+
+/// Tokens in Codex's kinds. Codex has no kind for cache writes: they were
+/// input the model read, so they go in `input_tokens` and the total
+/// survives the trip (`cru` and ccusage read them back as uncached input).
+fn codex_counts(u: Tokens) -> Value {
+    let input = u.input + u.cache_creation;
+    json!({
+        "input_tokens": input + u.cache_read,
+        "cached_input_tokens": u.cache_read,
+        "output_tokens": u.output,
+        "reasoning_output_tokens": u.reasoning,
+        "total_tokens": input + u.cache_read + u.output,
+    })
+}
+
+/// A line's `timestamp`: the millisecond `ms`, in UTC.
+fn stamp_of(ms: i64) -> String {
+    let t = Timestamp::from_unix_ms(ms).instant();
+    t.checked_add(millis_within_second(ms))
+        .unwrap_or(t)
+        .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
 }
 
 /// No shift: [`Writer::push`] keeps the millisecond that

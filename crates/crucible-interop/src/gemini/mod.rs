@@ -9,7 +9,8 @@
 //! - a `gemini` message → a `[!reply] @gemini`; its `toolCalls` → tool
 //!   calls (✗ when `status` is `error` or `cancelled`), arguments and
 //!   result whole in the sidecar; its `thoughts` → thinking records; its
-//!   `tokens` → usage by model (see [`usage_of`]);
+//!   `tokens` → one usage record (its time, model, id and tokens, see
+//!   [`usage_of`]);
 //! - `info`, `error`, `warning` messages → context records;
 //! - the metadata (`sessionId`, `projectHash`, `startTime`, `kind`, ...)
 //!   → the source id and start, and a source record with all of it;
@@ -30,7 +31,10 @@ use crate::transcript::{
     CallBook, base64_len, finish_paused, image_marker, push_reply, push_user_phase, text_of,
     title_from,
 };
-use crate::{Child, ImportError, Imported, RecordTally, SubagentLink, Usage, UsageByModel};
+use crate::{Child, ImportError, Imported, RecordTally, SubagentLink};
+use crucible_core::Tokens;
+
+use crate::requests::{Requests, record, time};
 
 use chat::{Chat, Message};
 
@@ -169,7 +173,7 @@ fn gemini() -> AgentRef {
 /// (total = input + output + thoughts + tool), and `tool` (the prompt of
 /// tool use) is input too. Output includes the thoughts (kept apart as
 /// `reasoning`).
-pub(crate) fn usage_of(tokens: &Value) -> Usage {
+pub(crate) fn usage_of(tokens: &Value) -> Tokens {
     let n = |k: &str| tokens.get(k).and_then(Value::as_u64).unwrap_or(0);
     let (input, output, cached, thoughts, tool) = (
         n("input"),
@@ -185,12 +189,13 @@ pub(crate) fn usage_of(tokens: &Value) -> Usage {
     } else {
         input
     };
-    Usage {
+    Tokens {
         input: uncached + tool,
         output: output + thoughts,
         cache_creation: 0,
         cache_read: cached,
         reasoning: thoughts,
+        cache_creation_1h: 0,
     }
 }
 
@@ -199,7 +204,7 @@ pub(crate) fn usage_of(tokens: &Value) -> Usage {
 struct Session {
     phases: Vec<Phase>,
     book: CallBook,
-    usage: UsageByModel,
+    requests: Requests,
     records: Vec<DataRecord>,
     first_prompt: Option<String>,
     model: Option<String>,
@@ -317,8 +322,11 @@ impl Session {
         if self.model.is_none() {
             self.model = model.map(str::to_owned);
         }
-        if let Some(t) = v.get("tokens") {
-            self.usage.add(model, usage_of(t));
+        if let Some(t) = v.get("tokens").map(usage_of).filter(|t| !t.is_zero()) {
+            let at = time(v.get("timestamp").and_then(Value::as_str));
+            let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
+            self.requests
+                .put(&mut self.phases, record(at, model, t, id));
         }
         let phase = self.phases.len().checked_sub(1);
         for t in v
@@ -388,7 +396,7 @@ impl Session {
         }
     }
 
-    fn finish(self, path: &Path, chat: &Chat) -> (SessionLog, Vec<DataRecord>) {
+    fn finish(mut self, path: &Path, chat: &Chat) -> (SessionLog, Vec<DataRecord>) {
         let meta_time = |k: &str| {
             chat.meta
                 .get(k)
@@ -401,7 +409,6 @@ impl Session {
         let mut fm = Frontmatter::new(SessionId::new("imported").expect("valid"), started);
         fm.participants.push(gemini());
         fm.model = self.model;
-        self.usage.store(&mut fm);
         if let Some(h) = chat.meta.get("projectHash").and_then(Value::as_str) {
             fm.extra.insert("project_hash", h);
         }
@@ -411,7 +418,9 @@ impl Session {
             .and_then(title_from)
             .unwrap_or_else(|| "Gemini CLI session".to_owned());
         let mut log = SessionLog::new(fm);
+        self.requests.settle(&mut self.phases);
         finish_paused(&mut log, title, self.phases);
+        log.refresh_usage_totals();
         let mut records: Vec<DataRecord> = vec![DataRecord::Source(SourceData {
             phase: None,
             line: None,

@@ -1,12 +1,13 @@
 //! One OpenCode session's records into a cru session:
 //!
-//! - the session record → title, start, `directory`, `version`, `slug`
-//!   (frontmatter), and whole as a source record;
+//! - the session record → title, start, `directory` (as `cwd`), `version`,
+//!   `slug` (frontmatter), and whole as a source record;
 //! - a user message → a phase with a `[!user]` callout from its text parts
 //!   (a `synthetic` text part, which OpenCode adds itself, is a context
 //!   record; a `file` part is an image record with a `[file: name]` marker
 //!   when its bytes are inline, a source record otherwise);
-//! - an assistant message → its `tokens` (by `modelID`) and `cost`; its
+//! - an assistant message → one usage record: its `tokens` (by `modelID`),
+//!   `cost`, id and `time.created`; its
 //!   `text` parts → `[!reply] @opencode`; `reasoning` → thinking records;
 //!   `tool` parts → tool calls (input, output or error whole, ✗ for status
 //!   `error`, duration from `state.time`, title and metadata in `extra`);
@@ -25,8 +26,11 @@ use crucible_core::{
 };
 
 use super::Rows;
+use crate::RecordTally;
 use crate::transcript::{CallBook, finish_paused, phase_name, title_from};
-use crate::{RecordTally, Usage, UsageByModel};
+use crucible_core::Tokens;
+
+use crate::requests::{Requests, record};
 
 pub(super) fn opencode() -> AgentRef {
     "opencode".parse().expect("a valid agent name")
@@ -67,7 +71,7 @@ struct Session {
     book: CallBook,
     records: Vec<DataRecord>,
     tally: RecordTally,
-    usage: UsageByModel,
+    requests: Requests,
     cost: Option<f64>,
     model: Option<String>,
     first_prompt: Option<String>,
@@ -210,22 +214,31 @@ impl Session {
         if self.model.is_none() {
             self.model = model.map(str::to_owned);
         }
-        if let Some(c) = info.get("cost").and_then(Value::as_f64) {
+        let cost = info.get("cost").and_then(Value::as_f64);
+        if let Some(c) = cost {
             *self.cost.get_or_insert(0.0) += c;
         }
         if let Some(t) = info.get("tokens") {
             let n = |p: &str| t.pointer(p).and_then(Value::as_u64).unwrap_or(0);
             // OpenCode's `output` leaves the reasoning out; cru's holds it.
-            self.usage.add(
-                model,
-                Usage {
-                    input: n("/input"),
-                    output: n("/output") + n("/reasoning"),
-                    cache_creation: n("/cache/write"),
-                    cache_read: n("/cache/read"),
-                    reasoning: n("/reasoning"),
-                },
-            );
+            let tokens = Tokens {
+                input: n("/input"),
+                output: n("/output") + n("/reasoning"),
+                cache_creation: n("/cache/write"),
+                cache_read: n("/cache/read"),
+                reasoning: n("/reasoning"),
+                cache_creation_1h: 0,
+            };
+            if !tokens.is_zero() {
+                let at = info
+                    .pointer("/time/created")
+                    .and_then(Value::as_i64)
+                    .map(Timestamp::from_unix_ms);
+                let id = info.get("id").and_then(Value::as_str).map(str::to_owned);
+                let mut r = record(at, model, tokens, id);
+                r.cost_usd = cost;
+                self.requests.put(&mut self.phases, r);
+            }
         }
         for p in parts {
             match Self::part_kind(p) {
@@ -334,7 +347,7 @@ impl Session {
         });
     }
 
-    fn finish(self, path: &Path, info: &Value) -> Made {
+    fn finish(mut self, path: &Path, info: &Value) -> Made {
         let str_of = |keys: &[&str]| {
             keys.iter()
                 .find_map(|k| info.get(*k).and_then(Value::as_str))
@@ -349,9 +362,13 @@ impl Session {
         fm.participants.push(opencode());
         fm.model = self.model;
         fm.cost_usd = self.cost;
-        self.usage.store(&mut fm);
-        for key in ["directory", "version", "slug"] {
-            if let Some(v) = str_of(&[key]) {
+        // The working directory under the key every importer gives it.
+        for (key, field) in [
+            ("cwd", "directory"),
+            ("version", "version"),
+            ("slug", "slug"),
+        ] {
+            if let Some(v) = str_of(&[field]) {
                 fm.extra.insert(key, v);
             }
         }
@@ -360,7 +377,9 @@ impl Session {
             .or_else(|| self.first_prompt.as_deref().and_then(title_from))
             .unwrap_or_else(|| "OpenCode session".to_owned());
         let mut log = SessionLog::new(fm);
+        self.requests.settle(&mut self.phases);
         finish_paused(&mut log, title, self.phases);
+        log.refresh_usage_totals();
         let mut records: Vec<DataRecord> = self.book.into_records().collect();
         records.extend(self.records);
         Made {

@@ -3,6 +3,7 @@
 mod bad_times;
 mod linear;
 mod real;
+mod repeated_requests;
 mod roundtrip;
 mod tiers_on_imports;
 

@@ -4,10 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use crucible_core::DataRecord;
-use crucible_interop::{
-    Format, ImportError, Imported, Usage, UsageByModel, detect, find_sources, import,
-};
+use crucible_core::{DataRecord, Tokens, UsageByModel};
+use crucible_interop::{Format, ImportError, Imported, detect, find_sources, import};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -84,7 +82,10 @@ struct Facts {
     subagents: u64,
     thinking: u64,
     images: u64,
-    usage: Usage,
+    usage: Tokens,
+    /// Responses that spent tokens: distinct (message.id, requestId), and
+    /// lines without a message id each.
+    requests: u64,
 }
 
 /// Counts straight from the JSON: tool_use blocks by id, tool_result
@@ -100,8 +101,7 @@ fn count(files: &[PathBuf]) -> Facts {
     let mut failed = BTreeSet::new();
     let mut chains = BTreeSet::new();
     let mut root_of: HashMap<String, String> = HashMap::new();
-    let mut best: HashMap<(String, String), [u64; 4]> = HashMap::new();
-    let mut anonymous = [0u64; 4];
+    let mut spent = Spent::default();
     for (i, file) in files.iter().enumerate() {
         for v in lines(file) {
             f.lines += 1;
@@ -137,41 +137,69 @@ fn count(files: &[PathBuf]) -> Facts {
                     f.images += parts.filter(|p| p["type"] == "image").count() as u64;
                 }
             }
-            let u = &v["message"]["usage"];
-            if !u.is_object() {
-                continue;
-            }
-            let n = |k: &str| u[k].as_u64().unwrap_or(0);
-            let parts = [
-                n("input_tokens"),
-                n("output_tokens"),
-                n("cache_creation_input_tokens"),
-                n("cache_read_input_tokens"),
-            ];
-            match v["message"]["id"].as_str() {
-                Some(id) => {
-                    let key = (id.to_owned(), v["requestId"].to_string());
-                    let e = best.entry(key).or_default();
-                    if parts.iter().sum::<u64>() > e.iter().sum::<u64>() {
-                        *e = parts;
-                    }
-                }
-                None => (0..4).for_each(|k| anonymous[k] += parts[k]),
-            }
+            spent.line(&v);
         }
     }
     f.calls = uses.len() as u64;
     f.failed = failed.intersection(&uses).count() as u64;
     f.subagents += chains.len() as u64;
-    let sum = |k: usize| best.values().map(|p| p[k]).sum::<u64>() + anonymous[k];
-    f.usage = Usage {
-        input: sum(0),
-        output: sum(1),
-        cache_creation: sum(2),
-        cache_read: sum(3),
-        reasoning: 0,
-    };
+    spent.into_facts(&mut f);
     f
+}
+
+/// Tokens by response: each (message.id, requestId) once, with the line
+/// of largest total (the final count of a streamed response); a line
+/// without a message id on its own.
+#[derive(Default)]
+struct Spent {
+    /// input, output, cache creation, cache read, its one-hour part.
+    best: HashMap<(String, String), [u64; 5]>,
+    anonymous: [u64; 5],
+    anonymous_requests: u64,
+}
+
+impl Spent {
+    fn line(&mut self, v: &Value) {
+        let u = &v["message"]["usage"];
+        if !u.is_object() {
+            return;
+        }
+        let n = |k: &str| u[k].as_u64().unwrap_or(0);
+        let parts = [
+            n("input_tokens"),
+            n("output_tokens"),
+            n("cache_creation_input_tokens"),
+            n("cache_read_input_tokens"),
+            u["cache_creation"]["ephemeral_1h_input_tokens"]
+                .as_u64()
+                .unwrap_or(0),
+        ];
+        let total = |p: &[u64; 5]| p[..4].iter().sum::<u64>();
+        if let Some(id) = v["message"]["id"].as_str() {
+            let key = (id.to_owned(), v["requestId"].to_string());
+            let e = self.best.entry(key).or_default();
+            if total(&parts) > total(e) {
+                *e = parts;
+            }
+        } else {
+            (0..5).for_each(|k| self.anonymous[k] += parts[k]);
+            self.anonymous_requests += u64::from(total(&parts) > 0);
+        }
+    }
+
+    fn into_facts(self, f: &mut Facts) {
+        let sum = |k: usize| self.best.values().map(|p| p[k]).sum::<u64>() + self.anonymous[k];
+        f.usage = Tokens {
+            input: sum(0),
+            output: sum(1),
+            cache_creation: sum(2),
+            cache_read: sum(3),
+            reasoning: 0,
+            cache_creation_1h: sum(4),
+        };
+        let spent = |p: &&[u64; 5]| p[..4].iter().any(|n| *n > 0);
+        f.requests = self.best.values().filter(spent).count() as u64 + self.anonymous_requests;
+    }
 }
 
 /// The same facts from an import (the session and all its children).
@@ -198,6 +226,8 @@ fn facts_of(imp: &Imported) -> Facts {
         if let Some(u) = UsageByModel::of(&s.log.frontmatter) {
             f.usage.add(u.total());
         }
+        f.requests += s.log.usage_records().count() as u64;
+        super::assert_records_make_the_totals(&s.log, &s.provenance.path);
     }
     f
 }

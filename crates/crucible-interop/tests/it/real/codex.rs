@@ -7,10 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crucible_core::{Block, CalloutKind};
-use crucible_interop::{
-    Exported, Format, Usage, UsageByModel, detect, export, find_sources, import,
-};
+use crucible_core::{Block, CalloutKind, Tokens, UsageByModel};
+use crucible_interop::{Exported, Format, detect, export, find_sources, import};
 
 fn root() -> PathBuf {
     super::real_dir("codex")
@@ -48,7 +46,10 @@ struct Facts {
     replies: usize,
     /// Images the user sent (`input_image` parts).
     images: usize,
-    usage: Usage,
+    usage: Tokens,
+    /// Model requests that spent tokens: steps of the running total
+    /// (rollouts), turns (exec streams).
+    requests: usize,
 }
 
 fn lines(path: &Path) -> Vec<Value> {
@@ -122,13 +123,14 @@ fn output_failed(output: &str) -> bool {
 }
 
 /// The tokens of `total_token_usage` steps: a lower total restarts the
-/// count; a total seen before is a replay and counts nothing.
+/// count; a total seen before is a replay and counts nothing. True when
+/// the step spent tokens.
 fn add_step(
-    usage: &mut Usage,
+    usage: &mut Tokens,
     prev: &mut Option<[u64; 4]>,
     seen: &mut HashSet<[u64; 4]>,
     t: &Value,
-) {
+) -> bool {
     let now = [
         "input_tokens",
         "cached_input_tokens",
@@ -137,7 +139,7 @@ fn add_step(
     ]
     .map(|k| t[k].as_u64().unwrap_or(0));
     if !seen.insert(now) {
-        return;
+        return false;
     }
     let step = match prev {
         Some(p) if now.iter().zip(p.iter()).any(|(a, b)| a < b) => now,
@@ -149,6 +151,7 @@ fn add_step(
     usage.cache_read += step[1];
     usage.output += step[2];
     usage.reasoning += step[3];
+    step.iter().any(|n| *n > 0)
 }
 
 fn rollout_facts(records: &[Value]) -> Facts {
@@ -195,7 +198,7 @@ fn rollout_facts(records: &[Value]) -> Facts {
             }
             (Some("event_msg"), Some("token_count")) => {
                 if let Some(t) = p["info"].get("total_token_usage") {
-                    add_step(&mut f.usage, &mut prev, &mut seen, t);
+                    f.requests += usize::from(add_step(&mut f.usage, &mut prev, &mut seen, t));
                 }
             }
             _ => {}
@@ -224,6 +227,7 @@ fn exec_facts(records: &[Value]) -> Facts {
                 f.usage.input += n("input_tokens") - n("cached_input_tokens");
                 f.usage.cache_read += n("cached_input_tokens");
                 f.usage.output += n("output_tokens");
+                f.requests += usize::from(n("input_tokens") + n("output_tokens") > 0);
             }
             _ => {}
         }
@@ -271,6 +275,7 @@ fn imported_facts(path: &Path) -> Facts {
     // Every call is in the sidecar too (a web search has no id in Codex).
     assert_eq!(imp.data.calls().count(), calls.len());
     assert_eq!(imp.data.check(log), Vec::new(), "{}", path.display());
+    super::assert_records_make_the_totals(log, &path.display().to_string());
     Facts {
         lines: imp.records.read_count() + imp.records.skipped_count(),
         calls: calls.len(),
@@ -303,6 +308,7 @@ fn imported_facts(path: &Path) -> Facts {
         usage: UsageByModel::of(&log.frontmatter)
             .map(|u| u.total())
             .unwrap_or_default(),
+        requests: log.usage_records().count(),
     }
 }
 
@@ -459,6 +465,27 @@ fn every_real_codex_file_survives_export_to_codex_and_back() {
             UsageByModel::of(&first.log.frontmatter).map(|u| u.total()),
             "{what}"
         );
+        // Each record comes back in its phase, by its model, at its time
+        // (an exec stream's have none; the rollout gives them one).
+        let records = |i: &crucible_interop::Imported| {
+            i.log
+                .phases()
+                .enumerate()
+                .flat_map(|(n, (_, p))| p.usage.iter().map(move |r| (n, r.clone())))
+                .collect::<Vec<_>>()
+        };
+        let (back_records, first_records) = (records(&back), records(&first));
+        assert_eq!(back_records.len(), first_records.len(), "{what}");
+        for ((n, b), (m, a)) in back_records.iter().zip(&first_records) {
+            assert_eq!((n, &b.model, b.tokens), (m, &a.model, a.tokens), "{what}");
+            if let Some(at) = &a.at {
+                assert_eq!(
+                    b.at.as_ref().map(crucible_core::Timestamp::unix_ms),
+                    Some(at.unix_ms()),
+                    "{what}"
+                );
+            }
+        }
         let replies = |i: &crucible_interop::Imported| {
             i.log
                 .callouts()

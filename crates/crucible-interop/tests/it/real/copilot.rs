@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crucible_core::{CalloutKind, DataRecord};
-use crucible_interop::{Format, UsageByModel, detect, import};
+use crucible_core::{CalloutKind, DataRecord, UsageByModel};
+use crucible_interop::{Format, detect, import};
 use serde_json::Value;
 
 fn files() -> Vec<PathBuf> {
@@ -20,6 +20,8 @@ struct Facts {
     replies: usize,
     /// `inputTokens` (cache reads inside), output, cache read, cache write.
     tokens: [u64; 4],
+    /// (shutdown time, model) of each model's metrics at each shutdown.
+    requests: Vec<(String, String)>,
 }
 
 fn facts(path: &Path) -> (Facts, u64) {
@@ -38,7 +40,9 @@ fn facts(path: &Path) -> (Facts, u64) {
             }
             "tool.execution_complete" => f.failed += usize::from(d["success"] == false),
             "session.shutdown" => {
-                for m in d["modelMetrics"].as_object().unwrap().values() {
+                for (model, m) in d["modelMetrics"].as_object().unwrap() {
+                    let at = v["timestamp"].as_str().unwrap().to_owned();
+                    f.requests.push((at, model.clone()));
                     let u = &m["usage"];
                     for (i, k) in [
                         "inputTokens",
@@ -86,7 +90,15 @@ fn every_real_copilot_event_log_is_detected_and_imported_with_its_facts() {
                 u.cache_read,
                 u.cache_creation,
             ],
+            requests: log
+                .usage_records()
+                .map(|r| {
+                    let at = r.at.as_ref().unwrap().as_str().to_owned();
+                    (at, r.model.clone().unwrap())
+                })
+                .collect(),
         };
+        super::assert_records_make_the_totals(log, &path.display().to_string());
         assert_eq!(got, want, "{}", path.display());
         assert_eq!(log.frontmatter.tokens_used, Some(u.total()));
         assert_eq!(log.frontmatter.model.as_deref(), Some("claude-sonnet-4.6"));

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crucible_core::{CalloutKind, DataRecord};
-use crucible_interop::{Format, Usage, UsageByModel, detect, import};
+use crucible_core::{CalloutKind, DataRecord, Tokens, UsageByModel};
+use crucible_interop::{Format, detect, import};
 use serde_json::Value;
 
 fn dir() -> PathBuf {
@@ -31,6 +31,8 @@ struct Facts {
     thinking: u64,
     tool: u64,
     total: u64,
+    /// Replies that report tokens.
+    requests: usize,
 }
 
 /// The messages as the file leaves them: the document's array, or for
@@ -84,6 +86,11 @@ fn facts(path: &Path) -> Facts {
                 f.thinking += n("thoughts");
                 f.tool += n("tool");
                 f.total += n("total");
+                f.requests += usize::from(
+                    ["input", "output", "cached", "thoughts", "tool"]
+                        .iter()
+                        .any(|k| n(k) > 0),
+                );
             }
             _ => {}
         }
@@ -112,7 +119,7 @@ fn imported_facts(path: &Path) -> Facts {
     let usage = UsageByModel::of(&log.frontmatter)
         .unwrap_or_default()
         .total();
-    let Usage {
+    let Tokens {
         input,
         output,
         cache_read,
@@ -126,6 +133,25 @@ fn imported_facts(path: &Path) -> Facts {
         .filter(|r| matches!(r, DataRecord::Thinking(_)))
         .count();
     assert_eq!(log.frontmatter.tokens_used.unwrap_or(0), usage.total());
+    super::assert_records_make_the_totals(log, &path.display().to_string());
+    // Each record is its reply's: the message's id and time.
+    let replies: BTreeMap<String, String> = messages(path)
+        .iter()
+        .filter(|m| m["type"] == "gemini")
+        .map(|m| {
+            (
+                m["id"].as_str().unwrap().to_owned(),
+                m["timestamp"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    for r in log.usage_records() {
+        let id = r.id.as_deref().unwrap();
+        assert_eq!(
+            r.at.as_ref().map(crucible_core::Timestamp::as_str),
+            replies.get(id).map(String::as_str)
+        );
+    }
     Facts {
         calls: calls.len(),
         failed: calls.iter().filter(|c| c.failed).count(),
@@ -140,6 +166,7 @@ fn imported_facts(path: &Path) -> Facts {
         thinking: reasoning,
         tool: 0,
         total: usage.total(),
+        requests: log.usage_records().count(),
     }
 }
 

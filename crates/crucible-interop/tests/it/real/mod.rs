@@ -76,3 +76,45 @@ pub fn real_files(agent: &str, exts: &[&str]) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// An imported session's usage records make its totals: by model, they
+/// add up to the frontmatter's `usage` (and `tokens_used` to their sum),
+/// and each was made within the session (not before it started).
+pub fn assert_records_make_the_totals(log: &crucible_core::SessionLog, what: &str) {
+    use crucible_core::{Tokens, UNKNOWN_MODEL, UsageByModel};
+    let fm = &log.frontmatter;
+    let mut by = UsageByModel::default();
+    for (_, p) in log.phases() {
+        for r in &p.usage {
+            let model = r
+                .model
+                .as_ref()
+                .or(p.meta.model.as_ref())
+                .or(fm.model.as_ref());
+            by.add(model.map(String::as_str), r.tokens);
+            if let Some(at) = &r.at {
+                assert!(
+                    at.unix_ms() >= fm.started.unix_ms(),
+                    "{what}: a request at {} before the session's start {}",
+                    at.as_str(),
+                    fm.started.as_str()
+                );
+            }
+        }
+    }
+    if log.usage_records().next().is_none() {
+        return;
+    }
+    let written = UsageByModel::of(fm).unwrap_or_default();
+    assert_eq!(written, by, "{what}: the frontmatter's usage by model");
+    assert_eq!(
+        fm.tokens_used,
+        Some(by.total().total()),
+        "{what}: tokens_used"
+    );
+    assert!(
+        !by.models.contains_key(UNKNOWN_MODEL) || fm.model.is_none(),
+        "{what}: a record without a model in a session that has one"
+    );
+    let _: Tokens = by.total();
+}

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crucible_core::CalloutKind;
-use crucible_interop::{Format, Imported, UsageByModel, detect, find_sources, import};
+use crucible_core::{CalloutKind, UsageByModel};
+use crucible_interop::{Format, Imported, detect, find_sources, import};
 use serde_json::Value;
 
 fn dir() -> PathBuf {
@@ -25,6 +25,9 @@ struct Facts {
     /// input, output (reasoning left out, as OpenCode counts), reasoning,
     /// cache read, cache write.
     tokens: [u64; 5],
+    /// Replies that spent tokens, and their cost.
+    requests: usize,
+    cost_micro_usd: u64,
 }
 
 /// Adds one message's facts (`info`, its parts) to `f`.
@@ -43,6 +46,19 @@ fn count(f: &mut Facts, info: &Value, parts: &[Value]) {
         f.failed += usize::from(p["state"]["status"] == "error");
     }
     let t = &info["tokens"];
+    let spent = [
+        "/input",
+        "/output",
+        "/reasoning",
+        "/cache/read",
+        "/cache/write",
+    ]
+    .iter()
+    .any(|k| t.pointer(k).and_then(Value::as_u64).unwrap_or(0) > 0);
+    if spent {
+        f.requests += 1;
+        f.cost_micro_usd += micro(info["cost"].as_f64().unwrap_or(0.0));
+    }
     for (i, k) in [
         "/input",
         "/output",
@@ -128,10 +144,23 @@ fn storage_facts(storage: &Path) -> BTreeMap<String, Facts> {
     out
 }
 
+/// Dollars in millionths, summed without float drift.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn micro(usd: f64) -> u64 {
+    (usd * 1e6).round() as u64
+}
+
 /// Facts by session id, from what the importer made of the sessions and
 /// their children.
 fn imported_facts(imp: &Imported, out: &mut BTreeMap<String, Facts>) {
     let log = &imp.log;
+    super::assert_records_make_the_totals(log, &imp.provenance.path);
+    assert!(
+        log.usage_records()
+            .all(|r| r.id.is_some() && r.at.is_some()),
+        "{}",
+        imp.provenance.path
+    );
     let calls: Vec<_> = log.tool_calls().collect();
     let kinds = |k: CalloutKind| log.callouts().filter(|c| c.kind() == k).count();
     let u = UsageByModel::of(&log.frontmatter).unwrap().total();
@@ -148,6 +177,11 @@ fn imported_facts(imp: &Imported, out: &mut BTreeMap<String, Facts>) {
             u.cache_read,
             u.cache_creation,
         ],
+        requests: log.usage_records().count(),
+        cost_micro_usd: log
+            .usage_records()
+            .map(|r| micro(r.cost_usd.unwrap_or(0.0)))
+            .sum(),
     };
     out.insert(imp.provenance.id.clone().unwrap(), f);
     for c in &imp.children {

@@ -1,0 +1,136 @@
+//! Which imported session holds each Claude Code request, so that a
+//! request is counted once across files.
+//!
+//! Claude Code copies history into new transcripts: a resumed or forked
+//! session starts with the lines of the one it came from, each response
+//! with its `message.id` and `requestId`. ccusage counts such a response
+//! once over every file it reads (it reads them in path order and keeps
+//! the first copy). So does an import: a record whose id
+//! (`<message.id>:<requestId>`) a session of another Claude Code source
+//! already holds, in the store or earlier in the same run, is left out of
+//! the session being stored, and its totals are taken again without it.
+//!
+//! Only ids with a request id are compared across files: without one,
+//! ccusage too counts a message once per session only (gateways reuse
+//! message ids across sessions).
+
+use std::collections::HashMap;
+
+use crucible_core::{SessionLog, UsageRecord};
+
+use crate::{Format, Provenance};
+
+/// Claude Code request ids and the sources (provenance paths) whose
+/// sessions hold them.
+#[derive(Debug, Default)]
+pub(crate) struct RequestOwners {
+    owners: HashMap<String, Vec<String>>,
+    /// source → the ids its session holds, to let go of them when it is
+    /// stored again.
+    held: HashMap<String, Vec<String>>,
+}
+
+/// True for a record id that names a request across files.
+fn is_shared_id(id: &str) -> bool {
+    id.contains(':')
+}
+
+/// True for a Claude Code import.
+fn is_claude(p: &Provenance) -> bool {
+    p.format == Format::ClaudeCode.as_str()
+}
+
+impl RequestOwners {
+    /// The owners of the requests in `sessions` (what a store holds).
+    pub(crate) fn of<'a>(sessions: impl IntoIterator<Item = &'a SessionLog>) -> Self {
+        let mut owners = Self::default();
+        for log in sessions {
+            if let Some(p) = Provenance::of(log).filter(is_claude) {
+                owners.hold(log, &p.path);
+            }
+        }
+        owners
+    }
+
+    /// Takes out of `log` (about to be stored from `source`) every record
+    /// that a session of another source holds, refreshes its totals, and
+    /// says whether it took any. `same` names the source whose session
+    /// `log` replaces when the source moved: that session is this one.
+    pub(crate) fn drop_repeats(
+        &self,
+        log: &mut SessionLog,
+        source: &Provenance,
+        same: Option<&str>,
+    ) -> bool {
+        if !is_claude(source) || self.owners.is_empty() {
+            return false;
+        }
+        let elsewhere = |id: &str| {
+            self.owners.get(id).is_some_and(|o| {
+                o.iter()
+                    .any(|s| *s != source.path && Some(s.as_str()) != same)
+            })
+        };
+        let repeated = |r: &UsageRecord| {
+            r.id.as_deref()
+                .is_some_and(|id| is_shared_id(id) && elsewhere(id))
+        };
+        let mut dropped = false;
+        for p in log.phases_mut() {
+            let before = p.usage.len();
+            p.usage.retain(|r| !repeated(r));
+            dropped |= p.usage.len() != before;
+        }
+        if dropped {
+            refresh_totals(log);
+        }
+        dropped
+    }
+
+    /// Records that `log`, as now stored from `source`, holds its
+    /// requests, in place of what `replaced` held (its own earlier import,
+    /// and the path it moved from).
+    pub(crate) fn stored(&mut self, log: &SessionLog, source: &Provenance, replaced: &[&str]) {
+        if !is_claude(source) {
+            return;
+        }
+        for old in replaced {
+            for id in self.held.remove(*old).unwrap_or_default() {
+                if let Some(o) = self.owners.get_mut(&id) {
+                    o.retain(|s| s != old);
+                    if o.is_empty() {
+                        self.owners.remove(&id);
+                    }
+                }
+            }
+        }
+        self.hold(log, &source.path);
+    }
+
+    fn hold(&mut self, log: &SessionLog, source: &str) {
+        for r in log.usage_records() {
+            let Some(id) = r.id.as_deref().filter(|id| is_shared_id(id)) else {
+                continue;
+            };
+            let owners = self.owners.entry(id.to_owned()).or_default();
+            if !owners.iter().any(|s| s == source) {
+                owners.push(source.to_owned());
+                self.held
+                    .entry(source.to_owned())
+                    .or_default()
+                    .push(id.to_owned());
+            }
+        }
+    }
+}
+
+/// The session's totals from the records it kept. A session left with no
+/// record at all (every response a copy) spent nothing of its own.
+fn refresh_totals(log: &mut SessionLog) {
+    if log.usage_records().next().is_none() {
+        log.frontmatter.tokens_used = None;
+        log.frontmatter.extra.remove("usage");
+        return;
+    }
+    log.refresh_usage_totals();
+}

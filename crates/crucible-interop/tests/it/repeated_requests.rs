@@ -1,0 +1,147 @@
+//! A Claude Code response copied into another transcript (a resumed or
+//! forked session repeats the history it came from, each response with its
+//! `message.id` and `requestId`) is counted once: in one import run over
+//! both files, and against sessions an earlier run stored. The copy that
+//! keeps the record is the first in path order, as ccusage keeps it.
+
+use std::path::{Path, PathBuf};
+
+use crucible_core::{SessionLog, SessionStore, Tokens};
+use crucible_interop::reconcile::{Event, Reconciler};
+use crucible_interop::{Format, find_sources, import};
+use crucible_parser::MarkdownCodec;
+
+/// A real transcript whose 40th line ends a response (so a copy of its
+/// first 40 lines holds whole responses, as a resumed session does).
+fn transcript() -> PathBuf {
+    super::real::real_dir("claude-code").join("ai-sessions/claude-code-pomodoro-timer.jsonl")
+}
+
+const COPIED_LINES: usize = 40;
+
+/// `projects/p/` with the transcript as `name_full` and its first lines as
+/// `name_resumed`.
+fn projects(dir: &Path, name_full: &str, name_resumed: &str) -> PathBuf {
+    let p = dir.join("projects/p");
+    std::fs::create_dir_all(&p).unwrap();
+    let text = std::fs::read_to_string(transcript()).unwrap();
+    std::fs::write(p.join(name_full), &text).unwrap();
+    let head: String = text
+        .lines()
+        .take(COPIED_LINES)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(p.join(name_resumed), head).unwrap();
+    p
+}
+
+/// Imports `sources` into the store at `sessions` in one run; the stored
+/// sessions by source file name.
+fn run(sessions: &Path, sources: &[PathBuf]) -> Vec<(String, SessionLog)> {
+    let store = SessionStore::new(sessions, MarkdownCodec);
+    std::fs::create_dir_all(sessions).unwrap();
+    let mut r = Reconciler::new(&store, false).unwrap();
+    let mut stored = Vec::new();
+    for s in sources {
+        let imp = import(s, Format::ClaudeCode).unwrap();
+        r.store(imp, &mut |e| {
+            if let Event::Stored(s) = e {
+                stored.push((s.source.clone(), s.path.clone()));
+            }
+        })
+        .unwrap();
+    }
+    stored
+        .into_iter()
+        .map(|(source, path)| {
+            let name = Path::new(&source)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (name, store.load_path(&path).unwrap())
+        })
+        .collect()
+}
+
+fn tokens_of(log: &SessionLog) -> Tokens {
+    crucible_core::UsageByModel::of(&log.frontmatter)
+        .map(|u| u.total())
+        .unwrap_or_default()
+}
+
+fn alone(path: &Path) -> Tokens {
+    tokens_of(&import(path, Format::ClaudeCode).unwrap().log)
+}
+
+fn sum(logs: &[(String, SessionLog)]) -> Tokens {
+    let mut t = Tokens::default();
+    for (_, l) in logs {
+        t.add(tokens_of(l));
+    }
+    t
+}
+
+#[test]
+fn a_response_copied_into_a_resumed_transcript_counts_once_in_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // The copy sorts first: it keeps the records it repeats.
+    let p = projects(dir.path(), "b-full.jsonl", "a-resumed.jsonl");
+    let sources: Vec<PathBuf> = find_sources(&p, None)
+        .sources
+        .into_iter()
+        .map(|(s, _)| s)
+        .collect();
+    assert_eq!(sources, [p.join("a-resumed.jsonl"), p.join("b-full.jsonl")]);
+    let logs = run(&dir.path().join("sessions"), &sources);
+    assert_eq!(logs.len(), 2);
+    let full = alone(&p.join("b-full.jsonl"));
+    let resumed = alone(&p.join("a-resumed.jsonl"));
+    assert!(!resumed.is_zero() && resumed != full);
+    assert_eq!(sum(&logs), full, "every response once over both sessions");
+    assert_eq!(tokens_of(&logs[0].1), resumed, "the first copy keeps them");
+    let rest = tokens_of(&logs[1].1);
+    assert_eq!(rest.total(), full.total() - resumed.total());
+    // Its own records, none of the copy's: the rest of the file.
+    let phases_with_records = logs[1]
+        .1
+        .phases()
+        .filter(|(_, p)| !p.usage.is_empty())
+        .count();
+    assert!(phases_with_records > 0);
+}
+
+#[test]
+fn a_copy_imported_later_finds_its_responses_in_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = projects(dir.path(), "a-full.jsonl", "b-resumed.jsonl");
+    let sessions = dir.path().join("sessions");
+    let first = run(&sessions, &[p.join("a-full.jsonl")]);
+    let full = alone(&p.join("a-full.jsonl"));
+    assert_eq!(sum(&first), full);
+    // A later run, the copy alone: every response it holds is stored.
+    let second = run(&sessions, &[p.join("b-resumed.jsonl")]);
+    assert_eq!(second.len(), 1);
+    let resumed = &second[0].1;
+    assert!(
+        resumed.usage_records().next().is_none(),
+        "{:?}",
+        tokens_of(resumed)
+    );
+    assert_eq!(resumed.frontmatter.tokens_used, None);
+    // Its conversation is imported all the same.
+    assert!(resumed.phase_count() > 0);
+}
+
+#[test]
+fn a_grown_source_imported_again_keeps_its_own_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = projects(dir.path(), "full.jsonl", "resumed.jsonl");
+    let sessions = dir.path().join("sessions");
+    run(&sessions, &[p.join("resumed.jsonl")]);
+    // The copy grows into the whole transcript: its session is updated,
+    // and what it held before is its own, not another's.
+    std::fs::copy(p.join("full.jsonl"), p.join("resumed.jsonl")).unwrap();
+    let again = run(&sessions, &[p.join("resumed.jsonl")]);
+    assert_eq!(sum(&again), alone(&p.join("full.jsonl")));
+}
