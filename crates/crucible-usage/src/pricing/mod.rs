@@ -123,6 +123,9 @@ impl PriceTable {
     /// `-fast` model's base, an alias's target, or the matched name), for
     /// showing how a model was priced; `None` when it has no price.
     pub fn priced_as(&self, model: &str) -> Option<String> {
+        if model == SYNTHETIC_MODEL {
+            return Some(SYNTHETIC_MODEL.to_owned());
+        }
         self.resolve(model).map(|(name, _)| name)
     }
 
@@ -229,6 +232,11 @@ mod tests {
     #[test]
     fn synthetic_messages_cost_nothing_and_unknown_models_are_unpriced() {
         let t = PriceTable::shipped();
+        assert_eq!(
+            t.priced_as(SYNTHETIC_MODEL).as_deref(),
+            Some(SYNTHETIC_MODEL)
+        );
+        assert_eq!(t.priced_as("llama-local-7b"), None);
         let synthetic = t.cost_of(
             &line(Some(SYNTHETIC_MODEL), tokens(10, 10)),
             CostMode::Calculate,
