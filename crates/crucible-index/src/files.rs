@@ -19,7 +19,7 @@ pub use crucible_core::store::names::{
 };
 pub const FORMAT: &str = "cru-session-index";
 /// 2: stamps carry the inode change time (`ctime_ns`).
-pub const VERSION: u64 = 2;
+pub const VERSION: u64 = 3;
 /// A delta this large is merged into the base on the next save.
 pub const COMPACT_AT: usize = 2_000;
 

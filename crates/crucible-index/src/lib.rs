@@ -22,6 +22,7 @@ pub mod scan;
 pub mod stats;
 mod table_file;
 pub mod toon;
+pub mod usage_cell;
 mod view;
 
 use std::collections::HashSet;

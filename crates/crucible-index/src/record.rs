@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crucible_core::{AgentRef, Counts, SessionStatus, SessionSummary, Timestamp};
+use crucible_core::{AgentRef, Counts, SessionStatus, SessionSummary, Timestamp, UsageLine};
 
 use crate::toon::{self, Cell};
 
@@ -109,6 +109,12 @@ pub struct SessionRecord {
     pub counts: Counts,
     pub resume_point: Option<String>,
     pub parent: Option<String>,
+    /// The git root of the session's working directory, else the directory
+    /// ([`crucible_core::Frontmatter::project`]).
+    pub project: Option<String>,
+    /// The session's usage, merged over phases
+    /// ([`crucible_core::without_phases`]).
+    pub usage: Vec<UsageLine>,
     /// The session had a journal when indexed: it is live, and read afresh.
     pub live: bool,
     #[serde(flatten)]
@@ -129,6 +135,8 @@ pub struct PhaseRecord {
     pub tokens: Option<u64>,
     #[serde(flatten)]
     pub counts: Counts,
+    /// The phase's usage lines (agent and channel are the row's).
+    pub usage: Vec<UsageLine>,
 }
 
 /// A markdown file that is not a session (a note of a vault, an empty file
@@ -208,6 +216,8 @@ pub const SESSION_FIELDS: &[&str] = &[
     "subagents",
     "resume_point",
     "parent",
+    "project",
+    "usage",
 ];
 
 /// How many leading cells decide whether a row is read further.
@@ -229,6 +239,7 @@ pub const PHASE_FIELDS: &[&str] = &[
     "errors",
     "user_interventions",
     "subagents",
+    "usage",
 ];
 
 pub const PROBLEM_FIELDS: &[&str] = &[
@@ -277,6 +288,8 @@ impl SessionRecord {
             counts: s.totals,
             resume_point: fm.resume_point.map(|p| p.to_string()),
             parent: fm.parent.as_ref().map(|p| p.as_str().to_owned()),
+            project: fm.project().map(str::to_owned),
+            usage: crucible_core::without_phases(&s.usage_lines()),
             live,
             stamp,
         }
@@ -296,6 +309,7 @@ impl SessionRecord {
     }
 
     pub fn write_row(&self, out: &mut String) {
+        let usage = crate::usage_cell::encode(&self.usage);
         let participants = join(&self.participants);
         let agents = join(&self.agents);
         toon::write_row_parts(
@@ -325,6 +339,8 @@ impl SessionRecord {
                 &[
                     self.resume_point.as_deref().into(),
                     self.parent.as_deref().into(),
+                    self.project.as_deref().into(),
+                    usage_cell(&usage),
                 ],
             ],
         );
@@ -359,6 +375,8 @@ impl SessionRecord {
             subagents,
             resume_point,
             parent,
+            project,
+            usage,
         ] = cells
         else {
             return Err(wrong_width(SESSION_FIELDS, cells));
@@ -382,6 +400,8 @@ impl SessionRecord {
             counts: counts([tool_calls, failed, decisions, errors, users, subagents])?,
             resume_point: text(resume_point)?,
             parent: text(parent)?,
+            project: text(project)?,
+            usage: usage_lines(usage)?,
             live: count(live)? != 0,
             stamp: FileStamp::from_cells(ino, mtime_ns, size, ctime_ns)?,
         })
@@ -415,6 +435,20 @@ pub fn confined<S: AsRef<str>>(path: S) -> Result<S, String> {
         ));
     }
     Ok(path)
+}
+
+/// The usage cell of a row: null when there is no line.
+fn usage_cell(encoded: &str) -> Cell<'_> {
+    if encoded.is_empty() {
+        Cell::Null
+    } else {
+        Cell::Str(encoded)
+    }
+}
+
+/// The usage lines of a cell.
+pub fn usage_lines(cell: &str) -> Result<Vec<UsageLine>, String> {
+    crate::usage_cell::decode(toon::text(cell)?.as_deref().unwrap_or(""))
 }
 
 fn text(cell: &str) -> Result<Option<String>, String> {
@@ -470,6 +504,8 @@ struct PhaseRow<'a> {
     duration_ms: Option<u64>,
     tokens: Option<u64>,
     counts: &'a Counts,
+    /// Already encoded ([`crate::usage_cell::encode`]).
+    usage: &'a str,
 }
 
 impl PhaseRow<'_> {
@@ -490,6 +526,7 @@ impl PhaseRow<'_> {
                     self.tokens.into(),
                 ],
                 &count_cells(self.counts),
+                &[usage_cell(self.usage)],
             ],
         );
     }
@@ -497,6 +534,7 @@ impl PhaseRow<'_> {
 
 impl PhaseRecord {
     pub fn from_summary(path: &str, s: &SessionSummary) -> Vec<Self> {
+        let mut usage = phase_usage(s);
         s.phases
             .iter()
             .enumerate()
@@ -511,6 +549,7 @@ impl PhaseRecord {
                 duration_ms: p.duration_ms,
                 tokens: p.tokens,
                 counts: p.counts,
+                usage: std::mem::take(&mut usage[i]),
             })
             .collect()
     }
@@ -526,7 +565,9 @@ impl PhaseRecord {
         let mut path_cell = String::with_capacity(path.len() + 2);
         toon::encode_cell(&mut path_cell, path);
         let mut agent = String::new();
+        let usage = phase_usage(s);
         for (i, p) in s.phases.iter().enumerate() {
+            let usage = crate::usage_cell::encode(&usage[i]);
             agent.clear();
             if let Some(a) = &p.agent {
                 a.push_to(&mut agent);
@@ -542,6 +583,7 @@ impl PhaseRecord {
                 duration_ms: p.duration_ms,
                 tokens: p.tokens,
                 counts: &p.counts,
+                usage: &usage,
             }
             .write(out);
         }
@@ -549,6 +591,7 @@ impl PhaseRecord {
     }
 
     pub fn write_row(&self, out: &mut String) {
+        let usage = crate::usage_cell::encode(&self.usage);
         let mut path = String::with_capacity(self.path.len() + 2);
         toon::encode_cell(&mut path, &self.path);
         PhaseRow {
@@ -562,6 +605,7 @@ impl PhaseRecord {
             duration_ms: self.duration_ms,
             tokens: self.tokens,
             counts: &self.counts,
+            usage: &usage,
         }
         .write(out);
     }
@@ -584,6 +628,7 @@ impl PhaseRecord {
             errors,
             users,
             subagents,
+            usage,
         ] = cells
         else {
             return Err(wrong_width(PHASE_FIELDS, cells));
@@ -599,8 +644,27 @@ impl PhaseRecord {
             duration_ms: toon::number(duration_ms)?,
             tokens: toon::number(tokens)?,
             counts: counts([tool_calls, failed, decisions, errors, users, subagents])?,
+            usage: usage_lines(usage)?,
         })
     }
+}
+
+/// Each phase's usage lines (by index), with the agent and channel left to
+/// the phase row.
+fn phase_usage(s: &SessionSummary) -> Vec<Vec<UsageLine>> {
+    let mut by_phase = vec![Vec::new(); s.phases.len()];
+    for mut line in s.usage_lines() {
+        let Some(n) = line.phase.take() else { continue };
+        line.agent = None;
+        line.channel = None;
+        if let Some(v) = (n as usize)
+            .checked_sub(1)
+            .and_then(|i| by_phase.get_mut(i))
+        {
+            v.push(line);
+        }
+    }
+    by_phase
 }
 
 impl Problem {
@@ -689,6 +753,17 @@ pub struct Facts<'a> {
     pub duration_ms: Option<u64>,
     pub errors: u64,
     pub user_interventions: u64,
+    pub project: Option<std::borrow::Cow<'a, str>>,
+    /// The usage cell, decoded only by the queries that need it
+    /// ([`Facts::usage`]).
+    pub usage: UsageCell<'a>,
+}
+
+/// A row's usage lines: the cell as read, or a record's lines.
+#[derive(Debug, Clone)]
+pub enum UsageCell<'a> {
+    Cell(&'a str),
+    Lines(&'a [UsageLine]),
 }
 
 impl<'a> Facts<'a> {
@@ -717,6 +792,8 @@ impl<'a> Facts<'a> {
             duration_ms: toon::number(c[10])?,
             errors: count(c[21])?,
             user_interventions: count(c[22])?,
+            project: toon::text(c[26])?,
+            usage: UsageCell::Cell(c[27]),
         })
     }
 
@@ -736,6 +813,16 @@ impl<'a> Facts<'a> {
             duration_ms: r.duration_ms,
             errors: r.counts.errors,
             user_interventions: r.counts.user_interventions,
+            project: r.project.as_deref().map(Borrowed),
+            usage: UsageCell::Lines(&r.usage),
+        }
+    }
+
+    /// The session's usage lines (a cell is decoded here).
+    pub fn usage(&self) -> Result<std::borrow::Cow<'a, [UsageLine]>, String> {
+        match self.usage {
+            UsageCell::Cell(c) => usage_lines(c).map(std::borrow::Cow::Owned),
+            UsageCell::Lines(l) => Ok(std::borrow::Cow::Borrowed(l)),
         }
     }
 

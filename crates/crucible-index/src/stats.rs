@@ -1,10 +1,11 @@
 //! Aggregations for `cru session stats`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
-use crucible_core::{SessionStatus, Timestamp};
+use crucible_core::{SessionStatus, Tokens, UsageLine};
 
 use crate::query::Filter;
 use crate::record::{Facts, PhaseRecord, SessionRecord};
@@ -18,21 +19,34 @@ pub enum GroupBy {
     Channel,
     Status,
     Model,
-    /// The UTC day the session started.
+    /// The day (in the caller's time zone, UTC by default) tokens were
+    /// spent; a session counts on the day it started and each day it spent
+    /// tokens.
     Day,
+    /// The week, from the caller's first weekday.
+    Week,
+    Month,
     /// Phases by name; figures are the phases' own (tokens, duration, errors).
     Phase,
+    /// The git root of the session's working directory, else the directory.
+    Project,
+    /// Each session by id.
+    Session,
 }
 
 impl GroupBy {
     /// Every grouping, in the order `--help` lists them.
-    pub const ALL: [GroupBy; 6] = [
+    pub const ALL: [GroupBy; 10] = [
         GroupBy::Agent,
         GroupBy::Channel,
         GroupBy::Status,
         GroupBy::Model,
         GroupBy::Day,
+        GroupBy::Week,
+        GroupBy::Month,
         GroupBy::Phase,
+        GroupBy::Project,
+        GroupBy::Session,
     ];
 
     /// The name a user types (`--group-by day`).
@@ -43,7 +57,11 @@ impl GroupBy {
             GroupBy::Status => "status",
             GroupBy::Model => "model",
             GroupBy::Day => "day",
+            GroupBy::Week => "week",
+            GroupBy::Month => "month",
             GroupBy::Phase => "phase",
+            GroupBy::Project => "project",
+            GroupBy::Session => "session",
         }
     }
 
@@ -55,14 +73,18 @@ impl GroupBy {
     /// What the grouping counts, in a line for `--help`.
     pub fn about(self) -> Option<&'static str> {
         match self {
-            GroupBy::Agent => Some(
-                "Each agent by name (participants and phase agents); a session counts for each",
-            ),
-            GroupBy::Day => Some("The UTC day a session started"),
+            GroupBy::Agent => {
+                Some("Each agent by name; tokens go to the agent of the phase that spent them")
+            }
+            GroupBy::Day => Some("The day tokens were spent (--timezone; UTC by default)"),
+            GroupBy::Week => Some("The week tokens were spent (weeks start on Sunday)"),
+            GroupBy::Month => Some("The month tokens were spent"),
             GroupBy::Phase => {
                 Some("Phases by name, with the phases' own tokens, durations and errors")
             }
-            GroupBy::Channel | GroupBy::Status | GroupBy::Model => None,
+            GroupBy::Project => Some("The git root of the session's working directory"),
+            GroupBy::Model => Some("The model that spent the tokens"),
+            GroupBy::Channel | GroupBy::Status | GroupBy::Session => None,
         }
     }
 }
@@ -72,7 +94,17 @@ impl GroupBy {
 pub struct StatsRow {
     pub group: String,
     pub sessions: u64,
+    /// Every token credited to the group: the four kinds and `untyped`.
     pub tokens: u64,
+    pub input: u64,
+    pub output: u64,
+    pub cache_creation: u64,
+    pub cache_read: u64,
+    /// Tokens of unknown kind (files that wrote one number).
+    pub untyped: u64,
+    /// The group's usage by model (and cost written or not), for pricing.
+    #[serde(skip)]
+    pub usage: Vec<UsageLine>,
     pub avg_duration_ms: Option<u64>,
     pub min_duration_ms: Option<u64>,
     pub max_duration_ms: Option<u64>,
@@ -124,10 +156,41 @@ impl Durations {
     }
 }
 
-#[derive(Debug, Default, Clone, Copy)]
+/// A group's tokens: the kinds, and lines merged by model for pricing.
+#[derive(Debug, Default, Clone)]
+struct UsageAcc {
+    tokens: Tokens,
+    untyped: u64,
+    by_model: BTreeMap<(Option<String>, bool), UsageLine>,
+}
+
+impl UsageAcc {
+    fn add(&mut self, l: &UsageLine) {
+        self.tokens.add(l.tokens);
+        self.untyped = self.untyped.saturating_add(l.untyped);
+        let key = (l.model.clone(), l.recorded);
+        if let Some(m) = self.by_model.get_mut(&key) {
+            m.merge(l);
+        } else {
+            let mut m = l.clone();
+            m.phase = None;
+            m.agent = None;
+            m.channel = None;
+            self.by_model.insert(key, m);
+        }
+    }
+
+    fn merge(&mut self, o: &Self) {
+        for l in o.by_model.values() {
+            self.add(l);
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone)]
 struct Acc {
     sessions: u64,
-    tokens: u64,
+    usage: UsageAcc,
     durations: Durations,
     failed: u64,
     ended: u64,
@@ -137,18 +200,18 @@ struct Acc {
 
 impl Acc {
     /// Each session once per group: the caller dedupes the group keys.
+    /// Tokens are added by line ([`UsageAcc::add`]), not here.
     fn session(&mut self, r: &Facts<'_>) {
         self.sessions += 1;
-        self.tokens += r.tokens_used.unwrap_or(0);
         self.durations.add(r.duration_ms);
         self.ended(r.status);
         self.errors += r.errors;
         self.users += r.user_interventions;
     }
 
-    fn merge(&mut self, o: Self) {
+    fn merge(&mut self, o: &Self) {
         self.sessions += o.sessions;
-        self.tokens += o.tokens;
+        self.usage.merge(&o.usage);
         self.durations.merge(o.durations);
         self.failed += o.failed;
         self.ended += o.ended;
@@ -166,10 +229,17 @@ impl Acc {
 
     fn row(self, group: String) -> StatsRow {
         let d = self.durations;
+        let t = self.usage.tokens;
         StatsRow {
             group,
             sessions: self.sessions,
-            tokens: self.tokens,
+            tokens: t.total().saturating_add(self.usage.untyped),
+            input: t.input,
+            output: t.output,
+            cache_creation: t.cache_creation,
+            cache_read: t.cache_read,
+            untyped: self.usage.untyped,
+            usage: self.usage.by_model.into_values().collect(),
             avg_duration_ms: (d.count > 0).then(|| d.sum / d.count),
             min_duration_ms: (d.count > 0).then_some(d.min),
             max_duration_ms: (d.count > 0).then_some(d.max),
@@ -182,121 +252,193 @@ impl Acc {
     }
 }
 
-fn keys(r: &Facts<'_>, by: GroupBy) -> Vec<String> {
-    let none = || "(none)".to_owned();
-    match by {
-        GroupBy::Agent => {
-            let mut names: Vec<String> = r
-                .all_agents()
-                .map(|a| a.split_once('@').map_or(a, |(n, _)| n).to_owned())
-                .collect();
-            names.sort();
-            names.dedup();
-            if names.is_empty() {
-                vec![none()]
-            } else {
-                names
-            }
-        }
-        GroupBy::Channel => vec![r.channel.as_deref().map_or_else(none, str::to_owned)],
-        GroupBy::Status => vec![r.status.as_str().to_owned()],
-        GroupBy::Model => vec![r.model.as_deref().map_or_else(none, str::to_owned)],
-        GroupBy::Day => vec![
-            r.started
-                .parse::<Timestamp>()
-                .map_or_else(|_| none(), |t| t.utc_day()),
-        ],
-        GroupBy::Phase => unreachable!("phases are grouped from phase records"),
-    }
+const NONE: &str = "(none)";
+
+fn agent_name(a: &str) -> &str {
+    a.split_once('@').map_or(a, |(n, _)| n)
+}
+
+/// The label of the day, week or month holding an instant (ms): given by
+/// the caller, which knows the time zone and the first weekday.
+pub type Calendar = dyn Fn(i64) -> String + Send + Sync;
+
+/// The UTC day of an instant: the calendar when the caller gives none.
+pub fn utc_day(ms: i64) -> String {
+    jiff::Timestamp::from_millisecond(ms)
+        .map_or_else(|_| NONE.to_owned(), |t| t.strftime("%Y-%m-%d").to_string())
 }
 
 /// Accumulates `stats` over sessions given one at a time, so a caller can
 /// feed it rows straight from the index file.
-#[derive(Debug, Default)]
 pub struct Aggregator {
-    by: Option<GroupBy>,
+    by: GroupBy,
+    calendar: Arc<Calendar>,
     total: Acc,
     groups: HashMap<String, Acc>,
-    /// For phase grouping: the matching sessions' statuses, by path.
-    statuses: HashMap<String, SessionStatus>,
+    /// For phase grouping: the matching sessions' statuses and lines, by path.
+    statuses: HashMap<String, (SessionStatus, Vec<UsageLine>)>,
+    /// Rows whose usage cell could not be read.
+    unreadable: Vec<String>,
+}
+
+impl std::fmt::Debug for Aggregator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Aggregator")
+            .field("by", &self.by)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Aggregator {
+    /// Days, weeks and months are UTC days here; see [`Aggregator::with_calendar`].
     pub fn new(by: GroupBy) -> Self {
         Self {
-            by: Some(by),
-            ..Self::default()
+            by,
+            calendar: Arc::new(utc_day),
+            total: Acc::default(),
+            groups: HashMap::new(),
+            statuses: HashMap::new(),
+            unreadable: Vec::new(),
         }
     }
 
-    /// Adds a session that passed the filter.
-    pub fn add(&mut self, r: &Facts<'_>) {
-        self.total.session(r);
+    /// Labels days, weeks or months with `calendar`.
+    #[must_use]
+    pub fn with_calendar(mut self, calendar: Arc<Calendar>) -> Self {
+        self.calendar = calendar;
+        self
+    }
+
+    /// The group a session belongs to by its own facts (for the line-less
+    /// groupings, the only one; for the others, one of its groups).
+    fn session_keys(&self, r: &Facts<'_>) -> Vec<String> {
+        let owned = |v: Option<&str>| v.unwrap_or(NONE).to_owned();
         match self.by {
-            Some(GroupBy::Phase) => {
-                self.statuses.insert(r.path.to_string(), r.status);
+            GroupBy::Agent => r.all_agents().map(|a| agent_name(a).to_owned()).collect(),
+            GroupBy::Channel => vec![owned(r.channel.as_deref())],
+            GroupBy::Status => vec![r.status.as_str().to_owned()],
+            GroupBy::Model => vec![owned(r.model.as_deref())],
+            GroupBy::Day | GroupBy::Week | GroupBy::Month => vec![(self.calendar)(r.started_ms())],
+            GroupBy::Project => vec![owned(r.project.as_deref())],
+            GroupBy::Session => vec![r.id.to_string()],
+            GroupBy::Phase => Vec::new(),
+        }
+    }
+
+    /// The group a line's tokens go to; `None`: the session's own group.
+    fn line_key(&self, l: &UsageLine) -> Option<String> {
+        let owned = |v: Option<&String>| v.map_or(NONE, String::as_str).to_owned();
+        match self.by {
+            GroupBy::Agent => Some(l.agent.as_deref().map_or(NONE, agent_name).to_owned()),
+            GroupBy::Channel => Some(owned(l.channel.as_ref())),
+            GroupBy::Model => Some(owned(l.model.as_ref())),
+            GroupBy::Day | GroupBy::Week | GroupBy::Month => Some((self.calendar)(l.first_ms)),
+            GroupBy::Status | GroupBy::Project | GroupBy::Session | GroupBy::Phase => None,
+        }
+    }
+
+    /// Adds a session that passed the filter. A session counts in every
+    /// group its own facts or its tokens fall in; its tokens are split by
+    /// line, so the groups' tokens add up to the total.
+    pub fn add(&mut self, r: &Facts<'_>) {
+        let lines = match r.usage() {
+            Ok(l) => l,
+            Err(e) => {
+                self.unreadable.push(format!("{}: {e}", r.path));
+                std::borrow::Cow::Owned(Vec::new())
             }
-            Some(GroupBy::Agent) => {
-                // Names without versions, each once: no allocation per row
-                // beyond this small list.
-                let mut names: Vec<&str> = Vec::with_capacity(4);
-                for a in r.all_agents() {
-                    let name = a.split_once('@').map_or(a, |(n, _)| n);
-                    if !names.contains(&name) {
-                        names.push(name);
-                    }
-                }
-                if names.is_empty() {
-                    names.push("(none)");
-                }
-                for n in names {
-                    match self.groups.get_mut(n) {
-                        Some(acc) => acc.session(r),
-                        None => self.groups.entry(n.to_owned()).or_default().session(r),
-                    }
-                }
-            }
-            Some(by) => {
-                for k in keys(r, by) {
-                    self.groups.entry(k).or_default().session(r);
-                }
-            }
-            None => {}
+        };
+        self.total.session(r);
+        for l in lines.iter() {
+            self.total.usage.add(l);
+        }
+        if self.by == GroupBy::Phase {
+            self.statuses
+                .insert(r.path.to_string(), (r.status, lines.into_owned()));
+            return;
+        }
+        let mut keys = self.session_keys(r);
+        let own = keys.first().cloned().unwrap_or_else(|| NONE.to_owned());
+        let line_keys: Vec<String> = lines
+            .iter()
+            .map(|l| self.line_key(l).unwrap_or_else(|| own.clone()))
+            .collect();
+        keys.extend(line_keys.iter().cloned());
+        keys.sort();
+        keys.dedup();
+        if keys.is_empty() {
+            keys.push(NONE.to_owned());
+        }
+        for k in keys {
+            self.groups.entry(k).or_default().session(r);
+        }
+        for (l, k) in lines.iter().zip(line_keys) {
+            self.groups.entry(k).or_default().usage.add(l);
         }
     }
 
     /// Adds what another aggregator (of other sessions) gathered.
     pub fn merge(&mut self, other: Self) {
-        self.total.merge(other.total);
+        self.total.merge(&other.total);
         for (k, acc) in other.groups {
-            self.groups.entry(k).or_default().merge(acc);
+            self.groups.entry(k).or_default().merge(&acc);
         }
         self.statuses.extend(other.statuses);
+        self.unreadable.extend(other.unreadable);
+    }
+
+    /// Rows whose usage could not be read (a damaged index), as messages.
+    pub fn unreadable(&self) -> &[String] {
+        &self.unreadable
     }
 
     /// The rows, sorted by group, and the total. `phases` is used when
     /// grouping by phase.
     pub fn finish(mut self, phases: &[PhaseRecord]) -> (Vec<StatsRow>, StatsRow) {
-        if self.by == Some(GroupBy::Phase) {
-            let mut seen: HashSet<(&str, &str)> = HashSet::new();
-            for p in phases {
-                let Some(status) = self.statuses.get(p.path.as_str()) else {
-                    continue;
-                };
-                let acc = self.groups.entry(p.name.clone()).or_default();
-                if seen.insert((p.name.as_str(), p.path.as_str())) {
-                    acc.sessions += 1;
-                    acc.ended(*status);
-                }
-                acc.tokens += p.tokens.unwrap_or(0);
-                acc.durations.add(p.duration_ms);
-                acc.errors += p.counts.errors;
-                acc.users += p.counts.user_interventions;
-            }
+        if self.by == GroupBy::Phase {
+            self.phase_groups(phases);
         }
         let mut rows: Vec<StatsRow> = self.groups.into_iter().map(|(k, a)| a.row(k)).collect();
         rows.sort_by(|a, b| a.group.cmp(&b.group));
         (rows, self.total.row("total".into()))
+    }
+
+    /// Phases by name, each with its own figures; a session whose tokens
+    /// are not in any phase (only its frontmatter has them) puts them under
+    /// `(no phase)`, so the groups still add up.
+    fn phase_groups(&mut self, phases: &[PhaseRecord]) {
+        let mut seen: HashSet<(&str, &str)> = HashSet::new();
+        let mut in_phases: HashSet<&str> = HashSet::new();
+        for p in phases {
+            let Some((status, _)) = self.statuses.get(p.path.as_str()) else {
+                continue;
+            };
+            let acc = self.groups.entry(p.name.clone()).or_default();
+            if seen.insert((p.name.as_str(), p.path.as_str())) {
+                acc.sessions += 1;
+                acc.ended(*status);
+            }
+            for l in &p.usage {
+                acc.usage.add(l);
+            }
+            if !p.usage.is_empty() {
+                in_phases.insert(p.path.as_str());
+            }
+            acc.durations.add(p.duration_ms);
+            acc.errors += p.counts.errors;
+            acc.users += p.counts.user_interventions;
+        }
+        for (path, (status, lines)) in &self.statuses {
+            if in_phases.contains(path.as_str()) || lines.is_empty() {
+                continue;
+            }
+            let acc = self.groups.entry("(no phase)".to_owned()).or_default();
+            acc.sessions += 1;
+            acc.ended(*status);
+            for l in lines {
+                acc.usage.add(l);
+            }
+        }
     }
 }
 

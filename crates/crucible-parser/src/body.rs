@@ -15,7 +15,7 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
 
 use crate::error::ParseErrorKind;
 use crate::source::LineCounter;
-use crate::{callout, heading, phase_meta, tasks, tool_calls};
+use crate::{callout, heading, phase_meta, tasks, tool_calls, usage_line};
 
 /// The info string of the system prompt block.
 pub(crate) const SYSTEM_PROMPT: &str = "system-prompt";
@@ -234,12 +234,44 @@ impl Builder<'_> {
     }
 
     /// The phase whose heading was the last thing read, if any.
+    /// A `<!-- usage: ... -->` line inside a phase: a record of that phase
+    /// (true). One that cannot be read stays prose, with a warning.
+    fn usage(&mut self, range: Range<usize>) -> bool {
+        let Some(parsed) = usage_line::parse(&self.body[range.clone()]) else {
+            return false;
+        };
+        if !matches!(self.out.sections.last(), Some(Section::Phase(_))) {
+            return false;
+        }
+        match parsed {
+            Ok(record) => {
+                // Text on both sides stays two paragraphs, as written.
+                self.flush();
+                if let Some(Section::Phase(p)) = self.out.sections.last_mut() {
+                    p.usage.push(record);
+                }
+            }
+            Err(why) => {
+                let line = self.lines.line_at(range.start);
+                self.out
+                    .warnings
+                    .push((line, format!("usage line kept as prose: {why}")));
+                self.prose(range);
+            }
+        }
+        true
+    }
+
     fn fresh_phase(&mut self) -> Option<&mut Phase> {
         if self.pending_prose.is_some() {
             return None;
         }
         match self.out.sections.last_mut() {
-            Some(Section::Phase(p)) if p.blocks.is_empty() && p.meta.is_empty() => Some(p),
+            Some(Section::Phase(p))
+                if p.blocks.is_empty() && p.meta.is_empty() && p.usage.is_empty() =>
+            {
+                Some(p)
+            }
             _ => None,
         }
     }
@@ -360,8 +392,12 @@ impl Builder<'_> {
         }
     }
 
-    /// HTML: the metadata comment of the phase just opened, or prose.
+    /// HTML: the metadata comment of the phase just opened, a usage line of
+    /// the current phase, or prose.
     fn html(&mut self, range: Range<usize>) {
+        if self.usage(range.clone()) {
+            return;
+        }
         match phase_meta::parse(&self.body[range.clone()]) {
             Some(parsed) if self.fresh_phase().is_some() => match parsed {
                 Ok(meta) => {

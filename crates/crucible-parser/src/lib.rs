@@ -27,6 +27,7 @@ mod source;
 mod summary;
 mod tasks;
 mod tool_calls;
+mod usage_line;
 pub mod validate;
 pub mod workflow;
 mod write;

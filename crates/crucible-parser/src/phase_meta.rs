@@ -17,8 +17,38 @@ pub(crate) fn parse(html: &str) -> Option<Result<PhaseMeta, String>> {
     Some(parse_pairs(inner.trim()))
 }
 
-fn parse_pairs(mut s: &str) -> Result<PhaseMeta, String> {
+fn parse_pairs(s: &str) -> Result<PhaseMeta, String> {
     let mut meta = PhaseMeta::default();
+    for_each_pair(s, |key, value| {
+        let bad = |what: &str| format!("`{key}={value}` is not {what}");
+        match key {
+            "started" => meta.started = Some(value.parse().map_err(|_| bad("a timestamp"))?),
+            "duration_ms" => {
+                meta.duration_ms = Some(value.parse().map_err(|_| bad("a whole number"))?);
+            }
+            "tokens" => meta.tokens = Some(value.parse().map_err(|_| bad("a whole number"))?),
+            "model" => meta.model = Some(value.to_owned()),
+            "cost_usd" => {
+                meta.cost_usd = Some(finite(value).ok_or_else(|| bad("a finite number"))?);
+            }
+            _ => meta.extra.push((key.to_owned(), value.to_owned())),
+        }
+        Ok(())
+    })?;
+    Ok(meta)
+}
+
+/// A finite number, as `cost_usd` must be.
+pub(crate) fn finite(value: &str) -> Option<f64> {
+    value.parse::<f64>().ok().filter(|c| c.is_finite())
+}
+
+/// Calls `each` with every `key=value` pair of a comment's inside (values
+/// bare, or quoted in JSON string syntax); stops at the first error.
+pub(crate) fn for_each_pair(
+    mut s: &str,
+    mut each: impl FnMut(&str, &str) -> Result<(), String>,
+) -> Result<(), String> {
     while !s.is_empty() {
         // One pass over the key's bytes: up to `=`, each a letter, digit or `_`.
         let key_len = s
@@ -46,28 +76,12 @@ fn parse_pairs(mut s: &str) -> Result<PhaseMeta, String> {
             (rest[..end].into(), &rest[end..])
         };
         s = rest.trim_start();
-        let bad = |what: &str| format!("`{key}={value}` is not {what}");
-        match key {
-            "started" => meta.started = Some(value.parse().map_err(|_| bad("a timestamp"))?),
-            "duration_ms" => {
-                meta.duration_ms = Some(value.parse().map_err(|_| bad("a whole number"))?);
-            }
-            "tokens" => meta.tokens = Some(value.parse().map_err(|_| bad("a whole number"))?),
-            "model" => meta.model = Some(value.into_owned()),
-            "cost_usd" => {
-                let c: f64 = value.parse().map_err(|_| bad("a number"))?;
-                if !c.is_finite() {
-                    return Err(bad("a finite number"));
-                }
-                meta.cost_usd = Some(c);
-            }
-            _ => meta.extra.push((key.to_owned(), value.into_owned())),
-        }
+        each(key, &value)?;
     }
-    Ok(meta)
+    Ok(())
 }
 
-fn push_pair(out: &mut String, key: &str, value: &str) {
+pub(crate) fn push_pair(out: &mut String, key: &str, value: &str) {
     out.push(' ');
     out.push_str(key);
     out.push('=');

@@ -13,7 +13,8 @@ use std::path::Path;
 use crucible_core::{Counts, PhaseSummary, SessionSummary};
 
 use crate::{
-    ParseError, callout, frontmatter, heading, parse_session, phase_meta, source, tasks, tool_calls,
+    ParseError, callout, frontmatter, heading, parse_session, phase_meta, source, tasks,
+    tool_calls, usage_line,
 };
 
 /// The summary of a session file: by the fast scanner when it can, else by
@@ -265,11 +266,20 @@ impl<'a> Scan<'a> {
 
     /// HTML: only the phase metadata comment, right under its heading.
     fn phase_meta(&mut self, line: &str, was_after_heading: bool) -> Option<()> {
+        if usage_line::is_usage_line(line) {
+            let p = self.current_phase()?;
+            let record = usage_line::parse(line)?.ok()?;
+            self.phases[p].usage.push(record);
+            return Some(());
+        }
         let p = self.current_phase().filter(|_| was_after_heading)?;
         let meta = phase_meta::parse(line)?.ok()?;
-        self.phases[p].started = meta.started;
-        self.phases[p].duration_ms = meta.duration_ms;
-        self.phases[p].tokens = meta.tokens;
+        let phase = &mut self.phases[p];
+        phase.started = meta.started;
+        phase.duration_ms = meta.duration_ms;
+        phase.tokens = meta.tokens;
+        phase.model = meta.model;
+        phase.cost_usd = meta.cost_usd;
         Some(())
     }
 

@@ -3,7 +3,7 @@
 use crucible_core::{Block, Section, SessionLog};
 
 use crate::body::{PROMPT, SYSTEM_PROMPT};
-use crate::{callout, frontmatter, heading, phase_meta, tasks, tool_calls};
+use crate::{callout, frontmatter, heading, phase_meta, tasks, tool_calls, usage_line};
 
 /// Writes `log` as canonical markdown: LF line endings, no BOM, one blank
 /// line between blocks, known frontmatter keys in a fixed order then unknown
@@ -28,6 +28,13 @@ pub fn write_session(log: &SessionLog) -> String {
                 if let Some(meta) = phase_meta::write(&p.meta) {
                     w.out.push('\n');
                     w.out.push_str(&meta);
+                }
+                // The requests, a line each, under the heading with the
+                // metadata: above the phase's text, so no text (an HTML
+                // comment left open, say) can swallow them.
+                for r in &p.usage {
+                    w.out.push('\n');
+                    usage_line::write(r, &mut w.out);
                 }
             }
             Section::Plain(s) => w.out.push_str(&heading::write_plain(s.level, &s.title)),

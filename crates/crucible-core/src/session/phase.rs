@@ -10,6 +10,9 @@ use super::{AgentRef, Block, Timestamp, UsageRecord};
 /// A top-level part of the body after the preamble.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+// Most sections are phases: boxing them would add an allocation to nearly
+// every section for the sake of the few plain ones.
+#[allow(clippy::large_enum_variant)]
 pub enum Section {
     Phase(Phase),
     Plain(PlainSection),

@@ -2,7 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AgentRef, Block, CalloutKind, Frontmatter, Section, SessionLog, Timestamp};
+use super::{
+    AgentRef, Block, CalloutKind, Frontmatter, PhaseFigures, Section, SessionLog, Timestamp,
+    UsageLine, UsageRecord, attribute,
+};
 
 /// What one phase did, in numbers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -14,6 +17,10 @@ pub struct PhaseSummary {
     pub started: Option<Timestamp>,
     pub duration_ms: Option<u64>,
     pub tokens: Option<u64>,
+    pub model: Option<String>,
+    pub cost_usd: Option<f64>,
+    /// The phase's model requests, as written.
+    pub usage: Vec<UsageRecord>,
     pub counts: Counts,
 }
 
@@ -93,6 +100,9 @@ impl SessionLog {
                     started: p.meta.started.clone(),
                     duration_ms: p.meta.duration_ms,
                     tokens: p.meta.tokens,
+                    model: p.meta.model.clone(),
+                    cost_usd: p.meta.cost_usd,
+                    usage: p.usage.clone(),
                     counts,
                 });
             }
@@ -103,5 +113,23 @@ impl SessionLog {
             phases,
             totals,
         }
+    }
+}
+
+impl SessionSummary {
+    /// The session's usage, attributed by the same rule as
+    /// [`SessionLog::usage_lines`].
+    pub fn usage_lines(&self) -> Vec<UsageLine> {
+        let phases = self.phases.iter().zip(1..).map(|(p, number)| PhaseFigures {
+            number,
+            agent: p.agent.as_ref(),
+            channel: p.channel.as_ref(),
+            started: p.started.as_ref(),
+            model: p.model.as_ref(),
+            tokens: p.tokens,
+            cost_usd: p.cost_usd,
+            records: &p.usage,
+        });
+        attribute(&self.frontmatter, phases)
     }
 }

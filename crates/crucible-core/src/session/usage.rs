@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Frontmatter, SessionLog, Timestamp};
+use super::{AgentRef, Frontmatter, Phase, SessionLog, Timestamp};
 use crate::yaml::{Mapping, Value};
 
 /// Token counts by kind.
@@ -285,12 +285,11 @@ impl UsageLine {
                 // Thresholds rise: nothing is above the next ones either.
                 break;
             }
-            match self.above.iter_mut().find(|(at, _)| *at == t) {
-                Some((_, sum)) => sum.add(over),
-                None => {
-                    self.above.push((t, over));
-                    self.above.sort_by_key(|(at, _)| *at);
-                }
+            if let Some((_, sum)) = self.above.iter_mut().find(|(at, _)| *at == t) {
+                sum.add(over);
+            } else {
+                self.above.push((t, over));
+                self.above.sort_by_key(|(at, _)| *at);
             }
         }
     }
@@ -309,95 +308,97 @@ fn hour_of(ms: i64) -> i64 {
     ms.div_euclid(3_600_000) * 3_600
 }
 
-impl SessionLog {
-    /// The session's usage, attributed by the rules of this module's doc,
-    /// one line per (phase, model, UTC hour, cost written or not), in order.
-    pub fn usage_lines(&self) -> Vec<UsageLine> {
-        let fm = &self.frontmatter;
-        let main_agent = fm.participants.first().map(ToString::to_string);
-        let started_ms = fm.started.unix_ms();
-        let mut lines: BTreeMap<LineKey, UsageLine> = BTreeMap::new();
-        let mut any_phase_figure = false;
-        for (id, p) in self.phases() {
-            let agent = p
-                .agent
-                .as_ref()
-                .map(ToString::to_string)
-                .or(main_agent.clone());
-            let channel = p.channel.clone().or_else(|| fm.channel.clone());
-            let phase_ms = p
-                .meta
-                .started
-                .as_ref()
-                .map_or(started_ms, Timestamp::unix_ms);
-            let phase_model = p.meta.model.as_ref().or(fm.model.as_ref());
-            if p.usage.is_empty() {
-                let Some(n) = p.meta.tokens else { continue };
-                any_phase_figure = true;
-                let key = LineKey {
-                    phase: Some(id.number()),
-                    model: phase_model.cloned(),
-                    hour: hour_of(phase_ms),
-                    recorded: p.meta.cost_usd.is_some(),
-                };
-                let line = new_line(&mut lines, key, &agent, &channel, phase_ms);
-                line.untyped = line.untyped.saturating_add(n);
-                line.recorded_cost_usd += p.meta.cost_usd.unwrap_or(0.0);
-                continue;
-            }
+/// What the attribution rule needs of one phase: the same from a parsed
+/// session and from a summary read fast.
+#[derive(Debug, Clone, Copy)]
+pub struct PhaseFigures<'a> {
+    /// `phase-N`'s N.
+    pub number: u32,
+    pub agent: Option<&'a AgentRef>,
+    pub channel: Option<&'a String>,
+    pub started: Option<&'a Timestamp>,
+    pub model: Option<&'a String>,
+    /// The metadata's `tokens=` (kind unknown), used when there is no record.
+    pub tokens: Option<u64>,
+    pub cost_usd: Option<f64>,
+    pub records: &'a [UsageRecord],
+}
+
+impl<'a> PhaseFigures<'a> {
+    pub fn of(number: u32, p: &'a Phase) -> Self {
+        Self {
+            number,
+            agent: p.agent.as_ref(),
+            channel: p.channel.as_ref(),
+            started: p.meta.started.as_ref(),
+            model: p.meta.model.as_ref(),
+            tokens: p.meta.tokens,
+            cost_usd: p.meta.cost_usd,
+            records: &p.usage,
+        }
+    }
+}
+
+/// The one attribution rule (this module's doc), one line per (phase,
+/// model, UTC hour, cost written or not), in that order.
+pub fn attribute<'a>(
+    fm: &Frontmatter,
+    phases: impl IntoIterator<Item = PhaseFigures<'a>>,
+) -> Vec<UsageLine> {
+    let main_agent = fm.participants.first().map(ToString::to_string);
+    let started_ms = fm.started.unix_ms();
+    let mut lines: BTreeMap<LineKey, UsageLine> = BTreeMap::new();
+    let mut any_phase_figure = false;
+    for p in phases {
+        let agent = p.agent.map(ToString::to_string).or(main_agent.clone());
+        let channel = p.channel.or(fm.channel.as_ref()).cloned();
+        let phase_ms = p.started.map_or(started_ms, Timestamp::unix_ms);
+        let phase_model = p.model.or(fm.model.as_ref());
+        if p.records.is_empty() {
+            let Some(n) = p.tokens else { continue };
             any_phase_figure = true;
-            for r in &p.usage {
-                let at = r.at.as_ref().map_or(phase_ms, Timestamp::unix_ms);
-                let key = LineKey {
-                    phase: Some(id.number()),
-                    model: r.model.as_ref().or(phase_model).cloned(),
-                    hour: hour_of(at),
-                    recorded: r.cost_usd.is_some(),
-                };
-                new_line(&mut lines, key, &agent, &channel, at)
-                    .add_record(at, r.tokens, r.cost_usd);
-            }
+            let key = LineKey {
+                phase: Some(p.number),
+                model: phase_model.cloned(),
+                hour: hour_of(phase_ms),
+                recorded: p.cost_usd.is_some(),
+            };
+            let line = new_line(&mut lines, key, agent.as_ref(), channel.as_ref(), phase_ms);
+            line.untyped = line.untyped.saturating_add(n);
+            line.recorded_cost_usd += p.cost_usd.unwrap_or(0.0);
+            continue;
         }
-        if !any_phase_figure {
-            self.frontmatter_lines(&mut lines, main_agent.as_ref());
+        any_phase_figure = true;
+        for r in p.records {
+            let at = r.at.as_ref().map_or(phase_ms, Timestamp::unix_ms);
+            let key = LineKey {
+                phase: Some(p.number),
+                model: r.model.as_ref().or(phase_model).cloned(),
+                hour: hour_of(at),
+                recorded: r.cost_usd.is_some(),
+            };
+            new_line(&mut lines, key, agent.as_ref(), channel.as_ref(), at)
+                .add_record(at, r.tokens, r.cost_usd);
         }
-        lines.into_values().collect()
+    }
+    if !any_phase_figure {
+        frontmatter_lines(fm, &mut lines, main_agent.as_ref());
+    }
+    lines.into_values().collect()
+}
+
+impl SessionLog {
+    /// The session's usage, attributed by [`attribute`].
+    pub fn usage_lines(&self) -> Vec<UsageLine> {
+        attribute(
+            &self.frontmatter,
+            self.phases()
+                .map(|(id, p)| PhaseFigures::of(id.number(), p)),
+        )
     }
 
     /// A session without per-phase figures: its frontmatter's, credited to
     /// the main agent at the session's start.
-    fn frontmatter_lines(&self, lines: &mut BTreeMap<LineKey, UsageLine>, agent: Option<&String>) {
-        let fm = &self.frontmatter;
-        let at = fm.started.unix_ms();
-        let agent = agent.cloned();
-        let recorded = fm.cost_usd.is_some();
-        let mut cost = fm.cost_usd;
-        if let Some(by) = UsageByModel::of(fm) {
-            for (model, tokens) in by.models {
-                let key = LineKey {
-                    phase: None,
-                    model: (model != UNKNOWN_MODEL).then_some(model),
-                    hour: hour_of(at),
-                    recorded,
-                };
-                let line = new_line(lines, key, &agent, &fm.channel, at);
-                line.tokens.add(tokens);
-                // The session's written cost is credited once, to its first model.
-                line.recorded_cost_usd += cost.take().unwrap_or(0.0);
-            }
-        } else if let Some(n) = fm.tokens_used {
-            let key = LineKey {
-                phase: None,
-                model: fm.model.clone(),
-                hour: hour_of(at),
-                recorded,
-            };
-            let line = new_line(lines, key, &agent, &fm.channel, at);
-            line.untyped = line.untyped.saturating_add(n);
-            line.recorded_cost_usd += cost.unwrap_or(0.0);
-        }
-    }
-
     /// The records of every phase, in document order.
     pub fn usage_records(&self) -> impl Iterator<Item = &UsageRecord> {
         self.phases().flat_map(|(_, p)| p.usage.iter())
@@ -426,18 +427,128 @@ impl SessionLog {
     }
 }
 
+/// A session without per-phase figures: its frontmatter's, credited to
+/// the main agent at the session's start.
+fn frontmatter_lines(
+    fm: &Frontmatter,
+    lines: &mut BTreeMap<LineKey, UsageLine>,
+    agent: Option<&String>,
+) {
+    {
+        let at = fm.started.unix_ms();
+        let agent = agent.cloned();
+        let recorded = fm.cost_usd.is_some();
+        let mut cost = fm.cost_usd;
+        if let Some(by) = UsageByModel::of(fm) {
+            for (model, tokens) in by.models {
+                let key = LineKey {
+                    phase: None,
+                    model: (model != UNKNOWN_MODEL).then_some(model),
+                    hour: hour_of(at),
+                    recorded,
+                };
+                let line = new_line(lines, key, agent.as_ref(), fm.channel.as_ref(), at);
+                line.tokens.add(tokens);
+                // The session's written cost is credited once, to its first model.
+                line.recorded_cost_usd += cost.take().unwrap_or(0.0);
+            }
+        } else if let Some(n) = fm.tokens_used {
+            let key = LineKey {
+                phase: None,
+                model: fm.model.clone(),
+                hour: hour_of(at),
+                recorded,
+            };
+            let line = new_line(lines, key, agent.as_ref(), fm.channel.as_ref(), at);
+            line.untyped = line.untyped.saturating_add(n);
+            line.recorded_cost_usd += cost.unwrap_or(0.0);
+        }
+    }
+}
+
+/// `lines` with their phase left out, merged where they then agree (agent,
+/// channel, model, hour, cost written or not): a session's figures as the
+/// index's session row keeps them.
+pub fn without_phases(lines: &[UsageLine]) -> Vec<UsageLine> {
+    type Key<'a> = (
+        Option<&'a String>,
+        Option<&'a String>,
+        Option<&'a String>,
+        i64,
+        bool,
+    );
+    let mut merged: BTreeMap<Key<'_>, UsageLine> = BTreeMap::new();
+    for l in lines {
+        let key = (
+            l.agent.as_ref(),
+            l.channel.as_ref(),
+            l.model.as_ref(),
+            l.hour,
+            l.recorded,
+        );
+        match merged.get_mut(&key) {
+            Some(m) => m.merge(l),
+            None => {
+                merged.insert(
+                    key,
+                    UsageLine {
+                        phase: None,
+                        ..l.clone()
+                    },
+                );
+            }
+        }
+    }
+    merged.into_values().collect()
+}
+
+impl UsageLine {
+    /// Adds `o`'s figures to this line's (same agent, model and hour).
+    pub fn merge(&mut self, o: &UsageLine) {
+        // Lines of other hours merged (by model, for pricing) keep the
+        // earliest: the result does not depend on the order of merging.
+        self.hour = self.hour.min(o.hour);
+        self.first_ms = self.first_ms.min(o.first_ms);
+        self.last_ms = self.last_ms.max(o.last_ms);
+        self.requests += o.requests;
+        self.tokens.add(o.tokens);
+        self.untyped = self.untyped.saturating_add(o.untyped);
+        self.recorded_cost_usd += o.recorded_cost_usd;
+        for (t, a) in &o.above {
+            if let Some((_, sum)) = self.above.iter_mut().find(|(at, _)| at == t) {
+                sum.add(*a);
+            } else {
+                self.above.push((*t, *a));
+                self.above.sort_by_key(|(at, _)| *at);
+            }
+        }
+    }
+}
+
+impl Frontmatter {
+    /// The session's project: its `project` key (the git root of its
+    /// working directory, found when it was recorded or imported), else its
+    /// `cwd`.
+    pub fn project(&self) -> Option<&str> {
+        ["project", "cwd"]
+            .into_iter()
+            .find_map(|k| self.extra.get(k).and_then(Value::as_str))
+            .filter(|p| !p.is_empty())
+    }
+}
+
 fn new_line<'a>(
     lines: &'a mut BTreeMap<LineKey, UsageLine>,
     key: LineKey,
-    agent: &Option<String>,
-    channel: &Option<String>,
+    agent: Option<&String>,
+    channel: Option<&String>,
     at_ms: i64,
 ) -> &'a mut UsageLine {
     let (phase, model, hour, recorded) = (key.phase, key.model.clone(), key.hour, key.recorded);
     lines.entry(key).or_insert_with(|| UsageLine {
         phase,
-        agent: agent.clone(),
-        channel: channel.clone(),
+        agent: agent.cloned(),
+        channel: channel.cloned(),
         model,
         hour,
         first_ms: at_ms,

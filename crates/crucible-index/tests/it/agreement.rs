@@ -77,6 +77,7 @@ pub fn assert_agrees(root: &Path) {
     for by in GroupBy::ALL {
         for f in &filters() {
             let expected = crucible_index::stats(&truth, &true_phases, f, by);
+            groups_add_up(&expected, by);
             assert_eq!(
                 crucible_index::stats(&opened.index.sessions, &phases, f, by),
                 expected,
@@ -89,6 +90,33 @@ pub fn assert_agrees(root: &Path) {
             );
         }
     }
+}
+
+/// Tokens (every kind) are credited once: the groups' sum is the total.
+fn groups_add_up(
+    (rows, total): &(Vec<crucible_index::StatsRow>, crucible_index::StatsRow),
+    by: GroupBy,
+) {
+    let sum = |f: fn(&crucible_index::StatsRow) -> u64| rows.iter().map(f).sum::<u64>();
+    let kinds = |r: &crucible_index::StatsRow| {
+        [
+            r.tokens,
+            r.input,
+            r.output,
+            r.cache_creation,
+            r.cache_read,
+            r.untyped,
+        ]
+    };
+    let summed: Vec<u64> = (0..6)
+        .map(|i| rows.iter().map(|r| kinds(r)[i]).sum())
+        .collect();
+    assert_eq!(
+        summed,
+        kinds(total),
+        "{by:?}: the groups' tokens do not add up"
+    );
+    assert!(sum(|r| r.sessions) >= total.sessions, "{by:?}");
 }
 
 /// `list` on the opened index, and on the streaming path `list` takes

@@ -1,6 +1,6 @@
 //! Our streaming TOON against toon-format, in both directions.
 
-use crucible_core::{Counts, SessionStatus};
+use crucible_core::{Counts, SessionStatus, Tokens, UsageLine};
 use crucible_index::files::{self, Index};
 use crucible_index::record::{FileStamp, Problem, SessionRecord};
 use proptest::prelude::*;
@@ -36,9 +36,18 @@ fn record() -> impl Strategy<Value = SessionRecord> {
             any::<u64>(),
             any::<bool>(),
         ),
+        (
+            proptest::option::of(text()),
+            prop::collection::vec(usage_line(), 0..3),
+        ),
     )
         .prop_map(
-            |((path, id, status), (title, channel, model), (participants, tokens, n, live))| {
+            |(
+                (path, id, status),
+                (title, channel, model),
+                (participants, tokens, n, live),
+                (project, usage),
+            )| {
                 SessionRecord {
                     path,
                     id,
@@ -59,6 +68,8 @@ fn record() -> impl Strategy<Value = SessionRecord> {
                     },
                     resume_point: None,
                     parent: None,
+                    project,
+                    usage,
                     live,
                     stamp: FileStamp {
                         ino: n,
@@ -69,6 +80,31 @@ fn record() -> impl Strategy<Value = SessionRecord> {
                 }
             },
         )
+}
+
+fn usage_line() -> impl Strategy<Value = UsageLine> {
+    (
+        proptest::option::of(text()),
+        0i64..500_000,
+        any::<u32>(),
+        proptest::option::of(0u32..1000),
+    )
+        .prop_map(|(model, hour, n, cost)| UsageLine {
+            agent: Some("lead@1".into()),
+            model,
+            hour: hour * 3_600,
+            first_ms: hour * 3_600_000 + 5,
+            last_ms: hour * 3_600_000 + 900,
+            requests: 2,
+            tokens: Tokens {
+                input: n.into(),
+                output: 7,
+                ..Tokens::default()
+            },
+            recorded: cost.is_some(),
+            recorded_cost_usd: cost.map_or(0.0, |c| f64::from(c) / 8.0),
+            ..UsageLine::default()
+        })
 }
 
 fn index() -> impl Strategy<Value = Index> {
@@ -132,6 +168,7 @@ fn as_json(index: &Index) -> serde_json::Value {
                 "phases": s.phases, "tool_calls": s.counts.tool_calls, "failed_tool_calls": s.counts.failed_tool_calls,
                 "decisions": s.counts.decisions, "errors": s.counts.errors, "user_interventions": s.counts.user_interventions,
                 "subagents": s.counts.subagents, "resume_point": s.resume_point, "parent": s.parent, "live": u64::from(s.live),
+                "project": s.project, "usage": Some(crucible_index::usage_cell::encode(&s.usage)).filter(|u| !u.is_empty()),
                 "ino": s.stamp.ino, "mtime_ns": s.stamp.mtime_ns, "size": s.stamp.size, "ctime_ns": s.stamp.ctime_ns,
             })
         })

@@ -5,7 +5,7 @@ use crucible_core::yaml::{Mapping, Tagged, Value};
 use crucible_core::{
     AgentRef, Block, Callout, Frontmatter, Phase, PhaseId, PhaseMeta, PlainSection, Section,
     SessionId, SessionLog, SessionStatus, SubagentEntry, SubagentMode, SubagentRef, Task,
-    TaskStatus, Timestamp, ToolCall,
+    TaskStatus, Timestamp, Tokens, ToolCall, UsageRecord,
 };
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -362,6 +362,69 @@ fn meta() -> impl Strategy<Value = PhaseMeta> {
         )
 }
 
+fn tokens() -> impl Strategy<Value = Tokens> {
+    (
+        any::<u64>(),
+        0u64..1_000_000,
+        prop_oneof![Just(0u64), 0u64..500_000],
+        prop_oneof![Just(0u64), any::<u64>()],
+        prop_oneof![Just(0u64), 0u64..10_000],
+        prop_oneof![Just(0u64), 0u64..400_000],
+    )
+        .prop_map(
+            |(input, output, cache_creation, cache_read, reasoning, one_hour)| Tokens {
+                input,
+                output,
+                cache_creation: cache_creation.max(one_hour),
+                cache_read,
+                reasoning,
+                cache_creation_1h: one_hour,
+            },
+        )
+}
+
+/// Model requests as importers and `cru session log tokens` record them:
+/// ids and models with spaces, quotes and `-->` included.
+fn usage_records() -> impl Strategy<Value = Vec<UsageRecord>> {
+    let record = (
+        proptest::option::of(timestamp()),
+        proptest::option::of(line(12)),
+        tokens(),
+        proptest::option::of((0u32..100_000).prop_map(|c| f64::from(c) / 100_000.0)),
+        proptest::option::of(prop_oneof![
+            line(20),
+            Just("msg_01 -->\"x\":req_1".to_owned())
+        ]),
+        proptest::collection::vec(("[a-z_]{1,8}", line(6)), 0..2),
+    )
+        .prop_map(|(at, model, tokens, cost_usd, id, extra)| UsageRecord {
+            at,
+            model,
+            tokens,
+            cost_usd,
+            id,
+            extra: extra
+                .into_iter()
+                .filter(|(k, _)| {
+                    ![
+                        "at",
+                        "model",
+                        "input",
+                        "output",
+                        "cache_creation",
+                        "cache_creation_1h",
+                        "cache_read",
+                        "reasoning",
+                        "cost_usd",
+                        "id",
+                    ]
+                    .contains(&k.as_str())
+                })
+                .collect(),
+        });
+    proptest::collection::vec(record, 0..4)
+}
+
 fn section() -> impl Strategy<Value = Section> {
     prop_oneof![
         4 => (
@@ -372,13 +435,14 @@ fn section() -> impl Strategy<Value = Section> {
             meta(),
             blocks(),
             proptest::option::of(heading_text()),
+            usage_records(),
         )
-            .prop_map(|(level, name, agent, channel, meta, mut blocks, sub)| {
+            .prop_map(|(level, name, agent, channel, meta, mut blocks, sub, usage)| {
                 let channel = if agent.is_none() && channel.is_none() { Some("dev".into()) } else { channel };
                 if let (Some(text), true) = (sub, level < 6) {
                     blocks.push(Block::Heading { level: level + 1, text });
                 }
-                Section::Phase(Phase { level, name, agent, channel, meta, blocks })
+                Section::Phase(Phase { level, name, agent, channel, meta, blocks, usage })
             }),
         1 => (heading_text(), blocks())
             .prop_map(|(title, blocks)| Section::Plain(PlainSection { level: 2, title, blocks })),
