@@ -174,7 +174,8 @@ fn entry(v: &Value, file: usize, path_session: &str) -> Option<Entry> {
             output,
             cache_creation,
             cache_read: n("cache_read_input_tokens").unwrap_or(0),
-            ..Tokens::default()
+            reasoning: 0,
+            cache_creation_1h: 0,
         },
         message_id: text(msg, "id"),
         request_id: text(v, "requestId"),
