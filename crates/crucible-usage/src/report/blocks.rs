@@ -121,11 +121,12 @@ pub fn blocks(
     block_opts: &BlockOptions,
 ) -> BlocksReport {
     let now_ms = opts.now.as_millisecond();
-    let mut blocks = cut(
-        &priced_lines(sessions, price),
-        block_opts.length_ms(),
-        now_ms,
-    );
+    let mut lines = priced_lines(sessions, price);
+    // Blocks are cut in time order. An integer key (the session breaks ties,
+    // the stable sort keeps a session's own order) sorts cheaply and the
+    // same way every run.
+    lines.sort_by_key(|p| (p.line.first_ms, p.session));
+    let mut blocks = cut(&lines, block_opts.length_ms(), now_ms);
     blocks.retain(|b| opts.admits(local_date_ms(b.start_ms, &opts.time_zone)));
     if opts.order == Order::Desc {
         blocks.reverse();

@@ -89,10 +89,11 @@ struct PricedLine<'a> {
     cost: Cost,
 }
 
-/// Every line of every session, priced, in time order (first request; then
-/// model, so equal times list the same way every run).
+/// Every line of every session, priced, in the sessions' order. The
+/// calendar and session views need no other order: a row keeps its models
+/// in order of first use however its lines come (`Usage::add_line`).
 fn priced_lines<'a>(sessions: &'a [SessionUsage], price: &PriceFn<'_>) -> Vec<PricedLine<'a>> {
-    let mut lines: Vec<PricedLine<'a>> = sessions
+    sessions
         .iter()
         .enumerate()
         .flat_map(|(session, s)| s.lines.iter().map(move |line| (session, line)))
@@ -101,15 +102,7 @@ fn priced_lines<'a>(sessions: &'a [SessionUsage], price: &PriceFn<'_>) -> Vec<Pr
             line,
             cost: price(line),
         })
-        .collect();
-    lines.sort_by(|a, b| {
-        (a.line.first_ms, &a.line.model, a.session).cmp(&(
-            b.line.first_ms,
-            &b.line.model,
-            b.session,
-        ))
-    });
-    lines
+        .collect()
 }
 
 /// An agent as the views name it: `claude-code@2.0.1` → `claude-code`.

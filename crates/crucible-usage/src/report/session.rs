@@ -21,7 +21,7 @@ pub struct SessionRow {
     pub title: Option<String>,
     /// Its project (the git root of its `cwd`), when it recorded one.
     pub project: Option<String>,
-    /// The agent of its first line, by name (`claude-code`).
+    /// The agent of its first line (its first phase), by name (`claude-code`).
     pub agent: Option<String>,
     /// First and last request, milliseconds since the epoch.
     pub first_ms: i64,

@@ -18,6 +18,8 @@ fn listed_model(line: &UsageLine) -> Option<&str> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelUsage {
     pub model: String,
+    /// Its first request within the row, milliseconds since the epoch.
+    pub first_ms: i64,
     pub tokens: Tokens,
     /// Tokens of unknown kind (old files); part of the total, never priced.
     pub untyped: u64,
@@ -38,7 +40,8 @@ pub struct Usage {
     pub tokens: Tokens,
     pub untyped: u64,
     pub cost: Cost,
-    /// Each model, in the order it was first used within the row.
+    /// Each model, in the order it was first used within the row (equal
+    /// times by name), whatever order the lines were added in.
     pub models: Vec<ModelUsage>,
 }
 
@@ -51,18 +54,32 @@ impl Usage {
         let Some(name) = listed_model(line) else {
             return;
         };
-        let at = if let Some(i) = self.models.iter().position(|m| m.model == name) {
-            i
-        } else {
-            self.models.push(ModelUsage {
-                model: name.to_owned(),
-                tokens: Tokens::default(),
-                untyped: 0,
-                cost: Cost::default(),
-            });
-            self.models.len() - 1
+        let found = self.models.iter().position(|m| m.model == name);
+        let model = match found {
+            // The common case: a model already listed, used again later.
+            Some(i) if self.models[i].first_ms <= line.first_ms => &mut self.models[i],
+            _ => {
+                let mut model = match found {
+                    Some(i) => self.models.remove(i),
+                    None => ModelUsage {
+                        model: name.to_owned(),
+                        first_ms: line.first_ms,
+                        tokens: Tokens::default(),
+                        untyped: 0,
+                        cost: Cost::default(),
+                    },
+                };
+                model.first_ms = model.first_ms.min(line.first_ms);
+                // Kept in order of first use however the lines come, so
+                // that no view has to sort its lines by time first.
+                let key = (model.first_ms, model.model.as_str());
+                let at = self
+                    .models
+                    .partition_point(|m| (m.first_ms, m.model.as_str()) < key);
+                self.models.insert(at, model);
+                &mut self.models[at]
+            }
         };
-        let model = &mut self.models[at];
         model.tokens.add(line.tokens);
         model.untyped = model.untyped.saturating_add(line.untyped);
         model.cost.add(cost);
@@ -120,8 +137,14 @@ mod tests {
     use super::*;
 
     fn line(model: Option<&str>, input: u64) -> UsageLine {
+        at(model, input, 0)
+    }
+
+    fn at(model: Option<&str>, input: u64, first_ms: i64) -> UsageLine {
         UsageLine {
             model: model.map(str::to_owned),
+            first_ms,
+            last_ms: first_ms,
             tokens: Tokens {
                 input,
                 ..Tokens::default()
@@ -139,11 +162,12 @@ mod tests {
 
     #[test]
     fn models_keep_first_use_order_and_breakdowns_go_by_cost() {
+        // Lines come in any order; first use is by time.
         let mut u = Usage::default();
-        u.add_line(&line(Some("cheap"), 10), usd(0.1));
-        u.add_line(&line(Some("dear"), 10), usd(2.0));
-        u.add_line(&line(Some("tie"), 10), usd(0.1));
-        u.add_line(&line(Some("cheap"), 5), usd(0.05));
+        u.add_line(&at(Some("tie"), 10, 30), usd(0.1));
+        u.add_line(&at(Some("dear"), 10, 20), usd(2.0));
+        u.add_line(&at(Some("cheap"), 5, 40), usd(0.05));
+        u.add_line(&at(Some("cheap"), 10, 10), usd(0.1));
         assert_eq!(
             u.models_used().collect::<Vec<_>>(),
             ["cheap", "dear", "tie"]
