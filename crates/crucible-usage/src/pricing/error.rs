@@ -29,9 +29,7 @@ pub enum PricingError {
     NoPricedModel,
     #[error("not a cru price table: {0}")]
     NotATable(String),
-    #[error(
-        "[pricing] model `{model}` is not in the price table, so it needs both `input` and `output`"
-    )]
+    #[error("model `{model}` is not in the price table, so it needs both `input` and `output`")]
     IncompleteModel { model: String },
 }
 

@@ -50,7 +50,7 @@ pub struct PriceTable {
     models: BTreeMap<String, ModelPrice>,
     /// What `price_of` answered for each name asked: the fuzzy match scans
     /// every model, and reports ask for the same few names again and again.
-    resolved: Mutex<HashMap<String, Option<ModelPrice>>>,
+    resolved: Mutex<HashMap<String, Option<(String, ModelPrice)>>>,
 }
 
 impl Clone for PriceTable {
@@ -116,16 +116,30 @@ impl PriceTable {
         if model == SYNTHETIC_MODEL {
             return Some(ModelPrice::FREE);
         }
+        self.resolve(model).map(|(_, p)| p)
+    }
+
+    /// The name of the table's entry whose prices `model` takes (itself, a
+    /// `-fast` model's base, an alias's target, or the matched name), for
+    /// showing how a model was priced; `None` when it has no price.
+    pub fn priced_as(&self, model: &str) -> Option<String> {
+        if model == SYNTHETIC_MODEL {
+            return Some(SYNTHETIC_MODEL.to_owned());
+        }
+        self.resolve(model).map(|(name, _)| name)
+    }
+
+    fn resolve(&self, model: &str) -> Option<(String, ModelPrice)> {
         let mut resolved = self
             .resolved
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(p) = resolved.get(model) {
-            return p.clone();
+        if let Some(found) = resolved.get(model) {
+            return found.clone();
         }
-        let p = names::resolve(&self.models, model);
-        resolved.insert(model.to_owned(), p.clone());
-        p
+        let found = names::resolve(&self.models, model);
+        resolved.insert(model.to_owned(), found.clone());
+        found
     }
 
     /// What `line` cost, by `mode` (ccusage's `--mode`): `Display` takes the
@@ -218,6 +232,11 @@ mod tests {
     #[test]
     fn synthetic_messages_cost_nothing_and_unknown_models_are_unpriced() {
         let t = PriceTable::shipped();
+        assert_eq!(
+            t.priced_as(SYNTHETIC_MODEL).as_deref(),
+            Some(SYNTHETIC_MODEL)
+        );
+        assert_eq!(t.priced_as("llama-local-7b"), None);
         let synthetic = t.cost_of(
             &line(Some(SYNTHETIC_MODEL), tokens(10, 10)),
             CostMode::Calculate,

@@ -5,13 +5,22 @@
 //! provider in front (`anthropic/...`, `bedrock/...`,
 //! `anthropic.claude-...-v1:0`), dotted or dashed (`gpt-5.1`, `gpt-5-1`).
 //! The table names them as LiteLLM does. A name is looked up as written;
-//! failing that, as one of ccusage's aliases; failing that, the table's
-//! longest name that contains it or is contained in it wins, where
+//! then as one of ccusage's aliases; then spelled with dashes for dots;
+//! then without its provider path; and last, as ccusage matches: the
+//! table's longest name that contains it or is contained in it, where
 //! "contains" means at word boundaries: the characters on either side are
 //! not letters or digits, and a name ending in a version number does not
 //! match a longer version (`gpt-5` is not `gpt-5-1`, though
 //! `claude-sonnet-4` is `claude-sonnet-4-20250514`: eight digits are a
 //! date, not a version).
+//!
+//! ccusage embeds a part of LiteLLM's list (Anthropic, OpenAI, Azure,
+//! Bedrock, OpenRouter's OpenAI models); cru ships all of it, where
+//! resellers' entries (`vercel_ai_gateway/anthropic/claude-sonnet-4.5`,
+//! `bedrock/us-gov-east-1/...` at a premium) would often be the longest
+//! match. The steps before the longest match, and plain names matched
+//! before names with a provider path, keep a name on the provider's own
+//! price, which is the one ccusage finds in its smaller list.
 
 use std::collections::BTreeMap;
 
@@ -27,33 +36,64 @@ const ALIASES: [(&str, &str); 2] = [
 const DATE_DIGITS: usize = 8;
 
 /// The price `model` resolves to in `models`, if any.
-pub(super) fn resolve(models: &BTreeMap<String, ModelPrice>, model: &str) -> Option<ModelPrice> {
+/// The table's name and price `model` resolves to in `models`, if any
+/// (a `-fast` name's price is its base's, scaled; the name is the base's).
+pub(super) fn resolve(
+    models: &BTreeMap<String, ModelPrice>,
+    model: &str,
+) -> Option<(String, ModelPrice)> {
     if let Some(p) = models.get(model) {
-        return Some(p.clone());
+        return Some((model.to_owned(), p.clone()));
     }
-    if let Some(p) = fast_mode(models, model) {
-        return Some(p);
+    if let Some(found) = fast_mode(models, model) {
+        return Some(found);
     }
     if let Some((_, to)) = ALIASES.iter().find(|(from, _)| *from == model)
         && let Some(p) = models.get(*to)
     {
-        return Some(p.clone());
+        return Some(((*to).to_owned(), p.clone()));
     }
     let spelled = normalized(model);
-    models
-        .iter()
-        .filter(|(key, _)| names_match(key, model, &spelled))
-        // The longest name is the most specific; among equals, the first.
-        .min_by(|(a, _), (b, _)| b.len().cmp(&a.len()).then_with(|| a.cmp(b)))
-        .map(|(_, p)| p.clone())
+    let first = |keys: &mut dyn Iterator<Item = (&String, &ModelPrice)>, longest: bool| {
+        keys.min_by(|(a, _), (b, _)| {
+            let by_length = if longest {
+                b.len().cmp(&a.len())
+            } else {
+                a.len().cmp(&b.len())
+            };
+            by_length.then_with(|| a.cmp(b))
+        })
+        .map(|(k, p)| (k.clone(), p.clone()))
+    };
+    if let Some(found) = first(
+        &mut models.iter().filter(|(k, _)| normalized(k) == spelled),
+        false,
+    ) {
+        return Some(found);
+    }
+    if let Some((_, bare)) = model.rsplit_once('/')
+        && let Some(found) = resolve(models, bare)
+    {
+        return Some(found);
+    }
+    let matching = |(key, _): &(&String, &ModelPrice)| names_match(key, model, &spelled);
+    // The longest name is the most specific; among equals, the first.
+    first(
+        &mut models
+            .iter()
+            .filter(|e| !e.0.contains('/'))
+            .filter(matching),
+        true,
+    )
+    .or_else(|| first(&mut models.iter().filter(matching), true))
 }
 
 /// `<m>-fast` for a model whose entry has a fast-mode multiplier: `<m>`'s
 /// prices times it. Only then: `grok-4-fast` is a model of its own.
-fn fast_mode(models: &BTreeMap<String, ModelPrice>, model: &str) -> Option<ModelPrice> {
-    let base = model.strip_suffix("-fast")?;
-    let p = resolve(models, base)?;
-    p.fast.map(|f| p.scaled(f))
+fn fast_mode(models: &BTreeMap<String, ModelPrice>, model: &str) -> Option<(String, ModelPrice)> {
+    let (name, p) = resolve(models, model.strip_suffix("-fast")?)?;
+    let factor = p.fast?;
+    Some((name, p.scaled(factor)))
 }
 
 /// `.` and `@` spell the same separator as `-` (`gpt-5.1`, `claude-opus-5@eu`).
@@ -116,11 +156,7 @@ mod tests {
     }
 
     fn which(models: &BTreeMap<String, ModelPrice>, model: &str) -> Option<String> {
-        let p = resolve(models, model)?;
-        models
-            .iter()
-            .find(|(_, v)| **v == p)
-            .map(|(k, _)| k.clone())
+        resolve(models, model).map(|(name, _)| name)
     }
 
     #[test]
@@ -149,6 +185,32 @@ mod tests {
             Some("claude-sonnet-4-5")
         );
         assert_eq!(w("gpt-5-1-codex").as_deref(), Some("gpt-5.1-codex"));
+    }
+
+    #[test]
+    fn provider_paths_and_dots_find_the_providers_own_price() {
+        let t = table(&[
+            "claude-sonnet-4-6",
+            "databricks/databricks-claude-sonnet-4-6",
+            "claude-sonnet-4-5",
+            "vercel_ai_gateway/anthropic/claude-sonnet-4.5",
+            "openrouter/openai/gpt-5",
+            "gpt-5",
+        ]);
+        let w = |m| which(&t, m);
+        assert_eq!(w("claude-sonnet-4.6").as_deref(), Some("claude-sonnet-4-6"));
+        assert_eq!(
+            w("anthropic/claude-sonnet-4-5").as_deref(),
+            Some("claude-sonnet-4-5")
+        );
+        assert_eq!(
+            w("openrouter/openai/gpt-5").as_deref(),
+            Some("openrouter/openai/gpt-5")
+        );
+        assert_eq!(
+            w("my-gateway/claude-sonnet-4-6-20260101").as_deref(),
+            Some("claude-sonnet-4-6")
+        );
     }
 
     #[test]
@@ -185,8 +247,9 @@ mod tests {
     fn fast_names_take_the_base_price_times_its_multiplier() {
         let mut t = table(&["claude-opus-4-8", "grok-4-fast-reasoning", "grok-4"]);
         t.get_mut("claude-opus-4-8").unwrap().fast = Some(2.0);
-        let opus = resolve(&t, "claude-opus-4-8").unwrap();
-        assert_eq!(resolve(&t, "claude-opus-4-8-fast"), Some(opus.scaled(2.0)));
+        let (_, opus) = resolve(&t, "claude-opus-4-8").unwrap();
+        let fast = resolve(&t, "claude-opus-4-8-fast");
+        assert_eq!(fast, Some(("claude-opus-4-8".to_owned(), opus.scaled(2.0))));
         assert_eq!(
             which(&t, "grok-4-fast").as_deref(),
             Some("grok-4-fast-reasoning")

@@ -23,22 +23,28 @@ impl PriceTable {
     pub fn with_overrides(&self, config: &PricingConfig) -> Result<Self, PricingError> {
         let mut models = self.models.clone();
         for (name, o) in &config.models {
-            let price = match self.price_of(name) {
-                Some(base) => overridden(base, o),
-                None => {
-                    let (Some(input), Some(output)) = (o.input, o.output) else {
-                        return Err(PricingError::IncompleteModel {
-                            model: name.clone(),
-                        });
-                    };
-                    let new = ModelPrice::new(input / TOKENS_PER_UNIT, output / TOKENS_PER_UNIT);
-                    overridden(new, o)
-                }
+            let base = match self.price_of(name) {
+                Some(base) => base,
+                None => added(name, o)?,
             };
+            let price = overridden(base, o);
             models.insert(name.clone(), price);
         }
         Ok(Self::new(self.taken, self.source.clone(), models))
     }
+}
+
+/// A model the table does not price: the config must give both prices.
+fn added(name: &str, o: &ModelPriceConfig) -> Result<ModelPrice, PricingError> {
+    let (Some(input), Some(output)) = (o.input, o.output) else {
+        return Err(PricingError::IncompleteModel {
+            model: name.to_owned(),
+        });
+    };
+    Ok(ModelPrice::new(
+        input / TOKENS_PER_UNIT,
+        output / TOKENS_PER_UNIT,
+    ))
 }
 
 fn overridden(base: ModelPrice, o: &ModelPriceConfig) -> ModelPrice {
