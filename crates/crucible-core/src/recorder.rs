@@ -514,7 +514,11 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
 
     /// One model request's tokens by kind, and the model that answered:
     /// a usage record of the current phase.
-    pub fn usage(&mut self, model: Option<String>, tokens: crate::Tokens) -> Result<(), RecordError> {
+    pub fn usage(
+        &mut self,
+        model: Option<String>,
+        tokens: crate::Tokens,
+    ) -> Result<(), RecordError> {
         self.record(SessionEvent::Usage { model, tokens })
     }
 

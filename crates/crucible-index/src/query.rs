@@ -112,10 +112,7 @@ impl Filter {
             return false;
         }
         if let Some(dir) = &self.project
-            && !r
-                .project
-                .as_deref()
-                .is_some_and(|p| project_within(p, dir))
+            && !r.project.as_deref().is_some_and(|p| project_within(p, dir))
         {
             return false;
         }

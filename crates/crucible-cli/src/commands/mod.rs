@@ -13,7 +13,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Session(cmd) => session::run(cmd, &cli.global),
         Command::Workflow(cmd) => workflow::run(cmd, &cli.global),
-        Command::Usage(cmd) => usage::run(cmd, &cli.global),
+        Command::Usage(cmd) => usage::run(&cmd, &cli.global),
         Command::Pricing(cmd) => pricing::run(cmd, &cli.global),
         Command::Completions(args) => completions::run(&args),
     }

@@ -51,7 +51,9 @@ fn show(ctx: &Context, args: &ShowArgs) -> anyhow::Result<Outcome> {
     };
     let Some(p) = table.price_of(model) else {
         return Err(CliError::new(format!("no price for model `{model}`"))
-            .with_hint("usage reports show its tokens as unpriced; add it under [pricing] in the config")
+            .with_hint(
+                "usage reports show its tokens as unpriced; add it under [pricing] in the config",
+            )
             .into());
     };
     let m = |per_token: f64| format!("${:.4}", per_token * 1_000_000.0);
@@ -77,12 +79,17 @@ fn show(ctx: &Context, args: &ShowArgs) -> anyhow::Result<Outcome> {
 fn update(ctx: &Context, args: &UpdateArgs) -> anyhow::Result<Outcome> {
     let bytes =
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
-    let taken = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date();
+    let taken = jiff::Timestamp::now()
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date();
     let source = args.file.display().to_string();
     let table = PriceTable::from_litellm_json(&bytes, taken, &source)
         .map_err(|e| CliError::new(format!("{}: {e}", args.file.display())))?;
     let Some(path) = &ctx.prices_path else {
-        return Err(CliError::new("no place to keep the price table: no $HOME and no $CRUCIBLE_CONFIG").into());
+        return Err(CliError::new(
+            "no place to keep the price table: no $HOME and no $CRUCIBLE_CONFIG",
+        )
+        .into());
     };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

@@ -371,8 +371,11 @@ impl SessionLog {
         let before = crate::UsageByModel::of(&self.frontmatter).map_or(0, |b| b.total().total());
         by.store(&mut self.frontmatter);
         // Tokens logged before without kinds stay in the total.
-        self.frontmatter.tokens_used =
-            Some(untyped.saturating_sub(before).saturating_add(by.total().total()));
+        self.frontmatter.tokens_used = Some(
+            untyped
+                .saturating_sub(before)
+                .saturating_add(by.total().total()),
+        );
     }
 
     /// The session ends; its summary becomes a section (a subagent's goes

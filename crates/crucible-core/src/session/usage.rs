@@ -443,6 +443,22 @@ fn frontmatter_lines(
         let recorded = fm.cost_usd.is_some();
         let mut cost = fm.cost_usd;
         if let Some(by) = UsageByModel::of(fm) {
+            // Tokens counted without kinds (`tokens_used` above the kinds'
+            // sum) stay in the total, kind unknown.
+            let rest = fm
+                .tokens_used
+                .unwrap_or(0)
+                .saturating_sub(by.total().total());
+            if rest > 0 {
+                let key = LineKey {
+                    phase: None,
+                    model: fm.model.clone(),
+                    hour: hour_of(at),
+                    recorded: false,
+                };
+                let line = new_line(lines, key, agent.as_ref(), fm.channel.as_ref(), at);
+                line.untyped = line.untyped.saturating_add(rest);
+            }
             for (model, tokens) in by.models {
                 let key = LineKey {
                     phase: None,

@@ -8,7 +8,7 @@ mod sessions;
 mod table;
 
 use clap::Subcommand;
-use crucible_usage::report::{self, BlockOptions, Period};
+use crucible_usage::report::{self, BlockOptions};
 
 use crate::cli::GlobalArgs;
 use crate::context::Context;
@@ -16,6 +16,7 @@ use crate::error::Outcome;
 
 pub use args::{BlocksArgs, ViewArgs};
 pub use prices::price_table;
+pub use table::cost_cell;
 
 #[derive(Debug, Subcommand)]
 pub enum UsageCommand {
@@ -32,10 +33,10 @@ pub enum UsageCommand {
     Blocks(BlocksArgs),
 }
 
-pub fn run(cmd: UsageCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
+pub fn run(cmd: &UsageCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
     let ctx = Context::load(global)?;
     ctx.require_dir()?;
-    let view = match &cmd {
+    let view = match cmd {
         UsageCommand::Daily(v)
         | UsageCommand::Weekly(v)
         | UsageCommand::Monthly(v)
@@ -52,7 +53,7 @@ pub fn run(cmd: UsageCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
         breakdown: view.breakdown,
         time_zone: &opts.time_zone,
     };
-    match &cmd {
+    match cmd {
         UsageCommand::Daily(_) => out.period(&report::daily(&usage, &price, &opts))?,
         UsageCommand::Weekly(_) => out.period(&report::weekly(&usage, &price, &opts))?,
         UsageCommand::Monthly(_) => out.period(&report::monthly(&usage, &price, &opts))?,
@@ -67,6 +68,5 @@ pub fn run(cmd: UsageCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
             out.blocks(&report::blocks(&usage, &price, &opts, &block_opts))?;
         }
     }
-    let _ = Period::Day;
     Ok(outcome)
 }

@@ -11,7 +11,14 @@ use crate::render::table::{Align, Table};
 use crate::render::{print_json, thousands};
 
 const HEAD: [&str; 8] = [
-    "", "models", "input", "output", "cache create", "cache read", "total", "cost (USD)",
+    "",
+    "models",
+    "input",
+    "output",
+    "cache create",
+    "cache read",
+    "total",
+    "cost (USD)",
 ];
 
 pub struct Render<'a> {
@@ -55,7 +62,7 @@ fn totals_row(t: &Totals) -> Vec<String> {
 }
 
 impl Render<'_> {
-    fn table(&self, first: &str) -> Table {
+    fn table(first: &str) -> Table {
         let mut head = HEAD;
         head[0] = first;
         (2..head.len())
@@ -86,7 +93,7 @@ impl Render<'_> {
         if self.json {
             return print_json(report);
         }
-        let mut table = self.table(report.period.old_key());
+        let mut table = Self::table(report.period.old_key());
         for r in &report.rows {
             self.push(&mut table, r.label.clone(), &r.usage);
         }
@@ -98,7 +105,7 @@ impl Render<'_> {
         if self.json {
             return print_json(report);
         }
-        let mut table = self.table("session");
+        let mut table = Self::table("session");
         for r in &report.rows {
             self.push(&mut table, r.session_id.clone(), &r.usage);
         }
@@ -110,10 +117,14 @@ impl Render<'_> {
         if self.json {
             return print_json(report);
         }
-        let mut table = self.table("block start");
+        let mut table = Self::table("block start");
         for b in &report.blocks {
             let start = jiff::Timestamp::from_millisecond(b.start_ms)
-                .map(|t| t.to_zoned(self.time_zone.clone()).strftime("%Y-%m-%d %H:%M").to_string())
+                .map(|t| {
+                    t.to_zoned(self.time_zone.clone())
+                        .strftime("%Y-%m-%d %H:%M")
+                        .to_string()
+                })
                 .unwrap_or_default();
             let label = match (b.is_gap, b.is_active) {
                 (true, _) => format!("{start} (gap)"),
