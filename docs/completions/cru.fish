@@ -231,9 +231,9 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 channel\t''
 status\t''
 model\t'The model that spent the tokens'
-day\t'The day tokens were spent (--timezone; UTC by default)'
-week\t'The week tokens were spent (weeks start on Sunday)'
-month\t'The month tokens were spent'
+day\t'The UTC day tokens were spent (`cru usage daily` for other zones)'
+week\t'The UTC week tokens were spent, from Sunday'
+month\t'The UTC month tokens were spent'
 phase\t'Phases by name, with the phases\' own tokens, durations and errors'
 project\t'The git root of the session\'s working directory'
 session\t''"

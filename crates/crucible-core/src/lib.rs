@@ -11,6 +11,7 @@
 //! Nothing here prints or reads the environment; callers pass values in and
 //! get values or typed errors back.
 
+pub mod calendar;
 pub mod config;
 pub mod recorder;
 pub mod resume;

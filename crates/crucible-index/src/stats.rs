@@ -1,7 +1,6 @@
 //! Aggregations for `cru session stats`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -19,11 +18,10 @@ pub enum GroupBy {
     Channel,
     Status,
     Model,
-    /// The day (in the caller's time zone, UTC by default) tokens were
-    /// spent; a session counts on the day it started and each day it spent
-    /// tokens.
+    /// The UTC day tokens were spent; a session counts on the day it
+    /// started and each day it spent tokens.
     Day,
-    /// The week, from the caller's first weekday.
+    /// The UTC week, from Sunday (as `usage weekly`).
     Week,
     Month,
     /// Phases by name; figures are the phases' own (tokens, duration, errors).
@@ -76,9 +74,11 @@ impl GroupBy {
             GroupBy::Agent => {
                 Some("Each agent by name; tokens go to the agent of the phase that spent them")
             }
-            GroupBy::Day => Some("The day tokens were spent (--timezone; UTC by default)"),
-            GroupBy::Week => Some("The week tokens were spent (weeks start on Sunday)"),
-            GroupBy::Month => Some("The month tokens were spent"),
+            GroupBy::Day => {
+                Some("The UTC day tokens were spent (`cru usage daily` for other zones)")
+            }
+            GroupBy::Week => Some("The UTC week tokens were spent, from Sunday"),
+            GroupBy::Month => Some("The UTC month tokens were spent"),
             GroupBy::Phase => {
                 Some("Phases by name, with the phases' own tokens, durations and errors")
             }
@@ -258,21 +258,28 @@ fn agent_name(a: &str) -> &str {
     a.split_once('@').map_or(a, |(n, _)| n)
 }
 
-/// The label of the day, week or month holding an instant (ms): given by
-/// the caller, which knows the time zone and the first weekday.
-pub type Calendar = dyn Fn(i64) -> String + Send + Sync;
-
-/// The UTC day of an instant: the calendar when the caller gives none.
-pub fn utc_day(ms: i64) -> String {
-    jiff::Timestamp::from_millisecond(ms)
-        .map_or_else(|_| NONE.to_owned(), |t| t.strftime("%Y-%m-%d").to_string())
+/// The UTC day (`2025-10-02`), week (its Sunday, `2025-09-28`) or month
+/// (`2025-10`) holding an instant (ms), as `usage daily|weekly|monthly
+/// --timezone UTC` label them.
+pub fn period_label(ms: i64, by: GroupBy) -> String {
+    let Ok(t) = jiff::Timestamp::from_millisecond(ms) else {
+        return NONE.to_owned();
+    };
+    let day = t.to_zoned(jiff::tz::TimeZone::UTC).date();
+    match by {
+        GroupBy::Week => {
+            crucible_core::calendar::week_start(day, jiff::civil::Weekday::Sunday).to_string()
+        }
+        GroupBy::Month => format!("{:04}-{:02}", day.year(), day.month()),
+        _ => day.to_string(),
+    }
 }
 
 /// Accumulates `stats` over sessions given one at a time, so a caller can
 /// feed it rows straight from the index file.
+#[derive(Debug)]
 pub struct Aggregator {
     by: GroupBy,
-    calendar: Arc<Calendar>,
     total: Acc,
     groups: HashMap<String, Acc>,
     /// For phase grouping: the matching sessions' statuses and lines, by path.
@@ -281,32 +288,15 @@ pub struct Aggregator {
     unreadable: Vec<String>,
 }
 
-impl std::fmt::Debug for Aggregator {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Aggregator")
-            .field("by", &self.by)
-            .finish_non_exhaustive()
-    }
-}
-
 impl Aggregator {
-    /// Days, weeks and months are UTC days here; see [`Aggregator::with_calendar`].
     pub fn new(by: GroupBy) -> Self {
         Self {
             by,
-            calendar: Arc::new(utc_day),
             total: Acc::default(),
             groups: HashMap::new(),
             statuses: HashMap::new(),
             unreadable: Vec::new(),
         }
-    }
-
-    /// Labels days, weeks or months with `calendar`.
-    #[must_use]
-    pub fn with_calendar(mut self, calendar: Arc<Calendar>) -> Self {
-        self.calendar = calendar;
-        self
     }
 
     /// The group a session belongs to by its own facts (for the line-less
@@ -318,7 +308,9 @@ impl Aggregator {
             GroupBy::Channel => vec![owned(r.channel.as_deref())],
             GroupBy::Status => vec![r.status.as_str().to_owned()],
             GroupBy::Model => vec![owned(r.model.as_deref())],
-            GroupBy::Day | GroupBy::Week | GroupBy::Month => vec![(self.calendar)(r.started_ms())],
+            GroupBy::Day | GroupBy::Week | GroupBy::Month => {
+                vec![period_label(r.started_ms(), self.by)]
+            }
             GroupBy::Project => vec![owned(r.project.as_deref())],
             GroupBy::Session => vec![r.id.to_string()],
             GroupBy::Phase => Vec::new(),
@@ -332,7 +324,9 @@ impl Aggregator {
             GroupBy::Agent => Some(l.agent.as_deref().map_or(NONE, agent_name).to_owned()),
             GroupBy::Channel => Some(owned(l.channel.as_ref())),
             GroupBy::Model => Some(owned(l.model.as_ref())),
-            GroupBy::Day | GroupBy::Week | GroupBy::Month => Some((self.calendar)(l.first_ms)),
+            GroupBy::Day | GroupBy::Week | GroupBy::Month => {
+                Some(period_label(l.first_ms, self.by))
+            }
             GroupBy::Status | GroupBy::Project | GroupBy::Session | GroupBy::Phase => None,
         }
     }
@@ -457,4 +451,18 @@ pub fn stats(
         }
     }
     agg.finish(phases)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weeks_and_months_are_labelled_as_the_usage_views_label_them() {
+        // Thursday 2025-10-02, 14:00 UTC.
+        let ms = 1_759_413_600_000;
+        assert_eq!(period_label(ms, GroupBy::Day), "2025-10-02");
+        assert_eq!(period_label(ms, GroupBy::Week), "2025-09-28");
+        assert_eq!(period_label(ms, GroupBy::Month), "2025-10");
+    }
 }

@@ -366,16 +366,15 @@ impl SessionLog {
             return;
         }
         let mut by = crate::UsageByModel::of(&self.frontmatter).unwrap_or_default();
-        by.add(model.or(self.frontmatter.model.as_deref()), tokens);
-        let untyped = self.frontmatter.tokens_used.unwrap_or(0);
-        let before = crate::UsageByModel::of(&self.frontmatter).map_or(0, |b| b.total().total());
-        by.store(&mut self.frontmatter);
         // Tokens logged before without kinds stay in the total.
-        self.frontmatter.tokens_used = Some(
-            untyped
-                .saturating_sub(before)
-                .saturating_add(by.total().total()),
-        );
+        let untyped = self
+            .frontmatter
+            .tokens_used
+            .unwrap_or(0)
+            .saturating_sub(by.total().total());
+        by.add(model.or(self.frontmatter.model.as_deref()), tokens);
+        by.store(&mut self.frontmatter);
+        self.frontmatter.tokens_used = Some(untyped.saturating_add(by.total().total()));
     }
 
     /// The session ends; its summary becomes a section (a subagent's goes

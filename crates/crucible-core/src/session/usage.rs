@@ -285,12 +285,7 @@ impl UsageLine {
                 // Thresholds rise: nothing is above the next ones either.
                 break;
             }
-            if let Some((_, sum)) = self.above.iter_mut().find(|(at, _)| *at == t) {
-                sum.add(over);
-            } else {
-                self.above.push((t, over));
-                self.above.sort_by_key(|(at, _)| *at);
-            }
+            self.add_above(t, over);
         }
     }
 }
@@ -533,13 +528,18 @@ impl UsageLine {
         self.tokens.add(o.tokens);
         self.untyped = self.untyped.saturating_add(o.untyped);
         self.recorded_cost_usd += o.recorded_cost_usd;
-        for (t, a) in &o.above {
-            if let Some((_, sum)) = self.above.iter_mut().find(|(at, _)| at == t) {
-                sum.add(*a);
-            } else {
-                self.above.push((*t, *a));
-                self.above.sort_by_key(|(at, _)| *at);
-            }
+        for &(t, a) in &o.above {
+            self.add_above(t, a);
+        }
+    }
+
+    /// Adds tokens above threshold `t`, keeping `above` sorted by threshold.
+    fn add_above(&mut self, t: u64, tokens: Tokens) {
+        if let Some((_, sum)) = self.above.iter_mut().find(|(at, _)| *at == t) {
+            sum.add(tokens);
+        } else {
+            self.above.push((t, tokens));
+            self.above.sort_by_key(|(at, _)| *at);
         }
     }
 }

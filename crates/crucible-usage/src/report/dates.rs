@@ -7,9 +7,9 @@
 //! exact; in a half-hour zone (India, parts of Australia) the requests of
 //! the hour that crosses local midnight all go to the first day.
 
-use jiff::civil::{Date, Weekday};
+use jiff::civil::Date;
 use jiff::tz::TimeZone;
-use jiff::{Span, Timestamp, ToSpan};
+use jiff::{Span, Timestamp};
 
 /// A `--since`/`--until` value that is not a date.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -99,11 +99,7 @@ pub(crate) fn local_date(ts: Timestamp, tz: &TimeZone) -> Date {
     tz.to_offset(ts).to_datetime(ts).date()
 }
 
-/// The first day of the week holding `date`, weeks starting on `start`.
-pub fn week_start(date: Date, start: Weekday) -> Date {
-    let back = (date.weekday().to_sunday_zero_offset() - start.to_sunday_zero_offset() + 7) % 7;
-    date.checked_sub(i64::from(back).days()).unwrap_or(date)
-}
+pub use crucible_core::calendar::week_start;
 
 /// `2025-10-02T14:01:20.000Z`, as ccusage writes times.
 pub(crate) fn utc_millis(ms: i64) -> String {
@@ -116,6 +112,7 @@ pub(crate) fn utc_millis(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jiff::civil::Weekday;
 
     fn now() -> Timestamp {
         "2025-03-31T12:00:00Z".parse().unwrap()
