@@ -22,8 +22,14 @@ _cru() {
             cru,help)
                 cmd="cru__subcmd__help"
                 ;;
+            cru,pricing)
+                cmd="cru__subcmd__pricing"
+                ;;
             cru,session)
                 cmd="cru__subcmd__session"
+                ;;
+            cru,usage)
+                cmd="cru__subcmd__usage"
                 ;;
             cru,workflow)
                 cmd="cru__subcmd__workflow"
@@ -34,11 +40,23 @@ _cru() {
             cru__subcmd__help,help)
                 cmd="cru__subcmd__help__subcmd__help"
                 ;;
+            cru__subcmd__help,pricing)
+                cmd="cru__subcmd__help__subcmd__pricing"
+                ;;
             cru__subcmd__help,session)
                 cmd="cru__subcmd__help__subcmd__session"
                 ;;
+            cru__subcmd__help,usage)
+                cmd="cru__subcmd__help__subcmd__usage"
+                ;;
             cru__subcmd__help,workflow)
                 cmd="cru__subcmd__help__subcmd__workflow"
+                ;;
+            cru__subcmd__help__subcmd__pricing,show)
+                cmd="cru__subcmd__help__subcmd__pricing__subcmd__show"
+                ;;
+            cru__subcmd__help__subcmd__pricing,update)
+                cmd="cru__subcmd__help__subcmd__pricing__subcmd__update"
                 ;;
             cru__subcmd__help__subcmd__session,codify)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__codify"
@@ -115,6 +133,21 @@ _cru() {
             cru__subcmd__help__subcmd__session__subcmd__log,user)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__log__subcmd__user"
                 ;;
+            cru__subcmd__help__subcmd__usage,blocks)
+                cmd="cru__subcmd__help__subcmd__usage__subcmd__blocks"
+                ;;
+            cru__subcmd__help__subcmd__usage,daily)
+                cmd="cru__subcmd__help__subcmd__usage__subcmd__daily"
+                ;;
+            cru__subcmd__help__subcmd__usage,monthly)
+                cmd="cru__subcmd__help__subcmd__usage__subcmd__monthly"
+                ;;
+            cru__subcmd__help__subcmd__usage,session)
+                cmd="cru__subcmd__help__subcmd__usage__subcmd__session"
+                ;;
+            cru__subcmd__help__subcmd__usage,weekly)
+                cmd="cru__subcmd__help__subcmd__usage__subcmd__weekly"
+                ;;
             cru__subcmd__help__subcmd__workflow,edit)
                 cmd="cru__subcmd__help__subcmd__workflow__subcmd__edit"
                 ;;
@@ -126,6 +159,24 @@ _cru() {
                 ;;
             cru__subcmd__help__subcmd__workflow,validate)
                 cmd="cru__subcmd__help__subcmd__workflow__subcmd__validate"
+                ;;
+            cru__subcmd__pricing,help)
+                cmd="cru__subcmd__pricing__subcmd__help"
+                ;;
+            cru__subcmd__pricing,show)
+                cmd="cru__subcmd__pricing__subcmd__show"
+                ;;
+            cru__subcmd__pricing,update)
+                cmd="cru__subcmd__pricing__subcmd__update"
+                ;;
+            cru__subcmd__pricing__subcmd__help,help)
+                cmd="cru__subcmd__pricing__subcmd__help__subcmd__help"
+                ;;
+            cru__subcmd__pricing__subcmd__help,show)
+                cmd="cru__subcmd__pricing__subcmd__help__subcmd__show"
+                ;;
+            cru__subcmd__pricing__subcmd__help,update)
+                cmd="cru__subcmd__pricing__subcmd__help__subcmd__update"
                 ;;
             cru__subcmd__session,codify)
                 cmd="cru__subcmd__session__subcmd__codify"
@@ -316,6 +367,42 @@ _cru() {
             cru__subcmd__session__subcmd__log__subcmd__help,user)
                 cmd="cru__subcmd__session__subcmd__log__subcmd__help__subcmd__user"
                 ;;
+            cru__subcmd__usage,blocks)
+                cmd="cru__subcmd__usage__subcmd__blocks"
+                ;;
+            cru__subcmd__usage,daily)
+                cmd="cru__subcmd__usage__subcmd__daily"
+                ;;
+            cru__subcmd__usage,help)
+                cmd="cru__subcmd__usage__subcmd__help"
+                ;;
+            cru__subcmd__usage,monthly)
+                cmd="cru__subcmd__usage__subcmd__monthly"
+                ;;
+            cru__subcmd__usage,session)
+                cmd="cru__subcmd__usage__subcmd__session"
+                ;;
+            cru__subcmd__usage,weekly)
+                cmd="cru__subcmd__usage__subcmd__weekly"
+                ;;
+            cru__subcmd__usage__subcmd__help,blocks)
+                cmd="cru__subcmd__usage__subcmd__help__subcmd__blocks"
+                ;;
+            cru__subcmd__usage__subcmd__help,daily)
+                cmd="cru__subcmd__usage__subcmd__help__subcmd__daily"
+                ;;
+            cru__subcmd__usage__subcmd__help,help)
+                cmd="cru__subcmd__usage__subcmd__help__subcmd__help"
+                ;;
+            cru__subcmd__usage__subcmd__help,monthly)
+                cmd="cru__subcmd__usage__subcmd__help__subcmd__monthly"
+                ;;
+            cru__subcmd__usage__subcmd__help,session)
+                cmd="cru__subcmd__usage__subcmd__help__subcmd__session"
+                ;;
+            cru__subcmd__usage__subcmd__help,weekly)
+                cmd="cru__subcmd__usage__subcmd__help__subcmd__weekly"
+                ;;
             cru__subcmd__workflow,edit)
                 cmd="cru__subcmd__workflow__subcmd__edit"
                 ;;
@@ -353,7 +440,7 @@ _cru() {
 
     case "${cmd}" in
         cru)
-            opts="-v -h -V --verbose --dir --strict --help --version session workflow completions help"
+            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -389,7 +476,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help)
-            opts="session workflow completions help"
+            opts="session workflow usage pricing completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -419,6 +506,48 @@ _cru() {
         cru__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__pricing)
+            opts="show update"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__pricing__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__pricing__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -794,6 +923,90 @@ _cru() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cru__subcmd__help__subcmd__usage)
+            opts="daily weekly monthly session blocks"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__usage__subcmd__blocks)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__usage__subcmd__daily)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__usage__subcmd__monthly)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__usage__subcmd__session)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__usage__subcmd__weekly)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cru__subcmd__help__subcmd__workflow)
             opts="validate show refine edit"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -857,6 +1070,116 @@ _cru() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__pricing)
+            opts="-v -h -V --verbose --dir --strict --help --version show update help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__pricing__subcmd__help)
+            opts="show update help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__pricing__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__pricing__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__pricing__subcmd__help__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__pricing__subcmd__show)
+            opts="-v -h -V --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__pricing__subcmd__update)
+            opts="-v -h -V --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1433,7 +1756,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__learn)
-            opts="-o -v -h -V --all --status --agent --channel --model --since --until --type --export --schema --output --no-redact --verbose --dir --strict --help --version"
+            opts="-o -v -h -V --all --status --agent --channel --model --since --until --project --type --export --schema --output --no-redact --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1460,6 +1783,10 @@ _cru() {
                     return 0
                     ;;
                 --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1495,7 +1822,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__list)
-            opts="-v -h -V --status --agent --channel --model --since --until --limit --format --verbose --dir --strict --help --version"
+            opts="-v -h -V --status --agent --channel --model --since --until --project --limit --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1522,6 +1849,10 @@ _cru() {
                     return 0
                     ;;
                 --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1897,12 +2228,32 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__log__subcmd__tokens)
-            opts="-v -h -V --session --reopen --verbose --dir --strict --help --version"
+            opts="-v -h -V --input --output --cache-read --cache-creation --model --session --reopen --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-read)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-creation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2137,14 +2488,14 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__stats)
-            opts="-v -h -V --group-by --status --agent --channel --model --since --until --format --verbose --dir --strict --help --version"
+            opts="-v -h -V --group-by --status --agent --channel --model --since --until --project --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --group-by)
-                    COMPREPLY=($(compgen -W "agent channel status model day phase" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "agent channel status model day week month phase project session" -- "${cur}"))
                     return 0
                     ;;
                 --status)
@@ -2168,6 +2519,10 @@ _cru() {
                     return 0
                     ;;
                 --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2195,6 +2550,480 @@ _cru() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage)
+            opts="-v -h -V --verbose --dir --strict --help --version daily weekly monthly session blocks help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__blocks)
+            opts="-j -b -s -u -z -a -r -t -v -h -V --json --breakdown --since --until --timezone --now --mode --order --start-of-week --agent --channel --project --active --recent --token-limit --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -z)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "auto calculate display" -- "${cur}"))
+                    return 0
+                    ;;
+                --order)
+                    COMPREPLY=($(compgen -W "asc desc" -- "${cur}"))
+                    return 0
+                    ;;
+                --start-of-week)
+                    COMPREPLY=($(compgen -W "sunday monday tuesday wednesday thursday friday saturday" -- "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__daily)
+            opts="-j -b -s -u -z -v -h -V --json --breakdown --since --until --timezone --now --mode --order --start-of-week --agent --channel --project --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -z)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "auto calculate display" -- "${cur}"))
+                    return 0
+                    ;;
+                --order)
+                    COMPREPLY=($(compgen -W "asc desc" -- "${cur}"))
+                    return 0
+                    ;;
+                --start-of-week)
+                    COMPREPLY=($(compgen -W "sunday monday tuesday wednesday thursday friday saturday" -- "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__help)
+            opts="daily weekly monthly session blocks help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__help__subcmd__blocks)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__help__subcmd__daily)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__help__subcmd__monthly)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__help__subcmd__session)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__help__subcmd__weekly)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__monthly)
+            opts="-j -b -s -u -z -v -h -V --json --breakdown --since --until --timezone --now --mode --order --start-of-week --agent --channel --project --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -z)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "auto calculate display" -- "${cur}"))
+                    return 0
+                    ;;
+                --order)
+                    COMPREPLY=($(compgen -W "asc desc" -- "${cur}"))
+                    return 0
+                    ;;
+                --start-of-week)
+                    COMPREPLY=($(compgen -W "sunday monday tuesday wednesday thursday friday saturday" -- "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__session)
+            opts="-j -b -s -u -z -v -h -V --json --breakdown --since --until --timezone --now --mode --order --start-of-week --agent --channel --project --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -z)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "auto calculate display" -- "${cur}"))
+                    return 0
+                    ;;
+                --order)
+                    COMPREPLY=($(compgen -W "asc desc" -- "${cur}"))
+                    return 0
+                    ;;
+                --start-of-week)
+                    COMPREPLY=($(compgen -W "sunday monday tuesday wednesday thursday friday saturday" -- "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__usage__subcmd__weekly)
+            opts="-j -b -s -u -z -v -h -V --json --breakdown --since --until --timezone --now --mode --order --start-of-week --agent --channel --project --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -z)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "auto calculate display" -- "${cur}"))
+                    return 0
+                    ;;
+                --order)
+                    COMPREPLY=($(compgen -W "asc desc" -- "${cur}"))
+                    return 0
+                    ;;
+                --start-of-week)
+                    COMPREPLY=($(compgen -W "sunday monday tuesday wednesday thursday friday saturday" -- "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --dir)

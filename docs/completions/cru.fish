@@ -31,6 +31,8 @@ complete -c cru -n "__fish_cru_needs_command" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_needs_command" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_needs_command" -f -a "session" -d 'Work with sessions: record, resume, codify, list, stats, show, validate'
 complete -c cru -n "__fish_cru_needs_command" -f -a "workflow" -d 'Work with workflows: validate, show, refine, edit'
+complete -c cru -n "__fish_cru_needs_command" -f -a "usage" -d 'Tokens and cost by day, week, month, session or billing block, as ccusage shows them'
+complete -c cru -n "__fish_cru_needs_command" -f -a "pricing" -d 'The price table cost is computed with: show it, or load a newer one'
 complete -c cru -n "__fish_cru_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c cru -n "__fish_cru_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand session; and not __fish_seen_subcommand_from start log pause resume codify learn import export eval replay end list stats index show validate help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
@@ -83,7 +85,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "reply" -d 'An agent\'s reply (`> [!reply] @agent`), kept whole, markdown and all. `-` reads stdin'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "subagent" -d 'A subagent. link and embed create its own session and print its id; log to it with --session, end it with `cru session end`'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "tasks" -d 'Replace the task list with a JSON array of {id, content, status, priority} (or {"todos": [...]}) from FILE or stdin'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "tokens" -d 'Tokens this session used (added to tokens_used)'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "tokens" -d 'Tokens this session used: one number (added to tokens_used and the phase\'s tokens, kind unknown), or one model request\'s tokens by kind (--input, --output, ...: a usage record of the current phase)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from log" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l at -d 'The phase to resume at (phase-N or N; default: the current phase)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
@@ -126,6 +128,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l model -d 'Only sessions with this primary model' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l since -d 'Only sessions started on or after this date or time' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l until -d 'Only sessions started on or before this date (or before this time)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l type -d 'Which cases: puzzles (from errors), corrections (from user interventions), or all' -r -f -a "puzzle\t''
 correction\t''
 all\t''"
@@ -214,6 +217,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l model -d 'Only sessions with this primary model' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l since -d 'Only sessions started on or after this date or time' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l until -d 'Only sessions started on or before this date (or before this time)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l limit -d 'At most this many sessions (the newest)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l format -d 'How to print the answer' -r -f -a "table\t'Aligned columns for people'
 json\t''
@@ -223,18 +227,23 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l group-by -d 'What to group sessions by' -r -f -a "agent\t'Each agent by name (participants and phase agents); a session counts for each'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l group-by -d 'What to group sessions by' -r -f -a "agent\t'Each agent by name; tokens go to the agent of the phase that spent them'
 channel\t''
 status\t''
-model\t''
-day\t'The UTC day a session started'
-phase\t'Phases by name, with the phases\' own tokens, durations and errors'"
+model\t'The model that spent the tokens'
+day\t'The day tokens were spent (--timezone; UTC by default)'
+week\t'The week tokens were spent (weeks start on Sunday)'
+month\t'The month tokens were spent'
+phase\t'Phases by name, with the phases\' own tokens, durations and errors'
+project\t'The git root of the session\'s working directory'
+session\t''"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l status -d 'Only sessions with this status' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l channel -d 'Only sessions in this channel' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l model -d 'Only sessions with this primary model' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l since -d 'Only sessions started on or after this date or time' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l until -d 'Only sessions started on or before this date (or before this time)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l format -d 'How to print the answer' -r -f -a "table\t'Aligned columns for people'
 json\t''
 toon\t'TOON, the index\'s own format'"
@@ -327,15 +336,188 @@ complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcom
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from help" -f -a "refine" -d 'Have the agent backend clean a workflow up; keep it only if it validates'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Edit a workflow in $VISUAL/$EDITOR until it validates, then save it'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and not __fish_seen_subcommand_from daily weekly monthly session blocks help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand usage; and not __fish_seen_subcommand_from daily weekly monthly session blocks help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and not __fish_seen_subcommand_from daily weekly monthly session blocks help" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
+complete -c cru -n "__fish_cru_using_subcommand usage; and not __fish_seen_subcommand_from daily weekly monthly session blocks help" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand usage; and not __fish_seen_subcommand_from daily weekly monthly session blocks help" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand usage; and not __fish_seen_subcommand_from daily weekly monthly session blocks help" -f -a "daily" -d 'Tokens and cost by day (in --timezone), with each day\'s models'
+complete -c cru -n "__fish_cru_using_subcommand usage; and not __fish_seen_subcommand_from daily weekly monthly session blocks help" -f -a "weekly" -d 'Tokens and cost by week (weeks start on --start-of-week, Sunday by default)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and not __fish_seen_subcommand_from daily weekly monthly session blocks help" -f -a "monthly" -d 'Tokens and cost by month'
+complete -c cru -n "__fish_cru_using_subcommand usage; and not __fish_seen_subcommand_from daily weekly monthly session blocks help" -f -a "session" -d 'Tokens and cost by session, latest activity last'
+complete -c cru -n "__fish_cru_using_subcommand usage; and not __fish_seen_subcommand_from daily weekly monthly session blocks help" -f -a "blocks" -d 'The 5-hour billing windows; the active one with its burn rate and projection'
+complete -c cru -n "__fish_cru_using_subcommand usage; and not __fish_seen_subcommand_from daily weekly monthly session blocks help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -s s -l since -d 'Only days on or after DATE (YYYY-MM-DD, YYYYMMDD, or 7d, 2w, 3m back from today)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -s u -l until -d 'Only days on or before DATE (same forms as --since)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -s z -l timezone -d 'The time zone days are counted in (IANA name); the system\'s by default' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l now -d 'Take this time (RFC 3339) as now: for the active block, and for 7d' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l mode -d 'How cost is found: the cost the transcript wrote when it wrote one (auto), always from tokens and prices (calculate), or only the written cost (display)' -r -f -a "auto\t''
+calculate\t''
+display\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l order -d 'Oldest first (asc) or newest first (desc)' -r -f -a "asc\t''
+desc\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l start-of-week -d 'The first day of a week, for `weekly`' -r -f -a "sunday\t''
+monday\t''
+tuesday\t''
+wednesday\t''
+thursday\t''
+friday\t''
+saturday\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -s j -l json -d 'Print ccusage\'s JSON (its key names, so its scripts read it)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -s b -l breakdown -d 'A row per model under each row'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -s s -l since -d 'Only days on or after DATE (YYYY-MM-DD, YYYYMMDD, or 7d, 2w, 3m back from today)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -s u -l until -d 'Only days on or before DATE (same forms as --since)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -s z -l timezone -d 'The time zone days are counted in (IANA name); the system\'s by default' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l now -d 'Take this time (RFC 3339) as now: for the active block, and for 7d' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l mode -d 'How cost is found: the cost the transcript wrote when it wrote one (auto), always from tokens and prices (calculate), or only the written cost (display)' -r -f -a "auto\t''
+calculate\t''
+display\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l order -d 'Oldest first (asc) or newest first (desc)' -r -f -a "asc\t''
+desc\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l start-of-week -d 'The first day of a week, for `weekly`' -r -f -a "sunday\t''
+monday\t''
+tuesday\t''
+wednesday\t''
+thursday\t''
+friday\t''
+saturday\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -s j -l json -d 'Print ccusage\'s JSON (its key names, so its scripts read it)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -s b -l breakdown -d 'A row per model under each row'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -s s -l since -d 'Only days on or after DATE (YYYY-MM-DD, YYYYMMDD, or 7d, 2w, 3m back from today)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -s u -l until -d 'Only days on or before DATE (same forms as --since)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -s z -l timezone -d 'The time zone days are counted in (IANA name); the system\'s by default' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l now -d 'Take this time (RFC 3339) as now: for the active block, and for 7d' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l mode -d 'How cost is found: the cost the transcript wrote when it wrote one (auto), always from tokens and prices (calculate), or only the written cost (display)' -r -f -a "auto\t''
+calculate\t''
+display\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l order -d 'Oldest first (asc) or newest first (desc)' -r -f -a "asc\t''
+desc\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l start-of-week -d 'The first day of a week, for `weekly`' -r -f -a "sunday\t''
+monday\t''
+tuesday\t''
+wednesday\t''
+thursday\t''
+friday\t''
+saturday\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -s j -l json -d 'Print ccusage\'s JSON (its key names, so its scripts read it)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -s b -l breakdown -d 'A row per model under each row'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -s s -l since -d 'Only days on or after DATE (YYYY-MM-DD, YYYYMMDD, or 7d, 2w, 3m back from today)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -s u -l until -d 'Only days on or before DATE (same forms as --since)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -s z -l timezone -d 'The time zone days are counted in (IANA name); the system\'s by default' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l now -d 'Take this time (RFC 3339) as now: for the active block, and for 7d' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l mode -d 'How cost is found: the cost the transcript wrote when it wrote one (auto), always from tokens and prices (calculate), or only the written cost (display)' -r -f -a "auto\t''
+calculate\t''
+display\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l order -d 'Oldest first (asc) or newest first (desc)' -r -f -a "asc\t''
+desc\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l start-of-week -d 'The first day of a week, for `weekly`' -r -f -a "sunday\t''
+monday\t''
+tuesday\t''
+wednesday\t''
+thursday\t''
+friday\t''
+saturday\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -s j -l json -d 'Print ccusage\'s JSON (its key names, so its scripts read it)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -s b -l breakdown -d 'A row per model under each row'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s s -l since -d 'Only days on or after DATE (YYYY-MM-DD, YYYYMMDD, or 7d, 2w, 3m back from today)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s u -l until -d 'Only days on or before DATE (same forms as --since)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s z -l timezone -d 'The time zone days are counted in (IANA name); the system\'s by default' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l now -d 'Take this time (RFC 3339) as now: for the active block, and for 7d' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l mode -d 'How cost is found: the cost the transcript wrote when it wrote one (auto), always from tokens and prices (calculate), or only the written cost (display)' -r -f -a "auto\t''
+calculate\t''
+display\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l order -d 'Oldest first (asc) or newest first (desc)' -r -f -a "asc\t''
+desc\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l start-of-week -d 'The first day of a week, for `weekly`' -r -f -a "sunday\t''
+monday\t''
+tuesday\t''
+wednesday\t''
+thursday\t''
+friday\t''
+saturday\t''"
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s t -l token-limit -d 'Compare the active block\'s projection with this many tokens (or `max`: the largest block so far)' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s j -l json -d 'Print ccusage\'s JSON (its key names, so its scripts read it)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s b -l breakdown -d 'A row per model under each row'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s a -l active -d 'Only the active block'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s r -l recent -d 'Only blocks of the last three days, and the active one'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from help" -f -a "daily" -d 'Tokens and cost by day (in --timezone), with each day\'s models'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from help" -f -a "weekly" -d 'Tokens and cost by week (weeks start on --start-of-week, Sunday by default)'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from help" -f -a "monthly" -d 'Tokens and cost by month'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from help" -f -a "session" -d 'Tokens and cost by session, latest activity last'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from help" -f -a "blocks" -d 'The 5-hour billing windows; the active one with its burn rate and projection'
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -f -a "show" -d 'The table\'s date and source, and a model\'s prices (per million tokens)'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; the shipped table stays the fallback'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from show" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from show" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from update" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from update" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from update" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from update" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "show" -d 'The table\'s date and source, and a model\'s prices (per million tokens)'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; the shipped table stays the fallback'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand completions" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand completions" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand completions" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow completions help" -f -a "session" -d 'Work with sessions: record, resume, codify, list, stats, show, validate'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow completions help" -f -a "workflow" -d 'Work with workflows: validate, show, refine, edit'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions help" -f -a "session" -d 'Work with sessions: record, resume, codify, list, stats, show, validate'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions help" -f -a "workflow" -d 'Work with workflows: validate, show, refine, edit'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions help" -f -a "usage" -d 'Tokens and cost by day, week, month, session or billing block, as ccusage shows them'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions help" -f -a "pricing" -d 'The price table cost is computed with: show it, or load a newer one'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "start" -d 'Start recording a new session; prints its id'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'
@@ -356,3 +538,10 @@ complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from workflow" -f -a "show" -d 'Steps in run order with agents, channels, inputs, outputs and run history'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from workflow" -f -a "refine" -d 'Have the agent backend clean a workflow up; keep it only if it validates'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from workflow" -f -a "edit" -d 'Edit a workflow in $VISUAL/$EDITOR until it validates, then save it'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from usage" -f -a "daily" -d 'Tokens and cost by day (in --timezone), with each day\'s models'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from usage" -f -a "weekly" -d 'Tokens and cost by week (weeks start on --start-of-week, Sunday by default)'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from usage" -f -a "monthly" -d 'Tokens and cost by month'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from usage" -f -a "session" -d 'Tokens and cost by session, latest activity last'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from usage" -f -a "blocks" -d 'The 5-hour billing windows; the active one with its burn rate and projection'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from pricing" -f -a "show" -d 'The table\'s date and source, and a model\'s prices (per million tokens)'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from pricing" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; the shipped table stays the fallback'

@@ -43,6 +43,12 @@ pub enum Command {
     /// Work with workflows: validate, show, refine, edit.
     #[command(subcommand)]
     Workflow(crate::commands::workflow::WorkflowCommand),
+    /// Tokens and cost by day, week, month, session or billing block, as ccusage shows them.
+    #[command(subcommand)]
+    Usage(crate::commands::usage::UsageCommand),
+    /// The price table cost is computed with: show it, or load a newer one.
+    #[command(subcommand)]
+    Pricing(crate::commands::pricing::PricingCommand),
     /// Print a shell completion script.
     Completions(crate::commands::completions::CompletionsArgs),
 }

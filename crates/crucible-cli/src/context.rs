@@ -22,6 +22,9 @@ pub struct Context {
     pub store: SessionStore<MarkdownCodec>,
     /// `--strict`: commands that would skip part of their input refuse it.
     pub strict: bool,
+    /// Where `cru pricing update` keeps the price list it loaded: beside
+    /// the user's config file.
+    pub prices_path: Option<PathBuf>,
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {
@@ -90,6 +93,7 @@ impl Context {
             dir_source: source,
             store,
             strict: global.strict,
+            prices_path: user_config(home.as_deref()).map(|p| p.with_file_name("prices.json")),
         })
     }
 }

@@ -1,4 +1,5 @@
-//! Configuration: `[session]` and `[agent]` settings from TOML files, layered.
+//! Configuration: `[session]`, `[agent]` and `[pricing]` settings from TOML
+//! files, layered.
 //!
 //! The CLI finds the files (`~/.config/crucible/config.toml` or
 //! `$CRUCIBLE_CONFIG`, then `<kiln>/.crucible/config.toml`) and hands them
@@ -6,18 +7,21 @@
 //! name the key, because a misspelt setting that is silently ignored is worse
 //! than no setting.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+use toml::Spanned;
 
-use crate::SubagentMode;
+use crate::{SubagentMode, TIER_THRESHOLDS};
 
 /// The settings every command reads, with defaults filled in.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Config {
     pub session: SessionConfig,
     pub agent: AgentConfig,
+    pub pricing: PricingConfig,
     /// The files that were read, lowest precedence first.
     pub sources: Vec<PathBuf>,
 }
@@ -107,6 +111,48 @@ impl AgentConfig {
     }
 }
 
+/// The `[pricing]` table: prices that replace the price table's or add
+/// models to it, in US dollars per million tokens (the unit providers'
+/// price pages use).
+///
+/// ```toml
+/// [pricing.models."claude-sonnet-4-5"]
+/// input = 3.0
+/// output = 15.0
+/// cache_write = 3.75
+/// cache_read = 0.3
+/// tiers = [{ above = 200000, input = 6.0, output = 22.5 }]
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PricingConfig {
+    /// By model name, as sessions name the model.
+    pub models: BTreeMap<String, ModelPriceConfig>,
+}
+
+/// One model's prices, per million tokens; a price not given is the price
+/// table's. A later file overrides an earlier one price by price.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelPriceConfig {
+    pub input: Option<f64>,
+    pub output: Option<f64>,
+    pub cache_write: Option<f64>,
+    pub cache_read: Option<f64>,
+    /// Prices of the tokens above a context size; when given, they replace
+    /// the table's tiers for the model.
+    pub tiers: Option<Vec<PriceTierConfig>>,
+}
+
+/// The prices of a kind's tokens above `above` tokens in one request.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PriceTierConfig {
+    /// One of [`TIER_THRESHOLDS`]: the sizes usage lines keep the excess of.
+    pub above: u64,
+    pub input: Option<f64>,
+    pub output: Option<f64>,
+    pub cache_write: Option<f64>,
+    pub cache_read: Option<f64>,
+}
+
 /// When a live session is written to disk (seed 004, open question 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SaveMode {
@@ -141,6 +187,35 @@ struct ConfigFile {
     session: SessionTable,
     #[serde(default)]
     agent: AgentTable,
+    #[serde(default)]
+    pricing: PricingTable,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PricingTable {
+    #[serde(default)]
+    models: BTreeMap<String, ModelPriceTable>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelPriceTable {
+    input: Option<Spanned<f64>>,
+    output: Option<Spanned<f64>>,
+    cache_write: Option<Spanned<f64>>,
+    cache_read: Option<Spanned<f64>>,
+    tiers: Option<Vec<PriceTierTable>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PriceTierTable {
+    above: Spanned<u64>,
+    input: Option<Spanned<f64>>,
+    output: Option<Spanned<f64>>,
+    cache_write: Option<Spanned<f64>>,
+    cache_read: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -212,6 +287,7 @@ impl Config {
                 &mut interval,
             )?;
             file_text.read_agent(file.agent, &mut config.agent)?;
+            file_text.read_pricing(file.pricing, &mut config.pricing)?;
             config.sources.push(layer.path.clone());
         }
         config.session.save = match policy.as_deref() {
@@ -339,6 +415,95 @@ impl FileText<'_> {
             }
         }
         Ok(())
+    }
+}
+
+impl FileText<'_> {
+    /// The `[pricing]` table over what the earlier files said, price by
+    /// price; a model's `tiers`, when given, replace the earlier ones.
+    fn read_pricing(
+        &self,
+        p: PricingTable,
+        pricing: &mut PricingConfig,
+    ) -> Result<(), ConfigError> {
+        for (model, m) in p.models {
+            let price = |v: Option<Spanned<f64>>, key: &str| self.price(&model, key, v);
+            let input = price(m.input, "input")?;
+            let output = price(m.output, "output")?;
+            let cache_write = price(m.cache_write, "cache_write")?;
+            let cache_read = price(m.cache_read, "cache_read")?;
+            let tiers = match m.tiers {
+                Some(ts) => Some(
+                    ts.into_iter()
+                        .map(|t| self.tier(&model, t))
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
+                None => None,
+            };
+            let slot = pricing.models.entry(model).or_default();
+            for (value, field) in [
+                (input, &mut slot.input),
+                (output, &mut slot.output),
+                (cache_write, &mut slot.cache_write),
+                (cache_read, &mut slot.cache_read),
+            ] {
+                if value.is_some() {
+                    *field = value;
+                }
+            }
+            if tiers.is_some() {
+                slot.tiers = tiers;
+            }
+        }
+        Ok(())
+    }
+
+    fn tier(&self, model: &str, t: PriceTierTable) -> Result<PriceTierConfig, ConfigError> {
+        let above = *t.above.get_ref();
+        if !TIER_THRESHOLDS.contains(&above) {
+            let known: Vec<String> = TIER_THRESHOLDS.iter().map(u64::to_string).collect();
+            return Err(self.invalid(
+                self.line_at(t.above.span().start),
+                format!(
+                    "pricing.models.\"{model}\": tier `above = {above}` is not one of {}",
+                    known.join(", ")
+                ),
+            ));
+        }
+        Ok(PriceTierConfig {
+            above,
+            input: self.price(model, "input", t.input)?,
+            output: self.price(model, "output", t.output)?,
+            cache_write: self.price(model, "cache_write", t.cache_write)?,
+            cache_read: self.price(model, "cache_read", t.cache_read)?,
+        })
+    }
+
+    /// A price as written, checked: a finite number, not negative.
+    fn price(
+        &self,
+        model: &str,
+        key: &str,
+        v: Option<Spanned<f64>>,
+    ) -> Result<Option<f64>, ConfigError> {
+        let Some(v) = v else { return Ok(None) };
+        let n = *v.get_ref();
+        if n.is_finite() && n >= 0.0 {
+            return Ok(Some(n));
+        }
+        Err(self.invalid(
+            self.line_at(v.span().start),
+            format!(
+                "pricing.models.\"{model}\".{key} `{n}` is not a price (expected US dollars per million tokens, 0 or more)"
+            ),
+        ))
+    }
+
+    fn line_at(&self, offset: usize) -> usize {
+        self.text[..offset.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1
     }
 }
 
@@ -483,6 +648,62 @@ mod tests {
         let l = layer(t.path(), "c.toml", "[session]\nidle_timeout = \"soon\"\n");
         let e = Config::load(&[l], None).unwrap_err().to_string();
         assert!(e.contains("c.toml:2:") && e.contains("soon"), "{e}");
+    }
+
+    #[test]
+    fn pricing_layers_price_by_price_and_tiers_replace() {
+        let t = tempfile::tempdir().unwrap();
+        let user = layer(
+            t.path(),
+            "user.toml",
+            "[pricing.models.\"gpt-5.1\"]\ninput = 1\noutput = 10.5\ntiers = [{ above = 272000, input = 2.5 }]\n",
+        );
+        let kiln = layer(
+            t.path(),
+            "kiln.toml",
+            "[pricing.models.\"gpt-5.1\"]\ninput = 1.25\ntiers = []\n\n[pricing.models.local]\ninput = 0\noutput = 0\n",
+        );
+        let c = Config::load(&[user, kiln], None).unwrap();
+        let gpt = &c.pricing.models["gpt-5.1"];
+        assert_eq!((gpt.input, gpt.output), (Some(1.25), Some(10.5)));
+        assert_eq!(gpt.tiers, Some(vec![]));
+        assert_eq!(c.pricing.models["local"].output, Some(0.0));
+    }
+
+    #[test]
+    fn bad_prices_and_tiers_name_the_line() {
+        let t = tempfile::tempdir().unwrap();
+        let neg = layer(
+            t.path(),
+            "neg.toml",
+            "[pricing.models.m]\ninput = 1\noutput = -2\n",
+        );
+        let e = Config::load(&[neg], None).unwrap_err().to_string();
+        assert!(
+            e.contains("neg.toml:3:") && e.contains("output `-2`"),
+            "{e}"
+        );
+        let tier = layer(
+            t.path(),
+            "tier.toml",
+            "[pricing.models.m]\ninput = 1\ntiers = [\n  { above = 150000, input = 2 },\n]\n",
+        );
+        let e = Config::load(&[tier], None).unwrap_err().to_string();
+        assert!(e.contains("tier.toml:4:") && e.contains("200000"), "{e}");
+        let text = layer(
+            t.path(),
+            "text.toml",
+            "[pricing.models.m]\ninput = \"cheap\"\n",
+        );
+        let e = Config::load(&[text], None).unwrap_err().to_string();
+        assert!(e.contains("text.toml:2:"), "{e}");
+        let key = layer(
+            t.path(),
+            "key.toml",
+            "[pricing.models.m]\ncache_write_5m = 1\n",
+        );
+        let e = Config::load(&[key], None).unwrap_err().to_string();
+        assert!(e.contains("cache_write_5m"), "{e}");
     }
 
     #[test]

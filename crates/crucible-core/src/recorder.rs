@@ -512,6 +512,16 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
         self.record(SessionEvent::Tokens { tokens })
     }
 
+    /// One model request's tokens by kind, and the model that answered:
+    /// a usage record of the current phase.
+    pub fn usage(
+        &mut self,
+        model: Option<String>,
+        tokens: crate::Tokens,
+    ) -> Result<(), RecordError> {
+        self.record(SessionEvent::Usage { model, tokens })
+    }
+
     /// Pauses at `at`, or at the current phase.
     pub fn pause(&mut self, at: Option<PhaseId>) -> Result<(), RecordError> {
         if let Some(point) = at {

@@ -16,6 +16,19 @@ pub struct Filter {
     pub since_ms: Option<i64>,
     /// Started before, in ms.
     pub until_ms: Option<i64>,
+    /// Only sessions whose project is this directory or below it.
+    pub project: Option<String>,
+}
+
+/// True when `project` is `dir` or a directory below it (path components,
+/// not text: `/a/b` is not below `/a/bc`).
+pub fn project_within(project: &str, dir: &str) -> bool {
+    let dir = dir.trim_end_matches('/');
+    project == dir
+        || dir.is_empty()
+        || project
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// A `--since` / `--until` value: a timestamp, or a date meaning its start
@@ -98,6 +111,11 @@ impl Filter {
         {
             return false;
         }
+        if let Some(dir) = &self.project
+            && !r.project.as_deref().is_some_and(|p| project_within(p, dir))
+        {
+            return false;
+        }
         if self.since_ms.is_some() || self.until_ms.is_some() {
             let started = r.started_ms();
             if self.since_ms.is_some_and(|s| started < s)
@@ -148,6 +166,14 @@ mod tests {
         assert!(agent_matches("coder", "coder"));
         assert!(!agent_matches("coder", "coder@1.0"));
         assert!(!agent_matches("coder-bot@1", "coder"));
+    }
+
+    #[test]
+    fn projects_match_at_or_below_a_directory() {
+        assert!(project_within("/a/b", "/a/b"));
+        assert!(project_within("/a/b/c", "/a/b/"));
+        assert!(!project_within("/a/bc", "/a/b"));
+        assert!(!project_within("/a", "/a/b"));
     }
 
     #[test]

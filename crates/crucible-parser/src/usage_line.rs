@@ -1,5 +1,6 @@
 //! A model request's usage: `<!-- usage: at=… model=… input=… output=… -->`,
-//! one line per request, at the end of the phase that made it. An HTML
+//! one line per request, under the heading (and metadata line) of the phase
+//! that made it. An HTML
 //! comment like the phase's metadata, so renderers hide it; one line each,
 //! so a phase of many requests stays a column of short lines.
 //!

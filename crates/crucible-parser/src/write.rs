@@ -29,23 +29,18 @@ pub fn write_session(log: &SessionLog) -> String {
                     w.out.push('\n');
                     w.out.push_str(&meta);
                 }
+                // The requests, a line each, under the heading with the
+                // metadata: above the phase's text, so no text (an HTML
+                // comment left open, say) can swallow them.
+                for r in &p.usage {
+                    w.out.push('\n');
+                    usage_line::write(r, &mut w.out);
+                }
             }
             Section::Plain(s) => w.out.push_str(&heading::write_plain(s.level, &s.title)),
         }
         for block in section.blocks() {
             w.block(block);
-        }
-        if let Section::Phase(p) = section
-            && !p.usage.is_empty()
-        {
-            // One chunk: the phase's requests, a line each, after its text.
-            w.start();
-            for (i, r) in p.usage.iter().enumerate() {
-                if i > 0 {
-                    w.out.push('\n');
-                }
-                usage_line::write(r, &mut w.out);
-            }
         }
     }
     if !w.first {

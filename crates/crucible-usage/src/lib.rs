@@ -55,3 +55,8 @@ pub struct SessionUsage {
     pub started_ms: i64,
     pub lines: Vec<UsageLine>,
 }
+
+pub use report::{
+    BlockOptions, BlocksReport, DateBoundError, Order, Period, PeriodReport, PriceFn,
+    ReportOptions, SessionReport, TokenLimit, parse_date_bound,
+};

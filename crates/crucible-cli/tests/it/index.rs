@@ -78,12 +78,12 @@ fn stats_by_status_with_a_total() {
     let out = kiln.run(&["session", "stats", "--group-by", "status"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     insta::assert_snapshot!(out.stdout, @"
-    group      sessions   tokens         avg      min        max  failed  errors  user
-    active            1        0           -        -          -       -       0     0
-    completed         6  103,340  2h 31m 31s   11m 0s  8h 30m 0s    0.0%       4     2
-    failed            1    4,022     38m 41s  38m 41s    38m 41s  100.0%       1     1
-    paused            1    9,120           -        -          -       -       1     1
-    total             9  116,482  2h 15m 24s   11m 0s  8h 30m 0s   14.3%       6     4
+    group      sessions   tokens  input  output  cache                       cost         avg      min        max  failed  errors  user
+    active            1        0      0       0      0                      $0.00           -        -          -       -       0     0
+    completed         6  103,340      0       0      0  unpriced (103,340 tokens)  2h 31m 31s   11m 0s  8h 30m 0s    0.0%       4     2
+    failed            1    4,022      0       0      0    unpriced (4,022 tokens)     38m 41s  38m 41s    38m 41s  100.0%       1     1
+    paused            1    6,910      0       0      0    unpriced (6,910 tokens)           -        -          -       -       1     1
+    total             9  114,272      0       0      0  unpriced (114,272 tokens)  2h 15m 24s   11m 0s  8h 30m 0s   14.3%       6     4
     ");
     let out = kiln.run(&[
         "session",

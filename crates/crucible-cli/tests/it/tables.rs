@@ -125,7 +125,7 @@ fn session_stats_lines_up_cjk_and_emoji_groups() {
     assert!(lines.iter().any(|l| l.starts_with("🤖bot ")), "{lines:#?}");
     // The numbers are aligned right under their names.
     let cols = ends(&lines[0]);
-    assert_eq!(cols.len(), 9, "{lines:#?}");
+    assert_eq!(cols.len(), 13, "{lines:#?}");
     for line in &lines[1..] {
         for &col in &cols[1..] {
             assert!(

@@ -81,6 +81,13 @@ pub enum SessionEvent {
     Tokens {
         tokens: u64,
     },
+    /// One model request's tokens by kind, and the model that answered: a
+    /// usage record of the current phase.
+    Usage {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+        tokens: crate::Tokens,
+    },
     Pause {
         /// The phase to resume at; the current one when absent. (Not `at`:
         /// that is the event's time, in the same JSON object.)
@@ -288,6 +295,7 @@ impl SessionLog {
             } => self.subagent_done(child, summary.as_deref(), *tokens),
             SessionEvent::Tasks { tasks } => self.replace_tasks(tasks),
             SessionEvent::Tokens { tokens } => self.add_tokens(*tokens),
+            SessionEvent::Usage { model, tokens } => self.add_usage(at, model.as_deref(), *tokens),
             SessionEvent::Pause { resume_point } => {
                 self.close_last_phase(at);
                 self.frontmatter.status = SessionStatus::Paused;
@@ -342,6 +350,32 @@ impl SessionLog {
         if let Some(Section::Phase(p)) = self.sections.last_mut() {
             p.meta.tokens = Some(p.meta.tokens.unwrap_or(0).saturating_add(tokens));
         }
+    }
+
+    /// A request's tokens go to the current phase as a record; with no
+    /// phase yet, to the frontmatter's `usage`. The totals follow.
+    fn add_usage(&mut self, at: &Timestamp, model: Option<&str>, tokens: crate::Tokens) {
+        if let Some(Section::Phase(p)) = self.sections.last_mut() {
+            p.usage.push(crate::UsageRecord {
+                at: Some(at.clone()),
+                model: model.map(str::to_owned),
+                tokens,
+                ..crate::UsageRecord::default()
+            });
+            self.refresh_usage_totals();
+            return;
+        }
+        let mut by = crate::UsageByModel::of(&self.frontmatter).unwrap_or_default();
+        by.add(model.or(self.frontmatter.model.as_deref()), tokens);
+        let untyped = self.frontmatter.tokens_used.unwrap_or(0);
+        let before = crate::UsageByModel::of(&self.frontmatter).map_or(0, |b| b.total().total());
+        by.store(&mut self.frontmatter);
+        // Tokens logged before without kinds stay in the total.
+        self.frontmatter.tokens_used = Some(
+            untyped
+                .saturating_sub(before)
+                .saturating_add(by.total().total()),
+        );
     }
 
     /// The session ends; its summary becomes a section (a subagent's goes

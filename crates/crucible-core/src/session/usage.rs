@@ -404,9 +404,11 @@ impl SessionLog {
         self.phases().flat_map(|(_, p)| p.usage.iter())
     }
 
-    /// Sets `tokens_used` and the frontmatter's `usage` to the sum of the
-    /// phases' records, so a reader of the frontmatter alone sees the same
-    /// totals. Does nothing when no phase has a record.
+    /// Sets the frontmatter's `usage` to the sum of the phases' records and
+    /// `tokens_used` to the session's total by the attribution rule (the
+    /// records, and the `tokens=` of phases without records), so a reader of
+    /// the frontmatter alone sees the same totals. Does nothing when no
+    /// phase has a record.
     pub fn refresh_usage_totals(&mut self) {
         let mut by = UsageByModel::default();
         let mut any = false;
@@ -422,8 +424,9 @@ impl SessionLog {
             return;
         }
         self.frontmatter.extra.remove("usage");
-        self.frontmatter.tokens_used = Some(by.total().total());
         by.store(&mut self.frontmatter);
+        let total = self.usage_lines().iter().map(UsageLine::total).sum();
+        self.frontmatter.tokens_used = Some(total);
     }
 }
 
@@ -440,6 +443,22 @@ fn frontmatter_lines(
         let recorded = fm.cost_usd.is_some();
         let mut cost = fm.cost_usd;
         if let Some(by) = UsageByModel::of(fm) {
+            // Tokens counted without kinds (`tokens_used` above the kinds'
+            // sum) stay in the total, kind unknown.
+            let rest = fm
+                .tokens_used
+                .unwrap_or(0)
+                .saturating_sub(by.total().total());
+            if rest > 0 {
+                let key = LineKey {
+                    phase: None,
+                    model: fm.model.clone(),
+                    hour: hour_of(at),
+                    recorded: false,
+                };
+                let line = new_line(lines, key, agent.as_ref(), fm.channel.as_ref(), at);
+                line.untyped = line.untyped.saturating_add(rest);
+            }
             for (model, tokens) in by.models {
                 let key = LineKey {
                     phase: None,

@@ -111,8 +111,27 @@ pub enum LogKind {
         #[arg(default_value = "-")]
         file: String,
     },
-    /// Tokens this session used (added to tokens_used).
-    Tokens { tokens: u64 },
+    /// Tokens this session used: one number (added to tokens_used and the
+    /// phase's tokens, kind unknown), or one model request's tokens by kind
+    /// (--input, --output, ...: a usage record of the current phase).
+    Tokens {
+        /// A plain count, when the kinds are not known.
+        tokens: Option<u64>,
+        /// Input tokens not read from a cache.
+        #[arg(long, value_name = "N")]
+        input: Option<u64>,
+        #[arg(long, value_name = "N")]
+        output: Option<u64>,
+        /// Input tokens read from a cache.
+        #[arg(long, value_name = "N")]
+        cache_read: Option<u64>,
+        /// Input tokens written to a cache.
+        #[arg(long, value_name = "N")]
+        cache_creation: Option<u64>,
+        /// The model that answered.
+        #[arg(long)]
+        model: Option<String>,
+    },
 }
 
 fn parse_mode(s: &str) -> Result<SubagentMode, String> {
@@ -253,9 +272,66 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<Outcome> {
             }
         }
         LogKind::Tasks { file } => rec.tasks(read_tasks(file)?),
-        LogKind::Tokens { tokens } => rec.tokens(*tokens),
+        k @ LogKind::Tokens { .. } => token_entry(k)?.record(&mut rec),
     };
     result.map_err(CliError::from)?;
     rec.close().map_err(CliError::from)?;
     Ok(Outcome::Success)
+}
+
+/// What `log tokens` records.
+enum TokenEntry {
+    /// A plain count, kind unknown.
+    Count(u64),
+    /// One request's tokens by kind, and the model that answered.
+    Request(Option<String>, crucible_core::Tokens),
+}
+
+impl TokenEntry {
+    fn record<C: crucible_core::SessionCodec>(
+        self,
+        rec: &mut crucible_core::Recorder<C>,
+    ) -> Result<(), crucible_core::RecordError> {
+        match self {
+            Self::Count(n) => rec.tokens(n),
+            Self::Request(model, t) => rec.usage(model, t),
+        }
+    }
+}
+
+/// `log tokens`: a plain count, or one request's kinds and model; not
+/// both, not neither.
+fn token_entry(kind: &LogKind) -> Result<TokenEntry, CliError> {
+    let LogKind::Tokens {
+        tokens,
+        input,
+        output,
+        cache_read,
+        cache_creation,
+        model,
+    } = kind
+    else {
+        unreachable!("called for `log tokens` only");
+    };
+    let (tokens, model) = (*tokens, model.clone());
+    let kinds = [*input, *output, *cache_read, *cache_creation];
+    match (tokens, kinds.iter().any(Option::is_some)) {
+        (Some(n), false) if model.is_none() => Ok(TokenEntry::Count(n)),
+        (None, true) => Ok(TokenEntry::Request(
+            model,
+            crucible_core::Tokens {
+                input: input.unwrap_or(0),
+                output: output.unwrap_or(0),
+                cache_read: cache_read.unwrap_or(0),
+                cache_creation: cache_creation.unwrap_or(0),
+                ..crucible_core::Tokens::default()
+            },
+        )),
+        (Some(_), _) => Err(CliError::usage(
+            "give either a plain count or the kinds (--input, --output, --cache-read, --cache-creation, --model), not both",
+        )),
+        (None, false) => Err(CliError::usage(
+            "give a count (`cru session log tokens 1200`) or the kinds (`--input 900 --output 300`)",
+        )),
+    }
 }

@@ -10,7 +10,7 @@ mod learn;
 mod list;
 mod log;
 mod pause;
-mod query;
+pub(crate) mod query;
 mod replay;
 mod resume;
 mod show;

@@ -32,6 +32,10 @@ pub struct FilterArgs {
     /// Only sessions started on or before this date (or before this time).
     #[arg(long, value_name = "DATE")]
     pub until: Option<String>,
+    /// Only sessions whose project (the git root of their working
+    /// directory, else the directory) is DIR or below it.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<std::path::PathBuf>,
 }
 
 fn parse_status(s: &str) -> Result<SessionStatus, String> {
@@ -55,7 +59,19 @@ impl FilterArgs {
             model: self.model.clone(),
             since_ms: bound(&self.since, false, "since")?,
             until_ms: bound(&self.until, true, "until")?,
+            project: self.project_dir()?,
         })
+    }
+
+    /// `--project` as an absolute path (a relative one is taken from the
+    /// working directory), as sessions record their project.
+    pub fn project_dir(&self) -> Result<Option<String>, CliError> {
+        let Some(dir) = &self.project else {
+            return Ok(None);
+        };
+        let abs = std::path::absolute(dir)
+            .map_err(|e| CliError::usage(format!("--project {}: {e}", dir.display())))?;
+        Ok(Some(abs.to_string_lossy().into_owned()))
     }
 }
 

@@ -80,15 +80,23 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
         DataFormat::Json => output::print_json(&answer())?,
         DataFormat::Toon => output::print_toon(&answer())?,
         DataFormat::Table => {
+            let prices = crate::commands::usage::price_table(ctx, jiff::Timestamp::now())?;
+            let cost = |r: &StatsRow| {
+                let mut c = crucible_usage::Cost::default();
+                for l in &r.usage {
+                    c.add(prices.cost_of(l, crucible_usage::CostMode::Auto));
+                }
+                crate::commands::usage::cost_cell(c)
+            };
             let mut out = anstream::stdout().lock();
-            table(&mut out, &rows, &total)?;
+            table(&mut out, &rows, &total, &cost)?;
             out.flush()?;
         }
     }
     Ok(tallied.outcome)
 }
 
-fn cells(r: &StatsRow) -> [String; 9] {
+fn cells(r: &StatsRow, cost: &dyn Fn(&StatsRow) -> String) -> [String; 13] {
     let d = |v: Option<u64>| {
         v.map_or_else(
             || "-".to_owned(),
@@ -99,6 +107,10 @@ fn cells(r: &StatsRow) -> [String; 9] {
         r.group.clone(),
         thousands(r.sessions),
         thousands(r.tokens),
+        thousands(r.input),
+        thousands(r.output),
+        thousands(r.cache_creation.saturating_add(r.cache_read)),
+        cost(r),
         d(r.avg_duration_ms),
         d(r.min_duration_ms),
         d(r.max_duration_ms),
@@ -109,16 +121,22 @@ fn cells(r: &StatsRow) -> [String; 9] {
     ]
 }
 
-fn table(out: &mut impl Write, rows: &[StatsRow], total: &StatsRow) -> std::io::Result<()> {
+fn table(
+    out: &mut impl Write,
+    rows: &[StatsRow],
+    total: &StatsRow,
+    cost: &dyn Fn(&StatsRow) -> String,
+) -> std::io::Result<()> {
     let head = [
-        "group", "sessions", "tokens", "avg", "min", "max", "failed", "errors", "user",
+        "group", "sessions", "tokens", "input", "output", "cache", "cost", "avg", "min", "max",
+        "failed", "errors", "user",
     ];
     // The group reads left, the numbers right.
     let mut table = (1..head.len())
         .fold(Table::new(&head), |t, i| t.align(i, Align::Right))
         .bold_last_row();
     for r in rows.iter().chain([total]) {
-        table.push(cells(r));
+        table.push(cells(r, cost));
     }
     table.write(out)
 }

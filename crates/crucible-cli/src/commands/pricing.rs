@@ -1,0 +1,106 @@
+//! `cru pricing show [MODEL]` and `cru pricing update FILE`: the price
+//! table usage reports compute cost with.
+
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use crucible_usage::pricing::PriceTable;
+
+use crate::cli::GlobalArgs;
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+
+#[derive(Debug, Subcommand)]
+pub enum PricingCommand {
+    /// The table's date and source, and a model's prices (per million tokens).
+    Show(ShowArgs),
+    /// Load a newer LiteLLM price list (model_prices_and_context_window.json)
+    /// and use it from now on; the shipped table stays the fallback.
+    Update(UpdateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// A model name as sessions write it (dated and provider-prefixed names match).
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// A LiteLLM model price list (JSON).
+    pub file: std::path::PathBuf,
+}
+
+pub fn run(cmd: PricingCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
+    let ctx = Context::load(global)?;
+    match cmd {
+        PricingCommand::Show(a) => show(&ctx, &a),
+        PricingCommand::Update(a) => update(&ctx, &a),
+    }
+}
+
+fn show(ctx: &Context, args: &ShowArgs) -> anyhow::Result<Outcome> {
+    let table = crate::commands::usage::price_table(ctx, jiff::Timestamp::now())?;
+    println!(
+        "price table taken {} from {} ({} models)",
+        table.taken(),
+        table.source(),
+        table.models().count()
+    );
+    let Some(model) = &args.model else {
+        return Ok(Outcome::Success);
+    };
+    let Some(p) = table.price_of(model) else {
+        return Err(CliError::new(format!("no price for model `{model}`"))
+            .with_hint(
+                "usage reports show its tokens as unpriced; add it under [pricing] in the config",
+            )
+            .into());
+    };
+    let m = |per_token: f64| format!("${:.4}", per_token * 1_000_000.0);
+    println!("{model} (per million tokens):");
+    println!("  input        {}", m(p.input));
+    println!("  output       {}", m(p.output));
+    println!("  cache write  {}", m(p.cache_write_price()));
+    println!("  cache read   {}", m(p.cache_read_price()));
+    let opt = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), m);
+    for t in &p.tiers {
+        println!(
+            "  above {} tokens: input {}, output {}, cache write {}, cache read {}",
+            t.above,
+            opt(t.input),
+            opt(t.output),
+            opt(t.cache_write),
+            opt(t.cache_read)
+        );
+    }
+    Ok(Outcome::Success)
+}
+
+fn update(ctx: &Context, args: &UpdateArgs) -> anyhow::Result<Outcome> {
+    let bytes =
+        std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let taken = jiff::Timestamp::now()
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date();
+    let source = args.file.display().to_string();
+    let table = PriceTable::from_litellm_json(&bytes, taken, &source)
+        .map_err(|e| CliError::new(format!("{}: {e}", args.file.display())))?;
+    let Some(path) = &ctx.prices_path else {
+        return Err(CliError::new(
+            "no place to keep the price table: no $HOME and no $CRUCIBLE_CONFIG",
+        )
+        .into());
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    crucible_core::store::atomic::write_atomic(path, &table.to_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    println!(
+        "{} models from {} (taken {taken}) saved to {}",
+        table.models().count(),
+        args.file.display(),
+        path.display()
+    );
+    Ok(Outcome::Success)
+}

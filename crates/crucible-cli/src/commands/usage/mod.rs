@@ -1,0 +1,72 @@
+//! `cru usage daily|weekly|monthly|session|blocks`: tokens and cost as
+//! ccusage shows them, over every session of the sessions directory
+//! (imported from any agent, or recorded), answered from the index.
+
+mod args;
+mod prices;
+mod sessions;
+mod table;
+
+use clap::Subcommand;
+use crucible_usage::report::{self, BlockOptions};
+
+use crate::cli::GlobalArgs;
+use crate::context::Context;
+use crate::error::Outcome;
+
+pub use args::{BlocksArgs, ViewArgs};
+pub use prices::price_table;
+pub use table::cost_cell;
+
+#[derive(Debug, Subcommand)]
+pub enum UsageCommand {
+    /// Tokens and cost by day (in --timezone), with each day's models.
+    Daily(ViewArgs),
+    /// Tokens and cost by week (weeks start on --start-of-week, Sunday by default).
+    Weekly(ViewArgs),
+    /// Tokens and cost by month.
+    Monthly(ViewArgs),
+    /// Tokens and cost by session, latest activity last.
+    Session(ViewArgs),
+    /// The 5-hour billing windows; the active one with its burn rate and
+    /// projection.
+    Blocks(BlocksArgs),
+}
+
+pub fn run(cmd: &UsageCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
+    let ctx = Context::load(global)?;
+    ctx.require_dir()?;
+    let view = match cmd {
+        UsageCommand::Daily(v)
+        | UsageCommand::Weekly(v)
+        | UsageCommand::Monthly(v)
+        | UsageCommand::Session(v) => v,
+        UsageCommand::Blocks(b) => &b.view,
+    };
+    let opts = view.report_options()?;
+    let table = price_table(&ctx, opts.now)?;
+    let mode = view.mode.into();
+    let price = |line: &crucible_core::UsageLine| table.cost_of(line, mode);
+    let (usage, outcome) = sessions::load(&ctx, &view.filters.filter()?)?;
+    let out = table::Render {
+        json: view.json,
+        breakdown: view.breakdown,
+        time_zone: &opts.time_zone,
+    };
+    match cmd {
+        UsageCommand::Daily(_) => out.period(&report::daily(&usage, &price, &opts))?,
+        UsageCommand::Weekly(_) => out.period(&report::weekly(&usage, &price, &opts))?,
+        UsageCommand::Monthly(_) => out.period(&report::monthly(&usage, &price, &opts))?,
+        UsageCommand::Session(_) => out.session(&report::session(&usage, &price, &opts))?,
+        UsageCommand::Blocks(b) => {
+            let block_opts = BlockOptions {
+                token_limit: b.token_limit()?,
+                active_only: b.active,
+                recent: b.recent,
+                ..BlockOptions::default()
+            };
+            out.blocks(&report::blocks(&usage, &price, &opts, &block_opts))?;
+        }
+    }
+    Ok(outcome)
+}

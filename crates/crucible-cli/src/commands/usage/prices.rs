@@ -1,0 +1,37 @@
+//! The price table a command prices with: the one `cru pricing update`
+//! saved, else the one shipped; the config's `[pricing]` over it.
+
+use anyhow::Context as _;
+use crucible_usage::pricing::PriceTable;
+use jiff::Timestamp;
+
+use crate::context::Context;
+use crate::error::CliError;
+
+/// The table, with a warning on stderr when it is older than 60 days.
+pub fn price_table(ctx: &Context, now: Timestamp) -> anyhow::Result<PriceTable> {
+    let base = match ctx.prices_path.as_deref().filter(|p| p.is_file()) {
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            PriceTable::from_bytes(&bytes).map_err(|e| {
+                CliError::new(format!("{}: {e}", path.display()))
+                    .with_hint("load a price list again with `cru pricing update FILE`, or remove the file to use the shipped one")
+            })?
+        }
+        None => PriceTable::shipped(),
+    };
+    let table = base
+        .with_overrides(&ctx.config.pricing)
+        .map_err(|e| CliError::new(format!("[pricing] in the config: {e}")))?;
+    let today = now.to_zoned(jiff::tz::TimeZone::UTC).date();
+    if table.is_stale(today) {
+        eprintln!(
+            "warning: the price table was taken on {} ({}), over 60 days ago; \
+             `cru pricing update FILE` loads a newer LiteLLM price list",
+            table.taken(),
+            table.source()
+        );
+    }
+    Ok(table)
+}

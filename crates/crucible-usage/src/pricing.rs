@@ -1,1 +1,0 @@
-//! placeholder: the price table (helper P).

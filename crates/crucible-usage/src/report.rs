@@ -1,1 +1,0 @@
-//! placeholder: the reports (helper R).
