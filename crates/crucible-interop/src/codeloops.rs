@@ -4,7 +4,7 @@
 //! - `session_start` → started, the title (the prompt's first line), the
 //!   prompt as a `[!user]` callout, the actor and critic as participants
 //!   (their slugs) and as written (`actor_agent: Claude Code`),
-//!   `actor_model` as the model; `critic_model`, `working_dir` and
+//!   `actor_model` as the model; `critic_model`, `working_dir` (as `cwd`) and
 //!   `max_iterations` kept in the frontmatter;
 //! - `iteration` → a phase `Iteration N @actor #main` with its duration; the
 //!   actor's output as a `[!reply]`; a tool-call list with the actor run
@@ -261,14 +261,15 @@ fn session_start(path: &Path, start: &Value) -> SessionLog {
         .map(str::to_owned);
     // The agents' names as codeloops wrote them (`Claude Code`), for an
     // export back; the participants are their slugs.
-    for key in [
-        "working_dir",
-        "max_iterations",
-        "actor_agent",
-        "critic_agent",
-        "critic_model",
+    // The working directory under the key every importer gives it.
+    for (key, field) in [
+        ("cwd", "working_dir"),
+        ("max_iterations", "max_iterations"),
+        ("actor_agent", "actor_agent"),
+        ("critic_agent", "critic_agent"),
+        ("critic_model", "critic_model"),
     ] {
-        if let Some(v) = start.get(key).filter(|v| !v.is_null())
+        if let Some(v) = start.get(field).filter(|v| !v.is_null())
             && let Ok(y) = serde_json::from_value::<crucible_core::yaml::Value>(v.clone())
         {
             fm.extra.insert(key, y);

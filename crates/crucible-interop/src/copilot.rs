@@ -28,13 +28,12 @@ use serde_json::{Map, Value};
 
 use crucible_core::{
     AgentRef, ContextData, DataRecord, Phase, SessionLog, SourceData, ThinkingData, Timestamp,
-    ToolCall, args_line,
+    Tokens, ToolCall, UsageRecord, args_line,
 };
 
 use crate::requests::{Requests, record, time};
 use crate::transcript::{CallBook, conversation_session, push_reply, push_user_phase, text_of};
 use crate::{ImportError, Imported, RecordTally};
-use crucible_core::{Tokens, UsageRecord};
 
 /// True for a line of a Copilot CLI event log: a dotted `type` of one of
 /// its families, a `data` object, an `id` and a `timestamp`.

@@ -134,3 +134,85 @@ fn refresh_totals(log: &mut SessionLog) {
     }
     log.refresh_usage_totals();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crucible_core::{Frontmatter, Phase, Section, SessionId, Timestamp, Tokens};
+
+    fn provenance(format: Format, path: &str) -> Provenance {
+        Provenance {
+            format: format.as_str().into(),
+            path: path.into(),
+            id: None,
+            source_hash: "h".into(),
+            session_hash: "s".into(),
+            data_hash: None,
+        }
+    }
+
+    /// A session from `p` whose one phase holds records with `ids`.
+    fn session(p: &Provenance, ids: &[&str]) -> SessionLog {
+        let fm = Frontmatter::new(SessionId::new("s").unwrap(), Timestamp::from_unix_ms(0));
+        let mut log = SessionLog::new(fm);
+        let mut phase = Phase::new("a", None, None);
+        phase.usage = ids
+            .iter()
+            .map(|id| UsageRecord {
+                id: Some((*id).to_owned()),
+                tokens: Tokens {
+                    input: 10,
+                    ..Tokens::default()
+                },
+                ..UsageRecord::default()
+            })
+            .collect();
+        log.sections.push(Section::Phase(phase));
+        log.refresh_usage_totals();
+        p.store(&mut log);
+        log
+    }
+
+    fn ids(log: &SessionLog) -> Vec<&str> {
+        log.usage_records()
+            .filter_map(|r| r.id.as_deref())
+            .collect()
+    }
+
+    #[test]
+    fn only_another_claude_sources_requests_are_left_out() {
+        let stored = provenance(Format::ClaudeCode, "/a.jsonl");
+        let owners = RequestOwners::of([&session(&stored, &["m1:r1", "m2"])]);
+        let new = provenance(Format::ClaudeCode, "/b.jsonl");
+        let mut log = session(&new, &["m1:r1", "m2", "m3:r3"]);
+        assert!(owners.drop_repeats(&mut log, &new, None));
+        // A message id without a request id is not compared across files.
+        assert_eq!(ids(&log), ["m2", "m3:r3"]);
+        assert_eq!(log.frontmatter.tokens_used, Some(20));
+        // The same source again, or from where it moved: its own records.
+        let mut again = session(&stored, &["m1:r1"]);
+        assert!(!owners.drop_repeats(&mut again, &stored, None));
+        let moved = provenance(Format::ClaudeCode, "/moved/a.jsonl");
+        let mut log = session(&moved, &["m1:r1"]);
+        assert!(!owners.drop_repeats(&mut log, &moved, Some("/a.jsonl")));
+        // Another format's ids are its own.
+        let codex = provenance(Format::Codex, "/c.jsonl");
+        let mut log = session(&codex, &["m1:r1"]);
+        assert!(!owners.drop_repeats(&mut log, &codex, None));
+    }
+
+    #[test]
+    fn a_source_stored_again_lets_go_of_what_it_held() {
+        let a = provenance(Format::ClaudeCode, "/a.jsonl");
+        let mut owners = RequestOwners::of([&session(&a, &["m1:r1"])]);
+        // `a` is stored again without the request: `b` may hold it now.
+        owners.stored(&session(&a, &[]), &a, &["/a.jsonl"]);
+        let b = provenance(Format::ClaudeCode, "/b.jsonl");
+        let mut log = session(&b, &["m1:r1"]);
+        assert!(!owners.drop_repeats(&mut log, &b, None));
+        owners.stored(&log, &b, &["/b.jsonl"]);
+        let mut again = session(&a, &["m1:r1"]);
+        assert!(owners.drop_repeats(&mut again, &a, None));
+        assert_eq!(again.frontmatter.tokens_used, None, "every record a copy");
+    }
+}

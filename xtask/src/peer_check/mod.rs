@@ -240,6 +240,7 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
     let cru = crate::cru_binary::debug(root)?;
     let ccusage = install_ccusage(root)?;
     real_claude::check(root, &cru, &ccusage)?;
+    real_claude::check_resumed(root, &cru, &ccusage)?;
     check(
         &cru,
         &ccusage,

@@ -106,3 +106,25 @@ pub fn check(root: &Path, cru: &Path, ccusage: &Path) -> anyhow::Result<(usize, 
     );
     Ok((files.len(), tokens))
 }
+
+/// A transcript and a resumed copy of its history (its first lines, as
+/// Claude Code copies them into a resumed session's file), in two
+/// projects: ccusage counts each response once, in the file it reads
+/// first, and so must cru's import of both in one run (docs/interop.md).
+pub fn check_resumed(root: &Path, cru: &Path, ccusage: &Path) -> anyhow::Result<(usize, u64)> {
+    const COPIED_LINES: usize = 40;
+    let source =
+        root.join("fixtures/real/claude-code/ai-sessions/claude-code-pomodoro-timer.jsonl");
+    let text = std::fs::read_to_string(&source)?;
+    let claude = tempfile::tempdir()?;
+    for (project, name, lines) in [
+        ("a-resumed", "resumed.jsonl", COPIED_LINES),
+        ("b-original", "original.jsonl", usize::MAX),
+    ] {
+        let dir = claude.path().join("projects").join(project);
+        std::fs::create_dir_all(&dir)?;
+        let kept: String = text.lines().take(lines).map(|l| format!("{l}\n")).collect();
+        std::fs::write(dir.join(name), kept)?;
+    }
+    super::check(cru, ccusage, "resumed copy", claude.path())
+}

@@ -24,12 +24,11 @@ use std::collections::VecDeque;
 use serde_json::{Value, json};
 
 use crucible_core::{
-    Block, CallData, CalloutKind, SessionData, SessionLog, Tokens, ToolCall, UsageRecord,
-    resume::block_text,
+    Block, CallData, CalloutKind, SessionData, SessionLog, Tokens, ToolCall, UsageByModel,
+    UsageRecord, resume::block_text,
 };
 
 use crate::{Provenance, fnv_hex};
-use crucible_core::UsageByModel;
 
 /// The release whose transcript shape this follows (the newest in the
 /// real fixtures with this envelope).

@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use crucible_core::{
     AgentRef, ContextData, DataRecord, Frontmatter, ImageData, Phase, SessionId, SessionLog,
-    SourceData, ThinkingData, Timestamp, ToolCall, args_line,
+    SourceData, ThinkingData, Timestamp, Tokens, ToolCall, args_line,
 };
 
 use crate::transcript::{
@@ -32,7 +32,6 @@ use crate::transcript::{
     title_from,
 };
 use crate::{Child, ImportError, Imported, RecordTally, SubagentLink};
-use crucible_core::Tokens;
 
 use crate::requests::{Requests, record, time};
 

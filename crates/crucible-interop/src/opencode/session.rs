@@ -22,13 +22,12 @@ use serde_json::{Map, Value};
 
 use crucible_core::{
     AgentRef, Block, Callout, ContextData, DataRecord, Frontmatter, ImageData, Phase, SessionId,
-    SessionLog, SourceData, ThinkingData, Timestamp, ToolCall, args_line,
+    SessionLog, SourceData, ThinkingData, Timestamp, Tokens, ToolCall, args_line,
 };
 
 use super::Rows;
 use crate::RecordTally;
 use crate::transcript::{CallBook, finish_paused, phase_name, title_from};
-use crucible_core::Tokens;
 
 use crate::requests::{Requests, record};
 

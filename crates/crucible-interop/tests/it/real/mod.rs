@@ -118,3 +118,44 @@ pub fn assert_records_make_the_totals(log: &crucible_core::SessionLog, what: &st
     );
     let _: Tokens = by.total();
 }
+
+/// Every importer whose source knows the working directory records it as
+/// the frontmatter's `cwd` (what `--project` matches), whatever the
+/// source calls it.
+#[test]
+fn the_working_directory_is_cwd_for_every_source_that_knows_it() {
+    let foreign = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/foreign");
+    let opencode = crucible_interop::find_sources(&real_dir("opencode").join("v1.18.33"), None)
+        .sources
+        .remove(0)
+        .0;
+    for (path, format) in [
+        (
+            real_dir("claude-code").join("ai-sessions/claude-code-pomodoro-timer.jsonl"),
+            Format::ClaudeCode,
+        ),
+        (
+            real_dir("codex").join("ai-sessions/codex-pomodor-timer.jsonl"),
+            Format::Codex,
+        ),
+        (opencode, Format::OpenCode),
+        (real_files("copilot", &["jsonl"]).remove(0), Format::Copilot),
+        (
+            foreign.join("codeloops/2025-01-27T15-30-45Z_a3f2c1.jsonl"),
+            Format::Codeloops,
+        ),
+    ] {
+        let imp = crucible_interop::import(&path, format).unwrap();
+        let cwd = imp
+            .log
+            .frontmatter
+            .extra
+            .get("cwd")
+            .and_then(|v| v.as_str());
+        assert!(
+            cwd.is_some_and(|c| !c.is_empty()),
+            "{}: no cwd",
+            path.display()
+        );
+    }
+}
