@@ -230,7 +230,7 @@ pub fn compare(cru: &Path, ccusage: &Path, claude_dir: &Path) -> anyhow::Result<
         });
     }
     println!(
-        "  ccusage's daily views count subagent usage repeated in progress lines again ({} rows more); comparing month by month",
+        "  ccusage's daily views count subagent usage repeated in progress lines again ({} day rows differ, ccusage counting more); comparing month by month",
         claude_diffs.len()
     );
     let ours = cru_rows(cru, sessions.path(), "monthly")?;
