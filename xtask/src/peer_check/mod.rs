@@ -19,6 +19,7 @@ pub mod codex;
 mod gemini;
 mod opencode;
 pub mod real_claude;
+mod usage_views;
 
 /// The version the issue names: its JSON is what this reads.
 pub const CCUSAGE: &str = "ccusage@20.0.24";
@@ -241,7 +242,14 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
     let ccusage = install_ccusage(root)?;
     real_claude::check(root, &cru, &ccusage)?;
     real_claude::check_resumed(root, &cru, &ccusage)?;
+    usage_views::check_real(root, &cru, &ccusage)?;
     check(
+        &cru,
+        &ccusage,
+        "fixtures",
+        &root.join("fixtures/foreign/claude-code"),
+    )?;
+    usage_views::check(
         &cru,
         &ccusage,
         "fixtures",
@@ -268,6 +276,7 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
         },
     )?;
     check(&cru, &ccusage, "generated", scratch.path())?;
+    usage_views::check(&cru, &ccusage, "generated", scratch.path())?;
     gemini::check(&cru, &ccusage, &root.join("fixtures/real/gemini"))?;
     opencode::check(&cru, &ccusage, &root.join("fixtures/real/opencode"))?;
     println!("cru's token totals match ccusage's on every session");
