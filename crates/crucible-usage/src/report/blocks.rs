@@ -212,10 +212,15 @@ fn new_block(start_ms: i64, length_ms: i64) -> Block {
 }
 
 /// Decides whether a finished cut is the active block.
+///
+/// A block that starts after `now` (a `--now` in the past) is not active:
+/// ccusage would call it active and project its pace over the months to its
+/// end; nobody is spending in a window that has not begun.
 fn close(mut block: Block, now_ms: i64, length_ms: i64) -> Block {
-    block.is_active = block
-        .last_ms
-        .is_some_and(|last| now_ms.saturating_sub(last) < length_ms && now_ms < block.end_ms);
+    block.is_active = block.start_ms <= now_ms
+        && block
+            .last_ms
+            .is_some_and(|last| now_ms.saturating_sub(last) < length_ms && now_ms < block.end_ms);
     block
 }
 

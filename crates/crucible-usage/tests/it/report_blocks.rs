@@ -130,6 +130,20 @@ fn a_block_is_no_longer_active_past_its_end_or_after_a_long_pause() {
 }
 
 #[test]
+fn a_block_after_now_is_not_active() {
+    // `--now` before the data: the later blocks have not begun, so none is
+    // active and none gets a projection over the months to its end.
+    let before = opts("UTC", "2025-02-01T12:00:00Z");
+    let r = blocks(&day(), &price, &before, &BlockOptions::default());
+    assert!(!r.blocks.is_empty());
+    assert!(
+        r.blocks
+            .iter()
+            .all(|b| !b.is_active && b.projection.is_none())
+    );
+}
+
+#[test]
 fn the_projection_is_held_to_a_token_limit() {
     let o = opts("UTC", "2025-03-01T22:30:00Z");
     let with = |limit| BlockOptions {
