@@ -88,3 +88,52 @@ fn the_readme_walkthrough_prints_what_the_readme_shows() {
         "the README's output of the walk-through is out of date"
     );
 }
+
+#[test]
+fn the_readme_usage_tour_prints_what_the_readme_shows() {
+    if std::process::Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("warning: jq is not installed; the README usage tour was not run");
+        return;
+    }
+    let root = fixtures().join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("usage");
+    // The README's sessions directory, made private to this run.
+    let script = block_after(&readme, "<!-- usage-tour -->")
+        .replace("/tmp/usage", &sessions.display().to_string());
+    let expected = block_after(&readme, "<!-- usage-tour-output -->");
+    let cru = assert_cmd::cargo::cargo_bin("cru");
+    let path = format!(
+        "{}:{}",
+        cru.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("set -eu\n{script}"))
+        .current_dir(Path::new(&root))
+        .env("PATH", path)
+        .env("HOME", dir.path())
+        .env_remove("CRU_SESSIONS_DIR")
+        .env_remove("CRUCIBLE_CONFIG")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("CRU_LOG")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the usage tour failed:\n{printed}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        printed, expected,
+        "the README's output of the usage tour is out of date"
+    );
+}
