@@ -126,8 +126,8 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l channel -d 'Only sessions in this channel' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l model -d 'Only sessions with this primary model' -r
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l since -d 'Only sessions started on or after this date or time' -r
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l until -d 'Only sessions started on or before this date (or before this time)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l since -d 'Only sessions started on or after this date or time (a timestamp, YYYY-MM-DD, YYYYMMDD, or a span back from today: 7d, 2w, 3m; days are UTC)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l until -d 'Only sessions started on or before this date (or before this time); the same forms as --since' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from learn" -l type -d 'Which cases: puzzles (from errors), corrections (from user interventions), or all' -r -f -a "puzzle\t''
 correction\t''
@@ -215,8 +215,8 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l channel -d 'Only sessions in this channel' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l model -d 'Only sessions with this primary model' -r
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l since -d 'Only sessions started on or after this date or time' -r
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l until -d 'Only sessions started on or before this date (or before this time)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l since -d 'Only sessions started on or after this date or time (a timestamp, YYYY-MM-DD, YYYYMMDD, or a span back from today: 7d, 2w, 3m; days are UTC)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l until -d 'Only sessions started on or before this date (or before this time); the same forms as --since' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l limit -d 'At most this many sessions (the newest)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from list" -l format -d 'How to print the answer' -r -f -a "table\t'Aligned columns for people'
@@ -241,8 +241,8 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l channel -d 'Only sessions in this channel' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l model -d 'Only sessions with this primary model' -r
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l since -d 'Only sessions started on or after this date or time' -r
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l until -d 'Only sessions started on or before this date (or before this time)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l since -d 'Only sessions started on or after this date or time (a timestamp, YYYY-MM-DD, YYYYMMDD, or a span back from today: 7d, 2w, 3m; days are UTC)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l until -d 'Only sessions started on or before this date (or before this time); the same forms as --since' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l format -d 'How to print the answer' -r -f -a "table\t'Aligned columns for people'
 json\t''

@@ -57,7 +57,7 @@ fn list_filters() {
     assert_eq!(out.code, 2);
     assert!(
         out.stderr
-            .contains("--since: `last week` is not an ISO-8601 timestamp"),
+            .contains("--since: `last week` is not a date or time: expected a timestamp"),
         "{}",
         out.stderr
     );

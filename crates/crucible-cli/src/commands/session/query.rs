@@ -26,10 +26,13 @@ pub struct FilterArgs {
     /// Only sessions with this primary model.
     #[arg(long)]
     pub model: Option<String>,
-    /// Only sessions started on or after this date or time.
+    /// Only sessions started on or after this date or time (a timestamp,
+    /// YYYY-MM-DD, YYYYMMDD, or a span back from today: 7d, 2w, 3m; days
+    /// are UTC).
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
-    /// Only sessions started on or before this date (or before this time).
+    /// Only sessions started on or before this date (or before this time);
+    /// the same forms as --since.
     #[arg(long, value_name = "DATE")]
     pub until: Option<String>,
     /// Only sessions whose project (the git root of their working
@@ -46,10 +49,7 @@ impl FilterArgs {
     pub fn filter(&self) -> Result<Filter, CliError> {
         let bound = |v: &Option<String>, end: bool, flag: &str| {
             v.as_deref()
-                .map(|s| {
-                    query::parse_bound(s, end)
-                        .map_err(|e| CliError::usage(format!("--{flag}: {e}")))
-                })
+                .map(|s| parse_bound(s, end).map_err(|e| CliError::usage(format!("--{flag}: {e}"))))
                 .transpose()
         };
         Ok(Filter {
@@ -73,6 +73,30 @@ impl FilterArgs {
             .map_err(|e| CliError::usage(format!("--project {}: {e}", dir.display())))?;
         Ok(Some(abs.to_string_lossy().into_owned()))
     }
+}
+
+/// A `--since`/`--until` value: a timestamp or date as the session format
+/// writes them, else one of the forms `cru usage` takes (`YYYYMMDD`, `7d`,
+/// `2w`, `3m`), read as that UTC day, as a date in a session file is.
+fn parse_bound(s: &str, end_of_day: bool) -> Result<i64, String> {
+    query::parse_bound(s, end_of_day).or_else(|iso_error| {
+        let day = crucible_usage::report::parse_date_bound(
+            s,
+            jiff::Timestamp::now(),
+            &jiff::tz::TimeZone::UTC,
+        )
+        .map_err(|e| match e {
+            // A value that looks like a timestamp gets the timestamp's error.
+            _ if s.contains(['-', ':']) => iso_error,
+            crucible_usage::report::DateBoundError::Unrecognised { .. } => format!(
+                "`{s}` is not a date or time: expected a timestamp (YYYY-MM-DDTHH:MM[:SS] with \
+                 Z or an offset), YYYY-MM-DD, YYYYMMDD, or a span back from today such as \
+                 7d, 2w or 3m"
+            ),
+            _ => e.to_string(),
+        })?;
+        query::parse_bound(&day.to_string(), end_of_day)
+    })
 }
 
 /// How data commands print.
