@@ -26,11 +26,11 @@ pub fn price_table(ctx: &Context, now: Timestamp) -> anyhow::Result<PriceTable> 
         .map_err(|e| CliError::new(format!("[pricing] in the config: {e}")))?;
     let today = now.to_zoned(jiff::tz::TimeZone::UTC).date();
     if table.is_stale(today) {
+        let days = (today - table.taken()).get_days();
         eprintln!(
-            "warning: the price table was taken on {} ({}), over 60 days ago; \
+            "warning: prices are {days} days old (taken {}): newer models may be unpriced; \
              `cru pricing update FILE` loads a newer LiteLLM price list",
             table.taken(),
-            table.source()
         );
     }
     Ok(table)
