@@ -21,6 +21,7 @@ mod index;
 mod json;
 mod kiln;
 mod learn;
+mod project;
 mod record;
 mod resume;
 mod resume_runs;
