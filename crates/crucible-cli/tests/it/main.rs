@@ -30,5 +30,6 @@ mod show;
 mod sidecar;
 mod tables;
 mod time_input;
+mod usage_costs;
 mod validate;
 mod walkthrough;
