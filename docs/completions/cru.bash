@@ -2442,7 +2442,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__start)
-            opts="-v -h -V --title --channel --agent --model --prompt --prompt-file --format --verbose --dir --strict --help --version"
+            opts="-v -h -V --title --channel --agent --model --prompt --prompt-file --cwd --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2472,6 +2472,10 @@ _cru() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
@@ -2488,7 +2492,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__stats)
-            opts="-v -h -V --group-by --status --agent --channel --model --since --until --project --format --verbose --dir --strict --help --version"
+            opts="-v -h -V --group-by --status --agent --channel --model --since --until --project --mode --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2524,6 +2528,10 @@ _cru() {
                     ;;
                 --project)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "auto calculate display" -- "${cur}"))
                     return 0
                     ;;
                 --format)

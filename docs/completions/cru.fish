@@ -63,6 +63,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l model -d 'The primary model' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l prompt -d 'The prompt the session starts from, kept exactly (a `prompt` block)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l prompt-file -d 'Read the prompt from FILE (`-`: standard input)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l cwd -d 'The directory the session works in, recorded as `cwd` with its project (the git root above it) [default: the current directory]. For hooks that run elsewhere than the agent they record' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l format -d 'How to print the new session: its id, or JSON with id and path' -r -f -a "text\t'The id alone'
 json\t'`{"version": 1, "id": ..., "path": ...}` on one line (docs/json.md)'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from start" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
@@ -244,6 +245,9 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l since -d 'Only sessions started on or after this date or time (a timestamp, YYYY-MM-DD, YYYYMMDD, or a span back from today: 7d, 2w, 3m; days are UTC)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l until -d 'Only sessions started on or before this date (or before this time); the same forms as --since' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l mode -d 'How cost is found, as in `cru usage`: the cost the source wrote when it wrote one (auto), always from tokens and prices (calculate), or only the written cost (display)' -r -f -a "auto\t''
+calculate\t''
+display\t''"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from stats" -l format -d 'How to print the answer' -r -f -a "table\t'Aligned columns for people'
 json\t''
 toon\t'TOON, the index\'s own format'"

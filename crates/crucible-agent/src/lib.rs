@@ -34,12 +34,36 @@ pub struct AgentRequest<'a> {
     pub messages: &'a [Value],
 }
 
-/// Tokens a reply cost, as the endpoint reported them.
+/// Tokens a reply cost, as the endpoint reported them, in the
+/// chat-completions sense: `prompt_tokens` counts every input token, the
+/// cached ones included (OpenAI's definition, which gateways serving
+/// Anthropic models keep by adding the cache fields into it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TokenUsage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub total_tokens: u64,
+    /// Of the prompt tokens, those read from a cache.
+    pub cache_read_tokens: u64,
+    /// Of the prompt tokens, those written to a cache.
+    pub cache_creation_tokens: u64,
+    /// Of the completion tokens, those spent reasoning.
+    pub reasoning_tokens: u64,
+}
+
+impl TokenUsage {
+    /// The prompt tokens neither read from nor written to a cache: what is
+    /// priced at the plain input rate. Cache figures larger than the whole
+    /// prompt can only have been counted apart from it (Anthropic's own
+    /// way), so then the prompt is all uncached.
+    pub fn uncached_prompt_tokens(&self) -> u64 {
+        let cached = self
+            .cache_read_tokens
+            .saturating_add(self.cache_creation_tokens);
+        self.prompt_tokens
+            .checked_sub(cached)
+            .unwrap_or(self.prompt_tokens)
+    }
 }
 
 /// An agent's answer.

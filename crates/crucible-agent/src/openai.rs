@@ -131,21 +131,44 @@ fn read_completion(body: &str) -> Result<AgentReply, String> {
     if text.trim().is_empty() {
         return Err("choices[0].message has no text content".into());
     }
-    let count = |key: &str| v.pointer(&format!("/usage/{key}")).and_then(Value::as_u64);
-    let usage = v.get("usage").map(|_| {
-        let prompt_tokens = count("prompt_tokens").unwrap_or(0);
-        let completion_tokens = count("completion_tokens").unwrap_or(0);
-        TokenUsage {
-            prompt_tokens,
-            completion_tokens,
-            total_tokens: count("total_tokens").unwrap_or(prompt_tokens + completion_tokens),
-        }
-    });
     Ok(AgentReply {
         text: text.trim_end().to_owned(),
-        usage,
+        usage: v.get("usage").map(read_usage),
         model: v.get("model").and_then(Value::as_str).map(str::to_owned),
     })
+}
+
+/// A completion's `usage`, with the cache fields of whichever spelling the
+/// server uses: OpenAI's `prompt_tokens_details.cached_tokens` (and
+/// `cache_write_tokens`), or the Anthropic names that gateways pass on
+/// (`cache_read_input_tokens`, `cache_creation_input_tokens`).
+fn read_usage(usage: &Value) -> TokenUsage {
+    let first = |paths: &[&str]| {
+        paths
+            .iter()
+            .find_map(|p| usage.pointer(p).and_then(Value::as_u64))
+            .unwrap_or(0)
+    };
+    let prompt_tokens = first(&["/prompt_tokens"]);
+    let completion_tokens = first(&["/completion_tokens"]);
+    TokenUsage {
+        prompt_tokens,
+        completion_tokens,
+        total_tokens: usage
+            .get("total_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(prompt_tokens + completion_tokens),
+        cache_read_tokens: first(&[
+            "/prompt_tokens_details/cached_tokens",
+            "/cache_read_input_tokens",
+        ]),
+        cache_creation_tokens: first(&[
+            "/cache_creation_input_tokens",
+            "/prompt_tokens_details/cache_creation_input_tokens",
+            "/prompt_tokens_details/cache_write_tokens",
+        ]),
+        reasoning_tokens: first(&["/completion_tokens_details/reasoning_tokens"]),
+    }
 }
 
 #[cfg(test)]
@@ -173,6 +196,47 @@ mod tests {
         .unwrap();
         assert_eq!(r.text, "ab");
         assert_eq!(r.usage.unwrap().total_tokens, 5);
+    }
+
+    #[test]
+    fn cache_fields_in_either_spelling_are_parts_of_the_prompt() {
+        let openai = read_completion(
+            r#"{"choices":[{"message":{"content":"a"}}],
+                "usage":{"prompt_tokens":1000,"completion_tokens":50,"total_tokens":1050,
+                         "prompt_tokens_details":{"cached_tokens":800},
+                         "completion_tokens_details":{"reasoning_tokens":20}}}"#,
+        )
+        .unwrap()
+        .usage
+        .unwrap();
+        assert_eq!(
+            (openai.cache_read_tokens, openai.cache_creation_tokens),
+            (800, 0)
+        );
+        assert_eq!(openai.uncached_prompt_tokens(), 200);
+        assert_eq!(openai.reasoning_tokens, 20);
+        let gateway = read_completion(
+            r#"{"choices":[{"message":{"content":"a"}}],
+                "usage":{"prompt_tokens":1000,"completion_tokens":50,
+                         "cache_read_input_tokens":600,"cache_creation_input_tokens":300}}"#,
+        )
+        .unwrap()
+        .usage
+        .unwrap();
+        assert_eq!(
+            (gateway.cache_read_tokens, gateway.cache_creation_tokens),
+            (600, 300)
+        );
+        assert_eq!(gateway.uncached_prompt_tokens(), 100);
+        assert_eq!(gateway.total_tokens, 1050);
+        // Cache figures larger than the prompt: a server that counts them
+        // apart, whose prompt is the uncached part.
+        let apart = TokenUsage {
+            prompt_tokens: 5,
+            cache_read_tokens: 900,
+            ..TokenUsage::default()
+        };
+        assert_eq!(apart.uncached_prompt_tokens(), 5);
     }
 
     #[test]

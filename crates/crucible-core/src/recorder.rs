@@ -47,6 +47,10 @@ pub struct StartOptions {
     pub agent: Option<AgentRef>,
     pub model: Option<String>,
     pub parent: Option<SessionId>,
+    /// The directory the session runs in, recorded as `cwd` with its
+    /// project (see [`crate::project`]). The caller says where: this
+    /// library does not read the process's working directory.
+    pub cwd: Option<PathBuf>,
 }
 
 /// A session being recorded, bound to its file.
@@ -89,6 +93,9 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
             fm.participants.extend(opts.agent.clone());
             fm.model.clone_from(&opts.model);
             fm.parent.clone_from(&opts.parent);
+            if let Some(cwd) = &opts.cwd {
+                fm.set_working_dir(cwd);
+            }
             let mut log = SessionLog::new(fm);
             if let Some(t) = &title {
                 log.preamble.push(crate::Block::Heading {
@@ -470,6 +477,13 @@ impl<'s, C: SessionCodec> Recorder<'s, C> {
                 agent: Some(agent.clone()),
                 model: model.clone(),
                 parent: Some(self.id().clone()),
+                // A subagent works where its parent does.
+                cwd: self
+                    .log
+                    .frontmatter
+                    .extra
+                    .get_str(crate::project::CWD_KEY)
+                    .map(PathBuf::from),
             },
             &config,
         )?;

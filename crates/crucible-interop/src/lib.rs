@@ -293,6 +293,7 @@ fn imported(
 pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
     let mut imported = import_any(path, format)?;
     count_damaged_lines(&mut imported);
+    resolve_projects(&mut imported);
     let log = &imported.log;
     if format != Format::AgentDir
         && log.phases().all(|(_, p)| p.blocks.is_empty())
@@ -324,6 +325,16 @@ fn count_damaged_lines(imp: &mut Imported) {
     }
     for c in &mut imp.children {
         count_damaged_lines(&mut c.imported);
+    }
+}
+
+/// The project of every returned session, resolved here where its `cwd`
+/// is known (`crucible_core::project`), subagents' included: one place for
+/// every format.
+fn resolve_projects(imp: &mut Imported) {
+    imp.log.frontmatter.resolve_project();
+    for c in &mut imp.children {
+        resolve_projects(&mut c.imported);
     }
 }
 

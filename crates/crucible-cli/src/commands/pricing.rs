@@ -3,6 +3,7 @@
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
+use crucible_core::store::safe_file::{UnsafeFile, read_regular};
 use crucible_usage::pricing::PriceTable;
 
 use crate::cli::GlobalArgs;
@@ -76,9 +77,23 @@ fn show(ctx: &Context, args: &ShowArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
+/// A price list larger than this is no LiteLLM list (today's is about
+/// 1.5 MB): refused before it is read whole.
+const MAX_PRICE_LIST_BYTES: u64 = 256 * 1024 * 1024;
+
 fn update(ctx: &Context, args: &UpdateArgs) -> anyhow::Result<Outcome> {
-    let bytes =
-        std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    // The store's checked open: a FIFO, device or directory is refused
+    // without blocking, as the session walk refuses them.
+    let bytes = read_regular(&args.file, MAX_PRICE_LIST_BYTES).map_err(|e| {
+        let why = match e {
+            UnsafeFile::TooLarge { size, limit, .. } => {
+                format!("{size} bytes, over the limit of {limit} bytes for a price list")
+            }
+            other => other.reason(),
+        };
+        CliError::new(format!("{}: {why}", args.file.display()))
+            .with_hint("give the JSON file of LiteLLM's model price list (model_prices_and_context_window.json)")
+    })?;
     let taken = jiff::Timestamp::now()
         .to_zoned(jiff::tz::TimeZone::UTC)
         .date();

@@ -92,7 +92,8 @@ pub fn serve_one_completion(reply: &str) -> (String, std::thread::JoinHandle<Str
     let body = serde_json::json!({
         "model": "stub-1",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}}],
-        "usage": {"prompt_tokens": 700, "completion_tokens": 80, "total_tokens": 780}
+        "usage": {"prompt_tokens": 700, "completion_tokens": 80, "total_tokens": 780,
+                  "prompt_tokens_details": {"cached_tokens": 500}}
     })
     .to_string();
     serve_one(200, body)

@@ -367,12 +367,44 @@ fn an_openai_compatible_endpoint_from_config_records_reply_and_tokens() {
     assert_eq!(request["model"], "stub-model");
     assert_eq!(request["messages"][0]["role"], "system");
     let text = std::fs::read_to_string(paused_file(&kiln)).unwrap();
-    // 9120 before, 780 for the reply.
-    assert!(text.contains("tokens_used: 9900"), "{text}");
-    // The model the endpoint says answered, not the one asked for.
+    // The reply's 780 in a usage record: `tokens_used` becomes the total by
+    // the attribution rule, the phases' 2300 + 4610 and the reply's 780
+    // (what `stats` counted before the reply was 6910, not the 9120 the
+    // fixture's frontmatter wrote).
+    assert!(text.contains("tokens_used: 7690"), "{text}");
+    // The model the endpoint says answered, not the one asked for, in a
+    // usage record with the kinds the endpoint gave (700 prompt tokens,
+    // 500 of them read from its cache).
     let resumed = &text[text.find("## Resumed from phase-3").unwrap()..];
     assert!(resumed.contains(" model=stub-1"), "{resumed}");
+    let usage = resumed
+        .lines()
+        .find(|l| l.starts_with("<!-- usage:"))
+        .unwrap_or_else(|| panic!("no usage line: {resumed}"));
+    for kv in ["model=stub-1", "input=200", "output=80", "cache_read=500"] {
+        assert!(usage.contains(kv), "{kv} in {usage}");
+    }
     assert!(text.contains("> Next: run the 1000-run proof on CI."));
+    // ... and the usage views count it under that model.
+    let daily = kiln.run(&["usage", "daily", "--json"]);
+    assert_eq!(daily.code, 0, "{}", daily.stderr);
+    let daily: Value = serde_json::from_str(&daily.stdout).unwrap();
+    let stub: Vec<&Value> = daily["daily"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|d| d["modelBreakdowns"].as_array().unwrap())
+        .filter(|m| m["modelName"] == "stub-1")
+        .collect();
+    assert_eq!(stub.len(), 1, "{daily}");
+    assert_eq!(
+        [
+            &stub[0]["inputTokens"],
+            &stub[0]["outputTokens"],
+            &stub[0]["cacheReadTokens"]
+        ],
+        [200, 80, 500]
+    );
 
     // The key variable unset: a clear error before anything is recorded.
     let before = std::fs::read(paused_file(&kiln)).unwrap();

@@ -546,10 +546,11 @@ impl UsageLine {
 
 impl Frontmatter {
     /// The session's project: its `project` key (the git root of its
-    /// working directory, found when it was recorded or imported), else its
-    /// `cwd`.
+    /// working directory, found by [`crate::project::project_of`] when it
+    /// was recorded or imported, and written only when it differs from the
+    /// `cwd`), else its `cwd`.
     pub fn project(&self) -> Option<&str> {
-        ["project", "cwd"]
+        [crate::project::PROJECT_KEY, crate::project::CWD_KEY]
             .into_iter()
             .find_map(|k| self.extra.get(k).and_then(Value::as_str))
             .filter(|p| !p.is_empty())

@@ -588,3 +588,59 @@ fn an_older_agent_file_beside_the_transcript_is_a_child_too() {
     );
     assert_eq!(child.imported.log.frontmatter.tokens_used, Some(3230));
 }
+
+/// A transcript whose `cwd` is a folder of a git repository here gets the
+/// repository's root as its `project`, and so does its subagent; one from
+/// another machine keeps only its `cwd`.
+#[test]
+fn an_imported_session_s_project_is_the_git_root_of_its_cwd() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    let cwd = repo.join("crates/app");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+    let here = |rel: &str| {
+        std::fs::read_to_string(foreign(&format!(
+            "claude-code/projects/-home-me-myapp/{rel}"
+        )))
+        .unwrap()
+        .replace(
+            "\"cwd\":\"/home/me/myapp\"",
+            &format!("\"cwd\":{:?}", cwd.to_str().unwrap()),
+        )
+    };
+    let project = dir.path().join("projects/x");
+    let main_name = "c41d9e7b-2f60-4a8b-b1e3-5d7f9a0c2e46";
+    std::fs::create_dir_all(project.join(format!("{main_name}/subagents"))).unwrap();
+    std::fs::write(
+        project.join(format!("{main_name}.jsonl")),
+        here(&format!("{main_name}.jsonl")),
+    )
+    .unwrap();
+    let sub = format!("{main_name}/subagents/agent-a3f9c1e.jsonl");
+    std::fs::write(project.join(&sub), here(&sub)).unwrap();
+
+    let imp = import(
+        &project.join(format!("{main_name}.jsonl")),
+        Format::ClaudeCode,
+    )
+    .unwrap();
+    let root = std::fs::canonicalize(&repo).unwrap();
+    let fm = &imp.log.frontmatter;
+    assert_eq!(fm.extra.get_str("cwd"), cwd.to_str());
+    assert_eq!(fm.project(), root.to_str());
+    let [child] = imp.children.as_slice() else {
+        panic!("one child")
+    };
+    assert_eq!(child.imported.log.frontmatter.project(), root.to_str());
+
+    let away = import(
+        &foreign(&format!(
+            "claude-code/projects/-home-me-myapp/{main_name}.jsonl"
+        )),
+        Format::ClaudeCode,
+    )
+    .unwrap();
+    assert!(!away.log.frontmatter.extra.contains_key("project"));
+    assert_eq!(away.log.frontmatter.project(), Some("/home/me/myapp"));
+}

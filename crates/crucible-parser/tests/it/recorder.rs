@@ -32,6 +32,7 @@ fn opts(title: &str) -> StartOptions {
         agent: Some("coder@1.0".parse().unwrap()),
         model: Some("test-model".into()),
         parent: None,
+        cwd: None,
     }
 }
 

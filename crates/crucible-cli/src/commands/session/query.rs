@@ -64,14 +64,16 @@ impl FilterArgs {
     }
 
     /// `--project` as an absolute path (a relative one is taken from the
-    /// working directory), as sessions record their project.
+    /// working directory), resolved through links when it exists here, as
+    /// sessions record their project (`crucible_core::project::project_of`).
     pub fn project_dir(&self) -> Result<Option<String>, CliError> {
         let Some(dir) = &self.project else {
             return Ok(None);
         };
         let abs = std::path::absolute(dir)
             .map_err(|e| CliError::usage(format!("--project {}: {e}", dir.display())))?;
-        Ok(Some(abs.to_string_lossy().into_owned()))
+        let real = std::fs::canonicalize(&abs).unwrap_or(abs);
+        Ok(Some(real.to_string_lossy().into_owned()))
     }
 }
 

@@ -1,5 +1,5 @@
 //! `cru session start [--title T] [--channel C] [--agent name@ver] [--model M]
-//! [--prompt TEXT | --prompt-file FILE]`.
+//! [--cwd DIR] [--prompt TEXT | --prompt-file FILE]`.
 
 use std::io::{Read, Write};
 
@@ -30,6 +30,11 @@ pub struct StartArgs {
     /// Read the prompt from FILE (`-`: standard input).
     #[arg(long, value_name = "FILE")]
     pub prompt_file: Option<std::path::PathBuf>,
+    /// The directory the session works in, recorded as `cwd` with its
+    /// project (the git root above it) [default: the current directory].
+    /// For hooks that run elsewhere than the agent they record.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<std::path::PathBuf>,
     /// How to print the new session: its id, or JSON with id and path.
     #[arg(long, value_enum, default_value_t = IdFormat::Text)]
     pub format: IdFormat,
@@ -39,6 +44,7 @@ pub fn run(ctx: &Context, args: &StartArgs) -> anyhow::Result<Outcome> {
     // Read before the file exists: a prompt that cannot be read leaves no
     // half-started session behind.
     let prompt = prompt_text(args)?;
+    let cwd = working_dir(args.cwd.as_deref())?;
     let mut rec = Recorder::start(
         &ctx.store,
         &StartOptions {
@@ -47,6 +53,7 @@ pub fn run(ctx: &Context, args: &StartArgs) -> anyhow::Result<Outcome> {
             agent: args.agent.clone(),
             model: args.model.clone(),
             parent: None,
+            cwd: Some(cwd),
         },
         &ctx.config.session,
     )
@@ -58,6 +65,18 @@ pub fn run(ctx: &Context, args: &StartArgs) -> anyhow::Result<Outcome> {
     print_id(args.format, rec.id().as_str(), rec.path())?;
     rec.close().map_err(CliError::from)?;
     Ok(Outcome::Success)
+}
+
+/// `--cwd` made absolute, else the process's working directory: what the
+/// session records as `cwd` (the library never reads it itself).
+fn working_dir(flag: Option<&std::path::Path>) -> anyhow::Result<std::path::PathBuf> {
+    let dir = match flag {
+        Some(dir) => std::path::absolute(dir)
+            .map_err(|e| CliError::usage(format!("--cwd {}: {e}", dir.display())))?,
+        None => std::env::current_dir()
+            .map_err(|e| CliError::new(format!("cannot read the working directory: {e}")))?,
+    };
+    Ok(dir)
 }
 
 /// The text of `--prompt` or `--prompt-file`.

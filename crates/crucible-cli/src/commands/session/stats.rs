@@ -1,15 +1,20 @@
-//! `cru session stats [--group-by agent|channel|status|model|day|phase] [filters]`.
+//! `cru session stats [--group-by agent|channel|status|model|day|phase|...]
+//! [--mode auto|calculate|display] [filters]`.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 
 use clap::Args;
 use clap::builder::TypedValueParser;
 use crucible_index::{Aggregator, GroupBy, SessionIndex, StatsRow};
+use crucible_usage::pricing::PriceTable;
+use crucible_usage::{Cost, CostMode};
 
 use super::query::{DataFormat, FilterArgs, tally_index};
+use crate::commands::usage::{Mode, cost_cell, price_table, warn_unreadable_usage};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
-use crate::render::output::stats::StatsAnswer;
+use crate::render::output::stats::{PricedRow, StatsAnswer};
 use crate::render::output::{self, DuplicateId, SkippedFile};
 use crate::render::table::{Align, Table};
 use crate::render::{duration, progress, thousands};
@@ -21,6 +26,11 @@ pub struct StatsArgs {
     pub group_by: GroupBy,
     #[command(flatten)]
     pub filters: FilterArgs,
+    /// How cost is found, as in `cru usage`: the cost the source wrote
+    /// when it wrote one (auto), always from tokens and prices
+    /// (calculate), or only the written cost (display).
+    #[arg(long, value_enum, default_value_t = Mode::Auto)]
+    pub mode: Mode,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = DataFormat::Table)]
     pub format: DataFormat,
@@ -63,11 +73,14 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
         },
         Aggregator::merge,
     )?;
+    warn_unreadable_usage(ctx, tallied.tally.unreadable().to_vec())?;
     let (rows, total) = tallied.tally.finish(&phases);
+    let prices = price_table(ctx, jiff::Timestamp::now())?;
+    let priced = |r: &StatsRow| RowCost::of(r, &prices, args.mode.into());
     let answer = || StatsAnswer {
         group_by: args.group_by.name(),
-        groups: &rows,
-        total: &total,
+        groups: rows.iter().map(|r| priced(r).json(r)).collect(),
+        total: priced(&total).json(&total),
         skipped: tallied.skipped.iter().map(SkippedFile::from).collect(),
         duplicates: tallied
             .duplicates
@@ -80,20 +93,49 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
         DataFormat::Json => output::print_json(&answer())?,
         DataFormat::Toon => output::print_toon(&answer())?,
         DataFormat::Table => {
-            let prices = crate::commands::usage::price_table(ctx, jiff::Timestamp::now())?;
-            let cost = |r: &StatsRow| {
-                let mut c = crucible_usage::Cost::default();
-                for l in &r.usage {
-                    c.add(prices.cost_of(l, crucible_usage::CostMode::Auto));
-                }
-                crate::commands::usage::cost_cell(c)
-            };
+            let cost = |r: &StatsRow| cost_cell(priced(r).cost);
             let mut out = anstream::stdout().lock();
             table(&mut out, &rows, &total, &cost)?;
             out.flush()?;
         }
     }
     Ok(tallied.outcome)
+}
+
+/// A group's cost, priced line by line (model, hour, phase) exactly as
+/// the usage views price them, and the models the table has no price for.
+#[derive(Default)]
+struct RowCost {
+    cost: Cost,
+    unpriced_models: BTreeSet<String>,
+}
+
+impl RowCost {
+    fn of(r: &StatsRow, prices: &PriceTable, mode: CostMode) -> Self {
+        let mut out = Self::default();
+        for l in &r.usage {
+            let c = prices.cost_of(l, mode);
+            // More unpriced than the tokens of unknown kind: the model
+            // itself has no price.
+            if c.unpriced_tokens > l.untyped
+                && let Some(m) = &l.model
+            {
+                out.unpriced_models.insert(m.clone());
+            }
+            out.cost.add(c);
+        }
+        out
+    }
+
+    fn json(self, row: &StatsRow) -> PricedRow<'_> {
+        let none_priced = self.cost.usd == 0.0 && self.cost.unpriced_tokens > 0;
+        PricedRow {
+            row,
+            cost_usd: (!none_priced).then_some(self.cost.usd),
+            unpriced_tokens: self.cost.unpriced_tokens,
+            unpriced_models: self.unpriced_models.into_iter().collect(),
+        }
+    }
 }
 
 fn cells(r: &StatsRow, cost: &dyn Fn(&StatsRow) -> String) -> [String; 13] {

@@ -14,8 +14,9 @@ use crate::cli::GlobalArgs;
 use crate::context::Context;
 use crate::error::Outcome;
 
-pub use args::{BlocksArgs, ViewArgs};
+pub use args::{BlocksArgs, Mode, ViewArgs};
 pub use prices::price_table;
+pub use sessions::warn_unreadable_usage;
 pub use table::cost_cell;
 
 #[derive(Debug, Subcommand)]

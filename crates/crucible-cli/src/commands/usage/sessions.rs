@@ -1,5 +1,7 @@
 //! Every matching session's usage lines, from the index.
 
+use std::io::Write;
+
 use crucible_index::Filter;
 use crucible_usage::SessionUsage;
 
@@ -7,19 +9,32 @@ use crate::commands::session::query::tally_index;
 use crate::context::Context;
 use crate::error::Outcome;
 
+/// What one thread of the index visit found.
+#[derive(Default)]
+struct Found {
+    sessions: Vec<SessionUsage>,
+    /// `path: why` of the rows whose usage cell could not be read.
+    unreadable: Vec<String>,
+}
+
 /// The sessions `filter` matches, with their lines (those without any are
-/// left out), and how reading the index went.
+/// left out), and how reading the index went. Sessions whose usage the
+/// index cannot give are left out with a warning on stderr.
 pub fn load(ctx: &Context, filter: &Filter) -> anyhow::Result<(Vec<SessionUsage>, Outcome)> {
     let tallied = tally_index(
         ctx,
         filter,
-        &Vec::new,
-        &|found: &mut Vec<SessionUsage>, facts, _| {
-            let Ok(lines) = facts.usage() else {
-                return false;
+        &Found::default,
+        &|found: &mut Found, facts, _| {
+            let lines = match facts.usage() {
+                Ok(lines) => lines,
+                Err(e) => {
+                    found.unreadable.push(format!("{}: {e}", facts.path));
+                    return false;
+                }
             };
             if !lines.is_empty() {
-                found.push(SessionUsage {
+                found.sessions.push(SessionUsage {
                     session_id: facts.id.to_string(),
                     path: facts.path.to_string(),
                     title: None,
@@ -30,10 +45,42 @@ pub fn load(ctx: &Context, filter: &Filter) -> anyhow::Result<(Vec<SessionUsage>
             }
             true
         },
-        Vec::extend,
+        |all, one| {
+            all.sessions.extend(one.sessions);
+            all.unreadable.extend(one.unreadable);
+        },
     )?;
-    let mut sessions = tallied.tally;
+    let Found {
+        mut sessions,
+        unreadable,
+    } = tallied.tally;
+    warn_unreadable_usage(ctx, unreadable)?;
     // Threads finish in any order: one order for every run.
     sessions.sort_by(|a, b| (a.started_ms, &a.path).cmp(&(b.started_ms, &b.path)));
     Ok((sessions, tallied.outcome))
+}
+
+/// One warning for every session whose usage cell in the index could not
+/// be read (`path: why`, the path relative to the sessions directory):
+/// their tokens are missing from the answer, which must not look whole.
+pub fn warn_unreadable_usage(ctx: &Context, mut unreadable: Vec<String>) -> std::io::Result<()> {
+    if unreadable.is_empty() {
+        return Ok(());
+    }
+    unreadable.sort();
+    let mut err = anstream::stderr();
+    writeln!(
+        err,
+        "warning: the usage of {} session file(s) could not be read from the index; \
+         their tokens and cost are left out:",
+        unreadable.len()
+    )?;
+    for u in &unreadable {
+        // `path: why`, the path made whole as every other warning names it.
+        writeln!(err, "  {}", ctx.store.dir().join(u).display())?;
+    }
+    writeln!(
+        err,
+        "hint: `cru session index --rebuild` reads the files again and repairs the index"
+    )
 }

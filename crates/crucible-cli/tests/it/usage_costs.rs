@@ -1,0 +1,196 @@
+//! What `cru session stats` and `cru usage` say of cost and of what they
+//! could not read, and what `cru pricing update` refuses.
+
+use std::time::Duration;
+
+use crate::kiln::TestKiln;
+
+fn start(kiln: &TestKiln, title: &str) -> String {
+    let out = kiln.run(&["session", "start", "--title", title, "--channel", title]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.stdout.trim().to_owned()
+}
+
+fn tokens(kiln: &TestKiln, id: &str, model: &str, input: &str, output: &str) {
+    let out = kiln.run(&[
+        "session",
+        "log",
+        "--session",
+        id,
+        "tokens",
+        "--input",
+        input,
+        "--output",
+        output,
+        "--model",
+        model,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+fn json(kiln: &TestKiln, args: &[&str]) -> (serde_json::Value, String) {
+    let out = kiln.run(args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    (serde_json::from_str(&out.stdout).unwrap(), out.stderr)
+}
+
+/// A priced group has its dollars; a group of a model the table lacks has
+/// `null`, never $0, and names the model; the total has both.
+#[test]
+fn stats_json_prices_each_group_and_names_unpriced_models() {
+    let kiln = TestKiln::empty();
+    let priced = start(&kiln, "priced");
+    tokens(&kiln, &priced, "claude-sonnet-4-5", "1000000", "0");
+    let unpriced = start(&kiln, "unpriced");
+    tokens(&kiln, &unpriced, "no-such-model-7", "500", "20");
+
+    let (v, _) = json(
+        &kiln,
+        &[
+            "session",
+            "stats",
+            "--group-by",
+            "channel",
+            "--format",
+            "json",
+        ],
+    );
+    let group = |name: &str| {
+        v["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["group"] == name)
+            .unwrap_or_else(|| panic!("no group {name}: {v}"))
+            .clone()
+    };
+    // $3 per million input tokens (the shipped LiteLLM table).
+    let p = group("priced");
+    assert!((p["cost_usd"].as_f64().unwrap() - 3.0).abs() < 1e-9, "{p}");
+    assert_eq!(p["unpriced_tokens"], 0);
+    assert_eq!(p["unpriced_models"], serde_json::json!([]));
+    let u = group("unpriced");
+    assert!(u["cost_usd"].is_null(), "{u}");
+    assert_eq!(u["unpriced_tokens"], 520);
+    assert_eq!(u["unpriced_models"], serde_json::json!(["no-such-model-7"]));
+    let t = &v["total"];
+    assert!((t["cost_usd"].as_f64().unwrap() - 3.0).abs() < 1e-9, "{t}");
+    assert_eq!(t["unpriced_tokens"], 520);
+    assert_eq!(t["unpriced_models"], serde_json::json!(["no-such-model-7"]));
+
+    // --mode display takes only what sources wrote: nothing here.
+    let (v, _) = json(
+        &kiln,
+        &["session", "stats", "--mode", "display", "--format", "json"],
+    );
+    assert_eq!(v["total"]["cost_usd"], 0.0, "{v}");
+}
+
+/// A usage cell damaged in the index on disk: the other sessions still
+/// count, and stats and usage say once which file is missing and how to
+/// repair it.
+#[test]
+fn a_damaged_usage_cell_is_named_on_stderr_and_the_rest_still_counts() {
+    let kiln = TestKiln::empty();
+    let good = start(&kiln, "good");
+    tokens(&kiln, &good, "claude-sonnet-4-5", "100", "10");
+    let bad = start(&kiln, "bad");
+    tokens(&kiln, &bad, "damaged-model", "5000", "500");
+    // Ended, so the index answers from its rows (a live session, with a
+    // journal, is read afresh every time).
+    for id in [&good, &bad] {
+        let out = kiln.run(&["session", "end", id]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+    // Past the index's racy window (100 ms), so the rebuilt rows are
+    // trusted as they are and none is read afresh into the delta.
+    std::thread::sleep(Duration::from_millis(300));
+    let out = kiln.run(&["session", "index", "--rebuild"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+
+    let index = kiln.sessions().join(".index.toon");
+    let text = std::fs::read_to_string(&index).unwrap();
+    assert!(text.contains("|damaged-model|"), "{text}");
+    // The hour after the model becomes a word: the cell no longer decodes.
+    let damaged = regex_lite_replace(&text, "|damaged-model|", "|damaged-model|x");
+    std::fs::write(&index, damaged).unwrap();
+
+    for args in [
+        &["session", "stats", "--format", "json"][..],
+        &["usage", "daily", "--json"],
+    ] {
+        let (v, stderr) = json(&kiln, args);
+        assert_eq!(
+            stderr.matches("could not be read from the index").count(),
+            1,
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains(&format!("{bad}.md")), "{stderr}");
+        assert!(!stderr.contains(&format!("{good}.md")), "{stderr}");
+        assert!(stderr.contains("cru session index --rebuild"), "{stderr}");
+        let input = if args[0] == "usage" {
+            &v["totals"]["inputTokens"]
+        } else {
+            &v["total"]["input"]
+        };
+        assert_eq!(input, 100, "{args:?}: {v}");
+    }
+    // The rebuild the warning names repairs it.
+    let out = kiln.run(&["session", "index", "--rebuild"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let (v, stderr) = json(&kiln, &["usage", "daily", "--json"]);
+    assert!(!stderr.contains("could not be read"), "{stderr}");
+    assert_eq!(v["totals"]["inputTokens"], 5100);
+}
+
+/// Every occurrence of `from` followed by digits: `to` in place of `from`
+/// and the digits.
+fn regex_lite_replace(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(from) {
+        out.push_str(&rest[..i]);
+        out.push_str(to);
+        rest = rest[i + from.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `cru pricing update` on something that is not a regular file: a clear
+/// error naming it, at once (a FIFO with no writer would block a plain read
+/// for ever).
+#[test]
+fn pricing_update_refuses_a_fifo_a_directory_and_a_device() {
+    let kiln = TestKiln::empty();
+    let fifo = kiln.root.path().join("prices.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    let mut cases = vec![
+        (kiln.root.path().to_path_buf(), "a directory"),
+        (std::path::PathBuf::from("/dev/null"), "a character device"),
+    ];
+    if made.is_ok_and(|s| s.success()) {
+        cases.push((fifo, "a FIFO (named pipe)"));
+    } else {
+        eprintln!("skipped the FIFO: no mkfifo");
+    }
+    for (path, kind) in cases {
+        let mut cmd = kiln.command();
+        cmd.args(["pricing", "update"])
+            .arg(&path)
+            .timeout(Duration::from_secs(30));
+        let out = kiln.run_cmd(&mut cmd);
+        assert_eq!(out.code, 1, "{}: {}", path.display(), out.stderr);
+        let shown = path
+            .display()
+            .to_string()
+            .replace(&kiln.root.path().display().to_string(), "[KILN]");
+        assert!(
+            out.stderr
+                .contains(&format!("{shown}: {kind}, not a regular file")),
+            "{}",
+            out.stderr
+        );
+        assert!(!kiln.root.path().join("home").exists(), "nothing saved");
+    }
+}
