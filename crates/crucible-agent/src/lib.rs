@@ -64,6 +64,19 @@ impl TokenUsage {
             .checked_sub(cached)
             .unwrap_or(self.prompt_tokens)
     }
+
+    /// The usage as the session format's kinds: the prompt split into its
+    /// uncached and cached parts, reasoning as the part of the output it is.
+    pub fn by_kind(&self) -> crucible_core::Tokens {
+        crucible_core::Tokens {
+            input: self.uncached_prompt_tokens(),
+            output: self.completion_tokens,
+            cache_read: self.cache_read_tokens,
+            cache_creation: self.cache_creation_tokens,
+            reasoning: self.reasoning_tokens.min(self.completion_tokens),
+            ..crucible_core::Tokens::default()
+        }
+    }
 }
 
 /// An agent's answer.

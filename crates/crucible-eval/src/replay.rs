@@ -157,6 +157,8 @@ pub struct ReplayRun<'a> {
     pub run: &'a Actual,
     pub agent: AgentRef,
     pub model: Option<String>,
+    /// What the backend said the run used, by kind, if it said.
+    pub usage: Option<crucible_agent::TokenUsage>,
     pub started: Timestamp,
     pub ended: Timestamp,
 }
@@ -197,6 +199,16 @@ pub fn replay_session(r: &ReplayRun<'_>) -> Option<SessionLog> {
         phase.channel.clone(),
     );
     p.meta.tokens = r.run.tokens;
+    if let Some(u) = &r.usage {
+        // A usage record like a resumed turn's: the replay is priced by the
+        // model that answered, and its tokens counted by kind.
+        p.usage.push(crucible_core::UsageRecord {
+            at: Some(r.ended.clone()),
+            model: r.model.clone(),
+            tokens: u.by_kind(),
+            ..crucible_core::UsageRecord::default()
+        });
+    }
     p.meta.duration_ms = Some(u64::try_from(r.ended.ms_since(&r.started)).unwrap_or(0));
     p.meta.started = Some(r.started.clone());
     p.blocks
@@ -212,7 +224,11 @@ pub fn replay_session(r: &ReplayRun<'_>) -> Option<SessionLog> {
             r.run.result.trim(),
         )));
     }
+    let counted = !p.usage.is_empty();
     log.sections.push(Section::Phase(p));
+    if counted {
+        log.refresh_usage_totals();
+    }
     Some(log)
 }
 
@@ -272,6 +288,7 @@ pub fn carry_expectation(
 pub struct Replayed {
     pub actual: Actual,
     pub model: Option<String>,
+    pub usage: Option<crucible_agent::TokenUsage>,
     pub started: Timestamp,
     pub ended: Timestamp,
 }
@@ -308,6 +325,7 @@ pub fn run_phase(
     Ok(Replayed {
         actual,
         model: reply.model,
+        usage: reply.usage,
         started,
         ended,
     })
@@ -364,10 +382,51 @@ mod tests {
             run,
             agent: "a".parse().unwrap(),
             model: None,
+            usage: None,
             started: "2025-12-02T10:00:00Z".parse().unwrap(),
             ended: "2025-12-02T10:00:01Z".parse().unwrap(),
         })
         .unwrap()
+    }
+
+    #[test]
+    fn a_replay_records_what_the_backend_said_it_used_by_kind() {
+        let run = Actual::default();
+        let replay = replay_session(&ReplayRun {
+            original: &log(),
+            index: 1,
+            run: &run,
+            agent: "a".parse().unwrap(),
+            model: Some("gpt-4o".to_owned()),
+            usage: Some(crucible_agent::TokenUsage {
+                prompt_tokens: 1_000,
+                completion_tokens: 50,
+                total_tokens: 1_050,
+                cache_read_tokens: 800,
+                ..crucible_agent::TokenUsage::default()
+            }),
+            started: "2025-12-02T10:00:00Z".parse().unwrap(),
+            ended: "2025-12-02T10:00:01Z".parse().unwrap(),
+        })
+        .unwrap();
+        let (_, phase) = replay.phases().next().unwrap();
+        let [record] = phase.usage.as_slice() else {
+            panic!("one usage record: {:?}", phase.usage);
+        };
+        assert_eq!(record.model.as_deref(), Some("gpt-4o"));
+        assert_eq!(
+            (
+                record.tokens.input,
+                record.tokens.cache_read,
+                record.tokens.output
+            ),
+            (200, 800, 50)
+        );
+        assert_eq!(replay.frontmatter.tokens_used, Some(1_050));
+        // Without usage from the backend, no record and no total made up.
+        let plain = replay_of_second(&run);
+        assert!(plain.phases().all(|(_, p)| p.usage.is_empty()));
+        assert_eq!(plain.frontmatter.tokens_used, None);
     }
 
     #[test]

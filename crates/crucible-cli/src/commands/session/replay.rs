@@ -85,6 +85,7 @@ pub fn run(ctx: &Context, args: &ReplayArgs) -> anyhow::Result<Outcome> {
         run: &replayed.actual,
         agent: who,
         model: replayed.model.clone().or_else(|| args.model.clone()),
+        usage: replayed.usage,
         started: replayed.started.clone(),
         ended: replayed.ended.clone(),
     })

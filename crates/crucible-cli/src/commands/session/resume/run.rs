@@ -178,7 +178,7 @@ impl<'s, 'm> Turns<'s, 'm> {
             .and_then(|()| match usage {
                 // A usage record, not a bare count: the turn is priced by
                 // the model that answered and split by kind like any other.
-                Some(u) => self.rec.usage(model.map(str::to_owned), tokens_by_kind(&u)),
+                Some(u) => self.rec.usage(model.map(str::to_owned), u.by_kind()),
                 None => Ok(()),
             })
             // The reply in the markdown at once, not only in the journal.
@@ -322,18 +322,5 @@ fn next_line(stdin: &std::io::Stdin) -> std::io::Result<Option<String>> {
         if !line.is_empty() {
             return Ok(Some(line.to_owned()));
         }
-    }
-}
-
-/// A backend's usage as the session format's kinds: the prompt split into
-/// its uncached and cached parts.
-fn tokens_by_kind(u: &crucible_agent::TokenUsage) -> crucible_core::Tokens {
-    crucible_core::Tokens {
-        input: u.uncached_prompt_tokens(),
-        output: u.completion_tokens,
-        cache_read: u.cache_read_tokens,
-        cache_creation: u.cache_creation_tokens,
-        reasoning: u.reasoning_tokens.min(u.completion_tokens),
-        ..crucible_core::Tokens::default()
     }
 }
