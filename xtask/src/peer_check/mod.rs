@@ -15,10 +15,13 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
+mod agent_views;
 pub mod codex;
 mod gemini;
 mod opencode;
 pub mod real_claude;
+mod report_rows;
+mod session_rows;
 mod usage_views;
 
 /// The version the issue names: its JSON is what this reads.
@@ -279,7 +282,47 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
     usage_views::check(&cru, &ccusage, "generated", scratch.path())?;
     gemini::check(&cru, &ccusage, &root.join("fixtures/real/gemini"))?;
     opencode::check(&cru, &ccusage, &root.join("fixtures/real/opencode"))?;
+    other_agents_daily(root, &cru, &ccusage, codex_scratch.path())?;
     println!("cru's token totals match ccusage's on every session");
+    Ok(())
+}
+
+/// `cru usage daily` against ccusage's daily views of each other agent,
+/// on its fixtures laid out where ccusage looks (see [`agent_views`]).
+fn other_agents_daily(
+    root: &Path,
+    cru: &Path,
+    ccusage: &Path,
+    codex_generated: &Path,
+) -> anyhow::Result<()> {
+    use agent_views::{COPILOT, GEMINI, OPENCODE};
+    for (name, dir) in [
+        ("codex daily", root.join("fixtures/real/codex")),
+        ("codex daily (foreign)", root.join("fixtures/foreign/codex")),
+        ("codex daily (generated)", codex_generated.to_owned()),
+    ] {
+        let (rollouts, streams) = agent_views::codex_files(&dir)?;
+        agent_views::check_files(cru, ccusage, name, agent_views::CODEX, &dir, &rollouts)?;
+        if !streams.is_empty() {
+            agent_views::check_codex_streams(cru, ccusage, &dir, &streams)?;
+        }
+    }
+    let gemini = root.join("fixtures/real/gemini");
+    let chats = agent_views::gemini_files(&gemini)?;
+    agent_views::check_files(cru, ccusage, "gemini daily", GEMINI, &gemini, &chats)?;
+    let copilot = root.join("fixtures/real/copilot");
+    let events = agent_views::copilot_files(&copilot)?;
+    agent_views::check_files(cru, ccusage, "copilot daily", COPILOT, &copilot, &events)?;
+    for version in ["v1.1.65", "v1.18.33"] {
+        let data = root.join("fixtures/real/opencode").join(version);
+        agent_views::check(
+            cru,
+            ccusage,
+            &format!("opencode daily {version}"),
+            OPENCODE,
+            &data,
+        )?;
+    }
     Ok(())
 }
 
