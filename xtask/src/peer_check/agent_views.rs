@@ -250,30 +250,12 @@ pub fn copilot_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 /// no model (`isFallback` in its Codex view).
 const CODEX_FALLBACK_MODEL: &str = "gpt-5";
 
-/// Rows summed over their periods: a file with no time is dated by each
-/// tool in its own way (ccusage by the file, cru by the import).
-fn all_periods(rows: &Rows) -> Rows {
-    let mut out = Rows::new();
-    for ((_, model), r) in rows {
-        out.entry(("all".to_owned(), model.clone()))
-            .or_default()
-            .add(*r);
-    }
-    out
-}
-
 /// The known difference on `codex exec --json` streams, which name no
 /// model: ccusage prices their tokens as [`CODEX_FALLBACK_MODEL`], cru
 /// names no model and leaves them unpriced. `None` when that is exactly
 /// how the two differ (same tokens of each kind; ccusage's only model the
 /// fallback; cru with no model and no cost), else what else differs.
 pub fn codex_fallback_only(ours: &Rows, theirs: &Rows) -> Option<String> {
-    let (ours, theirs) = (all_periods(ours), all_periods(theirs));
-    let total = ("all".to_owned(), ALL_MODELS.to_owned());
-    let (a, b) = (
-        ours.get(&total).copied().unwrap_or_default(),
-        theirs.get(&total).copied().unwrap_or_default(),
-    );
     if ours.keys().any(|(_, m)| m != ALL_MODELS) {
         return Some("cru names a model".into());
     }
@@ -283,14 +265,29 @@ pub fn codex_fallback_only(ours: &Rows, theirs: &Rows) -> Option<String> {
     {
         return Some("ccusage names a model other than its fallback".into());
     }
-    if a.tokens != b.tokens || a.tokens.total() == 0 {
-        return Some(format!(
-            "tokens: cru {:?}, ccusage {:?}",
-            a.tokens, b.tokens
-        ));
+    // Both date a stream by its file's time: the same days.
+    let days = |r: &Rows| -> Vec<String> { r.keys().map(|(p, _)| p.clone()).collect() };
+    let (mut a_days, mut b_days) = (days(ours), days(theirs));
+    a_days.dedup();
+    b_days.dedup();
+    if a_days != b_days || a_days.is_empty() {
+        return Some(format!("days: cru {a_days:?}, ccusage {b_days:?}"));
     }
-    if a.cost != Some(0.0) || b.cost.is_none_or(|c| c <= 0.0) {
-        return Some(format!("cost: cru {:?}, ccusage {:?}", a.cost, b.cost));
+    for day in a_days {
+        let total = (day, ALL_MODELS.to_owned());
+        let (a, b) = (ours[&total], theirs[&total]);
+        if a.tokens != b.tokens || a.tokens.total() == 0 {
+            return Some(format!(
+                "{}: tokens: cru {:?}, ccusage {:?}",
+                total.0, a.tokens, b.tokens
+            ));
+        }
+        if a.cost != Some(0.0) || b.cost.is_none_or(|c| c <= 0.0) {
+            return Some(format!(
+                "{}: cost: cru {:?}, ccusage {:?}",
+                total.0, a.cost, b.cost
+            ));
+        }
     }
     None
 }
@@ -389,28 +386,34 @@ mod tests {
 
     #[test]
     fn the_codex_fallback_difference_is_exactly_the_documented_one() {
-        let ours: Rows = [(key("2026-11-26", ALL_MODELS), row(100, 7, 0, Some(0.0)))]
+        let ours: Rows = [(key("2025-10-28", ALL_MODELS), row(100, 7, 0, Some(0.0)))]
             .into_iter()
             .collect();
         let theirs: Rows = [
-            (key("2026-11-25", ALL_MODELS), row(100, 7, 0, Some(0.02))),
-            (key("2026-11-25", "gpt-5"), row(100, 7, 0, None)),
+            (key("2025-10-28", ALL_MODELS), row(100, 7, 0, Some(0.02))),
+            (key("2025-10-28", "gpt-5"), row(100, 7, 0, None)),
         ]
         .into_iter()
         .collect();
         assert_eq!(codex_fallback_only(&ours, &theirs), None);
-        // Any other difference is reported.
+        // Any other difference is reported: another day,
+        let other_day: Rows = theirs
+            .iter()
+            .map(|((_, m), r)| (key("2025-10-29", m), *r))
+            .collect();
+        assert!(codex_fallback_only(&ours, &other_day).is_some());
+        // other tokens,
         let mut more = theirs.clone();
-        more.get_mut(&key("2026-11-25", ALL_MODELS))
+        more.get_mut(&key("2025-10-28", ALL_MODELS))
             .unwrap()
             .tokens
             .input += 1;
         assert!(codex_fallback_only(&ours, &more).is_some());
         let mut other_model = theirs.clone();
-        other_model.insert(key("2026-11-25", "gpt-5-codex"), row(0, 0, 0, None));
+        other_model.insert(key("2025-10-28", "gpt-5-codex"), row(0, 0, 0, None));
         assert!(codex_fallback_only(&ours, &other_model).is_some());
         let mut priced = ours.clone();
-        priced.insert(key("2026-11-26", "gpt-5"), row(100, 7, 0, Some(0.02)));
+        priced.insert(key("2025-10-28", "gpt-5"), row(100, 7, 0, Some(0.02)));
         assert!(codex_fallback_only(&priced, &theirs).is_some());
         // The same figures on both sides are no longer this difference.
         assert!(codex_fallback_only(&theirs, &theirs).is_some());

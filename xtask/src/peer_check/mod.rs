@@ -20,6 +20,7 @@ pub mod codex;
 mod gemini;
 mod opencode;
 pub mod real_claude;
+mod real_views;
 mod report_rows;
 mod session_rows;
 mod usage_views;
@@ -245,7 +246,8 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
     let ccusage = install_ccusage(root)?;
     real_claude::check(root, &cru, &ccusage)?;
     real_claude::check_resumed(root, &cru, &ccusage)?;
-    usage_views::check_real(root, &cru, &ccusage)?;
+    real_views::check_real(root, &cru, &ccusage)?;
+    real_views::check_fast_mode_price(&cru, &ccusage)?;
     check(
         &cru,
         &ccusage,

@@ -97,7 +97,7 @@ impl Pair {
     }
 }
 
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+pub(super) fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let p = e?.path();
         if p.is_dir() {
@@ -159,7 +159,11 @@ pub(super) fn cru_json(cru: &Path, sessions: &Path, args: &[&str]) -> anyhow::Re
 }
 
 /// `ccusage <args> --json --offline -z UTC` on `claude_dir`, its JSON.
-fn ccusage_json(ccusage: &Path, claude_dir: &Path, args: &[&str]) -> anyhow::Result<Vec<u8>> {
+pub(super) fn ccusage_json(
+    ccusage: &Path,
+    claude_dir: &Path,
+    args: &[&str],
+) -> anyhow::Result<Vec<u8>> {
     output(
         Command::new(ccusage)
             .args(args)
@@ -247,7 +251,7 @@ pub fn compare(cru: &Path, ccusage: &Path, claude_dir: &Path) -> anyhow::Result<
 
 /// [`compare`] with cru reading `cru_dir` and ccusage `peer_dir`, and
 /// ccusage's rows passed through `adjust` first.
-fn compare_dirs(
+pub(super) fn compare_dirs(
     cru: &Path,
     ccusage: &Path,
     cru_dir: &Path,
@@ -287,7 +291,7 @@ fn compare_dirs(
 
 /// Prints each view's outcome under `name`: the differences of a view
 /// that fails, one line for one that differs only by progress copies.
-fn report(name: &str, outcomes: &[Outcome], show_failures: bool) {
+pub(super) fn report(name: &str, outcomes: &[Outcome], show_failures: bool) {
     for o in outcomes {
         println!(
             "{name}: {}: {} rows ({} differences)",
@@ -320,147 +324,8 @@ pub fn check(cru: &Path, ccusage: &Path, name: &str, claude_dir: &Path) -> anyho
     Ok(())
 }
 
-/// Sources of `fixtures/real/claude-code/` whose usage views differ from
-/// ccusage's on purpose, with why (docs/usage.md, "Differences from
-/// ccusage"). Each must still differ, so the list never holds a stale
-/// entry, and differ in that way only: cru reading the source without its
-/// undated usage lines, and ccusage's `<model>-fast` read as `<model>`,
-/// every view agrees.
-const KNOWN_DIFFERENCES: [(&str, &str); 1] = [(
-    "ccusage-fixtures",
-    "usage lines without a timestamp (ccusage leaves them out, cru counts them on the day it imports them), \
-     and a request with usage.speed \"fast\" (ccusage names its model <model>-fast, cru keeps the model's name)",
-)];
-
-/// ccusage's rows with its fast-mode model names (`<model>-fast`) read as
-/// the model's own, and summed with it.
-pub fn fold_fast(rows: Rows) -> Rows {
-    let mut out = Rows::new();
-    for ((period, model), r) in rows {
-        let model = model
-            .strip_suffix("-fast")
-            .map_or(model.clone(), str::to_owned);
-        out.entry((period, model)).or_default().add(r);
-    }
-    out
-}
-
-/// `text` without its undated usage lines: lines with a
-/// `message.usage` and no `timestamp`, which ccusage leaves out.
-pub fn without_undated_usage(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for l in text.lines() {
-        let undated = serde_json::from_str::<serde_json::Value>(l)
-            .is_ok_and(|v| v.pointer("/message/usage").is_some() && v.get("timestamp").is_none());
-        if !undated {
-            out.push_str(l);
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// The source's files copied to `claude/projects/<name>/...`, each passed
-/// through `edit`.
-fn lay_out_source(
-    src: &Path,
-    name: &str,
-    claude: &Path,
-    edit: fn(&str) -> String,
-) -> anyhow::Result<()> {
-    let mut files = Vec::new();
-    jsonl_files(src, &mut files)?;
-    for f in &files {
-        let to = claude
-            .join("projects")
-            .join(name)
-            .join(f.strip_prefix(src)?);
-        std::fs::create_dir_all(to.parent().context("a file's folder")?)?;
-        std::fs::write(&to, edit(&std::fs::read_to_string(f)?))?;
-    }
-    Ok(())
-}
-
-/// A known difference's source: it must differ, and agree once the
-/// documented differences are taken out; false when it does not.
-fn known_difference_holds(
-    cru: &Path,
-    ccusage: &Path,
-    src: &Path,
-    name: &str,
-    claude: &Path,
-    outcomes: &[Outcome],
-) -> anyhow::Result<bool> {
-    if !outcomes.iter().any(Outcome::failed) {
-        println!("  listed as a known difference but agrees");
-        return Ok(false);
-    }
-    let dated = tempfile::tempdir()?;
-    lay_out_source(src, name, dated.path(), without_undated_usage)?;
-    let rest = compare_dirs(cru, ccusage, dated.path(), claude, fold_fast)?;
-    let left: Vec<&Outcome> = rest.iter().filter(|o| o.failed()).collect();
-    for o in &left {
-        println!("  differs beyond the known difference: {}", o.view);
-        for d in o.diffs.iter().take(20) {
-            println!("    {d}");
-        }
-    }
-    if left.is_empty() {
-        println!(
-            "  and nothing else: without its undated usage lines for cru, and <model>-fast read as <model>, all {} views agree ({} rows)",
-            rest.len(),
-            rest.iter().map(|o| o.rows).sum::<usize>()
-        );
-    }
-    Ok(left.is_empty())
-}
-
-/// Every source of `fixtures/real/claude-code/` (its top folders) laid
-/// out as a Claude Code directory of its own, `projects/<source>/...`
-/// with the source's files at their paths, and compared.
-pub fn check_real(root: &Path, cru: &Path, ccusage: &Path) -> anyhow::Result<()> {
-    let base = root.join("fixtures/real/claude-code");
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&base)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
-    sources.retain(|p| p.is_dir());
-    sources.sort();
-    let mut failed = Vec::new();
-    for src in &sources {
-        let name = src
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let claude = tempfile::tempdir()?;
-        lay_out_source(src, &name, claude.path(), str::to_owned)?;
-        let outcomes = compare(cru, ccusage, claude.path())?;
-        let known = KNOWN_DIFFERENCES
-            .iter()
-            .find(|(k, _)| *k == name)
-            .map(|(_, why)| *why);
-        report(&format!("real {name}"), &outcomes, known.is_none());
-        let ok = match known {
-            Some(why) => {
-                println!("  known difference: {why}");
-                known_difference_holds(cru, ccusage, src, &name, claude.path(), &outcomes)?
-            }
-            None => !outcomes.iter().any(Outcome::failed),
-        };
-        if !ok {
-            failed.push(name);
-        }
-    }
-    anyhow::ensure!(
-        failed.is_empty(),
-        "cru usage and ccusage disagree on real sources: {}",
-        failed.join(", ")
-    );
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::report_rows::Row;
     use super::*;
 
     #[test]
@@ -495,31 +360,6 @@ mod tests {
         assert!(!o(0, false).failed());
         assert!(o(1, false).failed());
         assert!(!o(1, true).failed());
-    }
-
-    #[test]
-    fn fast_models_fold_into_their_own_and_undated_usage_lines_go() {
-        let rows: Rows = [
-            (
-                ("2026-01-09".to_owned(), "claude-opus-4".to_owned()),
-                Row::default(),
-            ),
-            (
-                ("2026-01-09".to_owned(), "claude-opus-4-fast".to_owned()),
-                Row::default(),
-            ),
-        ]
-        .into_iter()
-        .collect();
-        let folded = fold_fast(rows);
-        assert_eq!(folded.len(), 1);
-        assert!(folded.contains_key(&("2026-01-09".to_owned(), "claude-opus-4".to_owned())));
-        let text = "{\"message\":{\"usage\":{}}}\n\
-                    {\"timestamp\":\"2026-01-09T12:30:00Z\",\"message\":{\"usage\":{}}}\n\
-                    {\"type\":\"summary\"}\n";
-        let kept = without_undated_usage(text);
-        assert_eq!(kept.lines().count(), 2);
-        assert!(!kept.starts_with("{\"message\""));
     }
 
     #[test]
