@@ -8,6 +8,12 @@
 //! cru imports every run as its own session (subagents as linked
 //! children), so its sessions are summed by the row their source falls
 //! in, and the four usage parts compared row by row.
+//!
+//! Beyond these import-time totals, the usage views themselves are
+//! compared: `usage_views` (daily, weekly, monthly and session views of a
+//! Claude Code directory), `real_views` (each real Claude Code source, and
+//! the documented differences), `agent_views` (the daily view of Codex,
+//! Gemini CLI, OpenCode and Copilot CLI), on rows read by `report_rows`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
