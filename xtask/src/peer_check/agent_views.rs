@@ -1,11 +1,11 @@
-//! `cru usage daily` against ccusage's own daily view of each other agent
-//! cru imports and ccusage reads (Codex, Gemini CLI, OpenCode, Copilot
-//! CLI): the agent's files laid out where ccusage looks for them (the
-//! directory its environment variable names), imported by cru from that
-//! same layout, and compared day by day and model by model, tokens by kind
-//! and cost to the cent, against both `ccusage <agent> daily` and the
-//! all-agents `ccusage daily` (which gives each model's cost; the Codex
-//! view gives only the day's).
+//! `cru usage daily|monthly` against ccusage's own views of each other
+//! agent cru imports and ccusage reads (Codex, Gemini CLI, OpenCode,
+//! Copilot CLI): the agent's files laid out where ccusage looks for them
+//! (the directory its environment variable names), imported by cru from
+//! that same layout, and compared period by period and model by model,
+//! tokens by kind and cost to the cent, against both `ccusage <agent>
+//! daily|monthly` and the all-agents `ccusage daily|monthly` (which gives
+//! each model's cost; the Codex view gives only the period's).
 //!
 //! One rule reads cru's figures in ccusage's terms: for Gemini CLI and
 //! OpenCode, ccusage's `outputTokens` leave the reasoning out (it is in
@@ -113,15 +113,15 @@ pub fn in_peer_terms(agent: Agent, mut rows: Rows) -> Rows {
 }
 
 /// `ccusage <view...> --json --offline -z UTC` with the agent's data at
-/// `data` and an empty home, so that nothing else is read; its daily rows.
-fn ccusage_daily(
+/// `data` and an empty home, so that nothing else is read; its JSON.
+fn ccusage_json(
     ccusage: &Path,
     agent: Agent,
     data: &Path,
     home: &Path,
     view: &[&str],
-) -> anyhow::Result<Rows> {
-    let json = output(
+) -> anyhow::Result<Vec<u8>> {
+    output(
         Command::new(ccusage)
             .args(view)
             .args(["--json", "--offline", "-z", "UTC"])
@@ -136,12 +136,16 @@ fn ccusage_daily(
             agent.env,
             data.display()
         ),
-    )?;
-    parse_rows(&json, "daily")
+    )
 }
 
-/// cru's daily rows and ccusage's two daily views, for the data of
-/// `agent` at `data` (laid out as ccusage reads it), each view compared.
+/// The views compared for each agent (each of ccusage's agent commands
+/// has both).
+const PERIODS: [&str; 2] = ["daily", "monthly"];
+
+/// cru's daily and monthly rows against ccusage's agent view and its
+/// all-agents view of each, for the data of `agent` at `data` (laid out as
+/// ccusage reads it): (what was compared, rows, differences).
 pub fn compare(
     cru: &Path,
     ccusage: &Path,
@@ -152,18 +156,32 @@ pub fn compare(
     let (sessions, home) = (scratch.path().join("sessions"), scratch.path().join("home"));
     std::fs::create_dir_all(&home)?;
     super::cru_import(cru, Some(agent.name), data, &sessions)?;
-    let ours = in_peer_terms(
+    // One run gives both all-agents views.
+    let all = ccusage_json(
+        ccusage,
         agent,
-        parse_rows(&cru_json(cru, &sessions, &["daily"])?, "daily")?,
-    );
+        data,
+        &home,
+        &["daily", "--sections", "daily,monthly"],
+    )?;
     let mut out = Vec::new();
-    for view in [&[agent.name, "daily"][..], &["daily"]] {
-        let theirs = ccusage_daily(ccusage, agent, data, &home, view)?;
-        out.push((
-            format!("ccusage {}", view.join(" ")),
-            ours.len().max(theirs.len()),
-            differences(&ours, &theirs),
-        ));
+    for period in PERIODS {
+        let ours = in_peer_terms(
+            agent,
+            parse_rows(&cru_json(cru, &sessions, &[period])?, period)?,
+        );
+        let own = ccusage_json(ccusage, agent, data, &home, &[agent.name, period])?;
+        for (view, json) in [
+            (format!("{} {period}", agent.name), own.as_slice()),
+            (period.to_owned(), all.as_slice()),
+        ] {
+            let theirs = parse_rows(json, period)?;
+            out.push((
+                format!("cru usage {period} against ccusage {view}"),
+                ours.len().max(theirs.len()),
+                differences(&ours, &theirs),
+            ));
+        }
     }
     Ok(out)
 }
@@ -178,10 +196,7 @@ pub fn check(
 ) -> anyhow::Result<()> {
     let mut failed = Vec::new();
     for (view, rows, diffs) in compare(cru, ccusage, agent, data)? {
-        println!(
-            "{name}: cru usage daily against {view}: {rows} rows ({} differences)",
-            diffs.len()
-        );
+        println!("{name}: {view}: {rows} rows ({} differences)", diffs.len());
         for d in diffs.iter().take(40) {
             println!("  {d}");
         }
@@ -191,8 +206,8 @@ pub fn check(
     }
     anyhow::ensure!(
         failed.is_empty(),
-        "{name}: cru usage daily and {} disagree",
-        failed.join(", ")
+        "{name}: cru and ccusage disagree: {}",
+        failed.join("; ")
     );
     Ok(())
 }
@@ -308,7 +323,10 @@ pub fn check_codex_streams(
     super::cru_import(cru, Some("codex"), data.path(), &sessions)?;
     let ours = parse_rows(&cru_json(cru, &sessions, &["daily"])?, "daily")?;
     for view in [&["codex", "daily"][..], &["daily"]] {
-        let theirs = ccusage_daily(ccusage, CODEX, data.path(), &home, view)?;
+        let theirs = parse_rows(
+            &ccusage_json(ccusage, CODEX, data.path(), &home, view)?,
+            "daily",
+        )?;
         let unexpected = codex_fallback_only(&ours, &theirs);
         println!(
             "codex exec streams: {} files, cru usage daily against ccusage {}: known difference (ccusage prices a stream's tokens as {CODEX_FALLBACK_MODEL}, cru leaves them unpriced){}",

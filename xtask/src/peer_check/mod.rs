@@ -12,7 +12,7 @@
 //! Beyond these import-time totals, the usage views themselves are
 //! compared: `usage_views` (daily, weekly, monthly and session views of a
 //! Claude Code directory), `real_views` (each real Claude Code source, and
-//! the documented differences), `agent_views` (the daily view of Codex,
+//! the documented differences), `agent_views` (the daily and monthly views of Codex,
 //! Gemini CLI, OpenCode and Copilot CLI), on rows read by `report_rows`.
 
 use std::collections::BTreeMap;
@@ -295,7 +295,7 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `cru usage daily` against ccusage's daily views of each other agent,
+/// `cru usage daily|monthly` against ccusage's views of each other agent,
 /// on its fixtures laid out where ccusage looks (see [`agent_views`]).
 fn other_agents_daily(
     root: &Path,
@@ -305,9 +305,9 @@ fn other_agents_daily(
 ) -> anyhow::Result<()> {
     use agent_views::{COPILOT, GEMINI, OPENCODE};
     for (name, dir) in [
-        ("codex daily", root.join("fixtures/real/codex")),
-        ("codex daily (foreign)", root.join("fixtures/foreign/codex")),
-        ("codex daily (generated)", codex_generated.to_owned()),
+        ("codex views", root.join("fixtures/real/codex")),
+        ("codex views (foreign)", root.join("fixtures/foreign/codex")),
+        ("codex views (generated)", codex_generated.to_owned()),
     ] {
         let (rollouts, streams) = agent_views::codex_files(&dir)?;
         agent_views::check_files(cru, ccusage, name, agent_views::CODEX, &dir, &rollouts)?;
@@ -317,16 +317,16 @@ fn other_agents_daily(
     }
     let gemini = root.join("fixtures/real/gemini");
     let chats = agent_views::gemini_files(&gemini)?;
-    agent_views::check_files(cru, ccusage, "gemini daily", GEMINI, &gemini, &chats)?;
+    agent_views::check_files(cru, ccusage, "gemini views", GEMINI, &gemini, &chats)?;
     let copilot = root.join("fixtures/real/copilot");
     let events = agent_views::copilot_files(&copilot)?;
-    agent_views::check_files(cru, ccusage, "copilot daily", COPILOT, &copilot, &events)?;
+    agent_views::check_files(cru, ccusage, "copilot views", COPILOT, &copilot, &events)?;
     for version in ["v1.1.65", "v1.18.33"] {
         let data = root.join("fixtures/real/opencode").join(version);
         agent_views::check(
             cru,
             ccusage,
-            &format!("opencode daily {version}"),
+            &format!("opencode views {version}"),
             OPENCODE,
             &data,
         )?;
