@@ -1,11 +1,12 @@
-//! `cru usage daily|monthly` against ccusage's own views of each other
+//! `cru usage daily|monthly|session` against ccusage's own views of each other
 //! agent cru imports and ccusage reads (Codex, Gemini CLI, OpenCode,
 //! Copilot CLI): the agent's files laid out where ccusage looks for them
 //! (the directory its environment variable names), imported by cru from
 //! that same layout, and compared period by period and model by model,
 //! tokens by kind and cost to the cent, against both `ccusage <agent>
-//! daily|monthly` and the all-agents `ccusage daily|monthly` (which gives
-//! each model's cost; the Codex view gives only the period's).
+//! daily|monthly|session` and the all-agents views of the same name (which
+//! give each model's cost; the Codex views give only the period's). A
+//! session is named as ccusage names it ([`session_name`]).
 //!
 //! One rule reads cru's figures in ccusage's terms: for Gemini CLI and
 //! OpenCode, ccusage's `outputTokens` leave the reasoning out (it is in
@@ -140,12 +141,72 @@ fn ccusage_json(
 }
 
 /// The views compared for each agent (each of ccusage's agent commands
-/// has both).
-const PERIODS: [&str; 2] = ["daily", "monthly"];
+/// has them all).
+const VIEWS: [&str; 3] = ["daily", "monthly", "session"];
 
-/// cru's daily and monthly rows against ccusage's agent view and its
-/// all-agents view of each, for the data of `agent` at `data` (laid out as
-/// ccusage reads it): (what was compared, rows, differences).
+/// The list a ccusage view's rows are under: the agent views call their
+/// sessions `sessions`, the all-agents view `session`.
+fn peer_list(view: &str, own: bool) -> &str {
+    if view == "session" && own {
+        "sessions"
+    } else {
+        view
+    }
+}
+
+/// ccusage's name for a session of `agent` imported from `data` (as
+/// `canonicalize` gives it), from the session's import provenance: the
+/// source `path` and the source's own `id` for the session.
+pub fn session_name(
+    agent: Agent,
+    path: &str,
+    id: Option<&str>,
+    data: &Path,
+) -> anyhow::Result<String> {
+    let file = Path::new(path.split('#').next().unwrap_or(path));
+    match agent.name {
+        // Its file's path below `sessions/`, without `.jsonl`.
+        "codex" => Ok(file
+            .strip_prefix(data.join("sessions"))
+            .with_context(|| format!("{path} is not under {}", data.display()))?
+            .with_extension("")
+            .to_string_lossy()
+            .into_owned()),
+        // Its folder below `session-state/`.
+        "copilot" => file
+            .parent()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .with_context(|| format!("{path} has no folder")),
+        // The agent's own session id.
+        _ => id
+            .map(str::to_owned)
+            .with_context(|| format!("{path}: no source id")),
+    }
+}
+
+/// cru's rows of one view.
+fn cru_rows(
+    cru: &Path,
+    sessions: &Path,
+    agent: Agent,
+    data: &Path,
+    view: &str,
+) -> anyhow::Result<Rows> {
+    let json = cru_json(cru, sessions, &[view])?;
+    let rows = if view == "session" {
+        super::session_rows::by_name(&json, sessions, |p| {
+            session_name(agent, &p.path, p.id.as_deref(), data)
+        })?
+    } else {
+        parse_rows(&json, view)?
+    };
+    Ok(in_peer_terms(agent, rows))
+}
+
+/// cru's daily, monthly and session rows against ccusage's agent view and
+/// its all-agents view of each, for the data of `agent` at `data` (laid
+/// out as ccusage reads it): (what was compared, rows, differences).
 pub fn compare(
     cru: &Path,
     ccusage: &Path,
@@ -155,29 +216,33 @@ pub fn compare(
     let scratch = tempfile::tempdir()?;
     let (sessions, home) = (scratch.path().join("sessions"), scratch.path().join("home"));
     std::fs::create_dir_all(&home)?;
+    // cru records the absolute path it imported.
+    let data =
+        &std::fs::canonicalize(data).with_context(|| format!("resolving {}", data.display()))?;
     super::cru_import(cru, Some(agent.name), data, &sessions)?;
-    // One run gives both all-agents views.
+    // One run gives every all-agents view.
     let all = ccusage_json(
         ccusage,
         agent,
         data,
         &home,
-        &["daily", "--sections", "daily,monthly"],
+        &["daily", "--sections", &VIEWS.join(",")],
     )?;
     let mut out = Vec::new();
-    for period in PERIODS {
-        let ours = in_peer_terms(
-            agent,
-            parse_rows(&cru_json(cru, &sessions, &[period])?, period)?,
-        );
-        let own = ccusage_json(ccusage, agent, data, &home, &[agent.name, period])?;
-        for (view, json) in [
-            (format!("{} {period}", agent.name), own.as_slice()),
-            (period.to_owned(), all.as_slice()),
+    for view in VIEWS {
+        let ours = cru_rows(cru, &sessions, agent, data, view)?;
+        let own = ccusage_json(ccusage, agent, data, &home, &[agent.name, view])?;
+        for (name, json, list) in [
+            (
+                format!("{} {view}", agent.name),
+                own.as_slice(),
+                peer_list(view, true),
+            ),
+            (view.to_owned(), all.as_slice(), peer_list(view, false)),
         ] {
-            let theirs = parse_rows(json, period)?;
+            let theirs = parse_rows(json, list)?;
             out.push((
-                format!("cru usage {period} against ccusage {view}"),
+                format!("cru usage {view} against ccusage {name}"),
                 ours.len().max(theirs.len()),
                 differences(&ours, &theirs),
             ));
@@ -379,6 +444,33 @@ mod tests {
         assert_eq!(g[&key("2025-10-05", "gemini-2.5-pro")].tokens.output, 40);
         assert_eq!(in_peer_terms(CODEX, rows.clone()), rows);
         assert_eq!(in_peer_terms(OPENCODE, rows.clone()), g);
+    }
+
+    #[test]
+    fn sessions_are_named_as_ccusage_names_them() {
+        let data = Path::new("/d");
+        let name = |a, path, id| session_name(a, path, id, data);
+        assert_eq!(
+            name(CODEX, "/d/sessions/a/full/rollout-1.jsonl", Some("019")).unwrap(),
+            "a/full/rollout-1"
+        );
+        assert_eq!(
+            name(COPILOT, "/d/session-state/x/events.jsonl", Some("96ef")).unwrap(),
+            "x"
+        );
+        assert_eq!(
+            name(GEMINI, "/d/project/chats/c.json", Some("0ab8")).unwrap(),
+            "0ab8"
+        );
+        assert_eq!(
+            name(OPENCODE, "/d/storage", Some("ses_1")).unwrap(),
+            "ses_1"
+        );
+        assert!(name(GEMINI, "/d/project/chats/c.json", None).is_err());
+        assert!(name(CODEX, "/elsewhere/r.jsonl", None).is_err());
+        assert_eq!(peer_list("session", true), "sessions");
+        assert_eq!(peer_list("session", false), "session");
+        assert_eq!(peer_list("monthly", true), "monthly");
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! Beyond these import-time totals, the usage views themselves are
 //! compared: `usage_views` (daily, weekly, monthly and session views of a
 //! Claude Code directory), `real_views` (each real Claude Code source, and
-//! the documented differences), `agent_views` (the daily and monthly views of Codex,
+//! the documented differences), `agent_views` (the daily, monthly and session views of Codex,
 //! Gemini CLI, OpenCode and Copilot CLI), on rows read by `report_rows`.
 
 use std::collections::BTreeMap;
@@ -295,7 +295,7 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `cru usage daily|monthly` against ccusage's views of each other agent,
+/// `cru usage daily|monthly|session` against ccusage's views of each other agent,
 /// on its fixtures laid out where ccusage looks (see [`agent_views`]).
 fn other_agents_daily(
     root: &Path,

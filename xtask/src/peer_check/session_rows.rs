@@ -41,15 +41,14 @@ pub fn ccusage_session(source: &str, projects: &Path) -> anyhow::Result<String> 
     name.with_context(|| format!("{source} is no file inside a project folder"))
 }
 
-/// ccusage's session name for the session file `file`, from its import
-/// provenance; an error when the file was not imported from `projects`.
-pub fn source_row(file: &Path, projects: &Path) -> anyhow::Result<String> {
+/// The import provenance of the session file `file`; an error when the
+/// file was not imported.
+pub fn provenance(file: &Path) -> anyhow::Result<crucible_interop::Provenance> {
     let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     let log = crucible_parser::parse_session(file, &bytes)
         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    let p = crucible_interop::Provenance::of(&log)
-        .with_context(|| format!("{}: no import provenance", file.display()))?;
-    ccusage_session(&p.path, projects)
+    crucible_interop::Provenance::of(&log)
+        .with_context(|| format!("{}: no import provenance", file.display()))
 }
 
 /// Each cru session id of a `usage session --json` report with its
@@ -87,9 +86,20 @@ pub fn by_source(json: &[u8], sessions: &Path, projects: &Path) -> anyhow::Resul
     // cru records the absolute path it imported.
     let projects = std::fs::canonicalize(projects)
         .with_context(|| format!("resolving {}", projects.display()))?;
+    by_name(json, sessions, |p| ccusage_session(&p.path, &projects))
+}
+
+/// cru's `usage session --json` report on the store `sessions`, each
+/// session under the name `name` gives its import provenance, and the
+/// rows of one name summed.
+pub fn by_name(
+    json: &[u8],
+    sessions: &Path,
+    name: impl Fn(&crucible_interop::Provenance) -> anyhow::Result<String>,
+) -> anyhow::Result<Rows> {
     let mut name_of = BTreeMap::new();
     for (id, path) in paths(json)? {
-        name_of.insert(id, source_row(&sessions.join(path), &projects)?);
+        name_of.insert(id, name(&provenance(&sessions.join(path))?)?);
     }
     rename(&parse_rows(json, "session")?, &name_of)
 }
@@ -167,13 +177,16 @@ mod tests {
         )
         .unwrap();
         let projects = Path::new("/c/projects");
-        assert_eq!(source_row(&file, projects).unwrap(), "7f3c2a10");
+        assert_eq!(
+            ccusage_session(&provenance(&file).unwrap().path, projects).unwrap(),
+            "7f3c2a10"
+        );
         std::fs::write(
             &file,
             "---\ntype: session\nsession_id: s\ntitle: S\nstarted: 2025-08-14T09:00:13.000Z\n\
              status: completed\nparticipants:\n  - claude-code\n---\n\n# S\n",
         )
         .unwrap();
-        assert!(source_row(&file, projects).is_err());
+        assert!(provenance(&file).is_err());
     }
 }
