@@ -12,8 +12,9 @@
 //! Beyond these import-time totals, the usage views themselves are
 //! compared: `usage_views` (daily, weekly, monthly and session views of a
 //! Claude Code directory), `real_views` (each real Claude Code source, and
-//! the documented differences), `agent_views` (the daily, monthly and session views of Codex,
-//! Gemini CLI, OpenCode and Copilot CLI), on rows read by `report_rows`.
+//! the documented differences), `agent_views` (the daily, monthly and
+//! session views of Codex, Gemini CLI, OpenCode and Copilot CLI), on rows
+//! read by `report_rows`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -295,8 +296,9 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `cru usage daily|monthly|session` against ccusage's views of each other agent,
-/// on its fixtures laid out where ccusage looks (see [`agent_views`]).
+/// `cru usage daily|monthly|session` against ccusage's views of each
+/// other agent, on its fixtures laid out where ccusage looks (see
+/// [`agent_views`]).
 fn other_agents_daily(
     root: &Path,
     cru: &Path,
