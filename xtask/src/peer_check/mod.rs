@@ -8,6 +8,13 @@
 //! cru imports every run as its own session (subagents as linked
 //! children), so its sessions are summed by the row their source falls
 //! in, and the four usage parts compared row by row.
+//!
+//! Beyond these import-time totals, the usage views themselves are
+//! compared: `usage_views` (daily, weekly, monthly and session views of a
+//! Claude Code directory), `real_views` (each real Claude Code source, and
+//! the documented differences), `agent_views` (the daily, monthly and
+//! session views of Codex, Gemini CLI, OpenCode and Copilot CLI), on rows
+//! read by `report_rows`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,10 +22,14 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
+mod agent_views;
 pub mod codex;
 mod gemini;
 mod opencode;
 pub mod real_claude;
+mod real_views;
+mod report_rows;
+mod session_rows;
 mod usage_views;
 
 /// The version the issue names: its JSON is what this reads.
@@ -242,7 +253,8 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
     let ccusage = install_ccusage(root)?;
     real_claude::check(root, &cru, &ccusage)?;
     real_claude::check_resumed(root, &cru, &ccusage)?;
-    usage_views::check_real(root, &cru, &ccusage)?;
+    real_views::check_real(root, &cru, &ccusage)?;
+    real_views::check_fast_mode_price(&cru, &ccusage)?;
     check(
         &cru,
         &ccusage,
@@ -279,7 +291,48 @@ pub fn run(root: &Path, transcripts: usize) -> anyhow::Result<()> {
     usage_views::check(&cru, &ccusage, "generated", scratch.path())?;
     gemini::check(&cru, &ccusage, &root.join("fixtures/real/gemini"))?;
     opencode::check(&cru, &ccusage, &root.join("fixtures/real/opencode"))?;
+    other_agents_daily(root, &cru, &ccusage, codex_scratch.path())?;
     println!("cru's token totals match ccusage's on every session");
+    Ok(())
+}
+
+/// `cru usage daily|monthly|session` against ccusage's views of each
+/// other agent, on its fixtures laid out where ccusage looks (see
+/// [`agent_views`]).
+fn other_agents_daily(
+    root: &Path,
+    cru: &Path,
+    ccusage: &Path,
+    codex_generated: &Path,
+) -> anyhow::Result<()> {
+    use agent_views::{COPILOT, GEMINI, OPENCODE};
+    for (name, dir) in [
+        ("codex views", root.join("fixtures/real/codex")),
+        ("codex views (foreign)", root.join("fixtures/foreign/codex")),
+        ("codex views (generated)", codex_generated.to_owned()),
+    ] {
+        let (rollouts, streams) = agent_views::codex_files(&dir)?;
+        agent_views::check_files(cru, ccusage, name, agent_views::CODEX, &dir, &rollouts)?;
+        if !streams.is_empty() {
+            agent_views::check_codex_streams(cru, ccusage, &dir, &streams)?;
+        }
+    }
+    let gemini = root.join("fixtures/real/gemini");
+    let chats = agent_views::gemini_files(&gemini)?;
+    agent_views::check_files(cru, ccusage, "gemini views", GEMINI, &gemini, &chats)?;
+    let copilot = root.join("fixtures/real/copilot");
+    let events = agent_views::copilot_files(&copilot)?;
+    agent_views::check_files(cru, ccusage, "copilot views", COPILOT, &copilot, &events)?;
+    for version in ["v1.1.65", "v1.18.33"] {
+        let data = root.join("fixtures/real/opencode").join(version);
+        agent_views::check(
+            cru,
+            ccusage,
+            &format!("opencode views {version}"),
+            OPENCODE,
+            &data,
+        )?;
+    }
     Ok(())
 }
 

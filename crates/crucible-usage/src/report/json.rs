@@ -3,8 +3,10 @@
 //! Key names are ccusage's (`inputTokens`, `totalCost`, `modelsUsed`,
 //! `modelBreakdowns`, ...). cru adds `unpricedTokens` (tokens no price was
 //! found for, so a reader can tell "unpriced" from $0) and `untypedTokens`
-//! (tokens of unknown kind from old files), each only when non-zero, so a
-//! file ccusage could have written looks exactly as ccusage writes it.
+//! (tokens of unknown kind from old files), and `reasoningOutputTokens` (the
+//! part of `outputTokens` that was reasoning, under the name ccusage's Codex
+//! view gives it), each only when non-zero, so a file ccusage could have
+//! written looks exactly as ccusage writes it.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
@@ -17,7 +19,7 @@ pub(super) fn usage_fields<M: SerializeMap>(map: &mut M, usage: &Usage) -> Resul
     map.serialize_entry("modelBreakdowns", &Breakdowns(usage))
 }
 
-/// Token kinds, total, cost (and the two additions when non-zero).
+/// Token kinds, total, cost (and the additions when non-zero).
 pub(super) fn figures<M: SerializeMap>(map: &mut M, t: &Totals) -> Result<(), M::Error> {
     map.serialize_entry("inputTokens", &t.tokens.input)?;
     map.serialize_entry("outputTokens", &t.tokens.output)?;
@@ -25,10 +27,18 @@ pub(super) fn figures<M: SerializeMap>(map: &mut M, t: &Totals) -> Result<(), M:
     map.serialize_entry("cacheReadTokens", &t.tokens.cache_read)?;
     map.serialize_entry("totalTokens", &t.total_tokens())?;
     map.serialize_entry("totalCost", &t.cost.usd)?;
-    additions(map, t.cost.unpriced_tokens, t.untyped)
+    additions(map, t.tokens.reasoning, t.cost.unpriced_tokens, t.untyped)
 }
 
-fn additions<M: SerializeMap>(map: &mut M, unpriced: u64, untyped: u64) -> Result<(), M::Error> {
+fn additions<M: SerializeMap>(
+    map: &mut M,
+    reasoning: u64,
+    unpriced: u64,
+    untyped: u64,
+) -> Result<(), M::Error> {
+    if reasoning > 0 {
+        map.serialize_entry("reasoningOutputTokens", &reasoning)?;
+    }
     if unpriced > 0 {
         map.serialize_entry("unpricedTokens", &unpriced)?;
     }
@@ -76,7 +86,12 @@ impl Serialize for ModelUsage {
         map.serialize_entry("cacheCreationTokens", &self.tokens.cache_creation)?;
         map.serialize_entry("cacheReadTokens", &self.tokens.cache_read)?;
         map.serialize_entry("cost", &self.cost.usd)?;
-        additions(&mut map, self.cost.unpriced_tokens, self.untyped)?;
+        additions(
+            &mut map,
+            self.tokens.reasoning,
+            self.cost.unpriced_tokens,
+            self.untyped,
+        )?;
         map.end()
     }
 }

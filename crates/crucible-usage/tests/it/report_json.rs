@@ -72,3 +72,21 @@ fn blocks_view_json() {
     );
     insta::assert_snapshot!("blocks", json(&r));
 }
+
+#[test]
+fn reasoning_is_written_only_when_some_output_was_reasoning() {
+    let o = opts("UTC", "2025-10-03T10:00:00Z");
+    let plain: serde_json::Value = serde_json::to_value(daily(&sample(), &price, &o)).unwrap();
+    assert!(plain["daily"][0].get("reasoningOutputTokens").is_none());
+    let mut thought = line("2025-10-02T14:00:03Z", "gpt-5-codex", 100, 40);
+    thought.tokens.reasoning = 30;
+    let d: serde_json::Value =
+        serde_json::to_value(daily(&[usage_of("r1", vec![thought])], &price, &o)).unwrap();
+    let row = &d["daily"][0];
+    // Part of outputTokens, as in ccusage's Codex view: the total is unchanged.
+    assert_eq!(row["outputTokens"], 40);
+    assert_eq!(row["reasoningOutputTokens"], 30);
+    assert_eq!(row["totalTokens"], 140);
+    assert_eq!(row["modelBreakdowns"][0]["reasoningOutputTokens"], 30);
+    assert_eq!(d["totals"]["reasoningOutputTokens"], 30);
+}
