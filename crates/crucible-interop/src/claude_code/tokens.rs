@@ -58,6 +58,19 @@ pub(crate) fn usage_of(u: &Value) -> Tokens {
     }
 }
 
+/// The model a response is priced as: its `message.model`, as
+/// `<model>-fast` when `usage.speed` is `"fast"` (Claude Code's fast mode,
+/// the same model at a higher price; ccusage names it so too, and the price
+/// table prices `<model>-fast` at the model's fast-mode rate).
+pub(crate) fn priced_model(model: Option<&str>, u: &Value) -> Option<String> {
+    let model = model?;
+    if u.get("speed").and_then(Value::as_str) == Some("fast") {
+        Some(format!("{model}-fast"))
+    } else {
+        Some(model.to_owned())
+    }
+}
+
 /// The id a response's record carries: `<message.id>:<requestId>`, or the
 /// message's id alone when the line has no request id.
 pub(crate) fn request_id(message_id: &str, request: Option<&str>) -> String {
@@ -79,10 +92,10 @@ impl Responses {
         };
         let id = msg.get("id").and_then(Value::as_str);
         let request = v.get("requestId").and_then(Value::as_str);
-        let model = msg.get("model").and_then(Value::as_str);
+        let model = priced_model(msg.get("model").and_then(Value::as_str), u);
         let mut r = record(
             time(v.get("timestamp").and_then(Value::as_str)),
-            model,
+            model.as_deref(),
             usage_of(u),
             id.map(|id| request_id(id, request)),
         );
@@ -157,6 +170,21 @@ mod tests {
         assert_eq!(outputs(&phases[0]), [40]);
         assert_eq!(outputs(&phases[1]), [9]);
         assert_eq!(phases[0].usage[0].id.as_deref(), Some("a:r1"));
+    }
+
+    #[test]
+    fn a_fast_mode_response_is_priced_as_the_models_fast_mode() {
+        let mut r = Responses::default();
+        let mut fast = line("f", 9);
+        fast["message"]["usage"]["speed"] = "fast".into();
+        let mut standard = line("s", 9);
+        standard["message"]["usage"]["speed"] = "standard".into();
+        r.add(&fast, 0);
+        r.add(&standard, 0);
+        let mut phases = vec![Phase::new("one", None, None)];
+        r.into_phases(&mut phases);
+        let models: Vec<_> = phases[0].usage.iter().map(|u| u.model.as_deref()).collect();
+        assert_eq!(models, [Some("m-fast"), Some("m")]);
     }
 
     #[test]

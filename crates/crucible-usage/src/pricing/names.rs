@@ -88,12 +88,36 @@ pub(super) fn resolve(
     .or_else(|| first(&mut models.iter().filter(matching), true))
 }
 
-/// `<m>-fast` for a model whose entry has a fast-mode multiplier: `<m>`'s
-/// prices times it. Only then: `grok-4-fast` is a model of its own.
+/// `<m>-fast` for a model whose entry has a fast-mode multiplier (or is
+/// in [`FAST_MODE_NOT_IN_LITELLM`]): `<m>`'s prices times it. Only then:
+/// `grok-4-fast` is a model of its own.
 fn fast_mode(models: &BTreeMap<String, ModelPrice>, model: &str) -> Option<(String, ModelPrice)> {
     let (name, p) = resolve(models, model.strip_suffix("-fast")?)?;
-    let factor = p.fast?;
+    let factor = p.fast.or_else(|| fast_mode_not_in_litellm(&name))?;
     Some((name, p.scaled(factor)))
+}
+
+/// Fast-mode multipliers LiteLLM's list does not carry (it has them for
+/// later models only): Anthropic bills Claude Code's fast mode on Opus 4.6
+/// and 4.7 at six times the standard rates ($30/$150 per million input and
+/// output tokens against $5/$25), and ccusage prices them so. A dated name
+/// (`claude-opus-4-6-20260205`) is its model's.
+const FAST_MODE_NOT_IN_LITELLM: [(&str, f64); 2] =
+    [("claude-opus-4-6", 6.0), ("claude-opus-4-7", 6.0)];
+
+fn fast_mode_not_in_litellm(name: &str) -> Option<f64> {
+    FAST_MODE_NOT_IN_LITELLM
+        .iter()
+        .find(|(base, _)| {
+            name.strip_prefix(base)
+                .is_some_and(|rest| rest.is_empty() || is_date_suffix(rest))
+        })
+        .map(|&(_, factor)| factor)
+}
+
+/// `-YYYYMMDD`.
+fn is_date_suffix(rest: &str) -> bool {
+    rest.len() == 9 && rest.starts_with('-') && rest[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
 /// `.` and `@` spell the same separator as `-` (`gpt-5.1`, `claude-opus-5@eu`).
@@ -241,6 +265,37 @@ mod tests {
         assert_eq!(which(&t, "llama3.2"), None);
         assert_eq!(which(&t, ""), None);
         assert_eq!(which(&t, "sonnet-4-5x"), None);
+    }
+
+    #[test]
+    fn opus_4_6_and_4_7_fast_mode_is_six_times_though_litellm_omits_it() {
+        let t = table(&[
+            "claude-opus-4-6",
+            "claude-opus-4-6-20260205",
+            "claude-opus-4-7",
+            "claude-opus-4-5",
+        ]);
+        for base in [
+            "claude-opus-4-6",
+            "claude-opus-4-6-20260205",
+            "claude-opus-4-7",
+        ] {
+            let (_, standard) = resolve(&t, base).unwrap();
+            let fast = resolve(&t, &format!("{base}-fast"));
+            assert_eq!(
+                fast,
+                Some((base.to_owned(), standard.scaled(6.0))),
+                "{base}"
+            );
+        }
+        // Opus 4.5 has no fast mode: its `-fast` name is priced as itself.
+        let (name, p) = resolve(&t, "claude-opus-4-5-fast").unwrap();
+        assert_eq!(
+            (name.as_str(), p),
+            ("claude-opus-4-5", resolve(&t, "claude-opus-4-5").unwrap().1)
+        );
+        assert_eq!(fast_mode_not_in_litellm("claude-opus-4-60"), None);
+        assert_eq!(fast_mode_not_in_litellm("claude-opus-4-6-thinking"), None);
     }
 
     #[test]
