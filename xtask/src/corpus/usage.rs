@@ -36,7 +36,7 @@ pub fn add(log: &mut SessionLog, seed: u64, n: usize) {
     let mut rng = Rng::new(
         seed.wrapping_mul(7_919)
             .wrapping_add(n as u64)
-            .wrapping_add(0x5eed_0f_u64 << 32),
+            .wrapping_add(0x005e_ed0f_u64 << 32),
     );
     if rng.chance(WITHOUT_RECORDS) {
         return;

@@ -20,7 +20,7 @@ mod price;
 mod stored;
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crucible_core::UsageLine;
 use jiff::civil::Date;
@@ -42,6 +42,9 @@ pub const SYNTHETIC_MODEL: &str = "<synthetic>";
 /// The shipped list, LiteLLM's, in the format of [`PriceTable::to_bytes`].
 const SHIPPED: &[u8] = include_bytes!("../../data/litellm-prices.json");
 
+/// A name's match in the table: the entry's name and the price it gives.
+type Resolved = Arc<(String, ModelPrice)>;
+
 /// Prices per model, the date they were taken and where from.
 #[derive(Debug)]
 pub struct PriceTable {
@@ -49,8 +52,9 @@ pub struct PriceTable {
     source: String,
     models: BTreeMap<String, ModelPrice>,
     /// What `price_of` answered for each name asked: the fuzzy match scans
-    /// every model, and reports ask for the same few names again and again.
-    resolved: Mutex<HashMap<String, Option<(String, ModelPrice)>>>,
+    /// every model, and reports ask for the same few names again and again
+    /// (once per usage line: shared, so that pricing a line copies nothing).
+    resolved: Mutex<HashMap<String, Option<Resolved>>>,
 }
 
 impl Clone for PriceTable {
@@ -116,7 +120,7 @@ impl PriceTable {
         if model == SYNTHETIC_MODEL {
             return Some(ModelPrice::FREE);
         }
-        self.resolve(model).map(|(_, p)| p)
+        self.resolve(model).map(|found| found.1.clone())
     }
 
     /// The name of the table's entry whose prices `model` takes (itself, a
@@ -126,10 +130,10 @@ impl PriceTable {
         if model == SYNTHETIC_MODEL {
             return Some(SYNTHETIC_MODEL.to_owned());
         }
-        self.resolve(model).map(|(name, _)| name)
+        self.resolve(model).map(|found| found.0.clone())
     }
 
-    fn resolve(&self, model: &str) -> Option<(String, ModelPrice)> {
+    fn resolve(&self, model: &str) -> Option<Resolved> {
         let mut resolved = self
             .resolved
             .lock()
@@ -137,7 +141,7 @@ impl PriceTable {
         if let Some(found) = resolved.get(model) {
             return found.clone();
         }
-        let found = names::resolve(&self.models, model);
+        let found = names::resolve(&self.models, model).map(Arc::new);
         resolved.insert(model.to_owned(), found.clone());
         found
     }
@@ -161,15 +165,28 @@ impl PriceTable {
     }
 
     fn computed(&self, line: &UsageLine) -> Cost {
-        match line.model.as_deref().and_then(|m| self.price_of(m)) {
-            Some(p) => Cost {
-                usd: p.cost(line.tokens, &line.above),
+        let price = match line.model.as_deref() {
+            Some(SYNTHETIC_MODEL) => return Self::free(line),
+            Some(m) => self.resolve(m),
+            None => None,
+        };
+        match price {
+            Some(found) => Cost {
+                usd: found.1.cost(line.tokens, &line.above),
                 unpriced_tokens: line.untyped,
             },
             None => Cost {
                 usd: 0.0,
                 unpriced_tokens: line.total(),
             },
+        }
+    }
+
+    /// A line of [`SYNTHETIC_MODEL`]: what [`ModelPrice::FREE`] makes of it.
+    fn free(line: &UsageLine) -> Cost {
+        Cost {
+            usd: ModelPrice::FREE.cost(line.tokens, &line.above),
+            unpriced_tokens: line.untyped,
         }
     }
 }
