@@ -1,8 +1,9 @@
 //! The price table: what a model's tokens cost, and what a usage line costs.
 //!
 //! The table is LiteLLM's model price list (the list ccusage prices with),
-//! shipped in the binary as `data/litellm-prices.json` with the date it was
-//! taken; `cru pricing update FILE` reads a newer LiteLLM file
+//! shipped in the binary (`data/litellm-prices.json`, with the date it was
+//! taken, digested into constants when cru is built: `build.rs`);
+//! `cru pricing update FILE` reads a newer LiteLLM file
 //! ([`PriceTable::from_litellm_json`]) and keeps it in the user's config
 //! directory ([`PriceTable::to_bytes`], [`PriceTable::from_bytes`]); the
 //! config's `[pricing]` table overrides or adds models
@@ -17,6 +18,7 @@ mod litellm;
 mod names;
 mod overrides;
 mod price;
+mod shipped;
 mod stored;
 
 use std::collections::{BTreeMap, HashMap};
@@ -38,9 +40,6 @@ pub const STALE_AFTER_DAYS: i64 = 60;
 /// The model name Claude Code writes on messages it made up itself (errors,
 /// interruptions): no model answered them, so they cost nothing.
 pub const SYNTHETIC_MODEL: &str = "<synthetic>";
-
-/// The shipped list, LiteLLM's, in the format of [`PriceTable::to_bytes`].
-const SHIPPED: &[u8] = include_bytes!("../../data/litellm-prices.json");
 
 /// A name's match in the table: the entry's name and the price it gives.
 type Resolved = Arc<(String, ModelPrice)>;
@@ -79,9 +78,14 @@ impl PriceTable {
         }
     }
 
-    /// The list shipped with cru.
+    /// The list shipped with cru (digested when cru was built: the same
+    /// table as [`PriceTable::from_bytes`] of the file, which the tests check).
     pub fn shipped() -> Self {
-        Self::from_bytes(SHIPPED).expect("the shipped price table is checked by the tests")
+        let (taken, source, models) = shipped::table();
+        let taken = taken
+            .parse()
+            .expect("the shipped table's date is checked by the tests");
+        Self::new(taken, source.to_owned(), models)
     }
 
     /// The day the prices were taken (the source list's date).
@@ -198,6 +202,9 @@ mod tests {
 
     use super::*;
 
+    /// The shipped list, LiteLLM's, in the format of [`PriceTable::to_bytes`].
+    const SHIPPED: &[u8] = include_bytes!("../../data/litellm-prices.json");
+
     fn line(model: Option<&str>, tokens: Tokens) -> UsageLine {
         UsageLine {
             model: model.map(str::to_owned),
@@ -224,6 +231,11 @@ mod tests {
             "data/litellm-prices.json is as to_bytes writes it"
         );
         assert_eq!(t.taken(), date(2026, 9, 20));
+        assert_eq!(
+            PriceTable::from_bytes(SHIPPED).unwrap(),
+            t,
+            "the digest built from data/litellm-prices.json reads as the file does"
+        );
         for m in [
             "claude-sonnet-4-5-20250929",
             "claude-sonnet-4-20250514",
