@@ -4,6 +4,8 @@
 //! so a corpus is always valid, canonical markdown: the benchmarks measure the
 //! parser on what cru itself produces, with every construct of the format.
 
+mod usage;
+
 use std::path::Path;
 
 use anyhow::Context;
@@ -12,6 +14,10 @@ use crucible_core::{
     SessionLog, SessionStatus, SubagentEntry, SubagentMode, SubagentRef, Task, TaskStatus,
     Timestamp, ToolCall,
 };
+
+/// The generator's version: bumped when the same spec makes other files
+/// (2: phases carry per-request usage records).
+const GENERATOR: u32 = 2;
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,8 +40,10 @@ impl CorpusSpec {
         )
     }
 
+    /// What a generated folder was made from; a folder whose marker differs
+    /// (another spec, or another version of the generator) is made again.
     fn marker(&self) -> String {
-        format!("{self:?}\n")
+        format!("{self:?} generator {GENERATOR}\n")
     }
 }
 
@@ -320,6 +328,7 @@ pub fn session(spec: &CorpusSpec, n: usize) -> SessionLog {
         }
         SessionStatus::Active => {}
     }
+    usage::add(&mut log, spec.seed, n);
     log
 }
 

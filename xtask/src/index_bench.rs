@@ -239,7 +239,33 @@ fn baseline_rows(out: &mut String, d: &str, runs: usize) -> anyhow::Result<Optio
     Ok(rg.as_ref().map(|m| ms(m.best)))
 }
 
-/// The `list` and `stats` rows, each run after `edit`.
+/// The queries measured with and without an edit: arguments (before
+/// `--dir`), what the row says, and the target.
+const QUERIES: &[(&[&str], &str, &str)] = &[
+    (
+        &["session", "list", "--status", "paused", "--format", "json"],
+        "`cru session list --status paused --format json`",
+        "≤ 200 ms, ≥ 2.5× faster than rg",
+    ),
+    (
+        &["session", "stats", "--group-by", "agent"],
+        "`cru session stats --group-by agent`",
+        "≤ 250 ms",
+    ),
+    (
+        &["session", "stats", "--group-by", "model"],
+        "`cru session stats --group-by model`",
+        "≤ 250 ms",
+    ),
+    (&["usage", "monthly"], "`cru usage monthly`", "≤ 200 ms"),
+    (
+        &["usage", "daily", "--json"],
+        "`cru usage daily --json`",
+        "(for reference)",
+    ),
+];
+
+/// The rows of [`QUERIES`], each run after `edit`.
 fn query_rows(
     out: &mut String,
     cru: &Path,
@@ -249,27 +275,22 @@ fn query_rows(
     edit: &dyn Fn() -> anyhow::Result<()>,
     rg_ms: Option<f64>,
 ) -> anyhow::Result<()> {
-    let list_args = [
-        "session", "list", "--status", "paused", "--format", "json", "--dir", d,
-    ];
-    let stats_args = ["session", "stats", "--group-by", "agent", "--dir", d];
-    let list = measure_each(cru, &list_args, runs, edit)?.context("cru")?;
-    let speedup = rg_ms.map_or(String::new(), |r| {
-        format!(" ({:.1}× faster than rg)", r / ms(list.best))
-    });
-    writeln!(
-        out,
-        "| `cru session list --status paused --format json`, {label} | {:.0} ms{speedup} | {} | ≤ 200 ms, ≥ 2.5× faster than rg |",
-        ms(list.best),
-        mb(&list)
-    )?;
-    let stats = measure_each(cru, &stats_args, runs, edit)?.context("cru")?;
-    writeln!(
-        out,
-        "| `cru session stats --group-by agent`, {label} | {:.0} ms | {} | ≤ 250 ms |",
-        ms(stats.best),
-        mb(&stats)
-    )?;
+    for (i, (args, name, target)) in QUERIES.iter().enumerate() {
+        let mut args = args.to_vec();
+        args.extend(["--dir", d]);
+        let m = measure_each(cru, &args, runs, edit)?.context("cru")?;
+        // The list row is the one compared with rg (the same question).
+        let speedup = match rg_ms {
+            Some(r) if i == 0 => format!(" ({:.1}× faster than rg)", r / ms(m.best)),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "| {name}, {label} | {:.0} ms{speedup} | {} | {target} |",
+            ms(m.best),
+            mb(&m)
+        )?;
+    }
     Ok(())
 }
 
@@ -309,6 +330,10 @@ mod tests {
         assert!(table.contains("20 sessions"), "{table}");
         assert!(table.contains("one session edited in place"), "{table}");
         assert!(table.contains("nothing changed"), "{table}");
+        assert!(
+            table.contains("`cru usage monthly`, nothing changed"),
+            "{table}"
+        );
     }
     use crucible_index::record::{FileStamp, SessionRecord};
     use crucible_index::{Filter, GroupBy, SessionIndex};
@@ -340,14 +365,22 @@ mod tests {
     fn the_index_agrees_with_a_full_parse_on_a_generated_corpus() {
         let dir = crate::corpus::small(300, 1, 6, 11);
         let store = SessionStore::new(dir.path(), MarkdownCodec);
-        let index = SessionIndex::new(&store)
+        let mut index = SessionIndex::new(&store)
             .open(None, &|_, _| {})
             .unwrap()
             .index;
-        let (truth, true_phases) = full_parse(dir.path());
+        let (mut truth, mut true_phases) = full_parse(dir.path());
         assert_eq!(index.sessions.len(), 300);
         let ids = |v: Vec<SessionRecord>| v.into_iter().map(|r| r.id).collect::<Vec<_>>();
-        let phases = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();
+        let mut phases = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();
+        // Both sides in one order: `stats` adds the costs sources wrote
+        // (floating point) in the order it is given sessions, and the
+        // corpus's records carry such costs, so another order can differ in
+        // the last bit. What is compared is what the index holds.
+        index.sessions.sort_by(|a, b| a.path.cmp(&b.path));
+        truth.sort_by(|a, b| a.path.cmp(&b.path));
+        phases.sort_by(|a, b| a.path.cmp(&b.path));
+        true_phases.sort_by(|a, b| a.path.cmp(&b.path));
         let all = Filter::default;
         for f in [
             all(),

@@ -19,9 +19,11 @@
 //! or a control character, so the cell never needs TOON quoting; `None` is
 //! empty and an empty text is a lone `%`.
 
+mod decode;
+
 use std::fmt::Write as _;
 
-use crucible_core::{Tokens, UsageLine};
+use crucible_core::UsageLine;
 
 /// Writes `lines` as one cell's text (empty for none).
 pub fn encode(lines: &[UsageLine]) -> String {
@@ -73,91 +75,7 @@ pub fn encode(lines: &[UsageLine]) -> String {
     out
 }
 
-/// Reads what [`encode`] wrote.
-pub fn decode(cell: &str) -> Result<Vec<UsageLine>, String> {
-    if cell.is_empty() {
-        return Ok(Vec::new());
-    }
-    cell.split(';').map(line).collect()
-}
-
-fn line(s: &str) -> Result<UsageLine, String> {
-    let bad = || format!("usage `{s}` is not agent|channel|model|hour|... (16 fields)");
-    let f: Vec<&str> = s.split('|').collect();
-    let &[
-        agent,
-        channel,
-        model,
-        hour,
-        first,
-        last,
-        requests,
-        input,
-        output,
-        cache_creation,
-        cache_read,
-        reasoning,
-        cache_creation_1h,
-        untyped,
-        cost,
-        above,
-    ] = f.as_slice()
-    else {
-        return Err(bad());
-    };
-    let n = |v: &str| v.parse::<u64>().map_err(|_| bad());
-    let i = |v: &str| v.parse::<i64>().map_err(|_| bad());
-    let hour = i(hour)?;
-    let base_ms = hour.checked_mul(3_600_000).ok_or_else(bad)?;
-    let (recorded, recorded_cost_usd) = match cost {
-        "-" => (false, 0.0),
-        c => (true, c.parse::<f64>().map_err(|_| bad())?),
-    };
-    Ok(UsageLine {
-        phase: None,
-        agent: untext(agent)?,
-        channel: untext(channel)?,
-        model: untext(model)?,
-        hour: hour * 3_600,
-        first_ms: base_ms + i(first)?,
-        last_ms: base_ms + i(last)?,
-        requests: n(requests)?,
-        tokens: Tokens {
-            input: n(input)?,
-            output: n(output)?,
-            cache_creation: n(cache_creation)?,
-            cache_read: n(cache_read)?,
-            reasoning: n(reasoning)?,
-            cache_creation_1h: n(cache_creation_1h)?,
-        },
-        untyped: n(untyped)?,
-        recorded,
-        recorded_cost_usd,
-        above: above_items(above).ok_or_else(bad)?,
-    })
-}
-
-fn above_items(s: &str) -> Option<Vec<(u64, Tokens)>> {
-    if s.is_empty() {
-        return Some(Vec::new());
-    }
-    s.split('+')
-        .map(|item| {
-            let mut it = item.split(':').map(str::parse::<u64>);
-            let mut next = || it.next()?.ok();
-            let t = next()?;
-            let tokens = Tokens {
-                input: next()?,
-                output: next()?,
-                cache_creation: next()?,
-                cache_read: next()?,
-                reasoning: 0,
-                cache_creation_1h: next()?,
-            };
-            Some((t, tokens))
-        })
-        .collect()
-}
+pub use decode::decode;
 
 fn text(out: &mut String, s: Option<&str>) {
     let Some(s) = s else { return };
@@ -177,36 +95,10 @@ fn text(out: &mut String, s: Option<&str>) {
     }
 }
 
-fn untext(s: &str) -> Result<Option<String>, String> {
-    match s {
-        "" => Ok(None),
-        "%" => Ok(Some(String::new())),
-        _ if !s.contains('%') => Ok(Some(s.to_owned())),
-        _ => {
-            let mut bytes = Vec::with_capacity(s.len());
-            let mut it = s.bytes();
-            while let Some(b) = it.next() {
-                if b == b'%' {
-                    let hex = [it.next().unwrap_or(0), it.next().unwrap_or(0)];
-                    let v = std::str::from_utf8(&hex)
-                        .ok()
-                        .and_then(|h| u8::from_str_radix(h, 16).ok())
-                        .ok_or_else(|| format!("bad escape in usage text `{s}`"))?;
-                    bytes.push(v);
-                } else {
-                    bytes.push(b);
-                }
-            }
-            String::from_utf8(bytes)
-                .map(Some)
-                .map_err(|_| format!("usage text `{s}` is not UTF-8"))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crucible_core::Tokens;
     use proptest::prelude::*;
 
     fn opt_text() -> impl Strategy<Value = Option<String>> {

@@ -1,8 +1,9 @@
 //! The price table: what a model's tokens cost, and what a usage line costs.
 //!
 //! The table is LiteLLM's model price list (the list ccusage prices with),
-//! shipped in the binary as `data/litellm-prices.json` with the date it was
-//! taken; `cru pricing update FILE` reads a newer LiteLLM file
+//! shipped in the binary (`data/litellm-prices.json`, with the date it was
+//! taken, digested into constants when cru is built: `build.rs`);
+//! `cru pricing update FILE` reads a newer LiteLLM file
 //! ([`PriceTable::from_litellm_json`]) and keeps it in the user's config
 //! directory ([`PriceTable::to_bytes`], [`PriceTable::from_bytes`]); the
 //! config's `[pricing]` table overrides or adds models
@@ -17,10 +18,11 @@ mod litellm;
 mod names;
 mod overrides;
 mod price;
+mod shipped;
 mod stored;
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crucible_core::UsageLine;
 use jiff::civil::Date;
@@ -39,8 +41,8 @@ pub const STALE_AFTER_DAYS: i64 = 60;
 /// interruptions): no model answered them, so they cost nothing.
 pub const SYNTHETIC_MODEL: &str = "<synthetic>";
 
-/// The shipped list, LiteLLM's, in the format of [`PriceTable::to_bytes`].
-const SHIPPED: &[u8] = include_bytes!("../../data/litellm-prices.json");
+/// A name's match in the table: the entry's name and the price it gives.
+type Resolved = Arc<(String, ModelPrice)>;
 
 /// Prices per model, the date they were taken and where from.
 #[derive(Debug)]
@@ -49,8 +51,9 @@ pub struct PriceTable {
     source: String,
     models: BTreeMap<String, ModelPrice>,
     /// What `price_of` answered for each name asked: the fuzzy match scans
-    /// every model, and reports ask for the same few names again and again.
-    resolved: Mutex<HashMap<String, Option<(String, ModelPrice)>>>,
+    /// every model, and reports ask for the same few names again and again
+    /// (once per usage line: shared, so that pricing a line copies nothing).
+    resolved: Mutex<HashMap<String, Option<Resolved>>>,
 }
 
 impl Clone for PriceTable {
@@ -75,9 +78,14 @@ impl PriceTable {
         }
     }
 
-    /// The list shipped with cru.
+    /// The list shipped with cru (digested when cru was built: the same
+    /// table as [`PriceTable::from_bytes`] of the file, which the tests check).
     pub fn shipped() -> Self {
-        Self::from_bytes(SHIPPED).expect("the shipped price table is checked by the tests")
+        let (taken, source, models) = shipped::table();
+        let taken = taken
+            .parse()
+            .expect("the shipped table's date is checked by the tests");
+        Self::new(taken, source.to_owned(), models)
     }
 
     /// The day the prices were taken (the source list's date).
@@ -116,7 +124,7 @@ impl PriceTable {
         if model == SYNTHETIC_MODEL {
             return Some(ModelPrice::FREE);
         }
-        self.resolve(model).map(|(_, p)| p)
+        self.resolve(model).map(|found| found.1.clone())
     }
 
     /// The name of the table's entry whose prices `model` takes (itself, a
@@ -126,10 +134,10 @@ impl PriceTable {
         if model == SYNTHETIC_MODEL {
             return Some(SYNTHETIC_MODEL.to_owned());
         }
-        self.resolve(model).map(|(name, _)| name)
+        self.resolve(model).map(|found| found.0.clone())
     }
 
-    fn resolve(&self, model: &str) -> Option<(String, ModelPrice)> {
+    fn resolve(&self, model: &str) -> Option<Resolved> {
         let mut resolved = self
             .resolved
             .lock()
@@ -137,7 +145,7 @@ impl PriceTable {
         if let Some(found) = resolved.get(model) {
             return found.clone();
         }
-        let found = names::resolve(&self.models, model);
+        let found = names::resolve(&self.models, model).map(Arc::new);
         resolved.insert(model.to_owned(), found.clone());
         found
     }
@@ -161,15 +169,28 @@ impl PriceTable {
     }
 
     fn computed(&self, line: &UsageLine) -> Cost {
-        match line.model.as_deref().and_then(|m| self.price_of(m)) {
-            Some(p) => Cost {
-                usd: p.cost(line.tokens, &line.above),
+        let price = match line.model.as_deref() {
+            Some(SYNTHETIC_MODEL) => return Self::free(line),
+            Some(m) => self.resolve(m),
+            None => None,
+        };
+        match price {
+            Some(found) => Cost {
+                usd: found.1.cost(line.tokens, &line.above),
                 unpriced_tokens: line.untyped,
             },
             None => Cost {
                 usd: 0.0,
                 unpriced_tokens: line.total(),
             },
+        }
+    }
+
+    /// A line of [`SYNTHETIC_MODEL`]: what [`ModelPrice::FREE`] makes of it.
+    fn free(line: &UsageLine) -> Cost {
+        Cost {
+            usd: ModelPrice::FREE.cost(line.tokens, &line.above),
+            unpriced_tokens: line.untyped,
         }
     }
 }
@@ -180,6 +201,9 @@ mod tests {
     use jiff::civil::date;
 
     use super::*;
+
+    /// The shipped list, LiteLLM's, in the format of [`PriceTable::to_bytes`].
+    const SHIPPED: &[u8] = include_bytes!("../../data/litellm-prices.json");
 
     fn line(model: Option<&str>, tokens: Tokens) -> UsageLine {
         UsageLine {
@@ -207,6 +231,11 @@ mod tests {
             "data/litellm-prices.json is as to_bytes writes it"
         );
         assert_eq!(t.taken(), date(2026, 9, 20));
+        assert_eq!(
+            PriceTable::from_bytes(SHIPPED).unwrap(),
+            t,
+            "the digest built from data/litellm-prices.json reads as the file does"
+        );
         for m in [
             "claude-sonnet-4-5-20250929",
             "claude-sonnet-4-20250514",

@@ -121,7 +121,7 @@ pub fn blocks(
     block_opts: &BlockOptions,
 ) -> BlocksReport {
     let now_ms = opts.now.as_millisecond();
-    let mut lines = priced_lines(sessions, price);
+    let mut lines: Vec<PricedLine<'_>> = priced_lines(sessions, price).collect();
     // Blocks are cut in time order. An integer key (the session breaks ties,
     // the stable sort keeps a session's own order) sorts cheaply and the
     // same way every run.

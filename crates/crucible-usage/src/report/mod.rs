@@ -91,8 +91,12 @@ struct PricedLine<'a> {
 
 /// Every line of every session, priced, in the sessions' order. The
 /// calendar and session views need no other order: a row keeps its models
-/// in order of first use however its lines come (`Usage::add_line`).
-fn priced_lines<'a>(sessions: &'a [SessionUsage], price: &PriceFn<'_>) -> Vec<PricedLine<'a>> {
+/// in order of first use however its lines come (`Usage::add_line`). An
+/// iterator, not a `Vec`: at 100,000 sessions there are over a million.
+fn priced_lines<'a>(
+    sessions: &'a [SessionUsage],
+    price: &'a PriceFn<'_>,
+) -> impl Iterator<Item = PricedLine<'a>> {
     sessions
         .iter()
         .enumerate()
@@ -102,7 +106,6 @@ fn priced_lines<'a>(sessions: &'a [SessionUsage], price: &PriceFn<'_>) -> Vec<Pr
             line,
             cost: price(line),
         })
-        .collect()
 }
 
 /// An agent as the views name it: `claude-code@2.0.1` → `claude-code`.

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
-use crucible_index::{DuplicateIds, SessionIndex};
+use crucible_index::{DuplicateIds, Filter, SessionIndex};
 
 use super::query::{open_index, report, warn_duplicates};
 use crate::context::Context;
@@ -38,7 +38,7 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
     // (queries prove the index fresh by themselves; this is for a person who
     // wants the whole index read again). The records are kept for the
     // duplicate check, which needs every id.
-    let opened = if args.rebuild || !args.check {
+    let (opened, sessions) = if args.rebuild || !args.check {
         let bar = progress::bar("indexing sessions");
         let (o, _) = SessionIndex::new(&ctx.store)
             .rebuild_files(&|d, t| progress::update(&bar, d, t))
@@ -46,31 +46,49 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
         progress::finish(&bar);
         report(ctx, &o)?;
         // The rebuild keeps only counts; the index on disk is fresh now,
-        // and opening it reads no session again.
-        SessionIndex::new(&ctx.store)
-            .open(None, &|_, _| {})
-            .map_err(|e| CliError::new(e.to_string()))?
+        // and a visit of its rows reads no session again. Only ids and
+        // paths are taken: whole records would decode every usage cell
+        // (a gigabyte and seconds at 100,000 sessions with usage records).
+        let (opened, seen) = SessionIndex::new(&ctx.store)
+            .visit(
+                None,
+                &Filter::default(),
+                &|_, _| {},
+                &Vec::new,
+                &|seen: &mut Vec<(String, String)>, facts, _| {
+                    seen.push((facts.id.to_string(), facts.path.to_string()));
+                },
+            )
+            .map_err(|e| CliError::new(e.to_string()))?;
+        (opened, seen.into_iter().flatten().collect())
     } else {
-        open_index(ctx)?
+        let opened = open_index(ctx)?;
+        let seen: Vec<(String, String)> = opened
+            .index
+            .sessions
+            .iter()
+            .map(|r| (r.id.clone(), r.path.clone()))
+            .collect();
+        (opened, seen)
     };
     let index = &opened.index;
     let mut ids = DuplicateIds::default();
-    for r in &index.sessions {
-        ids.add(&r.id, &r.path);
+    for (id, path) in &sessions {
+        ids.add(id, path);
     }
     let duplicates = ids.finish();
     warn_duplicates(ctx, &duplicates)?;
     writeln!(
         anstream::stderr(),
         "{} sessions indexed, {} unreadable, in {}",
-        index.sessions.len(),
+        sessions.len(),
         index.problems.len(),
         ctx.store.dir().display()
     )?;
     match args.format {
         IndexFormat::Json => output::print_json(&IndexAnswer {
             dir: ctx.store.dir().display().to_string(),
-            sessions: index.sessions.len(),
+            sessions: sessions.len(),
             unreadable: index.problems.iter().map(SkippedFile::from).collect(),
             duplicates: duplicates.iter().cloned().map(DuplicateId::from).collect(),
         })?,
@@ -103,8 +121,5 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Failure);
     }
     // A rebuild reads every file: one it could not read is skipped.
-    Ok(Outcome::from_files(
-        index.sessions.len(),
-        index.problems.len(),
-    ))
+    Ok(Outcome::from_files(sessions.len(), index.problems.len()))
 }
