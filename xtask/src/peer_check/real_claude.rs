@@ -4,8 +4,9 @@
 //! exactly that file (a transcript without its subagents' files, a
 //! subagent's file on its own), and each token kind must be equal.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use super::usage_views::jsonl_files;
 use super::{Totals, ccusage_totals, cru_totals};
 
 /// Files on which cru and ccusage differ on purpose, with why (also in
@@ -26,18 +27,6 @@ fn has_usage(file: &Path) -> anyhow::Result<bool> {
                 .is_some_and(|u| u.values().any(|n| n.as_u64().is_some_and(|n| n > 0)))
         })
     }))
-}
-
-fn jsonl_files(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    for e in std::fs::read_dir(dir)? {
-        let p = e?.path();
-        if p.is_dir() {
-            jsonl_files(&p, out)?;
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-    Ok(())
 }
 
 /// Sums a tool's rows (one file can be more than one row for neither).

@@ -67,6 +67,25 @@ impl TestKiln {
         cmd
     }
 
+    /// `cru session log tokens` into session `id`: one usage record of
+    /// `model` with these input and output tokens; it must succeed.
+    pub fn log_tokens(&self, id: &str, model: &str, input: &str, output: &str) {
+        let out = self.run(&[
+            "session",
+            "log",
+            "--session",
+            id,
+            "tokens",
+            "--input",
+            input,
+            "--output",
+            output,
+            "--model",
+            model,
+        ]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+
     pub fn run(&self, args: &[&str]) -> Output {
         self.run_cmd(self.command().args(args))
     }

@@ -24,23 +24,6 @@ fn start(kiln: &TestKiln, title: &str, cwd: Option<&Path>) -> (String, String) {
     (id, text)
 }
 
-fn tokens(kiln: &TestKiln, id: &str, input: &str) {
-    let out = kiln.run(&[
-        "session",
-        "log",
-        "--session",
-        id,
-        "tokens",
-        "--input",
-        input,
-        "--output",
-        "1",
-        "--model",
-        "claude-sonnet-4-5",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-}
-
 fn json(kiln: &TestKiln, args: &[&str]) -> serde_json::Value {
     let out = kiln.run(args);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -116,8 +99,8 @@ fn project_filters_match_sessions_at_or_below_the_directory() {
 
     let (a, _) = start(&kiln, "Deep in the repo", Some(&repo.join("src/deep")));
     let (b, _) = start(&kiln, "A sibling with a longer name", Some(&other));
-    tokens(&kiln, &a, "100");
-    tokens(&kiln, &b, "20");
+    kiln.log_tokens(&a, "claude-sonnet-4-5", "100", "1");
+    kiln.log_tokens(&b, "claude-sonnet-4-5", "20", "1");
 
     let ids = |v: &serde_json::Value| -> Vec<String> {
         v["sessions"]

@@ -11,23 +11,6 @@ fn start(kiln: &TestKiln, title: &str) -> String {
     out.stdout.trim().to_owned()
 }
 
-fn tokens(kiln: &TestKiln, id: &str, model: &str, input: &str, output: &str) {
-    let out = kiln.run(&[
-        "session",
-        "log",
-        "--session",
-        id,
-        "tokens",
-        "--input",
-        input,
-        "--output",
-        output,
-        "--model",
-        model,
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-}
-
 fn json(kiln: &TestKiln, args: &[&str]) -> (serde_json::Value, String) {
     let out = kiln.run(args);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -40,9 +23,9 @@ fn json(kiln: &TestKiln, args: &[&str]) -> (serde_json::Value, String) {
 fn stats_json_prices_each_group_and_names_unpriced_models() {
     let kiln = TestKiln::empty();
     let priced = start(&kiln, "priced");
-    tokens(&kiln, &priced, "claude-sonnet-4-5", "1000000", "0");
+    kiln.log_tokens(&priced, "claude-sonnet-4-5", "1000000", "0");
     let unpriced = start(&kiln, "unpriced");
-    tokens(&kiln, &unpriced, "no-such-model-7", "500", "20");
+    kiln.log_tokens(&unpriced, "no-such-model-7", "500", "20");
 
     let (v, _) = json(
         &kiln,
@@ -93,9 +76,9 @@ fn stats_json_prices_each_group_and_names_unpriced_models() {
 fn a_damaged_usage_cell_is_named_on_stderr_and_the_rest_still_counts() {
     let kiln = TestKiln::empty();
     let good = start(&kiln, "good");
-    tokens(&kiln, &good, "claude-sonnet-4-5", "100", "10");
+    kiln.log_tokens(&good, "claude-sonnet-4-5", "100", "10");
     let bad = start(&kiln, "bad");
-    tokens(&kiln, &bad, "damaged-model", "5000", "500");
+    kiln.log_tokens(&bad, "damaged-model", "5000", "500");
     // Ended, so the index answers from its rows (a live session, with a
     // journal, is read afresh every time).
     for id in [&good, &bad] {

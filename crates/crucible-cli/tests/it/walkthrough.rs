@@ -42,36 +42,37 @@ fn without_dates(text: &str) -> String {
     out
 }
 
-#[test]
-fn the_readme_walkthrough_prints_what_the_readme_shows() {
+/// The README, or `None` (with a loud warning) when jq, which its blocks
+/// use and `.ci/run` installs, is missing.
+fn readme_if_jq(what: &str) -> Option<String> {
     if std::process::Command::new("jq")
         .arg("--version")
         .output()
         .is_err()
     {
-        // .ci/run installs jq; a developer machine without it skips, loudly.
-        eprintln!("warning: jq is not installed; the README walk-through was not run");
-        return;
+        eprintln!("warning: jq is not installed; the README {what} was not run");
+        return None;
     }
-    let root = fixtures().join("..");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let script = block_after(&readme, "<!-- walkthrough -->");
-    let expected = block_after(&readme, "<!-- walkthrough-output -->");
+    Some(std::fs::read_to_string(fixtures().join("../README.md")).unwrap())
+}
+
+/// Runs `script` with bash from the repository's root, with the test's
+/// `cru` first on the PATH, `home` as HOME and TMPDIR, and no cru
+/// variable of the caller's.
+fn run_from_root(script: &str, home: &Path) -> std::process::Output {
     let cru = assert_cmd::cargo::cargo_bin("cru");
-    let bin_dir = cru.parent().unwrap();
     let path = format!(
         "{}:{}",
-        bin_dir.display(),
+        cru.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let home = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new("bash")
+    std::process::Command::new("bash")
         .arg("-c")
-        .arg(format!("set -eu\nexec 2>&1\n{script}"))
-        .current_dir(Path::new(&root))
+        .arg(script)
+        .current_dir(fixtures().join(".."))
         .env("PATH", path)
-        .env("HOME", home.path())
-        .env("TMPDIR", home.path())
+        .env("HOME", home)
+        .env("TMPDIR", home)
         .env_remove("CRU_SESSION")
         .env_remove("CRU_SESSIONS_DIR")
         .env_remove("CRUCIBLE_CONFIG")
@@ -79,7 +80,18 @@ fn the_readme_walkthrough_prints_what_the_readme_shows() {
         .env_remove("CRU_LOG")
         .env("NO_COLOR", "1")
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn the_readme_walkthrough_prints_what_the_readme_shows() {
+    let Some(readme) = readme_if_jq("walk-through") else {
+        return;
+    };
+    let script = block_after(&readme, "<!-- walkthrough -->");
+    let expected = block_after(&readme, "<!-- walkthrough-output -->");
+    let home = tempfile::tempdir().unwrap();
+    let out = run_from_root(&format!("set -eu\nexec 2>&1\n{script}"), home.path());
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "the walk-through failed:\n{printed}");
     assert_eq!(
@@ -91,41 +103,16 @@ fn the_readme_walkthrough_prints_what_the_readme_shows() {
 
 #[test]
 fn the_readme_usage_tour_prints_what_the_readme_shows() {
-    if std::process::Command::new("jq")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("warning: jq is not installed; the README usage tour was not run");
+    let Some(readme) = readme_if_jq("usage tour") else {
         return;
-    }
-    let root = fixtures().join("..");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let sessions = dir.path().join("usage");
+    };
+    let home = tempfile::tempdir().unwrap();
     // The README's sessions directory, made private to this run.
+    let sessions = home.path().join("usage");
     let script = block_after(&readme, "<!-- usage-tour -->")
         .replace("/tmp/usage", &sessions.display().to_string());
     let expected = block_after(&readme, "<!-- usage-tour-output -->");
-    let cru = assert_cmd::cargo::cargo_bin("cru");
-    let path = format!(
-        "{}:{}",
-        cru.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!("set -eu\n{script}"))
-        .current_dir(Path::new(&root))
-        .env("PATH", path)
-        .env("HOME", dir.path())
-        .env_remove("CRU_SESSIONS_DIR")
-        .env_remove("CRUCIBLE_CONFIG")
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("CRU_LOG")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    let out = run_from_root(&format!("set -eu\n{script}"), home.path());
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
