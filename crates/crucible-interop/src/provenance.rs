@@ -14,15 +14,18 @@ pub struct Provenance {
     pub path: String,
     /// The source's own id for the session, when it has one.
     pub id: Option<String>,
-    /// FNV-1a of the source's bytes: a re-import of the same bytes changes nothing.
+    /// [`bytes_hash`] of the source's bytes (FNV-1a, 16 hex digits, in
+    /// imports before issue 19): a re-import of the same bytes changes
+    /// nothing.
     pub source_hash: String,
     /// [`content_hash`] of the session as imported: a session whose hash
     /// differs was changed in cru since (resumed, edited) and is not
     /// overwritten by a re-import without `--force`.
     pub session_hash: String,
-    /// FNV-1a of the sidecar's records as written with the session (the
-    /// file less its header line), when it has one: `validate` tells a
-    /// sidecar changed or lost since the import by it.
+    /// [`bytes_hash`] of the sidecar's records as written with the session
+    /// (the file less its header line), when it has one: `validate` tells
+    /// a sidecar changed or lost since the import by it ([`hash_matches`]
+    /// reads the older FNV-1a ones too).
     pub data_hash: Option<String>,
 }
 
@@ -66,6 +69,59 @@ pub fn fnv_hex(bytes: &[u8]) -> String {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     format!("{h:016x}")
+}
+
+/// The prefix of [`bytes_hash`]: what tells it from the FNV-1a hashes
+/// (16 bare hex digits) that imports wrote before.
+const XXH3: &str = "xxh3:";
+
+/// The hash of a source's or a sidecar's bytes: xxh3 (64 bits), as
+/// `xxh3:<16 hex digits>`; stable across runs and platforms. A bulk import
+/// hashes hundreds of megabytes: FNV-1a, a byte at a time, took as long as
+/// the rest of reading them.
+pub fn bytes_hash(bytes: &[u8]) -> String {
+    format!("{XXH3}{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
+}
+
+/// [`bytes_hash`] of bytes given in parts (a transcript, then its
+/// subagents' files), without putting them together first.
+#[derive(Clone, Default)]
+pub struct BytesHasher(xxhash_rust::xxh3::Xxh3Default);
+
+impl std::fmt::Debug for BytesHasher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BytesHasher")
+    }
+}
+
+impl BytesHasher {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The hash of all the parts, as [`bytes_hash`] of them joined.
+    pub fn finish(&self) -> String {
+        format!("{XXH3}{:016x}", self.0.digest())
+    }
+}
+
+/// True for a hash an import wrote before issue 19 (FNV-1a, 16 bare hex
+/// digits), which [`bytes_hash`] never equals.
+pub fn is_fnv(hash: &str) -> bool {
+    hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether `hash`, as an import wrote it (either kind), is the hash of `bytes`.
+pub fn hash_matches(hash: &str, bytes: &[u8]) -> bool {
+    if is_fnv(hash) {
+        fnv_hex(bytes) == hash
+    } else {
+        bytes_hash(bytes) == hash
+    }
 }
 
 /// A hash of what a session says (its body, status and resume point; not
