@@ -80,10 +80,36 @@ struct Sidecar {
 
 impl Sidecar {
     fn of(data: &SessionData) -> Self {
-        let records = data.records_jsonl();
+        let records = records_jsonl(data);
         let hash = (!records.is_empty()).then(|| bytes_hash(&records));
         Self { records, hash }
     }
+}
+
+/// [`SessionData::records_jsonl`], in a buffer sized for the records at
+/// the start: a sidecar is about as large as its source, and growing a
+/// buffer of a hundred megabytes by doubling copies it over and over.
+fn records_jsonl(data: &SessionData) -> Vec<u8> {
+    use crucible_core::DataRecord;
+    let text_len = |v: &Option<serde_json::Value>| match v {
+        Some(serde_json::Value::String(s)) => s.len(),
+        _ => 0,
+    };
+    let guess: usize = data
+        .records
+        .iter()
+        .map(|r| match r {
+            DataRecord::Call(c) => 256 + text_len(&c.result) + text_len(&c.arguments),
+            _ => 512,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(guess + guess / 8);
+    for r in &data.records {
+        // Serializing plain data to a Vec cannot fail.
+        serde_json::to_writer(&mut out, r).expect("record serializes");
+        out.push(b'\n');
+    }
+    out
 }
 
 /// Serializes and hashes the sidecars of a source and of its subagents.
@@ -450,6 +476,49 @@ mod tests {
         assert_eq!(decide(&old, &grown, true), Fate::Updated);
         // An unchanged source does not touch it either way.
         assert_eq!(decide(&old, &p, false), Fate::Unchanged);
+    }
+
+    #[test]
+    fn sidecar_records_are_the_sessions_data_as_jsonl() {
+        let mut data = SessionData::default();
+        data.records
+            .push(crucible_core::DataRecord::Call(crucible_core::CallData {
+                tool: "Read".into(),
+                result: Some("line \"one\"\n\tline two é".into()),
+                ..Default::default()
+            }));
+        data.records.push(crucible_core::DataRecord::Source(
+            crucible_core::SourceData {
+                phase: Some(0),
+                line: Some(3),
+                record: serde_json::json!({"type": "progress", "n": [1, 2.5, null]}),
+            },
+        ));
+        let sidecar = Sidecar::of(&data);
+        assert_eq!(sidecar.records, data.records_jsonl());
+        assert_eq!(sidecar.hash, Some(bytes_hash(&data.records_jsonl())));
+        assert_eq!(Sidecar::of(&SessionData::default()).hash, None);
+    }
+
+    #[test]
+    fn a_source_hashed_with_fnv_before_is_unchanged_when_it_reads_the_same() {
+        // Imported before issue 19: its source hash is FNV-1a.
+        let before = provenance("/src/a.jsonl", "5f615187e6fc304b", None);
+        let old = imported(&before);
+        let same_session = Provenance::of(&old).unwrap().session_hash;
+        let mut again = provenance("/src/a.jsonl", &bytes_hash(b"the same bytes"), None);
+        again.session_hash.clone_from(&same_session);
+        assert_eq!(decide(&old, &again, false), Fate::Unchanged);
+        // It grew: the session it reads as is another.
+        again.session_hash = "another".into();
+        assert_eq!(decide(&old, &again, false), Fate::Updated);
+        // Resumed in cru since, and grown: kept, as ever.
+        let mut resumed = old.clone();
+        resumed.frontmatter.status = crucible_core::SessionStatus::Completed;
+        assert_eq!(decide(&resumed, &again, false), Fate::Kept);
+        // Resumed, and the source not grown: nothing to do.
+        again.session_hash = same_session;
+        assert_eq!(decide(&resumed, &again, false), Fate::Unchanged);
     }
 
     #[test]
