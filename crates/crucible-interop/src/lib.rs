@@ -41,7 +41,9 @@ use std::path::{Path, PathBuf};
 
 pub use detect::detect;
 pub use export::{EXPORT_FORMATS, ExportError, Exported, export};
-pub use provenance::{KEY as PROVENANCE_KEY, Provenance, content_hash, fnv_hex};
+pub use provenance::{
+    BytesHasher, KEY as PROVENANCE_KEY, Provenance, bytes_hash, content_hash, fnv_hex,
+};
 pub use report::{RecordTally, Skipped};
 pub use sources::{Found, find_sources};
 
@@ -267,11 +269,24 @@ fn imported(
     log: SessionLog,
     warnings: Vec<ImportWarning>,
 ) -> Imported {
+    imported_with_hash(format, path, id, bytes_hash(hashed), log, warnings)
+}
+
+/// [`imported`] with the source's hash taken already (from its parts, see
+/// [`BytesHasher`]).
+fn imported_with_hash(
+    format: Format,
+    path: &Path,
+    id: Option<String>,
+    source_hash: String,
+    log: SessionLog,
+    warnings: Vec<ImportWarning>,
+) -> Imported {
     let provenance = Provenance {
         format: format.as_str().into(),
         path: path.display().to_string(),
         id,
-        source_hash: fnv_hex(hashed),
+        source_hash,
         session_hash: content_hash(&log),
         data_hash: None,
     };

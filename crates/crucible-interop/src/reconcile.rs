@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 use crucible_core::store::IdAllocator;
 use crucible_core::{SessionCodec, SessionData, SessionId, SessionLog, SessionStore, StoreError};
 
+use crate::provenance::is_fnv;
 use crate::request_owners::RequestOwners;
-use crate::{Imported, Provenance, content_hash, fnv_hex, link_children};
+use crate::{Imported, Provenance, bytes_hash, content_hash, link_children};
 
 /// The `source_hash` of a parent whose children are not all imported and
 /// linked yet: it matches no source, so the next import finishes the job.
@@ -56,6 +57,68 @@ pub enum Event<'a> {
     Warning(&'a crate::ImportWarning),
     /// A session stored (or left as it was).
     Stored(&'a Stored),
+}
+
+/// A source read and made ready to store: its sessions' sidecars
+/// serialized and hashed ([`prepare`]), which is most of the work of
+/// storing it. The readers do it, on every core, so that the one thread
+/// that writes the store only writes.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The source as read, its sidecars' records moved out into `sidecars`.
+    pub imported: Imported,
+    /// The source's own sidecar, then its children's, in order.
+    sidecars: Vec<Sidecar>,
+}
+
+/// A session's sidecar records as they are written, and their hash.
+#[derive(Debug, Default)]
+struct Sidecar {
+    records: Vec<u8>,
+    hash: Option<String>,
+}
+
+impl Sidecar {
+    fn of(data: &SessionData) -> Self {
+        let records = records_jsonl(data);
+        let hash = (!records.is_empty()).then(|| bytes_hash(&records));
+        Self { records, hash }
+    }
+}
+
+/// [`SessionData::records_jsonl`], in a buffer sized for the records at
+/// the start: a sidecar is about as large as its source, and growing a
+/// buffer of a hundred megabytes by doubling copies it over and over.
+fn records_jsonl(data: &SessionData) -> Vec<u8> {
+    use crucible_core::DataRecord;
+    let text_len = |v: &Option<serde_json::Value>| match v {
+        Some(serde_json::Value::String(s)) => s.len(),
+        _ => 0,
+    };
+    let guess: usize = data
+        .records
+        .iter()
+        .map(|r| match r {
+            DataRecord::Call(c) => 256 + text_len(&c.result) + text_len(&c.arguments),
+            _ => 512,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(guess + guess / 8);
+    for r in &data.records {
+        // Serializing plain data to a Vec cannot fail.
+        serde_json::to_writer(&mut out, r).expect("record serializes");
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Serializes and hashes the sidecars of a source and of its subagents.
+pub fn prepare(mut imported: Imported) -> Prepared {
+    let mut sidecars = vec![Sidecar::of(&std::mem::take(&mut imported.data))];
+    for c in &mut imported.children {
+        sidecars.push(Sidecar::of(&std::mem::take(&mut c.imported.data)));
+    }
+    Prepared { imported, sidecars }
 }
 
 /// The sessions of a directory that came from an import: by source path,
@@ -185,13 +248,24 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         imp: Imported,
         on: &mut dyn FnMut(Event<'_>),
     ) -> Result<(), StoreError> {
+        self.store_prepared(prepare(imp), on)
+    }
+
+    /// [`Reconciler::store`] of a source [`prepare`]d already.
+    pub fn store_prepared(
+        &mut self,
+        prepared: Prepared,
+        on: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), StoreError> {
+        let Prepared { imported, sidecars } = prepared;
         let Imported {
             log,
             provenance,
             children,
-            data,
             ..
-        } = imp;
+        } = imported;
+        let mut sidecars = sidecars.into_iter();
+        let data = sidecars.next().unwrap_or_default();
         if children.is_empty() {
             self.store_one(log, &data, &provenance, false, on)?;
             return Ok(());
@@ -210,7 +284,7 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
             child_log.frontmatter.parent = Some(log.id().clone());
             let (_, child_log, _) = self.store_one(
                 child_log,
-                &child.imported.data,
+                &sidecars.next().unwrap_or_default(),
                 &child.imported.provenance,
                 false,
                 on,
@@ -237,7 +311,7 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
     fn store_one(
         &mut self,
         mut log: SessionLog,
-        data: &SessionData,
+        data: &Sidecar,
         provenance: &Provenance,
         pending: bool,
         on: &mut dyn FnMut(Event<'_>),
@@ -259,14 +333,14 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         let provenance = provenance.as_ref();
         // The sidecar's records, serialized once: hashed into the session's
         // `import` key (so `validate` can tell them changed) and written.
-        let records = data.records_jsonl();
+        let records = &data.records;
         let written = Provenance {
             source_hash: if pending {
                 PENDING.to_owned()
             } else {
                 provenance.source_hash.clone()
             },
-            data_hash: (!records.is_empty()).then(|| fnv_hex(&records)),
+            data_hash: data.hash.clone(),
             ..provenance.clone()
         };
         let (path, log, fate) = if let Some((path, old)) = self.existing.find(provenance) {
@@ -275,8 +349,8 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
                 Fate::Unchanged => {
                     // A run killed between a session and its sidecar
                     // left the sidecar out: it is written now.
-                    if !data.is_empty() && !crucible_core::data_path(path).exists() {
-                        self.store.save_data_records(path, old.id(), &records)?;
+                    if !records.is_empty() && !crucible_core::data_path(path).exists() {
+                        self.store.save_data_records(path, old.id(), records)?;
                     }
                     (path.clone(), old.clone(), fate)
                 }
@@ -285,7 +359,7 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
                     log.frontmatter.session_id = old.id().clone();
                     written.store(&mut log);
                     // The sidecar first: a session is never newer than its data.
-                    self.store.save_data_records(path, log.id(), &records)?;
+                    self.store.save_data_records(path, log.id(), records)?;
                     self.store.save_to(path, &log)?;
                     (path.clone(), log, Fate::Updated)
                 }
@@ -301,8 +375,7 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
                         l.frontmatter.session_id = id;
                         l
                     })?;
-            self.store
-                .save_data_records(&path, created.id(), &records)?;
+            self.store.save_data_records(&path, created.id(), records)?;
             (path, created, Fate::Created)
         };
         let replaced: Vec<&str> = std::iter::once(provenance.path.as_str())
@@ -330,7 +403,16 @@ pub fn decide(old: &SessionLog, provenance: &Provenance, force: bool) -> Fate {
         return Fate::Updated;
     };
     // A source that moved is recorded at its new path (an update).
-    if before.source_hash == provenance.source_hash && before.path == provenance.path {
+    let same_source = if is_fnv(&before.source_hash) {
+        // Imported before issue 19, when the hash was FNV-1a: the source
+        // is the same when it reads as the same session it did then. (So
+        // an upgrade neither rewrites every import nor takes a session
+        // resumed since for one to keep.)
+        before.session_hash == provenance.session_hash
+    } else {
+        before.source_hash == provenance.source_hash
+    };
+    if same_source && before.path == provenance.path {
         return Fate::Unchanged;
     }
     let changed_in_cru = content_hash(old) != before.session_hash;
@@ -394,6 +476,49 @@ mod tests {
         assert_eq!(decide(&old, &grown, true), Fate::Updated);
         // An unchanged source does not touch it either way.
         assert_eq!(decide(&old, &p, false), Fate::Unchanged);
+    }
+
+    #[test]
+    fn sidecar_records_are_the_sessions_data_as_jsonl() {
+        let mut data = SessionData::default();
+        data.records
+            .push(crucible_core::DataRecord::Call(crucible_core::CallData {
+                tool: "Read".into(),
+                result: Some("line \"one\"\n\tline two é".into()),
+                ..Default::default()
+            }));
+        data.records.push(crucible_core::DataRecord::Source(
+            crucible_core::SourceData {
+                phase: Some(0),
+                line: Some(3),
+                record: serde_json::json!({"type": "progress", "n": [1, 2.5, null]}),
+            },
+        ));
+        let sidecar = Sidecar::of(&data);
+        assert_eq!(sidecar.records, data.records_jsonl());
+        assert_eq!(sidecar.hash, Some(bytes_hash(&data.records_jsonl())));
+        assert_eq!(Sidecar::of(&SessionData::default()).hash, None);
+    }
+
+    #[test]
+    fn a_source_hashed_with_fnv_before_is_unchanged_when_it_reads_the_same() {
+        // Imported before issue 19: its source hash is FNV-1a.
+        let before = provenance("/src/a.jsonl", "5f615187e6fc304b", None);
+        let old = imported(&before);
+        let same_session = Provenance::of(&old).unwrap().session_hash;
+        let mut again = provenance("/src/a.jsonl", &bytes_hash(b"the same bytes"), None);
+        again.session_hash.clone_from(&same_session);
+        assert_eq!(decide(&old, &again, false), Fate::Unchanged);
+        // It grew: the session it reads as is another.
+        again.session_hash = "another".into();
+        assert_eq!(decide(&old, &again, false), Fate::Updated);
+        // Resumed in cru since, and grown: kept, as ever.
+        let mut resumed = old.clone();
+        resumed.frontmatter.status = crucible_core::SessionStatus::Completed;
+        assert_eq!(decide(&resumed, &again, false), Fate::Kept);
+        // Resumed, and the source not grown: nothing to do.
+        again.session_hash = same_session;
+        assert_eq!(decide(&resumed, &again, false), Fate::Unchanged);
     }
 
     #[test]

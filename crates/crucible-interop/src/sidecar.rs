@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use crucible_core::store::{SessionCodec, SessionStore, names, walk};
 
-use crate::{Provenance, fnv_hex};
+use crate::Provenance;
+use crate::provenance::{bytes_hash, hash_matches};
 
 /// One thing wrong with a sidecar.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,8 +84,9 @@ pub fn problems_of<C: SessionCodec>(store: &SessionStore<C>, path: &Path) -> Vec
     for m in data.check(&log) {
         problem(Some(m.line), m.message);
     }
-    let now = fnv_hex(crucible_core::SessionData::records_part(&bytes));
-    if let Some(h) = written.filter(|h| *h != now) {
+    let records = crucible_core::SessionData::records_part(&bytes);
+    if let Some(h) = written.filter(|h| !hash_matches(h, records)) {
+        let now = bytes_hash(records);
         problem(
             None,
             format!(

@@ -142,7 +142,11 @@ impl CallBook {
         if let Some(Block::ToolCalls { calls }) = phases[pi].blocks.get_mut(bi)
             && let Some(c) = calls.get_mut(ci)
         {
-            let s = summary_line(text_of(&result).trim(), crucible_core::SUMMARY_LIMIT);
+            // A text result is summed up where it is, not copied first.
+            let s = match &result {
+                Value::String(text) => summary_line(text.trim(), crucible_core::SUMMARY_LIMIT),
+                other => summary_line(text_of(other).trim(), crucible_core::SUMMARY_LIMIT),
+            };
             c.summary = (!s.is_empty()).then_some(s);
             c.failed = failed;
         }
@@ -309,6 +313,11 @@ pub(crate) fn utf8_warned<'a>(
     bytes: &'a [u8],
     warnings: &mut Vec<ImportWarning>,
 ) -> std::borrow::Cow<'a, str> {
+    // Checked once, the fast way; the slow check only finds where a bad
+    // byte is.
+    if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+        return std::borrow::Cow::Borrowed(text);
+    }
     if let Err(e) = std::str::from_utf8(bytes) {
         let at = e.valid_up_to();
         let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
@@ -324,7 +333,7 @@ pub(crate) fn utf8_warned<'a>(
 /// A source's bytes as text: borrowed when they are UTF-8 (checked the
 /// fast way), else with the bad bytes replaced.
 pub(crate) fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
+    match simdutf8::basic::from_utf8(bytes) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(bytes),
     }

@@ -14,12 +14,30 @@ fn temp_path(target: &Path) -> PathBuf {
     super::names::temp(target, std::process::id(), n)
 }
 
-fn write_temp(target: &Path, contents: &[u8]) -> io::Result<PathBuf> {
+/// When a write reaches the disk.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// Each file is fsynced before its rename and its directory after: a
+    /// crash of the machine leaves it old or new.
+    #[default]
+    EachFile,
+    /// Neither: for a file new in a bulk write (an import of thousands of
+    /// sessions) that ends with one [`sync_file_system`]. A kill still
+    /// leaves the file old or new (absent or whole); a crash of the machine
+    /// before that sync can lose it or leave it empty, so this is only for
+    /// files that were not there before the bulk write began (the caller
+    /// tells), which a re-run of it writes again.
+    Deferred,
+}
+
+fn write_temp(target: &Path, parts: &[&[u8]], sync: bool) -> io::Result<PathBuf> {
     let tmp = temp_path(target);
     let result = (|| {
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(contents)?;
-        f.sync_all()
+        for part in parts {
+            f.write_all(part)?;
+        }
+        if sync { f.sync_all() } else { Ok(()) }
     })();
     match result {
         Ok(()) => Ok(tmp),
@@ -42,12 +60,22 @@ fn sync_parent(target: &Path) {
 
 /// Replaces `target` with `contents`: temporary file, fsync, rename.
 pub fn write_atomic(target: &Path, contents: &[u8]) -> io::Result<()> {
-    let tmp = write_temp(target, contents)?;
+    write_atomic_with(target, &[contents], Durability::EachFile)
+}
+
+/// [`write_atomic`] of the concatenation of `parts` (a sidecar's header
+/// and its records, without copying them into one buffer), with the given
+/// [`Durability`].
+pub fn write_atomic_with(target: &Path, parts: &[&[u8]], durability: Durability) -> io::Result<()> {
+    let each = durability == Durability::EachFile;
+    let tmp = write_temp(target, parts, each)?;
     if let Err(e) = fs::rename(&tmp, target) {
         let _ = fs::remove_file(&tmp);
         return Err(e);
     }
-    sync_parent(target);
+    if each {
+        sync_parent(target);
+    }
     Ok(())
 }
 
@@ -55,11 +83,39 @@ pub fn write_atomic(target: &Path, contents: &[u8]) -> io::Result<()> {
 /// the complete file appears under its name or nothing does. A hard link
 /// fails when the name is taken, which is what makes concurrent creators safe.
 pub fn create_atomic(target: &Path, contents: &[u8]) -> io::Result<()> {
-    let tmp = write_temp(target, contents)?;
+    create_atomic_with(target, contents, Durability::EachFile)
+}
+
+/// [`create_atomic`] with the durability of a bulk write: see [`Durability`].
+pub fn create_atomic_with(
+    target: &Path,
+    contents: &[u8],
+    durability: Durability,
+) -> io::Result<()> {
+    let each = durability == Durability::EachFile;
+    let tmp = write_temp(target, &[contents], each)?;
     let linked = fs::hard_link(&tmp, target);
     let _ = fs::remove_file(&tmp);
     linked?;
-    sync_parent(target);
+    if each {
+        sync_parent(target);
+    }
+    Ok(())
+}
+
+/// Makes everything written to the file system that holds `dir` durable:
+/// the one sync that ends a bulk write ([`Durability::Deferred`]).
+pub fn sync_file_system(dir: &Path) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let d = File::open(dir)?;
+        rustix::fs::syncfs(&d)?;
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = dir;
+        rustix::fs::sync();
+    }
     Ok(())
 }
 
@@ -78,7 +134,7 @@ pub fn replace_if_unchanged(
     contents: &[u8],
     is_the_file_read: impl Fn(&Path) -> bool,
 ) -> io::Result<bool> {
-    let tmp = write_temp(target, contents)?;
+    let tmp = write_temp(target, &[contents], true)?;
     let result = swap_in_if_unchanged(&tmp, target, &is_the_file_read);
     let _ = fs::remove_file(&tmp);
     if matches!(result, Ok(true)) {

@@ -134,6 +134,9 @@ pub struct SessionStore<C> {
     observer: Option<std::sync::Arc<dyn StoreObserver>>,
     max_file_bytes: u64,
     check_duplicates: bool,
+    /// In a bulk write ([`SessionStore::for_bulk_write`]): the files it
+    /// created, not synced yet.
+    bulk: Option<std::sync::Arc<std::sync::Mutex<std::collections::HashSet<PathBuf>>>>,
 }
 
 impl<C: SessionCodec> SessionStore<C> {
@@ -146,6 +149,69 @@ impl<C: SessionCodec> SessionStore<C> {
             observer: None,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             check_duplicates: true,
+            bulk: None,
+        }
+    }
+
+    /// The same store for a bulk write (an import of thousands of
+    /// sessions): a file it creates, and its later rewrites in the same
+    /// bulk write, are renamed into place without an fsync each, and made
+    /// durable all at once by [`SessionStore::sync_bulk`], which the caller
+    /// runs at the end. A file that was there before is still synced before
+    /// it is replaced. Each write stays atomic: a kill leaves every file
+    /// old or new; a crash of the machine before the final sync can lose
+    /// (or leave empty) only files the bulk write created, which running it
+    /// again writes again.
+    #[must_use]
+    pub fn for_bulk_write(mut self) -> Self {
+        self.bulk = Some(std::sync::Arc::default());
+        self
+    }
+
+    /// Makes what a bulk write wrote durable: one sync of the file system
+    /// that holds the directory (a no-op cost for a store not in bulk).
+    pub fn sync_bulk(&self) -> Result<(), StoreError> {
+        let Some(fresh) = &self.bulk else {
+            return Ok(());
+        };
+        atomic::sync_file_system(&self.dir).map_err(StoreError::io(&self.dir))?;
+        fresh
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+        Ok(())
+    }
+
+    /// How a write of `path` reaches the disk: deferred to the end of a
+    /// bulk write for a file the bulk write created, else now.
+    fn durability_for(&self, path: &Path) -> atomic::Durability {
+        let Some(fresh) = &self.bulk else {
+            return atomic::Durability::EachFile;
+        };
+        let absent = || {
+            matches!(std::fs::symlink_metadata(path),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+        };
+        let fresh = fresh
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if fresh.contains(path) || absent() {
+            atomic::Durability::Deferred
+        } else {
+            atomic::Durability::EachFile
+        }
+    }
+
+    /// Notes a file written with `durability`: one created in a bulk write
+    /// is rewritten without a sync of its own until [`SessionStore::sync_bulk`].
+    fn written_with(&self, path: &Path, durability: atomic::Durability) {
+        if let Some(fresh) = &self.bulk
+            && durability == atomic::Durability::Deferred
+        {
+            fresh
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(path.to_owned());
         }
     }
 
@@ -440,7 +506,10 @@ impl<C: SessionCodec> SessionStore<C> {
             journal::mark_folded(&jpath, &journal::content_hash(text.as_bytes()))
                 .map_err(StoreError::io(&jpath))?;
         }
-        atomic::write_atomic(path, text.as_bytes()).map_err(StoreError::io(path))?;
+        let durability = self.durability_for(path);
+        atomic::write_atomic_with(path, &[text.as_bytes()], durability)
+            .map_err(StoreError::io(path))?;
+        self.written_with(path, durability);
         if has_journal {
             journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
         }
@@ -500,9 +569,12 @@ impl<C: SessionCodec> SessionStore<C> {
                 _ => Ok(()),
             };
         }
-        let mut bytes = crate::SessionData::default().to_jsonl(id);
-        bytes.extend_from_slice(records);
-        atomic::write_atomic(&dpath, &bytes).map_err(StoreError::io(&dpath))
+        let header = crate::SessionData::default().to_jsonl(id);
+        let durability = self.durability_for(&dpath);
+        atomic::write_atomic_with(&dpath, &[&header, records], durability)
+            .map_err(StoreError::io(&dpath))?;
+        self.written_with(&dpath, durability);
+        Ok(())
     }
 
     /// The bytes of the sidecar of the session at `path`: `None` when it
@@ -790,7 +862,14 @@ impl<C: SessionCodec> SessionStore<C> {
     pub fn create(&self, log: &SessionLog) -> Result<PathBuf, StoreError> {
         let path = self.dir.join(log.id().file_name());
         let _lock = self.lock()?;
-        atomic::create_atomic(&path, self.codec.encode(log).as_bytes()).map_err(|source| {
+        // A new file is always one a bulk write may sync at its end.
+        let durability = if self.bulk.is_some() {
+            atomic::Durability::Deferred
+        } else {
+            atomic::Durability::EachFile
+        };
+        let text = self.codec.encode(log);
+        atomic::create_atomic_with(&path, text.as_bytes(), durability).map_err(|source| {
             if source.kind() == std::io::ErrorKind::AlreadyExists {
                 StoreError::AlreadyExists { path: path.clone() }
             } else {
@@ -800,6 +879,7 @@ impl<C: SessionCodec> SessionStore<C> {
                 }
             }
         })?;
+        self.written_with(&path, durability);
         self.notify(&path, log);
         Ok(path)
     }
@@ -911,4 +991,58 @@ fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod bulk_write_tests {
+    use super::*;
+
+    /// A codec that writes the id alone: enough to create and save files.
+    #[derive(Debug, Clone)]
+    struct IdOnly;
+
+    impl SessionCodec for IdOnly {
+        fn peek_id(&self, head: &[u8]) -> Option<String> {
+            std::str::from_utf8(head).ok().map(str::to_owned)
+        }
+        fn decode(&self, _: &Path, _: &[u8]) -> Result<SessionLog, CodecError> {
+            Err("not read in these tests".into())
+        }
+        fn encode(&self, log: &SessionLog) -> String {
+            log.id().as_str().to_owned()
+        }
+    }
+
+    fn log(id: &str) -> SessionLog {
+        let started: Timestamp = "2026-01-02T03:04:05Z".parse().unwrap();
+        SessionLog::new(crate::Frontmatter::new(id.parse().unwrap(), started))
+    }
+
+    #[test]
+    fn a_bulk_write_defers_only_the_files_it_created() {
+        let t = tempfile::tempdir().unwrap();
+        let before = SessionStore::new(t.path(), IdOnly);
+        let old = before.create(&log("old")).unwrap();
+        let bulk = before.clone().for_bulk_write();
+        // A file there before the bulk write is synced before it is replaced.
+        assert_eq!(bulk.durability_for(&old), atomic::Durability::EachFile);
+        let new = bulk.create(&log("new")).unwrap();
+        // Created by it: rewritten without a sync of its own until the end,
+        // and so is its sidecar, new too.
+        assert_eq!(bulk.durability_for(&new), atomic::Durability::Deferred);
+        bulk.save_data_records(&new, log("new").id(), b"{}\n")
+            .unwrap();
+        assert_eq!(
+            bulk.durability_for(&crate::data_path(&new)),
+            atomic::Durability::Deferred
+        );
+        bulk.save_to(&new, &log("new")).unwrap();
+        assert_eq!(std::fs::read_to_string(&new).unwrap(), "new");
+        // After the one sync they are files like any other.
+        bulk.sync_bulk().unwrap();
+        assert_eq!(bulk.durability_for(&new), atomic::Durability::EachFile);
+        // A store not in a bulk write syncs every file.
+        assert_eq!(before.durability_for(&new), atomic::Durability::EachFile);
+        before.sync_bulk().unwrap();
+    }
 }

@@ -107,14 +107,17 @@ impl Conversation {
     /// message's `id`, `usage`, `stop_reason`, ...) is kept as a source
     /// record, so that nothing the line held is lost.
     pub(super) fn line(&mut self, n: usize, mut v: Value) {
-        self.message(&v);
-        if let Some(m) = v.get_mut("message").and_then(Value::as_object_mut) {
-            m.remove("content");
-        }
+        // The content is taken out, not copied: tool results are most of
+        // a transcript's bytes, and they move on into the sidecar's calls.
+        let content = v
+            .get_mut("message")
+            .and_then(Value::as_object_mut)
+            .and_then(|m| m.remove("content"));
+        self.message(&v, content);
         self.keep(n, v);
     }
 
-    fn message(&mut self, v: &Value) {
+    fn message(&mut self, v: &Value, content: Option<Value>) {
         let at = v
             .get("timestamp")
             .and_then(Value::as_str)
@@ -128,21 +131,17 @@ impl Conversation {
         self.envelope(v);
         let msg = v.get("message").unwrap_or(&Value::Null);
         // Content blocks as they are; a plain string is one text block.
-        let text_block;
-        let blocks: &[Value] = match msg.get("content") {
+        let blocks: Vec<Value> = match content {
             Some(Value::Array(a)) => a,
-            Some(Value::String(s)) => {
-                text_block = [serde_json::json!({"type": "text", "text": s})];
-                &text_block
-            }
-            _ => &[],
+            Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
+            _ => Vec::new(),
         };
         let is_user = v.get("type").and_then(Value::as_str) == Some("user")
             || msg.get("role").and_then(Value::as_str) == Some("user");
         if is_user {
             self.user(v, blocks);
         } else {
-            self.assistant(v, msg, blocks);
+            self.assistant(v, msg, &blocks);
         }
         while self.phase_started.len() < self.phases.len() {
             self.phase_started.push(at.clone());
@@ -274,18 +273,18 @@ impl Conversation {
         }
     }
 
-    fn user(&mut self, v: &Value, blocks: &[Value]) {
+    fn user(&mut self, v: &Value, mut blocks: Vec<Value>) {
         let kind = |b: &Value| {
             b.get("type")
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_owned()
         };
-        for r in blocks.iter().filter(|b| kind(b) == "tool_result") {
+        for r in blocks.iter_mut().filter(|b| kind(b) == "tool_result") {
             self.tool_result(v, r);
         }
         let mut words: Vec<String> = Vec::new();
-        for b in blocks {
+        for b in &blocks {
             match kind(b).as_str() {
                 "text" => {
                     let t = b.get("text").and_then(Value::as_str).unwrap_or("");
@@ -367,10 +366,11 @@ impl Conversation {
 
     /// A `tool_result` block: the call's ✗, summary and whole result, and
     /// what the line's `toolUseResult` adds (patch, duration, output).
-    fn tool_result(&mut self, v: &Value, r: &Value) {
-        let id = r.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+    fn tool_result(&mut self, v: &Value, r: &mut Value) {
         let failed = r.get("is_error").and_then(Value::as_bool) == Some(true);
-        let content = r.get("content").cloned().unwrap_or(Value::Null);
+        // Taken, not copied: the block is not read again.
+        let content = r.get_mut("content").map_or(Value::Null, Value::take);
+        let id = r.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
         let images: Vec<Value> = match &content {
             Value::Array(parts) => parts
                 .iter()

@@ -249,7 +249,12 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         mut warnings,
     } = read_lines(path, &text, is_subagent_file(path));
     warnings.splice(0..0, not_utf8);
-    let mut hashed = bytes.clone();
+    // The transcript's bytes and its subagents' files, hashed as they are
+    // read rather than copied together first.
+    let mut hashed = crate::BytesHasher::new();
+    hashed.update(&bytes);
+    drop(text);
+    drop(bytes);
     let mut skipped = Vec::new();
     let runs = subagents::runs(
         path,
@@ -262,8 +267,14 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let children = subagents::children(&main, runs);
     let sid = main.session_id.clone();
     let (log, data) = main.into_log(path, "Claude Code session");
-    let mut imported =
-        crate::imported(crate::Format::ClaudeCode, path, sid, &hashed, log, warnings);
+    let mut imported = crate::imported_with_hash(
+        crate::Format::ClaudeCode,
+        path,
+        sid,
+        hashed.finish(),
+        log,
+        warnings,
+    );
     imported.data = data;
     imported.records = tally;
     imported.children = children;

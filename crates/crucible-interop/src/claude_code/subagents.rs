@@ -36,7 +36,7 @@ pub(super) fn runs(
     path: &Path,
     main: &Conversation,
     chains: Vec<SideChain>,
-    hashed: &mut Vec<u8>,
+    hashed: &mut crate::BytesHasher,
     warnings: &mut Vec<ImportWarning>,
     skipped: &mut Vec<Skipped>,
 ) -> Vec<Run> {
@@ -82,7 +82,7 @@ pub(super) fn runs(
             });
             continue;
         };
-        hashed.extend(&child_bytes);
+        hashed.update(&child_bytes);
         let Read {
             main: c,
             tally,

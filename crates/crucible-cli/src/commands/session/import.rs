@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use crucible_interop::reconcile::{Event, Fate, Reconciler};
+use crucible_interop::reconcile::{self, Event, Fate, Reconciler};
 use crucible_interop::{Format, Found};
 use indicatif::ProgressBar;
 
@@ -107,7 +107,11 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     if stale > 0 {
         tracing::info!(stale, "removed temporary files of an interrupted write");
     }
-    let mut reconciler = Reconciler::new(&ctx.store, args.force).map_err(CliError::from)?;
+    // One durability point for the whole import: each file is written
+    // atomically as ever, and what it creates is synced once, at the end
+    // (see docs/interop.md, "Durability").
+    let store = ctx.store.clone().for_bulk_write();
+    let mut reconciler = Reconciler::new(&store, args.force).map_err(CliError::from)?;
     let mut tally = Tally::default();
     let sources = sources(&args.paths, format, &mut tally);
     let bar = progress::bar("importing");
@@ -117,10 +121,11 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     crate::in_order::map_in_order(
         &sources,
         WINDOW,
-        |(src, fmt)| crucible_interop::import(src, *fmt),
-        |i, imported| {
-            match imported {
-                Ok(imp) => {
+        |(src, fmt)| crucible_interop::import(src, *fmt).map(reconcile::prepare),
+        |i, prepared| {
+            match prepared {
+                Ok(prepared) => {
+                    let imp = &prepared.imported;
                     for w in &imp.warnings {
                         bar.suspend(|| eprintln!("warning: {w}"));
                     }
@@ -140,8 +145,8 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
                             );
                         });
                         tally.skipped += 1;
-                    } else if let Err(e) =
-                        reconciler.store(imp, &mut |event| render(event, &bar, &mut tally))
+                    } else if let Err(e) = reconciler
+                        .store_prepared(prepared, &mut |event| render(event, &bar, &mut tally))
                     {
                         failed = Some(CliError::from(e).into());
                         return false;
@@ -157,9 +162,12 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         },
     );
     progress::finish(&bar);
+    // Synced even when a source failed: what was stored before it stays.
+    let synced = store.sync_bulk().map_err(CliError::from);
     if let Some(e) = failed {
         return Err(e);
     }
+    synced?;
     let t = &tally;
     eprintln!(
         "{} created, {} updated, {} unchanged, {} skipped",
