@@ -10,6 +10,7 @@ const NAMES: &[&str] = &[
     ".index.toon",
     ".index-phases.toon",
     ".index-delta.toon",
+    ".index-usage.toon",
     ".journal",
     ".data.jsonl",
     ".refine-rejected.md",

@@ -23,6 +23,7 @@ pub mod stats;
 mod table_file;
 pub mod toon;
 pub mod usage_cell;
+mod usage_rows;
 mod view;
 
 use std::collections::HashSet;
@@ -73,12 +74,26 @@ pub struct Opened {
 pub struct SessionIndex<'s> {
     store: &'s SessionStore<MarkdownCodec>,
     threads: usize,
+    /// Whether visits read the usage file (see [`SessionIndex::without_usage`]).
+    usage: bool,
 }
 
 impl<'s> SessionIndex<'s> {
     pub fn new(store: &'s SessionStore<MarkdownCodec>) -> Self {
         let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-        Self { store, threads }
+        Self {
+            store,
+            threads,
+            usage: true,
+        }
+    }
+
+    /// Visits that never ask for usage ([`Facts::usage`] is then an error):
+    /// the usage file, most of the index's bytes, is not read (`list`).
+    #[must_use]
+    pub fn without_usage(mut self) -> Self {
+        self.usage = false;
+        self
     }
 
     /// Reads every session again and writes a new index (when the directory
@@ -140,6 +155,7 @@ impl<'s> SessionIndex<'s> {
                         files::SessionRows::Written {
                             rows: built.session_rows,
                             chunks: &built.session_chunks,
+                            usage_chunks: &built.usage_chunks,
                         },
                         &built.index.problems,
                         &built.index.notes,
@@ -266,7 +282,7 @@ impl<'s> SessionIndex<'s> {
     ) -> Option<(Opened, Vec<S>)> {
         let root = self.store.dir();
         let shared = crucible_core::DirLock::acquire_shared(root);
-        let light = files::Light::load(root).ok()?;
+        let light = files::Light::load(root, self.usage).ok()?;
         let dirs = light.dirs().ok()?;
         if dirs.is_empty() {
             return None;
@@ -278,6 +294,7 @@ impl<'s> SessionIndex<'s> {
             filter,
             idle,
             now,
+            usage: self.usage,
         };
         let scans = rows.scan(&light, self.threads, init, each)?;
         let base_problems = light.problems().ok()?;
@@ -508,6 +525,8 @@ struct RowPass<'a> {
     /// Active sessions quiet for this long are idle candidates.
     idle: Option<Duration>,
     now: SystemTime,
+    /// Whether the usage file was read (else rows' usage is not known).
+    usage: bool,
 }
 
 /// One thread's share of a [`RowPass`]: the caller's state, and the rows the
@@ -595,7 +614,10 @@ impl RowPass<'_> {
         cells: &[&str],
         each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
     ) -> Result<(), String> {
-        let facts = Facts::from_cells(cells)?;
+        let mut facts = Facts::from_cells(cells)?;
+        if !self.usage {
+            facts.usage = record::UsageCell::NotRead;
+        }
         if let (Some(limit), SessionStatus::Active) = (self.idle, facts.status) {
             // The recorded mtime picks the candidates without a stat per
             // active session; `pause_if_idle` checks the file itself.
