@@ -273,6 +273,10 @@ fn base_sessions(
                 |m: String| corrupt(path, i + 1, format!("table `sessions`, row {}: {m}", i + 1));
             toon::split_row(row, &mut cells).map_err(line)?;
             columns.order(&cells, &mut ordered);
+            // The row's own path first: a path leading out of the directory
+            // is named as such, not as a usage row out of step.
+            crate::record::confined(toon::text(ordered[0]).map_err(line)?.unwrap_or_default())
+                .map_err(line)?;
             let cell = usage.cell(i, ordered[0], &mut usage_cells, &mut usage_ordered)?;
             ordered.push(cell);
             SessionRecord::from_cells(&ordered).map_err(line)

@@ -108,7 +108,7 @@ fn a_damaged_usage_cell_is_named_on_stderr_and_the_rest_still_counts() {
     let out = kiln.run(&["session", "index", "--rebuild"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
 
-    let index = kiln.sessions().join(".index.toon");
+    let index = kiln.sessions().join(".index-usage.toon");
     let text = std::fs::read_to_string(&index).unwrap();
     assert!(text.contains("|damaged-model|"), "{text}");
     // The hour after the model becomes a word: the cell no longer decodes.
