@@ -18,6 +18,7 @@ pub mod path_set;
 pub mod query;
 pub mod record;
 pub mod refresh;
+pub mod rollup;
 pub mod scan;
 pub mod stats;
 mod table_file;
