@@ -253,35 +253,28 @@ fn table_rows<T>(
         .collect()
 }
 
-/// The base's session records, each with its usage cell from `usage`.
+/// The base's session records, each with its usage from `usage`. Every
+/// row is read before any usage row is looked at: a row that is wrong in
+/// itself (a path leading out of the directory) is named as such, not as
+/// a usage row out of step.
 fn base_sessions(
     path: &Path,
     t: Option<&toon::Table<'_>>,
     usage: &UsageRows<'_>,
 ) -> Result<Vec<SessionRecord>, IndexFileError> {
-    let Some(t) = t else {
-        return Ok(Vec::new());
-    };
-    let columns = Columns::new(t, BASE_SESSION_FIELDS);
+    let mut records = table_rows(path, t, "sessions", BASE_SESSION_FIELDS, |c| {
+        // The usage column, filled in below.
+        let mut full = Vec::with_capacity(SESSION_FIELDS.len());
+        full.extend_from_slice(c);
+        full.push("null");
+        SessionRecord::from_cells(&full)
+    })?;
     let (mut cells, mut ordered) = (Vec::new(), Vec::new());
-    let (mut usage_cells, mut usage_ordered) = (Vec::new(), Vec::new());
-    t.rows
-        .iter()
-        .enumerate()
-        .map(|(i, row)| {
-            let line =
-                |m: String| corrupt(path, i + 1, format!("table `sessions`, row {}: {m}", i + 1));
-            toon::split_row(row, &mut cells).map_err(line)?;
-            columns.order(&cells, &mut ordered);
-            // The row's own path first: a path leading out of the directory
-            // is named as such, not as a usage row out of step.
-            crate::record::confined(toon::text(ordered[0]).map_err(line)?.unwrap_or_default())
-                .map_err(line)?;
-            let cell = usage.cell(i, ordered[0], &mut usage_cells, &mut usage_ordered)?;
-            ordered.push(cell);
-            SessionRecord::from_cells(&ordered).map_err(line)
-        })
-        .collect()
+    for (i, r) in records.iter_mut().enumerate() {
+        let cell = usage.cell(i, &r.path, &mut cells, &mut ordered)?;
+        r.usage = crate::record::usage_lines(cell).map_err(|m| usage.corrupt(i, m))?;
+    }
+    Ok(records)
 }
 
 fn dir_stamp(cells: &[&str]) -> Result<DirStamp, String> {
@@ -1057,12 +1050,9 @@ impl Light {
                                 columns.order(&cells, &mut ordered);
                             }
                             ordered.push(match usage {
-                                Some(usage) => usage.cell(
-                                    i,
-                                    ordered[0],
-                                    &mut usage_cells,
-                                    &mut usage_ordered,
-                                )?,
+                                Some(usage) => {
+                                    usage.cell(i, &path, &mut usage_cells, &mut usage_ordered)?
+                                }
                                 None => "null",
                             });
                             each(&mut state, &ordered).map_err(line)?;

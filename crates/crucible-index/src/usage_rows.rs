@@ -47,8 +47,8 @@ impl<'a> UsageRows<'a> {
     }
 
     /// The usage cell (raw, as in the file) of the `i`th sessions row, whose
-    /// raw path cell is `session_path`. `cells` and `ordered` are the
-    /// caller's buffers.
+    /// path is `session_path`. `cells` and `ordered` are the caller's
+    /// buffers.
     pub(crate) fn cell(
         &self,
         i: usize,
@@ -56,27 +56,32 @@ impl<'a> UsageRows<'a> {
         cells: &mut Vec<&'a str>,
         ordered: &mut Vec<&'a str>,
     ) -> Result<&'a str, IndexFileError> {
-        let corrupt = |message: String| IndexFileError::Corrupt {
+        let row = self.rows.get(i).ok_or_else(|| self.corrupt(i, "missing"))?;
+        toon::split_row(row, cells).map_err(|m| self.corrupt(i, m))?;
+        self.columns.order(cells, ordered);
+        let [path, usage] = ordered[..] else {
+            let found = ordered.len();
+            return Err(self.corrupt(i, format!("expected 2 cells, found {found}")));
+        };
+        let path = toon::text(path).map_err(|m| self.corrupt(i, m))?;
+        if path.as_deref() != Some(session_path) {
+            return Err(self.corrupt(
+                i,
+                format!(
+                    "path {} where the sessions table has {session_path}",
+                    path.as_deref().unwrap_or("null")
+                ),
+            ));
+        }
+        Ok(usage)
+    }
+
+    /// The error for row `i` of the usage table.
+    pub(crate) fn corrupt(&self, i: usize, message: impl std::fmt::Display) -> IndexFileError {
+        IndexFileError::Corrupt {
             path: self.path.to_owned(),
             line: i + 1,
             message: format!("table `usage`, row {}: {message}", i + 1),
-        };
-        let row = self.rows.get(i).ok_or_else(|| corrupt("missing".into()))?;
-        toon::split_row(row, cells).map_err(corrupt)?;
-        self.columns.order(cells, ordered);
-        let [path, usage] = ordered[..] else {
-            return Err(corrupt(format!(
-                "expected 2 cells, found {}",
-                ordered.len()
-            )));
-        };
-        // Both written by one writer: the raw cells are equal. A file
-        // rewritten by another TOON writer may quote differently.
-        if path != session_path && toon::text(path).ok() != toon::text(session_path).ok() {
-            return Err(corrupt(format!(
-                "path {path} where the sessions table has {session_path}"
-            )));
         }
-        Ok(usage)
     }
 }
