@@ -245,6 +245,54 @@ impl Rollup {
     pub fn is_exact(&self) -> bool {
         self.rows.values().all(|r| r.exact)
     }
+
+    /// The rollup as the usage lines the calendar views take
+    /// (`crucible_usage::report::period_report`): one a row, with its sums
+    /// and no agent, then one without tokens for each agent of the row (the
+    /// views list a row's agents from its lines). The views then give the
+    /// sessions' own rows, tokens, models and agents; costs within float
+    /// rounding (prices are linear in the tokens), and a written cost as
+    /// its nano-dollar sum. Not for the session and block views, which
+    /// need each session's and each request's own times. `None` when a row
+    /// is not exact.
+    pub fn lines(&self) -> Option<Vec<UsageLine>> {
+        let mut out = Vec::with_capacity(self.rows.len() * 2);
+        for (key, sums) in &self.rows {
+            if !sums.exact {
+                return None;
+            }
+            #[allow(clippy::cast_precision_loss)]
+            let written = sums.recorded_nanos as f64 / NANOS_PER_USD;
+            let line = UsageLine {
+                phase: None,
+                agent: None,
+                channel: None,
+                model: key.model.clone(),
+                hour: key.hour,
+                first_ms: sums.first_ms,
+                last_ms: sums.first_ms,
+                requests: sums.requests,
+                tokens: sums.tokens,
+                untyped: sums.untyped,
+                recorded: key.recorded,
+                recorded_cost_usd: if key.recorded { written } else { 0.0 },
+                above: sums.above.iter().map(|(t, a)| (*t, *a)).collect(),
+            };
+            for agent in sums.agents.keys().flatten() {
+                out.push(UsageLine {
+                    agent: Some(agent.clone()),
+                    requests: 0,
+                    tokens: Tokens::default(),
+                    untyped: 0,
+                    recorded_cost_usd: 0.0,
+                    above: Vec::new(),
+                    ..line.clone()
+                });
+            }
+            out.push(line);
+        }
+        Some(out)
+    }
 }
 
 #[cfg(test)]
