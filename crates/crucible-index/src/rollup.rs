@@ -295,5 +295,7 @@ impl Rollup {
     }
 }
 
+pub mod rows;
+
 #[cfg(test)]
 mod tests;
