@@ -175,6 +175,46 @@ impl RollupSums {
         true
     }
 
+    /// Adds the sums of another row of the same key; false when a sum
+    /// cannot be kept exactly.
+    fn add_sums(&mut self, o: RollupSums) -> bool {
+        let (Some(lines), Some(requests), Some(untyped), Some(tokens)) = (
+            self.lines.checked_add(o.lines),
+            self.requests.checked_add(o.requests),
+            self.untyped.checked_add(o.untyped),
+            tokens_apply(self.tokens, o.tokens, true),
+        ) else {
+            return false;
+        };
+        (self.lines, self.requests, self.untyped, self.tokens) = (lines, requests, untyped, tokens);
+        self.recorded_nanos += o.recorded_nanos;
+        for (threshold, t) in o.above {
+            let sum = self.above.entry(threshold).or_default();
+            let Some(new) = tokens_apply(*sum, t, true) else {
+                return false;
+            };
+            *sum = new;
+        }
+        for (agent, n) in o.agents {
+            let count = self.agents.entry(agent).or_default();
+            let Some(new) = count.checked_add(n) else {
+                return false;
+            };
+            *count = new;
+        }
+        match (self.first_count, o.first_count) {
+            (_, 0) => {}
+            (0, _) => (self.first_ms, self.first_count) = (o.first_ms, o.first_count),
+            _ if o.first_ms < self.first_ms => {
+                (self.first_ms, self.first_count) = (o.first_ms, o.first_count);
+            }
+            _ if o.first_ms == self.first_ms => self.first_count += o.first_count,
+            _ => {}
+        }
+        self.exact &= o.exact;
+        true
+    }
+
     /// Keeps `first_ms` as lines come and go; false when it is lost.
     fn first(&mut self, at: i64, add: bool) -> bool {
         if add {
@@ -238,6 +278,24 @@ impl Rollup {
         }
         if row.lines == 0 && row.exact {
             self.rows.remove(&key);
+        }
+    }
+
+    /// Adds every row of `other` (another share of the sessions, summed
+    /// apart: a rebuild's workers each sum the sessions they read).
+    pub fn merge(&mut self, other: Rollup) {
+        for (key, theirs) in other.rows {
+            match self.rows.entry(key) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(theirs);
+                }
+                std::collections::btree_map::Entry::Occupied(mut o) => {
+                    let ours = o.get_mut();
+                    if !ours.add_sums(theirs) {
+                        ours.exact = false;
+                    }
+                }
+            }
         }
     }
 

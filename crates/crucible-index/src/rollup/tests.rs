@@ -217,3 +217,14 @@ fn damaged_rollup_rows_are_errors_not_panics() {
         assert!(rows::read_row(&cells).is_err(), "{bad}");
     }
 }
+
+proptest! {
+    /// Sessions summed in shares and merged: the rollup of them all.
+    #[test]
+    fn merged_shares_equal_the_whole(sessions in prop::collection::vec(session(), 0..20), cut in any::<usize>()) {
+        let cut = cut % (sessions.len() + 1);
+        let mut first = Rollup::of(sessions[..cut].iter().map(Vec::as_slice));
+        first.merge(Rollup::of(sessions[cut..].iter().map(Vec::as_slice)));
+        prop_assert_eq!(first, Rollup::of(sessions.iter().map(Vec::as_slice)));
+    }
+}
