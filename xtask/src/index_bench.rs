@@ -138,6 +138,7 @@ fn remove_index(dir: &Path) {
         crucible_index::files::BASE,
         crucible_index::files::PHASES,
         crucible_index::files::USAGE,
+        crucible_index::files::ROLLUP,
         crucible_index::files::DELTA,
     ] {
         let _ = std::fs::remove_file(dir.join(f));

@@ -11,6 +11,7 @@ const NAMES: &[&str] = &[
     ".index-phases.toon",
     ".index-delta.toon",
     ".index-usage.toon",
+    ".index-rollup.toon",
     ".journal",
     ".data.jsonl",
     ".refine-rejected.md",

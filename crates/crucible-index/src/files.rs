@@ -11,12 +11,14 @@ use crate::record::{
     BASE_SESSION_FIELDS, Columns, NOTE_FIELDS, Note, PHASE_FIELDS, PROBLEM_FIELDS, PhaseRecord,
     Problem, SESSION_FIELDS, SESSION_PREFIX, SessionRecord, USAGE_FIELDS,
 };
+use crate::rollup::Rollup;
 use crate::table_file::{Head, TableFile};
 use crate::toon::{self, Cell};
 use crate::usage_rows::UsageRows;
 
 pub use crucible_core::store::names::{
-    INDEX as BASE, INDEX_DELTA as DELTA, INDEX_PHASES as PHASES, INDEX_USAGE as USAGE,
+    INDEX as BASE, INDEX_DELTA as DELTA, INDEX_PHASES as PHASES, INDEX_ROLLUP as ROLLUP,
+    INDEX_USAGE as USAGE,
 };
 pub const FORMAT: &str = "cru-session-index";
 /// 2: stamps carry the inode change time (`ctime_ns`). 3: usage cells.
@@ -141,7 +143,7 @@ impl Delta {
     }
 }
 
-fn read(path: &Path) -> Result<String, IndexFileError> {
+pub(crate) fn read(path: &Path) -> Result<String, IndexFileError> {
     use std::io::Read;
     let io = |source: std::io::Error| {
         if source.kind() == std::io::ErrorKind::NotFound {
@@ -194,7 +196,7 @@ fn once_each<'a>(file: &Path, paths: impl Iterator<Item = &'a str>) -> Result<()
     Ok(())
 }
 
-fn corrupt(path: &Path, line: usize, message: impl Into<String>) -> IndexFileError {
+pub(crate) fn corrupt(path: &Path, line: usize, message: impl Into<String>) -> IndexFileError {
     IndexFileError::Corrupt {
         path: path.to_owned(),
         line,
@@ -202,7 +204,10 @@ fn corrupt(path: &Path, line: usize, message: impl Into<String>) -> IndexFileErr
     }
 }
 
-fn parse_doc<'a>(path: &Path, text: &'a str) -> Result<toon::Document<'a>, IndexFileError> {
+pub(crate) fn parse_doc<'a>(
+    path: &Path,
+    text: &'a str,
+) -> Result<toon::Document<'a>, IndexFileError> {
     let doc = toon::parse(text).map_err(|e| corrupt(path, e.line, e.message))?;
     match doc.scalar("version") {
         Some(v) if v == VERSION.to_string() => Ok(doc),
@@ -411,7 +416,7 @@ pub fn load_phases(dir: &Path) -> Result<Vec<PhaseRecord>, IndexFileError> {
 /// which is exactly what the freshness check watches. A crash mid-write
 /// leaves a corrupt index, which is detected and rebuilt; readers never see
 /// a partial one, because writers hold the directory lock.
-fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
+pub(crate) fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
     let io = |source| IndexFileError::Io {
         path: path.to_owned(),
         source,
@@ -427,21 +432,29 @@ fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
     }
 }
 
-fn header(out: &mut String) {
-    out.push_str(&base_scalars());
+/// A new write's generation: the base, the usage file and the rollup file
+/// written together carry the same one, so that a reader can tell files of
+/// one write from files of two (a stamp of the base cannot serve: it is
+/// racy right after the write). Nanoseconds since 1970: writes hold the
+/// writer lock and take far longer than a nanosecond.
+pub fn new_generation() -> u64 {
+    crate::record::unix_ns(std::time::SystemTime::now()).max(1)
 }
 
 /// The base file's lines before its tables.
-fn base_scalars() -> String {
+fn base_scalars(generation: u64) -> String {
     let mut out = String::new();
     toon::write_scalar(&mut out, "format", Cell::Str(FORMAT));
     toon::write_scalar(&mut out, "version", Cell::Num(VERSION));
+    toon::write_scalar(&mut out, "generation", Cell::Num(generation));
     out
 }
 
-/// The usage file's lines before its table (as the phases file's).
-fn usage_scalars() -> String {
-    phases_scalars()
+/// The usage file's lines before its table.
+fn usage_scalars(generation: u64) -> String {
+    let mut out = phases_scalars();
+    toon::write_scalar(&mut out, "generation", Cell::Num(generation));
+    out
 }
 
 /// The phases file's lines before its table.
@@ -484,6 +497,7 @@ pub fn base_text(index: &Index) -> (String, String) {
     base_rows_to(
         &mut out,
         &mut usage,
+        0,
         SessionRows::Records(&index.sessions),
         &index.problems,
         &index.notes,
@@ -543,6 +557,7 @@ pub enum SessionRows<'a> {
 /// once nothing more will change the directory, and the usage file.
 fn write_base_rows(
     dir: &Path,
+    generation: u64,
     sessions: SessionRows<'_>,
     problems: &[Problem],
     notes: &[Note],
@@ -556,7 +571,7 @@ fn write_base_rows(
     let mut out = rewrite(&path).map_err(io(&path))?;
     let mut usage = rewrite(&usage_path).map_err(io(&usage_path))?;
     // An error names the base; either file half written is a corrupt index.
-    base_rows_to(&mut out, &mut usage, sessions, problems, notes).map_err(io(&path))?;
+    base_rows_to(&mut out, &mut usage, generation, sessions, problems, notes).map_err(io(&path))?;
     usage.flush().map_err(io(&usage_path))?;
     out.flush().map_err(io(&path))
 }
@@ -567,13 +582,14 @@ fn write_base_rows(
 fn base_rows_to(
     out: &mut impl std::io::Write,
     usage_out: &mut impl std::io::Write,
+    generation: u64,
     sessions: SessionRows<'_>,
     problems: &[Problem],
     notes: &[Note],
 ) -> std::io::Result<()> {
-    let mut chunk = String::with_capacity(64 * 1024);
-    let mut usage = usage_scalars();
-    header(&mut chunk);
+    let mut chunk = base_scalars(generation);
+    chunk.reserve(64 * 1024);
+    let mut usage = usage_scalars(generation);
     match sessions {
         SessionRows::Records(records) => {
             let mut sorted: Vec<&SessionRecord> = records.iter().collect();
@@ -640,9 +656,11 @@ pub fn write_all(
     phase_rows: usize,
     phase_chunks: &[String],
 ) -> Result<(), IndexFileError> {
+    let rollup = Rollup::of(index.sessions.iter().map(|s| s.usage.as_slice()));
     write_index(
         dir,
         SessionRows::Records(&index.sessions),
+        &rollup,
         &index.problems,
         &index.notes,
         &index.dirs,
@@ -653,9 +671,11 @@ pub fn write_all(
 
 /// Writes the phases file and the base, then the base's `dirs` table last;
 /// the delta is gone after.
+#[allow(clippy::too_many_arguments)]
 pub fn write_index(
     dir: &Path,
     sessions: SessionRows<'_>,
+    rollup: &Rollup,
     problems: &[Problem],
     notes: &[Note],
     dirs: &[DirStamp],
@@ -663,11 +683,12 @@ pub fn write_index(
     phase_chunks: &[String],
 ) -> Result<(), IndexFileError> {
     clear_delta(dir)?;
+    let generation = new_generation();
     // The two files on two threads: a compaction (a save whose delta grew
     // large) writes every row of both, and a save waits for it.
     let (phases, base) = std::thread::scope(|scope| {
         let phases = scope.spawn(|| write_phases(&dir.join(PHASES), phase_rows, phase_chunks));
-        let base = write_base_rows(dir, sessions, problems, notes);
+        let base = write_base_rows(dir, generation, sessions, problems, notes);
         let phases = phases
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -675,7 +696,8 @@ pub fn write_index(
     });
     phases?;
     base?;
-    append_dirs(dir, dirs)
+    append_dirs(dir, dirs)?;
+    crate::rollup_file::write(dir, generation, rollup)
 }
 
 /// The index files a rebuild writes as it reads (see [`TableFile`]):
@@ -686,6 +708,8 @@ pub struct RebuildTables {
     pub sessions: TableFile,
     pub usage: TableFile,
     pub phases: TableFile,
+    /// The generation the base and the usage file are written with.
+    pub generation: u64,
 }
 
 impl RebuildTables {
@@ -694,10 +718,11 @@ impl RebuildTables {
     pub fn open(dir: &Path, files: usize, _held: &crucible_core::DirLock) -> std::io::Result<Self> {
         // Room for as many session rows as files (at most one each), and
         // a hundred phases a session on average.
+        let generation = new_generation();
         let sessions = TableFile::overwrite(
             dir.join(BASE),
             Head {
-                scalars: base_scalars(),
+                scalars: base_scalars(generation),
                 table: "sessions",
                 fields: BASE_SESSION_FIELDS,
             },
@@ -706,7 +731,7 @@ impl RebuildTables {
         let usage = TableFile::overwrite(
             dir.join(USAGE),
             Head {
-                scalars: usage_scalars(),
+                scalars: usage_scalars(generation),
                 table: "usage",
                 fields: USAGE_FIELDS,
             },
@@ -725,6 +750,7 @@ impl RebuildTables {
             sessions,
             usage,
             phases,
+            generation,
         })
     }
 }
@@ -735,10 +761,12 @@ impl RebuildTables {
 pub fn finish_rebuild(
     dir: &Path,
     tables: RebuildTables,
+    rollup: &Rollup,
     problems: &[Problem],
     notes: &[Note],
     dirs: &[DirStamp],
 ) -> Result<(), IndexFileError> {
+    let generation = tables.generation;
     clear_delta(dir)?;
     let io = |name: &str| {
         let path = dir.join(name);
@@ -749,7 +777,8 @@ pub fn finish_rebuild(
     let mut tail = String::new();
     problems_table(&mut tail, problems, notes);
     tables.sessions.finish(&tail).map_err(io(BASE))?;
-    append_dirs(dir, dirs)
+    append_dirs(dir, dirs)?;
+    crate::rollup_file::write(dir, generation, rollup)
 }
 
 /// Creates the index files that do not exist yet, empty. A rebuild does this
@@ -758,7 +787,7 @@ pub fn finish_rebuild(
 /// the next read list it again. Once they exist, every index write is in
 /// place and leaves the directory alone.
 pub fn create_missing(dir: &Path) -> Result<(), IndexFileError> {
-    for name in [BASE, PHASES, USAGE, DELTA] {
+    for name in [BASE, PHASES, USAGE, ROLLUP, DELTA] {
         let path = dir.join(name);
         own_file_for_write(
             &path,
@@ -826,6 +855,8 @@ pub struct Light {
     tables: Vec<TableSpan>,
     /// The usage file, when the query reads usage: its text and table.
     usage: Option<(PathBuf, String, TableSpan)>,
+    /// The write the base is of ([`new_generation`]); 0 when it says none.
+    pub generation: u64,
     pub delta: Delta,
 }
 
@@ -868,12 +899,13 @@ impl Light {
     pub fn load(dir: &Path, with_usage: bool) -> Result<Self, IndexFileError> {
         let path = dir.join(BASE);
         let text = read(&path)?;
-        let tables = {
+        let (tables, generation) = {
             let doc = parse_doc(&path, &text)?;
             if doc.scalar("format") != Some(FORMAT) {
                 return Err(corrupt(&path, 1, format!("not a {FORMAT} file")));
             }
-            TableSpan::all_of(&text, &doc)
+            let generation = doc.scalar("generation").and_then(|g| g.parse().ok());
+            (TableSpan::all_of(&text, &doc), generation.unwrap_or(0))
         };
         let usage = if with_usage {
             let usage_path = dir.join(USAGE);
@@ -898,6 +930,7 @@ impl Light {
             text,
             tables,
             usage,
+            generation,
             delta: load_delta(dir)?,
         };
         // Tables of different lengths: corrupt at once, not half way through.

@@ -19,6 +19,7 @@ pub mod query;
 pub mod record;
 pub mod refresh;
 pub mod rollup;
+pub mod rollup_file;
 pub mod scan;
 pub mod stats;
 mod table_file;
@@ -68,6 +69,9 @@ pub struct Opened {
     pub warnings: Vec<String>,
     /// Sessions paused for being idle while the index was refreshed.
     pub paused: Vec<String>,
+    /// The write of the base a visit answered from its rows
+    /// ([`files::new_generation`]); `None` when it answered otherwise.
+    pub generation: Option<u64>,
 }
 
 /// The index of one store's directory.
@@ -147,6 +151,7 @@ impl<'s> SessionIndex<'s> {
                     Some(tables) => files::finish_rebuild(
                         root,
                         tables,
+                        &built.rollup,
                         &built.index.problems,
                         &built.index.notes,
                         &built.index.dirs,
@@ -158,6 +163,7 @@ impl<'s> SessionIndex<'s> {
                             chunks: &built.session_chunks,
                             usage_chunks: &built.usage_chunks,
                         },
+                        &built.rollup,
                         &built.index.problems,
                         &built.index.notes,
                         &built.index.dirs,
@@ -176,6 +182,7 @@ impl<'s> SessionIndex<'s> {
                 index: built.index,
                 warnings,
                 paused: Vec::new(),
+                generation: None,
             },
             built.session_rows,
         ))
@@ -201,6 +208,7 @@ impl<'s> SessionIndex<'s> {
                     index,
                     warnings: Vec::new(),
                     paused: Vec::new(),
+                    generation: None,
                 }
             }
             Err(IndexFileError::Missing(_)) => self.rebuild(progress)?,
@@ -360,6 +368,7 @@ impl<'s> SessionIndex<'s> {
                 index,
                 warnings: Vec::new(),
                 paused,
+                generation: Some(light.generation).filter(|&g| g != 0),
             },
             states,
         ))
@@ -442,6 +451,28 @@ impl<'s> SessionIndex<'s> {
         if let Err(e) = saved {
             tracing::debug!(error = %e, "index refresh kept in memory");
         }
+    }
+
+    /// The rollup file and the generation of the base it sums
+    /// ([`rollup_file`]), read under the shared lock; `None` when it is
+    /// missing or cannot be read.
+    pub fn base_rollup(&self) -> Option<(u64, rollup::Rollup)> {
+        let root = self.store.dir();
+        let _shared = crucible_core::DirLock::acquire_shared(root);
+        rollup_file::load(root).ok()
+    }
+
+    /// The usage lines of the base rows a visit did not find fresh (see
+    /// [`rollup_file::usage_outside`]), read under the shared lock.
+    pub fn usage_outside(
+        &self,
+        generation: u64,
+        fresh: &HashSet<u64>,
+        fresh_rows: usize,
+    ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
+        let root = self.store.dir();
+        let _shared = crucible_core::DirLock::acquire_shared(root);
+        rollup_file::usage_outside(root, generation, fresh, fresh_rows)
     }
 
     /// Every phase record, for `stats --group-by phase`.

@@ -233,6 +233,8 @@ pub struct Built {
     pub session_chunks: Vec<String>,
     /// The usage file's rows, chunk `i` beside `session_chunks[i]`.
     pub usage_chunks: Vec<String>,
+    /// Every session's usage lines, summed (see [`crate::rollup`]).
+    pub rollup: crate::rollup::Rollup,
     pub phase_rows: usize,
     pub phase_chunks: Vec<String>,
 }
@@ -304,6 +306,7 @@ struct WorkerOutput {
     notes: Vec<Note>,
     session_rows: (usize, String, String),
     phase_rows: (usize, String, String),
+    rollup: crate::rollup::Rollup,
 }
 
 /// Reads every file on `threads` threads; `progress(done, total)` is called
@@ -404,6 +407,7 @@ impl Work<'_> {
         );
         let mut phase_out = RowBuffer::new(self.tables.map(|t| &t.phases));
         let mut sessions = Vec::new();
+        let mut rollup = crate::rollup::Rollup::default();
         let mut problems = Vec::new();
         let mut notes = Vec::new();
         let mut reader = FileReader::new(self.store.max_file_bytes());
@@ -414,6 +418,7 @@ impl Work<'_> {
             match index_file_with(self.store, path, is_live, self.held, &mut reader) {
                 Entry::Session(s, summary) => {
                     s.write_split_rows(&mut session_out.text, &mut session_out.beside);
+                    rollup.add(&s.usage);
                     session_out.added(1);
                     let n = PhaseRecord::write_summary_rows(&s.path, &summary, &mut phase_out.text);
                     phase_out.added(n);
@@ -438,6 +443,7 @@ impl Work<'_> {
             notes,
             session_rows: session_out.finish(),
             phase_rows: phase_out.finish(),
+            rollup,
         }
     }
 }
@@ -449,6 +455,7 @@ impl Built {
         self.session_rows += n;
         self.session_chunks.push(chunk);
         self.usage_chunks.push(usage);
+        self.rollup.merge(w.rollup);
         let (n, chunk, _) = w.phase_rows;
         self.phase_rows += n;
         self.phase_chunks.push(chunk);

@@ -20,6 +20,8 @@ pub const INDEX: &str = ".index.toon";
 pub const INDEX_PHASES: &str = ".index-phases.toon";
 /// The index's usage cells, one row per row of the index's sessions table.
 pub const INDEX_USAGE: &str = ".index-usage.toon";
+/// The index's usage lines summed by hour and model (its base's rows).
+pub const INDEX_ROLLUP: &str = ".index-rollup.toon";
 /// What saves changed since the index was written.
 pub const INDEX_DELTA: &str = ".index-delta.toon";
 
@@ -144,7 +146,14 @@ mod tests {
             refine_rejected(Path::new("/w/deploy.workflow.md")),
             Path::new("/w/deploy.refine-rejected.md")
         );
-        for name in [LOCK, INDEX, INDEX_PHASES, INDEX_USAGE, INDEX_DELTA] {
+        for name in [
+            LOCK,
+            INDEX,
+            INDEX_PHASES,
+            INDEX_USAGE,
+            INDEX_ROLLUP,
+            INDEX_DELTA,
+        ] {
             assert!(name.starts_with('.'), "{name} must be hidden from the walk");
         }
     }

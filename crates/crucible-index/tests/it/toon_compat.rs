@@ -195,8 +195,8 @@ fn as_json(index: &Index) -> (serde_json::Value, serde_json::Value) {
         .map(|s| serde_json::json!({"path": s.path, "usage": Some(crucible_index::usage_cell::encode(&s.usage)).filter(|u| !u.is_empty())}))
         .collect();
     (
-        serde_json::json!({"format": files::FORMAT, "version": files::VERSION, "sessions": sessions, "problems": problems, "notes": notes, "dirs": dirs}),
-        serde_json::json!({"version": files::VERSION, "usage": usage}),
+        serde_json::json!({"format": files::FORMAT, "version": files::VERSION, "generation": 0, "sessions": sessions, "problems": problems, "notes": notes, "dirs": dirs}),
+        serde_json::json!({"version": files::VERSION, "generation": 0, "usage": usage}),
     )
 }
 
