@@ -29,11 +29,17 @@
 //!   next rebuild.
 //!
 //! Agents are counted (lines per agent) rather than listed, so that taking
-//! a session away takes its agent away when it was the last one.
+//! a session away takes its agent away when it was the last one; by the
+//! name the views show (`claude-code@2.0.1` counts as `claude-code`).
 
 use std::collections::BTreeMap;
 
 use crucible_core::{Tokens, UsageLine};
+
+/// An agent as the views name it: `claude-code@2.0.1` → `claude-code`.
+pub fn agent_name(agent: &str) -> &str {
+    agent.split_once('@').map_or(agent, |(name, _)| name)
+}
 
 /// A nano-dollar: the unit written costs are summed in.
 pub const NANOS_PER_USD: f64 = 1e9;
@@ -70,7 +76,7 @@ pub struct RollupSums {
     pub above: BTreeMap<u64, Tokens>,
     /// The written costs, in nano-dollars.
     pub recorded_nanos: i128,
-    /// Lines per agent (`None`: lines no agent was credited with).
+    /// Lines per agent name (`None`: lines no agent was credited with).
     pub agents: BTreeMap<Option<String>, u64>,
     /// The earliest first request of the row's lines, milliseconds.
     pub first_ms: i64,
@@ -156,11 +162,15 @@ impl RollupSums {
             };
             self.recorded_nanos += if add { n } else { -n };
         }
-        self.count_agent(line.agent.as_ref(), add) && self.first(line.first_ms, add)
+        let agent = line.agent.as_deref().map(agent_name);
+        self.count_agent(agent, add) && self.first(line.first_ms, add)
     }
 
-    fn count_agent(&mut self, agent: Option<&String>, add: bool) -> bool {
-        let n = self.agents.entry(agent.cloned()).or_default();
+    fn count_agent(&mut self, agent: Option<&str>, add: bool) -> bool {
+        let n = match self.agents.get_mut(&agent.map(str::to_owned)) {
+            Some(n) => n,
+            None => self.agents.entry(agent.map(str::to_owned)).or_default(),
+        };
         let Some(next) = (if add {
             n.checked_add(1)
         } else {
@@ -170,7 +180,7 @@ impl RollupSums {
         };
         *n = next;
         if next == 0 {
-            self.agents.remove(&agent.cloned());
+            self.agents.remove(&agent.map(str::to_owned));
         }
         true
     }
@@ -306,15 +316,17 @@ impl Rollup {
 
     /// The rollup as the usage lines the calendar views take
     /// (`crucible_usage::report::period_report`): one a row, with its sums
-    /// and no agent, then one without tokens for each agent of the row (the
-    /// views list a row's agents from its lines). The views then give the
+    /// and no agent, and one without tokens or model for each agent of the
+    /// row, once per day (`day` of a first request, in the view's zone: the
+    /// views list a day's agents from its lines). The views then give the
     /// sessions' own rows, tokens, models and agents; costs within float
     /// rounding (prices are linear in the tokens), and a written cost as
     /// its nano-dollar sum. Not for the session and block views, which
     /// need each session's and each request's own times. `None` when a row
     /// is not exact.
-    pub fn lines(&self) -> Option<Vec<UsageLine>> {
-        let mut out = Vec::with_capacity(self.rows.len() * 2);
+    pub fn lines(&self, day: &dyn Fn(i64) -> i64) -> Option<Vec<UsageLine>> {
+        let mut out = Vec::with_capacity(self.rows.len() + 1);
+        let mut listed: std::collections::HashSet<(i64, &str)> = std::collections::HashSet::new();
         for (key, sums) in &self.rows {
             if !sums.exact {
                 return None;
@@ -336,16 +348,17 @@ impl Rollup {
                 recorded_cost_usd: if key.recorded { written } else { 0.0 },
                 above: sums.above.iter().map(|(t, a)| (*t, *a)).collect(),
             };
+            let today = day(sums.first_ms);
             for agent in sums.agents.keys().flatten() {
-                out.push(UsageLine {
-                    agent: Some(agent.clone()),
-                    requests: 0,
-                    tokens: Tokens::default(),
-                    untyped: 0,
-                    recorded_cost_usd: 0.0,
-                    above: Vec::new(),
-                    ..line.clone()
-                });
+                if listed.insert((today, agent.as_str())) {
+                    out.push(UsageLine {
+                        agent: Some(agent.clone()),
+                        first_ms: sums.first_ms,
+                        last_ms: sums.first_ms,
+                        hour: key.hour,
+                        ..UsageLine::default()
+                    });
+                }
             }
             out.push(line);
         }

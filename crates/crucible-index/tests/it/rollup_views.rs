@@ -130,7 +130,12 @@ proptest! {
         );
         let theirs = period_report(&sessions, &price, &opts, period);
         let rollup = Rollup::of(sessions.iter().map(|s| s.lines.as_slice()));
-        let lines = rollup.lines().expect("a rollup built afresh is exact");
+        let zone = opts.time_zone.clone();
+        let day = |ms: i64| {
+            let date = jiff::Timestamp::from_millisecond(ms).unwrap().to_zoned(zone.clone()).date();
+            i64::from(date.year()) * 10_000 + i64::from(date.month()) * 100 + i64::from(date.day())
+        };
+        let lines = rollup.lines(&day).expect("a rollup built afresh is exact");
         let one = [SessionUsage { lines, ..SessionUsage::default() }];
         let ours = period_report(&one, &price, &opts, period);
         agree(&ours, &theirs)?;

@@ -103,7 +103,14 @@ pub fn load(
     let whole_hours = rollup.rows.keys().all(|k| {
         jiff::Timestamp::from_second(k.hour).is_ok_and(|t| zone.to_offset(t).seconds() % 3_600 == 0)
     });
-    let Some(lines) = rollup.lines().filter(|_| whole_hours) else {
+    // The views list a day's agents: one line per agent and local day.
+    let day = |ms: i64| {
+        jiff::Timestamp::from_millisecond(ms).map_or(0, |t| {
+            let date = t.to_zoned(zone.clone()).date();
+            i64::from(date.year()) * 10_000 + i64::from(date.month()) * 100 + i64::from(date.day())
+        })
+    };
+    let Some(lines) = rollup.lines(&day).filter(|_| whole_hours) else {
         return Ok(None);
     };
     report(ctx, &opened)?;
