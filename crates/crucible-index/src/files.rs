@@ -684,6 +684,10 @@ pub fn write_index(
 ) -> Result<(), IndexFileError> {
     clear_delta(dir)?;
     let generation = new_generation();
+    let base_rows = match sessions {
+        SessionRows::Records(r) => r.len(),
+        SessionRows::Written { rows, .. } => rows,
+    };
     // The two files on two threads: a compaction (a save whose delta grew
     // large) writes every row of both, and a save waits for it.
     let (phases, base) = std::thread::scope(|scope| {
@@ -697,7 +701,7 @@ pub fn write_index(
     phases?;
     base?;
     append_dirs(dir, dirs)?;
-    crate::rollup_file::write(dir, generation, rollup)
+    crate::rollup_file::write(dir, generation, base_rows, rollup)
 }
 
 /// The index files a rebuild writes as it reads (see [`TableFile`]):
@@ -766,7 +770,7 @@ pub fn finish_rebuild(
     notes: &[Note],
     dirs: &[DirStamp],
 ) -> Result<(), IndexFileError> {
-    let generation = tables.generation;
+    let (generation, base_rows) = (tables.generation, tables.sessions.rows());
     clear_delta(dir)?;
     let io = |name: &str| {
         let path = dir.join(name);
@@ -778,7 +782,7 @@ pub fn finish_rebuild(
     problems_table(&mut tail, problems, notes);
     tables.sessions.finish(&tail).map_err(io(BASE))?;
     append_dirs(dir, dirs)?;
-    crate::rollup_file::write(dir, generation, rollup)
+    crate::rollup_file::write(dir, generation, base_rows, rollup)
 }
 
 /// Creates the index files that do not exist yet, empty. A rebuild does this

@@ -456,7 +456,7 @@ impl<'s> SessionIndex<'s> {
     /// The rollup file and the generation of the base it sums
     /// ([`rollup_file`]), read under the shared lock; `None` when it is
     /// missing or cannot be read.
-    pub fn base_rollup(&self) -> Option<(u64, rollup::Rollup)> {
+    pub fn base_rollup(&self) -> Option<(rollup_file::BaseOf, rollup::Rollup)> {
         let root = self.store.dir();
         let _shared = crucible_core::DirLock::acquire_shared(root);
         rollup_file::load(root).ok()

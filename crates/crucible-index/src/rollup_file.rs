@@ -14,25 +14,46 @@ use crate::rollup::Rollup;
 use crate::rollup::rows::{ROLLUP_FIELDS, read_row, write_rows};
 use crate::toon::{self, Cell};
 
-/// Writes the rollup of the base written with `generation`, in place.
-pub fn write(dir: &Path, generation: u64, rollup: &Rollup) -> Result<(), IndexFileError> {
+/// What the rollup file says of the base it sums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BaseOf {
+    /// The write the base is of ([`files::new_generation`]).
+    pub generation: u64,
+    /// How many session rows the base has.
+    pub rows: usize,
+}
+
+/// Writes the rollup of the base written with `generation`, whose
+/// sessions table has `base_rows` rows, in place.
+pub fn write(
+    dir: &Path,
+    generation: u64,
+    base_rows: usize,
+    rollup: &Rollup,
+) -> Result<(), IndexFileError> {
     let mut text = String::new();
     toon::write_scalar(&mut text, "version", Cell::Num(files::VERSION));
     toon::write_scalar(&mut text, "generation", Cell::Num(generation));
+    toon::write_scalar(&mut text, "sessions", Cell::Num(base_rows as u64));
     toon::write_header(&mut text, "rollup", rollup.rows.len(), ROLLUP_FIELDS);
     write_rows(rollup, &mut text);
     files::write(&dir.join(ROLLUP), &text)
 }
 
-/// The rollup, and the generation of the base it sums.
-pub fn load(dir: &Path) -> Result<(u64, Rollup), IndexFileError> {
+/// The rollup, and what it says of the base it sums.
+pub fn load(dir: &Path) -> Result<(BaseOf, Rollup), IndexFileError> {
     let path = dir.join(ROLLUP);
     let text = files::read(&path)?;
     let doc = files::parse_doc(&path, &text)?;
-    let generation = doc
-        .scalar("generation")
-        .and_then(|g| g.parse().ok())
-        .ok_or_else(|| files::corrupt(&path, 1, "no `generation` line"))?;
+    let scalar = |name: &str| {
+        doc.scalar(name)
+            .and_then(|g| g.parse().ok())
+            .ok_or_else(|| files::corrupt(&path, 1, format!("no `{name}` line")))
+    };
+    let base = BaseOf {
+        generation: scalar("generation")?,
+        rows: usize::try_from(scalar("sessions")?).unwrap_or(usize::MAX),
+    };
     let mut rollup = Rollup::default();
     if let Some(t) = doc.table("rollup") {
         let columns = Columns::new(t, ROLLUP_FIELDS);
@@ -47,7 +68,7 @@ pub fn load(dir: &Path) -> Result<(u64, Rollup), IndexFileError> {
             }
         }
     }
-    Ok((generation, rollup))
+    Ok((base, rollup))
 }
 
 /// The usage lines of the usage file's rows whose path is not among

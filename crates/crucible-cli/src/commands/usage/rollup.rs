@@ -42,18 +42,11 @@ pub fn load(
     filter: &Filter,
     zone: &TimeZone,
 ) -> anyhow::Result<Option<(Vec<SessionUsage>, Outcome)>> {
-    let unfiltered = filter.status.is_none()
-        && filter.agent.is_none()
-        && filter.channel.is_none()
-        && filter.model.is_none()
-        && filter.since_ms.is_none()
-        && filter.until_ms.is_none()
-        && filter.project.is_none();
-    if !unfiltered {
+    if !unfiltered(filter) {
         return Ok(None);
     }
     let index = SessionIndex::new(&ctx.store).without_usage();
-    let Some((generation, mut rollup)) = index.base_rollup() else {
+    let Some((base, mut rollup)) = index.base_rollup() else {
         return Ok(None);
     };
     let bar = progress::bar("indexing sessions");
@@ -77,7 +70,7 @@ pub fn load(
         )
         .map_err(|e| CliError::new(e.to_string()))?;
     progress::finish(&bar);
-    if opened.generation != Some(generation) {
+    if opened.generation != Some(base.generation) {
         return Ok(None);
     }
     let mut fresh = HashSet::new();
@@ -94,23 +87,20 @@ pub fn load(
         ids.merge(share.ids);
         sessions += share.sessions;
     }
-    let Some(outside) = index.usage_outside(generation, &fresh, fresh_rows) else {
-        return Ok(None);
+    // Every base row fresh: nothing to take away, and the usage file is
+    // not opened.
+    let outside = if fresh_rows == base.rows {
+        Vec::new()
+    } else {
+        match index.usage_outside(base.generation, &fresh, fresh_rows) {
+            Some(outside) => outside,
+            None => return Ok(None),
+        }
     };
     for old in &outside {
         rollup.remove(old);
     }
-    let whole_hours = rollup.rows.keys().all(|k| {
-        jiff::Timestamp::from_second(k.hour).is_ok_and(|t| zone.to_offset(t).seconds() % 3_600 == 0)
-    });
-    // The views list a day's agents: one line per agent and local day.
-    let day = |ms: i64| {
-        jiff::Timestamp::from_millisecond(ms).map_or(0, |t| {
-            let date = t.to_zoned(zone.clone()).date();
-            i64::from(date.year()) * 10_000 + i64::from(date.month()) * 100 + i64::from(date.day())
-        })
-    };
-    let Some(lines) = rollup.lines(&day).filter(|_| whole_hours) else {
+    let Some(lines) = lines_in(&rollup, zone) else {
         return Ok(None);
     };
     report(ctx, &opened)?;
@@ -122,4 +112,32 @@ pub fn load(
         ..SessionUsage::default()
     };
     Ok(Some((vec![usage], outcome)))
+}
+
+/// Whether `filter` takes every session (the rollup sums them all).
+fn unfiltered(filter: &Filter) -> bool {
+    filter.status.is_none()
+        && filter.agent.is_none()
+        && filter.channel.is_none()
+        && filter.model.is_none()
+        && filter.since_ms.is_none()
+        && filter.until_ms.is_none()
+        && filter.project.is_none()
+}
+
+/// The rollup's lines for the views in `zone`; `None` when a row is not
+/// exact or the zone's offset is not a whole number of hours at some hour
+/// summed (the hour then does not say the local day).
+fn lines_in(rollup: &Rollup, zone: &TimeZone) -> Option<Vec<crucible_core::UsageLine>> {
+    let whole_hours = rollup.rows.keys().all(|k| {
+        jiff::Timestamp::from_second(k.hour).is_ok_and(|t| zone.to_offset(t).seconds() % 3_600 == 0)
+    });
+    // The views list a day's agents: one line per agent and local day.
+    let day = |ms: i64| {
+        jiff::Timestamp::from_millisecond(ms).map_or(0, |t| {
+            let date = t.to_zoned(zone.clone()).date();
+            i64::from(date.year()) * 10_000 + i64::from(date.month()) * 100 + i64::from(date.day())
+        })
+    };
+    rollup.lines(&day).filter(|_| whole_hours)
 }
