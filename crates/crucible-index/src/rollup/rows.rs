@@ -3,9 +3,12 @@
 //! tokens above each threshold each in one cell.
 //!
 //! ```text
-//! agents := count:agent (';' between), agent escaped as in a usage cell
-//! above  := threshold:in:out:cc:cr:reasoning:cc1h ('+' between)
+//! agents := count/agent (';' between), agent escaped as in a usage cell
+//! above  := threshold_in_out_cc_cr_reasoning_cc1h ('+' between)
 //! ```
+//!
+//! Separators TOON does not quote: a reader splits most cells without
+//! unquoting them (the file has a row per hour and model of the data).
 
 use std::fmt::Write as _;
 
@@ -39,9 +42,14 @@ pub const ROLLUP_FIELDS: &[&str] = &[
 fn tokens_text(out: &mut String, t: Tokens) {
     let _ = write!(
         out,
-        "{}:{}:{}:{}:{}:{}",
+        "{}_{}_{}_{}_{}_{}",
         t.input, t.output, t.cache_creation, t.cache_read, t.reasoning, t.cache_creation_1h
     );
+}
+
+/// A number as a number: a negative one (before 1970) is quoted text.
+fn int_cell(text: &str) -> Cell<'_> {
+    text.parse::<u64>().map_or(Cell::Str(text), Cell::Num)
 }
 
 /// Writes every row of `rollup`, in key order.
@@ -52,7 +60,7 @@ pub fn write_rows(rollup: &Rollup, out: &mut String) {
             if i > 0 {
                 agents.push(';');
             }
-            let _ = write!(agents, "{n}:");
+            let _ = write!(agents, "{n}/");
             usage_cell::text(&mut agents, agent.as_deref());
         }
         let mut above = String::new();
@@ -60,7 +68,7 @@ pub fn write_rows(rollup: &Rollup, out: &mut String) {
             if i > 0 {
                 above.push('+');
             }
-            let _ = write!(above, "{threshold}:");
+            let _ = write!(above, "{threshold}_");
             tokens_text(&mut above, *t);
         }
         let (hour, nanos, first) = (
@@ -72,7 +80,7 @@ pub fn write_rows(rollup: &Rollup, out: &mut String) {
         toon::write_row(
             out,
             &[
-                Cell::Str(&hour),
+                int_cell(&hour),
                 k.model.as_deref().into(),
                 Cell::Num(u64::from(k.recorded)),
                 Cell::Num(u64::from(s.exact)),
@@ -85,8 +93,8 @@ pub fn write_rows(rollup: &Rollup, out: &mut String) {
                 Cell::Num(t.reasoning),
                 Cell::Num(t.cache_creation_1h),
                 Cell::Num(s.untyped),
-                Cell::Str(&nanos),
-                Cell::Str(&first),
+                int_cell(&nanos),
+                int_cell(&first),
                 Cell::Num(s.first_count),
                 Cell::Str(&agents),
                 Cell::Str(&above),
@@ -148,13 +156,13 @@ pub fn read_row(c: &[&str]) -> Result<(RollupKey, RollupSums), String> {
     };
     let agents = toon::text(c[16])?.unwrap_or_default();
     for item in agents.split(';').filter(|s| !s.is_empty()) {
-        let (count, name) = item.split_once(':').ok_or("an agent without its count")?;
+        let (count, name) = item.split_once('/').ok_or("an agent without its count")?;
         sums.agents
             .insert(usage_cell::untext(name)?, int(count, "agent count")?);
     }
     let above = toon::text(c[17])?.unwrap_or_default();
     for item in above.split('+').filter(|s| !s.is_empty()) {
-        let parts: Vec<&str> = item.split(':').collect();
+        let parts: Vec<&str> = item.split('_').collect();
         let [threshold, rest @ ..] = &parts[..] else {
             return Err("an empty `above` item".into());
         };

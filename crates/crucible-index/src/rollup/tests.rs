@@ -203,14 +203,14 @@ proptest! {
 #[test]
 fn damaged_rollup_rows_are_errors_not_panics() {
     let mut cells = Vec::new();
-    let good = "1,m,0,1,1,1,1,1,1,1,1,1,0,0,5,1,1:a,";
+    let good = "1,m,0,1,1,1,1,1,1,1,1,1,0,0,5,1,1/a,";
     crate::toon::split_row(good, &mut cells).unwrap();
     assert!(rows::read_row(&cells).is_ok());
     for bad in [
-        "1,m,2,1,1,1,1,1,1,1,1,1,0,0,5,1,1:a,x",
+        "1,m,2,1,1,1,1,1,1,1,1,1,0,0,5,1,1/a,x",
         "1,m,0,1,1,1,1,1,1,1,1,1,0,0,5,1,a,",
-        "1,m,0,1,1,1,1,1,1,1,1,1,0,0,5,1,1:a,200000:1:2",
-        "h,m,0,1,1,1,1,1,1,1,1,1,0,0,5,1,1:a,",
+        "1,m,0,1,1,1,1,1,1,1,1,1,0,0,5,1,1/a,200000_1_2",
+        "h,m,0,1,1,1,1,1,1,1,1,1,0,0,5,1,1/a,",
     ] {
         let mut cells = Vec::new();
         crate::toon::split_row(bad, &mut cells).unwrap();

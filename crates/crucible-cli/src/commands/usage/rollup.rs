@@ -46,30 +46,19 @@ pub fn load(
         return Ok(None);
     }
     let index = SessionIndex::new(&ctx.store).without_usage();
-    let Some((base, mut rollup)) = index.base_rollup() else {
+    // The rollup file is read while the visit proves every row fresh.
+    let (loaded, visited) = std::thread::scope(|scope| {
+        let loaded = scope.spawn(|| index.base_rollup());
+        let visited = visit(&index, filter);
+        let loaded = loaded
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (loaded, visited)
+    });
+    let (opened, shares) = visited?;
+    let Some((base, mut rollup)) = loaded else {
         return Ok(None);
     };
-    let bar = progress::bar("indexing sessions");
-    let (opened, shares) = index
-        .visit(
-            None,
-            filter,
-            &|done, total| progress::update(&bar, done, total),
-            &Share::default,
-            &|share: &mut Share, facts, _| {
-                share.sessions += 1;
-                share.ids.add(&facts.id, &facts.path);
-                match (&facts.usage, facts.usage()) {
-                    (UsageCell::NotRead, _) => share
-                        .fresh
-                        .push(crucible_index::path_set::path_hash(&facts.path)),
-                    (_, Ok(lines)) => share.now.add(&lines),
-                    (_, Err(_)) => share.unreadable = true,
-                }
-            },
-        )
-        .map_err(|e| CliError::new(e.to_string()))?;
-    progress::finish(&bar);
     if opened.generation != Some(base.generation) {
         return Ok(None);
     }
@@ -140,4 +129,34 @@ fn lines_in(rollup: &Rollup, zone: &TimeZone) -> Option<Vec<crucible_core::Usage
         })
     };
     rollup.lines(&day).filter(|_| whole_hours)
+}
+
+/// Visits every session: the fresh base rows by their paths' hashes, the
+/// others with their lines.
+fn visit(
+    index: &SessionIndex<'_>,
+    filter: &Filter,
+) -> anyhow::Result<(crucible_index::Opened, Vec<Share>)> {
+    let bar = progress::bar("indexing sessions");
+    let visited = index
+        .visit(
+            None,
+            filter,
+            &|done, total| progress::update(&bar, done, total),
+            &Share::default,
+            &|share: &mut Share, facts, _| {
+                share.sessions += 1;
+                share.ids.add(&facts.id, &facts.path);
+                match (&facts.usage, facts.usage()) {
+                    (UsageCell::NotRead, _) => share
+                        .fresh
+                        .push(crucible_index::path_set::path_hash(&facts.path)),
+                    (_, Ok(lines)) => share.now.add(&lines),
+                    (_, Err(_)) => share.unreadable = true,
+                }
+            },
+        )
+        .map_err(|e| CliError::new(e.to_string()))?;
+    progress::finish(&bar);
+    Ok(visited)
 }
