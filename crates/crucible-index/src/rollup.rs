@@ -34,6 +34,9 @@
 
 use std::collections::BTreeMap;
 
+mod vec_map;
+pub use vec_map::VecMap;
+
 use crucible_core::{Tokens, UsageLine};
 
 /// An agent as the views name it: `claude-code@2.0.1` → `claude-code`.
@@ -73,11 +76,11 @@ pub struct RollupSums {
     pub tokens: Tokens,
     pub untyped: u64,
     /// Tokens above each threshold, by threshold.
-    pub above: BTreeMap<u64, Tokens>,
+    pub above: VecMap<u64, Tokens>,
     /// The written costs, in nano-dollars.
     pub recorded_nanos: i128,
     /// Lines per agent name (`None`: lines no agent was credited with).
-    pub agents: BTreeMap<Option<String>, u64>,
+    pub agents: VecMap<Option<String>, u64>,
     /// The earliest first request of the row's lines, milliseconds.
     pub first_ms: i64,
     /// How many lines started at `first_ms`.
@@ -147,13 +150,15 @@ impl RollupSums {
         };
         (self.lines, self.requests, self.untyped, self.tokens) = (lines, requests, untyped, tokens);
         for (threshold, t) in &line.above {
-            let sum = self.above.entry(*threshold).or_default();
+            let sum = self
+                .above
+                .get_or_insert_by(|k| k.cmp(threshold), || *threshold);
             let Some(new) = tokens_apply(*sum, *t, add) else {
                 return false;
             };
             *sum = new;
             if sum.is_zero() {
-                self.above.remove(threshold);
+                self.above.remove_by(|k| k.cmp(threshold));
             }
         }
         if line.recorded {
@@ -167,10 +172,9 @@ impl RollupSums {
     }
 
     fn count_agent(&mut self, agent: Option<&str>, add: bool) -> bool {
-        let n = match self.agents.get_mut(&agent.map(str::to_owned)) {
-            Some(n) => n,
-            None => self.agents.entry(agent.map(str::to_owned)).or_default(),
-        };
+        let n = self
+            .agents
+            .get_or_insert_by(|k| k.as_deref().cmp(&agent), || agent.map(str::to_owned));
         let Some(next) = (if add {
             n.checked_add(1)
         } else {
@@ -180,7 +184,7 @@ impl RollupSums {
         };
         *n = next;
         if next == 0 {
-            self.agents.remove(&agent.map(str::to_owned));
+            self.agents.remove_by(|k| k.as_deref().cmp(&agent));
         }
         true
     }
@@ -199,14 +203,18 @@ impl RollupSums {
         (self.lines, self.requests, self.untyped, self.tokens) = (lines, requests, untyped, tokens);
         self.recorded_nanos += o.recorded_nanos;
         for (threshold, t) in o.above {
-            let sum = self.above.entry(threshold).or_default();
+            let sum = self
+                .above
+                .get_or_insert_by(|k| k.cmp(&threshold), || threshold);
             let Some(new) = tokens_apply(*sum, t, true) else {
                 return false;
             };
             *sum = new;
         }
         for (agent, n) in o.agents {
-            let count = self.agents.entry(agent).or_default();
+            let count = self
+                .agents
+                .get_or_insert_by(|k| k.cmp(&agent), || agent.clone());
             let Some(new) = count.checked_add(n) else {
                 return false;
             };

@@ -157,8 +157,12 @@ pub fn read_row(c: &[&str]) -> Result<(RollupKey, RollupSums), String> {
     let agents = toon::text(c[16])?.unwrap_or_default();
     for item in agents.split(';').filter(|s| !s.is_empty()) {
         let (count, name) = item.split_once('/').ok_or("an agent without its count")?;
-        sums.agents
-            .insert(usage_cell::untext(name)?, int(count, "agent count")?);
+        if !sums
+            .agents
+            .insert(usage_cell::untext(name)?, int(count, "agent count")?)
+        {
+            return Err("an agent twice".into());
+        }
     }
     let above = toon::text(c[17])?.unwrap_or_default();
     for item in above.split('+').filter(|s| !s.is_empty()) {
@@ -169,8 +173,12 @@ pub fn read_row(c: &[&str]) -> Result<(RollupKey, RollupSums), String> {
         if rest.len() != 6 {
             return Err(format!("`above` item `{item}` should have 7 numbers"));
         }
-        sums.above
-            .insert(int(threshold, "threshold")?, tokens_of(rest)?);
+        if !sums
+            .above
+            .insert(int(threshold, "threshold")?, tokens_of(rest)?)
+        {
+            return Err("a threshold twice".into());
+        }
     }
     Ok((key, sums))
 }
