@@ -1,8 +1,7 @@
 //! Every session's usage lines summed by UTC hour, model and whether the
 //! source wrote a cost: the rollup the unfiltered calendar views (`cru
-//! usage daily|weekly|monthly`) are to be answered from, instead of
-//! decoding a million lines (issue 19; not wired to a query yet, see
-//! docs/performance.md).
+//! usage daily|weekly|monthly`) are answered from, instead of decoding a
+//! million lines (issue 19; its file is [`crate::rollup_file`]).
 //!
 //! It is kept by difference: when a session's row changes, its new lines are
 //! added and its old ones taken away ([`Rollup::replace`]). Every sum is an

@@ -1,4 +1,4 @@
-//! The rollup as TOON rows (for `.index-rollup.toon`, not written yet):
+//! The rollup as TOON rows (of `.index-rollup.toon`):
 //! one row per key, numbers as numbers, the agents' line counts and the
 //! tokens above each threshold each in one cell.
 //!
