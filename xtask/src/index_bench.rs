@@ -137,6 +137,8 @@ fn remove_index(dir: &Path) {
     for f in [
         crucible_index::files::BASE,
         crucible_index::files::PHASES,
+        crucible_index::files::USAGE,
+        crucible_index::files::ROLLUP,
         crucible_index::files::DELTA,
     ] {
         let _ = std::fs::remove_file(dir.join(f));

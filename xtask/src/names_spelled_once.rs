@@ -10,6 +10,8 @@ const NAMES: &[&str] = &[
     ".index.toon",
     ".index-phases.toon",
     ".index-delta.toon",
+    ".index-usage.toon",
+    ".index-rollup.toon",
     ".journal",
     ".data.jsonl",
     ".refine-rejected.md",

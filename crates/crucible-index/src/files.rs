@@ -8,18 +8,22 @@ use std::path::{Path, PathBuf};
 use crucible_core::store::atomic::write_atomic;
 
 use crate::record::{
-    Columns, NOTE_FIELDS, Note, PHASE_FIELDS, PROBLEM_FIELDS, PhaseRecord, Problem, SESSION_FIELDS,
-    SESSION_PREFIX, SessionRecord,
+    BASE_SESSION_FIELDS, Columns, NOTE_FIELDS, Note, PHASE_FIELDS, PROBLEM_FIELDS, PhaseRecord,
+    Problem, SESSION_FIELDS, SESSION_PREFIX, SessionRecord, USAGE_FIELDS,
 };
+use crate::rollup::Rollup;
 use crate::table_file::{Head, TableFile};
 use crate::toon::{self, Cell};
+use crate::usage_rows::UsageRows;
 
 pub use crucible_core::store::names::{
-    INDEX as BASE, INDEX_DELTA as DELTA, INDEX_PHASES as PHASES,
+    INDEX as BASE, INDEX_DELTA as DELTA, INDEX_PHASES as PHASES, INDEX_ROLLUP as ROLLUP,
+    INDEX_USAGE as USAGE,
 };
 pub const FORMAT: &str = "cru-session-index";
-/// 2: stamps carry the inode change time (`ctime_ns`).
-pub const VERSION: u64 = 3;
+/// 2: stamps carry the inode change time (`ctime_ns`). 3: usage cells.
+/// 4: the base's usage cells in a file of their own (`.index-usage.toon`).
+pub const VERSION: u64 = 4;
 /// A delta this large is merged into the base on the next save.
 pub const COMPACT_AT: usize = 2_000;
 
@@ -139,7 +143,7 @@ impl Delta {
     }
 }
 
-fn read(path: &Path) -> Result<String, IndexFileError> {
+pub(crate) fn read(path: &Path) -> Result<String, IndexFileError> {
     use std::io::Read;
     let io = |source: std::io::Error| {
         if source.kind() == std::io::ErrorKind::NotFound {
@@ -192,7 +196,7 @@ fn once_each<'a>(file: &Path, paths: impl Iterator<Item = &'a str>) -> Result<()
     Ok(())
 }
 
-fn corrupt(path: &Path, line: usize, message: impl Into<String>) -> IndexFileError {
+pub(crate) fn corrupt(path: &Path, line: usize, message: impl Into<String>) -> IndexFileError {
     IndexFileError::Corrupt {
         path: path.to_owned(),
         line,
@@ -200,7 +204,10 @@ fn corrupt(path: &Path, line: usize, message: impl Into<String>) -> IndexFileErr
     }
 }
 
-fn parse_doc<'a>(path: &Path, text: &'a str) -> Result<toon::Document<'a>, IndexFileError> {
+pub(crate) fn parse_doc<'a>(
+    path: &Path,
+    text: &'a str,
+) -> Result<toon::Document<'a>, IndexFileError> {
     let doc = toon::parse(text).map_err(|e| corrupt(path, e.line, e.message))?;
     match doc.scalar("version") {
         Some(v) if v == VERSION.to_string() => Ok(doc),
@@ -251,6 +258,30 @@ fn table_rows<T>(
         .collect()
 }
 
+/// The base's session records, each with its usage from `usage`. Every
+/// row is read before any usage row is looked at: a row that is wrong in
+/// itself (a path leading out of the directory) is named as such, not as
+/// a usage row out of step.
+fn base_sessions(
+    path: &Path,
+    t: Option<&toon::Table<'_>>,
+    usage: &UsageRows<'_>,
+) -> Result<Vec<SessionRecord>, IndexFileError> {
+    let mut records = table_rows(path, t, "sessions", BASE_SESSION_FIELDS, |c| {
+        // The usage column, filled in below.
+        let mut full = Vec::with_capacity(SESSION_FIELDS.len());
+        full.extend_from_slice(c);
+        full.push("null");
+        SessionRecord::from_cells(&full)
+    })?;
+    let (mut cells, mut ordered) = (Vec::new(), Vec::new());
+    for (i, r) in records.iter_mut().enumerate() {
+        let cell = usage.cell(i, &r.path, &mut cells, &mut ordered)?;
+        r.usage = crate::record::usage_lines(cell).map_err(|m| usage.corrupt(i, m))?;
+    }
+    Ok(records)
+}
+
 fn dir_stamp(cells: &[&str]) -> Result<DirStamp, String> {
     let path = toon::text(cells[0])?.unwrap_or_default().into_owned();
     Ok(DirStamp {
@@ -272,14 +303,17 @@ pub fn load(dir: &Path) -> Result<Index, IndexFileError> {
     if doc.scalar("format") != Some(FORMAT) {
         return Err(corrupt(&path, 1, format!("not a {FORMAT} file")));
     }
+    let usage_path = dir.join(USAGE);
+    let usage_text = read(&usage_path)?;
+    let usage_doc = parse_doc(&usage_path, &usage_text)?;
+    let sessions = doc.table("sessions");
+    let usage = UsageRows::new(
+        &usage_path,
+        usage_doc.table("usage"),
+        sessions.map_or(0, |t| t.rows.len()),
+    )?;
     let mut index = Index {
-        sessions: rows(
-            &path,
-            &doc,
-            "sessions",
-            SESSION_FIELDS,
-            SessionRecord::from_cells,
-        )?,
+        sessions: base_sessions(&path, sessions, &usage)?,
         problems: rows(&path, &doc, "problems", PROBLEM_FIELDS, Problem::from_cells)?,
         notes: rows(&path, &doc, "notes", NOTE_FIELDS, Note::from_cells)?,
         dirs: rows(&path, &doc, "dirs", DIR_FIELDS, dir_stamp)?,
@@ -382,7 +416,7 @@ pub fn load_phases(dir: &Path) -> Result<Vec<PhaseRecord>, IndexFileError> {
 /// which is exactly what the freshness check watches. A crash mid-write
 /// leaves a corrupt index, which is detected and rebuilt; readers never see
 /// a partial one, because writers hold the directory lock.
-fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
+pub(crate) fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
     let io = |source| IndexFileError::Io {
         path: path.to_owned(),
         source,
@@ -398,15 +432,28 @@ fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
     }
 }
 
-fn header(out: &mut String) {
-    out.push_str(&base_scalars());
+/// A new write's generation: the base, the usage file and the rollup file
+/// written together carry the same one, so that a reader can tell files of
+/// one write from files of two (a stamp of the base cannot serve: it is
+/// racy right after the write). Nanoseconds since 1970: writes hold the
+/// writer lock and take far longer than a nanosecond.
+pub fn new_generation() -> u64 {
+    crate::record::unix_ns(std::time::SystemTime::now()).max(1)
 }
 
 /// The base file's lines before its tables.
-fn base_scalars() -> String {
+fn base_scalars(generation: u64) -> String {
     let mut out = String::new();
     toon::write_scalar(&mut out, "format", Cell::Str(FORMAT));
     toon::write_scalar(&mut out, "version", Cell::Num(VERSION));
+    toon::write_scalar(&mut out, "generation", Cell::Num(generation));
+    out
+}
+
+/// The usage file's lines before its table.
+fn usage_scalars(generation: u64) -> String {
+    let mut out = phases_scalars();
+    toon::write_scalar(&mut out, "generation", Cell::Num(generation));
     out
 }
 
@@ -443,12 +490,14 @@ fn dirs_table(out: &mut String, dirs: &[DirStamp]) {
     }
 }
 
-/// The text of the base file, rows in path order (what [`write_all`] writes,
-/// with `index.dirs` as they are).
-pub fn base_text(index: &Index) -> String {
-    let mut out = Vec::new();
+/// The text of the base file and of the usage file, rows in path order
+/// (what [`write_all`] writes, with `index.dirs` as they are).
+pub fn base_text(index: &Index) -> (String, String) {
+    let (mut out, mut usage) = (Vec::new(), Vec::new());
     base_rows_to(
         &mut out,
+        &mut usage,
+        0,
         SessionRows::Records(&index.sessions),
         &index.problems,
         &index.notes,
@@ -456,7 +505,8 @@ pub fn base_text(index: &Index) -> String {
     .expect("writing to memory cannot fail");
     let mut text = String::from_utf8(out).expect("the index is written as UTF-8");
     dirs_table(&mut text, &index.dirs);
-    text
+    let usage = String::from_utf8(usage).expect("the index is written as UTF-8");
+    (text, usage)
 }
 
 /// Writes the phases file from rows already written as TOON (see `build`),
@@ -490,60 +540,90 @@ fn rewrite(path: &Path) -> std::io::Result<std::io::BufWriter<std::fs::File>> {
     Ok(std::io::BufWriter::with_capacity(1 << 20, file))
 }
 
-/// Sessions rows for the base: records to write, or rows a rebuild wrote.
+/// Sessions rows for the base: records to write, or rows a rebuild wrote
+/// (the base's rows and the usage file's, chunk `i` of one beside chunk `i`
+/// of the other).
 #[derive(Debug, Clone, Copy)]
 pub enum SessionRows<'a> {
     Records(&'a [SessionRecord]),
-    Written { rows: usize, chunks: &'a [String] },
+    Written {
+        rows: usize,
+        chunks: &'a [String],
+        usage_chunks: &'a [String],
+    },
 }
 
 /// Writes the base without its `dirs` table, which [`append_dirs`] adds
-/// once nothing more will change the directory.
+/// once nothing more will change the directory, and the usage file.
 fn write_base_rows(
-    path: &Path,
+    dir: &Path,
+    generation: u64,
     sessions: SessionRows<'_>,
     problems: &[Problem],
     notes: &[Note],
 ) -> Result<(), IndexFileError> {
     use std::io::Write;
-    let io = |source| IndexFileError::Io {
-        path: path.to_owned(),
-        source,
+    let (path, usage_path) = (dir.join(BASE), dir.join(USAGE));
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| IndexFileError::Io { path, source }
     };
-    let mut out = rewrite(path).map_err(io)?;
-    base_rows_to(&mut out, sessions, problems, notes).map_err(io)?;
-    out.flush().map_err(io)
+    let mut out = rewrite(&path).map_err(io(&path))?;
+    let mut usage = rewrite(&usage_path).map_err(io(&usage_path))?;
+    // An error names the base; either file half written is a corrupt index.
+    base_rows_to(&mut out, &mut usage, generation, sessions, problems, notes).map_err(io(&path))?;
+    usage.flush().map_err(io(&usage_path))?;
+    out.flush().map_err(io(&path))
 }
 
 /// The base's scalars, `sessions` (records sorted by path, or a rebuild's
-/// chunks) and `problems`: the one writer of the base file's body.
+/// chunks) and `problems`, and the usage file beside it: the one writer of
+/// the base file's body.
 fn base_rows_to(
     out: &mut impl std::io::Write,
+    usage_out: &mut impl std::io::Write,
+    generation: u64,
     sessions: SessionRows<'_>,
     problems: &[Problem],
     notes: &[Note],
 ) -> std::io::Result<()> {
-    let mut chunk = String::with_capacity(64 * 1024);
-    header(&mut chunk);
+    let mut chunk = base_scalars(generation);
+    chunk.reserve(64 * 1024);
+    let mut usage = usage_scalars(generation);
     match sessions {
         SessionRows::Records(records) => {
             let mut sorted: Vec<&SessionRecord> = records.iter().collect();
             sorted.sort_by(|a, b| a.path.cmp(&b.path));
-            toon::write_header(&mut chunk, "sessions", sorted.len(), SESSION_FIELDS);
+            toon::write_header(&mut chunk, "sessions", sorted.len(), BASE_SESSION_FIELDS);
+            toon::write_header(&mut usage, "usage", sorted.len(), USAGE_FIELDS);
             for s in sorted {
-                s.write_row(&mut chunk);
+                s.write_split_rows(&mut chunk, &mut usage);
                 if chunk.len() > 60 * 1024 {
                     out.write_all(chunk.as_bytes())?;
                     chunk.clear();
                 }
+                if usage.len() > 60 * 1024 {
+                    usage_out.write_all(usage.as_bytes())?;
+                    usage.clear();
+                }
             }
+            usage_out.write_all(usage.as_bytes())?;
         }
-        SessionRows::Written { rows, chunks } => {
-            toon::write_header(&mut chunk, "sessions", rows, SESSION_FIELDS);
+        SessionRows::Written {
+            rows,
+            chunks,
+            usage_chunks,
+        } => {
+            toon::write_header(&mut chunk, "sessions", rows, BASE_SESSION_FIELDS);
             out.write_all(chunk.as_bytes())?;
             chunk.clear();
             for c in chunks {
                 out.write_all(c.as_bytes())?;
+            }
+            toon::write_header(&mut usage, "usage", rows, USAGE_FIELDS);
+            usage_out.write_all(usage.as_bytes())?;
+            for c in usage_chunks {
+                usage_out.write_all(c.as_bytes())?;
             }
         }
     }
@@ -576,9 +656,11 @@ pub fn write_all(
     phase_rows: usize,
     phase_chunks: &[String],
 ) -> Result<(), IndexFileError> {
+    let rollup = Rollup::of(index.sessions.iter().map(|s| s.usage.as_slice()));
     write_index(
         dir,
         SessionRows::Records(&index.sessions),
+        &rollup,
         &index.problems,
         &index.notes,
         &index.dirs,
@@ -589,9 +671,11 @@ pub fn write_all(
 
 /// Writes the phases file and the base, then the base's `dirs` table last;
 /// the delta is gone after.
+#[allow(clippy::too_many_arguments)]
 pub fn write_index(
     dir: &Path,
     sessions: SessionRows<'_>,
+    rollup: &Rollup,
     problems: &[Problem],
     notes: &[Note],
     dirs: &[DirStamp],
@@ -599,11 +683,16 @@ pub fn write_index(
     phase_chunks: &[String],
 ) -> Result<(), IndexFileError> {
     clear_delta(dir)?;
+    let generation = new_generation();
+    let base_rows = match sessions {
+        SessionRows::Records(r) => r.len(),
+        SessionRows::Written { rows, .. } => rows,
+    };
     // The two files on two threads: a compaction (a save whose delta grew
     // large) writes every row of both, and a save waits for it.
     let (phases, base) = std::thread::scope(|scope| {
         let phases = scope.spawn(|| write_phases(&dir.join(PHASES), phase_rows, phase_chunks));
-        let base = write_base_rows(&dir.join(BASE), sessions, problems, notes);
+        let base = write_base_rows(dir, generation, sessions, problems, notes);
         let phases = phases
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -611,14 +700,20 @@ pub fn write_index(
     });
     phases?;
     base?;
-    append_dirs(dir, dirs)
+    append_dirs(dir, dirs)?;
+    crate::rollup_file::write(dir, generation, base_rows, rollup)
 }
 
-/// The two index files a rebuild writes as it reads (see [`TableFile`]).
+/// The index files a rebuild writes as it reads (see [`TableFile`]):
+/// `sessions` and `usage` are written together, row `i` of one beside row
+/// `i` of the other ([`TableFile::append_beside`]).
 #[derive(Debug)]
 pub struct RebuildTables {
     pub sessions: TableFile,
+    pub usage: TableFile,
     pub phases: TableFile,
+    /// The generation the base and the usage file are written with.
+    pub generation: u64,
 }
 
 impl RebuildTables {
@@ -627,12 +722,22 @@ impl RebuildTables {
     pub fn open(dir: &Path, files: usize, _held: &crucible_core::DirLock) -> std::io::Result<Self> {
         // Room for as many session rows as files (at most one each), and
         // a hundred phases a session on average.
+        let generation = new_generation();
         let sessions = TableFile::overwrite(
             dir.join(BASE),
             Head {
-                scalars: base_scalars(),
+                scalars: base_scalars(generation),
                 table: "sessions",
-                fields: SESSION_FIELDS,
+                fields: BASE_SESSION_FIELDS,
+            },
+            files,
+        )?;
+        let usage = TableFile::overwrite(
+            dir.join(USAGE),
+            Head {
+                scalars: usage_scalars(generation),
+                table: "usage",
+                fields: USAGE_FIELDS,
             },
             files,
         )?;
@@ -645,7 +750,12 @@ impl RebuildTables {
             },
             files.saturating_mul(100),
         )?;
-        Ok(Self { sessions, phases })
+        Ok(Self {
+            sessions,
+            usage,
+            phases,
+            generation,
+        })
     }
 }
 
@@ -655,20 +765,24 @@ impl RebuildTables {
 pub fn finish_rebuild(
     dir: &Path,
     tables: RebuildTables,
+    rollup: &Rollup,
     problems: &[Problem],
     notes: &[Note],
     dirs: &[DirStamp],
 ) -> Result<(), IndexFileError> {
+    let (generation, base_rows) = (tables.generation, tables.sessions.rows());
     clear_delta(dir)?;
     let io = |name: &str| {
         let path = dir.join(name);
         move |source| IndexFileError::Io { path, source }
     };
     tables.phases.finish("").map_err(io(PHASES))?;
+    tables.usage.finish("").map_err(io(USAGE))?;
     let mut tail = String::new();
     problems_table(&mut tail, problems, notes);
     tables.sessions.finish(&tail).map_err(io(BASE))?;
-    append_dirs(dir, dirs)
+    append_dirs(dir, dirs)?;
+    crate::rollup_file::write(dir, generation, base_rows, rollup)
 }
 
 /// Creates the index files that do not exist yet, empty. A rebuild does this
@@ -677,7 +791,7 @@ pub fn finish_rebuild(
 /// the next read list it again. Once they exist, every index write is in
 /// place and leaves the directory alone.
 pub fn create_missing(dir: &Path) -> Result<(), IndexFileError> {
-    for name in [BASE, PHASES, DELTA] {
+    for name in [BASE, PHASES, USAGE, ROLLUP, DELTA] {
         let path = dir.join(name);
         own_file_for_write(
             &path,
@@ -743,6 +857,10 @@ pub struct Light {
     /// The document's tables, parsed once at load, as ranges of `text`
     /// (a 100,000-row file is split into lines once per query, not per table).
     tables: Vec<TableSpan>,
+    /// The usage file, when the query reads usage: its text and table.
+    usage: Option<(PathBuf, String, TableSpan)>,
+    /// The write the base is of ([`new_generation`]); 0 when it says none.
+    pub generation: u64,
     pub delta: Delta,
 }
 
@@ -753,43 +871,91 @@ struct TableSpan {
     rows: Vec<std::ops::Range<usize>>,
 }
 
+impl TableSpan {
+    /// The tables of a document parsed from `text`, as ranges of it.
+    fn all_of(text: &str, doc: &toon::Document<'_>) -> Vec<Self> {
+        let offset = |part: &str| {
+            let start = part.as_ptr() as usize - text.as_ptr() as usize;
+            start..start + part.len()
+        };
+        doc.tables
+            .iter()
+            .map(|t| TableSpan {
+                name: t.name.to_owned(),
+                fields: t.fields.iter().map(|f| (*f).to_owned()).collect(),
+                rows: t.rows.iter().map(|r| offset(r)).collect(),
+            })
+            .collect()
+    }
+
+    fn table<'a>(&'a self, text: &'a str) -> toon::Table<'a> {
+        toon::Table {
+            name: &self.name,
+            fields: self.fields.iter().map(String::as_str).collect(),
+            rows: self.rows.iter().map(|r| &text[r.clone()]).collect(),
+        }
+    }
+}
+
 impl Light {
-    pub fn load(dir: &Path) -> Result<Self, IndexFileError> {
+    /// The base and the delta, and the usage file when `with_usage` (a
+    /// query that reads [`crate::Facts::usage`]).
+    pub fn load(dir: &Path, with_usage: bool) -> Result<Self, IndexFileError> {
         let path = dir.join(BASE);
         let text = read(&path)?;
-        let tables = {
+        let (tables, generation) = {
             let doc = parse_doc(&path, &text)?;
             if doc.scalar("format") != Some(FORMAT) {
                 return Err(corrupt(&path, 1, format!("not a {FORMAT} file")));
             }
-            let offset = |part: &str| {
-                let start = part.as_ptr() as usize - text.as_ptr() as usize;
-                start..start + part.len()
-            };
-            doc.tables
-                .iter()
-                .map(|t| TableSpan {
-                    name: t.name.to_owned(),
-                    fields: t.fields.iter().map(|f| (*f).to_owned()).collect(),
-                    rows: t.rows.iter().map(|r| offset(r)).collect(),
-                })
-                .collect()
+            let generation = doc.scalar("generation").and_then(|g| g.parse().ok());
+            (TableSpan::all_of(&text, &doc), generation.unwrap_or(0))
         };
-        Ok(Self {
+        let usage = if with_usage {
+            let usage_path = dir.join(USAGE);
+            let usage_text = read(&usage_path)?;
+            let span = {
+                let doc = parse_doc(&usage_path, &usage_text)?;
+                TableSpan::all_of(&usage_text, &doc)
+                    .into_iter()
+                    .find(|t| t.name == "usage")
+                    .unwrap_or(TableSpan {
+                        name: "usage".into(),
+                        fields: Vec::new(),
+                        rows: Vec::new(),
+                    })
+            };
+            Some((usage_path, usage_text, span))
+        } else {
+            None
+        };
+        let light = Self {
             path,
             text,
             tables,
+            usage,
+            generation,
             delta: load_delta(dir)?,
-        })
+        };
+        // Tables of different lengths: corrupt at once, not half way through.
+        light.usage_rows()?;
+        Ok(light)
     }
 
     fn table(&self, name: &str) -> Option<toon::Table<'_>> {
         let t = self.tables.iter().find(|t| t.name == name)?;
-        Some(toon::Table {
-            name: &t.name,
-            fields: t.fields.iter().map(String::as_str).collect(),
-            rows: t.rows.iter().map(|r| &self.text[r.clone()]).collect(),
-        })
+        Some(t.table(&self.text))
+    }
+
+    /// The usage file's rows beside the sessions table's, if loaded.
+    fn usage_rows(&self) -> Result<Option<UsageRows<'_>>, IndexFileError> {
+        let Some((path, text, span)) = &self.usage else {
+            return Ok(None);
+        };
+        let sessions = self.table("sessions").map_or(0, |t| t.rows.len());
+        let t = span.table(text);
+        let t = (!t.fields.is_empty()).then_some(t);
+        UsageRows::new(path, t.as_ref(), sessions).map(Some)
     }
 
     /// The rows of the base's table `name`, less those whose path `replaced`
@@ -874,7 +1040,9 @@ impl Light {
         let Some(t) = self.table("sessions") else {
             return Ok(vec![init()]);
         };
-        let columns = Columns::new(&t, SESSION_FIELDS);
+        // The cells in `SESSION_FIELDS` order: the base's, then `usage`
+        // (from the usage file, or null when the query reads none).
+        let columns = Columns::new(&t, BASE_SESSION_FIELDS);
         // Splitting a prefix first only pays when most rows are then rejected.
         let prefix = if selective && columns.is_identity() {
             SESSION_PREFIX
@@ -882,6 +1050,7 @@ impl Light {
             usize::MAX
         };
         let replaced = self.delta.paths();
+        let usage = self.usage_rows()?;
         let per = t.rows.len().div_ceil(threads.max(1)).max(1);
         let results: Vec<Result<S, IndexFileError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = t
@@ -889,11 +1058,12 @@ impl Light {
                 .chunks(per)
                 .enumerate()
                 .map(|(c, rows)| {
-                    let (columns, replaced) = (&columns, &replaced);
+                    let (columns, replaced, usage) = (&columns, &replaced, &usage);
                     scope.spawn(move || {
                         let mut state = init();
                         let mut cells = Vec::with_capacity(SESSION_FIELDS.len());
                         let mut ordered = Vec::with_capacity(SESSION_FIELDS.len());
+                        let (mut usage_cells, mut usage_ordered) = (Vec::new(), Vec::new());
                         for (k, row) in rows.iter().enumerate() {
                             let i = c * per + k;
                             let line = |m: String| {
@@ -916,6 +1086,12 @@ impl Light {
                                 toon::split_row(row, &mut cells).map_err(line)?;
                                 columns.order(&cells, &mut ordered);
                             }
+                            ordered.push(match usage {
+                                Some(usage) => {
+                                    usage.cell(i, &path, &mut usage_cells, &mut usage_ordered)?
+                                }
+                                None => "null",
+                            });
                             each(&mut state, &ordered).map_err(line)?;
                         }
                         Ok(state)

@@ -18,11 +18,14 @@ pub mod path_set;
 pub mod query;
 pub mod record;
 pub mod refresh;
+pub mod rollup;
+pub mod rollup_file;
 pub mod scan;
 pub mod stats;
 mod table_file;
 pub mod toon;
 pub mod usage_cell;
+mod usage_rows;
 mod view;
 
 use std::collections::HashSet;
@@ -66,6 +69,9 @@ pub struct Opened {
     pub warnings: Vec<String>,
     /// Sessions paused for being idle while the index was refreshed.
     pub paused: Vec<String>,
+    /// The write of the base a visit answered from its rows
+    /// ([`files::new_generation`]); `None` when it answered otherwise.
+    pub generation: Option<u64>,
 }
 
 /// The index of one store's directory.
@@ -73,12 +79,26 @@ pub struct Opened {
 pub struct SessionIndex<'s> {
     store: &'s SessionStore<MarkdownCodec>,
     threads: usize,
+    /// Whether visits read the usage file (see [`SessionIndex::without_usage`]).
+    usage: bool,
 }
 
 impl<'s> SessionIndex<'s> {
     pub fn new(store: &'s SessionStore<MarkdownCodec>) -> Self {
         let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-        Self { store, threads }
+        Self {
+            store,
+            threads,
+            usage: true,
+        }
+    }
+
+    /// Visits that never ask for usage ([`Facts::usage`] is then an error):
+    /// the usage file, most of the index's bytes, is not read (`list`).
+    #[must_use]
+    pub fn without_usage(mut self) -> Self {
+        self.usage = false;
+        self
     }
 
     /// Reads every session again and writes a new index (when the directory
@@ -131,6 +151,7 @@ impl<'s> SessionIndex<'s> {
                     Some(tables) => files::finish_rebuild(
                         root,
                         tables,
+                        &built.rollup,
                         &built.index.problems,
                         &built.index.notes,
                         &built.index.dirs,
@@ -140,7 +161,9 @@ impl<'s> SessionIndex<'s> {
                         files::SessionRows::Written {
                             rows: built.session_rows,
                             chunks: &built.session_chunks,
+                            usage_chunks: &built.usage_chunks,
                         },
+                        &built.rollup,
                         &built.index.problems,
                         &built.index.notes,
                         &built.index.dirs,
@@ -159,6 +182,7 @@ impl<'s> SessionIndex<'s> {
                 index: built.index,
                 warnings,
                 paused: Vec::new(),
+                generation: None,
             },
             built.session_rows,
         ))
@@ -184,6 +208,7 @@ impl<'s> SessionIndex<'s> {
                     index,
                     warnings: Vec::new(),
                     paused: Vec::new(),
+                    generation: None,
                 }
             }
             Err(IndexFileError::Missing(_)) => self.rebuild(progress)?,
@@ -266,7 +291,7 @@ impl<'s> SessionIndex<'s> {
     ) -> Option<(Opened, Vec<S>)> {
         let root = self.store.dir();
         let shared = crucible_core::DirLock::acquire_shared(root);
-        let light = files::Light::load(root).ok()?;
+        let light = files::Light::load(root, self.usage).ok()?;
         let dirs = light.dirs().ok()?;
         if dirs.is_empty() {
             return None;
@@ -278,6 +303,7 @@ impl<'s> SessionIndex<'s> {
             filter,
             idle,
             now,
+            usage: self.usage,
         };
         let scans = rows.scan(&light, self.threads, init, each)?;
         let base_problems = light.problems().ok()?;
@@ -342,6 +368,7 @@ impl<'s> SessionIndex<'s> {
                 index,
                 warnings: Vec::new(),
                 paused,
+                generation: Some(light.generation).filter(|&g| g != 0),
             },
             states,
         ))
@@ -426,6 +453,28 @@ impl<'s> SessionIndex<'s> {
         }
     }
 
+    /// The rollup file and the generation of the base it sums
+    /// ([`rollup_file`]), read under the shared lock; `None` when it is
+    /// missing or cannot be read.
+    pub fn base_rollup(&self) -> Option<(rollup_file::BaseOf, rollup::Rollup)> {
+        let root = self.store.dir();
+        let _shared = crucible_core::DirLock::acquire_shared(root);
+        rollup_file::load(root).ok()
+    }
+
+    /// The usage lines of the base rows a visit did not find fresh (see
+    /// [`rollup_file::usage_outside`]), read under the shared lock.
+    pub fn usage_outside(
+        &self,
+        generation: u64,
+        fresh: &HashSet<u64>,
+        fresh_rows: usize,
+    ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
+        let root = self.store.dir();
+        let _shared = crucible_core::DirLock::acquire_shared(root);
+        rollup_file::usage_outside(root, generation, fresh, fresh_rows)
+    }
+
     /// Every phase record, for `stats --group-by phase`.
     pub fn phases(
         &self,
@@ -508,6 +557,8 @@ struct RowPass<'a> {
     /// Active sessions quiet for this long are idle candidates.
     idle: Option<Duration>,
     now: SystemTime,
+    /// Whether the usage file was read (else rows' usage is not known).
+    usage: bool,
 }
 
 /// One thread's share of a [`RowPass`]: the caller's state, and the rows the
@@ -595,7 +646,10 @@ impl RowPass<'_> {
         cells: &[&str],
         each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
     ) -> Result<(), String> {
-        let facts = Facts::from_cells(cells)?;
+        let mut facts = Facts::from_cells(cells)?;
+        if !self.usage {
+            facts.usage = record::UsageCell::NotRead;
+        }
         if let (Some(limit), SessionStatus::Active) = (self.idle, facts.status) {
             // The recorded mtime picks the candidates without a stat per
             // active session; `pause_if_idle` checks the file itself.

@@ -220,6 +220,17 @@ pub const SESSION_FIELDS: &[&str] = &[
     "usage",
 ];
 
+/// The columns of the base file's sessions table: all but `usage`, which
+/// the usage file holds (`.index-usage.toon`, see [`USAGE_FIELDS`]).
+pub const BASE_SESSION_FIELDS: &[&str] = SESSION_FIELDS.split_at(SESSION_FIELDS.len() - 1).0;
+
+/// The columns of the usage file's table: one row per row of the base
+/// file's sessions table, in the same order.
+pub const USAGE_FIELDS: &[&str] = &["path", "usage"];
+
+/// Where `usage` is among [`SESSION_FIELDS`].
+pub const USAGE_COLUMN: usize = SESSION_FIELDS.len() - 1;
+
 /// How many leading cells decide whether a row is read further.
 pub const SESSION_PREFIX: usize = 8;
 
@@ -308,10 +319,28 @@ impl SessionRecord {
             .map(String::as_str)
     }
 
+    /// Writes the row with every column of [`SESSION_FIELDS`] (the delta's
+    /// form: small, and one row per path there).
     pub fn write_row(&self, out: &mut String) {
         let usage = crate::usage_cell::encode(&self.usage);
+        self.write_cells(out, Some(usage_cell(&usage)));
+    }
+
+    /// Writes the base file's row (every column but `usage`, see
+    /// [`BASE_SESSION_FIELDS`]) to `out`, and the usage file's row
+    /// (`path,usage`, see [`USAGE_FIELDS`]) to `usage_out`: the usage cells
+    /// are most of the bytes, and `list` never reads them.
+    pub fn write_split_rows(&self, out: &mut String, usage_out: &mut String) {
+        self.write_cells(out, None);
+        let usage = crate::usage_cell::encode(&self.usage);
+        toon::write_row(usage_out, &[Cell::Str(&self.path), usage_cell(&usage)]);
+    }
+
+    /// The row's cells, with the `usage` cell last when given.
+    fn write_cells(&self, out: &mut String, usage: Option<Cell<'_>>) {
         let participants = join(&self.participants);
         let agents = join(&self.agents);
+        let usage = usage.as_slice();
         toon::write_row_parts(
             out,
             &[
@@ -340,8 +369,8 @@ impl SessionRecord {
                     self.resume_point.as_deref().into(),
                     self.parent.as_deref().into(),
                     self.project.as_deref().into(),
-                    usage_cell(&usage),
                 ],
+                usage,
             ],
         );
     }
@@ -719,6 +748,11 @@ impl Columns {
         }
     }
 
+    /// Cells taken in the order they come.
+    pub fn identity() -> Self {
+        Self { positions: None }
+    }
+
     /// True when the table's columns are the known ones, in order.
     pub fn is_identity(&self) -> bool {
         self.positions.is_none()
@@ -764,6 +798,9 @@ pub struct Facts<'a> {
 pub enum UsageCell<'a> {
     Cell(&'a str),
     Lines(&'a [UsageLine]),
+    /// The query said it reads no usage (`SessionIndex::without_usage`):
+    /// the usage file was not read, and asking is an error, not zero.
+    NotRead,
 }
 
 impl<'a> Facts<'a> {
@@ -793,7 +830,7 @@ impl<'a> Facts<'a> {
             errors: count(c[21])?,
             user_interventions: count(c[22])?,
             project: toon::text(c[26])?,
-            usage: UsageCell::Cell(c[27]),
+            usage: UsageCell::Cell(c[USAGE_COLUMN]),
         })
     }
 
@@ -823,6 +860,7 @@ impl<'a> Facts<'a> {
         match self.usage {
             UsageCell::Cell(c) => usage_lines(c).map(std::borrow::Cow::Owned),
             UsageCell::Lines(l) => Ok(std::borrow::Cow::Borrowed(l)),
+            UsageCell::NotRead => Err("usage not read: the query said it reads none".into()),
         }
     }
 

@@ -231,47 +231,71 @@ pub struct Built {
     pub tables: Option<RebuildTables>,
     pub session_rows: usize,
     pub session_chunks: Vec<String>,
+    /// The usage file's rows, chunk `i` beside `session_chunks[i]`.
+    pub usage_chunks: Vec<String>,
+    /// Every session's usage lines, summed (see [`crate::rollup`]).
+    pub rollup: crate::rollup::Rollup,
     pub phase_rows: usize,
     pub phase_chunks: Vec<String>,
 }
 
 /// Rows a worker writes as it goes: handed to the index file in large
-/// pieces, or kept in memory when there is none.
+/// pieces, or kept in memory when there is none. The sessions rows have
+/// the usage file's rows beside them (`beside`, as many), handed over with
+/// them so that the two files stay in step.
 struct RowBuffer<'t> {
     text: String,
+    beside: String,
     rows: usize,
     table: Option<&'t TableFile>,
+    beside_table: Option<&'t TableFile>,
 }
 
 impl<'t> RowBuffer<'t> {
     fn new(table: Option<&'t TableFile>) -> Self {
         Self {
             text: String::with_capacity(if table.is_some() { 300 * 1024 } else { 0 }),
+            beside: String::new(),
             rows: 0,
             table,
+            beside_table: None,
+        }
+    }
+
+    /// A buffer whose rows have rows of `beside` next to them.
+    fn with_beside(table: Option<&'t TableFile>, beside: Option<&'t TableFile>) -> Self {
+        Self {
+            beside_table: beside,
+            ..Self::new(table)
         }
     }
 
     /// After `rows` rows were added to `text`.
     fn added(&mut self, rows: usize) {
         self.rows += rows;
-        if self.text.len() > 256 * 1024 {
+        if self.text.len() + self.beside.len() > 256 * 1024 {
             self.flush();
         }
     }
 
     fn flush(&mut self) {
-        if let Some(table) = self.table {
-            table.append(&self.text, self.rows);
-            self.text.clear();
-            self.rows = 0;
+        match (self.table, self.beside_table) {
+            (Some(table), Some(beside)) => {
+                table.append_beside(&self.text, self.rows, beside, &self.beside);
+            }
+            (Some(table), None) => table.append(&self.text, self.rows),
+            (None, _) => return,
         }
+        self.text.clear();
+        self.beside.clear();
+        self.rows = 0;
     }
 
-    /// The rows kept in memory, if there is no index file to write.
-    fn finish(mut self) -> (usize, String) {
+    /// The rows kept in memory (and those beside them), if there is no
+    /// index file to write.
+    fn finish(mut self) -> (usize, String, String) {
         self.flush();
-        (self.rows, self.text)
+        (self.rows, self.text, self.beside)
     }
 }
 
@@ -280,8 +304,9 @@ struct WorkerOutput {
     sessions: Vec<SessionRecord>,
     problems: Vec<Problem>,
     notes: Vec<Note>,
-    session_rows: (usize, String),
-    phase_rows: (usize, String),
+    session_rows: (usize, String, String),
+    phase_rows: (usize, String, String),
+    rollup: crate::rollup::Rollup,
 }
 
 /// Reads every file on `threads` threads; `progress(done, total)` is called
@@ -376,9 +401,13 @@ impl Work<'_> {
     fn run_worker(&self) -> WorkerOutput {
         let root = self.store.dir();
         let total = self.files.len();
-        let mut session_out = RowBuffer::new(self.tables.map(|t| &t.sessions));
+        let mut session_out = RowBuffer::with_beside(
+            self.tables.map(|t| &t.sessions),
+            self.tables.map(|t| &t.usage),
+        );
         let mut phase_out = RowBuffer::new(self.tables.map(|t| &t.phases));
         let mut sessions = Vec::new();
+        let mut rollup = crate::rollup::Rollup::default();
         let mut problems = Vec::new();
         let mut notes = Vec::new();
         let mut reader = FileReader::new(self.store.max_file_bytes());
@@ -388,7 +417,8 @@ impl Work<'_> {
             let is_live = !self.live.is_empty() && self.live.contains(path);
             match index_file_with(self.store, path, is_live, self.held, &mut reader) {
                 Entry::Session(s, summary) => {
-                    s.write_row(&mut session_out.text);
+                    s.write_split_rows(&mut session_out.text, &mut session_out.beside);
+                    rollup.add(&s.usage);
                     session_out.added(1);
                     let n = PhaseRecord::write_summary_rows(&s.path, &summary, &mut phase_out.text);
                     phase_out.added(n);
@@ -413,6 +443,7 @@ impl Work<'_> {
             notes,
             session_rows: session_out.finish(),
             phase_rows: phase_out.finish(),
+            rollup,
         }
     }
 }
@@ -420,10 +451,12 @@ impl Work<'_> {
 impl Built {
     /// Takes in what one worker found.
     fn add(&mut self, w: WorkerOutput) {
-        let (n, chunk) = w.session_rows;
+        let (n, chunk, usage) = w.session_rows;
         self.session_rows += n;
         self.session_chunks.push(chunk);
-        let (n, chunk) = w.phase_rows;
+        self.usage_chunks.push(usage);
+        self.rollup.merge(w.rollup);
+        let (n, chunk, _) = w.phase_rows;
         self.phase_rows += n;
         self.phase_chunks.push(chunk);
         self.index.sessions.extend(w.sessions);

@@ -76,8 +76,9 @@ pub fn encode(lines: &[UsageLine]) -> String {
 }
 
 pub use decode::decode;
+pub(crate) use decode::untext;
 
-fn text(out: &mut String, s: Option<&str>) {
+pub(crate) fn text(out: &mut String, s: Option<&str>) {
     let Some(s) = s else { return };
     if s.is_empty() {
         out.push('%');

@@ -31,5 +31,6 @@ mod sidecar;
 mod tables;
 mod time_input;
 mod usage_costs;
+mod usage_rollup;
 mod validate;
 mod walkthrough;

@@ -91,16 +91,18 @@ fn a_damaged_usage_cell_is_named_on_stderr_and_the_rest_still_counts() {
     let out = kiln.run(&["session", "index", "--rebuild"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
 
-    let index = kiln.sessions().join(".index.toon");
+    let index = kiln.sessions().join(".index-usage.toon");
     let text = std::fs::read_to_string(&index).unwrap();
     assert!(text.contains("|damaged-model|"), "{text}");
     // The hour after the model becomes a word: the cell no longer decodes.
     let damaged = regex_lite_replace(&text, "|damaged-model|", "|damaged-model|x");
     std::fs::write(&index, damaged).unwrap();
 
+    // The views that read every cell (stats, and `usage session`, which
+    // no rollup answers) name it.
     for args in [
         &["session", "stats", "--format", "json"][..],
-        &["usage", "daily", "--json"],
+        &["usage", "session", "--json"],
     ] {
         let (v, stderr) = json(&kiln, args);
         assert_eq!(
@@ -118,6 +120,11 @@ fn a_damaged_usage_cell_is_named_on_stderr_and_the_rest_still_counts() {
         };
         assert_eq!(input, 100, "{args:?}: {v}");
     }
+    // The calendar views answer from the rollup written with the index,
+    // which summed the files themselves: the damaged cell is not read.
+    let (v, stderr) = json(&kiln, &["usage", "daily", "--json"]);
+    assert!(!stderr.contains("could not be read"), "{stderr}");
+    assert_eq!(v["totals"]["inputTokens"], 5100);
     // The rebuild the warning names repairs it.
     let out = kiln.run(&["session", "index", "--rebuild"]);
     assert_eq!(out.code, 0, "{}", out.stderr);

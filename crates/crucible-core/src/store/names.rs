@@ -18,6 +18,10 @@ pub const LOCK: &str = ".cru.lock";
 pub const INDEX: &str = ".index.toon";
 /// The index's phases table.
 pub const INDEX_PHASES: &str = ".index-phases.toon";
+/// The index's usage cells, one row per row of the index's sessions table.
+pub const INDEX_USAGE: &str = ".index-usage.toon";
+/// The index's usage lines summed by hour and model (its base's rows).
+pub const INDEX_ROLLUP: &str = ".index-rollup.toon";
 /// What saves changed since the index was written.
 pub const INDEX_DELTA: &str = ".index-delta.toon";
 
@@ -142,7 +146,14 @@ mod tests {
             refine_rejected(Path::new("/w/deploy.workflow.md")),
             Path::new("/w/deploy.refine-rejected.md")
         );
-        for name in [LOCK, INDEX, INDEX_PHASES, INDEX_DELTA] {
+        for name in [
+            LOCK,
+            INDEX,
+            INDEX_PHASES,
+            INDEX_USAGE,
+            INDEX_ROLLUP,
+            INDEX_DELTA,
+        ] {
             assert!(name.starts_with('.'), "{name} must be hidden from the walk");
         }
     }

@@ -162,7 +162,7 @@ fn above_items(s: &str) -> Option<Vec<(u64, Tokens)>> {
         .collect()
 }
 
-fn untext(s: &str) -> Result<Option<String>, String> {
+pub(crate) fn untext(s: &str) -> Result<Option<String>, String> {
     match s {
         "" => Ok(None),
         "%" => Ok(Some(String::new())),

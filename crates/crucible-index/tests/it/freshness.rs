@@ -189,6 +189,87 @@ fn a_missing_or_corrupt_index_is_rebuilt_with_a_warning() {
     assert_eq!(o.index.sessions.len(), 9);
 }
 
+/// Every session's usage lines as a visit reading usage sees them, by path.
+fn usage_by_path(store: &SessionStore<MarkdownCodec>) -> Vec<(String, usize)> {
+    let (_, states) = SessionIndex::new(store)
+        .visit(
+            None,
+            &crucible_index::Filter::default(),
+            &|_, _| {},
+            &Vec::new,
+            &|st: &mut Vec<(String, usize)>, f, _| {
+                st.push((f.path.to_string(), f.usage().unwrap().len()));
+            },
+        )
+        .unwrap();
+    let mut seen: Vec<_> = states.into_iter().flatten().collect();
+    seen.sort();
+    seen
+}
+
+#[test]
+fn a_usage_file_out_of_step_with_the_base_is_rebuilt_with_a_warning() {
+    let dir = copy_fixtures();
+    // Past the racy window: the index trusts the files' stamps, and
+    // answers from its rows.
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let store = SessionStore::new(dir.path(), MarkdownCodec);
+    open(&store);
+    let want = usage_by_path(&store);
+    assert!(want.iter().any(|(_, n)| *n > 0), "{want:?}");
+    let usage = dir.path().join(crucible_index::files::USAGE);
+    let text = std::fs::read_to_string(&usage).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let rows = lines.iter().position(|l| l.starts_with("usage[")).unwrap() + 1;
+    // Two rows swapped: each names a path the sessions table has elsewhere.
+    let mut swapped = lines.clone();
+    swapped.swap(rows, rows + 1);
+    std::fs::write(&usage, swapped.join("\n") + "\n").unwrap();
+    let o = open(&store);
+    assert_eq!(o.warnings.len(), 1, "{:?}", o.warnings);
+    assert!(
+        o.warnings[0].contains(".index-usage.toon"),
+        "{}",
+        o.warnings[0]
+    );
+    assert_eq!(usage_by_path(&store), want);
+    // A row missing: the visit does not answer from the rows, it rebuilds.
+    let text = std::fs::read_to_string(&usage).unwrap();
+    let short: Vec<&str> = text.lines().filter(|l| !l.contains("2025-12-11")).collect();
+    assert!(short.len() < text.lines().count());
+    std::fs::write(&usage, short.join("\n") + "\n").unwrap();
+    assert_eq!(usage_by_path(&store), want);
+    // Gone: a query that reads no usage does not miss it; one that does
+    // rebuilds it.
+    std::fs::remove_file(&usage).unwrap();
+    let (_, states) = SessionIndex::new(&store)
+        .without_usage()
+        .visit(
+            None,
+            &crucible_index::Filter::default(),
+            &|_, _| {},
+            &Vec::new,
+            &|st: &mut Vec<(String, Option<usize>)>, f, _| {
+                st.push((f.path.to_string(), f.usage().ok().map(|u| u.len())));
+            },
+        )
+        .unwrap();
+    let mut seen: Vec<_> = states.into_iter().flatten().collect();
+    seen.sort();
+    assert_eq!(seen.len(), 9);
+    // Rows answered from the index say their usage was not read (an
+    // error, never zero); files read again (just copied, so not yet
+    // trusted) have it.
+    for ((path, n), (want_path, want_n)) in seen.iter().zip(&want) {
+        assert_eq!(path, want_path);
+        assert!(n.is_none() || *n == Some(*want_n), "{path}: {n:?}");
+    }
+    assert!(seen.iter().any(|(_, n)| n.is_none()), "{seen:?}");
+    assert!(!usage.exists());
+    assert_eq!(usage_by_path(&store), want);
+    assert!(usage.exists());
+}
+
 #[test]
 fn files_that_fail_to_parse_are_problems_not_silence() {
     let dir = copy_fixtures();

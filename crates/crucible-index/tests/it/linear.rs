@@ -42,6 +42,18 @@ fn index_of(n: usize) -> tempfile::TempDir {
             "format: cru-session-index\nversion: {v}\nsessions[{n}]{SESSION_HEAD}{sessions}problems[0]:\ndirs[{n}]{{path,changed_ns}}:\n{dirs}"
         ),
     );
+    let usage: String = (0..n)
+        .map(|i| {
+            format!(
+                "  d{d}/s-{i}.md,\"lead@1|||490000|5|900|2|{i}|7|0|0|0|0|0|-|\"\n",
+                d = i % 1000
+            )
+        })
+        .collect();
+    write(
+        files::USAGE,
+        format!("version: {v}\nusage[{n}]{{path,usage}}:\n{usage}"),
+    );
     let phases: String = (0..n).map(phase_row).collect();
     write(
         files::PHASES,
@@ -69,6 +81,11 @@ fn the_index_reader() {
     let dir = index_of(20);
     let index = load(dir.path());
     assert_eq!(index.sessions.len(), 20);
+    // The usage file's rows joined by place (the delta's rows have none).
+    assert_eq!(
+        index.sessions.iter().filter(|s| s.usage.len() == 1).count(),
+        18
+    );
     assert_linear("index load", 1_000, index_of, |dir| {
         std::hint::black_box(load(dir.path()));
     });

@@ -3,4 +3,5 @@
 mod agreement;
 mod freshness;
 mod linear;
+mod rollup_views;
 mod toon_compat;

@@ -148,8 +148,9 @@ fn index() -> impl Strategy<Value = Index> {
 }
 
 /// What a record looks like as toon-format sees the row: lists are one
-/// space-separated string, absent values null, numbers numbers.
-fn as_json(index: &Index) -> serde_json::Value {
+/// space-separated string, absent values null, numbers numbers. The base
+/// file's document, then the usage file's.
+fn as_json(index: &Index) -> (serde_json::Value, serde_json::Value) {
     let list = |v: &[String]| {
         if v.is_empty() {
             serde_json::Value::Null
@@ -168,7 +169,7 @@ fn as_json(index: &Index) -> serde_json::Value {
                 "phases": s.phases, "tool_calls": s.counts.tool_calls, "failed_tool_calls": s.counts.failed_tool_calls,
                 "decisions": s.counts.decisions, "errors": s.counts.errors, "user_interventions": s.counts.user_interventions,
                 "subagents": s.counts.subagents, "resume_point": s.resume_point, "parent": s.parent, "live": u64::from(s.live),
-                "project": s.project, "usage": Some(crucible_index::usage_cell::encode(&s.usage)).filter(|u| !u.is_empty()),
+                "project": s.project,
                 "ino": s.stamp.ino, "mtime_ns": s.stamp.mtime_ns, "size": s.stamp.size, "ctime_ns": s.stamp.ctime_ns,
             })
         })
@@ -188,7 +189,15 @@ fn as_json(index: &Index) -> serde_json::Value {
         .iter()
         .map(|d| serde_json::json!({"path": d.path, "changed_ns": d.changed_ns}))
         .collect();
-    serde_json::json!({"format": files::FORMAT, "version": files::VERSION, "sessions": sessions, "problems": problems, "notes": notes, "dirs": dirs})
+    let usage: Vec<serde_json::Value> = index
+        .sessions
+        .iter()
+        .map(|s| serde_json::json!({"path": s.path, "usage": Some(crucible_index::usage_cell::encode(&s.usage)).filter(|u| !u.is_empty())}))
+        .collect();
+    (
+        serde_json::json!({"format": files::FORMAT, "version": files::VERSION, "generation": 0, "sessions": sessions, "problems": problems, "notes": notes, "dirs": dirs}),
+        serde_json::json!({"version": files::VERSION, "generation": 0, "usage": usage}),
+    )
 }
 
 proptest! {
@@ -197,17 +206,23 @@ proptest! {
     /// toon-format decodes what we write to the same values.
     #[test]
     fn toon_format_reads_our_index(index in index()) {
-        let text = files::base_text(&index);
-        let theirs: serde_json::Value = toon_format::decode_default(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-        prop_assert_eq!(theirs, as_json(&index), "{}", text);
+        let (base, usage) = files::base_text(&index);
+        let (want_base, want_usage) = as_json(&index);
+        for (text, want) in [(base, want_base), (usage, want_usage)] {
+            let theirs: serde_json::Value = toon_format::decode_default(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            prop_assert_eq!(theirs, want, "{}", text);
+        }
     }
 
     /// We read what toon-format writes for the same data.
     #[test]
     fn we_read_what_toon_format_writes(index in index()) {
-        let text = toon_format::encode_default(&as_json(&index)).unwrap();
+        let (base, usage) = as_json(&index);
+        let text = toon_format::encode_default(&base).unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(files::BASE), &text).unwrap();
+        let usage = toon_format::encode_default(&usage).unwrap();
+        std::fs::write(dir.path().join(files::USAGE), &usage).unwrap();
         let ours = files::load(dir.path()).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         prop_assert_eq!(ours.sessions, index.sessions, "{}", text);
         prop_assert_eq!(ours.problems, index.problems);

@@ -48,8 +48,10 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
         // The rebuild keeps only counts; the index on disk is fresh now,
         // and a visit of its rows reads no session again. Only ids and
         // paths are taken: whole records would decode every usage cell
-        // (a gigabyte and seconds at 100,000 sessions with usage records).
+        // (a gigabyte and seconds at 100,000 sessions with usage records),
+        // and the usage file (most of the index's bytes) is not read.
         let (opened, seen) = SessionIndex::new(&ctx.store)
+            .without_usage()
             .visit(
                 None,
                 &Filter::default(),

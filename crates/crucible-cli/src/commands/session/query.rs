@@ -128,17 +128,41 @@ impl<S> IntoIterator for Visited<S> {
     }
 }
 
+/// Whether a visit reads the sessions' usage cells ([`Facts::usage`]):
+/// they are most of the index, and only the token and cost views need them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UsageCells {
+    Read,
+    /// `Facts::usage` is then an error, and decoded records have no usage.
+    Skip,
+}
+
 /// Visits every session of the index on all cores (see
 /// `SessionIndex::visit`), then prints what the user should know (one line
-/// each) on stderr.
+/// each) on stderr. Reads no usage cells (see [`visit_index_reading`]).
 pub fn visit_index<S: Send>(
     ctx: &Context,
     filter: &Filter,
     init: &(dyn Fn() -> S + Sync),
     each: &(dyn Fn(&mut S, &crucible_index::Facts<'_>, &crucible_index::Decode<'_>) + Sync),
 ) -> anyhow::Result<Visited<S>> {
+    visit_index_reading(ctx, UsageCells::Skip, filter, init, each)
+}
+
+/// [`visit_index`], reading the usage cells or not.
+pub fn visit_index_reading<S: Send>(
+    ctx: &Context,
+    usage: UsageCells,
+    filter: &Filter,
+    init: &(dyn Fn() -> S + Sync),
+    each: &(dyn Fn(&mut S, &crucible_index::Facts<'_>, &crucible_index::Decode<'_>) + Sync),
+) -> anyhow::Result<Visited<S>> {
     let bar = progress::bar("indexing sessions");
-    let (opened, states) = SessionIndex::new(&ctx.store)
+    let index = match usage {
+        UsageCells::Read => SessionIndex::new(&ctx.store),
+        UsageCells::Skip => SessionIndex::new(&ctx.store).without_usage(),
+    };
+    let (opened, states) = index
         .visit(
             // Reading never changes a session: idle sessions are paused by
             // `cru session pause --idle`, not as a side effect of a listing.
@@ -179,16 +203,30 @@ struct Share<T> {
 /// those `filter` matches: `add` takes one into a thread's tally and says
 /// whether it did (a row that cannot be decoded is not listed); the ids of
 /// those it took are checked for duplicates, and the threads' tallies are
-/// merged with `merge`. What `list` and `stats` share.
+/// merged with `merge`. What `list` and `stats` share. Reads no usage
+/// cells (see [`tally_index_reading`]).
 pub fn tally_index<T: Send>(
     ctx: &Context,
     filter: &Filter,
     init: &(dyn Fn() -> T + Sync),
     add: &(dyn Fn(&mut T, &Facts<'_>, &Decode<'_>) -> bool + Sync),
+    merge: impl FnMut(&mut T, T),
+) -> anyhow::Result<Tallied<T>> {
+    tally_index_reading(ctx, UsageCells::Skip, filter, init, add, merge)
+}
+
+/// [`tally_index`], reading the usage cells or not.
+pub fn tally_index_reading<T: Send>(
+    ctx: &Context,
+    usage: UsageCells,
+    filter: &Filter,
+    init: &(dyn Fn() -> T + Sync),
+    add: &(dyn Fn(&mut T, &Facts<'_>, &Decode<'_>) -> bool + Sync),
     mut merge: impl FnMut(&mut T, T),
 ) -> anyhow::Result<Tallied<T>> {
-    let visited = visit_index(
+    let visited = visit_index_reading(
         ctx,
+        usage,
         filter,
         &|| Share {
             tally: init(),

@@ -10,7 +10,7 @@ use crucible_index::{Aggregator, GroupBy, SessionIndex, StatsRow};
 use crucible_usage::pricing::PriceTable;
 use crucible_usage::{Cost, CostMode};
 
-use super::query::{DataFormat, FilterArgs, tally_index};
+use super::query::{DataFormat, FilterArgs, UsageCells, tally_index_reading};
 use crate::commands::usage::{Mode, cost_cell, price_table, warn_unreadable_usage};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
@@ -63,8 +63,9 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
     } else {
         Vec::new()
     };
-    let tallied = tally_index(
+    let tallied = tally_index_reading(
         ctx,
+        UsageCells::Read,
         &filter,
         &|| Aggregator::new(by),
         &|agg: &mut Aggregator, facts, _| {

@@ -4,6 +4,7 @@
 
 mod args;
 mod prices;
+mod rollup;
 mod sessions;
 mod table;
 
@@ -48,7 +49,20 @@ pub fn run(cmd: &UsageCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
     let table = price_table(&ctx, opts.now)?;
     let mode = view.mode.into();
     let price = |line: &crucible_core::UsageLine| table.cost_of(line, mode);
-    let (usage, outcome) = sessions::load(&ctx, &view.filters.filter()?)?;
+    let filter = view.filters.filter()?;
+    let period = matches!(
+        cmd,
+        UsageCommand::Daily(_) | UsageCommand::Weekly(_) | UsageCommand::Monthly(_)
+    );
+    let from_rollup = if period {
+        rollup::load(&ctx, &filter, &opts.time_zone)?
+    } else {
+        None
+    };
+    let (usage, outcome) = match from_rollup {
+        Some(found) => found,
+        None => sessions::load(&ctx, &filter)?,
+    };
     let out = table::Render {
         json: view.json,
         breakdown: view.breakdown,

@@ -5,7 +5,7 @@ use std::io::Write;
 use crucible_index::Filter;
 use crucible_usage::SessionUsage;
 
-use crate::commands::session::query::tally_index;
+use crate::commands::session::query::{UsageCells, tally_index_reading};
 use crate::context::Context;
 use crate::error::Outcome;
 
@@ -21,8 +21,9 @@ struct Found {
 /// left out), and how reading the index went. Sessions whose usage the
 /// index cannot give are left out with a warning on stderr.
 pub fn load(ctx: &Context, filter: &Filter) -> anyhow::Result<(Vec<SessionUsage>, Outcome)> {
-    let tallied = tally_index(
+    let tallied = tally_index_reading(
         ctx,
+        UsageCells::Read,
         filter,
         &Found::default,
         &|found: &mut Found, facts, _| {

@@ -1,0 +1,162 @@
+//! `cru usage daily|weekly|monthly` answered from the index's rollup
+//! (`crucible_index::rollup`): the usage lines of the base's sessions
+//! summed by hour and model when the index was written, less the sessions
+//! the freshness check found changed, gone or live, plus what they are now.
+//! Only the unfiltered views, in a zone whose offset is a whole number of
+//! hours at every hour summed (else the hour does not say the local day);
+//! anything else, or a rollup that cannot answer exactly, takes the path
+//! that reads every session's cell (`sessions::load`).
+
+use std::collections::HashSet;
+
+use crucible_index::record::UsageCell;
+use crucible_index::rollup::Rollup;
+use crucible_index::{DuplicateIds, Filter, SessionIndex};
+use crucible_usage::SessionUsage;
+use jiff::tz::TimeZone;
+
+use crate::commands::session::query::{report, warn_duplicates};
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+use crate::render::progress;
+
+/// What one thread of the visit found.
+#[derive(Default)]
+struct Share {
+    /// Hashes of the paths of the base rows found fresh (in the rollup).
+    fresh: Vec<u64>,
+    /// The lines of every other session: changed, new, live, or in the delta.
+    now: Rollup,
+    ids: DuplicateIds,
+    sessions: usize,
+    /// A session whose lines could not be had: the rollup cannot answer.
+    unreadable: bool,
+}
+
+/// The sessions' lines as the calendar views take them (one pseudo-session
+/// holding the rollup's lines), and the command's outcome; `None` to take
+/// the path that reads every cell. Prints what the other path would (index
+/// warnings, files skipped, ids twice) only when it answers.
+pub fn load(
+    ctx: &Context,
+    filter: &Filter,
+    zone: &TimeZone,
+) -> anyhow::Result<Option<(Vec<SessionUsage>, Outcome)>> {
+    if !unfiltered(filter) {
+        return Ok(None);
+    }
+    let index = SessionIndex::new(&ctx.store).without_usage();
+    // The rollup file is read while the visit proves every row fresh.
+    let (loaded, visited) = std::thread::scope(|scope| {
+        let loaded = scope.spawn(|| index.base_rollup());
+        let visited = visit(&index, filter);
+        let loaded = loaded
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (loaded, visited)
+    });
+    let (opened, shares) = visited?;
+    let Some((base, mut rollup)) = loaded else {
+        return Ok(None);
+    };
+    if opened.generation != Some(base.generation) {
+        return Ok(None);
+    }
+    let mut fresh = HashSet::new();
+    let (mut ids, mut sessions, mut fresh_rows) = (DuplicateIds::default(), 0, 0);
+    for share in shares {
+        if share.unreadable {
+            return Ok(None);
+        }
+        fresh_rows += share.fresh.len();
+        fresh.extend(share.fresh);
+        // The new lines before the old are taken away: a session saved
+        // again with the same lines keeps its rows' first request.
+        rollup.merge(share.now);
+        ids.merge(share.ids);
+        sessions += share.sessions;
+    }
+    // Every base row fresh: nothing to take away, and the usage file is
+    // not opened.
+    let outside = if fresh_rows == base.rows {
+        Vec::new()
+    } else {
+        match index.usage_outside(base.generation, &fresh, fresh_rows) {
+            Some(outside) => outside,
+            None => return Ok(None),
+        }
+    };
+    for old in &outside {
+        rollup.remove(old);
+    }
+    let Some(lines) = lines_in(&rollup, zone) else {
+        return Ok(None);
+    };
+    report(ctx, &opened)?;
+    let duplicates = ids.finish();
+    warn_duplicates(ctx, &duplicates)?;
+    let outcome = Outcome::from_files(sessions, opened.index.problems.len());
+    let usage = SessionUsage {
+        lines,
+        ..SessionUsage::default()
+    };
+    Ok(Some((vec![usage], outcome)))
+}
+
+/// Whether `filter` takes every session (the rollup sums them all).
+fn unfiltered(filter: &Filter) -> bool {
+    filter.status.is_none()
+        && filter.agent.is_none()
+        && filter.channel.is_none()
+        && filter.model.is_none()
+        && filter.since_ms.is_none()
+        && filter.until_ms.is_none()
+        && filter.project.is_none()
+}
+
+/// The rollup's lines for the views in `zone`; `None` when a row is not
+/// exact or the zone's offset is not a whole number of hours at some hour
+/// summed (the hour then does not say the local day).
+fn lines_in(rollup: &Rollup, zone: &TimeZone) -> Option<Vec<crucible_core::UsageLine>> {
+    let whole_hours = rollup.rows.keys().all(|k| {
+        jiff::Timestamp::from_second(k.hour).is_ok_and(|t| zone.to_offset(t).seconds() % 3_600 == 0)
+    });
+    // The views list a day's agents: one line per agent and local day.
+    let day = |ms: i64| {
+        jiff::Timestamp::from_millisecond(ms).map_or(0, |t| {
+            let date = t.to_zoned(zone.clone()).date();
+            i64::from(date.year()) * 10_000 + i64::from(date.month()) * 100 + i64::from(date.day())
+        })
+    };
+    rollup.lines(&day).filter(|_| whole_hours)
+}
+
+/// Visits every session: the fresh base rows by their paths' hashes, the
+/// others with their lines.
+fn visit(
+    index: &SessionIndex<'_>,
+    filter: &Filter,
+) -> anyhow::Result<(crucible_index::Opened, Vec<Share>)> {
+    let bar = progress::bar("indexing sessions");
+    let visited = index
+        .visit(
+            None,
+            filter,
+            &|done, total| progress::update(&bar, done, total),
+            &Share::default,
+            &|share: &mut Share, facts, _| {
+                share.sessions += 1;
+                share.ids.add(&facts.id, &facts.path);
+                match (&facts.usage, facts.usage()) {
+                    (UsageCell::NotRead, _) => share
+                        .fresh
+                        .push(crucible_index::path_set::path_hash(&facts.path)),
+                    (_, Ok(lines)) => share.now.add(&lines),
+                    (_, Err(_)) => share.unreadable = true,
+                }
+            },
+        )
+        .map_err(|e| CliError::new(e.to_string()))?;
+    progress::finish(&bar);
+    Ok(visited)
+}
