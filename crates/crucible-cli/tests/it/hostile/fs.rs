@@ -76,19 +76,27 @@ fn a_journal_that_is_a_link_is_refused_and_its_target_untouched() {
 #[test]
 fn index_files_that_are_links_are_never_written_through() {
     let kiln = TestKiln::with_fixtures();
-    let targets: Vec<_> = [".index.toon", ".index-phases.toon", ".index-delta.toon"]
-        .iter()
-        .map(|name| {
-            let target = kiln.root.path().join(format!("target-of{name}"));
-            std::fs::write(&target, "precious\n").unwrap();
-            symlink(&target, kiln.sessions().join(name)).unwrap();
-            target
-        })
-        .collect();
+    let targets: Vec<_> = [
+        ".index.toon",
+        ".index-phases.toon",
+        ".index-delta.toon",
+        ".index-usage.toon",
+        ".index-rollup.toon",
+    ]
+    .iter()
+    .map(|name| {
+        let target = kiln.root.path().join(format!("target-of{name}"));
+        std::fs::write(&target, "precious\n").unwrap();
+        symlink(&target, kiln.sessions().join(name)).unwrap();
+        target
+    })
+    .collect();
     for args in [
         &["session", "list"][..],
         &["session", "stats"],
         &["session", "index"],
+        &["usage", "daily"],
+        &["usage", "monthly"],
     ] {
         let out = run(&kiln, args);
         assert!(
