@@ -184,3 +184,27 @@ fn pricing_update_refuses_a_fifo_a_directory_and_a_device() {
         assert!(!kiln.root.path().join("home").exists(), "nothing saved");
     }
 }
+
+/// Token counts at the edge of `u64` (a hand-edited or hostile file) add up
+/// without overflow or panic: sums stop at the largest count, in every view.
+#[test]
+fn counts_at_the_edge_of_u64_saturate_in_every_view() {
+    let kiln = TestKiln::empty();
+    let max = u64::MAX;
+    kiln.write(
+        "2025-01-01-huge.md",
+        &format!(
+            "---\ntype: session\nsession_id: 2025-01-01-huge\nstarted: 2025-01-01T00:00:00Z\n\
+             status: completed\nparticipants: [a@1]\n---\n\n# Huge\n\n## Work @a@1\n\
+             <!-- usage: at=2025-01-01T00:00:00Z model=claude-sonnet-4-5 input={max} output={max} -->\n\
+             <!-- usage: at=2025-01-01T00:10:00Z model=claude-sonnet-4-5 input={max} output=1 -->\n"
+        ),
+    );
+    for view in ["daily", "weekly", "monthly", "session", "blocks"] {
+        let (v, _) = json(&kiln, &["usage", view, "--json"]);
+        assert_eq!(v["totals"]["inputTokens"], max, "{view}: {v}");
+        assert_eq!(v["totals"]["totalTokens"], max, "{view}: {v}");
+    }
+    let (v, _) = json(&kiln, &["session", "stats", "--format", "json"]);
+    assert_eq!(v["total"]["tokens"], max, "{v}");
+}
