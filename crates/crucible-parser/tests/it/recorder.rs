@@ -414,3 +414,38 @@ fn sigkill_at_random_moments_loses_nothing_that_returned() {
         confirmed.len()
     );
 }
+
+/// The race behind a rare failure of
+/// `hostile::store::an_editor_saving_during_folds_loses_neither_edits_nor_events`
+/// (crucible-cli), made deterministic: an editor reads the file, is held up
+/// between its last check and its rename (a loaded machine deschedules it)
+/// while cru folds two phases in, then saves its copy. The first fold's
+/// events left the journal when the second writer found them in the file,
+/// so the editor's late save loses them for good. FAILS today: see the
+/// issue-19 closing note ("store race"); the fix is to keep folded events
+/// longer than one writer.
+#[test]
+#[ignore = "known race, to be fixed: folded events leave the journal too soon"]
+fn an_editor_held_up_across_two_folds_loses_no_phase() {
+    let t = tempfile::tempdir().unwrap();
+    let s = store(t.path());
+    let mut rec = Recorder::start(&s, &opts("Late editor"), &config(SaveMode::Phase)).unwrap();
+    rec.phase("One", None, None).unwrap();
+    let path = rec.path().to_owned();
+    // The editor reads the file and checks it is unchanged: then stalls.
+    let mut editor_copy = std::fs::read_to_string(&path).unwrap();
+    editor_copy.push_str("\nEditor note.\n");
+    rec.phase("Two", None, None).unwrap();
+    rec.phase("Three", None, None).unwrap();
+    drop(rec);
+    // The editor wakes and renames its copy over the file.
+    let tmp = path.with_file_name(".editor.swp");
+    std::fs::write(&tmp, &editor_copy).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    let log = s.load_path(&path).unwrap();
+    let names: Vec<String> = log.phases().map(|(_, p)| p.name.clone()).collect();
+    assert!(
+        names.iter().any(|n| n == "Two") && names.iter().any(|n| n == "Three"),
+        "phases after the editor's read were lost: {names:?}"
+    );
+}
