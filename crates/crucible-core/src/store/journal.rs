@@ -182,26 +182,47 @@ impl<'a> FileUnderTest<'a> {
     }
 }
 
-/// The events of one fold, closed by its marker.
-#[derive(Debug)]
-struct Segment {
-    events: Vec<TimedEvent>,
-    marker: FoldMarker,
+/// A whole line of a journal that is neither blank, a marker nor the
+/// header: an event, parsed only when it is needed.
+#[derive(Debug, Clone)]
+struct EventLine {
+    /// 1-based, as a person counts lines.
+    number: usize,
+    at: std::ops::Range<usize>,
 }
 
-/// What a journal holds.
+/// The event lines of one fold, closed by its marker.
+#[derive(Debug)]
+struct Segment {
+    lines: Vec<EventLine>,
+    marker: FoldMarker,
+    /// Its bytes in the journal, its marker's line included.
+    bytes: std::ops::Range<usize>,
+}
+
+/// What a journal holds. Only markers are parsed when it is read: the
+/// events of folds the file holds are never applied again, so a reader
+/// parses only those it applies (a journal may keep several times the open
+/// events in folded ones).
 #[derive(Debug, Default)]
 pub struct JournalContents {
-    /// The open events: after the last marker, folded into no file yet.
-    pub events: Vec<TimedEvent>,
+    text: String,
     /// The folded segments kept, oldest first.
     segments: Vec<Segment>,
-    /// 1-based lines that are whole but could not be read (written by a newer
-    /// cru, or edited by hand). A fold keeps the journal rather than lose them.
-    pub bad_lines: Vec<usize>,
+    /// The open event lines: after the last marker, folded into no file yet.
+    open: Vec<EventLine>,
     /// The last line was cut short by a crash: its event's call never
     /// returned, so it is ignored.
     pub torn: bool,
+}
+
+/// The events to apply, and the lines among them that could not be read.
+#[derive(Debug, Default)]
+pub struct Pending {
+    pub events: Vec<TimedEvent>,
+    /// 1-based lines that are whole but could not be read (written by a newer
+    /// cru, or edited by hand). A fold keeps the journal rather than lose them.
+    pub bad_lines: Vec<usize>,
 }
 
 impl JournalContents {
@@ -213,16 +234,35 @@ impl JournalContents {
     /// makes keeping several safe. A file that holds none (an editor's copy
     /// from before them all, or folds that never got as far as their
     /// rename) gets every kept segment.
-    pub fn pending_for(self, markdown: &[u8]) -> Vec<TimedEvent> {
+    pub fn pending_for(&self, markdown: &[u8]) -> Pending {
         let from = self.latest_held(markdown).map_or(0, |i| i + 1);
-        let mut pending: Vec<TimedEvent> = self
+        let lines = self.segments[from..]
+            .iter()
+            .flat_map(|s| &s.lines)
+            .chain(&self.open);
+        self.parse(lines)
+    }
+
+    /// Every event line parsed: the lines of every kept fold too. For what
+    /// removes or checks the whole journal.
+    pub fn all(&self) -> Pending {
+        let lines = self
             .segments
-            .into_iter()
-            .skip(from)
-            .flat_map(|s| s.events)
-            .collect();
-        pending.extend(self.events);
-        pending
+            .iter()
+            .flat_map(|s| &s.lines)
+            .chain(&self.open);
+        self.parse(lines)
+    }
+
+    fn parse<'a>(&self, lines: impl Iterator<Item = &'a EventLine>) -> Pending {
+        let mut out = Pending::default();
+        for line in lines {
+            match serde_json::from_str::<TimedEvent>(&self.text[line.at.clone()]) {
+                Ok(e) => out.events.push(e),
+                Err(_) => out.bad_lines.push(line.number),
+            }
+        }
+        out
     }
 
     /// The index of the latest segment the markdown holds.
@@ -237,26 +277,26 @@ impl JournalContents {
     }
 }
 
-/// One whole line of a journal, as read.
+/// One whole line of a journal, told apart without parsing events.
 enum Line {
-    Event(TimedEvent),
+    Event,
     Marker(FoldMarker),
     Header,
     Blank,
-    Bad,
 }
 
 fn classify(line: &str) -> Line {
     if line.trim().is_empty() {
         Line::Blank
-    } else if let Ok(e) = serde_json::from_str::<TimedEvent>(line) {
-        Line::Event(e)
-    } else if let Ok(m) = serde_json::from_str::<FoldMarker>(line) {
+    } else if line.contains("\"folded\"")
+        && let Ok(m) = serde_json::from_str::<FoldMarker>(line)
+    {
+        // An event has no top-level `folded`: the parse is what decides.
         Line::Marker(m)
-    } else if serde_json::from_str::<KeptHeader>(line).is_ok() {
+    } else if line.starts_with("{\"kept\"") && serde_json::from_str::<KeptHeader>(line).is_ok() {
         Line::Header
     } else {
-        Line::Bad
+        Line::Event
     }
 }
 
@@ -281,22 +321,33 @@ pub fn read(path: &Path) -> io::Result<Option<JournalContents>> {
     let Some((text, torn)) = read_text(path)? else {
         return Ok(None);
     };
-    let mut out = JournalContents {
-        torn,
-        ..JournalContents::default()
-    };
-    for (i, line) in text.lines().enumerate() {
+    let mut segments = Vec::new();
+    let mut open = Vec::new();
+    let mut offset = 0;
+    let mut segment_from = 0;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let at = offset..offset + line.len();
+        offset = at.end;
         match classify(line) {
-            Line::Event(e) => out.events.push(e),
-            Line::Marker(marker) => out.segments.push(Segment {
-                events: std::mem::take(&mut out.events),
-                marker,
-            }),
-            Line::Header | Line::Blank => {}
-            Line::Bad => out.bad_lines.push(i + 1),
+            Line::Event => open.push(EventLine { number: i + 1, at }),
+            Line::Marker(marker) => {
+                segments.push(Segment {
+                    lines: std::mem::take(&mut open),
+                    marker,
+                    bytes: segment_from..at.end,
+                });
+                segment_from = at.end;
+            }
+            Line::Header => segment_from = at.end,
+            Line::Blank => {}
         }
     }
-    Ok(Some(out))
+    Ok(Some(JournalContents {
+        text,
+        segments,
+        open,
+        torn,
+    }))
 }
 
 /// What a writer finds at the end of a journal before appending.
@@ -466,63 +517,30 @@ fn write_marker(path: &Path, marker: &FoldMarker) -> io::Result<()> {
 /// is when it has lines that cannot be read (nothing is dropped that was not
 /// understood). Call with the directory lock held.
 pub fn keep_recent(path: &Path, markdown: &[u8]) -> io::Result<()> {
-    let Some((text, _torn)) = read_text(path)? else {
+    let Some(contents) = read(path)? else {
         return Ok(());
     };
-    // Counting markers needs no parse: a marker line always starts so.
-    let markers =
-        text.matches("\n{\"folded\":").count() + usize::from(text.starts_with("{\"folded\":"));
-    if markers < REWRITE_AT_SEGMENTS {
+    let segments = &contents.segments;
+    if segments.len() < REWRITE_AT_SEGMENTS || !contents.all().bad_lines.is_empty() {
         return Ok(());
     }
-    rewrite_recent(path, &text, markdown)
-}
-
-/// [`keep_recent`]'s rewrite, once it is due.
-fn rewrite_recent(path: &Path, text: &str, markdown: &[u8]) -> io::Result<()> {
-    // Each segment's lines, with its marker, as written.
-    let mut segments: Vec<(FoldMarker, bool, &str)> = Vec::new();
-    let mut open_from = 0;
-    let mut offset = 0;
-    let mut has_events = false;
-    for line in text.split_inclusive('\n') {
-        let end = offset + line.len();
-        match classify(line) {
-            Line::Marker(m) => {
-                segments.push((m, has_events, &text[open_from..end]));
-                open_from = end;
-                has_events = false;
-            }
-            Line::Event(_) => has_events = true,
-            Line::Header => open_from = end,
-            Line::Blank => {}
-            Line::Bad => return Ok(()),
-        }
-        offset = end;
-    }
-    let mut file = FileUnderTest::new(markdown);
-    let held = segments.iter().rposition(|(m, _, _)| file.holds(m));
-    let first_kept = held.map_or(0, |held| {
+    let first_kept = contents.latest_held(markdown).map_or(0, |held| {
         // Back from the held one until KEPT_SEGMENTS of them carry events
-        // (a refold that only wrote events again carries none).
+        // (a fold again of an editor's copy carries none of its own).
         let mut with_events = 0;
-        let mut first = held;
-        for i in (0..=held).rev() {
-            first = i;
-            with_events += usize::from(segments[i].1);
-            if with_events == KEPT_SEGMENTS {
-                break;
-            }
-        }
-        first
+        (0..=held)
+            .rev()
+            .find(|&i| {
+                with_events += usize::from(!segments[i].lines.is_empty());
+                with_events == KEPT_SEGMENTS
+            })
+            .unwrap_or(0)
     });
-    let mut body = String::new();
-    for (_, _, lines) in &segments[first_kept..] {
-        body.push_str(lines);
-    }
-    let open = &text[open_from..];
-    let header = header_line(body.len() as u64);
-    atomic::write_atomic(path, format!("{header}{body}{open}").as_bytes())
+    let kept =
+        &contents.text[segments[first_kept].bytes.start..segments[segments.len() - 1].bytes.end];
+    let rest = &contents.text[segments[segments.len() - 1].bytes.end..];
+    let header = header_line(kept.len() as u64);
+    atomic::write_atomic(path, format!("{header}{kept}{rest}").as_bytes())
 }
 
 pub fn remove(path: &Path) -> io::Result<()> {
@@ -559,13 +577,15 @@ mod tests {
         f.write_all(b"{\"at\":\"2025-12-21T10:00:00Z\",\"event\":\"tok")
             .unwrap();
         let read1 = read(&j).unwrap().unwrap();
-        assert_eq!(read1.events.len(), 2);
-        assert!(read1.torn && read1.bad_lines.is_empty());
+        let all = read1.all();
+        assert_eq!(all.events.len(), 2);
+        assert!(read1.torn && all.bad_lines.is_empty());
         assert_eq!(repair_tail(&j).unwrap(), Tail::Clean);
         append(&j, &[event(3)], false).unwrap();
         let read2 = read(&j).unwrap().unwrap();
-        assert_eq!(read2.events.len(), 3);
-        assert!(!read2.torn && read2.bad_lines.is_empty());
+        let all = read2.all();
+        assert_eq!(all.events.len(), 3);
+        assert!(!read2.torn && all.bad_lines.is_empty());
     }
 
     #[test]
@@ -583,9 +603,18 @@ mod tests {
                 .unwrap()
                 .unwrap()
                 .pending_for(b"new file")
+                .events
                 .is_empty()
         );
-        assert_eq!(read(&j).unwrap().unwrap().pending_for(b"old file").len(), 1);
+        assert_eq!(
+            read(&j)
+                .unwrap()
+                .unwrap()
+                .pending_for(b"old file")
+                .events
+                .len(),
+            1
+        );
     }
 
     #[test]
@@ -596,7 +625,7 @@ mod tests {
         let before = b"# S\n\n## Work\n- `a`\n";
         let folded = b"# S\n\n## Work\n- `a`\n- `a`\n## Next\n";
         mark_folded_from(&j, before, folded).unwrap();
-        let pending = |md: &[u8]| read(&j).unwrap().unwrap().pending_for(md).len();
+        let pending = |md: &[u8]| read(&j).unwrap().unwrap().pending_for(md).events.len();
         assert_eq!(pending(folded), 0, "the folded file itself");
         assert_eq!(
             pending(b"# S\n\n## Work\n- `a`\n- `a`\n## Next\nnote\n"),
@@ -637,6 +666,7 @@ mod tests {
                 .unwrap()
                 .unwrap()
                 .pending_for(md)
+                .events
                 .iter()
                 .map(|e| match e.event {
                     crate::SessionEvent::Tokens { tokens } => tokens,
@@ -673,7 +703,7 @@ mod tests {
         append(&j, &[event(2)], true).unwrap();
         // The second fold removed a line and added none.
         mark_folded_from(&j, &files[1], b"## One\n").unwrap();
-        let pending = |md: &[u8]| read(&j).unwrap().unwrap().pending_for(md).len();
+        let pending = |md: &[u8]| read(&j).unwrap().unwrap().pending_for(md).events.len();
         assert_eq!(pending(b"## One\n"), 0);
         assert_eq!(
             pending(&files[1]),
@@ -707,7 +737,7 @@ mod tests {
         let latest = files.last().unwrap();
         keep_recent(&j, latest).unwrap();
         let contents = read(&j).unwrap().unwrap();
-        assert!(contents.bad_lines.is_empty(), "{:?}", contents.bad_lines);
+        assert!(contents.all().bad_lines.is_empty());
         assert_eq!(contents.kept_segments(), KEPT_SEGMENTS);
         assert_eq!(open_size(&j).unwrap(), 0, "everything left is folded");
         let open = append(&j, &[event(9)], true).unwrap();
@@ -716,7 +746,7 @@ mod tests {
             open as usize,
             serde_json::to_string(&event(9)).unwrap().len() + 1
         );
-        let pending = |md: &[u8]| read(&j).unwrap().unwrap().pending_for(md).len();
+        let pending = |md: &[u8]| read(&j).unwrap().unwrap().pending_for(md).events.len();
         assert_eq!(pending(latest), 1);
         assert_eq!(
             pending(&files[4]),
@@ -734,7 +764,15 @@ mod tests {
         // stay, and the four up to the one it holds.
         keep_recent(&j, &files[5]).unwrap();
         assert_eq!(read(&j).unwrap().unwrap().kept_segments(), 4 + 3);
-        assert_eq!(read(&j).unwrap().unwrap().pending_for(&files[5]).len(), 3);
+        assert_eq!(
+            read(&j)
+                .unwrap()
+                .unwrap()
+                .pending_for(&files[5])
+                .events
+                .len(),
+            3
+        );
 
         // A file holding none of them: nothing goes.
         let j = t.path().join(".t.md.journal");
@@ -761,16 +799,40 @@ mod tests {
         std::fs::write(&j, format!("{}\n{}\n{marker}\n", line(1), line(2))).unwrap();
         let contents = read(&j).unwrap().unwrap();
         assert_eq!(contents.kept_segments(), 1);
-        assert!(contents.events.is_empty() && contents.bad_lines.is_empty());
-        assert!(read(&j).unwrap().unwrap().pending_for(b"folded").is_empty());
-        assert_eq!(read(&j).unwrap().unwrap().pending_for(b"other").len(), 2);
+        assert_eq!(contents.all().events.len(), 2);
+        assert!(contents.all().bad_lines.is_empty());
+        assert!(
+            read(&j)
+                .unwrap()
+                .unwrap()
+                .pending_for(b"folded")
+                .events
+                .is_empty()
+        );
+        assert_eq!(
+            read(&j)
+                .unwrap()
+                .unwrap()
+                .pending_for(b"other")
+                .events
+                .len(),
+            2
+        );
         assert_eq!(
             open_size(&j).unwrap(),
             size(&j),
             "no header: all of it counts"
         );
         append(&j, &[event(3)], true).unwrap();
-        assert_eq!(read(&j).unwrap().unwrap().pending_for(b"folded").len(), 1);
+        assert_eq!(
+            read(&j)
+                .unwrap()
+                .unwrap()
+                .pending_for(b"folded")
+                .events
+                .len(),
+            1
+        );
     }
 
     #[test]

@@ -449,11 +449,18 @@ impl<C: SessionCodec> SessionStore<C> {
 
     /// [`SessionStore::load_path`] for a caller that holds a lock.
     fn load_locked(&self, path: &Path) -> Result<SessionLog, StoreError> {
-        self.load_with_journal(path).map(|(log, _)| log)
+        self.load_with_journal(path, JournalCheck::Applied)
+            .map(|(log, _)| log)
     }
 
-    /// The session with its journal applied, and the journal's unreadable lines.
-    fn load_with_journal(&self, path: &Path) -> Result<(SessionLog, Vec<usize>), StoreError> {
+    /// The session with its journal applied, and the journal's unreadable
+    /// lines: among those applied, or among all of them for a caller that is
+    /// about to remove the journal.
+    fn load_with_journal(
+        &self,
+        path: &Path,
+        check: JournalCheck,
+    ) -> Result<(SessionLog, Vec<usize>), StoreError> {
         let bytes = safe_file::read_regular(path, self.max_file_bytes)?;
         let mut log = self
             .codec
@@ -462,12 +469,16 @@ impl<C: SessionCodec> SessionStore<C> {
         let jpath = journal::journal_path(path);
         let mut bad = Vec::new();
         if let Some(contents) = journal::read(&jpath).map_err(StoreError::io(&jpath))? {
-            if !contents.bad_lines.is_empty() {
-                tracing::warn!(journal = %jpath.display(), lines = ?contents.bad_lines, "skipped unreadable journal lines");
-                bad.clone_from(&contents.bad_lines);
+            let pending = contents.pending_for(&bytes);
+            if !pending.bad_lines.is_empty() {
+                tracing::warn!(journal = %jpath.display(), lines = ?pending.bad_lines, "skipped unreadable journal lines");
             }
-            for event in contents.pending_for(&bytes) {
-                log.apply(&event);
+            bad = match check {
+                JournalCheck::Applied => pending.bad_lines,
+                JournalCheck::All => contents.all().bad_lines,
+            };
+            for event in &pending.events {
+                log.apply(event);
             }
         }
         Ok((log, bad))
@@ -652,7 +663,8 @@ impl<C: SessionCodec> SessionStore<C> {
         change: impl FnOnce(&mut SessionLog) -> T,
     ) -> Result<T, StoreError> {
         let _lock = self.lock_for(path)?;
-        let (mut log, bad) = self.load_with_journal(path)?;
+        // The journal goes when the file is replaced: every line counts.
+        let (mut log, bad) = self.load_with_journal(path, JournalCheck::All)?;
         if !bad.is_empty() {
             return Err(StoreError::UnreadableJournal {
                 path: journal::journal_path(path),
@@ -691,14 +703,21 @@ impl<C: SessionCodec> SessionStore<C> {
             let Some(contents) = journal::read(&jpath).map_err(StoreError::io(&jpath))? else {
                 return Ok(());
             };
-            if !contents.bad_lines.is_empty() {
-                // Folding removes the journal: never with lines we could not read.
+            let pending = contents.pending_for(&bytes);
+            // A fold never drops a line it could not read: not among those
+            // it applies, and not anywhere when it removes the journal.
+            let bad = if keep_folded {
+                pending.bad_lines
+            } else {
+                contents.all().bad_lines
+            };
+            if !bad.is_empty() {
                 return Err(StoreError::UnreadableJournal {
                     path: jpath,
-                    lines: contents.bad_lines,
+                    lines: bad,
                 });
             }
-            let pending = contents.pending_for(&bytes);
+            let pending = pending.events;
             if pending.is_empty() {
                 // The file holds every event of the journal already. Kept
                 // folds stay while recording goes on (see `append_locked`).
@@ -782,7 +801,13 @@ impl<C: SessionCodec> SessionStore<C> {
         let _lock = self.lock_for(path)?;
         if seen.as_ref() != Some(&Seen::now(path)) {
             *seen = None;
-            let (current, bad) = self.load_with_journal(path)?;
+            // A pause or end removes the journal: then every line counts.
+            let lines = if ends_recording(events) {
+                JournalCheck::All
+            } else {
+                JournalCheck::Applied
+            };
+            let (current, bad) = self.load_with_journal(path, lines)?;
             check(&current, events)?;
             if !bad.is_empty() && folds_after(events, path) {
                 // The append would be followed by a fold that must refuse:
@@ -803,7 +828,7 @@ impl<C: SessionCodec> SessionStore<C> {
     /// with what the reader saw, for a later [`SessionStore::append_events_checked`].
     pub fn load_seen(&self, path: &Path) -> Result<(SessionLog, Option<Seen>), StoreError> {
         let _shared = path.parent().and_then(lock::DirLock::acquire_shared);
-        let (log, bad) = self.load_with_journal(path)?;
+        let (log, bad) = self.load_with_journal(path, JournalCheck::Applied)?;
         // With unreadable lines the next append must look again (it may fold).
         let seen = bad.is_empty().then(|| Seen::now(path));
         Ok((log, seen))
@@ -906,6 +931,16 @@ impl<C: SessionCodec> SessionStore<C> {
     ) -> Result<(PathBuf, SessionLog), StoreError> {
         allocate::IdAllocator::new(self)?.create_new(self, started, title, &mut build)
     }
+}
+
+/// Which of a journal's lines must be readable.
+#[derive(Debug, Clone, Copy)]
+enum JournalCheck {
+    /// Those applied to the file: enough for a reader, or a fold that keeps
+    /// the journal.
+    Applied,
+    /// Every line: for a writer about to remove the journal.
+    All,
 }
 
 /// Events after which the journal is folded whatever its size.

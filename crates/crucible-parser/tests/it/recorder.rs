@@ -490,3 +490,44 @@ fn a_long_recording_keeps_only_its_last_folds() {
     );
     assert_eq!(s.load_path(rec.path()).unwrap().phase_count(), 40);
 }
+
+#[test]
+fn a_bad_line_in_a_kept_fold_is_not_read_but_never_dropped() {
+    let t = tempfile::tempdir().unwrap();
+    let s = store(t.path());
+    let mut rec = Recorder::start(&s, &opts("Kept"), &config(SaveMode::Phase)).unwrap();
+    rec.phase("One", None, None).unwrap();
+    rec.phase("Two", None, None).unwrap();
+    let jpath = journal::journal_path(rec.path());
+    // A person puts a line cru cannot read inside the last fold's events.
+    let text = std::fs::read_to_string(&jpath).unwrap();
+    let marker_at = text.rfind("{\"folded\"").unwrap();
+    let edited = format!(
+        "{}{{\"hand\": \"edit\"}}\n{}",
+        &text[..marker_at],
+        &text[marker_at..]
+    );
+    std::fs::write(&jpath, edited).unwrap();
+    let bad_line = text[..marker_at].lines().count() + 1;
+    // The file holds that fold: readers never parse its lines.
+    assert_eq!(s.load_path(rec.path()).unwrap().phase_count(), 2);
+    let contents = journal::read(&jpath).unwrap().unwrap();
+    assert!(
+        contents
+            .pending_for(&std::fs::read(rec.path()).unwrap())
+            .bad_lines
+            .is_empty()
+    );
+    assert_eq!(contents.all().bad_lines, [bad_line]);
+    // A pause would remove the journal: it refuses, and keeps the line.
+    let err = rec.pause(None).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("journal lines [{bad_line}] cannot be read")),
+        "{err}"
+    );
+    assert!(
+        std::fs::read_to_string(&jpath)
+            .unwrap()
+            .contains("\"hand\"")
+    );
+}
