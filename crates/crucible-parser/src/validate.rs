@@ -72,6 +72,7 @@ fn journal_warnings(path: &Path) -> Vec<Warning> {
         return Vec::new();
     };
     journal
+        .all()
         .bad_lines
         .into_iter()
         .map(|line| Warning {

@@ -449,11 +449,18 @@ impl<C: SessionCodec> SessionStore<C> {
 
     /// [`SessionStore::load_path`] for a caller that holds a lock.
     fn load_locked(&self, path: &Path) -> Result<SessionLog, StoreError> {
-        self.load_with_journal(path).map(|(log, _)| log)
+        self.load_with_journal(path, JournalCheck::Applied)
+            .map(|(log, _)| log)
     }
 
-    /// The session with its journal applied, and the journal's unreadable lines.
-    fn load_with_journal(&self, path: &Path) -> Result<(SessionLog, Vec<usize>), StoreError> {
+    /// The session with its journal applied, and the journal's unreadable
+    /// lines: among those applied, or among all of them for a caller that is
+    /// about to remove the journal.
+    fn load_with_journal(
+        &self,
+        path: &Path,
+        check: JournalCheck,
+    ) -> Result<(SessionLog, Vec<usize>), StoreError> {
         let bytes = safe_file::read_regular(path, self.max_file_bytes)?;
         let mut log = self
             .codec
@@ -462,12 +469,16 @@ impl<C: SessionCodec> SessionStore<C> {
         let jpath = journal::journal_path(path);
         let mut bad = Vec::new();
         if let Some(contents) = journal::read(&jpath).map_err(StoreError::io(&jpath))? {
-            if !contents.bad_lines.is_empty() {
-                tracing::warn!(journal = %jpath.display(), lines = ?contents.bad_lines, "skipped unreadable journal lines");
-                bad.clone_from(&contents.bad_lines);
+            let pending = contents.pending_for(&bytes);
+            if !pending.bad_lines.is_empty() {
+                tracing::warn!(journal = %jpath.display(), lines = ?pending.bad_lines, "skipped unreadable journal lines");
             }
-            for event in contents.pending_for(&bytes) {
-                log.apply(&event);
+            bad = match check {
+                JournalCheck::Applied => pending.bad_lines,
+                JournalCheck::All => contents.all().bad_lines,
+            };
+            for event in &pending.events {
+                log.apply(event);
             }
         }
         Ok((log, bad))
@@ -652,7 +663,8 @@ impl<C: SessionCodec> SessionStore<C> {
         change: impl FnOnce(&mut SessionLog) -> T,
     ) -> Result<T, StoreError> {
         let _lock = self.lock_for(path)?;
-        let (mut log, bad) = self.load_with_journal(path)?;
+        // The journal goes when the file is replaced: every line counts.
+        let (mut log, bad) = self.load_with_journal(path, JournalCheck::All)?;
         if !bad.is_empty() {
             return Err(StoreError::UnreadableJournal {
                 path: journal::journal_path(path),
@@ -665,8 +677,8 @@ impl<C: SessionCodec> SessionStore<C> {
     }
 
     /// Applies the journal of `path` to its markdown. The folded events stay
-    /// in the journal, behind a marker, until the next writer finds them in
-    /// the file (see `fold_locked`).
+    /// in the journal, behind a marker, for the next few folds (see
+    /// `fold_locked`).
     pub fn fold(&self, path: &Path) -> Result<(), StoreError> {
         let _lock = self.lock_for(path)?;
         self.fold_locked(path, true)
@@ -678,9 +690,11 @@ impl<C: SessionCodec> SessionStore<C> {
     /// changed between the read and the rename (an editor saved it) is never
     /// replaced: the fold reads it again and applies the journal to the new
     /// text. With `keep_folded` (folds while recording goes on), the folded
-    /// events stay in the journal behind a marker naming the lines they
-    /// added, until the next writer finds them in the file: an editor that
-    /// read the file before the fold and saves after it loses none of them.
+    /// events stay in the journal as a segment closed by a marker naming the
+    /// lines they added, for the next few folds: an editor that read the
+    /// file before the fold and saves after it (even held up across several
+    /// more writers) loses none of them. Without it (a pause or an end, the
+    /// last write for a while), the journal goes once the file holds it.
     fn fold_locked(&self, path: &Path, keep_folded: bool) -> Result<(), StoreError> {
         let jpath = journal::journal_path(path);
         for _ in 0..FOLD_ATTEMPTS {
@@ -689,17 +703,27 @@ impl<C: SessionCodec> SessionStore<C> {
             let Some(contents) = journal::read(&jpath).map_err(StoreError::io(&jpath))? else {
                 return Ok(());
             };
-            if !contents.bad_lines.is_empty() {
-                // Folding removes the journal: never with lines we could not read.
+            let pending = contents.pending_for(&bytes);
+            // A fold never drops a line it could not read: not among those
+            // it applies, and not anywhere when it removes the journal.
+            let bad = if keep_folded {
+                pending.bad_lines
+            } else {
+                contents.all().bad_lines
+            };
+            if !bad.is_empty() {
                 return Err(StoreError::UnreadableJournal {
                     path: jpath,
-                    lines: contents.bad_lines,
+                    lines: bad,
                 });
             }
-            let pending = contents.pending_for(&bytes);
+            let pending = pending.events;
             if pending.is_empty() {
-                // The file holds every event of the journal already.
-                journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
+                // The file holds every event of the journal already. Kept
+                // folds stay while recording goes on (see `append_locked`).
+                if !keep_folded {
+                    journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
+                }
                 return Ok(());
             }
             let mut log = self
@@ -777,7 +801,13 @@ impl<C: SessionCodec> SessionStore<C> {
         let _lock = self.lock_for(path)?;
         if seen.as_ref() != Some(&Seen::now(path)) {
             *seen = None;
-            let (current, bad) = self.load_with_journal(path)?;
+            // A pause or end removes the journal: then every line counts.
+            let lines = if ends_recording(events) {
+                JournalCheck::All
+            } else {
+                JournalCheck::Applied
+            };
+            let (current, bad) = self.load_with_journal(path, lines)?;
             check(&current, events)?;
             if !bad.is_empty() && folds_after(events, path) {
                 // The append would be followed by a fold that must refuse:
@@ -798,7 +828,7 @@ impl<C: SessionCodec> SessionStore<C> {
     /// with what the reader saw, for a later [`SessionStore::append_events_checked`].
     pub fn load_seen(&self, path: &Path) -> Result<(SessionLog, Option<Seen>), StoreError> {
         let _shared = path.parent().and_then(lock::DirLock::acquire_shared);
-        let (log, bad) = self.load_with_journal(path)?;
+        let (log, bad) = self.load_with_journal(path, JournalCheck::Applied)?;
         // With unreadable lines the next append must look again (it may fold).
         let seen = bad.is_empty().then(|| Seen::now(path));
         Ok((log, seen))
@@ -814,17 +844,21 @@ impl<C: SessionCodec> SessionStore<C> {
         if let journal::Tail::Folded(_) =
             journal::repair_tail(&jpath).map_err(StoreError::io(&jpath))?
         {
-            // Events already folded (kept, or a fold cut short): the journal
-            // goes once the file holds them, so that new events never follow
-            // a marker that would hide them.
-            self.fold_locked(path, false)?;
+            // A fold came last (or was cut short). The file must hold its
+            // events (an editor may have saved over it since: fold again),
+            // then segments older than the last few go, so the journal stays
+            // as small as what it must keep.
+            self.fold_locked(path, true)?;
+            let bytes = safe_file::read_regular(path, self.max_file_bytes)?;
+            journal::keep_recent(&jpath, &bytes).map_err(StoreError::io(&jpath))?;
         }
-        let journal_len =
-            journal::append(&jpath, events, durable).map_err(StoreError::io(&jpath))?;
+        // Only the open events weigh against the file: kept segments are
+        // in it already, and counting them would fold on every append.
+        let open_len = journal::append(&jpath, events, durable).map_err(StoreError::io(&jpath))?;
         let md_len = journal::size(path);
         if ends_recording(events)
             || (starts_phase(events) && md_len < FOLD_AT_PHASE_BELOW)
-            || journal_len >= md_len.max(FOLD_JOURNAL_AT_LEAST)
+            || open_len >= md_len.max(FOLD_JOURNAL_AT_LEAST)
         {
             // A pause or end is the last write for a while: nothing would
             // come to remove a journal kept now.
@@ -848,7 +882,9 @@ impl<C: SessionCodec> SessionStore<C> {
             // Under the lock no writer is between its temporary file and its
             // rename: every temporary file here is stale.
             if name.to_str().is_some_and(|n| {
-                atomic::is_temp_for(n, ".md") || atomic::is_temp_for(n, names::SIDECAR_SUFFIX)
+                atomic::is_temp_for(n, ".md")
+                    || atomic::is_temp_for(n, names::SIDECAR_SUFFIX)
+                    || atomic::is_temp_for(n, names::JOURNAL_SUFFIX)
             }) {
                 let path = entry.path();
                 std::fs::remove_file(&path).map_err(StoreError::io(&path))?;
@@ -897,6 +933,16 @@ impl<C: SessionCodec> SessionStore<C> {
     }
 }
 
+/// Which of a journal's lines must be readable.
+#[derive(Debug, Clone, Copy)]
+enum JournalCheck {
+    /// Those applied to the file: enough for a reader, or a fold that keeps
+    /// the journal.
+    Applied,
+    /// Every line: for a writer about to remove the journal.
+    All,
+}
+
 /// Events after which the journal is folded whatever its size.
 fn ends_recording(events: &[TimedEvent]) -> bool {
     events.iter().any(|e| {
@@ -919,7 +965,7 @@ fn folds_after(events: &[TimedEvent], path: &Path) -> bool {
         .iter()
         .map(|e| serde_json::to_string(e).map_or(0, |l| l.len() as u64 + 1))
         .sum();
-    let journal_len = journal::size(&journal::journal_path(path)) + added;
+    let journal_len = journal::open_size(&journal::journal_path(path)).unwrap_or(0) + added;
     ends_recording(events)
         || starts_phase(events)
         || journal_len >= journal::size(path).max(FOLD_JOURNAL_AT_LEAST)
@@ -1044,5 +1090,27 @@ mod bulk_write_tests {
         // A store not in a bulk write syncs every file.
         assert_eq!(before.durability_for(&new), atomic::Durability::EachFile);
         before.sync_bulk().unwrap();
+    }
+
+    #[test]
+    fn stale_temporary_files_go_and_nothing_else_does() {
+        let t = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(t.path(), IdOnly);
+        let session = store.create(&log("kept")).unwrap();
+        let stale = [
+            names::temp(&session, 41, 0),
+            names::temp(&crate::data_path(&session), 41, 1),
+            names::temp(&journal::journal_path(&session), 41, 2),
+        ];
+        let others = [
+            t.path().join(".notes.tmp"),
+            t.path().join(".kept.md.journal"),
+        ];
+        for p in stale.iter().chain(&others) {
+            std::fs::write(p, "x").unwrap();
+        }
+        assert_eq!(store.remove_stale_temp_files().unwrap(), stale.len());
+        assert!(stale.iter().all(|p| !p.exists()));
+        assert!(others.iter().all(|p| p.exists()) && session.exists());
     }
 }

@@ -31,17 +31,22 @@ fn journal_of(n: usize) -> (tempfile::TempDir, std::path::PathBuf) {
 fn the_journal_reader() {
     let (_dir, path) = journal_of(10);
     let read = journal::read(&path).unwrap().unwrap();
-    assert!(read.bad_lines.is_empty(), "lines {:?}", read.bad_lines);
-    assert_eq!(read.events.len(), 10);
+    let all = read.all();
+    assert!(all.bad_lines.is_empty(), "lines {:?}", all.bad_lines);
+    assert_eq!(all.events.len(), 10);
     assert_linear("journal read", 1_000, journal_of, |(_, path)| {
-        std::hint::black_box(journal::read(path).unwrap());
+        std::hint::black_box(journal::read(path).unwrap().unwrap().all());
     });
 }
 
 #[test]
 fn applying_a_journal_to_its_session() {
     // Read once and repeated: reading is the other test's to time.
-    let block = journal::read(&journal_of(50).1).unwrap().unwrap().events;
+    let block = journal::read(&journal_of(50).1)
+        .unwrap()
+        .unwrap()
+        .all()
+        .events;
     let events = |n: usize| block.iter().cycle().take(n).cloned().collect::<Vec<_>>();
     assert_linear("journal apply", 1_000, events, |events| {
         let mut log = SessionLog::new(Frontmatter::new(
