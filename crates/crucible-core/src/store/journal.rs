@@ -561,6 +561,11 @@ mod tests {
     use super::*;
     use crate::SessionEvent;
 
+    /// How many events the journal at `j` has pending for a file `md`.
+    fn pending(j: &Path, md: &[u8]) -> usize {
+        read(j).unwrap().unwrap().pending_for(md).events.len()
+    }
+
     fn event(n: u64) -> TimedEvent {
         TimedEvent {
             at: "2025-12-21T10:00:00Z".parse().unwrap(),
@@ -598,23 +603,8 @@ mod tests {
             repair_tail(&j).unwrap(),
             Tail::Folded(content_hash(b"new file"))
         );
-        assert!(
-            read(&j)
-                .unwrap()
-                .unwrap()
-                .pending_for(b"new file")
-                .events
-                .is_empty()
-        );
-        assert_eq!(
-            read(&j)
-                .unwrap()
-                .unwrap()
-                .pending_for(b"old file")
-                .events
-                .len(),
-            1
-        );
+        assert!(pending(&j, b"new file") == 0);
+        assert_eq!(pending(&j, b"old file"), 1);
     }
 
     #[test]
@@ -625,19 +615,18 @@ mod tests {
         let before = b"# S\n\n## Work\n- `a`\n";
         let folded = b"# S\n\n## Work\n- `a`\n- `a`\n## Next\n";
         mark_folded_from(&j, before, folded).unwrap();
-        let pending = |md: &[u8]| read(&j).unwrap().unwrap().pending_for(md).events.len();
-        assert_eq!(pending(folded), 0, "the folded file itself");
+        assert_eq!(pending(&j, folded), 0, "the folded file itself");
         assert_eq!(
-            pending(b"# S\n\n## Work\n- `a`\n- `a`\n## Next\nnote\n"),
+            pending(&j, b"# S\n\n## Work\n- `a`\n- `a`\n## Next\nnote\n"),
             0,
             "edited after the fold"
         );
         assert_eq!(
-            pending(b"# S\n\n## Work\n- `a`\nnote\n"),
+            pending(&j, b"# S\n\n## Work\n- `a`\nnote\n"),
             1,
             "saved from before the fold"
         );
-        assert_eq!(pending(before), 1, "the fold never renamed");
+        assert_eq!(pending(&j, before), 1, "the fold never renamed");
     }
 
     /// A journal whose segments fold one line each into a file that grows
@@ -703,15 +692,14 @@ mod tests {
         append(&j, &[event(2)], true).unwrap();
         // The second fold removed a line and added none.
         mark_folded_from(&j, &files[1], b"## One\n").unwrap();
-        let pending = |md: &[u8]| read(&j).unwrap().unwrap().pending_for(md).events.len();
-        assert_eq!(pending(b"## One\n"), 0);
+        assert_eq!(pending(&j, b"## One\n"), 0);
         assert_eq!(
-            pending(&files[1]),
+            pending(&j, &files[1]),
             1,
             "holds the first fold, not the second"
         );
         assert_eq!(
-            pending(&files[0]),
+            pending(&j, &files[0]),
             2,
             "a copy from before both loses neither"
         );
@@ -746,10 +734,9 @@ mod tests {
             open as usize,
             serde_json::to_string(&event(9)).unwrap().len() + 1
         );
-        let pending = |md: &[u8]| read(&j).unwrap().unwrap().pending_for(md).events.len();
-        assert_eq!(pending(latest), 1);
+        assert_eq!(pending(&j, latest), 1);
         assert_eq!(
-            pending(&files[4]),
+            pending(&j, &files[4]),
             4 + 1,
             "a copy from before the last four"
         );
@@ -764,15 +751,7 @@ mod tests {
         // stay, and the four up to the one it holds.
         keep_recent(&j, &files[5]).unwrap();
         assert_eq!(read(&j).unwrap().unwrap().kept_segments(), 4 + 3);
-        assert_eq!(
-            read(&j)
-                .unwrap()
-                .unwrap()
-                .pending_for(&files[5])
-                .events
-                .len(),
-            3
-        );
+        assert_eq!(pending(&j, &files[5]), 3);
 
         // A file holding none of them: nothing goes.
         let j = t.path().join(".t.md.journal");
@@ -801,38 +780,15 @@ mod tests {
         assert_eq!(contents.kept_segments(), 1);
         assert_eq!(contents.all().events.len(), 2);
         assert!(contents.all().bad_lines.is_empty());
-        assert!(
-            read(&j)
-                .unwrap()
-                .unwrap()
-                .pending_for(b"folded")
-                .events
-                .is_empty()
-        );
-        assert_eq!(
-            read(&j)
-                .unwrap()
-                .unwrap()
-                .pending_for(b"other")
-                .events
-                .len(),
-            2
-        );
+        assert!(pending(&j, b"folded") == 0);
+        assert_eq!(pending(&j, b"other"), 2);
         assert_eq!(
             open_size(&j).unwrap(),
             size(&j),
             "no header: all of it counts"
         );
         append(&j, &[event(3)], true).unwrap();
-        assert_eq!(
-            read(&j)
-                .unwrap()
-                .unwrap()
-                .pending_for(b"folded")
-                .events
-                .len(),
-            1
-        );
+        assert_eq!(pending(&j, b"folded"), 1);
     }
 
     #[test]
