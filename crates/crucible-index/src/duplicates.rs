@@ -5,13 +5,22 @@
 //! a person may want to see), and name the files that share an id so that
 //! one can be renamed.
 
-use std::collections::BTreeMap;
+use std::hash::Hasher;
+
+use crate::path_set::Fnv;
 
 /// Gathers `(id, path)` pairs, on any number of threads ([`Self::merge`]).
 /// Ids are compared without regard to case, as they are when resolved.
+///
+/// Every session of a query passes here (100,000 at a time): a pair is
+/// kept as a hash of the id in lower case and two ranges of one buffer,
+/// not as a map entry of three `String`s; ids that share a hash are
+/// compared in full at the end.
 #[derive(Debug, Default)]
 pub struct DuplicateIds {
-    by_id: BTreeMap<String, (String, Vec<String>)>,
+    text: String,
+    /// Hash of the id in lower case, then where the id and the path are.
+    pairs: Vec<(u64, (usize, usize), (usize, usize))>,
 }
 
 /// One id and the files (relative paths, in order) that declare it.
@@ -21,28 +30,61 @@ pub struct Duplicate {
     pub paths: Vec<String>,
 }
 
+fn lower_hash(id: &str) -> u64 {
+    let mut h = Fnv::default();
+    if id.is_ascii() {
+        for b in id.bytes() {
+            h.write_u8(b.to_ascii_lowercase());
+        }
+    } else {
+        // `str::to_lowercase` itself (a final sigma is not a sigma).
+        h.write(id.to_lowercase().as_bytes());
+    }
+    h.finish()
+}
+
 impl DuplicateIds {
     pub fn add(&mut self, id: &str, path: &str) {
-        self.by_id
-            .entry(id.to_lowercase())
-            .or_insert_with(|| (id.to_owned(), Vec::new()))
-            .1
-            .push(path.to_owned());
+        let start = self.text.len();
+        self.text.push_str(id);
+        self.text.push_str(path);
+        let mid = start + id.len();
+        self.pairs
+            .push((lower_hash(id), (start, mid), (mid, self.text.len())));
     }
 
     pub fn merge(&mut self, other: Self) {
-        for (key, (id, paths)) in other.by_id {
-            self.by_id
-                .entry(key)
-                .or_insert_with(|| (id, Vec::new()))
-                .1
-                .extend(paths);
-        }
+        let shift = self.text.len();
+        self.text.push_str(&other.text);
+        self.pairs.extend(
+            other
+                .pairs
+                .into_iter()
+                .map(|(h, (a, b), (c, d))| (h, (a + shift, b + shift), (c + shift, d + shift))),
+        );
     }
 
     /// The ids declared by two files or more, in id order.
-    pub fn finish(self) -> Vec<Duplicate> {
-        self.by_id
+    pub fn finish(mut self) -> Vec<Duplicate> {
+        // Stable: of the files of one id, the first added names it.
+        self.pairs.sort_by_key(|p| p.0);
+        let text = &self.text;
+        let mut by_id: std::collections::BTreeMap<String, (String, Vec<String>)> =
+            std::collections::BTreeMap::new();
+        for group in self.pairs.chunk_by(|a, b| a.0 == b.0) {
+            if group.len() < 2 {
+                continue;
+            }
+            for &(_, (a, b), (c, d)) in group {
+                let id = &text[a..b];
+                by_id
+                    .entry(id.to_lowercase())
+                    .or_insert_with(|| (id.to_owned(), Vec::new()))
+                    .1
+                    .push(text[c..d].to_owned());
+            }
+        }
+        by_id
             .into_values()
             .filter(|(_, paths)| paths.len() > 1)
             .map(|(id, mut paths)| {

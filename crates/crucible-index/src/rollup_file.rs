@@ -10,9 +10,10 @@ use std::path::Path;
 
 use crate::files::{self, IndexFileError, ROLLUP};
 use crate::record::Columns;
-use crate::rollup::Rollup;
-use crate::rollup::rows::{ROLLUP_FIELDS, read_row, write_rows};
+use crate::rollup::rows::{ROLLUP_FIELDS, write_rows};
+use crate::rollup::{DaysBuilder, Rollup, RollupDays, RollupTable};
 use crate::toon::{self, Cell};
+use crate::usage_locator::{LOCATOR_FIELDS, UsageLocator};
 
 /// What the rollup file says of the base it sums.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +25,9 @@ pub struct BaseOf {
 }
 
 /// Writes the rollup of the base written with `generation`, whose
-/// sessions table has `base_rows` rows, in place.
+/// sessions table has `base_rows` rows, in place; with it, where each row
+/// of the usage file (already written, of the same generation) is
+/// ([`UsageLocator`]), when it can be read and has as many rows.
 pub fn write(
     dir: &Path,
     generation: u64,
@@ -37,11 +40,66 @@ pub fn write(
     toon::write_scalar(&mut text, "sessions", Cell::Num(base_rows as u64));
     toon::write_header(&mut text, "rollup", rollup.rows.len(), ROLLUP_FIELDS);
     write_rows(rollup, &mut text);
+    if let Some(locator) = UsageLocator::of_file(&dir.join(files::USAGE), generation)
+        .filter(|l| l.rows.len() == base_rows)
+    {
+        locator.write(&mut text);
+    }
     files::write(&dir.join(ROLLUP), &text)
 }
 
-/// The rollup, and what it says of the base it sums.
-pub fn load(dir: &Path) -> Result<(BaseOf, Rollup), IndexFileError> {
+/// The rollup file as the calendar views read it.
+#[derive(Debug)]
+pub struct RollupFile {
+    pub base: BaseOf,
+    /// The rows merged by local day; `None` when they cannot answer (a row
+    /// not exact, an hour without a whole-hour offset).
+    pub days: Option<RollupDays>,
+    /// Where the usage file's rows are, when the file says.
+    pub locator: Option<UsageLocator>,
+}
+
+/// What [`read_with`] found besides the rows.
+struct Read {
+    base: BaseOf,
+    locator: Option<UsageLocator>,
+    text: String,
+    columns: Columns,
+}
+
+/// What takes the rows of the table `rollup` as they are read.
+trait Rows {
+    /// Told first: how many rows there are.
+    fn count(&mut self, rows: usize);
+    /// A row: its bytes in the file's text, its cells in [`ROLLUP_FIELDS`]
+    /// order.
+    fn row(&mut self, span: std::ops::Range<usize>, cells: &[&str]) -> Result<(), String>;
+}
+
+impl Rows for Option<DaysBuilder<'_>> {
+    fn count(&mut self, rows: usize) {
+        if let Some(b) = self {
+            b.reserve(rows);
+        }
+    }
+
+    fn row(&mut self, span: std::ops::Range<usize>, cells: &[&str]) -> Result<(), String> {
+        self.as_mut().map_or(Ok(()), |b| b.push(span, cells))
+    }
+}
+
+impl Rows for RollupTable {
+    fn count(&mut self, rows: usize) {
+        *self = RollupTable::with_capacity(rows);
+    }
+
+    fn row(&mut self, _span: std::ops::Range<usize>, cells: &[&str]) -> Result<(), String> {
+        self.push(cells)
+    }
+}
+
+/// Reads the rollup file, handing the rows of its table `rollup` to `rows`.
+fn read_with(dir: &Path, rows: &mut dyn Rows) -> Result<Read, IndexFileError> {
     let path = dir.join(ROLLUP);
     let text = files::read(&path)?;
     let doc = files::parse_doc(&path, &text)?;
@@ -54,21 +112,71 @@ pub fn load(dir: &Path) -> Result<(BaseOf, Rollup), IndexFileError> {
         generation: scalar("generation")?,
         rows: usize::try_from(scalar("sessions")?).unwrap_or(usize::MAX),
     };
-    let mut rollup = Rollup::default();
+    let (mut cells, mut ordered) = (Vec::new(), Vec::new());
+    let mut columns = Columns::identity();
     if let Some(t) = doc.table("rollup") {
-        let columns = Columns::new(t, ROLLUP_FIELDS);
-        let (mut cells, mut ordered) = (Vec::new(), Vec::new());
-        for (i, row) in t.rows.iter().enumerate() {
+        rows.count(t.rows.len());
+        columns = Columns::new(t, ROLLUP_FIELDS);
+        for (i, r) in t.rows.iter().enumerate() {
             let line = |m: String| files::corrupt(&path, i + 1, format!("table `rollup`: {m}"));
-            toon::split_row(row, &mut cells).map_err(line)?;
+            toon::split_row(r, &mut cells).map_err(line)?;
             columns.order(&cells, &mut ordered);
-            let (key, sums) = read_row(&ordered).map_err(line)?;
-            if rollup.rows.insert(key, sums).is_some() {
-                return Err(line("a key twice".into()));
-            }
+            // Where the row is: the table's rows are slices of `text`.
+            let at = r.as_ptr() as usize - text.as_ptr() as usize;
+            rows.row(at..at + r.len(), &ordered).map_err(line)?;
         }
     }
-    Ok((base, rollup))
+    let locator = match doc.table("usage_rows") {
+        Some(t) => {
+            let columns = Columns::new(t, LOCATOR_FIELDS);
+            let mut locator = UsageLocator {
+                rows: Vec::with_capacity(t.rows.len()),
+            };
+            for (i, row) in t.rows.iter().enumerate() {
+                let line =
+                    |m: String| files::corrupt(&path, i + 1, format!("table `usage_rows`: {m}"));
+                toon::split_row(row, &mut cells).map_err(line)?;
+                columns.order(&cells, &mut ordered);
+                locator.push(&ordered).map_err(line)?;
+            }
+            Some(locator)
+        }
+        None => None,
+    };
+    drop(doc);
+    Ok(Read {
+        base,
+        locator,
+        text,
+        columns,
+    })
+}
+
+/// Reads the rollup file for the calendar views, its rows merged by the
+/// local day `day` gives an hour (`None` when the zone's offset there is
+/// not a whole number of hours).
+pub fn read_days(
+    dir: &Path,
+    day: &dyn Fn(i64) -> Option<i64>,
+) -> Result<RollupFile, IndexFileError> {
+    let mut builder = Some(DaysBuilder::new(0, day));
+    let read = read_with(dir, &mut builder)?;
+    let days = builder.and_then(|b| b.finish(read.text, read.columns));
+    Ok(RollupFile {
+        base: read.base,
+        days,
+        locator: read.locator,
+    })
+}
+
+/// The rollup, and what it says of the base it sums.
+pub fn load(dir: &Path) -> Result<(BaseOf, Rollup), IndexFileError> {
+    let mut table = RollupTable::default();
+    let read = read_with(dir, &mut table)?;
+    let rollup = table
+        .to_rollup()
+        .map_err(|m| files::corrupt(&dir.join(ROLLUP), 1, m))?;
+    Ok((read.base, rollup))
 }
 
 /// The usage lines of the usage file's rows whose path is not among
@@ -78,20 +186,31 @@ pub fn load(dir: &Path) -> Result<(BaseOf, Rollup), IndexFileError> {
 /// exactly `fresh_rows` rows among `fresh` (a hash shared by a fresh path
 /// and a changed one would show there: the caller then reads every cell).
 ///
-/// Read through one reused buffer and only the rows taken away decoded:
-/// no copy of the whole file and no line of a fresh row in memory.
+/// With the offsets of the usage file's rows (the rollup file's
+/// `usage_rows`), only the rows taken away are read; else the file is read
+/// through one reused buffer and only the rows taken away decoded.
 pub fn usage_outside(
     dir: &Path,
+    generation: u64,
+    locator: Option<&UsageLocator>,
+    fresh: &std::collections::HashSet<u64>,
+    fresh_rows: usize,
+) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
+    let path = dir.join(files::USAGE);
+    locator
+        .and_then(|l| l.outside(&path, generation, fresh, fresh_rows))
+        .or_else(|| usage_read_through(&path, generation, fresh, fresh_rows))
+}
+
+/// [`usage_outside`] without the rows' offsets: the usage file read through.
+fn usage_read_through(
+    path: &Path,
     generation: u64,
     fresh: &std::collections::HashSet<u64>,
     fresh_rows: usize,
 ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
     use std::io::BufRead;
-    let file = files::own_file(
-        &dir.join(files::USAGE),
-        std::fs::OpenOptions::new().read(true),
-    )
-    .ok()?;
+    let file = files::own_file(path, std::fs::OpenOptions::new().read(true)).ok()?;
     let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
     let mut line = Vec::new();
     let (mut seen_generation, mut in_rows, mut seen_fresh) = (None, false, 0);
