@@ -143,18 +143,21 @@ impl Delta {
     }
 }
 
+/// An error opening or reading an index file: missing, or another.
+pub(crate) fn io_error(path: &Path, source: std::io::Error) -> IndexFileError {
+    if source.kind() == std::io::ErrorKind::NotFound {
+        IndexFileError::Missing(path.to_owned())
+    } else {
+        IndexFileError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
 pub(crate) fn read(path: &Path) -> Result<String, IndexFileError> {
     use std::io::Read;
-    let io = |source: std::io::Error| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            IndexFileError::Missing(path.to_owned())
-        } else {
-            IndexFileError::Io {
-                path: path.to_owned(),
-                source,
-            }
-        }
-    };
+    let io = |source: std::io::Error| io_error(path, source);
     let mut text = String::new();
     own_file(path, std::fs::OpenOptions::new().read(true))
         .map_err(io)?
@@ -209,8 +212,14 @@ pub(crate) fn parse_doc<'a>(
     text: &'a str,
 ) -> Result<toon::Document<'a>, IndexFileError> {
     let doc = toon::parse(text).map_err(|e| corrupt(path, e.line, e.message))?;
-    match doc.scalar("version") {
-        Some(v) if v == VERSION.to_string() => Ok(doc),
+    check_version(path, doc.scalar("version"))?;
+    Ok(doc)
+}
+
+/// The error for a file whose `version` line says `found`, if any.
+pub(crate) fn check_version(path: &Path, found: Option<&str>) -> Result<(), IndexFileError> {
+    match found {
+        Some(v) if v == VERSION.to_string() => Ok(()),
         Some(v) => Err(IndexFileError::Version {
             path: path.to_owned(),
             found: v.to_owned(),

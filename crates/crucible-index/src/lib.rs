@@ -466,7 +466,8 @@ impl<'s> SessionIndex<'s> {
     }
 
     /// The usage lines of the base rows a visit did not find fresh (see
-    /// [`rollup_file::usage_outside`]), read under the shared lock.
+    /// [`rollup_file::RollupFile::usage_outside`]), read under the shared
+    /// lock.
     pub fn usage_outside(
         &self,
         rollup: &rollup_file::RollupFile,
@@ -475,13 +476,21 @@ impl<'s> SessionIndex<'s> {
     ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
         let root = self.store.dir();
         let _shared = crucible_core::DirLock::acquire_shared(root);
-        rollup_file::usage_outside(
-            root,
-            rollup.base.generation,
-            rollup.locator.as_ref(),
-            fresh,
-            fresh_rows,
-        )
+        rollup.usage_outside(root, fresh, fresh_rows)
+    }
+
+    /// The calendar views' lines of the rollup's days with the query's
+    /// changes (see [`rollup::RollupDays::lines`]), the rows they touch read
+    /// again under the shared lock.
+    pub fn rollup_lines(
+        &self,
+        days: rollup::RollupDays,
+        now: rollup::Rollup,
+        taken: &[Vec<crucible_core::UsageLine>],
+        day: &dyn Fn(i64) -> Option<i64>,
+    ) -> Option<Vec<crucible_core::UsageLine>> {
+        let _shared = crucible_core::DirLock::acquire_shared(self.store.dir());
+        days.lines(now, taken, day)
     }
 
     /// Every phase record, for `stats --group-by phase`.

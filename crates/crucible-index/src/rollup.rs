@@ -323,6 +323,7 @@ impl Rollup {
 }
 
 mod days;
+pub(crate) mod file_lines;
 mod lines;
 mod table;
 pub(crate) use days::DaysBuilder;

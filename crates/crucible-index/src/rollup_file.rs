@@ -10,6 +10,7 @@ use std::path::Path;
 
 use crate::files::{self, IndexFileError, ROLLUP};
 use crate::record::Columns;
+use crate::rollup::file_lines::FileLines;
 use crate::rollup::rows::{ROLLUP_FIELDS, write_rows};
 use crate::rollup::{DaysBuilder, Rollup, RollupDays, RollupTable};
 use crate::toon::{self, Cell};
@@ -55,15 +56,23 @@ pub struct RollupFile {
     /// The rows merged by local day; `None` when they cannot answer (a row
     /// not exact, an hour without a whole-hour offset).
     pub days: Option<RollupDays>,
-    /// Where the usage file's rows are, when the file says.
-    pub locator: Option<UsageLocator>,
+    /// Where the table `usage_rows` is, when the file has one.
+    locator_at: Option<LocatorAt>,
+}
+
+/// Where the rows of `usage_rows` start, how many there are, and the
+/// order of their columns.
+#[derive(Debug)]
+struct LocatorAt {
+    offset: u64,
+    rows: usize,
+    columns: Columns,
 }
 
 /// What [`read_with`] found besides the rows.
 struct Read {
     base: BaseOf,
-    locator: Option<UsageLocator>,
-    text: String,
+    locator_at: Option<LocatorAt>,
     columns: Columns,
 }
 
@@ -71,9 +80,9 @@ struct Read {
 trait Rows {
     /// Told first: how many rows there are.
     fn count(&mut self, rows: usize);
-    /// A row: its bytes in the file's text, its cells in [`ROLLUP_FIELDS`]
+    /// A row: where it is in the file, its cells in [`ROLLUP_FIELDS`]
     /// order.
-    fn row(&mut self, span: std::ops::Range<usize>, cells: &[&str]) -> Result<(), String>;
+    fn row(&mut self, at: (u64, u32), cells: &[&str]) -> Result<(), String>;
 }
 
 impl Rows for Option<DaysBuilder<'_>> {
@@ -83,8 +92,8 @@ impl Rows for Option<DaysBuilder<'_>> {
         }
     }
 
-    fn row(&mut self, span: std::ops::Range<usize>, cells: &[&str]) -> Result<(), String> {
-        self.as_mut().map_or(Ok(()), |b| b.push(span, cells))
+    fn row(&mut self, at: (u64, u32), cells: &[&str]) -> Result<(), String> {
+        self.as_mut().map_or(Ok(()), |b| b.push(at, cells))
     }
 }
 
@@ -93,61 +102,126 @@ impl Rows for RollupTable {
         *self = RollupTable::with_capacity(rows);
     }
 
-    fn row(&mut self, _span: std::ops::Range<usize>, cells: &[&str]) -> Result<(), String> {
+    fn row(&mut self, _at: (u64, u32), cells: &[&str]) -> Result<(), String> {
         self.push(cells)
     }
 }
 
-/// Reads the rollup file, handing the rows of its table `rollup` to `rows`.
+/// A table's header, owned (the line it was read from is reused).
+struct Header {
+    name: String,
+    len: usize,
+    fields: Vec<String>,
+}
+
+impl Header {
+    fn columns(&self, known: &[&str]) -> Columns {
+        let table = toon::Table {
+            name: &self.name,
+            fields: self.fields.iter().map(String::as_str).collect(),
+            rows: Vec::new(),
+        };
+        Columns::new(&table, known)
+    }
+}
+
+/// An empty vector of cells with the allocation of `v`: a buffer of
+/// slices can outlive the line its slices were of.
+fn recycle<'b>(v: &mut Vec<&str>) -> Vec<&'b str> {
+    let mut v = std::mem::take(v);
+    v.clear();
+    v.into_iter().map(|_| "").collect()
+}
+
+/// Reads the rollup file a line at a time, handing the rows of its table
+/// `rollup` to `rows`; stops at the table `usage_rows` (read only when a
+/// query needs it, [`RollupFile::usage_outside`]).
 fn read_with(dir: &Path, rows: &mut dyn Rows) -> Result<Read, IndexFileError> {
     let path = dir.join(ROLLUP);
-    let text = files::read(&path)?;
-    let doc = files::parse_doc(&path, &text)?;
-    let scalar = |name: &str| {
-        doc.scalar(name)
-            .and_then(|g| g.parse().ok())
-            .ok_or_else(|| files::corrupt(&path, 1, format!("no `{name}` line")))
-    };
-    let base = BaseOf {
-        generation: scalar("generation")?,
-        rows: usize::try_from(scalar("sessions")?).unwrap_or(usize::MAX),
-    };
-    let (mut cells, mut ordered) = (Vec::new(), Vec::new());
-    let mut columns = Columns::identity();
-    if let Some(t) = doc.table("rollup") {
-        rows.count(t.rows.len());
-        columns = Columns::new(t, ROLLUP_FIELDS);
-        for (i, r) in t.rows.iter().enumerate() {
-            let line = |m: String| files::corrupt(&path, i + 1, format!("table `rollup`: {m}"));
-            toon::split_row(r, &mut cells).map_err(line)?;
-            columns.order(&cells, &mut ordered);
-            // Where the row is: the table's rows are slices of `text`.
-            let at = r.as_ptr() as usize - text.as_ptr() as usize;
-            rows.row(at..at + r.len(), &ordered).map_err(line)?;
+    let mut lines = FileLines::open(&path).map_err(|e| files::io_error(&path, e))?;
+    let bad = |line: usize, m: String| files::corrupt(&path, line, m);
+    let (mut version, mut generation, mut sessions) = (None, None, None);
+    let (mut columns, mut locator_at) = (Columns::identity(), None);
+    // Buffers for a row's cells, kept from row to row (each row borrows
+    // the reader's line, so they go back empty, see `recycle`).
+    let (mut store_cells, mut store_ordered): (Vec<&'static str>, Vec<&'static str>) =
+        (Vec::new(), Vec::new());
+    loop {
+        let header = {
+            let n = lines.number + 1;
+            let Some((_, line)) = lines.next_line().map_err(|m| bad(n, m))? else {
+                break;
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            if line.starts_with(' ') {
+                return Err(bad(n, "indented line outside a table".into()));
+            }
+            let found = toon::table_header(line).map_err(|m| bad(n, m))?;
+            let Some((name, len, fields)) = found else {
+                let (key, value) = line
+                    .split_once(':')
+                    .ok_or_else(|| bad(n, "expected `key: value` or a table header".into()))?;
+                let value = value.trim();
+                match key.trim() {
+                    "version" => version = Some(value.to_owned()),
+                    "generation" => generation = value.parse::<u64>().ok(),
+                    "sessions" => sessions = value.parse::<u64>().ok(),
+                    _ => {}
+                }
+                continue;
+            };
+            Header {
+                name: name.to_owned(),
+                len,
+                fields: fields.into_iter().map(str::to_owned).collect(),
+            }
+        };
+        files::check_version(&path, version.as_deref())?;
+        let (number, is_rollup) = (lines.number, header.name == "rollup");
+        if header.name == "usage_rows" {
+            locator_at = Some(LocatorAt {
+                offset: lines.offset(),
+                rows: header.len,
+                columns: header.columns(LOCATOR_FIELDS),
+            });
+            break;
+        }
+        if is_rollup {
+            columns = header.columns(ROLLUP_FIELDS);
+            rows.count(header.len);
+        }
+        for i in 0..header.len {
+            let line = |m: String| bad(number + i + 1, format!("table `{}`: {m}", header.name));
+            let Some((at, row)) = lines.next_line().map_err(line)? else {
+                return Err(line(format!("declares {} rows but has {i}", header.len)));
+            };
+            let trimmed = row.trim_start_matches(' ');
+            if trimmed.len() == row.len() {
+                return Err(line(format!("declares {} rows but has {i}", header.len)));
+            }
+            if is_rollup {
+                let (mut cells, mut ordered) =
+                    (recycle(&mut store_cells), recycle(&mut store_ordered));
+                toon::split_row(trimmed, &mut cells).map_err(line)?;
+                columns.order(&cells, &mut ordered);
+                let indent = (row.len() - trimmed.len()) as u64;
+                let len =
+                    u32::try_from(trimmed.len()).map_err(|_| line("a row too long".into()))?;
+                rows.row((at + indent, len), &ordered).map_err(line)?;
+                (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
+            }
         }
     }
-    let locator = match doc.table("usage_rows") {
-        Some(t) => {
-            let columns = Columns::new(t, LOCATOR_FIELDS);
-            let mut locator = UsageLocator {
-                rows: Vec::with_capacity(t.rows.len()),
-            };
-            for (i, row) in t.rows.iter().enumerate() {
-                let line =
-                    |m: String| files::corrupt(&path, i + 1, format!("table `usage_rows`: {m}"));
-                toon::split_row(row, &mut cells).map_err(line)?;
-                columns.order(&cells, &mut ordered);
-                locator.push(&ordered).map_err(line)?;
-            }
-            Some(locator)
-        }
-        None => None,
-    };
-    drop(doc);
+    files::check_version(&path, version.as_deref())?;
+    let scalar = |v: Option<u64>, name: &str| v.ok_or_else(|| bad(1, format!("no `{name}` line")));
     Ok(Read {
-        base,
-        locator,
-        text,
+        base: BaseOf {
+            generation: scalar(generation, "generation")?,
+            rows: usize::try_from(scalar(sessions, "sessions")?).unwrap_or(usize::MAX),
+        },
+        locator_at,
         columns,
     })
 }
@@ -161,12 +235,24 @@ pub fn read_days(
 ) -> Result<RollupFile, IndexFileError> {
     let mut builder = Some(DaysBuilder::new(0, day));
     let read = read_with(dir, &mut builder)?;
-    let days = builder.and_then(|b| b.finish(read.text, read.columns));
+    let file = RowsAt {
+        path: dir.join(ROLLUP),
+        generation: read.base.generation,
+    };
+    let days = builder.and_then(|b| b.finish(file, read.columns));
     Ok(RollupFile {
         base: read.base,
         days,
-        locator: read.locator,
+        locator_at: read.locator_at,
     })
+}
+
+/// The rollup file's rows are read again from the file itself, if it is
+/// still of the write they were read from.
+#[derive(Debug)]
+pub struct RowsAt {
+    pub(crate) path: std::path::PathBuf,
+    pub(crate) generation: u64,
 }
 
 /// The rollup, and what it says of the base it sums.
@@ -179,27 +265,56 @@ pub fn load(dir: &Path) -> Result<(BaseOf, Rollup), IndexFileError> {
     Ok((read.base, rollup))
 }
 
-/// The usage lines of the usage file's rows whose path is not among
-/// `fresh` (hashes of the paths of the base rows a visit found fresh), one
-/// `Vec` per row: what the rollup of the base must take away. `None` when
-/// the usage file is not of `generation`, cannot be read, or does not have
-/// exactly `fresh_rows` rows among `fresh` (a hash shared by a fresh path
-/// and a changed one would show there: the caller then reads every cell).
-///
-/// With the offsets of the usage file's rows (the rollup file's
-/// `usage_rows`), only the rows taken away are read; else the file is read
-/// through one reused buffer and only the rows taken away decoded.
-pub fn usage_outside(
-    dir: &Path,
-    generation: u64,
-    locator: Option<&UsageLocator>,
-    fresh: &std::collections::HashSet<u64>,
-    fresh_rows: usize,
-) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
-    let path = dir.join(files::USAGE);
-    locator
-        .and_then(|l| l.outside(&path, generation, fresh, fresh_rows))
-        .or_else(|| usage_read_through(&path, generation, fresh, fresh_rows))
+impl RollupFile {
+    /// The usage lines of the usage file's rows whose path is not among
+    /// `fresh` (hashes of the paths of the base rows a visit found fresh),
+    /// one `Vec` per row: what the rollup of the base must take away.
+    /// `None` when the usage file is not of the rollup's generation, cannot
+    /// be read, or does not have exactly `fresh_rows` rows among `fresh` (a
+    /// hash shared by a fresh path and a changed one would show there: the
+    /// caller then reads every cell).
+    ///
+    /// With the offsets of the usage file's rows (the table `usage_rows`),
+    /// only the rows taken away are read; else the file is read through
+    /// one reused buffer and only the rows taken away decoded.
+    pub fn usage_outside(
+        &self,
+        dir: &Path,
+        fresh: &std::collections::HashSet<u64>,
+        fresh_rows: usize,
+    ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
+        let (path, generation) = (dir.join(files::USAGE), self.base.generation);
+        self.locator(dir)
+            .and_then(|l| l.outside(&path, generation, fresh, fresh_rows))
+            .or_else(|| usage_read_through(&path, generation, fresh, fresh_rows))
+    }
+
+    /// The table `usage_rows`, read from the rollup file if it is still of
+    /// the same write.
+    fn locator(&self, dir: &Path) -> Option<UsageLocator> {
+        let at = self.locator_at.as_ref()?;
+        let file = FileLines::of_generation(&dir.join(ROLLUP), self.base.generation)?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+        std::io::Seek::seek(&mut reader, std::io::SeekFrom::Start(at.offset)).ok()?;
+        let mut locator = UsageLocator {
+            rows: Vec::with_capacity(at.rows.min(1 << 24)),
+        };
+        let mut line = String::new();
+        let (mut store_cells, mut store_ordered): (Vec<&'static str>, Vec<&'static str>) =
+            (Vec::new(), Vec::new());
+        for _ in 0..at.rows {
+            line.clear();
+            if std::io::BufRead::read_line(&mut reader, &mut line).ok()? == 0 {
+                return None;
+            }
+            let (mut cells, mut ordered) = (recycle(&mut store_cells), recycle(&mut store_ordered));
+            toon::split_row(line.trim_end(), &mut cells).ok()?;
+            at.columns.order(&cells, &mut ordered);
+            locator.push(&ordered).ok()?;
+            (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
+        }
+        Some(locator)
+    }
 }
 
 /// [`usage_outside`] without the rows' offsets: the usage file read through.

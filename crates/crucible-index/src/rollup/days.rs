@@ -7,9 +7,13 @@
 //! [`Rollup::merge`] and [`Rollup::remove`] would, and the days they were
 //! in merged again without them.
 
+use std::fs::File;
 use std::ops::Range;
 
 use crucible_core::{Tokens, UsageLine};
+
+use super::file_lines::{FileLines, read_at};
+use crate::rollup_file::RowsAt;
 
 use super::lines::{DayGroup, DayMerger, RowFigures, group_lines};
 use super::table::{RollupTable, TableKey};
@@ -19,7 +23,7 @@ use crate::toon;
 
 /// Reads a rollup table into a [`RollupDays`], a row at a time.
 pub(crate) struct DaysBuilder<'d> {
-    spans: Vec<Range<usize>>,
+    spans: Vec<(u64, u32)>,
     keys: Vec<TableKey>,
     table: RollupTable,
     merger: DayMerger<'d>,
@@ -48,9 +52,9 @@ impl<'d> DaysBuilder<'d> {
         self.keys.reserve(rows);
     }
 
-    /// Adds the row at bytes `span` of the file's text, its cells in
+    /// Adds the row at `span` (offset, length) of the file, its cells in
     /// `ROLLUP_FIELDS` order; rows come in key order.
-    pub(crate) fn push(&mut self, span: Range<usize>, cells: &[&str]) -> Result<(), String> {
+    pub(crate) fn push(&mut self, span: (u64, u32), cells: &[&str]) -> Result<(), String> {
         self.table.push(cells)?;
         self.answers &= self.table.exact(0);
         if self.answers {
@@ -63,11 +67,11 @@ impl<'d> DaysBuilder<'d> {
         Ok(())
     }
 
-    /// The days, with the file's `text` and the rows' `columns` to read
-    /// rows again; `None` when the rows cannot answer.
-    pub(crate) fn finish(self, text: String, columns: Columns) -> Option<RollupDays> {
+    /// The days, with the `file` and the rows' `columns` to read rows
+    /// again; `None` when the rows cannot answer.
+    pub(crate) fn finish(self, file: RowsAt, columns: Columns) -> Option<RollupDays> {
         self.answers.then(|| RollupDays {
-            text,
+            file,
             spans: self.spans,
             columns,
             keys: self.keys,
@@ -80,8 +84,8 @@ impl<'d> DaysBuilder<'d> {
 /// A rollup table merged by local day, with what it takes to read a row
 /// again.
 pub struct RollupDays {
-    text: String,
-    spans: Vec<Range<usize>>,
+    file: RowsAt,
+    spans: Vec<(u64, u32)>,
     columns: Columns,
     keys: Vec<TableKey>,
     /// Reads a row again; holds the names.
@@ -99,10 +103,13 @@ impl std::fmt::Debug for RollupDays {
 }
 
 impl RollupDays {
-    /// Reads row `i` again, into `self.table` (its only row).
-    fn reread(&mut self, i: usize) -> Option<()> {
+    /// Reads row `i` again from `file`, into `self.table` (its only row).
+    fn reread(&mut self, file: &mut File, i: usize) -> Option<()> {
+        let (offset, len) = self.spans[i];
+        let mut buf = Vec::new();
+        let row = read_at(file, offset, len as usize, &mut buf)?;
         let (mut cells, mut ordered) = (Vec::new(), Vec::new());
-        toon::split_row(&self.text[self.spans[i].clone()], &mut cells).ok()?;
+        toon::split_row(row, &mut cells).ok()?;
         self.columns.order(&cells, &mut ordered);
         self.table.clear_rows(true);
         self.table.push(&ordered).ok()
@@ -138,12 +145,20 @@ impl RollupDays {
             .cloned()
             .chain(taken.iter().flatten().map(RollupKey::of))
             .collect();
+        // Opened only when a change touches a row of the file.
+        let mut file: Option<File> = None;
         for key in keys {
             if patched.rows.contains_key(&key) {
                 continue;
             }
             if let Some(i) = self.find(&key) {
-                self.reread(i)?;
+                if file.is_none() {
+                    file = Some(FileLines::of_generation(
+                        &self.file.path,
+                        self.file.generation,
+                    )?);
+                }
+                self.reread(file.as_mut()?, i)?;
                 let (key, sums) = self.table.row(0).ok()?;
                 patched.rows.insert(key, sums);
                 touched.push(i);
@@ -158,7 +173,8 @@ impl RollupDays {
         for g in std::mem::take(&mut self.groups) {
             let first = touched.partition_point(|&t| t < g.rows.start);
             if touched.get(first).is_some_and(|&t| t < g.rows.end) {
-                groups.extend(self.day_without(g.rows, &touched, day)?);
+                let file = file.as_mut()?;
+                groups.extend(self.day_without(file, g.rows, &touched, day)?);
             } else {
                 groups.push(g);
             }
@@ -170,6 +186,7 @@ impl RollupDays {
     /// A day's rows merged again, without those `touched`.
     fn day_without(
         &mut self,
+        file: &mut File,
         rows: Range<usize>,
         touched: &[usize],
         day: &dyn Fn(i64) -> Option<i64>,
@@ -178,7 +195,7 @@ impl RollupDays {
         let mut agents = Vec::new();
         for i in rows {
             if touched.binary_search(&i).is_err() {
-                self.reread(i)?;
+                self.reread(file, i)?;
                 merger.add(&self.table.figures(0, &mut agents))?;
             }
         }

@@ -89,7 +89,7 @@ pub fn load(
     // with the same lines keeps its rows' first request.
     let Some(lines) = file
         .days
-        .and_then(|days| days.lines(now, &outside, &day_of_hour(zone)))
+        .and_then(|days| index.rollup_lines(days, now, &outside, &day_of_hour(zone)))
     else {
         return Ok(None);
     };
