@@ -362,3 +362,6 @@ fn usage_read_through(
     }
     (seen_generation == Some(generation) && seen_fresh == fresh_rows).then_some(outside)
 }
+
+#[cfg(test)]
+mod tests;

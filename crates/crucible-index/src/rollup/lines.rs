@@ -18,7 +18,8 @@ use super::{NANOS_PER_USD, Rollup, VecMap};
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Names {
     pub(crate) list: Vec<String>,
-    ids: HashMap<String, u32>,
+    /// FNV: a row looks up half a dozen short names.
+    ids: HashMap<String, u32, crate::path_set::FastBuild>,
 }
 
 impl Names {
