@@ -23,7 +23,8 @@ pub use crucible_core::store::names::{
 pub const FORMAT: &str = "cru-session-index";
 /// 2: stamps carry the inode change time (`ctime_ns`). 3: usage cells.
 /// 4: the base's usage cells in a file of their own (`.index-usage.toon`).
-pub const VERSION: u64 = 4;
+/// 5: the rollup file says where each usage row is (`usage_rows`).
+pub const VERSION: u64 = 5;
 /// A delta this large is merged into the base on the next save.
 pub const COMPACT_AT: usize = 2_000;
 

@@ -179,7 +179,9 @@ proptest! {
 fn usage_rows_of_another_write_are_not_read_by_offset() {
     let dir = tempfile::tempdir().unwrap();
     let index = Index {
-        sessions: (0..3).map(|i| record(i, vec![UsageLine::default()])).collect(),
+        sessions: (0..3)
+            .map(|i| record(i, vec![UsageLine::default()]))
+            .collect(),
         ..Index::default()
     };
     files::write_all(dir.path(), &index, 0, &[]).unwrap();
@@ -187,10 +189,22 @@ fn usage_rows_of_another_write_are_not_read_by_offset() {
     let locator = file.locator(dir.path()).unwrap();
     let usage = dir.path().join(files::USAGE);
     let fresh = HashSet::new();
-    assert!(locator.outside(&usage, file.base.generation, &fresh, 0).is_some());
-    assert!(locator.outside(&usage, file.base.generation + 1, &fresh, 0).is_none());
+    assert!(
+        locator
+            .outside(&usage, file.base.generation, &fresh, 0)
+            .is_some()
+    );
+    assert!(
+        locator
+            .outside(&usage, file.base.generation + 1, &fresh, 0)
+            .is_none()
+    );
     // Rows moved by a byte: each row must name the path it is kept for.
     let text = std::fs::read_to_string(&usage).unwrap();
     std::fs::write(&usage, text.replacen("usage[", "\nusage[", 1)).unwrap();
-    assert!(locator.outside(&usage, file.base.generation, &fresh, 0).is_none());
+    assert!(
+        locator
+            .outside(&usage, file.base.generation, &fresh, 0)
+            .is_none()
+    );
 }
