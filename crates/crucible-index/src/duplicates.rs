@@ -19,8 +19,16 @@ use crate::path_set::Fnv;
 #[derive(Debug, Default)]
 pub struct DuplicateIds {
     text: String,
-    /// Hash of the id in lower case, then where the id and the path are.
-    pairs: Vec<(u64, (usize, usize), (usize, usize))>,
+    pairs: Vec<Pair>,
+}
+
+/// One `(id, path)`: the hash of the id in lower case, and where the id
+/// and the path are in the buffer.
+#[derive(Debug, Clone, Copy)]
+struct Pair {
+    hash: u64,
+    id: (usize, usize),
+    path: (usize, usize),
 }
 
 /// One id and the files (relative paths, in order) that declare it.
@@ -49,39 +57,41 @@ impl DuplicateIds {
         self.text.push_str(id);
         self.text.push_str(path);
         let mid = start + id.len();
-        self.pairs
-            .push((lower_hash(id), (start, mid), (mid, self.text.len())));
+        self.pairs.push(Pair {
+            hash: lower_hash(id),
+            id: (start, mid),
+            path: (mid, self.text.len()),
+        });
     }
 
     pub fn merge(&mut self, other: Self) {
         let shift = self.text.len();
         self.text.push_str(&other.text);
-        self.pairs.extend(
-            other
-                .pairs
-                .into_iter()
-                .map(|(h, (a, b), (c, d))| (h, (a + shift, b + shift), (c + shift, d + shift))),
-        );
+        self.pairs.extend(other.pairs.into_iter().map(|p| Pair {
+            hash: p.hash,
+            id: (p.id.0 + shift, p.id.1 + shift),
+            path: (p.path.0 + shift, p.path.1 + shift),
+        }));
     }
 
     /// The ids declared by two files or more, in id order.
     pub fn finish(mut self) -> Vec<Duplicate> {
         // Stable: of the files of one id, the first added names it.
-        self.pairs.sort_by_key(|p| p.0);
+        self.pairs.sort_by_key(|p| p.hash);
         let text = &self.text;
         let mut by_id: std::collections::BTreeMap<String, (String, Vec<String>)> =
             std::collections::BTreeMap::new();
-        for group in self.pairs.chunk_by(|a, b| a.0 == b.0) {
+        for group in self.pairs.chunk_by(|a, b| a.hash == b.hash) {
             if group.len() < 2 {
                 continue;
             }
-            for &(_, (a, b), (c, d)) in group {
-                let id = &text[a..b];
+            for p in group {
+                let id = &text[p.id.0..p.id.1];
                 by_id
                     .entry(id.to_lowercase())
                     .or_insert_with(|| (id.to_owned(), Vec::new()))
                     .1
-                    .push(text[c..d].to_owned());
+                    .push(text[p.path.0..p.path.1].to_owned());
             }
         }
         by_id

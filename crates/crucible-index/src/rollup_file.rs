@@ -107,6 +107,45 @@ impl Rows for RollupTable {
     }
 }
 
+/// The scalars read so far.
+#[derive(Default)]
+struct Head {
+    version: Option<String>,
+    generation: Option<u64>,
+    sessions: Option<u64>,
+}
+
+impl Head {
+    /// Takes a line outside the tables: a scalar is noted, a table's
+    /// header returned, a blank line skipped.
+    fn take(&mut self, line: &str) -> Result<Option<Header>, String> {
+        if line.trim().is_empty() {
+            return Ok(None);
+        }
+        if line.starts_with(' ') {
+            return Err("indented line outside a table".into());
+        }
+        if let Some(h) = toon::table_header(line)? {
+            return Ok(Some(Header {
+                name: h.name.to_owned(),
+                len: h.len,
+                fields: h.fields.into_iter().map(str::to_owned).collect(),
+            }));
+        }
+        let (key, value) = line
+            .split_once(':')
+            .ok_or("expected `key: value` or a table header")?;
+        let value = value.trim();
+        match key.trim() {
+            "version" => self.version = Some(value.to_owned()),
+            "generation" => self.generation = value.parse::<u64>().ok(),
+            "sessions" => self.sessions = value.parse::<u64>().ok(),
+            _ => {}
+        }
+        Ok(None)
+    }
+}
+
 /// A table's header, owned (the line it was read from is reused).
 struct Header {
     name: String,
@@ -140,45 +179,21 @@ fn read_with(dir: &Path, rows: &mut dyn Rows) -> Result<Read, IndexFileError> {
     let path = dir.join(ROLLUP);
     let mut lines = FileLines::open(&path).map_err(|e| files::io_error(&path, e))?;
     let bad = |line: usize, m: String| files::corrupt(&path, line, m);
-    let (mut version, mut generation, mut sessions) = (None, None, None);
+    let mut head = Head::default();
     let (mut columns, mut locator_at) = (Columns::identity(), None);
     // Buffers for a row's cells, kept from row to row (each row borrows
     // the reader's line, so they go back empty, see `recycle`).
     let (mut store_cells, mut store_ordered): (Vec<&'static str>, Vec<&'static str>) =
         (Vec::new(), Vec::new());
     loop {
-        let header = {
-            let n = lines.number + 1;
-            let Some((_, line)) = lines.next_line().map_err(|m| bad(n, m))? else {
-                break;
-            };
-            if line.trim().is_empty() {
-                continue;
-            }
-            if line.starts_with(' ') {
-                return Err(bad(n, "indented line outside a table".into()));
-            }
-            let found = toon::table_header(line).map_err(|m| bad(n, m))?;
-            let Some((name, len, fields)) = found else {
-                let (key, value) = line
-                    .split_once(':')
-                    .ok_or_else(|| bad(n, "expected `key: value` or a table header".into()))?;
-                let value = value.trim();
-                match key.trim() {
-                    "version" => version = Some(value.to_owned()),
-                    "generation" => generation = value.parse::<u64>().ok(),
-                    "sessions" => sessions = value.parse::<u64>().ok(),
-                    _ => {}
-                }
-                continue;
-            };
-            Header {
-                name: name.to_owned(),
-                len,
-                fields: fields.into_iter().map(str::to_owned).collect(),
-            }
+        let n = lines.number + 1;
+        let Some((_, line)) = lines.next_line().map_err(|m| bad(n, m))? else {
+            break;
         };
-        files::check_version(&path, version.as_deref())?;
+        let Some(header) = head.take(line).map_err(|m| bad(n, m))? else {
+            continue;
+        };
+        files::check_version(&path, head.version.as_deref())?;
         let (number, is_rollup) = (lines.number, header.name == "rollup");
         if header.name == "usage_rows" {
             locator_at = Some(LocatorAt {
@@ -214,12 +229,12 @@ fn read_with(dir: &Path, rows: &mut dyn Rows) -> Result<Read, IndexFileError> {
             }
         }
     }
-    files::check_version(&path, version.as_deref())?;
+    files::check_version(&path, head.version.as_deref())?;
     let scalar = |v: Option<u64>, name: &str| v.ok_or_else(|| bad(1, format!("no `{name}` line")));
     Ok(Read {
         base: BaseOf {
-            generation: scalar(generation, "generation")?,
-            rows: usize::try_from(scalar(sessions, "sessions")?).unwrap_or(usize::MAX),
+            generation: scalar(head.generation, "generation")?,
+            rows: usize::try_from(scalar(head.sessions, "sessions")?).unwrap_or(usize::MAX),
         },
         locator_at,
         columns,

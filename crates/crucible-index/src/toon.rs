@@ -258,9 +258,18 @@ impl<'a> Document<'a> {
     }
 }
 
-/// A table's header line (`name[len]{fields}:`) as its name, row count
-/// and fields; `None` when the line is not a header (a `key: value`).
-pub fn table_header(line: &str) -> Result<Option<(&str, usize, Vec<&str>)>, String> {
+/// A table's header line (`name[len]{fields}:`): its name, row count and
+/// fields.
+#[derive(Debug)]
+pub struct TableHeader<'a> {
+    pub name: &'a str,
+    pub len: usize,
+    pub fields: Vec<&'a str>,
+}
+
+/// A table's header line; `None` when the line is not a header (a
+/// `key: value`).
+pub fn table_header(line: &str) -> Result<Option<TableHeader<'_>>, String> {
     let Some(open) = line.find('[').filter(|&b| !line[..b].contains(':')) else {
         return Ok(None);
     };
@@ -281,7 +290,7 @@ pub fn table_header(line: &str) -> Result<Option<(&str, usize, Vec<&str>)>, Stri
     if rest.trim() != ":" {
         return Err("table header must end with `:`".into());
     }
-    Ok(Some((name, len, fields)))
+    Ok(Some(TableHeader { name, len, fields }))
 }
 
 /// Reads a document made of scalars and tabular arrays (the shape the index
@@ -307,7 +316,9 @@ pub fn parse(text: &str) -> Result<Document<'_>, ToonError> {
         if line.starts_with(' ') {
             return Err(err(i + 1, "indented line outside a table"));
         }
-        let Some((name, len, fields)) = table_header(line).map_err(|m| err(i + 1, m))? else {
+        let Some(TableHeader { name, len, fields }) =
+            table_header(line).map_err(|m| err(i + 1, m))?
+        else {
             let (key, value) = line
                 .split_once(':')
                 .ok_or_else(|| err(i + 1, "expected `key: value` or a table header"))?;

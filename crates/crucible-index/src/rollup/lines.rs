@@ -167,26 +167,23 @@ impl<'d> DayMerger<'d> {
         self.added += 1;
         self.group.rows.end = self.added;
         let lines = &mut self.group.lines;
-        let i = match lines
+        let found = lines
             .iter()
-            .position(|l| l.model == r.model && l.recorded == r.recorded)
-        {
-            Some(i) => i,
-            None => {
-                lines.push(DayLine {
-                    model: r.model,
-                    recorded: r.recorded,
-                    hour: r.hour,
-                    first_ms: r.first_ms,
-                    requests: 0,
-                    tokens: Tokens::default(),
-                    untyped: 0,
-                    nanos: 0,
-                    above: VecMap::default(),
-                });
-                lines.len() - 1
-            }
-        };
+            .position(|l| l.model == r.model && l.recorded == r.recorded);
+        let i = found.unwrap_or_else(|| {
+            lines.push(DayLine {
+                model: r.model,
+                recorded: r.recorded,
+                hour: r.hour,
+                first_ms: r.first_ms,
+                requests: 0,
+                tokens: Tokens::default(),
+                untyped: 0,
+                nanos: 0,
+                above: VecMap::default(),
+            });
+            lines.len() - 1
+        });
         lines[i].add(r);
         for &agent in r.agents {
             if !self.group.agents.iter().any(|a| a.0 == agent) {

@@ -53,15 +53,12 @@ fn split_at(text: &str, sep: u8) -> impl Iterator<Item = &str> {
     let mut rest = (!text.is_empty()).then_some(text);
     std::iter::from_fn(move || {
         let t = rest?;
-        match t.bytes().position(|b| b == sep) {
-            Some(i) => {
-                rest = Some(&t[i + 1..]);
-                Some(&t[..i])
-            }
-            None => {
-                rest = None;
-                Some(t)
-            }
+        if let Some(i) = t.bytes().position(|b| b == sep) {
+            rest = Some(&t[i + 1..]);
+            Some(&t[..i])
+        } else {
+            rest = None;
+            Some(t)
         }
     })
 }
