@@ -62,7 +62,7 @@ pub fn load(
     if opened.generation != Some(file.base.generation) {
         return Ok(None);
     }
-    let mut fresh = HashSet::new();
+    let mut fresh = Vec::new();
     let (mut ids, mut sessions, mut fresh_rows) = (DuplicateIds::default(), 0, 0);
     let mut now = Rollup::default();
     for share in shares {
@@ -70,7 +70,7 @@ pub fn load(
             return Ok(None);
         }
         fresh_rows += share.fresh.len();
-        fresh.extend(share.fresh);
+        fresh.push(share.fresh);
         now.merge(share.now);
         ids.merge(share.ids);
         sessions += share.sessions;
@@ -80,6 +80,8 @@ pub fn load(
     let outside = if fresh_rows == file.base.rows {
         Vec::new()
     } else {
+        // A set only now: most queries find every row fresh.
+        let fresh: HashSet<u64> = fresh.into_iter().flatten().collect();
         match index.usage_outside(&file, &fresh, fresh_rows) {
             Some(outside) => outside,
             None => return Ok(None),
