@@ -125,4 +125,21 @@ mod tests {
             }]
         );
     }
+
+    #[test]
+    fn ids_are_compared_as_str_to_lowercase_compares_them() {
+        let mut a = DuplicateIds::default();
+        // A final sigma lowers to `ς`, as the id `aς` is written.
+        a.add("AΣ", "1.md");
+        a.add("aς", "2.md");
+        a.add("aσ", "3.md");
+        a.add("b", "4.md");
+        assert_eq!(
+            a.finish(),
+            vec![Duplicate {
+                id: "AΣ".into(),
+                paths: vec!["1.md".into(), "2.md".into()],
+            }]
+        );
+    }
 }
