@@ -23,7 +23,8 @@ pub use crucible_core::store::names::{
 pub const FORMAT: &str = "cru-session-index";
 /// 2: stamps carry the inode change time (`ctime_ns`). 3: usage cells.
 /// 4: the base's usage cells in a file of their own (`.index-usage.toon`).
-pub const VERSION: u64 = 4;
+/// 5: the rollup file says where each usage row is (`usage_rows`).
+pub const VERSION: u64 = 5;
 /// A delta this large is merged into the base on the next save.
 pub const COMPACT_AT: usize = 2_000;
 
@@ -143,18 +144,21 @@ impl Delta {
     }
 }
 
+/// An error opening or reading an index file: missing, or another.
+pub(crate) fn io_error(path: &Path, source: std::io::Error) -> IndexFileError {
+    if source.kind() == std::io::ErrorKind::NotFound {
+        IndexFileError::Missing(path.to_owned())
+    } else {
+        IndexFileError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
 pub(crate) fn read(path: &Path) -> Result<String, IndexFileError> {
     use std::io::Read;
-    let io = |source: std::io::Error| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            IndexFileError::Missing(path.to_owned())
-        } else {
-            IndexFileError::Io {
-                path: path.to_owned(),
-                source,
-            }
-        }
-    };
+    let io = |source: std::io::Error| io_error(path, source);
     let mut text = String::new();
     own_file(path, std::fs::OpenOptions::new().read(true))
         .map_err(io)?
@@ -209,8 +213,14 @@ pub(crate) fn parse_doc<'a>(
     text: &'a str,
 ) -> Result<toon::Document<'a>, IndexFileError> {
     let doc = toon::parse(text).map_err(|e| corrupt(path, e.line, e.message))?;
-    match doc.scalar("version") {
-        Some(v) if v == VERSION.to_string() => Ok(doc),
+    check_version(path, doc.scalar("version"))?;
+    Ok(doc)
+}
+
+/// The error for a file whose `version` line says `found`, if any.
+pub(crate) fn check_version(path: &Path, found: Option<&str>) -> Result<(), IndexFileError> {
+    match found {
+        Some(v) if v == VERSION.to_string() => Ok(()),
         Some(v) => Err(IndexFileError::Version {
             path: path.to_owned(),
             found: v.to_owned(),

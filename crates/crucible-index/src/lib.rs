@@ -25,6 +25,7 @@ pub mod stats;
 mod table_file;
 pub mod toon;
 pub mod usage_cell;
+pub mod usage_locator;
 mod usage_rows;
 mod view;
 
@@ -456,23 +457,40 @@ impl<'s> SessionIndex<'s> {
     /// The rollup file and the generation of the base it sums
     /// ([`rollup_file`]), read under the shared lock; `None` when it is
     /// missing or cannot be read.
-    pub fn base_rollup(&self) -> Option<(rollup_file::BaseOf, rollup::Rollup)> {
+    /// Its rows come merged by the local day `day` gives an hour (see
+    /// [`rollup_file::read_days`]).
+    pub fn base_rollup(&self, day: &dyn Fn(i64) -> Option<i64>) -> Option<rollup_file::RollupFile> {
         let root = self.store.dir();
         let _shared = crucible_core::DirLock::acquire_shared(root);
-        rollup_file::load(root).ok()
+        rollup_file::read_days(root, day).ok()
     }
 
     /// The usage lines of the base rows a visit did not find fresh (see
-    /// [`rollup_file::usage_outside`]), read under the shared lock.
+    /// [`rollup_file::RollupFile::usage_outside`]), read under the shared
+    /// lock.
     pub fn usage_outside(
         &self,
-        generation: u64,
+        rollup: &rollup_file::RollupFile,
         fresh: &HashSet<u64>,
         fresh_rows: usize,
     ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
         let root = self.store.dir();
         let _shared = crucible_core::DirLock::acquire_shared(root);
-        rollup_file::usage_outside(root, generation, fresh, fresh_rows)
+        rollup.usage_outside(root, fresh, fresh_rows)
+    }
+
+    /// The calendar views' lines of the rollup's days with the query's
+    /// changes (see [`rollup::RollupDays::lines`]), the rows they touch read
+    /// again under the shared lock.
+    pub fn rollup_lines(
+        &self,
+        days: rollup::RollupDays,
+        now: rollup::Rollup,
+        taken: &[Vec<crucible_core::UsageLine>],
+        day: &dyn Fn(i64) -> Option<i64>,
+    ) -> Option<Vec<crucible_core::UsageLine>> {
+        let _shared = crucible_core::DirLock::acquire_shared(self.store.dir());
+        days.lines(now, taken, day)
     }
 
     /// Every phase record, for `stats --group-by phase`.

@@ -320,58 +320,15 @@ impl Rollup {
     pub fn is_exact(&self) -> bool {
         self.rows.values().all(|r| r.exact)
     }
-
-    /// The rollup as the usage lines the calendar views take
-    /// (`crucible_usage::report::period_report`): one a row, with its sums
-    /// and no agent, and one without tokens or model for each agent of the
-    /// row, once per day (`day` of a first request, in the view's zone: the
-    /// views list a day's agents from its lines). The views then give the
-    /// sessions' own rows, tokens, models and agents; costs within float
-    /// rounding (prices are linear in the tokens), and a written cost as
-    /// its nano-dollar sum. Not for the session and block views, which
-    /// need each session's and each request's own times. `None` when a row
-    /// is not exact.
-    pub fn lines(&self, day: &dyn Fn(i64) -> i64) -> Option<Vec<UsageLine>> {
-        let mut out = Vec::with_capacity(self.rows.len() + 1);
-        let mut listed: std::collections::HashSet<(i64, &str)> = std::collections::HashSet::new();
-        for (key, sums) in &self.rows {
-            if !sums.exact {
-                return None;
-            }
-            #[allow(clippy::cast_precision_loss)]
-            let written = sums.recorded_nanos as f64 / NANOS_PER_USD;
-            let line = UsageLine {
-                phase: None,
-                agent: None,
-                channel: None,
-                model: key.model.clone(),
-                hour: key.hour,
-                first_ms: sums.first_ms,
-                last_ms: sums.first_ms,
-                requests: sums.requests,
-                tokens: sums.tokens,
-                untyped: sums.untyped,
-                recorded: key.recorded,
-                recorded_cost_usd: if key.recorded { written } else { 0.0 },
-                above: sums.above.iter().map(|(t, a)| (*t, *a)).collect(),
-            };
-            let today = day(sums.first_ms);
-            for agent in sums.agents.keys().flatten() {
-                if listed.insert((today, agent.as_str())) {
-                    out.push(UsageLine {
-                        agent: Some(agent.clone()),
-                        first_ms: sums.first_ms,
-                        last_ms: sums.first_ms,
-                        hour: key.hour,
-                        ..UsageLine::default()
-                    });
-                }
-            }
-            out.push(line);
-        }
-        Some(out)
-    }
 }
+
+mod days;
+pub(crate) mod file_lines;
+mod lines;
+mod table;
+pub(crate) use days::DaysBuilder;
+pub use days::RollupDays;
+pub use table::RollupTable;
 
 pub mod rows;
 

@@ -10,9 +10,11 @@ use std::path::Path;
 
 use crate::files::{self, IndexFileError, ROLLUP};
 use crate::record::Columns;
-use crate::rollup::Rollup;
-use crate::rollup::rows::{ROLLUP_FIELDS, read_row, write_rows};
+use crate::rollup::file_lines::FileLines;
+use crate::rollup::rows::{ROLLUP_FIELDS, write_rows};
+use crate::rollup::{DaysBuilder, Rollup, RollupDays, RollupTable};
 use crate::toon::{self, Cell};
+use crate::usage_locator::{LOCATOR_FIELDS, UsageLocator};
 
 /// What the rollup file says of the base it sums.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +26,9 @@ pub struct BaseOf {
 }
 
 /// Writes the rollup of the base written with `generation`, whose
-/// sessions table has `base_rows` rows, in place.
+/// sessions table has `base_rows` rows, in place; with it, where each row
+/// of the usage file (already written, of the same generation) is
+/// ([`UsageLocator`]), when it can be read and has as many rows.
 pub fn write(
     dir: &Path,
     generation: u64,
@@ -37,61 +41,306 @@ pub fn write(
     toon::write_scalar(&mut text, "sessions", Cell::Num(base_rows as u64));
     toon::write_header(&mut text, "rollup", rollup.rows.len(), ROLLUP_FIELDS);
     write_rows(rollup, &mut text);
+    if let Some(locator) = UsageLocator::of_file(&dir.join(files::USAGE), generation)
+        .filter(|l| l.rows.len() == base_rows)
+    {
+        locator.write(&mut text);
+    }
     files::write(&dir.join(ROLLUP), &text)
+}
+
+/// The rollup file as the calendar views read it.
+#[derive(Debug)]
+pub struct RollupFile {
+    pub base: BaseOf,
+    /// The rows merged by local day; `None` when they cannot answer (a row
+    /// not exact, an hour without a whole-hour offset).
+    pub days: Option<RollupDays>,
+    /// Where the table `usage_rows` is, when the file has one.
+    locator_at: Option<LocatorAt>,
+}
+
+/// Where the rows of `usage_rows` start, how many there are, and the
+/// order of their columns.
+#[derive(Debug)]
+struct LocatorAt {
+    offset: u64,
+    rows: usize,
+    columns: Columns,
+}
+
+/// What [`read_with`] found besides the rows.
+struct Read {
+    base: BaseOf,
+    locator_at: Option<LocatorAt>,
+    columns: Columns,
+}
+
+/// What takes the rows of the table `rollup` as they are read.
+trait Rows {
+    /// Told first: how many rows there are.
+    fn count(&mut self, rows: usize);
+    /// A row: where it is in the file, its cells in [`ROLLUP_FIELDS`]
+    /// order.
+    fn row(&mut self, at: (u64, u32), cells: &[&str]) -> Result<(), String>;
+}
+
+impl Rows for Option<DaysBuilder<'_>> {
+    fn count(&mut self, rows: usize) {
+        if let Some(b) = self {
+            b.reserve(rows);
+        }
+    }
+
+    fn row(&mut self, at: (u64, u32), cells: &[&str]) -> Result<(), String> {
+        self.as_mut().map_or(Ok(()), |b| b.push(at, cells))
+    }
+}
+
+impl Rows for RollupTable {
+    fn count(&mut self, rows: usize) {
+        *self = RollupTable::with_capacity(rows);
+    }
+
+    fn row(&mut self, _at: (u64, u32), cells: &[&str]) -> Result<(), String> {
+        self.push(cells)
+    }
+}
+
+/// The scalars read so far.
+#[derive(Default)]
+struct Head {
+    version: Option<String>,
+    generation: Option<u64>,
+    sessions: Option<u64>,
+}
+
+impl Head {
+    /// Takes a line outside the tables: a scalar is noted, a table's
+    /// header returned, a blank line skipped.
+    fn take(&mut self, line: &str) -> Result<Option<Header>, String> {
+        if line.trim().is_empty() {
+            return Ok(None);
+        }
+        if line.starts_with(' ') {
+            return Err("indented line outside a table".into());
+        }
+        if let Some(h) = toon::table_header(line)? {
+            return Ok(Some(Header {
+                name: h.name.to_owned(),
+                len: h.len,
+                fields: h.fields.into_iter().map(str::to_owned).collect(),
+            }));
+        }
+        let (key, value) = line
+            .split_once(':')
+            .ok_or("expected `key: value` or a table header")?;
+        let value = value.trim();
+        match key.trim() {
+            "version" => self.version = Some(value.to_owned()),
+            "generation" => self.generation = value.parse::<u64>().ok(),
+            "sessions" => self.sessions = value.parse::<u64>().ok(),
+            _ => {}
+        }
+        Ok(None)
+    }
+}
+
+/// A table's header, owned (the line it was read from is reused).
+struct Header {
+    name: String,
+    len: usize,
+    fields: Vec<String>,
+}
+
+impl Header {
+    fn columns(&self, known: &[&str]) -> Columns {
+        let table = toon::Table {
+            name: &self.name,
+            fields: self.fields.iter().map(String::as_str).collect(),
+            rows: Vec::new(),
+        };
+        Columns::new(&table, known)
+    }
+}
+
+/// An empty vector of cells with the allocation of `v`: a buffer of
+/// slices can outlive the line its slices were of.
+fn recycle<'b>(v: &mut Vec<&str>) -> Vec<&'b str> {
+    let mut v = std::mem::take(v);
+    v.clear();
+    v.into_iter().map(|_| "").collect()
+}
+
+/// Reads the rollup file a line at a time, handing the rows of its table
+/// `rollup` to `rows`; stops at the table `usage_rows` (read only when a
+/// query needs it, [`RollupFile::usage_outside`]).
+fn read_with(dir: &Path, rows: &mut dyn Rows) -> Result<Read, IndexFileError> {
+    let path = dir.join(ROLLUP);
+    let mut lines = FileLines::open(&path).map_err(|e| files::io_error(&path, e))?;
+    let bad = |line: usize, m: String| files::corrupt(&path, line, m);
+    let mut head = Head::default();
+    let (mut columns, mut locator_at) = (Columns::identity(), None);
+    // Buffers for a row's cells, kept from row to row (each row borrows
+    // the reader's line, so they go back empty, see `recycle`).
+    let (mut store_cells, mut store_ordered): (Vec<&'static str>, Vec<&'static str>) =
+        (Vec::new(), Vec::new());
+    loop {
+        let n = lines.number + 1;
+        let Some((_, line)) = lines.next_line().map_err(|m| bad(n, m))? else {
+            break;
+        };
+        let Some(header) = head.take(line).map_err(|m| bad(n, m))? else {
+            continue;
+        };
+        files::check_version(&path, head.version.as_deref())?;
+        let (number, is_rollup) = (lines.number, header.name == "rollup");
+        if header.name == "usage_rows" {
+            locator_at = Some(LocatorAt {
+                offset: lines.offset(),
+                rows: header.len,
+                columns: header.columns(LOCATOR_FIELDS),
+            });
+            break;
+        }
+        if is_rollup {
+            columns = header.columns(ROLLUP_FIELDS);
+            rows.count(header.len);
+        }
+        for i in 0..header.len {
+            let line = |m: String| bad(number + i + 1, format!("table `{}`: {m}", header.name));
+            let Some((at, row)) = lines.next_line().map_err(line)? else {
+                return Err(line(format!("declares {} rows but has {i}", header.len)));
+            };
+            let trimmed = row.trim_start_matches(' ');
+            if trimmed.len() == row.len() {
+                return Err(line(format!("declares {} rows but has {i}", header.len)));
+            }
+            if is_rollup {
+                let (mut cells, mut ordered) =
+                    (recycle(&mut store_cells), recycle(&mut store_ordered));
+                toon::split_row(trimmed, &mut cells).map_err(line)?;
+                columns.order(&cells, &mut ordered);
+                let indent = (row.len() - trimmed.len()) as u64;
+                let len =
+                    u32::try_from(trimmed.len()).map_err(|_| line("a row too long".into()))?;
+                rows.row((at + indent, len), &ordered).map_err(line)?;
+                (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
+            }
+        }
+    }
+    files::check_version(&path, head.version.as_deref())?;
+    let scalar = |v: Option<u64>, name: &str| v.ok_or_else(|| bad(1, format!("no `{name}` line")));
+    Ok(Read {
+        base: BaseOf {
+            generation: scalar(head.generation, "generation")?,
+            rows: usize::try_from(scalar(head.sessions, "sessions")?).unwrap_or(usize::MAX),
+        },
+        locator_at,
+        columns,
+    })
+}
+
+/// Reads the rollup file for the calendar views, its rows merged by the
+/// local day `day` gives an hour (`None` when the zone's offset there is
+/// not a whole number of hours).
+pub fn read_days(
+    dir: &Path,
+    day: &dyn Fn(i64) -> Option<i64>,
+) -> Result<RollupFile, IndexFileError> {
+    let mut builder = Some(DaysBuilder::new(0, day));
+    let read = read_with(dir, &mut builder)?;
+    let file = RowsAt {
+        path: dir.join(ROLLUP),
+        generation: read.base.generation,
+    };
+    let days = builder.and_then(|b| b.finish(file, read.columns));
+    Ok(RollupFile {
+        base: read.base,
+        days,
+        locator_at: read.locator_at,
+    })
+}
+
+/// The rollup file's rows are read again from the file itself, if it is
+/// still of the write they were read from.
+#[derive(Debug)]
+pub struct RowsAt {
+    pub(crate) path: std::path::PathBuf,
+    pub(crate) generation: u64,
 }
 
 /// The rollup, and what it says of the base it sums.
 pub fn load(dir: &Path) -> Result<(BaseOf, Rollup), IndexFileError> {
-    let path = dir.join(ROLLUP);
-    let text = files::read(&path)?;
-    let doc = files::parse_doc(&path, &text)?;
-    let scalar = |name: &str| {
-        doc.scalar(name)
-            .and_then(|g| g.parse().ok())
-            .ok_or_else(|| files::corrupt(&path, 1, format!("no `{name}` line")))
-    };
-    let base = BaseOf {
-        generation: scalar("generation")?,
-        rows: usize::try_from(scalar("sessions")?).unwrap_or(usize::MAX),
-    };
-    let mut rollup = Rollup::default();
-    if let Some(t) = doc.table("rollup") {
-        let columns = Columns::new(t, ROLLUP_FIELDS);
-        let (mut cells, mut ordered) = (Vec::new(), Vec::new());
-        for (i, row) in t.rows.iter().enumerate() {
-            let line = |m: String| files::corrupt(&path, i + 1, format!("table `rollup`: {m}"));
-            toon::split_row(row, &mut cells).map_err(line)?;
-            columns.order(&cells, &mut ordered);
-            let (key, sums) = read_row(&ordered).map_err(line)?;
-            if rollup.rows.insert(key, sums).is_some() {
-                return Err(line("a key twice".into()));
-            }
-        }
-    }
-    Ok((base, rollup))
+    let mut table = RollupTable::default();
+    let read = read_with(dir, &mut table)?;
+    let rollup = table
+        .to_rollup()
+        .map_err(|m| files::corrupt(&dir.join(ROLLUP), 1, m))?;
+    Ok((read.base, rollup))
 }
 
-/// The usage lines of the usage file's rows whose path is not among
-/// `fresh` (hashes of the paths of the base rows a visit found fresh), one
-/// `Vec` per row: what the rollup of the base must take away. `None` when
-/// the usage file is not of `generation`, cannot be read, or does not have
-/// exactly `fresh_rows` rows among `fresh` (a hash shared by a fresh path
-/// and a changed one would show there: the caller then reads every cell).
-///
-/// Read through one reused buffer and only the rows taken away decoded:
-/// no copy of the whole file and no line of a fresh row in memory.
-pub fn usage_outside(
-    dir: &Path,
+impl RollupFile {
+    /// The usage lines of the usage file's rows whose path is not among
+    /// `fresh` (hashes of the paths of the base rows a visit found fresh),
+    /// one `Vec` per row: what the rollup of the base must take away.
+    /// `None` when the usage file is not of the rollup's generation, cannot
+    /// be read, or does not have exactly `fresh_rows` rows among `fresh` (a
+    /// hash shared by a fresh path and a changed one would show there: the
+    /// caller then reads every cell).
+    ///
+    /// With the offsets of the usage file's rows (the table `usage_rows`),
+    /// only the rows taken away are read; else the file is read through
+    /// one reused buffer and only the rows taken away decoded.
+    pub fn usage_outside(
+        &self,
+        dir: &Path,
+        fresh: &std::collections::HashSet<u64>,
+        fresh_rows: usize,
+    ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
+        let (path, generation) = (dir.join(files::USAGE), self.base.generation);
+        self.locator(dir)
+            .and_then(|l| l.outside(&path, generation, fresh, fresh_rows))
+            .or_else(|| usage_read_through(&path, generation, fresh, fresh_rows))
+    }
+
+    /// The table `usage_rows`, read from the rollup file if it is still of
+    /// the same write.
+    fn locator(&self, dir: &Path) -> Option<UsageLocator> {
+        let at = self.locator_at.as_ref()?;
+        let file = FileLines::of_generation(&dir.join(ROLLUP), self.base.generation)?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+        std::io::Seek::seek(&mut reader, std::io::SeekFrom::Start(at.offset)).ok()?;
+        let mut locator = UsageLocator {
+            rows: Vec::with_capacity(at.rows.min(1 << 24)),
+        };
+        let mut line = String::new();
+        let (mut store_cells, mut store_ordered): (Vec<&'static str>, Vec<&'static str>) =
+            (Vec::new(), Vec::new());
+        for _ in 0..at.rows {
+            line.clear();
+            if std::io::BufRead::read_line(&mut reader, &mut line).ok()? == 0 {
+                return None;
+            }
+            let (mut cells, mut ordered) = (recycle(&mut store_cells), recycle(&mut store_ordered));
+            toon::split_row(line.trim_end(), &mut cells).ok()?;
+            at.columns.order(&cells, &mut ordered);
+            locator.push(&ordered).ok()?;
+            (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
+        }
+        Some(locator)
+    }
+}
+
+/// [`usage_outside`] without the rows' offsets: the usage file read through.
+fn usage_read_through(
+    path: &Path,
     generation: u64,
     fresh: &std::collections::HashSet<u64>,
     fresh_rows: usize,
 ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
     use std::io::BufRead;
-    let file = files::own_file(
-        &dir.join(files::USAGE),
-        std::fs::OpenOptions::new().read(true),
-    )
-    .ok()?;
+    let file = files::own_file(path, std::fs::OpenOptions::new().read(true)).ok()?;
     let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
     let mut line = Vec::new();
     let (mut seen_generation, mut in_rows, mut seen_fresh) = (None, false, 0);
@@ -128,3 +377,6 @@ pub fn usage_outside(
     }
     (seen_generation == Some(generation) && seen_fresh == fresh_rows).then_some(outside)
 }
+
+#[cfg(test)]
+mod tests;

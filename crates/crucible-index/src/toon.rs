@@ -258,6 +258,41 @@ impl<'a> Document<'a> {
     }
 }
 
+/// A table's header line (`name[len]{fields}:`): its name, row count and
+/// fields.
+#[derive(Debug)]
+pub struct TableHeader<'a> {
+    pub name: &'a str,
+    pub len: usize,
+    pub fields: Vec<&'a str>,
+}
+
+/// A table's header line; `None` when the line is not a header (a
+/// `key: value`).
+pub fn table_header(line: &str) -> Result<Option<TableHeader<'_>>, String> {
+    let Some(open) = line.find('[').filter(|&b| !line[..b].contains(':')) else {
+        return Ok(None);
+    };
+    let name = &line[..open];
+    let rest = &line[open + 1..];
+    let close = rest.find(']').ok_or("table header without `]`")?;
+    let len: usize = rest[..close]
+        .parse()
+        .map_err(|_| format!("`{}` is not a row count", &rest[..close]))?;
+    let rest = &rest[close + 1..];
+    let (fields, rest) = match rest.strip_prefix('{') {
+        Some(r) => {
+            let end = r.find('}').ok_or("field list without `}`")?;
+            (r[..end].split(',').map(str::trim).collect(), &r[end + 1..])
+        }
+        None => (Vec::new(), rest),
+    };
+    if rest.trim() != ":" {
+        return Err("table header must end with `:`".into());
+    }
+    Ok(Some(TableHeader { name, len, fields }))
+}
+
 /// Reads a document made of scalars and tabular arrays (the shape the index
 /// writes, and the one toon-format writes for it).
 pub fn parse(text: &str) -> Result<Document<'_>, ToonError> {
@@ -281,34 +316,15 @@ pub fn parse(text: &str) -> Result<Document<'_>, ToonError> {
         if line.starts_with(' ') {
             return Err(err(i + 1, "indented line outside a table"));
         }
-        let Some(open) = line.find('[').filter(|&b| !line[..b].contains(':')) else {
+        let Some(TableHeader { name, len, fields }) =
+            table_header(line).map_err(|m| err(i + 1, m))?
+        else {
             let (key, value) = line
                 .split_once(':')
                 .ok_or_else(|| err(i + 1, "expected `key: value` or a table header"))?;
             doc.scalars.push((key.trim(), value.trim()));
             continue;
         };
-        let name = &line[..open];
-        let rest = &line[open + 1..];
-        let close = rest
-            .find(']')
-            .ok_or_else(|| err(i + 1, "table header without `]`"))?;
-        let len: usize = rest[..close]
-            .parse()
-            .map_err(|_| err(i + 1, format!("`{}` is not a row count", &rest[..close])))?;
-        let rest = &rest[close + 1..];
-        let (fields, rest) = match rest.strip_prefix('{') {
-            Some(r) => {
-                let end = r
-                    .find('}')
-                    .ok_or_else(|| err(i + 1, "field list without `}`"))?;
-                (r[..end].split(',').map(str::trim).collect(), &r[end + 1..])
-            }
-            None => (Vec::new(), rest),
-        };
-        if rest.trim() != ":" {
-            return Err(err(i + 1, "table header must end with `:`"));
-        }
         // The declared count is the file's word, not a promise: a row takes
         // at least two bytes, so no more rows than that are reserved (a
         // header declaring 10^18 rows would otherwise abort the allocation).

@@ -92,6 +92,12 @@ fn assert_agree(a: &serde_json::Value, b: &serde_json::Value, at: &str) {
 fn check(kiln: &TestKiln, what: &str) {
     let rollup = kiln.sessions().join(".index-rollup.toon");
     assert!(rollup.exists(), "{what}: no rollup file");
+    // Where the usage rows are: a query after a change reads only those.
+    let text = std::fs::read_to_string(&rollup).unwrap();
+    assert!(
+        text.contains("\nusage_rows["),
+        "{what}: no usage_rows table"
+    );
     let from_rollup = views(kiln);
     std::fs::remove_file(&rollup).unwrap();
     let from_cells = views(kiln);

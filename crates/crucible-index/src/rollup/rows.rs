@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 
 use crucible_core::Tokens;
 
-use super::{Rollup, RollupKey, RollupSums};
+use super::Rollup;
 use crate::toon::{self, Cell};
 use crate::usage_cell;
 
@@ -103,7 +103,7 @@ pub fn write_rows(rollup: &Rollup, out: &mut String) {
     }
 }
 
-fn int<T: std::str::FromStr>(cell: &str, what: &str) -> Result<T, String> {
+pub(crate) fn int<T: std::str::FromStr>(cell: &str, what: &str) -> Result<T, String> {
     toon::text(cell)?
         .as_deref()
         .unwrap_or("")
@@ -111,8 +111,23 @@ fn int<T: std::str::FromStr>(cell: &str, what: &str) -> Result<T, String> {
         .map_err(|_| format!("`{what}` should be an integer, found `{cell}`"))
 }
 
-fn tokens_of(parts: &[&str]) -> Result<Tokens, String> {
-    let n = |i: usize| int::<u64>(parts[i], "tokens");
+/// A number of digits alone, read without unquoting; else as `int` reads it.
+pub(crate) fn num<T: std::str::FromStr + TryFrom<u64>>(
+    cell: &str,
+    what: &str,
+) -> Result<T, String> {
+    let b = cell.as_bytes();
+    if !b.is_empty() && b.len() <= 19 && b.iter().all(u8::is_ascii_digit) {
+        let n = b.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+        if let Ok(n) = T::try_from(n) {
+            return Ok(n);
+        }
+    }
+    int(cell, what)
+}
+
+pub(crate) fn tokens_of(parts: &[&str]) -> Result<Tokens, String> {
+    let n = |i: usize| num::<u64>(parts[i], "tokens");
     Ok(Tokens {
         input: n(0)?,
         output: n(1)?,
@@ -123,74 +138,11 @@ fn tokens_of(parts: &[&str]) -> Result<Tokens, String> {
     })
 }
 
-/// Reads a row whose cells are in [`ROLLUP_FIELDS`] order.
-pub fn read_row(c: &[&str]) -> Result<(RollupKey, RollupSums), String> {
-    if c.len() != ROLLUP_FIELDS.len() {
-        return Err(format!(
-            "expected {} cells, found {}",
-            ROLLUP_FIELDS.len(),
-            c.len()
-        ));
-    }
-    let flag = |i: usize| match int::<u8>(c[i], ROLLUP_FIELDS[i])? {
+/// Cell `i` of a row (in [`ROLLUP_FIELDS`] order) as a flag: 0 or 1.
+pub(crate) fn flag(c: &[&str], i: usize) -> Result<bool, String> {
+    match int::<u8>(c[i], ROLLUP_FIELDS[i])? {
         0 => Ok(false),
         1 => Ok(true),
         _ => Err(format!("`{}` should be 0 or 1", ROLLUP_FIELDS[i])),
-    };
-    let key = RollupKey {
-        hour: int(c[0], "hour")?,
-        model: toon::text(c[1])?.map(std::borrow::Cow::into_owned),
-        recorded: flag(2)?,
-    };
-    let n = |i: usize| int::<u64>(c[i], ROLLUP_FIELDS[i]);
-    let mut sums = RollupSums {
-        exact: flag(3)?,
-        lines: n(4)?,
-        requests: n(5)?,
-        tokens: tokens_of(&c[6..12])?,
-        untyped: n(12)?,
-        recorded_nanos: int(c[13], "written_nanos")?,
-        first_ms: int(c[14], "first_ms")?,
-        first_count: n(15)?,
-        ..RollupSums::default()
-    };
-    let agents = toon::text(c[16])?.unwrap_or_default();
-    for item in agents.split(';').filter(|s| !s.is_empty()) {
-        let (count, name) = item.split_once('/').ok_or("an agent without its count")?;
-        if !sums
-            .agents
-            .insert(usage_cell::untext(name)?, int(count, "agent count")?)
-        {
-            return Err("an agent twice".into());
-        }
     }
-    let above = toon::text(c[17])?.unwrap_or_default();
-    for item in above.split('+').filter(|s| !s.is_empty()) {
-        let parts: Vec<&str> = item.split('_').collect();
-        let [threshold, rest @ ..] = &parts[..] else {
-            return Err("an empty `above` item".into());
-        };
-        if rest.len() != 6 {
-            return Err(format!("`above` item `{item}` should have 7 numbers"));
-        }
-        if !sums
-            .above
-            .insert(int(threshold, "threshold")?, tokens_of(rest)?)
-        {
-            return Err("a threshold twice".into());
-        }
-    }
-    Ok((key, sums))
-}
-
-/// Reads rows written by [`write_rows`] (cells already split and ordered).
-pub fn read_rows<'a>(rows: impl IntoIterator<Item = &'a [&'a str]>) -> Result<Rollup, String> {
-    let mut rollup = Rollup::default();
-    for cells in rows {
-        let (k, s) = read_row(cells)?;
-        if rollup.rows.insert(k, s).is_some() {
-            return Err("a key twice".into());
-        }
-    }
-    Ok(rollup)
 }

@@ -195,7 +195,11 @@ proptest! {
             crate::toon::split_row(line, &mut split).unwrap();
             cells.push(split.clone());
         }
-        let back = rows::read_rows(cells.iter().map(Vec::as_slice)).unwrap();
+        let mut table = RollupTable::default();
+        for c in &cells {
+            table.push(c).unwrap();
+        }
+        let back = table.to_rollup().unwrap();
         prop_assert_eq!(back, r, "{}", text);
     }
 }
@@ -205,7 +209,7 @@ fn damaged_rollup_rows_are_errors_not_panics() {
     let mut cells = Vec::new();
     let good = "1,m,0,1,1,1,1,1,1,1,1,1,0,0,5,1,1/a,";
     crate::toon::split_row(good, &mut cells).unwrap();
-    assert!(rows::read_row(&cells).is_ok());
+    assert!(RollupTable::default().push(&cells).is_ok());
     for bad in [
         "1,m,2,1,1,1,1,1,1,1,1,1,0,0,5,1,1/a,x",
         "1,m,0,1,1,1,1,1,1,1,1,1,0,0,5,1,a,",
@@ -214,7 +218,7 @@ fn damaged_rollup_rows_are_errors_not_panics() {
     ] {
         let mut cells = Vec::new();
         crate::toon::split_row(bad, &mut cells).unwrap();
-        assert!(rows::read_row(&cells).is_err(), "{bad}");
+        assert!(RollupTable::default().push(&cells).is_err(), "{bad}");
     }
 }
 

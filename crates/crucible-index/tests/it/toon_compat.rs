@@ -229,3 +229,23 @@ proptest! {
         prop_assert_eq!(ours.dirs, index.dirs);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 30, ..ProptestConfig::default() })]
+
+    /// toon-format reads the rollup file too: its rows, and where each
+    /// usage row is.
+    #[test]
+    fn toon_format_reads_our_rollup_file(index in index()) {
+        let dir = tempfile::tempdir().unwrap();
+        files::write_all(dir.path(), &index, 0, &[]).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(files::ROLLUP)).unwrap();
+        let theirs: serde_json::Value = toon_format::decode_default(&text)
+            .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let rollup = crucible_index::rollup::Rollup::of(index.sessions.iter().map(|s| s.usage.as_slice()));
+        // An empty table is written `name[0]:`, read as no rows.
+        let rows = |key: &str| theirs[key].as_array().map_or(0, Vec::len);
+        prop_assert_eq!(rows("rollup"), rollup.rows.len(), "{}", text);
+        prop_assert_eq!(rows("usage_rows"), index.sessions.len(), "{}", text);
+    }
+}

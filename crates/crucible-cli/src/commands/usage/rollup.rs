@@ -48,7 +48,7 @@ pub fn load(
     let index = SessionIndex::new(&ctx.store).without_usage();
     // The rollup file is read while the visit proves every row fresh.
     let (loaded, visited) = std::thread::scope(|scope| {
-        let loaded = scope.spawn(|| index.base_rollup());
+        let loaded = scope.spawn(|| index.base_rollup(&day_of_hour(zone)));
         let visited = visit(&index, filter);
         let loaded = loaded
             .join()
@@ -56,40 +56,43 @@ pub fn load(
         (loaded, visited)
     });
     let (opened, shares) = visited?;
-    let Some((base, mut rollup)) = loaded else {
+    let Some(file) = loaded else {
         return Ok(None);
     };
-    if opened.generation != Some(base.generation) {
+    if opened.generation != Some(file.base.generation) {
         return Ok(None);
     }
-    let mut fresh = HashSet::new();
+    let mut fresh = Vec::new();
     let (mut ids, mut sessions, mut fresh_rows) = (DuplicateIds::default(), 0, 0);
+    let mut now = Rollup::default();
     for share in shares {
         if share.unreadable {
             return Ok(None);
         }
         fresh_rows += share.fresh.len();
-        fresh.extend(share.fresh);
-        // The new lines before the old are taken away: a session saved
-        // again with the same lines keeps its rows' first request.
-        rollup.merge(share.now);
+        fresh.push(share.fresh);
+        now.merge(share.now);
         ids.merge(share.ids);
         sessions += share.sessions;
     }
     // Every base row fresh: nothing to take away, and the usage file is
     // not opened.
-    let outside = if fresh_rows == base.rows {
+    let outside = if fresh_rows == file.base.rows {
         Vec::new()
     } else {
-        match index.usage_outside(base.generation, &fresh, fresh_rows) {
+        // A set only now: most queries find every row fresh.
+        let fresh: HashSet<u64> = fresh.into_iter().flatten().collect();
+        match index.usage_outside(&file, &fresh, fresh_rows) {
             Some(outside) => outside,
             None => return Ok(None),
         }
     };
-    for old in &outside {
-        rollup.remove(old);
-    }
-    let Some(lines) = lines_in(&rollup, zone) else {
+    // The new lines before the old are taken away: a session saved again
+    // with the same lines keeps its rows' first request.
+    let Some(lines) = file
+        .days
+        .and_then(|days| index.rollup_lines(days, now, &outside, &day_of_hour(zone)))
+    else {
         return Ok(None);
     };
     report(ctx, &opened)?;
@@ -114,21 +117,21 @@ fn unfiltered(filter: &Filter) -> bool {
         && filter.project.is_none()
 }
 
-/// The rollup's lines for the views in `zone`; `None` when a row is not
-/// exact or the zone's offset is not a whole number of hours at some hour
-/// summed (the hour then does not say the local day).
-fn lines_in(rollup: &Rollup, zone: &TimeZone) -> Option<Vec<crucible_core::UsageLine>> {
-    let whole_hours = rollup.rows.keys().all(|k| {
-        jiff::Timestamp::from_second(k.hour).is_ok_and(|t| zone.to_offset(t).seconds() % 3_600 == 0)
-    });
-    // The views list a day's agents: one line per agent and local day.
-    let day = |ms: i64| {
-        jiff::Timestamp::from_millisecond(ms).map_or(0, |t| {
-            let date = t.to_zoned(zone.clone()).date();
-            i64::from(date.year()) * 10_000 + i64::from(date.month()) * 100 + i64::from(date.day())
-        })
-    };
-    rollup.lines(&day).filter(|_| whole_hours)
+/// The local day (`yyyymmdd`) of a UTC hour (seconds) in `zone`; `None`
+/// when the zone's offset then is not a whole number of hours (the hour
+/// then does not say the local day).
+fn day_of_hour(zone: &TimeZone) -> impl Fn(i64) -> Option<i64> + '_ {
+    move |hour: i64| {
+        let t = jiff::Timestamp::from_second(hour).ok()?;
+        let offset = zone.to_offset(t);
+        if offset.seconds() % 3_600 != 0 {
+            return None;
+        }
+        let date = offset.to_datetime(t).date();
+        Some(
+            i64::from(date.year()) * 10_000 + i64::from(date.month()) * 100 + i64::from(date.day()),
+        )
+    }
 }
 
 /// Visits every session: the fresh base rows by their paths' hashes, the
