@@ -19,6 +19,7 @@ mod agent_dir;
 mod claude_code;
 mod codeloops;
 mod codex;
+mod compact_json;
 mod connectonion;
 mod copilot;
 mod detect;
