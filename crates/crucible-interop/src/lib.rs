@@ -26,6 +26,7 @@ mod detect;
 mod export;
 mod folder;
 mod gemini;
+mod line_shape;
 mod messages;
 mod opencode;
 mod provenance;
