@@ -40,9 +40,9 @@ use crate::{ImportError, ImportWarning, Imported, RecordTally};
 
 /// True for a line of a codeloops log (detection counts them over the
 /// whole head of a file, see [`crate::detect()`]).
-pub(crate) fn is_record(v: &Value) -> bool {
+pub(crate) fn is_record(v: &impl crate::line_shape::Fields) -> bool {
     matches!(
-        v.get("type").and_then(Value::as_str),
+        v.str_at("type"),
         Some("session_start" | "iteration" | "session_end")
     )
 }

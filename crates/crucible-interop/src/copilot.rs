@@ -37,18 +37,17 @@ use crate::{ImportError, Imported, RecordTally};
 
 /// True for a line of a Copilot CLI event log: a dotted `type` of one of
 /// its families, a `data` object, an `id` and a `timestamp`.
-pub(crate) fn is_record(v: &Value) -> bool {
+pub(crate) fn is_record(v: &impl crate::line_shape::Fields) -> bool {
     let family = v
-        .get("type")
-        .and_then(Value::as_str)
+        .str_at("type")
         .and_then(|t| t.split_once('.'))
         .map(|(f, _)| f);
     matches!(
         family,
         Some("session" | "user" | "assistant" | "tool" | "system" | "subagent" | "hook" | "skill")
-    ) && v.get("data").is_some_and(Value::is_object)
-        && v.get("id").is_some()
-        && v.get("timestamp").is_some()
+    ) && v.object_at("data")
+        && v.has("id")
+        && v.has("timestamp")
 }
 
 /// The event types of Copilot CLI 1.0 this importer reads; any other is

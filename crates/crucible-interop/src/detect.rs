@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::line_shape::Shape;
 use crate::{
     Format, agent_dir, claude_code, codeloops, codex, connectonion, copilot, gemini, messages,
     opencode,
@@ -30,16 +31,18 @@ pub fn detect(path: &Path) -> Option<Format> {
 }
 
 /// Tells whether one JSON line is a record of a format.
-type IsRecord = fn(&serde_json::Value) -> bool;
+type IsRecord = fn(&Shape<'_>) -> bool;
 
 /// [`detect`] on the start of a file.
 pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
     let recognizers: [(Format, IsRecord); 5] = [
-        (Format::Codeloops, codeloops::is_record),
-        (Format::Codex, codex::is_record),
-        (Format::ClaudeCode, claude_code::is_record),
-        (Format::Gemini, gemini::is_record),
-        (Format::Copilot, copilot::is_record),
+        (Format::Codeloops, |v: &Shape<'_>| codeloops::is_record(v)),
+        (Format::Codex, |v: &Shape<'_>| codex::is_record(v)),
+        (Format::ClaudeCode, |v: &Shape<'_>| {
+            claude_code::is_record(v)
+        }),
+        (Format::Gemini, |v: &Shape<'_>| gemini::is_record(v)),
+        (Format::Copilot, |v: &Shape<'_>| copilot::is_record(v)),
     ];
     let mut counts = [0usize; 5];
     let (mut lines, mut objects) = (0usize, 0usize);
@@ -57,7 +60,9 @@ pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
         if !line.starts_with(b"{") {
             continue;
         }
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
+        // Only the keys the recognizers look at are kept (the line is still
+        // parsed whole, as a `Value` would be).
+        let Some(v) = Shape::of(line) else {
             continue;
         };
         objects += 1;

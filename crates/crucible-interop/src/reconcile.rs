@@ -105,8 +105,8 @@ fn records_jsonl(data: &SessionData) -> Vec<u8> {
         .sum();
     let mut out = Vec::with_capacity(guess + guess / 8);
     for r in &data.records {
-        // Serializing plain data to a Vec cannot fail.
-        serde_json::to_writer(&mut out, r).expect("record serializes");
+        // The same bytes as serde_json's, escaped faster.
+        crate::compact_json::append_or_serde(&mut out, r);
         out.push(b'\n');
     }
     out

@@ -72,18 +72,16 @@ const OTHER_KINDS: [&str; 15] = [
 /// over the whole head of a file, see [`crate::detect()`]): a message with
 /// Claude Code's envelope, one of its other line types, or a usage line
 /// without a type (what ccusage's fixtures hold).
-pub(crate) fn is_record(v: &Value) -> bool {
-    let has_message = v.get("message").is_some_and(Value::is_object);
-    match v.get("type").and_then(Value::as_str) {
+pub(crate) fn is_record(v: &impl crate::line_shape::Fields) -> bool {
+    let has_message = v.object_at("message");
+    match v.str_at("type") {
         Some("user" | "assistant") => has_message,
-        Some("summary") => v.get("summary").is_some(),
-        Some("file-history-snapshot") => v.get("snapshot").is_some(),
-        Some(k) if OTHER_KINDS.contains(&k) => v.get("sessionId").is_some(),
+        Some("summary") => v.has("summary"),
+        Some("file-history-snapshot") => v.has("snapshot"),
+        Some(k) if OTHER_KINDS.contains(&k) => v.has("sessionId"),
         Some(_) => false,
         None => {
-            has_message
-                && v.get("sessionId").is_some()
-                && v.pointer("/message/usage/input_tokens").is_some()
+            has_message && v.has("sessionId") && v.has_path(&["message", "usage", "input_tokens"])
         }
     }
 }

@@ -46,22 +46,22 @@ const EXEC_KINDS: [&str; 9] = [
 /// has a `payload`; an exec event has its kind's own field (`thread_id`,
 /// `item`, `usage`, `error`, `message`) or none (`turn.started`), and never
 /// a `payload`.
-pub(crate) fn is_record(v: &Value) -> bool {
-    let Some(kind) = v.get("type").and_then(Value::as_str) else {
+pub(crate) fn is_record(v: &impl crate::line_shape::Fields) -> bool {
+    let Some(kind) = v.str_at("type") else {
         return false;
     };
     if ROLLOUT_KINDS.contains(&kind) {
-        return v.get("payload").is_some_and(Value::is_object);
+        return v.object_at("payload");
     }
-    if !EXEC_KINDS.contains(&kind) || v.get("payload").is_some() {
+    if !EXEC_KINDS.contains(&kind) || v.has("payload") {
         return false;
     }
     match kind {
-        "thread.started" => v.get("thread_id").is_some(),
-        "item.started" | "item.updated" | "item.completed" => v.get("item").is_some(),
-        "turn.completed" => v.get("usage").is_some(),
-        "turn.failed" => v.get("error").is_some(),
-        "error" | "thread.error" => v.get("message").is_some() || v.get("error").is_some(),
+        "thread.started" => v.has("thread_id"),
+        "item.started" | "item.updated" | "item.completed" => v.has("item"),
+        "turn.completed" => v.has("usage"),
+        "turn.failed" => v.has("error"),
+        "error" | "thread.error" => v.has("message") || v.has("error"),
         _ => true,
     }
 }

@@ -40,24 +40,22 @@ use chat::{Chat, Message};
 /// True for a line of a Gemini CLI JSONL chat: the metadata line, a
 /// message (`id`, `type` of gemini-cli's, `timestamp`, and no Claude Code
 /// or Codex envelope), or a `$set`/`$rewindTo` line.
-pub(crate) fn is_record(v: &Value) -> bool {
-    let Some(o) = v.as_object() else {
-        return false;
-    };
-    if o.len() == 1 && (o.contains_key("$set") || o.contains_key("$rewindTo")) {
+pub(crate) fn is_record(o: &impl crate::line_shape::Fields) -> bool {
+    // A line that is no object has no keys: every test below fails.
+    if o.key_count() == 1 && (o.has("$set") || o.has("$rewindTo")) {
         return true;
     }
-    if o.contains_key("sessionId") && o.contains_key("projectHash") {
+    if o.has("sessionId") && o.has("projectHash") {
         return true;
     }
     matches!(
-        o.get("type").and_then(Value::as_str),
+        o.str_at("type"),
         Some("user" | "gemini" | "info" | "error" | "warning")
-    ) && o.contains_key("id")
-        && o.contains_key("timestamp")
-        && o.contains_key("content")
-        && !o.contains_key("message")
-        && !o.contains_key("sessionId")
+    ) && o.has("id")
+        && o.has("timestamp")
+        && o.has("content")
+        && !o.has("message")
+        && !o.has("sessionId")
 }
 
 /// True for the start of a classic chat document: an object whose first

@@ -130,7 +130,7 @@ impl ViewArgs {
                 CliError::usage(format!("--timezone {name}: {e}"))
                     .with_hint("an IANA name such as UTC, Europe/Paris or America/New_York")
             })?,
-            None => TimeZone::try_system().unwrap_or(TimeZone::UTC),
+            None => super::zone::system(),
         };
         let now = match &self.now {
             Some(t) => t.parse::<Timestamp>().map_err(|e| {

@@ -7,6 +7,7 @@ mod prices;
 mod rollup;
 mod sessions;
 mod table;
+mod zone;
 
 use clap::Subcommand;
 use crucible_usage::report::{self, BlockOptions};

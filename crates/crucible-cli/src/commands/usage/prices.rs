@@ -22,7 +22,7 @@ pub fn price_table(ctx: &Context, now: Timestamp) -> anyhow::Result<PriceTable> 
         None => PriceTable::shipped(),
     };
     let table = base
-        .with_overrides(&ctx.config.pricing)
+        .into_overridden(&ctx.config.pricing)
         .map_err(|e| CliError::new(format!("[pricing] in the config: {e}")))?;
     let today = now.to_zoned(jiff::tz::TimeZone::UTC).date();
     if table.is_stale(today) {
