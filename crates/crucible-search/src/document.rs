@@ -91,9 +91,8 @@ fn add_blocks(part: &mut Part, blocks: &[Block]) {
     }
 }
 
-/// The first line of each section's heading, in order, and the first line
-/// after the frontmatter; lines count from 1.
-fn section_lines(text: &str, log: &SessionLog) -> (u64, Vec<u64>) {
+/// The first line of each section's heading, in order; lines count from 1.
+fn section_lines(text: &str, log: &SessionLog) -> Vec<u64> {
     let lines: Vec<&str> = text.lines().collect();
     let mut body = 0;
     if lines.first().is_some_and(|l| l.trim_end() == "---") {
@@ -138,14 +137,14 @@ fn section_lines(text: &str, log: &SessionLog) -> (u64, Vec<u64>) {
         let previous = starts.last().copied().unwrap_or(body as u64 + 1);
         starts.push(found.unwrap_or(previous));
     }
-    (body as u64 + 1, starts)
+    starts
 }
 
 /// The parts of `log`, whose file's text is `text`.
 pub fn session_doc(log: &SessionLog, text: &str) -> SessionDoc {
     let fm = &log.frontmatter;
     let end = text.lines().count() as u64 + 1;
-    let (body, starts) = section_lines(text, log);
+    let starts = section_lines(text, log);
     let session_agents: Vec<String> = fm.participants.iter().flat_map(agent_names).collect();
     let outside = |lines| Part {
         phase: 0,
@@ -155,7 +154,8 @@ pub fn session_doc(log: &SessionLog, text: &str) -> SessionDoc {
         model: fm.model.clone(),
         ..Part::default()
     };
-    let mut preamble = outside((body, starts.first().copied().unwrap_or(end)));
+    // From line 1: the title a hit may match is in the frontmatter.
+    let mut preamble = outside((1, starts.first().copied().unwrap_or(end)));
     push(&mut preamble.text, fm.title.as_deref().unwrap_or_default());
     add_blocks(&mut preamble, &log.preamble);
     let mut parts = vec![preamble];

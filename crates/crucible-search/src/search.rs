@@ -454,7 +454,16 @@ fn best_line(
             best = Some((score, n, ranges));
         }
     }
-    let (line, ranges) = best.map_or((from, Vec::new()), |(_, n, r)| (n, r));
+    // No line holds a term (a match in the title or a filter alone): the
+    // part's first line that is not blank.
+    let first_text = (from..range.1.max(from + 1))
+        .find(|n| {
+            lines
+                .get(*n as usize - 1)
+                .is_some_and(|l| !l.trim().is_empty())
+        })
+        .unwrap_or(from);
+    let (line, ranges) = best.map_or((first_text, Vec::new()), |(_, n, r)| (n, r));
     let text = lines.get(line as usize - 1).map_or("", String::as_str);
     snippet(text, &ranges, line)
 }
@@ -469,6 +478,13 @@ fn snippet(text: &str, ranges: &[(usize, usize)], line: u64) -> (u64, String, Ve
     let mut start = first.saturating_sub(SNIPPET / 3).max(lead);
     while !text.is_char_boundary(start) {
         start -= 1;
+    }
+    // Begin at a word: after the first space past the cut, if one comes
+    // before the match.
+    if start > lead
+        && let Some(space) = text[start..first].find(char::is_whitespace)
+    {
+        start += space + 1;
     }
     let mut end = text.len().min(start + SNIPPET);
     while !text.is_char_boundary(end) {

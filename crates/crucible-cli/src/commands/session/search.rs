@@ -17,6 +17,7 @@ pub struct SearchArgs {
     /// Words (all must match), "phrases", -word, a OR b, pars*, and
     /// field:value for status, agent, channel, model, project, kind, since,
     /// until (docs/search.md).
+    #[arg(allow_hyphen_values = true)]
     pub query: String,
     #[command(flatten)]
     pub filters: FilterArgs,

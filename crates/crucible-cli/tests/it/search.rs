@@ -1,0 +1,253 @@
+//! `cru session search`: hits with phase and line, freshness after edits,
+//! deletions and imports, bad queries, and an index that is a link or
+//! corrupt.
+
+use serde_json::Value;
+
+use crate::kiln::{TestKiln, fixtures};
+
+/// A session of `phases` (name, text), each phase by agent `dev`.
+fn session(id: &str, phases: &[(&str, &str)]) -> String {
+    let mut s = format!(
+        "---\ntype: session\nsession_id: {id}\ntitle: Session {id}\nstarted: 2025-12-01T10:00:00Z\nstatus: completed\n---\n\n# Session {id}\n\nThe text before the first phase.\n"
+    );
+    for (name, text) in phases {
+        s.push_str(&format!("\n## {name} @dev #main\n\n{text}\n"));
+    }
+    s
+}
+
+fn search_json(kiln: &TestKiln, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["session", "search"];
+    all.extend(args);
+    all.extend(["--format", "json"]);
+    let out = kiln.run(&all);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    v["hits"].as_array().unwrap().clone()
+}
+
+fn ids(hits: &[Value]) -> Vec<&str> {
+    hits.iter().map(|h| h["id"].as_str().unwrap()).collect()
+}
+
+#[test]
+fn fixtures_are_found_by_phrase_with_phase_and_line() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&[
+        "session",
+        "search",
+        "\"id collision\"",
+        "--per-session",
+        "2",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @r"
+    2025-12-10-investigate-ci#phase-1  [KILN]/.crucible/sessions/2025-12-10-investigate-ci.md:21
+        - `bash gh run view 8812 --log-failed` → id collision: 2025-12-10-session
+    2025-12-10-fix-flaky-test#phase-1  [KILN]/.crucible/sessions/2025-12-10-fix-flaky-test.md:48
+        || break; done` → ✗ failed on run 37: id collision
+    2025-12-10-fix-flaky-test#phase-2  [KILN]/.crucible/sessions/2025-12-10-fix-flaky-test.md:65
+        > Summary: Every failure is an id collision under parallel test threads.
+    ");
+}
+
+#[test]
+fn code_words_are_found_by_their_parts_and_whole() {
+    let kiln = TestKiln::empty();
+    kiln.write(
+        "code.md",
+        &session(
+            "code",
+            &[(
+                "Fix",
+                "Ran `git commit --no-verify` on src/auth/mod.rs; registerUser calls foo.bar() and register_user fails with E0432.",
+            )],
+        ),
+    );
+    for q in [
+        "register_user",
+        "registerUser",
+        "src/auth/mod.rs",
+        "auth",
+        "foo.bar()",
+        "bar",
+        "--no-verify",
+        "verify",
+        "E0432",
+        "e0432",
+        "regis*",
+        "\"register user\"",
+    ] {
+        let hits = search_json(&kiln, &[q]);
+        assert_eq!(ids(&hits), ["code"], "query {q}");
+        assert_eq!(hits[0]["line"], 15, "query {q}");
+    }
+}
+
+#[test]
+fn a_planted_phrase_among_hundreds_is_the_top_hit_with_its_phase_and_line() {
+    let kiln = TestKiln::empty();
+    let filler = "The build ran the tests again and the store kept its index fresh.";
+    for i in 0..300 {
+        let id = format!("s{i:03}");
+        let planted = if i == 137 {
+            "Found that the quokka cache evicts too early.\nSo the quokka cache evicts too early, always."
+        } else {
+            "The cache was fine; a quokka was mentioned once."
+        };
+        kiln.write(
+            &format!("{id}.md"),
+            &session(&id, &[("One", filler), ("Two", planted), ("Three", filler)]),
+        );
+    }
+    let hits = search_json(&kiln, &["\"quokka cache evicts too early\""]);
+    assert_eq!(hits[0]["id"], "s137");
+    assert_eq!(hits[0]["phase"], "s137#phase-2");
+    assert_eq!(hits[0]["line"], 19);
+    assert!(hits[0]["file"].as_str().unwrap().ends_with("s137.md"));
+    assert_eq!(hits.len(), 1);
+    // A plain word: every session, hits collapsed one per session.
+    assert_eq!(search_json(&kiln, &["quokka", "--limit", "0"]).len(), 300);
+}
+
+#[test]
+fn edits_renames_deletions_and_imports_are_seen_by_the_next_search() {
+    let kiln = TestKiln::empty();
+    let a = kiln.write("a.md", &session("a", &[("Start", "nothing of note")]));
+    kiln.write("b.md", &session("b", &[("Start", "the wombat escaped")]));
+    assert_eq!(ids(&search_json(&kiln, &["wombat"])), ["b"]);
+
+    // In place, with the same size and within the same second.
+    std::fs::write(&a, session("a", &[("Start", "nothing of wombat")])).unwrap();
+    assert_eq!(
+        ids(&search_json(
+            &kiln,
+            &["wombat", "--sort", "newest", "--limit", "0"]
+        ))
+        .len(),
+        2
+    );
+
+    // By rename, as editors save: a new inode over the old name.
+    let tmp = kiln.write(".a.md.swp", &session("a", &[("Start", "a numbat now")]));
+    std::fs::rename(&tmp, &a).unwrap();
+    assert_eq!(ids(&search_json(&kiln, &["numbat"])), ["a"]);
+    assert_eq!(ids(&search_json(&kiln, &["wombat"])), ["b"]);
+
+    // A deletion.
+    std::fs::remove_file(kiln.sessions().join("b.md")).unwrap();
+    assert!(search_json(&kiln, &["wombat"]).is_empty());
+
+    // An import.
+    let src = fixtures().join(
+        "foreign/codex/sessions/2025/09/02/rollout-2025-09-02T10-04-11-5a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b.jsonl",
+    );
+    let out = kiln.run(&["session", "import", &src.display().to_string()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let hits = search_json(&kiln, &["findLast"]);
+    assert_eq!(hits.len(), 1, "{hits:?}");
+}
+
+#[test]
+fn an_empty_result_is_exit_0() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "search", "zyzzyva"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "no sessions match\n");
+}
+
+#[test]
+fn bad_queries_point_at_the_column() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "search", "flaky \"race in"]);
+    assert_eq!(out.code, 2);
+    insta::assert_snapshot!(out.stderr, @r#"
+    error: bad query at column 7: the quote opened here is never closed (expected a closing `"`)
+      flaky "race in
+            ^
+    "#);
+    let out = kiln.run(&["session", "search", "flaky colour:red"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("bad query at column 7: unknown field `colour`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn filters_narrow_the_hits() {
+    let kiln = TestKiln::with_fixtures();
+    let all = search_json(&kiln, &["test", "--limit", "0"]);
+    let paused = search_json(&kiln, &["test", "--status", "paused", "--limit", "0"]);
+    let in_query = search_json(&kiln, &["test status:paused", "--limit", "0"]);
+    assert!(paused.len() < all.len(), "{paused:?}");
+    assert_eq!(ids(&paused), ids(&in_query));
+    let errors = search_json(&kiln, &["allocated", "--kind", "error"]);
+    assert_eq!(ids(&errors), ["2025-12-10-fix-flaky-test"]);
+}
+
+#[test]
+fn an_index_that_is_a_link_is_never_written_through() {
+    let kiln = TestKiln::with_fixtures();
+    let elsewhere = kiln.root.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("keep"), "mine").unwrap();
+    let home = kiln.sessions().join(".search");
+    std::os::unix::fs::symlink(&elsewhere, &home).unwrap();
+    let out = kiln.run(&["session", "search", "flaky"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("is a symbolic link"), "{}", out.stderr);
+    let names: Vec<_> = std::fs::read_dir(&elsewhere)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(names, ["keep"]);
+    assert!(std::fs::symlink_metadata(&home).unwrap().is_dir());
+
+    // A file inside that is a link: the index is rebuilt, the target kept.
+    let manifest = home.join("manifest.json");
+    std::fs::remove_file(&manifest).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("keep"), &manifest).unwrap();
+    let out = kiln.run(&["session", "search", "flaky"]);
+    assert!(out.stderr.contains("symbolic link"), "{}", out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(elsewhere.join("keep")).unwrap(),
+        "mine"
+    );
+    assert!(
+        out.stdout.contains("2025-12-10-fix-flaky-test"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_corrupt_index_is_rebuilt_with_a_warning() {
+    use std::os::unix::fs::PermissionsExt;
+    let kiln = TestKiln::with_fixtures();
+    let first = kiln.run(&["session", "search", "flaky"]);
+    let home = kiln.sessions().join(".search");
+    assert_eq!(
+        std::fs::metadata(&home).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    for e in std::fs::read_dir(&home).unwrap().flatten() {
+        assert_eq!(
+            e.metadata().unwrap().permissions().mode() & 0o777,
+            0o600,
+            "{e:?}"
+        );
+    }
+    std::fs::write(home.join("meta.json"), "{ not json").unwrap();
+    let out = kiln.run(&["session", "search", "flaky"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("rebuilt"), "{}", out.stderr);
+    assert_eq!(out.stdout, first.stdout);
+    // The next search has nothing to say.
+    let again = kiln.run(&["session", "search", "flaky"]);
+    assert_eq!(again.stderr, "");
+}
