@@ -92,7 +92,15 @@ struct Stamp {
     size: u64,
     mtime_ns: i64,
     inode: u64,
+    /// The inode change time, which no tool can set back.
+    ctime_ns: i64,
 }
+
+/// The kernel keeps timestamps at a coarse tick: a file written again
+/// within the tick of its stamp keeps that stamp. A file whose last change
+/// is this close to the manifest's own write (the file system's clock, not
+/// ours) is read again.
+const RACY_NS: i64 = 100_000_000;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Manifest {
@@ -138,6 +146,7 @@ fn stamps(dir: &Path) -> Result<BTreeMap<String, Stamp>, SearchError> {
                 size: meta.len(),
                 mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
                 inode: meta.ino(),
+                ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
             };
             current.insert(key, stamp);
         }
@@ -155,10 +164,12 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
     let mut warnings = Vec::new();
     let (_, fields) = schema();
     let parts = match load(&home) {
-        Ok((index, manifest)) => {
+        Ok((index, manifest, written_ns)) => {
             let changed: BTreeSet<String> = current
                 .iter()
-                .filter(|(k, s)| manifest.files.get(*k) != Some(s))
+                .filter(|(k, s)| {
+                    manifest.files.get(*k) != Some(s) || s.ctime_ns + RACY_NS >= written_ns
+                })
                 .map(|(k, _)| k.clone())
                 .chain(
                     manifest
@@ -262,10 +273,16 @@ fn check_no_links(home: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn load(home: &Path) -> Result<(Index, Manifest), String> {
+/// The index, its manifest, and when the manifest was written (ns).
+fn load(home: &Path) -> Result<(Index, Manifest, i64), String> {
     check_no_links(home)?;
-    let bytes = safe_file::read_regular(&home.join(MANIFEST), 1 << 30)
+    let path = home.join(MANIFEST);
+    let (mut file, meta) = safe_file::open_regular(&path, 1 << 30)
         .map_err(|e| format!("has no readable manifest ({})", e.reason()))?;
+    let written_ns = meta.mtime() * 1_000_000_000 + meta.mtime_nsec();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut bytes)
+        .map_err(|e| format!("has no readable manifest ({e})"))?;
     let manifest: Manifest =
         serde_json::from_slice(&bytes).map_err(|e| format!("has a corrupt manifest ({e})"))?;
     if manifest.version != SCHEMA_VERSION {
@@ -278,7 +295,7 @@ fn load(home: &Path) -> Result<(Index, Manifest), String> {
     if index.schema() != schema().0 {
         return Err("has another schema".into());
     }
-    Ok((new_index(index), manifest))
+    Ok((new_index(index), manifest, written_ns))
 }
 
 fn remove(home: &Path) -> std::io::Result<()> {
