@@ -251,3 +251,86 @@ fn a_corrupt_index_is_rebuilt_with_a_warning() {
     let again = kiln.run(&["session", "search", "flaky"]);
     assert_eq!(again.stderr, "");
 }
+
+/// A made-up word for `n`: syllables no template word holds.
+fn made_up(n: u64) -> String {
+    const C: [&str; 6] = ["k", "z", "x", "q", "v", "j"];
+    const V: [&str; 4] = ["a", "o", "u", "y"];
+    let mut n = n;
+    let mut w = String::new();
+    for _ in 0..3 {
+        w.push_str(C[(n % 6) as usize]);
+        n /= 6;
+        w.push_str(V[(n % 4) as usize]);
+        n /= 4;
+    }
+    w
+}
+
+#[test]
+fn one_word_queries_find_exactly_the_files_rg_finds() {
+    if std::process::Command::new("rg")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("rg is not installed: skipped");
+        return;
+    }
+    let kiln = TestKiln::empty();
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let vocab: Vec<String> = (0..400).map(|i| made_up(i * 37 + 5)).collect();
+    for s in 0..150 {
+        let mut phases = Vec::new();
+        for _ in 0..=(next() % 3) {
+            let mut text = String::new();
+            for _ in 0..(5 + next() % 20) {
+                let w = &vocab[(next() % 400) as usize];
+                let w = match next() % 8 {
+                    0 => w.to_uppercase(),
+                    1 => format!("{w},"),
+                    2 => format!("({w})"),
+                    3 => format!("{w}.{}", vocab[(next() % 400) as usize]),
+                    4 => format!("{w}-{}", vocab[(next() % 400) as usize]),
+                    _ => w.clone(),
+                };
+                text.push_str(&w);
+                text.push(' ');
+            }
+            phases.push(text);
+        }
+        let named: Vec<(&str, &str)> = phases.iter().map(|t| ("Work", t.as_str())).collect();
+        let id = format!("s{s:03}");
+        kiln.write(&format!("{id}.md"), &session(&id, &named));
+    }
+    let dir = kiln.sessions();
+    let mut found = 0;
+    for i in 0..50 {
+        let word = &vocab[(i * 7) % 400];
+        let mut ours: Vec<String> = search_json(&kiln, &[word, "--limit", "0"])
+            .iter()
+            .map(|h| h["file"].as_str().unwrap().to_owned())
+            .collect();
+        ours.sort();
+        let rg = std::process::Command::new("rg")
+            .args(["-l", "-i", "-w", word])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let mut theirs: Vec<String> = String::from_utf8(rg.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.replace(&kiln.root.path().display().to_string(), "[KILN]"))
+            .collect();
+        theirs.sort();
+        assert_eq!(ours, theirs, "word {word}");
+        found += ours.len();
+    }
+    assert!(found > 100, "the words were drawn from the corpus: {found}");
+}
