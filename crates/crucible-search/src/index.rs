@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crucible_core::store::{lock::DirLock, names, safe_file, walk};
+use crucible_core::store::{journal, lock::DirLock, names, safe_file, walk};
 use serde::{Deserialize, Serialize};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
@@ -94,6 +94,10 @@ struct Stamp {
     inode: u64,
     /// The inode change time, which no tool can set back.
     ctime_ns: i64,
+    /// The journal's size and change time, for a live session: its events
+    /// are searched before they are folded into the markdown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    journal: Option<(u64, i64)>,
 }
 
 /// The kernel keeps timestamps at a coarse tick: a file written again
@@ -147,6 +151,12 @@ fn stamps(dir: &Path) -> Result<BTreeMap<String, Stamp>, SearchError> {
                 mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
                 inode: meta.ino(),
                 ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+                journal: tree
+                    .journals
+                    .contains(file)
+                    .then(|| std::fs::symlink_metadata(journal::journal_path(file)).ok())
+                    .flatten()
+                    .map(|j| (j.len(), j.ctime() * 1_000_000_000 + j.ctime_nsec())),
             };
             current.insert(key, stamp);
         }
@@ -168,7 +178,9 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
             let changed: BTreeSet<String> = current
                 .iter()
                 .filter(|(k, s)| {
-                    manifest.files.get(*k) != Some(s) || s.ctime_ns + RACY_NS >= written_ns
+                    manifest.files.get(*k) != Some(s)
+                        || s.ctime_ns + RACY_NS >= written_ns
+                        || s.journal.is_some_and(|j| j.1 + RACY_NS >= written_ns)
                 })
                 .map(|(k, _)| k.clone())
                 .chain(
@@ -387,7 +399,14 @@ fn add_files(
 
 fn read_session(path: &Path, max_file_bytes: u64) -> Result<SessionDoc, String> {
     let bytes = safe_file::read_regular(path, max_file_bytes).map_err(|e| e.reason())?;
-    let log = crucible_parser::read::full(path, &bytes).map_err(|e| e.to_string())?;
+    let mut log = crucible_parser::read::full(path, &bytes).map_err(|e| e.to_string())?;
+    // A live session's events not yet folded into its markdown, as every
+    // reader of the store applies them.
+    if let Ok(Some(contents)) = journal::read(&journal::journal_path(path)) {
+        for event in contents.pending_for(&bytes) {
+            log.apply(&event);
+        }
+    }
     let text = String::from_utf8_lossy(&bytes);
     Ok(session_doc(&log, &text))
 }

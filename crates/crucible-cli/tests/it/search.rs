@@ -18,9 +18,8 @@ fn session(id: &str, phases: &[(&str, &str)]) -> String {
 }
 
 fn search_json(kiln: &TestKiln, args: &[&str]) -> Vec<Value> {
-    let mut all = vec!["session", "search"];
+    let mut all = vec!["session", "search", "--format", "json"];
     all.extend(args);
-    all.extend(["--format", "json"]);
     let out = kiln.run(&all);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
@@ -79,7 +78,8 @@ fn code_words_are_found_by_their_parts_and_whole() {
         "regis*",
         "\"register user\"",
     ] {
-        let hits = search_json(&kiln, &[q]);
+        // After `--`, a query may start with `-`.
+        let hits = search_json(&kiln, &["--", q]);
         assert_eq!(ids(&hits), ["code"], "query {q}");
         assert_eq!(hits[0]["line"], 15, "query {q}");
     }
@@ -147,6 +147,26 @@ fn edits_renames_deletions_and_imports_are_seen_by_the_next_search() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let hits = search_json(&kiln, &["findLast"]);
     assert_eq!(hits.len(), 1, "{hits:?}");
+}
+
+#[test]
+fn a_live_sessions_logged_events_are_searched_before_they_are_folded() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&["session", "start", "--title", "Live one"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = out.stdout.trim().to_owned();
+    assert!(search_json(&kiln, &["platypus"]).is_empty());
+    let log = |args: &[&str]| {
+        let mut all = vec!["session", "log", "--session", &id];
+        all.extend(args);
+        let out = kiln.run(&all);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    };
+    log(&["decision", "keep the platypus"]);
+    let hits = search_json(&kiln, &["platypus", "kind:decision"]);
+    assert_eq!(ids(&hits), [id.as_str()]);
+    log(&["decision", "and the echidna"]);
+    assert_eq!(ids(&search_json(&kiln, &["echidna"])), [id.as_str()]);
 }
 
 #[test]

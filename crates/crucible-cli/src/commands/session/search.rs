@@ -17,8 +17,10 @@ pub struct SearchArgs {
     /// Words (all must match), "phrases", -word, a OR b, pars*, and
     /// field:value for status, agent, channel, model, project, kind, since,
     /// until (docs/search.md).
-    #[arg(allow_hyphen_values = true)]
-    pub query: String,
+    /// Several arguments are one query, joined by spaces; a query that
+    /// starts with `-` comes after `--` (`cru session search -- -windows`).
+    #[arg(required = true, num_args = 1..)]
+    pub query: Vec<String>,
     #[command(flatten)]
     pub filters: FilterArgs,
     /// Search only this kind of text (repeat for several).
@@ -105,7 +107,8 @@ fn bad_query(query: &str, e: &crucible_search::QueryError) -> CliError {
 }
 
 fn request(args: &SearchArgs) -> anyhow::Result<Request> {
-    let parsed = crucible_search::parse(&args.query).map_err(|e| bad_query(&args.query, &e))?;
+    let query = args.query.join(" ");
+    let parsed = crucible_search::parse(&query).map_err(|e| bad_query(&query, &e))?;
     let f = args.filters.filter()?;
     let mut filter = Filter {
         status: args.filters.status.map(|s| s.as_str().to_owned()),
@@ -129,7 +132,7 @@ fn request(args: &SearchArgs) -> anyhow::Result<Request> {
     };
     filter
         .add_query_filters(&parsed, &parse_bound)
-        .map_err(|e| bad_query(&args.query, &e))?;
+        .map_err(|e| bad_query(&query, &e))?;
     Ok(Request {
         query: parsed,
         filter,
