@@ -408,7 +408,46 @@ fn read_session(path: &Path, max_file_bytes: u64) -> Result<SessionDoc, String> 
         }
     }
     let text = String::from_utf8_lossy(&bytes);
-    Ok(session_doc(&log, &text))
+    let mut doc = session_doc(&log, &text);
+    // The sidecar an import keeps: each call's full arguments and result,
+    // searched as the call's tool text. One that does not match the
+    // session is left out, as `show --full` leaves it.
+    let store = crucible_core::SessionStore::new(
+        path.parent().unwrap_or(Path::new(".")),
+        crucible_parser::MarkdownCodec,
+    )
+    .with_max_file_bytes(max_file_bytes);
+    if let Ok(Some(data)) = store.load_data_for(path, &log) {
+        add_sidecar(&mut doc, &data);
+    }
+    Ok(doc)
+}
+
+fn add_sidecar(doc: &mut SessionDoc, data: &crucible_core::SessionData) {
+    for record in &data.records {
+        if let crucible_core::DataRecord::Call(call) = record {
+            let phase = call.phase as u64 + 1;
+            if let Some(part) = doc.parts.iter_mut().find(|p| p.phase == phase) {
+                for value in [&call.arguments, &call.result].into_iter().flatten() {
+                    strings(value, &mut part.tool);
+                }
+            }
+        }
+    }
+}
+
+/// The strings of a JSON value (a result's content blocks hold them at
+/// any depth), each on its own line.
+fn strings(value: &serde_json::Value, out: &mut String) {
+    match value {
+        serde_json::Value::String(s) => {
+            out.push('\n');
+            out.push_str(s);
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        serde_json::Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+        _ => {}
+    }
 }
 
 /// The directory `project` and each one above it: `--project DIR` is one

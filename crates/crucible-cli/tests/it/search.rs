@@ -147,6 +147,9 @@ fn edits_renames_deletions_and_imports_are_seen_by_the_next_search() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let hits = search_json(&kiln, &["findLast"]);
     assert_eq!(hits.len(), 1, "{hits:?}");
+    // The call's full arguments, kept in the sidecar only.
+    let hits = search_json(&kiln, &["webapp", "--kind", "tool"]);
+    assert_eq!(hits.len(), 1, "{hits:?}");
 }
 
 #[test]
