@@ -307,7 +307,10 @@ fn load(home: &Path) -> Result<(Index, Manifest, i64), String> {
     if index.schema() != schema().0 {
         return Err("has another schema".into());
     }
-    Ok((new_index(index), manifest, written_ns))
+    // Opening a reader opens every segment: a damaged file shows here.
+    let index = new_index(index);
+    searcher(&index).map_err(|e| format!("cannot be read ({e})"))?;
+    Ok((index, manifest, written_ns))
 }
 
 fn remove(home: &Path) -> std::io::Result<()> {

@@ -273,6 +273,16 @@ fn a_corrupt_index_is_rebuilt_with_a_warning() {
     // The next search has nothing to say.
     let again = kiln.run(&["session", "search", "flaky"]);
     assert_eq!(again.stderr, "");
+    // A damaged segment: emptied term dictionaries.
+    for e in std::fs::read_dir(&home).unwrap().flatten() {
+        if e.path().extension().is_some_and(|x| x == "term") {
+            std::fs::write(e.path(), "").unwrap();
+        }
+    }
+    let out = kiln.run(&["session", "search", "flaky"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("cannot be read"), "{}", out.stderr);
+    assert_eq!(out.stdout, first.stdout);
 }
 
 /// A made-up word for `n`: syllables no template word holds.
