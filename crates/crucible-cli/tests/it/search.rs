@@ -367,3 +367,38 @@ fn one_word_queries_find_exactly_the_files_rg_finds() {
     }
     assert!(found > 100, "the words were drawn from the corpus: {found}");
 }
+
+#[test]
+fn newest_first_offset_and_project() {
+    let kiln = TestKiln::empty();
+    for (id, day, cwd) in [
+        ("old", "01", "/nowhere/proj-a/sub"),
+        ("mid", "02", "/nowhere/proj-b"),
+        ("new", "03", "/nowhere/proj-a"),
+    ] {
+        kiln.write(
+            &format!("{id}.md"),
+            &format!(
+                "---\ntype: session\nsession_id: {id}\nstarted: 2025-12-{day}T10:00:00Z\nstatus: completed\ncwd: {cwd}\n---\n\n## Work @dev\n\nthe kiwi flew\n"
+            ),
+        );
+    }
+    let newest = search_json(&kiln, &["--sort", "newest", "kiwi"]);
+    assert_eq!(ids(&newest), ["new", "mid", "old"]);
+    let page = search_json(
+        &kiln,
+        &["--sort", "newest", "--offset", "1", "--limit", "1", "kiwi"],
+    );
+    assert_eq!(ids(&page), ["mid"]);
+    let mut in_a = ids(&search_json(
+        &kiln,
+        &["--project", "/nowhere/proj-a", "kiwi"],
+    ))
+    .into_iter()
+    .map(str::to_owned)
+    .collect::<Vec<_>>();
+    in_a.sort();
+    assert_eq!(in_a, ["new", "old"]);
+    let since = search_json(&kiln, &["kiwi since:2025-12-02"]);
+    assert_eq!(ids(&since).len(), 2);
+}
