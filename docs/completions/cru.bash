@@ -94,6 +94,9 @@ _cru() {
             cru__subcmd__help__subcmd__session,resume)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__resume"
                 ;;
+            cru__subcmd__help__subcmd__session,search)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__search"
+                ;;
             cru__subcmd__help__subcmd__session,show)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__show"
                 ;;
@@ -217,6 +220,9 @@ _cru() {
             cru__subcmd__session,resume)
                 cmd="cru__subcmd__session__subcmd__resume"
                 ;;
+            cru__subcmd__session,search)
+                cmd="cru__subcmd__session__subcmd__search"
+                ;;
             cru__subcmd__session,show)
                 cmd="cru__subcmd__session__subcmd__show"
                 ;;
@@ -267,6 +273,9 @@ _cru() {
                 ;;
             cru__subcmd__session__subcmd__help,resume)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__resume"
+                ;;
+            cru__subcmd__session__subcmd__help,search)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__search"
                 ;;
             cru__subcmd__session__subcmd__help,show)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__show"
@@ -560,7 +569,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session)
-            opts="start log pause resume codify learn import export eval replay end list stats index show validate"
+            opts="start log pause resume codify learn import export eval replay end list stats search index show validate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -854,6 +863,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__session__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1188,7 +1211,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session)
-            opts="-v -h -V --verbose --dir --strict --help --version start log pause resume codify learn import export eval replay end list stats index show validate help"
+            opts="-v -h -V --verbose --dir --strict --help --version start log pause resume codify learn import export eval replay end list stats search index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1334,7 +1357,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help)
-            opts="start log pause resume codify learn import export eval replay end list stats index show validate help"
+            opts="start log pause resume codify learn import export eval replay end list stats search index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1642,6 +1665,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2406,6 +2443,76 @@ _cru() {
                     ;;
                 --model)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__search)
+            opts="-v -h -V --status --agent --channel --model --since --until --project --kind --limit --offset --sort --per-session --format --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "text tool decision error user" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sort)
+                    COMPREPLY=($(compgen -W "relevance newest" -- "${cur}"))
+                    return 0
+                    ;;
+                --per-session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
                     return 0
                     ;;
                 --dir)

@@ -12,6 +12,7 @@ const NAMES: &[&str] = &[
     ".index-delta.toon",
     ".index-usage.toon",
     ".index-rollup.toon",
+    ".search",
     ".journal",
     ".data.jsonl",
     ".refine-rejected.md",

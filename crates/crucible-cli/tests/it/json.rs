@@ -44,6 +44,7 @@ fn run_command(command: &str) -> Value {
         ],
         "session validate" => &["session", "validate", "--format", "json"],
         "session index" => &["session", "index", "--check", "--format", "json"],
+        "session search" => &["session", "search", "id collision", "--format", "json"],
         "session start" => &["session", "start", "--title", "A title", "--format", "json"],
         "session codify" => &[
             "session",

@@ -25,6 +25,7 @@ mod project;
 mod record;
 mod resume;
 mod resume_runs;
+mod search;
 mod seed_commands;
 mod show;
 mod sidecar;

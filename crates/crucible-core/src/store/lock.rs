@@ -37,6 +37,19 @@ impl DirLock {
         Some(Self { _file: file })
     }
 
+    /// The directory's lock if no other process holds it, without waiting:
+    /// `None` when another holds it (a reader that would catch up answers
+    /// without writing instead), or when no lock file can be made there.
+    pub fn try_acquire(dir: &Path) -> Option<Self> {
+        let file = open_own(
+            &dir.join(LOCK_FILE),
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .ok()?;
+        file.try_lock().ok()?;
+        Some(Self { _file: file })
+    }
+
     /// Blocks until this process holds the directory's lock.
     pub fn acquire(dir: &Path) -> io::Result<Self> {
         let file = open_own(

@@ -24,6 +24,9 @@ pub const INDEX_USAGE: &str = ".index-usage.toon";
 pub const INDEX_ROLLUP: &str = ".index-rollup.toon";
 /// What saves changed since the index was written.
 pub const INDEX_DELTA: &str = ".index-delta.toon";
+/// The full-text search index (a directory of tantivy segments and its
+/// manifest; crucible-search).
+pub const SEARCH_INDEX: &str = ".search";
 
 /// The end of a journal's name (`.<file>.journal`).
 pub const JOURNAL_SUFFIX: &str = ".journal";

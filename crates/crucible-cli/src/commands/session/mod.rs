@@ -13,6 +13,7 @@ mod pause;
 pub(crate) mod query;
 mod replay;
 mod resume;
+mod search;
 mod show;
 mod start;
 mod stats;
@@ -44,6 +45,7 @@ mod exit_status {
     pub const INDEX: &str = "Exit status:\n  0  rebuilt\n  1  every session file unreadable; with `--check`, any unreadable file or shared id\n  2  a bad flag\n  3  rebuilt, but unreadable files were left out";
     pub const SHOW: &str = "Exit status:\n  0  shown\n  1  no such session, a file that cannot be read, the directory is missing\n  2  a bad flag; an id prefix of several sessions; an id two files declare";
     pub const VALIDATE: &str = "Exit status:\n  0  every file valid\n  1  a file invalid or unreadable (what validate checks), a target that names no file\n  2  a bad flag";
+    pub const SEARCH: &str = "Exit status:\n  0  answered, hits or none (`no sessions match`)\n  1  the directory is missing; the search index cannot be written or read\n  2  a bad flag or query (the column named)\n  3  answered, but session files that could not be read were left out";
     /// `stats` answers like `list`.
     pub const STATS: &str = LIST;
 }
@@ -100,6 +102,10 @@ pub enum SessionCommand {
     /// Totals by agent, channel, status, model, day or phase.
     #[command(after_long_help = exit_status::STATS)]
     Stats(stats::StatsArgs),
+    /// Full-text search over every session: words, "phrases", -word, OR,
+    /// pars*, field:value; hits as ID#phase-N and file:line.
+    #[command(after_long_help = exit_status::SEARCH)]
+    Search(search::SearchArgs),
     /// Rebuild the index (picks up edits made outside cru), or --check it.
     #[command(after_long_help = exit_status::INDEX)]
     Index(index::IndexArgs),
@@ -135,6 +141,7 @@ pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> 
         SessionCommand::End(args) => end::run(&ctx, &args),
         SessionCommand::List(args) => list::run(&ctx, &args),
         SessionCommand::Stats(args) => stats::run(&ctx, &args),
+        SessionCommand::Search(args) => search::run(&ctx, &args),
         SessionCommand::Index(args) => index::run(&ctx, &args),
         SessionCommand::Show(args) => show::run(&ctx, &args),
         SessionCommand::Validate(args) => validate::run(&ctx, &args),

@@ -80,7 +80,7 @@ impl FilterArgs {
 /// A `--since`/`--until` value: a timestamp or date as the session format
 /// writes them, else one of the forms `cru usage` takes (`YYYYMMDD`, `7d`,
 /// `2w`, `3m`), read as that UTC day, as a date in a session file is.
-fn parse_bound(s: &str, end_of_day: bool) -> Result<i64, String> {
+pub(crate) fn parse_bound(s: &str, end_of_day: bool) -> Result<i64, String> {
     query::parse_bound(s, end_of_day).or_else(|iso_error| {
         let day = crucible_usage::report::parse_date_bound(
             s,

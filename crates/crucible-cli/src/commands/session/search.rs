@@ -1,0 +1,228 @@
+//! `cru session search QUERY [filters] [--kind K] [--limit N] [--offset N]
+//! [--sort relevance|newest] [--per-session N] [--format table|json]`.
+
+use std::io::Write;
+
+use clap::{Args, ValueEnum};
+use crucible_search::{Filter, Hit, Kind, Request, Sort};
+use serde::Serialize;
+
+use super::query::{FilterArgs, parse_bound};
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+use crate::render::{output, style};
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Words (all must match), "phrases", -word, a OR b, pars*, and
+    /// field:value for status, agent, channel, model, project, kind, since,
+    /// until (docs/search.md).
+    /// Several arguments are one query, joined by spaces; a query that
+    /// starts with `-` comes after `--` (`cru session search -- -windows`).
+    #[arg(required = true, num_args = 1..)]
+    pub query: Vec<String>,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Search only this kind of text (repeat for several).
+    #[arg(long, value_enum)]
+    pub kind: Vec<KindArg>,
+    /// At most this many hits; 0 for all.
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    /// Skip this many hits first.
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+    /// The order of hits.
+    #[arg(long, value_enum, default_value_t = SortArg::Relevance)]
+    pub sort: SortArg,
+    /// Hits kept per session, the best first.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    pub per_session: u16,
+    /// How to print the answer.
+    #[arg(long, value_enum, default_value_t = SearchFormat::Table)]
+    pub format: SearchFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum KindArg {
+    /// Headings, prose, tasks, other callouts.
+    Text,
+    /// Tool calls: name, arguments, result summary.
+    Tool,
+    /// [!decision] callouts.
+    Decision,
+    /// [!error] callouts.
+    Error,
+    /// [!user] callouts and the prompt.
+    User,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SortArg {
+    /// Best match first (BM25).
+    Relevance,
+    /// Newest session first.
+    Newest,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SearchFormat {
+    /// One hit per entry: id#phase, file:line, the snippet.
+    Table,
+    /// `{"version": 1, "hits": [...]}` (docs/json.md).
+    Json,
+}
+
+#[derive(Debug, Serialize)]
+struct SearchAnswer {
+    hits: Vec<JsonHit>,
+}
+
+#[derive(Debug, Serialize)]
+struct JsonHit {
+    id: String,
+    /// `ID#phase-N`; the session id alone outside any phase.
+    phase: String,
+    file: String,
+    line: u64,
+    snippet: String,
+    score: f32,
+}
+
+fn phase_of(hit: &Hit) -> String {
+    if hit.phase == 0 {
+        hit.id.clone()
+    } else {
+        format!("{}#phase-{}", hit.id, hit.phase)
+    }
+}
+
+fn bad_query(query: &str, e: &crucible_search::QueryError) -> CliError {
+    CliError::usage(format!(
+        "bad query at column {}: {}\n  {query}\n  {}^",
+        e.column,
+        e.message,
+        " ".repeat(e.column.saturating_sub(1))
+    ))
+}
+
+fn request(args: &SearchArgs) -> anyhow::Result<Request> {
+    let query = args.query.join(" ");
+    let parsed = crucible_search::parse(&query).map_err(|e| bad_query(&query, &e))?;
+    let f = args.filters.filter()?;
+    let mut filter = Filter {
+        status: args.filters.status.map(|s| s.as_str().to_owned()),
+        agent: f.agent,
+        channel: f.channel,
+        model: f.model,
+        project: f.project,
+        kinds: args
+            .kind
+            .iter()
+            .map(|k| match k {
+                KindArg::Text => Kind::Text,
+                KindArg::Tool => Kind::Tool,
+                KindArg::Decision => Kind::Decision,
+                KindArg::Error => Kind::Error,
+                KindArg::User => Kind::User,
+            })
+            .collect(),
+        since_ms: f.since_ms,
+        until_ms: f.until_ms,
+    };
+    filter
+        .add_query_filters(&parsed, &parse_bound)
+        .map_err(|e| bad_query(&query, &e))?;
+    Ok(Request {
+        query: parsed,
+        filter,
+        limit: args.limit,
+        offset: args.offset,
+        sort: match args.sort {
+            SortArg::Relevance => Sort::Relevance,
+            SortArg::Newest => Sort::Newest,
+        },
+        per_session: usize::from(args.per_session),
+    })
+}
+
+pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
+    let request = request(args)?;
+    let dir = ctx.store.dir();
+    let max = ctx.store.max_file_bytes();
+    let fail = |e: crucible_search::SearchError| CliError::new(e.to_string());
+    let mut opened = crucible_search::open(dir, max).map_err(fail)?;
+    let hits = match crucible_search::search(&opened, dir, &request) {
+        Ok(hits) => hits,
+        // A segment that cannot be read: the index is rebuilt and asked again.
+        Err(e) => {
+            opened = crucible_search::index::rebuild_now(dir, max, format!("cannot be read ({e})"))
+                .map_err(fail)?;
+            crucible_search::search(&opened, dir, &request).map_err(fail)?
+        }
+    };
+    let mut err = anstream::stderr();
+    let mut skipped = 0;
+    for w in &opened.warnings {
+        skipped += usize::from(matches!(w, crucible_search::IndexWarning::Skipped { .. }));
+        writeln!(err, "warning: {w}")?;
+    }
+    match args.format {
+        SearchFormat::Json => output::print_json(&SearchAnswer {
+            hits: hits
+                .iter()
+                .map(|h| JsonHit {
+                    id: h.id.clone(),
+                    phase: phase_of(h),
+                    file: h.file.display().to_string(),
+                    line: h.line,
+                    snippet: h.snippet.clone(),
+                    score: h.score,
+                })
+                .collect(),
+        })?,
+        SearchFormat::Table => table(&hits)?,
+    }
+    Ok(if skipped > 0 {
+        Outcome::Skipped
+    } else {
+        Outcome::Success
+    })
+}
+
+/// Each hit as `ID#phase-N  FILE:LINE` and its snippet, the matches in bold
+/// on a terminal (anstream drops the style when piped).
+fn table(hits: &[Hit]) -> std::io::Result<()> {
+    let mut out = anstream::stdout().lock();
+    if hits.is_empty() {
+        writeln!(out, "no sessions match")?;
+        return out.flush();
+    }
+    let mark = style::FAILED.bold();
+    for h in hits {
+        writeln!(
+            out,
+            "{}{}{}  {}:{}",
+            style::PHASE.render(),
+            phase_of(h),
+            style::PHASE.render_reset(),
+            h.file.display(),
+            h.line
+        )?;
+        let mut line = String::from("    ");
+        let mut at = 0;
+        for &(a, b) in &h.ranges {
+            line.push_str(&h.snippet[at..a]);
+            line.push_str(&format!(
+                "{}{}{}",
+                mark.render(),
+                &h.snippet[a..b],
+                mark.render_reset()
+            ));
+            at = b;
+        }
+        line.push_str(&h.snippet[at..]);
+        writeln!(out, "{line}")?;
+    }
+    out.flush()
+}

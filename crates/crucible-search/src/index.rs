@@ -1,0 +1,505 @@
+//! The search index on disk: `<sessions>/.search/` (tantivy's segments and
+//! `manifest.json`), derived from the sessions and never the truth.
+//!
+//! Freshness follows docs/index-format.md: the manifest holds (size, mtime
+//! in ns, inode) per session file; before every answer each session file is
+//! stat'ed (the one walker lists them) and the changed, new and deleted
+//! ones are replaced in the index (by their `path` term) under the
+//! directory's writer lock, when it can be had without waiting. When
+//! another process holds it, the committed index answers with the changed
+//! files left out, and those files are read directly into an index in RAM
+//! that answers beside it.
+//!
+//! A missing, corrupt or wrong-version index, or one whose directory or a
+//! file in it is a link, is rebuilt (the link removed, never written
+//! through) with a one-line warning. The directory is made 0700 and its
+//! files 0600: they hold the sessions' text.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use crucible_core::store::{journal, lock::DirLock, names, safe_file, walk};
+use serde::{Deserialize, Serialize};
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+};
+use tantivy::{Index, IndexWriter, Searcher, TantivyDocument, Term};
+
+use crate::document::{SessionDoc, session_doc};
+use crate::tokenizer::{CodeTokenizer, NAME};
+use crate::{IndexWarning, SearchError};
+
+/// The version of the schema and manifest; another one is rebuilt.
+pub const SCHEMA_VERSION: u32 = 1;
+const MANIFEST: &str = "manifest.json";
+/// Large enough for a rebuild to make few segments, well under the peak
+/// memory a query may use.
+const WRITER_BYTES: usize = 64_000_000;
+
+/// The fields of the schema.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    pub session: Field,
+    pub path: Field,
+    pub phase: Field,
+    pub line_from: Field,
+    pub line_to: Field,
+    pub status: Field,
+    pub agent: Field,
+    pub channel: Field,
+    pub model: Field,
+    pub project: Field,
+    pub started: Field,
+    pub text: Field,
+    pub tool: Field,
+    pub decision: Field,
+    pub error: Field,
+    pub user: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let words = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(NAME)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let fields = Fields {
+        session: b.add_text_field("session", STRING | STORED),
+        path: b.add_text_field("path", STRING | STORED),
+        phase: b.add_u64_field("phase", STORED),
+        line_from: b.add_u64_field("line_from", STORED),
+        line_to: b.add_u64_field("line_to", STORED),
+        status: b.add_text_field("status", STRING),
+        agent: b.add_text_field("agent", STRING),
+        channel: b.add_text_field("channel", STRING),
+        model: b.add_text_field("model", STRING),
+        project: b.add_text_field("project", STRING),
+        started: b.add_i64_field("started", INDEXED | FAST | STORED),
+        text: b.add_text_field("text", words.clone()),
+        tool: b.add_text_field("tool", words.clone()),
+        decision: b.add_text_field("decision", words.clone()),
+        error: b.add_text_field("error", words.clone()),
+        user: b.add_text_field("user", words),
+    };
+    (b.build(), fields)
+}
+
+/// Stat of one session file, as the manifest keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Stamp {
+    size: u64,
+    mtime_ns: i64,
+    inode: u64,
+    /// The inode change time, which no tool can set back.
+    ctime_ns: i64,
+    /// The journal's size and change time, for a live session: its events
+    /// are searched before they are folded into the markdown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    journal: Option<(u64, i64)>,
+}
+
+/// The kernel keeps timestamps at a coarse tick: a file written again
+/// within the tick of its stamp keeps that stamp. A file whose last change
+/// is this close to the manifest's own write (the file system's clock, not
+/// ours) is read again.
+const RACY_NS: i64 = 100_000_000;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Manifest {
+    version: u32,
+    /// By path relative to the sessions directory.
+    files: BTreeMap<String, Stamp>,
+}
+
+/// Searchers that answer together: the committed index (with the files
+/// that changed since left out) and, when it could not catch up, an index
+/// in RAM of those files.
+#[derive(Debug)]
+pub struct Opened {
+    pub fields: Fields,
+    pub parts: Vec<(Searcher, Vec<String>)>,
+    pub warnings: Vec<IndexWarning>,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SearchError + '_ {
+    move |source| SearchError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn new_index(index: Index) -> Index {
+    index.tokenizers().register(NAME, CodeTokenizer);
+    index
+}
+
+/// The stat of every session file, by path relative to `dir`.
+fn stamps(dir: &Path) -> Result<BTreeMap<String, Stamp>, SearchError> {
+    let tree = walk::session_tree(dir).map_err(io(dir))?;
+    let mut current = BTreeMap::new();
+    for file in &tree.files {
+        if let Ok(meta) = std::fs::metadata(file) {
+            let key = file
+                .strip_prefix(dir)
+                .unwrap_or(file)
+                .to_string_lossy()
+                .into_owned();
+            let stamp = Stamp {
+                size: meta.len(),
+                mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+                inode: meta.ino(),
+                ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+                journal: tree
+                    .journals
+                    .contains(file)
+                    .then(|| std::fs::symlink_metadata(journal::journal_path(file)).ok())
+                    .flatten()
+                    .map(|j| (j.len(), j.ctime() * 1_000_000_000 + j.ctime_nsec())),
+            };
+            current.insert(key, stamp);
+        }
+    }
+    Ok(current)
+}
+
+/// Opens the search index of the sessions directory `dir`, made fresh
+/// first (see the module documentation). `max_file_bytes` is the store's
+/// limit on a session file.
+pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
+    let current = stamps(dir)?;
+    let lock = DirLock::try_acquire(dir);
+    let home = dir.join(names::SEARCH_INDEX);
+    let mut warnings = Vec::new();
+    let (_, fields) = schema();
+    let parts = match load(&home) {
+        Ok((index, manifest, written_ns)) => {
+            let changed: BTreeSet<String> = current
+                .iter()
+                .filter(|(k, s)| {
+                    manifest.files.get(*k) != Some(s)
+                        || s.ctime_ns + RACY_NS >= written_ns
+                        || s.journal.is_some_and(|j| j.1 + RACY_NS >= written_ns)
+                })
+                .map(|(k, _)| k.clone())
+                .chain(
+                    manifest
+                        .files
+                        .keys()
+                        .filter(|k| !current.contains_key(*k))
+                        .cloned(),
+                )
+                .collect();
+            let fresh: BTreeMap<String, Stamp> = changed
+                .iter()
+                .filter_map(|k| current.get(k).map(|s| (k.clone(), *s)))
+                .collect();
+            if changed.is_empty() {
+                vec![(searcher(&index)?, Vec::new())]
+            } else if lock.is_some() {
+                let mut writer: IndexWriter = index.writer_with_num_threads(1, WRITER_BYTES)?;
+                for key in &changed {
+                    writer.delete_term(Term::from_field_text(fields.path, key));
+                }
+                add_files(&writer, &fields, dir, &fresh, max_file_bytes, &mut warnings)?;
+                writer.commit()?;
+                drop(writer);
+                save_manifest(&home, current)?;
+                vec![(searcher(&index)?, Vec::new())]
+            } else {
+                let ram = in_ram(dir, &fresh, max_file_bytes, &mut warnings)?;
+                vec![
+                    (searcher(&index)?, changed.into_iter().collect()),
+                    (ram, Vec::new()),
+                ]
+            }
+        }
+        Err(reason) if lock.is_some() => {
+            warnings.push(IndexWarning::Rebuilt { reason });
+            let index = rebuild(&home, dir, &current, max_file_bytes, &mut warnings)?;
+            vec![(searcher(&index)?, Vec::new())]
+        }
+        Err(reason) => {
+            warnings.push(IndexWarning::ReadDirectly { reason });
+            vec![(
+                in_ram(dir, &current, max_file_bytes, &mut warnings)?,
+                Vec::new(),
+            )]
+        }
+    };
+    Ok(Opened {
+        fields,
+        parts,
+        warnings,
+    })
+}
+
+/// Throws the index away and builds it again (a search whose index turned
+/// out corrupt while answering). Takes the lock if it can.
+pub fn rebuild_now(dir: &Path, max_file_bytes: u64, reason: String) -> Result<Opened, SearchError> {
+    let home = dir.join(names::SEARCH_INDEX);
+    if let Some(_lock) = DirLock::try_acquire(dir) {
+        remove(&home).map_err(io(&home))?;
+    }
+    let mut opened = open(dir, max_file_bytes)?;
+    opened.warnings.insert(0, IndexWarning::Rebuilt { reason });
+    opened
+        .warnings
+        .retain(|w| !matches!(w, IndexWarning::Rebuilt { reason } if reason == "is missing"));
+    Ok(opened)
+}
+
+fn searcher(index: &Index) -> Result<Searcher, SearchError> {
+    let reader = index
+        .reader_builder()
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into()?;
+    Ok(reader.searcher())
+}
+
+/// A link or anything but a regular file in the index directory, or the
+/// directory itself a link: a reason to rebuild.
+fn check_no_links(home: &Path) -> Result<(), String> {
+    let meta = std::fs::symlink_metadata(home).map_err(|_| "is missing".to_owned())?;
+    if meta.file_type().is_symlink() {
+        return Err("is a symbolic link (not followed)".into());
+    }
+    if !meta.is_dir() {
+        return Err("is not a directory".into());
+    }
+    let entries = std::fs::read_dir(home).map_err(|e| format!("cannot be read ({e})"))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot be read ({e})"))?;
+        let ft = entry
+            .file_type()
+            .map_err(|e| format!("cannot be read ({e})"))?;
+        if !ft.is_file() {
+            return Err(format!(
+                "holds {} `{}` (not followed)",
+                safe_file::kind_name(ft),
+                entry.file_name().to_string_lossy()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The index, its manifest, and when the manifest was written (ns).
+fn load(home: &Path) -> Result<(Index, Manifest, i64), String> {
+    check_no_links(home)?;
+    let path = home.join(MANIFEST);
+    let (mut file, meta) = safe_file::open_regular(&path, 1 << 30)
+        .map_err(|e| format!("has no readable manifest ({})", e.reason()))?;
+    let written_ns = meta.mtime() * 1_000_000_000 + meta.mtime_nsec();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut bytes)
+        .map_err(|e| format!("has no readable manifest ({e})"))?;
+    let manifest: Manifest =
+        serde_json::from_slice(&bytes).map_err(|e| format!("has a corrupt manifest ({e})"))?;
+    if manifest.version != SCHEMA_VERSION {
+        return Err(format!(
+            "is version {} (this cru writes {SCHEMA_VERSION})",
+            manifest.version
+        ));
+    }
+    let index = Index::open_in_dir(home).map_err(|e| format!("cannot be opened ({e})"))?;
+    if index.schema() != schema().0 {
+        return Err("has another schema".into());
+    }
+    // Opening a reader opens every segment: a damaged file shows here.
+    let index = new_index(index);
+    searcher(&index).map_err(|e| format!("cannot be read ({e})"))?;
+    Ok((index, manifest, written_ns))
+}
+
+fn remove(home: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(home) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        // `remove_dir_all` unlinks the links inside, never what they name.
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(home),
+        Ok(_) => std::fs::remove_file(home),
+    }
+}
+
+fn rebuild(
+    home: &Path,
+    dir: &Path,
+    files: &BTreeMap<String, Stamp>,
+    max_file_bytes: u64,
+    warnings: &mut Vec<IndexWarning>,
+) -> Result<Index, SearchError> {
+    remove(home).map_err(io(home))?;
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(home)
+        .map_err(io(home))?;
+    let index = new_index(Index::create_in_dir(home, schema().0)?);
+    let (_, fields) = schema();
+    let mut writer: IndexWriter = index.writer(WRITER_BYTES)?;
+    add_files(&writer, &fields, dir, files, max_file_bytes, warnings)?;
+    writer.commit()?;
+    writer.wait_merging_threads()?;
+    save_manifest(home, files.clone())?;
+    Ok(index)
+}
+
+fn in_ram(
+    dir: &Path,
+    files: &BTreeMap<String, Stamp>,
+    max_file_bytes: u64,
+    warnings: &mut Vec<IndexWarning>,
+) -> Result<Searcher, SearchError> {
+    let index = new_index(Index::create_in_ram(schema().0));
+    let (_, fields) = schema();
+    let mut writer: IndexWriter = index.writer_with_num_threads(1, WRITER_BYTES)?;
+    add_files(&writer, &fields, dir, files, max_file_bytes, warnings)?;
+    writer.commit()?;
+    searcher(&index)
+}
+
+fn save_manifest(home: &Path, files: BTreeMap<String, Stamp>) -> Result<(), SearchError> {
+    let manifest = Manifest {
+        version: SCHEMA_VERSION,
+        files,
+    };
+    let bytes = serde_json::to_vec(&manifest).expect("a manifest is plain data");
+    let path = home.join(MANIFEST);
+    crucible_core::store::atomic::write_atomic(&path, &bytes).map_err(io(&path))?;
+    // tantivy makes its files with the default mode; the directory is
+    // 0700 already, and the files are made owner-only too.
+    for entry in std::fs::read_dir(home).map_err(io(home))? {
+        let entry = entry.map_err(io(home))?;
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            let p = entry.path();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).map_err(io(&p))?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads each file through the parser and adds its parts; a file that
+/// cannot be read is kept in the manifest (so it is not read again until
+/// it changes) and named in a warning.
+fn add_files(
+    writer: &IndexWriter,
+    fields: &Fields,
+    dir: &Path,
+    files: &BTreeMap<String, Stamp>,
+    max_file_bytes: u64,
+    warnings: &mut Vec<IndexWarning>,
+) -> Result<(), SearchError> {
+    for key in files.keys() {
+        let path = dir.join(key);
+        match read_session(&path, max_file_bytes) {
+            Ok(doc) => add_session(writer, fields, key, &doc)?,
+            Err(message) => warnings.push(IndexWarning::Skipped { path, message }),
+        }
+    }
+    Ok(())
+}
+
+fn read_session(path: &Path, max_file_bytes: u64) -> Result<SessionDoc, String> {
+    let bytes = safe_file::read_regular(path, max_file_bytes).map_err(|e| e.reason())?;
+    let mut log = crucible_parser::read::full(path, &bytes).map_err(|e| e.to_string())?;
+    // A live session's events not yet folded into its markdown, as every
+    // reader of the store applies them.
+    if let Ok(Some(contents)) = journal::read(&journal::journal_path(path)) {
+        for event in contents.pending_for(&bytes) {
+            log.apply(&event);
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let mut doc = session_doc(&log, &text);
+    // The sidecar an import keeps: each call's full arguments and result,
+    // searched as the call's tool text. One that does not match the
+    // session is left out, as `show --full` leaves it.
+    let store = crucible_core::SessionStore::new(
+        path.parent().unwrap_or(Path::new(".")),
+        crucible_parser::MarkdownCodec,
+    )
+    .with_max_file_bytes(max_file_bytes);
+    if let Ok(Some(data)) = store.load_data_for(path, &log) {
+        add_sidecar(&mut doc, &data);
+    }
+    Ok(doc)
+}
+
+fn add_sidecar(doc: &mut SessionDoc, data: &crucible_core::SessionData) {
+    for record in &data.records {
+        if let crucible_core::DataRecord::Call(call) = record {
+            let phase = call.phase as u64 + 1;
+            if let Some(part) = doc.parts.iter_mut().find(|p| p.phase == phase) {
+                for value in [&call.arguments, &call.result].into_iter().flatten() {
+                    strings(value, &mut part.tool);
+                }
+            }
+        }
+    }
+}
+
+/// The strings of a JSON value (a result's content blocks hold them at
+/// any depth), each on its own line.
+fn strings(value: &serde_json::Value, out: &mut String) {
+    match value {
+        serde_json::Value::String(s) => {
+            out.push('\n');
+            out.push_str(s);
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        serde_json::Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+        _ => {}
+    }
+}
+
+/// The directory `project` and each one above it: `--project DIR` is one
+/// term, matching sessions in DIR or below it.
+fn project_terms(project: &str) -> impl Iterator<Item = &str> {
+    Path::new(project)
+        .ancestors()
+        .filter_map(Path::to_str)
+        .filter(|p| !p.is_empty())
+}
+
+fn add_session(
+    writer: &IndexWriter,
+    f: &Fields,
+    key: &str,
+    doc: &SessionDoc,
+) -> Result<(), SearchError> {
+    for part in &doc.parts {
+        let mut d = TantivyDocument::new();
+        d.add_text(f.session, &doc.id);
+        d.add_text(f.path, key);
+        d.add_u64(f.phase, part.phase);
+        d.add_u64(f.line_from, part.lines.0);
+        d.add_u64(f.line_to, part.lines.1);
+        d.add_text(f.status, &doc.status);
+        for a in &part.agents {
+            d.add_text(f.agent, a);
+        }
+        if let Some(c) = &part.channel {
+            d.add_text(f.channel, c.to_lowercase());
+        }
+        if let Some(m) = &part.model {
+            d.add_text(f.model, m.to_lowercase());
+        }
+        for p in doc.project.as_deref().into_iter().flat_map(project_terms) {
+            d.add_text(f.project, p);
+        }
+        d.add_i64(f.started, doc.started_ms);
+        d.add_text(f.text, &part.text);
+        d.add_text(f.tool, &part.tool);
+        d.add_text(f.decision, &part.decision);
+        d.add_text(f.error, &part.error);
+        d.add_text(f.user, &part.user);
+        writer.add_document(d)?;
+    }
+    Ok(())
+}
+
+/// Where the index of the sessions directory `dir` lives.
+pub fn home(dir: &Path) -> PathBuf {
+    dir.join(names::SEARCH_INDEX)
+}

@@ -1,0 +1,5 @@
+//! crucible-search on real files: the tokenizer's properties, and a search
+//! that must answer while another process holds the writer lock.
+
+mod locked;
+mod tokenizer;
