@@ -13,6 +13,7 @@ const NAMES: &[&str] = &[
     ".index-usage.toon",
     ".index-rollup.toon",
     ".search",
+    ".search.lock",
     ".journal",
     ".data.jsonl",
     ".refine-rejected.md",

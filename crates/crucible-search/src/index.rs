@@ -4,9 +4,12 @@
 //! Freshness follows docs/index-format.md: the manifest holds (size, mtime
 //! in ns, inode) per session file; before every answer each session file is
 //! stat'ed (the one walker lists them) and the changed, new and deleted
-//! ones are replaced in the index (by their `path` term) under the
-//! directory's writer lock, when it can be had without waiting. When
-//! another process holds it, the committed index answers with the changed
+//! ones are replaced in the index (by their `path` term) under the search
+//! index's own lock (`.search.lock`: never the sessions' writer lock, so
+//! recording is never held up by a search), when it can be had without
+//! waiting. Session files are read without the sessions' lock: a file
+//! changed while it is read differs from its stamp, taken before, and is
+//! read again by the next search. When another process holds it, the committed index answers with the changed
 //! files left out, and those files are read directly into an index in RAM
 //! that answers beside it.
 //!
@@ -169,7 +172,7 @@ fn stamps(dir: &Path) -> Result<BTreeMap<String, Stamp>, SearchError> {
 /// limit on a session file.
 pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
     let current = stamps(dir)?;
-    let lock = DirLock::try_acquire(dir);
+    let lock = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK));
     let home = dir.join(names::SEARCH_INDEX);
     let mut warnings = Vec::new();
     let (_, fields) = schema();
@@ -239,7 +242,7 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
 /// out corrupt while answering). Takes the lock if it can.
 pub fn rebuild_now(dir: &Path, max_file_bytes: u64, reason: String) -> Result<Opened, SearchError> {
     let home = dir.join(names::SEARCH_INDEX);
-    if let Some(_lock) = DirLock::try_acquire(dir) {
+    if let Some(_lock) = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK)) {
         remove(&home).map_err(io(&home))?;
     }
     let mut opened = open(dir, max_file_bytes)?;
@@ -406,8 +409,8 @@ fn read_session(path: &Path, max_file_bytes: u64) -> Result<SessionDoc, String> 
     // A live session's events not yet folded into its markdown, as every
     // reader of the store applies them.
     if let Ok(Some(contents)) = journal::read(&journal::journal_path(path)) {
-        for event in contents.pending_for(&bytes) {
-            log.apply(&event);
+        for event in &contents.pending_for(&bytes).events {
+            log.apply(event);
         }
     }
     let text = String::from_utf8_lossy(&bytes);

@@ -37,12 +37,14 @@ impl DirLock {
         Some(Self { _file: file })
     }
 
-    /// The directory's lock if no other process holds it, without waiting:
-    /// `None` when another holds it (a reader that would catch up answers
-    /// without writing instead), or when no lock file can be made there.
-    pub fn try_acquire(dir: &Path) -> Option<Self> {
+    /// The lock held on the file `lock_file` if no other process holds it,
+    /// without waiting: `None` when another holds it (a reader that would
+    /// catch up answers without writing instead), or when the file cannot
+    /// be made. For derived files with writers of their own (the search
+    /// index), which must not hold up the sessions' writers.
+    pub fn try_acquire_file(lock_file: &Path) -> Option<Self> {
         let file = open_own(
-            &dir.join(LOCK_FILE),
+            lock_file,
             OpenOptions::new().create(true).truncate(false).write(true),
         )
         .ok()?;

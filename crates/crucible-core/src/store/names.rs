@@ -27,6 +27,9 @@ pub const INDEX_DELTA: &str = ".index-delta.toon";
 /// The full-text search index (a directory of tantivy segments and its
 /// manifest; crucible-search).
 pub const SEARCH_INDEX: &str = ".search";
+/// The lock of the search index's writers: its own, so that a search
+/// bringing its index up to date never holds up `cru session log`.
+pub const SEARCH_LOCK: &str = ".search.lock";
 
 /// The end of a journal's name (`.<file>.journal`).
 pub const JOURNAL_SUFFIX: &str = ".journal";

@@ -1,9 +1,13 @@
-//! A search while another process holds the writer lock: it never waits,
-//! answers with the changed files read directly, and writes nothing.
+//! A search while another search holds the search index's lock: it never
+//! waits, answers with the changed files read directly, and writes nothing.
+//! The sessions' writer lock (held by `cru session log`) is not the search
+//! index's: a search brings its index up to date while a session is being
+//! recorded, and never holds up the recorder.
 
 use std::path::Path;
 
 use crucible_core::store::lock::DirLock;
+use crucible_core::store::names;
 use crucible_search::{Filter, Request, Sort};
 
 fn session(id: &str, text: &str) -> String {
@@ -29,7 +33,7 @@ fn ids(dir: &Path, query: &str) -> (Vec<String>, usize) {
 }
 
 #[test]
-fn a_search_under_another_writers_lock_sees_changes_without_writing() {
+fn a_search_under_another_searchs_lock_sees_changes_without_writing() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     std::fs::write(dir.join("a.md"), session("a", "the wombat")).unwrap();
@@ -38,7 +42,7 @@ fn a_search_under_another_writers_lock_sees_changes_without_writing() {
     let manifest = dir.join(".search/manifest.json");
     let before = std::fs::read(&manifest).unwrap();
 
-    let lock = DirLock::acquire(dir).unwrap();
+    let lock = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK)).unwrap();
     std::fs::write(dir.join("a.md"), session("a", "a numbat now")).unwrap();
     std::fs::remove_file(dir.join("b.md")).unwrap();
     std::fs::write(dir.join("c.md"), session("c", "a new wombat")).unwrap();
@@ -50,6 +54,25 @@ fn a_search_under_another_writers_lock_sees_changes_without_writing() {
     // With the lock free, the next search catches the index up.
     assert_eq!(ids(dir, "wombat").0, ["c"]);
     assert_ne!(std::fs::read(&manifest).unwrap(), before);
+}
+
+#[test]
+fn the_sessions_writer_lock_does_not_stop_a_search_from_catching_up() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("a.md"), session("a", "the wombat")).unwrap();
+    assert_eq!(ids(dir, "wombat").0, ["a"]);
+    let manifest = dir.join(".search/manifest.json");
+    let before = std::fs::read(&manifest).unwrap();
+    // A recorder holds the sessions' lock; the search does not take it.
+    let recording = DirLock::acquire(dir).unwrap();
+    std::fs::write(dir.join("b.md"), session("b", "another wombat")).unwrap();
+    assert_eq!(
+        ids(dir, "wombat"),
+        (vec!["a".to_owned(), "b".to_owned()], 0)
+    );
+    assert_ne!(std::fs::read(&manifest).unwrap(), before, "caught up");
+    drop(recording);
 }
 
 #[test]
