@@ -10,12 +10,12 @@
 use std::fs::File;
 use std::ops::Range;
 
-use crucible_core::{Tokens, UsageLine};
+use crucible_core::UsageLine;
 
 use super::file_lines::{FileLines, read_at};
 use crate::rollup_file::RowsAt;
 
-use super::lines::{DayGroup, DayMerger, RowFigures, group_lines};
+use super::lines::{DayGroup, DayMerger, group_lines};
 use super::table::{RollupTable, TableKey};
 use super::{Rollup, RollupKey};
 use crate::record::Columns;
@@ -209,28 +209,7 @@ impl RollupDays {
         day: &dyn Fn(i64) -> Option<i64>,
     ) -> Option<Vec<DayGroup>> {
         let mut merger = DayMerger::new(day);
-        let mut agents = Vec::new();
-        let names = self.table.names_mut();
-        for (key, sums) in &patched.rows {
-            if !sums.exact {
-                return None;
-            }
-            agents.clear();
-            agents.extend(sums.agents.keys().flatten().map(|a| names.id(a)));
-            let above: Vec<(u64, Tokens)> = sums.above.iter().map(|(t, a)| (*t, *a)).collect();
-            merger.add(&RowFigures {
-                hour: key.hour,
-                model: key.model.as_deref().map(|m| names.id(m)),
-                recorded: key.recorded,
-                first_ms: sums.first_ms,
-                requests: sums.requests,
-                tokens: sums.tokens,
-                untyped: sums.untyped,
-                nanos: sums.recorded_nanos,
-                above: &above,
-                agents: &agents,
-            })?;
-        }
+        merger.add_rollup(patched, self.table.names_mut())?;
         Some(merger.finish())
     }
 }

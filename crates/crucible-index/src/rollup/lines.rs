@@ -151,6 +151,33 @@ impl<'d> DayMerger<'d> {
     }
 
     /// Adds a row; `None` when its hour has no whole-hour offset.
+    /// Adds every row of a rollup kept in memory, its names numbered in
+    /// `names`. `None` when a row is not exact.
+    pub(crate) fn add_rollup(&mut self, rollup: &Rollup, names: &mut Names) -> Option<()> {
+        let mut agents = Vec::new();
+        for (key, sums) in &rollup.rows {
+            if !sums.exact {
+                return None;
+            }
+            agents.clear();
+            agents.extend(sums.agents.keys().flatten().map(|a| names.id(a)));
+            let above: Vec<(u64, Tokens)> = sums.above.iter().map(|(t, a)| (*t, *a)).collect();
+            self.add(&RowFigures {
+                hour: key.hour,
+                model: key.model.as_deref().map(|m| names.id(m)),
+                recorded: key.recorded,
+                first_ms: sums.first_ms,
+                requests: sums.requests,
+                tokens: sums.tokens,
+                untyped: sums.untyped,
+                nanos: sums.recorded_nanos,
+                above: &above,
+                agents: &agents,
+            })?;
+        }
+        Some(())
+    }
+
     pub(crate) fn add(&mut self, r: &RowFigures<'_>) -> Option<()> {
         let d = match self.hour {
             Some((hour, d)) if hour == r.hour => d,
@@ -249,27 +276,7 @@ impl Rollup {
         let day_of_hour = |hour: i64| day(hour.saturating_mul(1_000));
         let mut merger = DayMerger::new(&day_of_hour);
         let mut names = Names::default();
-        let mut agents = Vec::new();
-        for (key, sums) in &self.rows {
-            if !sums.exact {
-                return None;
-            }
-            agents.clear();
-            agents.extend(sums.agents.keys().flatten().map(|a| names.id(a)));
-            let above: Vec<(u64, Tokens)> = sums.above.iter().map(|(t, a)| (*t, *a)).collect();
-            merger.add(&RowFigures {
-                hour: key.hour,
-                model: key.model.as_deref().map(|m| names.id(m)),
-                recorded: key.recorded,
-                first_ms: sums.first_ms,
-                requests: sums.requests,
-                tokens: sums.tokens,
-                untyped: sums.untyped,
-                nanos: sums.recorded_nanos,
-                above: &above,
-                agents: &agents,
-            })?;
-        }
+        merger.add_rollup(self, &mut names)?;
         Some(group_lines(merger.finish(), &names.list))
     }
 }
