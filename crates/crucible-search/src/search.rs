@@ -84,7 +84,15 @@ impl Filter {
                 message,
             };
             match f.field {
-                FilterField::Status => self.status = v,
+                // Checked as `--status` is: an unknown status is a bad
+                // query, not a filter that quietly matches nothing.
+                FilterField::Status => {
+                    let status: crucible_core::SessionStatus = f
+                        .value
+                        .parse()
+                        .map_err(|e: crucible_core::UnknownStatus| at(e.to_string()))?;
+                    self.status = Some(status.as_str().to_owned());
+                }
                 FilterField::Agent => self.agent = v,
                 FilterField::Channel => self.channel = v,
                 FilterField::Model => self.model = v,

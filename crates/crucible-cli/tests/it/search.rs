@@ -198,6 +198,15 @@ fn bad_queries_point_at_the_column() {
         "{}",
         out.stderr
     );
+    let out = kiln.run(&["session", "search", "flaky status:bogus"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains(
+            "bad query at column 14: status `bogus` is not one of active, paused, completed, failed"
+        ),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
