@@ -681,7 +681,7 @@ impl<C: SessionCodec> SessionStore<C> {
     /// `fold_locked`).
     pub fn fold(&self, path: &Path) -> Result<(), StoreError> {
         let _lock = self.lock_for(path)?;
-        self.fold_locked(path, true)
+        self.fold_locked(path, true).map(drop)
     }
 
     /// Folds the journal into the markdown.
@@ -695,13 +695,17 @@ impl<C: SessionCodec> SessionStore<C> {
     /// file before the fold and saves after it (even held up across several
     /// more writers) loses none of them. Without it (a pause or an end, the
     /// last write for a while), the journal goes once the file holds it.
-    fn fold_locked(&self, path: &Path, keep_folded: bool) -> Result<(), StoreError> {
+    ///
+    /// Returns the file's bytes as the fold left it (what it wrote, or what
+    /// it found already holding the journal), so the caller need not read
+    /// it again; `None` when the file kept changing and nothing was folded.
+    fn fold_locked(&self, path: &Path, keep_folded: bool) -> Result<Option<Vec<u8>>, StoreError> {
         let jpath = journal::journal_path(path);
         for _ in 0..FOLD_ATTEMPTS {
             let read = FileStamp::of(path);
             let bytes = safe_file::read_regular(path, self.max_file_bytes)?;
             let Some(contents) = journal::read(&jpath).map_err(StoreError::io(&jpath))? else {
-                return Ok(());
+                return Ok(Some(bytes));
             };
             let pending = contents.pending_for(&bytes);
             // A fold never drops a line it could not read: not among those
@@ -724,7 +728,7 @@ impl<C: SessionCodec> SessionStore<C> {
                 if !keep_folded {
                     journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
                 }
-                return Ok(());
+                return Ok(Some(bytes));
             }
             let mut log = self
                 .codec
@@ -750,14 +754,14 @@ impl<C: SessionCodec> SessionStore<C> {
                     journal::remove(&jpath).map_err(StoreError::io(&jpath))?;
                 }
                 self.notify(path, &log);
-                return Ok(());
+                return Ok(Some(text.into_bytes()));
             }
             tracing::debug!(path = %path.display(), "changed while folding; reading it again");
         }
         // Nothing is lost: the events stay in the journal, which every
         // reader applies, and the next writer folds again.
         tracing::warn!(path = %path.display(), "the file kept changing; its journal is not folded yet");
-        Ok(())
+        Ok(None)
     }
 
     /// Appends events to the journal of the session at `path` (fsynced when
@@ -848,9 +852,11 @@ impl<C: SessionCodec> SessionStore<C> {
             // events (an editor may have saved over it since: fold again),
             // then segments older than the last few go, so the journal stays
             // as small as what it must keep.
-            self.fold_locked(path, true)?;
-            let bytes = safe_file::read_regular(path, self.max_file_bytes)?;
-            journal::keep_recent(&jpath, &bytes).map_err(StoreError::io(&jpath))?;
+            // The file as the fold left it (none when it kept changing:
+            // then nothing is dropped until a later writer folds).
+            if let Some(bytes) = self.fold_locked(path, true)? {
+                journal::keep_recent(&jpath, &bytes).map_err(StoreError::io(&jpath))?;
+            }
         }
         // Only the open events weigh against the file: kept segments are
         // in it already, and counting them would fold on every append.
