@@ -411,3 +411,23 @@ fn newest_first_offset_and_project() {
     let since = search_json(&kiln, &["kiwi since:2025-12-02"]);
     assert_eq!(ids(&since).len(), 2);
 }
+
+/// A FIFO among the sessions is never opened (a search would hang on it),
+/// and a link that leads out of the sessions directory is not followed:
+/// what it points at is not searched.
+#[test]
+fn a_fifo_and_a_link_out_of_the_tree_are_passed_over() {
+    let kiln = TestKiln::with_fixtures();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("elsewhere.md");
+    std::fs::write(
+        &secret,
+        session("elsewhere", &[("Work", "the word zyxwvutsr")]),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&secret, kiln.sessions().join("elsewhere.md")).unwrap();
+    crate::hostile::fs::mkfifo(&kiln.sessions().join("stuck.md"));
+    assert!(search_json(&kiln, &["zyxwvutsr", "--limit", "0"]).is_empty());
+    let hits = search_json(&kiln, &["\"id collision\"", "--limit", "0"]);
+    assert!(!hits.is_empty());
+}

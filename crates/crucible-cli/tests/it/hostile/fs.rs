@@ -33,7 +33,7 @@ fn checked(kiln: &TestKiln) -> String {
     format!("{}{}", out.stdout, out.stderr)
 }
 
-pub(super) fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     let status = std::process::Command::new("mkfifo")
         .arg(path)
         .status()
