@@ -66,7 +66,7 @@ pub fn measure(program: &Path, args: &[&str], runs: usize) -> anyhow::Result<Opt
 }
 
 /// [`measure`], with `before` run ahead of every run.
-fn measure_each(
+pub(crate) fn measure_each(
     program: &Path,
     args: &[&str],
     runs: usize,
@@ -114,7 +114,7 @@ fn edit_in_place(path: &Path, really: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn which(program: &str) -> Option<std::path::PathBuf> {
+pub(crate) fn which(program: &str) -> Option<std::path::PathBuf> {
     std::env::var_os("PATH")?
         .to_str()?
         .split(':')
@@ -122,11 +122,11 @@ fn which(program: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn ms(d: Duration) -> f64 {
+pub(crate) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn mb(m: &Measured) -> String {
+pub(crate) fn mb(m: &Measured) -> String {
     m.peak_kb.map_or_else(
         || "n/a".to_owned(),
         |kb| format!("{:.0} MB", kb as f64 / 1024.0),

@@ -17,3 +17,4 @@ pub mod messages_check;
 mod names_spelled_once;
 pub mod peer_check;
 pub mod record_bench;
+pub mod search_bench;

@@ -19,7 +19,7 @@ use clap::{Parser, Subcommand};
 
 use xtask::{
     bench, claude_corpus, corpus, cru_binary, deps, docs, import_bench, index_bench, learn_bench,
-    learn_check, messages_check, peer_check, record_bench,
+    learn_check, messages_check, peer_check, record_bench, search_bench,
 };
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
@@ -41,6 +41,7 @@ enum Only {
     Index,
     Learn,
     Import,
+    Search,
 }
 
 #[derive(Debug, Subcommand)]
@@ -158,6 +159,12 @@ fn main() -> anyhow::Result<()> {
                     "{}",
                     import_bench::run(&root, cru(), ccusage.as_deref(), &spec, 3)?
                 );
+                println!();
+            }
+            if matches!(only, Only::All | Only::Search) {
+                let dir = corpus::recorded_size(&root, index_sessions, seed)?;
+                let scratch = root.join("target/bench-search");
+                print!("{}", search_bench::run(cru(), &dir, &scratch, 3)?);
                 println!();
             }
             if matches!(only, Only::All | Only::Record) {

@@ -38,7 +38,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 const MANIFEST: &str = "manifest.json";
 /// Large enough for a rebuild to make few segments, well under the peak
 /// memory a query may use.
-const WRITER_BYTES: usize = 64_000_000;
+pub const WRITER_BYTES: usize = 64_000_000;
 
 /// The fields of the schema.
 #[derive(Debug, Clone, Copy)]

@@ -1,0 +1,341 @@
+//! Search at 100,000 sessions (issue 20): `cru session search` against
+//! `rg -l -i -w` over the same files, whole processes, warm page cache,
+//! best of several runs; and the build of the search index against
+//! tantivy's own indexing speed on the same text.
+//!
+//! The baseline of the build is tantivy with its default schema and
+//! tokenizer (one text field, positions kept), fed the very text cru
+//! indexes (every part of every session, as `crucible-search` extracts
+//! it), read from one file prepared beforehand: what tantivy costs with
+//! nothing of ours around it. cru's build is a whole process from no index:
+//! the walk, reading and parsing the files, our schema and tokenizer.
+
+use std::fmt::Write as _;
+use std::io::{BufRead as _, Write as _};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use crucible_core::SessionStore;
+use crucible_parser::MarkdownCodec;
+
+use crate::index_bench::{Measured, mb, measure, measure_each, ms, which};
+
+/// The common word: in nearly every session of the generated corpus, so
+/// the worst case for both (rg stops at the first match in each file).
+const COMMON_WORD: &str = "flaky";
+/// A phrase of three words, in a few hundred sessions of the 100,000.
+const PHRASE: &str = "atomic decision migration";
+
+fn size_of_tree(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if meta.is_dir() {
+        std::fs::read_dir(path)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| size_of_tree(&e.path()))
+            .sum()
+    } else {
+        meta.len()
+    }
+}
+
+/// The text `crucible-search` indexes of every session in `dir`, one part
+/// per record (NUL-separated), written to `out`; its size in bytes.
+fn extract_text(dir: &Path, out: &Path) -> anyhow::Result<u64> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
+    let mut bytes = 0;
+    for path in crucible_core::store::session_files(dir)? {
+        let raw = std::fs::read(&path)?;
+        let Ok(log) = crucible_parser::read::full(&path, &raw) else {
+            continue;
+        };
+        let doc = crucible_search::document::session_doc(&log, &String::from_utf8_lossy(&raw));
+        for part in &doc.parts {
+            for field in [
+                &part.text,
+                &part.tool,
+                &part.decision,
+                &part.error,
+                &part.user,
+            ] {
+                w.write_all(field.as_bytes())?;
+                w.write_all(b"\n")?;
+                bytes += field.len() as u64 + 1;
+            }
+            w.write_all(b"\0")?;
+        }
+    }
+    w.flush()?;
+    Ok(bytes)
+}
+
+/// Tantivy alone: the parts in `text` indexed with its default schema and
+/// tokenizer, with the memory budget cru's rebuild uses, into `scratch`.
+fn tantivy_baseline(text: &Path, scratch: &Path) -> anyhow::Result<Duration> {
+    use tantivy::schema::{Schema, TEXT};
+    let _ = std::fs::remove_dir_all(scratch);
+    std::fs::create_dir_all(scratch)?;
+    let mut schema = Schema::builder();
+    let body = schema.add_text_field("body", TEXT);
+    let index = tantivy::Index::create_in_dir(scratch, schema.build())?;
+    let started = Instant::now();
+    let mut writer: tantivy::IndexWriter = index.writer(crucible_search::index::WRITER_BYTES)?;
+    let mut reader = std::io::BufReader::new(std::fs::File::open(text)?);
+    let mut part = Vec::new();
+    loop {
+        part.clear();
+        if reader.read_until(0, &mut part)? == 0 {
+            break;
+        }
+        let s = String::from_utf8_lossy(part.strip_suffix(b"\0").unwrap_or(&part));
+        writer.add_document(tantivy::doc!(body => s.into_owned()))?;
+    }
+    writer.commit()?;
+    writer.wait_merging_threads()?;
+    let took = started.elapsed();
+    let _ = std::fs::remove_dir_all(scratch);
+    Ok(took)
+}
+
+/// A word of one session's title (`Synthetic task N`): in that session's
+/// text and, as a number, in a few usage records elsewhere.
+fn rare_word(dir: &Path) -> anyhow::Result<String> {
+    let files = crucible_core::store::session_files(dir)?;
+    let middle = files.get(files.len() / 2).context("empty corpus")?;
+    let text = std::fs::read_to_string(middle)?;
+    let title = text
+        .lines()
+        .find_map(|l| l.strip_prefix("title: "))
+        .context("a title in the corpus")?;
+    title
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|w| !w.is_empty())
+        .map(str::to_owned)
+        .context("a number in the title")
+}
+
+/// Saves one session through cru's store (an atomic rename, as every
+/// save is), so the next search must catch up.
+fn save_one(dir: &Path, path: &Path) -> anyhow::Result<()> {
+    let store = SessionStore::new(dir, MarkdownCodec);
+    let mut log = store.load_path(path)?;
+    log.frontmatter.title = Some(match log.frontmatter.title.take() {
+        Some(t) if t.ends_with('.') => t.trim_end_matches('.').to_owned(),
+        Some(t) => format!("{t}."),
+        None => "Saved again".to_owned(),
+    });
+    store.save(&log)?;
+    Ok(())
+}
+
+fn row(
+    out: &mut String,
+    name: &str,
+    m: &Measured,
+    rg: Option<f64>,
+    target: &str,
+) -> anyhow::Result<()> {
+    let speedup = rg.map_or(String::new(), |r| {
+        format!(" ({:.1}× faster than rg)", r / ms(m.best))
+    });
+    writeln!(
+        out,
+        "| {name} | {:.0} ms{speedup} | {} | {target} |",
+        ms(m.best),
+        mb(m)
+    )?;
+    Ok(())
+}
+
+/// The search rows of `cargo xtask bench`, over the corpus in `dir`.
+pub fn run(cru: &Path, dir: &Path, scratch: &Path, runs: usize) -> anyhow::Result<String> {
+    let d = dir.to_str().context("corpus path is not UTF-8")?;
+    let files = crucible_core::store::session_files(dir)?;
+    let bytes: u64 = files
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let mut out = String::new();
+    writeln!(
+        out,
+        "search corpus: {d} ({} sessions, {:.0} MB)",
+        files.len(),
+        bytes as f64 / 1e6
+    )?;
+    writeln!(out, "| operation | time | peak memory | target |")?;
+    writeln!(out, "|---|---:|---:|---|")?;
+    build_rows(&mut out, cru, dir, scratch, bytes)?;
+    query_rows(&mut out, cru, dir, &files, runs)?;
+    Ok(out)
+}
+
+/// The build from nothing against tantivy alone, and the index's size.
+fn build_rows(
+    out: &mut String,
+    cru: &Path,
+    dir: &Path,
+    scratch: &Path,
+    bytes: u64,
+) -> anyhow::Result<()> {
+    let d = dir.to_str().context("corpus path is not UTF-8")?;
+    std::fs::create_dir_all(scratch)?;
+    let text = scratch.join("parts.txt");
+    let text_bytes = extract_text(dir, &text)?;
+    let baseline = tantivy_baseline(&text, &scratch.join("tantivy"))?;
+    let _ = std::fs::remove_file(&text);
+    writeln!(
+        out,
+        "| tantivy alone, default schema, the same text ({:.0} MB of parts) | {:.0} ms ({:.1} MB/s of sessions) | | baseline |",
+        text_bytes as f64 / 1e6,
+        ms(baseline),
+        bytes as f64 / 1e6 / baseline.as_secs_f64()
+    )?;
+    // The first search builds the index from nothing.
+    let home = dir.join(crucible_core::store::names::SEARCH_INDEX);
+    let build = measure_each(
+        cru,
+        &[
+            "session",
+            "search",
+            COMMON_WORD,
+            "--limit",
+            "10",
+            "--dir",
+            d,
+        ],
+        1,
+        &|| {
+            let _ = std::fs::remove_dir_all(&home);
+            Ok(())
+        },
+    )?
+    .context("cru")?;
+    writeln!(
+        out,
+        "| `cru session search` building the index from nothing | {:.0} ms ({:.1} MB/s, {:.0}% of tantivy's speed) | {} | ≥ 75% of tantivy, ≤ 500 MB |",
+        ms(build.best),
+        bytes as f64 / 1e6 / build.best.as_secs_f64(),
+        100.0 * baseline.as_secs_f64() / build.best.as_secs_f64(),
+        mb(&build)
+    )?;
+    let index_bytes = size_of_tree(&home);
+    writeln!(
+        out,
+        "| search index size | {:.0} MB ({:.0}% of the sessions) | | ≤ 50% |",
+        index_bytes as f64 / 1e6,
+        100.0 * index_bytes as f64 / bytes as f64
+    )?;
+    Ok(())
+}
+
+/// The queries, each against rg where rg answers the same question.
+fn query_rows(
+    out: &mut String,
+    cru: &Path,
+    dir: &Path,
+    files: &[std::path::PathBuf],
+    runs: usize,
+) -> anyhow::Result<()> {
+    let d = dir.to_str().context("corpus path is not UTF-8")?;
+    let rare = rare_word(dir)?;
+    for (word, what) in [
+        (COMMON_WORD, "in nearly every session"),
+        (rare.as_str(), "in one session's title"),
+    ] {
+        let rg = match which("rg") {
+            Some(rg) => measure(&rg, &["-l", "-i", "-w", word, d], runs)?,
+            None => None,
+        };
+        let rg_ms = rg.as_ref().map(|m| ms(m.best));
+        if let Some(m) = &rg {
+            row(
+                out,
+                &format!("`rg -l -i -w {word}` ({what})"),
+                m,
+                None,
+                "baseline",
+            )?;
+        }
+        let m = measure(
+            cru,
+            &["session", "search", word, "--limit", "10", "--dir", d],
+            runs,
+        )?
+        .context("cru")?;
+        row(
+            out,
+            &format!("`cru session search {word} --limit 10`, nothing changed"),
+            &m,
+            rg_ms,
+            "≤ 150 ms, ≥ 3× faster than rg, ≤ 200 MB",
+        )?;
+    }
+    let phrase = format!("\"{PHRASE}\"");
+    let m = measure(
+        cru,
+        &["session", "search", &phrase, "--limit", "10", "--dir", d],
+        runs,
+    )?
+    .context("cru")?;
+    row(
+        out,
+        &format!("`cru session search '{phrase}'` (three-word phrase)"),
+        &m,
+        None,
+        "≤ 150 ms",
+    )?;
+    let saved = files.get(files.len() / 3).context("empty corpus")?;
+    let m = measure_each(
+        cru,
+        &[
+            "session",
+            "search",
+            COMMON_WORD,
+            "--limit",
+            "10",
+            "--dir",
+            d,
+        ],
+        runs,
+        &|| save_one(dir, saved),
+    )?
+    .context("cru")?;
+    row(
+        out,
+        &format!("`cru session search {COMMON_WORD}` after one session saved by cru"),
+        &m,
+        None,
+        "≤ 150 ms, the catch-up included",
+    )?;
+    writeln!(
+        out,
+        "| the same with `cru watch` running | not measured: `cru watch` is the capture issue's | | ≤ 60 ms |"
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row on a tiny corpus with the test profile's `cru`, so the
+    /// harness cannot rot.
+    #[test]
+    fn search_bench_smoke_run_on_a_small_corpus() {
+        let cru = crate::cru_binary::for_tests().unwrap();
+        let dir = crate::corpus::small(20, 1, 4, 5);
+        let scratch = tempfile::tempdir().unwrap();
+        let table = run(&cru, dir.path(), scratch.path(), 1).unwrap();
+        assert!(table.contains("20 sessions"), "{table}");
+        assert!(table.contains("tantivy alone"), "{table}");
+        assert!(table.contains("building the index from nothing"), "{table}");
+        assert!(table.contains("after one session saved by cru"), "{table}");
+        assert!(table.contains("three-word phrase"), "{table}");
+        assert!(!table.contains("| 0 MB (0% of the sessions)"), "{table}");
+    }
+}
