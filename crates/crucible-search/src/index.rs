@@ -1,5 +1,5 @@
 //! The search index on disk: `<sessions>/.search/` (tantivy's segments and
-//! `manifest.json`), derived from the sessions and never the truth.
+//! `manifest`), derived from the sessions and never the truth.
 //!
 //! Freshness follows docs/index-format.md: the manifest holds (size, mtime
 //! in ns, inode) per session file; before every answer each session file is
@@ -18,24 +18,25 @@
 //! through) with a one-line warning. The directory is made 0700 and its
 //! files 0600: they hold the sessions' text.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crucible_core::store::{journal, lock::DirLock, names, safe_file, walk};
-use serde::{Deserialize, Serialize};
+use crucible_core::store::{journal, lock::DirLock, names, safe_file};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::{Index, IndexWriter, Searcher, TantivyDocument, Term};
 
 use crate::document::{SessionDoc, session_doc};
+use crate::manifest::{self, Manifest, RACY_NS, Stamps};
 use crate::tokenizer::{CodeTokenizer, NAME};
 use crate::{IndexWarning, SearchError};
 
 /// The version of the schema and manifest; another one is rebuilt.
-pub const SCHEMA_VERSION: u32 = 1;
-const MANIFEST: &str = "manifest.json";
+/// (2: the manifest a line per file instead of JSON.)
+pub const SCHEMA_VERSION: u32 = 2;
+const MANIFEST: &str = "manifest";
 /// Large enough for a rebuild to make few segments, well under the peak
 /// memory a query may use.
 pub const WRITER_BYTES: usize = 64_000_000;
@@ -89,33 +90,6 @@ fn schema() -> (Schema, Fields) {
     (b.build(), fields)
 }
 
-/// Stat of one session file, as the manifest keeps it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Stamp {
-    size: u64,
-    mtime_ns: i64,
-    inode: u64,
-    /// The inode change time, which no tool can set back.
-    ctime_ns: i64,
-    /// The journal's size and change time, for a live session: its events
-    /// are searched before they are folded into the markdown.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    journal: Option<(u64, i64)>,
-}
-
-/// The kernel keeps timestamps at a coarse tick: a file written again
-/// within the tick of its stamp keeps that stamp. A file whose last change
-/// is this close to the manifest's own write (the file system's clock, not
-/// ours) is read again.
-const RACY_NS: i64 = 100_000_000;
-
-#[derive(Debug, Serialize, Deserialize)]
-struct Manifest {
-    version: u32,
-    /// By path relative to the sessions directory.
-    files: BTreeMap<String, Stamp>,
-}
-
 /// Searchers that answer together: the committed index (with the files
 /// that changed since left out) and, when it could not catch up, an index
 /// in RAM of those files.
@@ -124,6 +98,10 @@ pub struct Opened {
     pub fields: Fields,
     pub parts: Vec<(Searcher, Vec<String>)>,
     pub warnings: Vec<IndexWarning>,
+    /// Whether the session directories were listed (a folder changed, or
+    /// there was no manifest to go by), rather than only the manifest's
+    /// files `stat`ed again.
+    pub listed: bool,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SearchError + '_ {
@@ -138,47 +116,30 @@ fn new_index(index: Index) -> Index {
     index
 }
 
-/// The stat of every session file, by path relative to `dir`.
-fn stamps(dir: &Path) -> Result<BTreeMap<String, Stamp>, SearchError> {
-    let tree = walk::session_tree(dir).map_err(io(dir))?;
-    let mut current = BTreeMap::new();
-    for file in &tree.files {
-        if let Ok(meta) = std::fs::metadata(file) {
-            let key = file
-                .strip_prefix(dir)
-                .unwrap_or(file)
-                .to_string_lossy()
-                .into_owned();
-            let stamp = Stamp {
-                size: meta.len(),
-                mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-                inode: meta.ino(),
-                ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
-                journal: tree
-                    .journals
-                    .contains(file)
-                    .then(|| std::fs::symlink_metadata(journal::journal_path(file)).ok())
-                    .flatten()
-                    .map(|j| (j.len(), j.ctime() * 1_000_000_000 + j.ctime_nsec())),
-            };
-            current.insert(key, stamp);
-        }
-    }
-    Ok(current)
-}
-
 /// Opens the search index of the sessions directory `dir`, made fresh
 /// first (see the module documentation). `max_file_bytes` is the store's
 /// limit on a session file.
 pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
-    let current = stamps(dir)?;
-    let lock = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK));
     let home = dir.join(names::SEARCH_INDEX);
+    let loaded = load(&home);
+    // With no directory changed since the manifest, its files are the
+    // session files: each is `stat`ed again without listing anything.
+    let current = match &loaded {
+        Ok((_, manifest, written_ns)) => manifest::restamp(dir, manifest, *written_ns),
+        Err(_) => None,
+    };
+    let listed = current.is_none();
+    let current = match current {
+        Some(current) => current,
+        None => manifest::stamps(dir, SCHEMA_VERSION)?,
+    };
+    let lock = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK));
     let mut warnings = Vec::new();
     let (_, fields) = schema();
-    let parts = match load(&home) {
+    let parts = match loaded {
         Ok((index, manifest, written_ns)) => {
             let changed: BTreeSet<String> = current
+                .files
                 .iter()
                 .filter(|(k, s)| {
                     manifest.files.get(*k) != Some(s)
@@ -190,15 +151,22 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
                     manifest
                         .files
                         .keys()
-                        .filter(|k| !current.contains_key(*k))
+                        .filter(|k| !current.files.contains_key(*k))
                         .cloned(),
                 )
                 .collect();
-            let fresh: BTreeMap<String, Stamp> = changed
+            let fresh: Stamps = changed
                 .iter()
-                .filter_map(|k| current.get(k).map(|s| (k.clone(), *s)))
+                .filter_map(|k| current.files.get(k).map(|s| (k.clone(), *s)))
                 .collect();
             if changed.is_empty() {
+                // Directories listed again and found to hold the same files
+                // (a folder's change time moves with a journal come and
+                // gone, or was too recent to trust): the manifest written
+                // again lets the next search skip listing them.
+                if lock.is_some() && listed {
+                    save_manifest(&home, &current)?;
+                }
                 vec![(searcher(&index)?, Vec::new())]
             } else if lock.is_some() {
                 let mut writer: IndexWriter = index.writer_with_num_threads(1, WRITER_BYTES)?;
@@ -208,7 +176,7 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
                 add_files(&writer, &fields, dir, &fresh, max_file_bytes, &mut warnings)?;
                 writer.commit()?;
                 drop(writer);
-                save_manifest(&home, current)?;
+                save_manifest(&home, &current)?;
                 vec![(searcher(&index)?, Vec::new())]
             } else {
                 let ram = in_ram(dir, &fresh, max_file_bytes, &mut warnings)?;
@@ -226,7 +194,7 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
         Err(reason) => {
             warnings.push(IndexWarning::ReadDirectly { reason });
             vec![(
-                in_ram(dir, &current, max_file_bytes, &mut warnings)?,
+                in_ram(dir, &current.files, max_file_bytes, &mut warnings)?,
                 Vec::new(),
             )]
         }
@@ -235,6 +203,7 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
         fields,
         parts,
         warnings,
+        listed,
     })
 }
 
@@ -292,20 +261,25 @@ fn check_no_links(home: &Path) -> Result<(), String> {
 fn load(home: &Path) -> Result<(Index, Manifest, i64), String> {
     check_no_links(home)?;
     let path = home.join(MANIFEST);
+    if !path.exists() && home.join("manifest.json").exists() {
+        // The JSON manifest of version 1.
+        return Err(format!("is version 1 (this cru writes {SCHEMA_VERSION})"));
+    }
     let (mut file, meta) = safe_file::open_regular(&path, 1 << 30)
         .map_err(|e| format!("has no readable manifest ({})", e.reason()))?;
     let written_ns = meta.mtime() * 1_000_000_000 + meta.mtime_nsec();
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut file, &mut bytes)
         .map_err(|e| format!("has no readable manifest ({e})"))?;
-    let manifest: Manifest =
-        serde_json::from_slice(&bytes).map_err(|e| format!("has a corrupt manifest ({e})"))?;
-    if manifest.version != SCHEMA_VERSION {
-        return Err(format!(
-            "is version {} (this cru writes {SCHEMA_VERSION})",
-            manifest.version
-        ));
-    }
+    let manifest = match manifest::read(&bytes) {
+        Ok(m) if m.version == SCHEMA_VERSION => m,
+        Ok(Manifest { version, .. }) | Err(manifest::ManifestError::Version(version)) => {
+            return Err(format!(
+                "is version {version} (this cru writes {SCHEMA_VERSION})"
+            ));
+        }
+        Err(e) => return Err(format!("has a corrupt manifest ({e})")),
+    };
     let index = Index::open_in_dir(home).map_err(|e| format!("cannot be opened ({e})"))?;
     if index.schema() != schema().0 {
         return Err("has another schema".into());
@@ -329,7 +303,7 @@ fn remove(home: &Path) -> std::io::Result<()> {
 fn rebuild(
     home: &Path,
     dir: &Path,
-    files: &BTreeMap<String, Stamp>,
+    current: &Manifest,
     max_file_bytes: u64,
     warnings: &mut Vec<IndexWarning>,
 ) -> Result<Index, SearchError> {
@@ -341,16 +315,23 @@ fn rebuild(
     let index = new_index(Index::create_in_dir(home, schema().0)?);
     let (_, fields) = schema();
     let mut writer: IndexWriter = index.writer(WRITER_BYTES)?;
-    add_files(&writer, &fields, dir, files, max_file_bytes, warnings)?;
+    add_files(
+        &writer,
+        &fields,
+        dir,
+        &current.files,
+        max_file_bytes,
+        warnings,
+    )?;
     writer.commit()?;
     writer.wait_merging_threads()?;
-    save_manifest(home, files.clone())?;
+    save_manifest(home, current)?;
     Ok(index)
 }
 
 fn in_ram(
     dir: &Path,
-    files: &BTreeMap<String, Stamp>,
+    files: &Stamps,
     max_file_bytes: u64,
     warnings: &mut Vec<IndexWarning>,
 ) -> Result<Searcher, SearchError> {
@@ -362,12 +343,8 @@ fn in_ram(
     searcher(&index)
 }
 
-fn save_manifest(home: &Path, files: BTreeMap<String, Stamp>) -> Result<(), SearchError> {
-    let manifest = Manifest {
-        version: SCHEMA_VERSION,
-        files,
-    };
-    let bytes = serde_json::to_vec(&manifest).expect("a manifest is plain data");
+fn save_manifest(home: &Path, manifest: &Manifest) -> Result<(), SearchError> {
+    let bytes = manifest::write(manifest);
     let path = home.join(MANIFEST);
     crucible_core::store::atomic::write_atomic(&path, &bytes).map_err(io(&path))?;
     // tantivy makes its files with the default mode; the directory is
@@ -389,7 +366,7 @@ fn add_files(
     writer: &IndexWriter,
     fields: &Fields,
     dir: &Path,
-    files: &BTreeMap<String, Stamp>,
+    files: &Stamps,
     max_file_bytes: u64,
     warnings: &mut Vec<IndexWarning>,
 ) -> Result<(), SearchError> {

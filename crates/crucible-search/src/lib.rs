@@ -14,6 +14,7 @@
 
 pub mod document;
 pub mod index;
+pub mod manifest;
 pub mod query;
 pub mod search;
 pub mod tokenizer;

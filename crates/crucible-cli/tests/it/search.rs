@@ -241,7 +241,7 @@ fn an_index_that_is_a_link_is_never_written_through() {
     assert!(std::fs::symlink_metadata(&home).unwrap().is_dir());
 
     // A file inside that is a link: the index is rebuilt, the target kept.
-    let manifest = home.join("manifest.json");
+    let manifest = home.join("manifest");
     std::fs::remove_file(&manifest).unwrap();
     std::os::unix::fs::symlink(elsewhere.join("keep"), &manifest).unwrap();
     let out = kiln.run(&["session", "search", "flaky"]);

@@ -39,7 +39,7 @@ fn a_search_under_another_searchs_lock_sees_changes_without_writing() {
     std::fs::write(dir.join("a.md"), session("a", "the wombat")).unwrap();
     std::fs::write(dir.join("b.md"), session("b", "the wombat too")).unwrap();
     assert_eq!(ids(dir, "wombat").0, ["a", "b"]);
-    let manifest = dir.join(".search/manifest.json");
+    let manifest = dir.join(".search/manifest");
     let before = std::fs::read(&manifest).unwrap();
 
     let lock = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK)).unwrap();
@@ -62,7 +62,7 @@ fn the_sessions_writer_lock_does_not_stop_a_search_from_catching_up() {
     let dir = tmp.path();
     std::fs::write(dir.join("a.md"), session("a", "the wombat")).unwrap();
     assert_eq!(ids(dir, "wombat").0, ["a"]);
-    let manifest = dir.join(".search/manifest.json");
+    let manifest = dir.join(".search/manifest");
     let before = std::fs::read(&manifest).unwrap();
     // A recorder holds the sessions' lock; the search does not take it.
     let recording = DirLock::acquire(dir).unwrap();
@@ -81,13 +81,27 @@ fn a_wrong_version_is_rebuilt_with_a_warning() {
     let dir = tmp.path();
     std::fs::write(dir.join("a.md"), session("a", "the wombat")).unwrap();
     ids(dir, "wombat");
-    let manifest = dir.join(".search/manifest.json");
+    let manifest = dir.join(".search/manifest");
     let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&manifest, text.replace("\"version\":1", "\"version\":99")).unwrap();
+    std::fs::write(&manifest, text.replacen("manifest 2", "manifest 99", 1)).unwrap();
     let opened = crucible_search::open(dir, 1 << 24).unwrap();
     let warnings: Vec<String> = opened.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
         warnings,
-        ["search index is version 99 (this cru writes 1): rebuilt"]
+        ["search index is version 99 (this cru writes 2): rebuilt"]
     );
+    // The JSON manifest of version 1, from before this format.
+    std::fs::remove_file(&manifest).unwrap();
+    std::fs::write(
+        dir.join(".search/manifest.json"),
+        r#"{"version":1,"files":{}}"#,
+    )
+    .unwrap();
+    let opened = crucible_search::open(dir, 1 << 24).unwrap();
+    let warnings: Vec<String> = opened.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        ["search index is version 1 (this cru writes 2): rebuilt"]
+    );
+    assert!(manifest.exists(), "rebuilt with the new manifest");
 }

@@ -3,3 +3,4 @@
 
 mod locked;
 mod tokenizer;
+mod unlisted;

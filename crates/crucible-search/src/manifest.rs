@@ -1,0 +1,408 @@
+//! What the search index was built from: a stamp (size, mtime, inode,
+//! change time, and a live session's journal) per session file, and how
+//! the files are stamped now.
+//!
+//! Proving the index fresh is a `stat` of every session file before every
+//! answer, so both halves are made cheap at 100,000 files: the `stat`s go
+//! through one open descriptor of the sessions directory (the kernel looks
+//! up one or two names per file, not every component of an absolute path)
+//! on every core, and the manifest is a line per file that is read without
+//! a JSON parser.
+
+use std::collections::BTreeMap;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+
+use crucible_core::store::{journal, walk};
+
+use crate::SearchError;
+
+/// Stat of one session file, as the manifest keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub inode: u64,
+    /// The inode change time, which no tool can set back.
+    pub ctime_ns: i64,
+    /// The journal's size and change time, for a live session: its events
+    /// are searched before they are folded into the markdown.
+    pub journal: Option<(u64, i64)>,
+}
+
+/// Stamps by path relative to the sessions directory.
+pub type Stamps = BTreeMap<String, Stamp>;
+
+/// The first line of a manifest, before its version.
+const HEADER: &str = "crucible-search manifest ";
+
+/// A manifest that cannot be read: what to say in the rebuild warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ManifestError {
+    /// Written by another version of cru.
+    Version(u32),
+    /// Not a manifest, or damaged at this line (1-based).
+    Corrupt { line: usize, expected: &'static str },
+}
+
+impl std::fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Version(v) => write!(f, "version {v}"),
+            Self::Corrupt { line, expected } => {
+                write!(f, "damaged at line {line} (expected {expected})")
+            }
+        }
+    }
+}
+
+/// What the index was built from: its version, every directory the walk
+/// entered with its change time, and every session file's stamp.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Manifest {
+    pub version: u32,
+    /// Directories by path relative to the sessions directory (`` for
+    /// itself), each with its inode change time (ns) when it was listed.
+    pub dirs: Vec<(String, i64)>,
+    pub files: Stamps,
+}
+
+fn push_path(out: &mut String, path: &str) {
+    for c in path.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('\n');
+}
+
+/// The manifest's bytes: the header with the version; a line per
+/// directory, `d ctime path`; then a line per file, `size mtime inode
+/// ctime journal-size journal-ctime path` (`-` for no journal). Paths come
+/// last, with `\` and newlines escaped.
+pub fn write(manifest: &Manifest) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(64 * manifest.files.len() + 32);
+    let _ = writeln!(out, "{HEADER}{}", manifest.version);
+    for (path, ctime) in &manifest.dirs {
+        let _ = write!(out, "d {ctime} ");
+        push_path(&mut out, path);
+    }
+    for (path, s) in &manifest.files {
+        let _ = write!(out, "{} {} {} {} ", s.size, s.mtime_ns, s.inode, s.ctime_ns);
+        match s.journal {
+            Some((size, ctime)) => {
+                let _ = write!(out, "{size} {ctime} ");
+            }
+            None => out.push_str("- - "),
+        }
+        push_path(&mut out, path);
+    }
+    out.into_bytes()
+}
+
+/// Reads a manifest written by [`write`]. A manifest of version 1 (JSON,
+/// before this format) is told as version 1.
+pub fn read(bytes: &[u8]) -> Result<Manifest, ManifestError> {
+    if bytes.first() == Some(&b'{') {
+        return Err(ManifestError::Version(1));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|_| ManifestError::Corrupt {
+        line: 1,
+        expected: "UTF-8 text",
+    })?;
+    let mut lines = text.split_terminator('\n');
+    let version = lines
+        .next()
+        .and_then(|l| l.strip_prefix(HEADER))
+        .and_then(|v| v.parse().ok())
+        .ok_or(ManifestError::Corrupt {
+            line: 1,
+            expected: "`crucible-search manifest VERSION`",
+        })?;
+    let mut manifest = Manifest {
+        version,
+        ..Manifest::default()
+    };
+    let mut files = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let corrupt = |expected| ManifestError::Corrupt {
+            line: i + 2,
+            expected,
+        };
+        if let Some(rest) = line.strip_prefix("d ") {
+            let (ctime, path) = rest.split_once(' ').ok_or(corrupt("`d CTIME PATH`"))?;
+            let ctime = ctime.parse().map_err(|_| corrupt("`d CTIME PATH`"))?;
+            let path = unescape(path).ok_or(corrupt("`d CTIME PATH`"))?;
+            manifest.dirs.push((path, ctime));
+        } else {
+            files.push(entry(line).ok_or(corrupt("six numbers (or `-`) and a path"))?);
+        }
+    }
+    // Written in path order, so the map is built without a search per entry.
+    manifest.files = files.into_iter().collect();
+    Ok(manifest)
+}
+
+fn unescape(raw: &str) -> Option<String> {
+    if !raw.contains('\\') {
+        return Some(raw.to_owned());
+    }
+    let mut path = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next()? {
+                'n' => path.push('\n'),
+                '\\' => path.push('\\'),
+                _ => return None,
+            }
+        } else {
+            path.push(c);
+        }
+    }
+    Some(path)
+}
+
+fn entry(line: &str) -> Option<(String, Stamp)> {
+    let mut fields = line.splitn(7, ' ');
+    let mut next = || fields.next();
+    let size = next()?.parse().ok()?;
+    let mtime_ns = next()?.parse().ok()?;
+    let inode = next()?.parse().ok()?;
+    let ctime_ns = next()?.parse().ok()?;
+    let journal = match (next()?, next()?) {
+        ("-", "-") => None,
+        (s, c) => Some((s.parse().ok()?, c.parse().ok()?)),
+    };
+    let path = unescape(next()?)?;
+    let stamp = Stamp {
+        size,
+        mtime_ns,
+        inode,
+        ctime_ns,
+        journal,
+    };
+    Some((path, stamp))
+}
+
+/// The stat of every session file of `dir` (the walker every command uses
+/// lists them), by path relative to `dir`, and of every directory walked.
+pub fn stamps(dir: &Path, version: u32) -> Result<Manifest, SearchError> {
+    let io = |source| SearchError::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let tree = walk::session_tree(dir).map_err(io)?;
+    let files: Vec<(String, &PathBuf)> = tree.files.iter().map(|f| (relative(dir, f), f)).collect();
+    let fd = open_dir(dir).map_err(io)?;
+    let stamped = par_filter_map(&files, |(rel, full)| {
+        let journal = tree
+            .journals
+            .contains(*full)
+            .then(|| journal_stamp(&fd, &journal_of(rel)))
+            .flatten();
+        let stamp = stat_at(&fd, rel)?;
+        Some((rel.clone(), Stamp { journal, ..stamp }))
+    });
+    let dirs = tree
+        .dirs
+        .iter()
+        .zip(&tree.dir_changed)
+        .map(|(d, changed)| {
+            let ns = changed
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |t| i64::try_from(t.as_nanos()).unwrap_or(i64::MAX));
+            (relative(dir, d), ns)
+        })
+        .collect();
+    Ok(Manifest {
+        version,
+        dirs,
+        files: stamped.into_iter().collect(),
+    })
+}
+
+/// The stamps of the files `manifest` holds, taken again without listing
+/// any directory: `None` when a directory changed (or changed too close to
+/// `written_ns`, the manifest's write, to be trusted), so its files must be
+/// listed again by [`stamps`]. A file added, removed or renamed changes its
+/// directory's change time; a file changed in place changes its own.
+pub fn restamp(dir: &Path, manifest: &Manifest, written_ns: i64) -> Option<Manifest> {
+    let fd = open_dir(dir).ok()?;
+    if manifest.dirs.is_empty() {
+        return None;
+    }
+    for (rel, ctime) in &manifest.dirs {
+        let now = stat_at(&fd, if rel.is_empty() { "." } else { rel })?;
+        if now.ctime_ns != *ctime || now.ctime_ns + RACY_NS >= written_ns {
+            return None;
+        }
+    }
+    let files: Vec<(&String, &Stamp)> = manifest.files.iter().collect();
+    let stamped = par_filter_map(&files, |(rel, old)| {
+        let journal = old
+            .journal
+            .and_then(|_| journal_stamp(&fd, &journal_of(rel)));
+        let stamp = stat_at(&fd, rel)?;
+        Some(((*rel).clone(), Stamp { journal, ..stamp }))
+    });
+    Some(Manifest {
+        version: manifest.version,
+        dirs: manifest.dirs.clone(),
+        files: stamped.into_iter().collect(),
+    })
+}
+
+/// The kernel keeps timestamps at a coarse tick: something changed within
+/// the tick of a stamp keeps that stamp. A change this close to the
+/// manifest's own write (the file system's clock, not ours) is looked at
+/// again.
+pub const RACY_NS: i64 = 100_000_000;
+
+fn relative(dir: &Path, path: &Path) -> String {
+    path.strip_prefix(dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `f` over `items` on every core, in order.
+fn par_filter_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> Option<U> + Sync) -> Vec<U> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(8);
+    let chunk = items.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| {
+                let f = &f;
+                scope.spawn(move || {
+                    let mut out = Vec::with_capacity(part.len());
+                    out.extend(part.iter().filter_map(f));
+                    out
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(items.len());
+        for w in workers {
+            all.extend(w.join().unwrap_or_default());
+        }
+        all
+    })
+}
+
+fn journal_of(rel: &str) -> String {
+    journal::journal_path(Path::new(rel))
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn open_dir(dir: &Path) -> std::io::Result<OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(std::io::Error::from)
+}
+
+/// The stamp of `rel` under the directory `fd`, a link followed as the
+/// walker took it (a file that vanished since the walk has none).
+#[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+fn stat_at(fd: &OwnedFd, rel: &str) -> Option<Stamp> {
+    let st = rustix::fs::statat(fd, rel, rustix::fs::AtFlags::empty()).ok()?;
+    let ns = |s: i64, n: i64| s * 1_000_000_000 + n;
+    Some(Stamp {
+        size: u64::try_from(st.st_size).unwrap_or(0),
+        mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+        inode: st.st_ino as u64,
+        ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+        journal: None,
+    })
+}
+
+/// A journal's size and change time (the link itself, never followed).
+#[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+fn journal_stamp(fd: &OwnedFd, rel: &str) -> Option<(u64, i64)> {
+    let st = rustix::fs::statat(fd, rel, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    let size = u64::try_from(st.st_size).unwrap_or(0);
+    Some((
+        size,
+        st.st_ctime as i64 * 1_000_000_000 + st.st_ctime_nsec as i64,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn stamp() -> impl Strategy<Value = Stamp> {
+        (
+            any::<u64>(),
+            any::<i64>(),
+            any::<u64>(),
+            any::<i64>(),
+            proptest::option::of((any::<u64>(), any::<i64>())),
+        )
+            .prop_map(|(size, mtime_ns, inode, ctime_ns, journal)| Stamp {
+                size,
+                mtime_ns,
+                inode,
+                ctime_ns,
+                journal,
+            })
+    }
+
+    proptest! {
+        /// Any stamps under any path (spaces, `\`, newlines, any script)
+        /// read back as they were written.
+        #[test]
+        fn manifests_round_trip(
+            files in proptest::collection::btree_map("\\PC*|[ \\\\\n a-z]*", stamp(), 0..20),
+            dirs in proptest::collection::vec(("\\PC*|[ \\\\\n a-z/]*", any::<i64>()), 0..5),
+        ) {
+            let manifest = Manifest { version: 7, dirs, files };
+            prop_assert_eq!(read(&write(&manifest)), Ok(manifest));
+        }
+    }
+
+    #[test]
+    fn a_json_manifest_is_version_1_and_damage_names_its_line() {
+        assert_eq!(
+            read(br#"{"version":1,"files":{}}"#),
+            Err(ManifestError::Version(1))
+        );
+        let mut bytes = write(&Manifest {
+            version: 2,
+            dirs: vec![(String::new(), 5)],
+            files: BTreeMap::from([(
+                "a.md".to_owned(),
+                Stamp {
+                    size: 1,
+                    mtime_ns: 2,
+                    inode: 3,
+                    ctime_ns: 4,
+                    journal: None,
+                },
+            )]),
+        });
+        bytes.extend_from_slice(b"12 x 3 4 - - b.md\n");
+        assert_eq!(
+            read(&bytes),
+            Err(ManifestError::Corrupt {
+                line: 4,
+                expected: "six numbers (or `-`) and a path"
+            })
+        );
+        assert!(matches!(
+            read(b"nonsense\n"),
+            Err(ManifestError::Corrupt { line: 1, .. })
+        ));
+    }
+}

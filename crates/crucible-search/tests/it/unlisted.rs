@@ -1,0 +1,149 @@
+//! The manifest's shortcut: while no session directory changed, a search
+//! `stat`s the files it knows instead of listing the directories. What
+//! that must still see, on real files: an edit in place (the folder does
+//! not change), a live session's journal growing, and, once a folder
+//! changes, a file added, removed or renamed over.
+//!
+//! Changes within a clock tick of the manifest's write are not trusted
+//! (the index lists again), so the tests wait out that tick before each
+//! change they expect the shortcut to see.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use crucible_search::{Filter, Request, Sort};
+
+fn session(id: &str, text: &str) -> String {
+    format!(
+        "---\ntype: session\nsession_id: {id}\nstarted: 2025-12-01T10:00:00Z\nstatus: completed\n---\n\n## Work @dev\n\n{text}\n"
+    )
+}
+
+/// The ids that match `query`, and whether the search listed directories.
+fn search(dir: &Path, query: &str) -> (Vec<String>, bool) {
+    let opened = crucible_search::open(dir, 1 << 24).unwrap();
+    assert!(
+        opened
+            .warnings
+            .iter()
+            .all(|w| w.to_string() == "search index is missing: rebuilt"),
+        "{:?}",
+        opened.warnings
+    );
+    let request = Request {
+        query: crucible_search::parse(query).unwrap(),
+        filter: Filter::default(),
+        limit: 0,
+        offset: 0,
+        sort: Sort::Relevance,
+        per_session: 1,
+    };
+    let hits = crucible_search::search(&opened, dir, &request).unwrap();
+    let mut ids: Vec<String> = hits.into_iter().map(|h| h.id).collect();
+    ids.sort();
+    (ids, opened.listed)
+}
+
+/// Longer than the tick within which stamps are not trusted.
+fn wait_out_the_tick() {
+    std::thread::sleep(Duration::from_millis(250));
+}
+
+/// Settles the index: built, then searched again once the directory's
+/// last change is older than the tick, so the next search can take the
+/// shortcut.
+fn settle(dir: &Path) {
+    wait_out_the_tick();
+    search(dir, "anything");
+    wait_out_the_tick();
+    assert!(!search(dir, "anything").1, "settled: nothing listed");
+}
+
+fn edit_in_place(path: &Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+#[test]
+fn an_edit_in_place_is_seen_without_listing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::create_dir(dir.join("2025-12")).unwrap();
+    std::fs::write(dir.join("a.md"), session("a", "the wombat")).unwrap();
+    std::fs::write(dir.join("2025-12/b.md"), session("b", "the wombat too")).unwrap();
+    search(dir, "wombat");
+    settle(dir);
+
+    let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
+    let before = inode(&dir.join("2025-12/b.md"));
+    edit_in_place(&dir.join("2025-12/b.md"), &session("b", "a numbat now"));
+    assert_eq!(inode(&dir.join("2025-12/b.md")), before, "same file");
+    assert_eq!(search(dir, "numbat"), (vec!["b".to_owned()], false));
+    assert_eq!(search(dir, "wombat").0, ["a"]);
+}
+
+#[test]
+fn files_added_removed_or_renamed_over_are_seen_by_listing_the_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::create_dir(dir.join("2025-12")).unwrap();
+    std::fs::write(dir.join("a.md"), session("a", "the wombat")).unwrap();
+    std::fs::write(dir.join("2025-12/b.md"), session("b", "the wombat too")).unwrap();
+    search(dir, "wombat");
+
+    settle(dir);
+    std::fs::write(dir.join("2025-12/c.md"), session("c", "a new wombat")).unwrap();
+    assert_eq!(
+        search(dir, "wombat"),
+        (vec!["a".into(), "b".into(), "c".into()], true)
+    );
+
+    settle(dir);
+    std::fs::remove_file(dir.join("a.md")).unwrap();
+    assert_eq!(search(dir, "wombat"), (vec!["b".into(), "c".into()], true));
+
+    // Saved as editors and cru save: a new file renamed over the old one.
+    settle(dir);
+    std::fs::write(dir.join("2025-12/.b.tmp"), session("b", "a numbat")).unwrap();
+    std::fs::rename(dir.join("2025-12/.b.tmp"), dir.join("2025-12/b.md")).unwrap();
+    assert_eq!(search(dir, "numbat"), (vec!["b".to_owned()], true));
+    assert_eq!(search(dir, "wombat").0, ["c"]);
+
+    // A new folder of sessions.
+    settle(dir);
+    std::fs::create_dir(dir.join("2026-01")).unwrap();
+    std::fs::write(dir.join("2026-01/d.md"), session("d", "one more wombat")).unwrap();
+    assert_eq!(search(dir, "wombat"), (vec!["c".into(), "d".into()], true));
+}
+
+#[test]
+fn a_live_sessions_journal_growing_is_seen_without_listing() {
+    use crucible_core::{Recorder, SessionConfig, SessionStore, store::journal};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let live = session("a", "the wombat").replace("status: completed", "status: active");
+    std::fs::write(dir.join("a.md"), live).unwrap();
+    let store = SessionStore::new(dir, crucible_parser::MarkdownCodec);
+    let mut recorder = Recorder::open(&store, "a", &SessionConfig::default(), false).unwrap();
+    recorder
+        .tool_call("bash", "grep numbat", None, false)
+        .unwrap();
+    recorder.flush().unwrap();
+    assert!(
+        journal::journal_path(&dir.join("a.md")).exists(),
+        "a live session"
+    );
+    assert_eq!(search(dir, "numbat").0, ["a"]);
+
+    settle(dir);
+    recorder
+        .tool_call("bash", "grep quokka", None, false)
+        .unwrap();
+    recorder.flush().unwrap();
+    assert_eq!(search(dir, "quokka"), (vec!["a".to_owned()], false));
+}
