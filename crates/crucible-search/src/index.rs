@@ -138,53 +138,15 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
     let (_, fields) = schema();
     let parts = match loaded {
         Ok((index, manifest, written_ns)) => {
-            let changed: BTreeSet<String> = current
-                .files
-                .iter()
-                .filter(|(k, s)| {
-                    manifest.files.get(*k) != Some(s)
-                        || s.ctime_ns + RACY_NS >= written_ns
-                        || s.journal.is_some_and(|j| j.1 + RACY_NS >= written_ns)
-                })
-                .map(|(k, _)| k.clone())
-                .chain(
-                    manifest
-                        .files
-                        .keys()
-                        .filter(|k| !current.files.contains_key(*k))
-                        .cloned(),
-                )
-                .collect();
-            let fresh: Stamps = changed
-                .iter()
-                .filter_map(|k| current.files.get(k).map(|s| (k.clone(), *s)))
-                .collect();
-            if changed.is_empty() {
-                // Directories listed again and found to hold the same files
-                // (a folder's change time moves with a journal come and
-                // gone, or was too recent to trust): the manifest written
-                // again lets the next search skip listing them.
-                if lock.is_some() && listed {
-                    save_manifest(&home, &current)?;
-                }
-                vec![(searcher(&index)?, Vec::new())]
-            } else if lock.is_some() {
-                let mut writer: IndexWriter = index.writer_with_num_threads(1, WRITER_BYTES)?;
-                for key in &changed {
-                    writer.delete_term(Term::from_field_text(fields.path, key));
-                }
-                add_files(&writer, &fields, dir, &fresh, max_file_bytes, &mut warnings)?;
-                writer.commit()?;
-                drop(writer);
-                save_manifest(&home, &current)?;
-                vec![(searcher(&index)?, Vec::new())]
-            } else {
-                let ram = in_ram(dir, &fresh, max_file_bytes, &mut warnings)?;
-                vec![
-                    (searcher(&index)?, changed.into_iter().collect()),
-                    (ram, Vec::new()),
-                ]
-            }
+            let held = lock.is_some();
+            let catch_up = CatchUp {
+                home: &home,
+                dir,
+                index: &index,
+                fields: &fields,
+                max_file_bytes,
+            };
+            catch_up.run(&manifest, written_ns, &current, listed, held, &mut warnings)?
         }
         Err(reason) if lock.is_some() => {
             warnings.push(IndexWarning::Rebuilt { reason });
@@ -205,6 +167,114 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
         warnings,
         listed,
     })
+}
+
+/// At most this many changed files (and bytes of them) are read directly
+/// at each search instead of being written into the index: a search right
+/// after a save does not pay for a commit (a new segment and a dozen
+/// `fsync`s), and the next search that finds more writes them all.
+const PENDING_FILES: usize = 64;
+const PENDING_BYTES: u64 = 8 << 20;
+
+/// Bringing a loaded index up to the session files.
+struct CatchUp<'a> {
+    home: &'a Path,
+    dir: &'a Path,
+    index: &'a Index,
+    fields: &'a Fields,
+    max_file_bytes: u64,
+}
+
+impl CatchUp<'_> {
+    /// The searchers that answer: the committed index, with the files
+    /// changed since it was written left out of it and read directly, or
+    /// written into it first when there are many and the lock is `held`.
+    fn run(
+        &self,
+        manifest: &Manifest,
+        written_ns: i64,
+        current: &Manifest,
+        listed: bool,
+        held: bool,
+        warnings: &mut Vec<IndexWarning>,
+    ) -> Result<Vec<(Searcher, Vec<String>)>, SearchError> {
+        let changed: BTreeSet<String> = current
+            .files
+            .iter()
+            .filter(|(k, s)| {
+                manifest.files.get(*k) != Some(s)
+                    || s.ctime_ns + RACY_NS >= written_ns
+                    || s.journal.is_some_and(|j| j.1 + RACY_NS >= written_ns)
+            })
+            .map(|(k, _)| k.clone())
+            .chain(
+                manifest
+                    .files
+                    .keys()
+                    .filter(|k| !current.files.contains_key(*k))
+                    .cloned(),
+            )
+            .collect();
+        let fresh: Stamps = changed
+            .iter()
+            .filter_map(|k| current.files.get(k).map(|s| (k.clone(), *s)))
+            .collect();
+        let pending_bytes: u64 = fresh.values().map(|s| s.size).sum();
+        if changed.is_empty() {
+            // Directories listed again and found to hold the same files
+            // (a folder's change time moves with a journal come and gone,
+            // or was too recent to trust): the manifest written again lets
+            // the next search skip listing them.
+            if held && listed {
+                save_manifest(self.home, current)?;
+            }
+            Ok(vec![(searcher(self.index)?, Vec::new())])
+        } else if held && (changed.len() > PENDING_FILES || pending_bytes > PENDING_BYTES) {
+            let mut writer: IndexWriter = self.index.writer_with_num_threads(1, WRITER_BYTES)?;
+            for key in &changed {
+                writer.delete_term(Term::from_field_text(self.fields.path, key));
+            }
+            add_files(
+                &writer,
+                self.fields,
+                self.dir,
+                &fresh,
+                self.max_file_bytes,
+                warnings,
+            )?;
+            writer.commit()?;
+            drop(writer);
+            save_manifest(self.home, current)?;
+            Ok(vec![(searcher(self.index)?, Vec::new())])
+        } else {
+            let ram = in_ram(self.dir, &fresh, self.max_file_bytes, warnings)?;
+            if held && listed {
+                save_manifest(self.home, &pending(manifest, current))?;
+            }
+            Ok(vec![
+                (searcher(self.index)?, changed.into_iter().collect()),
+                (ram, Vec::new()),
+            ])
+        }
+    }
+}
+
+/// The manifest of the committed index (`manifest`), with the folders as
+/// `current` found them and the files new since then stamped as not in the
+/// index: the next search `stat`s them without listing the folders, and
+/// reads them (they differ from that stamp) until they are written in.
+fn pending(manifest: &Manifest, current: &Manifest) -> Manifest {
+    let mut files = manifest.files.clone();
+    for key in current.files.keys() {
+        files
+            .entry(key.clone())
+            .or_insert(manifest::Stamp::NOT_INDEXED);
+    }
+    Manifest {
+        version: manifest.version,
+        dirs: current.dirs.clone(),
+        files,
+    }
 }
 
 /// Throws the index away and builds it again (a search whose index turned
@@ -362,6 +432,10 @@ fn save_manifest(home: &Path, manifest: &Manifest) -> Result<(), SearchError> {
 /// Reads each file through the parser and adds its parts; a file that
 /// cannot be read is kept in the manifest (so it is not read again until
 /// it changes) and named in a warning.
+///
+/// Files are read and parsed on half the cores (at least one thread), which
+/// hand their documents straight to the writer: tantivy's own indexing
+/// threads take the other half.
 fn add_files(
     writer: &IndexWriter,
     fields: &Fields,
@@ -370,12 +444,36 @@ fn add_files(
     max_file_bytes: u64,
     warnings: &mut Vec<IndexWarning>,
 ) -> Result<(), SearchError> {
-    for key in files.keys() {
-        let path = dir.join(key);
-        match read_session(&path, max_file_bytes) {
-            Ok(doc) => add_session(writer, fields, key, &doc)?,
-            Err(message) => warnings.push(IndexWarning::Skipped { path, message }),
-        }
+    let keys: Vec<&String> = files.keys().collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .div_euclid(2)
+        .clamp(1, 8);
+    let chunk = keys.len().div_ceil(threads).max(1);
+    let results: Vec<Result<Vec<IndexWarning>, SearchError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = keys
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut skipped = Vec::new();
+                    for key in part {
+                        let path = dir.join(key);
+                        match read_session(&path, max_file_bytes) {
+                            Ok(doc) => add_session(writer, fields, key, &doc)?,
+                            Err(message) => skipped.push(IndexWarning::Skipped { path, message }),
+                        }
+                    }
+                    Ok(skipped)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    for r in results {
+        warnings.extend(r?);
     }
     Ok(())
 }

@@ -30,6 +30,19 @@ pub struct Stamp {
     pub journal: Option<(u64, i64)>,
 }
 
+impl Stamp {
+    /// A file the manifest knows of but the committed index does not hold
+    /// (no file has inode 0): it differs from every real stamp, so it is
+    /// read at every search until it is written into the index.
+    pub const NOT_INDEXED: Stamp = Stamp {
+        size: 0,
+        mtime_ns: 0,
+        inode: 0,
+        ctime_ns: 0,
+        journal: None,
+    };
+}
+
 /// Stamps by path relative to the sessions directory.
 pub type Stamps = BTreeMap<String, Stamp>;
 

@@ -22,36 +22,52 @@ pub const NAME: &str = "cru_code";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CodeTokenizer;
 
-/// The tokens of one text, made eagerly.
+/// The tokens of one text: their places found up front (no text copied),
+/// each token's text written into one reused buffer as the indexer asks
+/// for it.
 #[derive(Debug)]
-pub struct CodeTokenStream {
-    tokens: Vec<Token>,
+pub struct CodeTokenStream<'a> {
+    text: &'a str,
+    /// `(from, to, position)` of each token, in order.
+    spans: Vec<(usize, usize, usize)>,
     next: usize,
+    token: Token,
 }
 
 impl Tokenizer for CodeTokenizer {
-    type TokenStream<'a> = CodeTokenStream;
+    type TokenStream<'a> = CodeTokenStream<'a>;
 
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream {
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
         CodeTokenStream {
-            tokens: tokens(text),
+            text,
+            spans: spans(text),
             next: 0,
+            token: Token::default(),
         }
     }
 }
 
-impl TokenStream for CodeTokenStream {
+impl TokenStream for CodeTokenStream<'_> {
     fn advance(&mut self) -> bool {
+        let Some(&(from, to, position)) = self.spans.get(self.next) else {
+            return false;
+        };
         self.next += 1;
-        self.next <= self.tokens.len()
+        self.token.offset_from = from;
+        self.token.offset_to = to;
+        self.token.position = position;
+        self.token.position_length = 1;
+        self.token.text.clear();
+        push_lower(&mut self.token.text, &self.text[from..to]);
+        true
     }
 
     fn token(&self) -> &Token {
-        &self.tokens[self.next - 1]
+        &self.token
     }
 
     fn token_mut(&mut self) -> &mut Token {
-        &mut self.tokens[self.next - 1]
+        &mut self.token
     }
 }
 
@@ -59,8 +75,20 @@ fn is_connector(c: char) -> bool {
     matches!(c, '_' | '.' | '/' | '-' | ':' | '\\')
 }
 
+/// Appends `s` lower-cased, char by char (ASCII without decoding).
+fn push_lower(out: &mut String, s: &str) {
+    if s.is_ascii() {
+        out.push_str(s);
+        out.make_ascii_lowercase();
+    } else {
+        out.extend(s.chars().flat_map(char::to_lowercase));
+    }
+}
+
 fn lower(s: &str) -> String {
-    s.chars().flat_map(char::to_lowercase).collect()
+    let mut out = String::with_capacity(s.len());
+    push_lower(&mut out, s);
+    out
 }
 
 /// The words of `text` as byte ranges, connectors at the ends left out.
@@ -116,29 +144,36 @@ pub fn parts(word: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// Every token of `text`, in order (see the module documentation).
-pub fn tokens(text: &str) -> Vec<Token> {
+/// Where each token of `text` is, `(from, to, position)`, in order (see
+/// the module documentation).
+fn spans(text: &str) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::new();
     let mut position = 0;
     for (from, to) in words(text) {
-        let word = &text[from..to];
-        let word_parts = parts(word);
-        let token = |a: usize, b: usize, position: usize| Token {
-            offset_from: a,
-            offset_to: b,
-            position,
-            text: lower(&text[a..b]),
-            position_length: 1,
-        };
+        let word_parts = parts(&text[from..to]);
         if word_parts.len() > 1 {
-            out.push(token(from, to, position));
+            out.push((from, to, position));
         }
         for (a, b) in word_parts {
-            out.push(token(from + a, from + b, position));
+            out.push((from + a, from + b, position));
             position += 1;
         }
     }
     out
+}
+
+/// Every token of `text`, in order (see the module documentation).
+pub fn tokens(text: &str) -> Vec<Token> {
+    spans(text)
+        .into_iter()
+        .map(|(from, to, position)| Token {
+            offset_from: from,
+            offset_to: to,
+            position,
+            text: lower(&text[from..to]),
+            position_length: 1,
+        })
+        .collect()
 }
 
 /// What a query word searches for: its whole (when it is one word) and
@@ -179,6 +214,20 @@ mod tests {
         assert_eq!(texts("foo.bar()"), ["foo.bar", "foo", "bar"]);
         assert_eq!(texts("--no-verify"), ["no-verify", "no", "verify"]);
         assert_eq!(texts("E0432"), ["e0432"]);
+    }
+
+    proptest::proptest! {
+        /// The stream the indexer reads gives the tokens `tokens` makes.
+        #[test]
+        fn the_stream_gives_the_tokens(text in "\\PC*|[a-zA-Z_./:\\\\ -]*|[É東aZ09_ ]*") {
+            let mut tokenizer = CodeTokenizer;
+            let mut stream = tokenizer.token_stream(&text);
+            let mut streamed = Vec::new();
+            while stream.advance() {
+                streamed.push(stream.token().clone());
+            }
+            proptest::prop_assert_eq!(streamed, tokens(&text));
+        }
     }
 
     #[test]

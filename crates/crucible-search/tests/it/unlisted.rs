@@ -147,3 +147,46 @@ fn a_live_sessions_journal_growing_is_seen_without_listing() {
     recorder.flush().unwrap();
     assert_eq!(search(dir, "quokka"), (vec!["a".to_owned()], false));
 }
+
+#[test]
+fn a_few_changes_are_read_directly_and_many_are_written_into_the_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("a.md"), session("a", "the wombat")).unwrap();
+    search(dir, "wombat");
+    let meta = dir.join(".search/meta.json");
+    let committed = std::fs::read(&meta).unwrap();
+
+    // A new file: read directly, not committed; once the folder settles it
+    // is found by its stamp in the manifest, without listing.
+    settle(dir);
+    std::fs::write(dir.join("b.md"), session("b", "a numbat")).unwrap();
+    assert_eq!(search(dir, "numbat"), (vec!["b".to_owned()], true));
+    settle(dir);
+    assert_eq!(search(dir, "numbat"), (vec!["b".to_owned()], false));
+    edit_in_place(&dir.join("a.md"), &session("a", "now a quokka"));
+    assert_eq!(search(dir, "quokka"), (vec!["a".to_owned()], false));
+    assert!(
+        search(dir, "wombat").0.is_empty(),
+        "the old text is left out"
+    );
+    assert_eq!(
+        std::fs::read(&meta).unwrap(),
+        committed,
+        "nothing committed"
+    );
+
+    // Many: written into the index, and still found.
+    for n in 0..70 {
+        std::fs::write(
+            dir.join(format!("m{n}.md")),
+            session(&format!("m{n}"), "an echidna"),
+        )
+        .unwrap();
+    }
+    assert_eq!(search(dir, "echidna").0.len(), 70);
+    assert_ne!(std::fs::read(&meta).unwrap(), committed, "committed");
+    assert_eq!(search(dir, "quokka").0, ["a"]);
+    assert_eq!(search(dir, "numbat").0, ["b"]);
+    assert!(search(dir, "wombat").0.is_empty());
+}
