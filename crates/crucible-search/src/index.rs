@@ -34,8 +34,9 @@ use crate::tokenizer::{CodeTokenizer, NAME};
 use crate::{IndexWarning, SearchError};
 
 /// The version of the schema and manifest; another one is rebuilt.
-/// (2: the manifest a line per file instead of JSON.)
-pub const SCHEMA_VERSION: u32 = 2;
+/// (2: the manifest a line per file instead of JSON; 3: pieces between
+/// connectors with parts of their own are tokens.)
+pub const SCHEMA_VERSION: u32 = 3;
 const MANIFEST: &str = "manifest";
 /// Large enough for a rebuild to make few segments, well under the peak
 /// memory a query may use.

@@ -10,8 +10,10 @@
 //! Every token is lower-cased, char by char. A word of several parts gives
 //! the whole word, at the position of its first part, then each part at its
 //! own position: a search for the whole finds it, so does one for a part,
-//! and a phrase of the parts (`register user`) finds the compound too.
-//! Positions never go down.
+//! and a phrase of the parts (`register user`) finds the compound too. A
+//! piece between connectors that has parts of its own is a token too
+//! (`AppSidebar` of `AppSidebar.tsx`, at its first part's position), so a
+//! word is found wherever `rg -w` would find it. Positions never go down.
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
@@ -150,14 +152,44 @@ fn spans(text: &str) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::new();
     let mut position = 0;
     for (from, to) in words(text) {
-        let word_parts = parts(&text[from..to]);
-        if word_parts.len() > 1 {
-            out.push((from, to, position));
+        let word = &text[from..to];
+        let chunks = chunks(word);
+        let several = chunks.len() > 1;
+        let mut first = true;
+        for (c_from, c_to) in chunks {
+            let chunk_parts = parts(&word[c_from..c_to]);
+            if first && (several || chunk_parts.len() > 1) {
+                out.push((from, to, position));
+            }
+            first = false;
+            if several && chunk_parts.len() > 1 {
+                out.push((from + c_from, from + c_to, position));
+            }
+            for (a, b) in chunk_parts {
+                out.push((from + c_from + a, from + c_from + b, position));
+                position += 1;
+            }
         }
-        for (a, b) in word_parts {
-            out.push((from + a, from + b, position));
-            position += 1;
+    }
+    out
+}
+
+/// The pieces of `word` between connectors, as byte ranges within it
+/// (`AppSidebar.tsx` → `AppSidebar`, `tsx`).
+fn chunks(word: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in word.char_indices() {
+        if is_connector(c) {
+            if let Some(s) = start.take() {
+                out.push((s, i));
+            }
+        } else if start.is_none() {
+            start = Some(i);
         }
+    }
+    if let Some(s) = start {
+        out.push((s, word.len()));
     }
     out
 }
@@ -214,6 +246,21 @@ mod tests {
         assert_eq!(texts("foo.bar()"), ["foo.bar", "foo", "bar"]);
         assert_eq!(texts("--no-verify"), ["no-verify", "no", "verify"]);
         assert_eq!(texts("E0432"), ["e0432"]);
+        assert_eq!(
+            texts("AppSidebar.tsx:46"),
+            [
+                "appsidebar.tsx:46",
+                "appsidebar",
+                "app",
+                "sidebar",
+                "tsx",
+                "46"
+            ]
+        );
+        assert_eq!(
+            texts("foo.barBaz()"),
+            ["foo.barbaz", "foo", "barbaz", "bar", "baz"]
+        );
     }
 
     proptest::proptest! {

@@ -26,6 +26,7 @@ mod record;
 mod resume;
 mod resume_runs;
 mod search;
+mod search_real;
 mod seed_commands;
 mod show;
 mod sidecar;

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crucible_core::store::lock::DirLock;
 use crucible_core::store::names;
+use crucible_search::index::SCHEMA_VERSION;
 use crucible_search::{Filter, Request, Sort};
 
 fn session(id: &str, text: &str) -> String {
@@ -83,12 +84,18 @@ fn a_wrong_version_is_rebuilt_with_a_warning() {
     ids(dir, "wombat");
     let manifest = dir.join(".search/manifest");
     let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&manifest, text.replacen("manifest 2", "manifest 99", 1)).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replacen(&format!("manifest {SCHEMA_VERSION}"), "manifest 99", 1),
+    )
+    .unwrap();
     let opened = crucible_search::open(dir, 1 << 24).unwrap();
     let warnings: Vec<String> = opened.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
         warnings,
-        ["search index is version 99 (this cru writes 2): rebuilt"]
+        [format!(
+            "search index is version 99 (this cru writes {SCHEMA_VERSION}): rebuilt"
+        )]
     );
     // The JSON manifest of version 1, from before this format.
     std::fs::remove_file(&manifest).unwrap();
@@ -101,7 +108,9 @@ fn a_wrong_version_is_rebuilt_with_a_warning() {
     let warnings: Vec<String> = opened.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
         warnings,
-        ["search index is version 1 (this cru writes 2): rebuilt"]
+        [format!(
+            "search index is version 1 (this cru writes {SCHEMA_VERSION}): rebuilt"
+        )]
     );
     assert!(manifest.exists(), "rebuilt with the new manifest");
 }
