@@ -417,7 +417,16 @@ fn in_ram(
 fn save_manifest(home: &Path, manifest: &Manifest) -> Result<(), SearchError> {
     let bytes = manifest::write(manifest);
     let path = home.join(MANIFEST);
-    crucible_core::store::atomic::write_atomic(&path, &bytes).map_err(io(&path))?;
+    // Not synced: the manifest is derived. Lost in a crash, the one before
+    // it stands (tantivy's commit, synced first, holds at least what it
+    // names), and the files changed since are read again; damaged, the
+    // index is rebuilt.
+    crucible_core::store::atomic::write_atomic_with(
+        &path,
+        &[&bytes],
+        crucible_core::store::atomic::Durability::Deferred,
+    )
+    .map_err(io(&path))?;
     // tantivy makes its files with the default mode; the directory is
     // 0700 already, and the files are made owner-only too.
     for entry in std::fs::read_dir(home).map_err(io(home))? {
