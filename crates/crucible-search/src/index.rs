@@ -1,17 +1,20 @@
 //! The search index on disk: `<sessions>/.search/` (tantivy's segments and
 //! `manifest`), derived from the sessions and never the truth.
 //!
-//! Freshness follows docs/index-format.md: the manifest holds (size, mtime
-//! in ns, inode) per session file; before every answer each session file is
-//! stat'ed (the one walker lists them) and the changed, new and deleted
-//! ones are replaced in the index (by their `path` term) under the search
+//! Freshness follows docs/index-format.md: the manifest holds a stamp
+//! (size, mtime, inode, change time, a live session's journal) per session
+//! file and the change time of each folder. Before every answer each
+//! session file is `stat`ed: only the manifest's files when no folder
+//! changed (a file added, removed or renamed changes its folder), else
+//! every file the one walker lists. Files changed since the index was
+//! written are left out of the committed index and read directly into an
+//! index in RAM that answers beside it; when they are many, they are
+//! written into the index instead (by their `path` term), under the search
 //! index's own lock (`.search.lock`: never the sessions' writer lock, so
 //! recording is never held up by a search), when it can be had without
 //! waiting. Session files are read without the sessions' lock: a file
 //! changed while it is read differs from its stamp, taken before, and is
-//! read again by the next search. When another process holds it, the committed index answers with the changed
-//! files left out, and those files are read directly into an index in RAM
-//! that answers beside it.
+//! read again by the next search.
 //!
 //! A missing, corrupt or wrong-version index, or one whose directory or a
 //! file in it is a link, is rebuilt (the link removed, never written
