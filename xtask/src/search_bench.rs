@@ -132,6 +132,11 @@ fn save_one(dir: &Path, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `cru session search WORD --limit 10 --dir D`.
+fn search_args<'a>(query: &'a str, d: &'a str) -> [&'a str; 7] {
+    ["session", "search", query, "--limit", "10", "--dir", d]
+}
+
 fn row(
     out: &mut String,
     name: &str,
@@ -197,23 +202,10 @@ fn build_rows(
     )?;
     // The first search builds the index from nothing.
     let home = dir.join(crucible_core::store::names::SEARCH_INDEX);
-    let build = measure_each(
-        cru,
-        &[
-            "session",
-            "search",
-            COMMON_WORD,
-            "--limit",
-            "10",
-            "--dir",
-            d,
-        ],
-        1,
-        &|| {
-            let _ = std::fs::remove_dir_all(&home);
-            Ok(())
-        },
-    )?
+    let build = measure_each(cru, &search_args(COMMON_WORD, d), 1, &|| {
+        let _ = std::fs::remove_dir_all(&home);
+        Ok(())
+    })?
     .context("cru")?;
     writeln!(
         out,
@@ -261,12 +253,7 @@ fn query_rows(
                 "baseline",
             )?;
         }
-        let m = measure(
-            cru,
-            &["session", "search", word, "--limit", "10", "--dir", d],
-            runs,
-        )?
-        .context("cru")?;
+        let m = measure(cru, &search_args(word, d), runs)?.context("cru")?;
         row(
             out,
             &format!("`cru session search {word} --limit 10`, nothing changed"),
@@ -276,12 +263,7 @@ fn query_rows(
         )?;
     }
     let phrase = format!("\"{PHRASE}\"");
-    let m = measure(
-        cru,
-        &["session", "search", &phrase, "--limit", "10", "--dir", d],
-        runs,
-    )?
-    .context("cru")?;
+    let m = measure(cru, &search_args(&phrase, d), runs)?.context("cru")?;
     row(
         out,
         &format!("`cru session search '{phrase}'` (three-word phrase)"),
@@ -290,20 +272,9 @@ fn query_rows(
         "≤ 150 ms",
     )?;
     let saved = files.get(files.len() / 3).context("empty corpus")?;
-    let m = measure_each(
-        cru,
-        &[
-            "session",
-            "search",
-            COMMON_WORD,
-            "--limit",
-            "10",
-            "--dir",
-            d,
-        ],
-        runs,
-        &|| save_one(dir, saved),
-    )?
+    let m = measure_each(cru, &search_args(COMMON_WORD, d), runs, &|| {
+        save_one(dir, saved)
+    })?
     .context("cru")?;
     row(
         out,

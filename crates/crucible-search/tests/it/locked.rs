@@ -9,27 +9,11 @@ use std::path::Path;
 use crucible_core::store::lock::DirLock;
 use crucible_core::store::names;
 use crucible_search::index::SCHEMA_VERSION;
-use crucible_search::{Filter, Request, Sort};
 
-fn session(id: &str, text: &str) -> String {
-    format!(
-        "---\ntype: session\nsession_id: {id}\nstarted: 2025-12-01T10:00:00Z\nstatus: completed\n---\n\n## Work @dev\n\n{text}\n"
-    )
-}
+use crate::{search_ids, session};
 
 fn ids(dir: &Path, query: &str) -> (Vec<String>, usize) {
-    let opened = crucible_search::open(dir, 1 << 24).unwrap();
-    let request = Request {
-        query: crucible_search::parse(query).unwrap(),
-        filter: Filter::default(),
-        limit: 0,
-        offset: 0,
-        sort: Sort::Relevance,
-        per_session: 1,
-    };
-    let hits = crucible_search::search(&opened, dir, &request).unwrap();
-    let mut ids: Vec<String> = hits.into_iter().map(|h| h.id).collect();
-    ids.sort();
+    let (ids, opened) = search_ids(dir, query);
     (ids, opened.warnings.len())
 }
 

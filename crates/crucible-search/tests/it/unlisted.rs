@@ -12,17 +12,11 @@ use std::io::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use crucible_search::{Filter, Request, Sort};
-
-fn session(id: &str, text: &str) -> String {
-    format!(
-        "---\ntype: session\nsession_id: {id}\nstarted: 2025-12-01T10:00:00Z\nstatus: completed\n---\n\n## Work @dev\n\n{text}\n"
-    )
-}
+use crate::{search_ids, session};
 
 /// The ids that match `query`, and whether the search listed directories.
 fn search(dir: &Path, query: &str) -> (Vec<String>, bool) {
-    let opened = crucible_search::open(dir, 1 << 24).unwrap();
+    let (ids, opened) = search_ids(dir, query);
     assert!(
         opened
             .warnings
@@ -31,17 +25,6 @@ fn search(dir: &Path, query: &str) -> (Vec<String>, bool) {
         "{:?}",
         opened.warnings
     );
-    let request = Request {
-        query: crucible_search::parse(query).unwrap(),
-        filter: Filter::default(),
-        limit: 0,
-        offset: 0,
-        sort: Sort::Relevance,
-        per_session: 1,
-    };
-    let hits = crucible_search::search(&opened, dir, &request).unwrap();
-    let mut ids: Vec<String> = hits.into_iter().map(|h| h.id).collect();
-    ids.sort();
     (ids, opened.listed)
 }
 
