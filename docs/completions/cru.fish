@@ -96,6 +96,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l query -d 'Resume the paused session that best matches this search query (the query language of `cru session search`; status is paused, else active): the one chosen and the others that match are named on stderr. None: exit 1' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l format -d 'Print the resume context this way and change nothing' -r -f -a "text\t'For people: what was done, decisions, open tasks, last error, where it stops'
 prompt\t'The markdown prompt an agent is given'
 messages\t'An OpenAI chat-completions message array (JSON)'

@@ -89,7 +89,7 @@ struct JsonHit {
     score: f32,
 }
 
-fn phase_of(hit: &Hit) -> String {
+pub(super) fn phase_of(hit: &Hit) -> String {
     if hit.phase == 0 {
         hit.id.clone()
     } else {
@@ -146,27 +146,59 @@ fn request(args: &SearchArgs) -> anyhow::Result<Request> {
     })
 }
 
-pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
-    let request = request(args)?;
+/// The hits of each of `requests`, the index made fresh once first (or
+/// rebuilt when it cannot be read); its warnings on stderr. Also whether
+/// files were skipped.
+pub(super) fn hits(ctx: &Context, requests: &[Request]) -> anyhow::Result<(Vec<Vec<Hit>>, bool)> {
     let dir = ctx.store.dir();
     let max = ctx.store.max_file_bytes();
     let fail = |e: crucible_search::SearchError| CliError::new(e.to_string());
     let mut opened = crucible_search::open(dir, max).map_err(fail)?;
-    let hits = match crucible_search::search(&opened, dir, &request) {
+    let ask = |opened: &crucible_search::Opened| {
+        requests
+            .iter()
+            .map(|r| crucible_search::search(opened, dir, r))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let hits = match ask(&opened) {
         Ok(hits) => hits,
         // A segment that cannot be read: the index is rebuilt and asked again.
         Err(e) => {
             opened = crucible_search::index::rebuild_now(dir, max, format!("cannot be read ({e})"))
                 .map_err(fail)?;
-            crucible_search::search(&opened, dir, &request).map_err(fail)?
+            ask(&opened).map_err(fail)?
         }
     };
     let mut err = anstream::stderr();
-    let mut skipped = 0;
+    let mut skipped = false;
     for w in &opened.warnings {
-        skipped += usize::from(matches!(w, crucible_search::IndexWarning::Skipped { .. }));
+        skipped |= matches!(w, crucible_search::IndexWarning::Skipped { .. });
         writeln!(err, "warning: {w}")?;
     }
+    Ok((hits, skipped))
+}
+
+/// `query` read as `cru session search QUERY` reads it, with no flags.
+pub(super) fn query_request(query: &str) -> anyhow::Result<Request> {
+    let parsed = crucible_search::parse(query).map_err(|e| bad_query(query, &e))?;
+    let mut filter = Filter::default();
+    filter
+        .add_query_filters(&parsed, &parse_bound)
+        .map_err(|e| bad_query(query, &e))?;
+    Ok(Request {
+        query: parsed,
+        filter,
+        limit: 0,
+        offset: 0,
+        sort: Sort::Relevance,
+        per_session: 1,
+    })
+}
+
+pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
+    let request = request(args)?;
+    let (mut answers, skipped) = hits(ctx, std::slice::from_ref(&request))?;
+    let hits = answers.pop().unwrap_or_default();
     match args.format {
         SearchFormat::Json => output::print_json(&SearchAnswer {
             hits: hits
@@ -183,7 +215,7 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
         })?,
         SearchFormat::Table => table(&hits)?,
     }
-    Ok(if skipped > 0 {
+    Ok(if skipped {
         Outcome::Skipped
     } else {
         Outcome::Success
