@@ -61,7 +61,7 @@ pub struct Fields {
     pub user: Field,
 }
 
-fn schema() -> (Schema, Fields) {
+pub(crate) fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let words = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
@@ -91,16 +91,16 @@ fn schema() -> (Schema, Fields) {
 
 /// Stat of one session file, as the manifest keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Stamp {
-    size: u64,
-    mtime_ns: i64,
-    inode: u64,
+pub(crate) struct Stamp {
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: i64,
+    pub(crate) inode: u64,
     /// The inode change time, which no tool can set back.
     ctime_ns: i64,
     /// The journal's size and change time, for a live session: its events
     /// are searched before they are folded into the markdown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    journal: Option<(u64, i64)>,
+    pub(crate) journal: Option<(u64, i64)>,
 }
 
 /// The kernel keeps timestamps at a coarse tick: a file written again
@@ -110,10 +110,10 @@ struct Stamp {
 const RACY_NS: i64 = 100_000_000;
 
 #[derive(Debug, Serialize, Deserialize)]
-struct Manifest {
+pub(crate) struct Manifest {
     version: u32,
     /// By path relative to the sessions directory.
-    files: BTreeMap<String, Stamp>,
+    pub(crate) files: BTreeMap<String, Stamp>,
 }
 
 /// Searchers that answer together: the committed index (with the files
@@ -139,7 +139,7 @@ fn new_index(index: Index) -> Index {
 }
 
 /// The stat of every session file, by path relative to `dir`.
-fn stamps(dir: &Path) -> Result<BTreeMap<String, Stamp>, SearchError> {
+pub(crate) fn stamps(dir: &Path) -> Result<BTreeMap<String, Stamp>, SearchError> {
     let tree = walk::session_tree(dir).map_err(io(dir))?;
     let mut current = BTreeMap::new();
     for file in &tree.files {
@@ -253,7 +253,53 @@ pub fn rebuild_now(dir: &Path, max_file_bytes: u64, reason: String) -> Result<Op
     Ok(opened)
 }
 
-fn searcher(index: &Index) -> Result<Searcher, SearchError> {
+/// How long `rebuild_all` waits for another process's hold on the search
+/// index's lock (a search catching up holds it for a moment).
+const REBUILD_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// What [`rebuild_all`] did.
+#[derive(Debug)]
+pub struct Rebuilt {
+    /// Session files listed (those skipped included).
+    pub files: usize,
+    /// Parts (documents) indexed: phases, preambles, plain sections.
+    pub parts: u64,
+    /// Files that could not be read, left out.
+    pub warnings: Vec<IndexWarning>,
+}
+
+/// Builds the search index of `dir` from nothing, under its lock (waited
+/// for, up to a bound: a person asked for this).
+pub fn rebuild_all(dir: &Path, max_file_bytes: u64) -> Result<Rebuilt, SearchError> {
+    let lock_path = dir.join(names::SEARCH_LOCK);
+    let started = std::time::Instant::now();
+    let _lock = loop {
+        if let Some(lock) = DirLock::try_acquire_file(&lock_path) {
+            break lock;
+        }
+        if started.elapsed() > REBUILD_LOCK_WAIT {
+            return Err(SearchError::Io {
+                path: lock_path,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::WouldBlock,
+                    "another cru has held the search index's lock for 30 s",
+                ),
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let current = stamps(dir)?;
+    let home = dir.join(names::SEARCH_INDEX);
+    let mut warnings = Vec::new();
+    let index = rebuild(&home, dir, &current, max_file_bytes, &mut warnings)?;
+    Ok(Rebuilt {
+        files: current.len(),
+        parts: searcher(&index)?.num_docs(),
+        warnings,
+    })
+}
+
+pub(crate) fn searcher(index: &Index) -> Result<Searcher, SearchError> {
     let reader = index
         .reader_builder()
         .reload_policy(tantivy::ReloadPolicy::Manual)
@@ -289,7 +335,7 @@ fn check_no_links(home: &Path) -> Result<(), String> {
 }
 
 /// The index, its manifest, and when the manifest was written (ns).
-fn load(home: &Path) -> Result<(Index, Manifest, i64), String> {
+pub(crate) fn load(home: &Path) -> Result<(Index, Manifest, i64), String> {
     check_no_links(home)?;
     let path = home.join(MANIFEST);
     let (mut file, meta) = safe_file::open_regular(&path, 1 << 30)

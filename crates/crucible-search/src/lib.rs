@@ -11,7 +11,10 @@
 //! [`query::parse`] reads the query language of docs/search.md, and
 //! [`search::search`] answers it: hits ranked by BM25 or newest first,
 //! collapsed per session, each with its file, line and snippet.
+//! [`rebuild_all`] builds the index from nothing and [`check`] says where
+//! it disagrees with the files (`cru session index --rebuild`, `--check`).
 
+pub mod check;
 pub mod document;
 pub mod index;
 pub mod query;
@@ -20,7 +23,8 @@ pub mod tokenizer;
 
 use std::path::PathBuf;
 
-pub use index::{Opened, open};
+pub use check::{CheckReport, Disagreement, IndexState, check};
+pub use index::{Opened, Rebuilt, open, rebuild_all};
 pub use query::{ParsedQuery, QueryError, parse};
 pub use search::{Filter, Hit, Kind, Request, Sort, search};
 

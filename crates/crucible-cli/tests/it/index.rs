@@ -174,3 +174,79 @@ fn sessions_recorded_through_cru_are_listed_at_once() {
     let r = v.iter().find(|r| r["id"] == id.as_str()).unwrap();
     assert_eq!(r["tool_calls"], 1, "the journal's event is counted");
 }
+
+#[test]
+fn index_rebuild_builds_the_search_index_and_check_compares_it_with_the_files() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "index", "--check"]);
+    assert_eq!(
+        out.code, 0,
+        "no search index yet is no problem: {}",
+        out.stdout
+    );
+    let out = kiln.run(&["session", "index", "--rebuild"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stderr, @r#"
+    9 sessions indexed, 0 unreadable, in [KILN]/.crucible/sessions
+    search index rebuilt: 43 parts of 9 session files
+    "#);
+    assert!(kiln.sessions().join(".search/manifest.json").is_file());
+    let out = kiln.run(&["session", "index", "--check"]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+
+    // Changed, gone and new files, as the next search would find them.
+    let sessions = kiln.sessions();
+    let docs = sessions.join("2025-12-12-start-docs.md");
+    let text = std::fs::read_to_string(&docs).unwrap();
+    std::fs::write(&docs, format!("{text}\nA line more.\n")).unwrap();
+    std::fs::remove_file(sessions.join("2025-12-11-write-tests.md")).unwrap();
+    kiln.write(
+        "later/2026-01-01-new.md",
+        &text.replace("2025-12-12-start-docs", "2026-01-01-new"),
+    );
+    let out = kiln.run(&["session", "index", "--check"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @r#"
+    [KILN]/.crucible/sessions/later/2026-01-01-new.md:1: not in the search index
+    [KILN]/.crucible/sessions/2025-12-12-start-docs.md:1: changed since the search index read it (size, modification time, inode or journal)
+    [KILN]/.crucible/sessions/2025-12-11-write-tests.md:1: gone, but still in the search index
+    "#);
+    let json = kiln.run(&["session", "index", "--check", "--format", "json"]);
+    assert_eq!(json.code, 1);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    insta::assert_snapshot!(serde_json::to_string_pretty(&v["search"]).unwrap(), @r#"
+    {
+      "state": "present",
+      "parts": 43,
+      "disagreements": [
+        {
+          "path": "later/2026-01-01-new.md",
+          "problem": "not_indexed",
+          "message": "not in the search index"
+        },
+        {
+          "path": "2025-12-12-start-docs.md",
+          "problem": "changed",
+          "message": "changed since the search index read it (size, modification time, inode or journal)"
+        },
+        {
+          "path": "2025-12-11-write-tests.md",
+          "problem": "gone",
+          "message": "gone, but still in the search index"
+        }
+      ]
+    }
+    "#);
+
+    // A search catches it up; a damaged index is named until one does.
+    let out = kiln.run(&["session", "search", "line", "more"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = kiln.run(&["session", "index", "--check"]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""));
+    std::fs::write(sessions.join(".search/manifest.json"), "{").unwrap();
+    let out = kiln.run(&["session", "index", "--check"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.stdout, @r#"
+    [KILN]/.crucible/sessions/.search: search index has a corrupt manifest (EOF while parsing an object at line 1 column 1) (the next search rebuilds it)
+    "#);
+}
