@@ -278,6 +278,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -l format -d 'How to print the answer' -r -f -a "table\t'One hit per entry: id#phase, file:line, the snippet'
 json\t'`{"version": 1, "hits": [...]}` (docs/json.md)'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -l open -d 'Start $VISUAL (else $EDITOR, else vi) at the best hit\'s file and line (`EDITOR +LINE FILE`; through `sh -c` when the variable holds arguments), instead of printing the hits'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'

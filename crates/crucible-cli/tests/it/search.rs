@@ -431,3 +431,121 @@ fn a_fifo_and_a_link_out_of_the_tree_are_passed_over() {
     let hits = search_json(&kiln, &["\"id collision\"", "--limit", "0"]);
     assert!(!hits.is_empty());
 }
+
+/// An editor that writes its arguments, one a line, to `argv` beside it,
+/// and exits with `$EDITOR_EXIT` (0 unset).
+fn recording_editor(kiln: &TestKiln, name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = kiln.root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let argv = bin.join("argv");
+    let script = bin.join(name);
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > '{}'\nexit ${{EDITOR_EXIT:-0}}\n",
+            argv.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (script, argv)
+}
+
+fn open_with(kiln: &TestKiln, env: &[(&str, &str)], query: &str) -> crate::kiln::Output {
+    let mut cmd = kiln.command();
+    cmd.env_remove("VISUAL").env_remove("EDITOR");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    kiln.run_cmd(cmd.args(["session", "search", "--open", query]))
+}
+
+#[test]
+fn open_starts_the_editor_at_the_best_hits_line() {
+    let kiln = TestKiln::with_fixtures();
+    let (script, argv) = recording_editor(&kiln, "ed1");
+    let editor = script.display().to_string();
+    let out = open_with(&kiln, &[("EDITOR", &editor)], "\"id collision\"");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    let best = &search_json(&kiln, &["\"id collision\""])[0];
+    let expected = format!("+{}\n{}\n", best["line"], best["file"].as_str().unwrap());
+    let recorded = |argv: &std::path::Path| {
+        std::fs::read_to_string(argv)
+            .unwrap()
+            .replace(&kiln.root.path().display().to_string(), "[KILN]")
+    };
+    assert_eq!(recorded(&argv), expected);
+    assert!(
+        out.stderr.ends_with(&format!(
+            "opening {} ([KILN]/.crucible/sessions/2025-12-10-investigate-ci.md:21)\n",
+            best["phase"].as_str().unwrap()
+        )),
+        "{}",
+        out.stderr
+    );
+
+    // $VISUAL first; a value with arguments goes through the shell.
+    let (visual, _) = recording_editor(&kiln, "ed2");
+    let with_args = format!("{} --wait -n", visual.display());
+    let out = open_with(
+        &kiln,
+        &[("EDITOR", "/nonexistent/editor"), ("VISUAL", &with_args)],
+        "\"id collision\"",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let expected = format!("--wait\n-n\n{expected}");
+    assert_eq!(recorded(&argv), expected);
+}
+
+#[test]
+fn open_without_editor_variables_starts_vi() {
+    let kiln = TestKiln::with_fixtures();
+    let (_, argv) = recording_editor(&kiln, "vi");
+    let path = format!(
+        "{}:{}",
+        kiln.root.path().join("bin").display(),
+        std::env::var("PATH").unwrap()
+    );
+    let out = open_with(&kiln, &[("PATH", &path), ("EDITOR", "")], "create_new");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let got = std::fs::read_to_string(&argv).unwrap();
+    assert!(got.starts_with('+'), "{got}");
+    assert!(got.ends_with("2025-12-10-fix-flaky-test.md\n"), "{got}");
+}
+
+#[test]
+fn open_with_no_hit_starts_nothing_and_a_failing_editor_is_an_error() {
+    let kiln = TestKiln::with_fixtures();
+    let (script, argv) = recording_editor(&kiln, "ed");
+    let editor = script.display().to_string();
+    let out = open_with(&kiln, &[("EDITOR", &editor)], "zyzzyva");
+    assert_eq!((out.code, out.stdout.as_str()), (0, "no sessions match\n"));
+    assert!(!argv.exists(), "no editor without a hit");
+
+    let out = open_with(
+        &kiln,
+        &[("EDITOR", &editor), ("EDITOR_EXIT", "3")],
+        "create_new",
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(argv.exists());
+    let last = out.stderr.lines().last().unwrap().to_owned();
+    assert!(
+        last.starts_with("error: the editor `[KILN]/bin/ed` exited with status 3 (opening [KILN]/"),
+        "{}",
+        out.stderr
+    );
+    let out = open_with(&kiln, &[("EDITOR", "/nonexistent/editor")], "create_new");
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("error: cannot start the editor `/nonexistent/editor`"),
+        "{}",
+        out.stderr
+    );
+    // Hits are printed or opened, not both.
+    let out = kiln.run(&["session", "search", "--open", "--format", "json", "x"]);
+    assert_eq!(out.code, 2);
+}

@@ -1,5 +1,7 @@
 //! `cru session search QUERY [filters] [--kind K] [--limit N] [--offset N]
-//! [--sort relevance|newest] [--per-session N] [--format table|json]`.
+//! [--sort relevance|newest] [--per-session N] [--format table|json] [--open]`.
+
+mod open;
 
 use std::io::Write;
 
@@ -41,6 +43,11 @@ pub struct SearchArgs {
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = SearchFormat::Table)]
     pub format: SearchFormat,
+    /// Start $VISUAL (else $EDITOR, else vi) at the best hit's file and
+    /// line (`EDITOR +LINE FILE`; through `sh -c` when the variable holds
+    /// arguments), instead of printing the hits.
+    #[arg(long, conflicts_with = "format")]
+    pub open: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -199,6 +206,9 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
     let request = request(args)?;
     let (mut answers, skipped) = hits(ctx, std::slice::from_ref(&request))?;
     let hits = answers.pop().unwrap_or_default();
+    if args.open {
+        return open_best(&hits, skipped);
+    }
     match args.format {
         SearchFormat::Json => output::print_json(&SearchAnswer {
             hits: hits
@@ -215,6 +225,26 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
         })?,
         SearchFormat::Table => table(&hits)?,
     }
+    Ok(if skipped {
+        Outcome::Skipped
+    } else {
+        Outcome::Success
+    })
+}
+
+/// `--open`: the editor at the first hit; none is "no sessions match".
+fn open_best(hits: &[Hit], skipped: bool) -> anyhow::Result<Outcome> {
+    let Some(best) = hits.first() else {
+        return table(hits).map(|()| Outcome::Success).map_err(Into::into);
+    };
+    let editor = open::editor(std::env::var_os("VISUAL"), std::env::var_os("EDITOR"));
+    eprintln!(
+        "opening {} ({}:{})",
+        phase_of(best),
+        best.file.display(),
+        best.line
+    );
+    open::open(&editor, best)?;
     Ok(if skipped {
         Outcome::Skipped
     } else {
