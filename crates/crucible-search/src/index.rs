@@ -34,7 +34,7 @@ use crate::tokenizer::{CodeTokenizer, NAME};
 use crate::{IndexWarning, SearchError};
 
 /// The version of the schema and manifest; another one is rebuilt.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 const MANIFEST: &str = "manifest.json";
 /// Large enough for a rebuild to make few segments, well under the peak
 /// memory a query may use.
@@ -59,6 +59,14 @@ pub struct Fields {
     pub decision: Field,
     pub error: Field,
     pub user: Field,
+    /// The subagent whose `[!subagent]` callout the part is.
+    pub subagent: Field,
+    /// The session's `parent:`.
+    pub parent: Field,
+    /// The name the session goes by as a subagent.
+    pub agent_name: Field,
+    /// The sessions it names as its subagents (one term each).
+    pub children: Field,
 }
 
 pub(crate) fn schema() -> (Schema, Fields) {
@@ -85,6 +93,10 @@ pub(crate) fn schema() -> (Schema, Fields) {
         decision: b.add_text_field("decision", words.clone()),
         error: b.add_text_field("error", words.clone()),
         user: b.add_text_field("user", words),
+        subagent: b.add_text_field("subagent", STORED),
+        parent: b.add_text_field("parent", STORED),
+        agent_name: b.add_text_field("agent_name", STORED),
+        children: b.add_text_field("children", STRING),
     };
     (b.build(), fields)
 }
@@ -543,6 +555,16 @@ fn add_session(
         d.add_text(f.decision, &part.decision);
         d.add_text(f.error, &part.error);
         d.add_text(f.user, &part.user);
+        if let Some(name) = &part.subagent {
+            d.add_text(f.subagent, name);
+        }
+        if let Some(parent) = &doc.parent {
+            d.add_text(f.parent, parent);
+        }
+        d.add_text(f.agent_name, &doc.agent_name);
+        for child in &doc.children {
+            d.add_text(f.children, child);
+        }
         writer.add_document(d)?;
     }
     Ok(())

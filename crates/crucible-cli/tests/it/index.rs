@@ -188,7 +188,7 @@ fn index_rebuild_builds_the_search_index_and_check_compares_it_with_the_files() 
     assert_eq!(out.code, 0, "{}", out.stderr);
     insta::assert_snapshot!(out.stderr, @r#"
     9 sessions indexed, 0 unreadable, in [KILN]/.crucible/sessions
-    search index rebuilt: 43 parts of 9 session files
+    search index rebuilt: 48 parts of 9 session files
     "#);
     assert!(kiln.sessions().join(".search/manifest.json").is_file());
     let out = kiln.run(&["session", "index", "--check"]);
@@ -217,7 +217,7 @@ fn index_rebuild_builds_the_search_index_and_check_compares_it_with_the_files() 
     insta::assert_snapshot!(serde_json::to_string_pretty(&v["search"]).unwrap(), @r#"
     {
       "state": "present",
-      "parts": 43,
+      "parts": 48,
       "disagreements": [
         {
           "path": "later/2026-01-01-new.md",

@@ -107,12 +107,17 @@ fn an_index_of_another_version_is_unusable() {
     crucible_search::open(dir, 1 << 24).unwrap();
     let manifest = dir.join(".search/manifest.json");
     let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&manifest, text.replace("\"version\":1", "\"version\":99")).unwrap();
+    let this = format!("\"version\":{}", crucible_search::index::SCHEMA_VERSION);
+    assert!(text.contains(&this), "{text}");
+    std::fs::write(&manifest, text.replace(&this, "\"version\":99")).unwrap();
     let report = crucible_search::check(dir).unwrap();
     assert_eq!(
         report.state,
         IndexState::Unusable {
-            reason: "is version 99 (this cru writes 1)".into()
+            reason: format!(
+                "is version 99 (this cru writes {})",
+                crucible_search::index::SCHEMA_VERSION
+            )
         }
     );
     assert!(report.is_problem());

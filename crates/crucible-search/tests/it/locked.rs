@@ -83,11 +83,16 @@ fn a_wrong_version_is_rebuilt_with_a_warning() {
     ids(dir, "wombat");
     let manifest = dir.join(".search/manifest.json");
     let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&manifest, text.replace("\"version\":1", "\"version\":99")).unwrap();
+    let this = crucible_search::index::SCHEMA_VERSION;
+    let written = format!("\"version\":{this}");
+    assert!(text.contains(&written), "{text}");
+    std::fs::write(&manifest, text.replace(&written, "\"version\":99")).unwrap();
     let opened = crucible_search::open(dir, 1 << 24).unwrap();
     let warnings: Vec<String> = opened.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
         warnings,
-        ["search index is version 99 (this cru writes 1): rebuilt"]
+        [format!(
+            "search index is version 99 (this cru writes {this}): rebuilt"
+        )]
     );
 }

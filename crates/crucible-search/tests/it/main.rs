@@ -3,4 +3,5 @@
 
 mod check;
 mod locked;
+mod subagents;
 mod tokenizer;

@@ -94,6 +94,12 @@ struct JsonHit {
     line: u64,
     snippet: String,
     score: f32,
+    /// The subagent whose text this is (docs/search.md), when it is one's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subagent: Option<String>,
+    /// The session that subagent works for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent: Option<String>,
 }
 
 pub(super) fn phase_of(hit: &Hit) -> String {
@@ -220,6 +226,8 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
                     line: h.line,
                     snippet: h.snippet.clone(),
                     score: h.score,
+                    subagent: h.subagent.clone(),
+                    parent: h.parent.clone(),
                 })
                 .collect(),
         })?,
@@ -253,7 +261,9 @@ fn open_best(hits: &[Hit], skipped: bool) -> anyhow::Result<Outcome> {
 }
 
 /// Each hit as `ID#phase-N  FILE:LINE` and its snippet, the matches in bold
-/// on a terminal (anstream drops the style when piped).
+/// on a terminal (anstream drops the style when piped). A subagent's hit
+/// is shown under a line naming its parent session, indented, with the
+/// subagent's name.
 fn table(hits: &[Hit]) -> std::io::Result<()> {
     let mut out = anstream::stdout().lock();
     if hits.is_empty() {
@@ -261,17 +271,35 @@ fn table(hits: &[Hit]) -> std::io::Result<()> {
         return out.flush();
     }
     let mark = style::FAILED.bold();
+    let (phase_on, phase_off) = (style::PHASE.render(), style::PHASE.render_reset());
+    let mut under: Option<&str> = None;
     for h in hits {
-        writeln!(
-            out,
-            "{}{}{}  {}:{}",
-            style::PHASE.render(),
-            phase_of(h),
-            style::PHASE.render_reset(),
-            h.file.display(),
-            h.line
-        )?;
-        let mut line = String::from("    ");
+        let mut indent = "    ";
+        if let (Some(name), Some(parent)) = (&h.subagent, &h.parent) {
+            // Consecutive hits under one parent share its line.
+            if under != Some(parent.as_str()) {
+                writeln!(out, "{phase_on}{parent}{phase_off}")?;
+            }
+            under = Some(parent.as_str());
+            writeln!(
+                out,
+                "  ↳ subagent {name}  {phase_on}{}{phase_off}  {}:{}",
+                phase_of(h),
+                h.file.display(),
+                h.line
+            )?;
+            indent = "      ";
+        } else {
+            under = None;
+            writeln!(
+                out,
+                "{phase_on}{}{phase_off}  {}:{}",
+                phase_of(h),
+                h.file.display(),
+                h.line
+            )?;
+        }
+        let mut line = String::from(indent);
         let mut at = 0;
         for &(a, b) in &h.ranges {
             line.push_str(&h.snippet[at..a]);
