@@ -2423,12 +2423,16 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__resume)
-            opts="-v -h -V --format --max-tokens --agent-cmd --model --once --verbose --dir --strict --help --version"
+            opts="-v -h -V --query --format --max-tokens --agent-cmd --model --once --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "text prompt messages json" -- "${cur}"))
                     return 0
@@ -2457,7 +2461,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__search)
-            opts="-v -h -V --status --agent --channel --model --since --until --project --kind --limit --offset --sort --per-session --format --verbose --dir --strict --help --version"
+            opts="-v -h -V --status --agent --channel --model --since --until --project --kind --limit --offset --sort --per-session --format --open --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -96,6 +96,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pause" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l query -d 'Resume the paused session that best matches this search query (the query language of `cru session search`; status is paused, else active): the one chosen and the others that match are named on stderr. None: exit 1' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from resume" -l format -d 'Print the resume context this way and change nothing' -r -f -a "text\t'For people: what was done, decisions, open tasks, last error, where it stops'
 prompt\t'The markdown prompt an agent is given'
 messages\t'An OpenAI chat-completions message array (JSON)'
@@ -277,6 +278,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -l format -d 'How to print the answer' -r -f -a "table\t'One hit per entry: id#phase, file:line, the snippet'
 json\t'`{"version": 1, "hits": [...]}` (docs/json.md)'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -l open -d 'Start $VISUAL (else $EDITOR, else vi) at the best hit\'s file and line (`EDITOR +LINE FILE`; through `sh -c` when the variable holds arguments), instead of printing the hits'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -284,15 +286,15 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l format -d 'How to print what was found' -r -f -a "text\t'Counts on stderr; with --check, `file:line: message` lines on stdout'
 json\t'`{"version": 1, "sessions", "unreadable", "duplicates"}` (docs/json.md)'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l rebuild -d 'Read every session again, ignoring the index on disk'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l check -d 'List the session files that could not be read and the ids more than one file declares; exit 1 if there are any'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l rebuild -d 'Read every session again, ignoring the index on disk, and build the search index (`.search/`) again from nothing'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l check -d 'List the session files that could not be read, the ids more than one file declares, and where the search index disagrees with the files (a file not in it, changed since, or gone; an index that cannot be used); exit 1 if there are any. A search index not built yet is not a problem'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l format -d 'How to print it' -r -f -a "text\t'For people: a header, then phases with callouts set apart (colour on a terminal)'
-markdown\t'The canonical markdown of the file'
-json\t'`{"version": 1, "path", "session": {...}}` (docs/json.md)'"
+markdown\t'The canonical markdown of the file (of the phase alone with `#phase-N`)'
+json\t'`{"version": 1, "path", "session": {...}}`; with `#phase-N`, `{"version": 1, "path", "id", "phase", "number", "section"}` (docs/json.md)'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l full -d 'Each tool call with its full arguments and result (from the session\'s sidecar, `.<file>.data.jsonl`, where an import kept them); with `--format json`, the sidecar\'s records as `data`'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'

@@ -6,8 +6,14 @@
 //! lines are found again in the file's text: the heading of each section,
 //! in document order, outside fenced blocks. A hit's line is then the line
 //! of its part that holds the most query terms (see `search`).
+//!
+//! A `[!subagent]` callout is a part of its own, in the phase it is in,
+//! named by its subagent: a hit in it is the subagent's work (inline) or
+//! the parent's account of it (link, embed), not the phase's own text. A
+//! session that is a subagent's (its `parent:`, or named by a parent's
+//! `[!subagent]` link or `subagents:` entry) is attributed when searched.
 
-use crucible_core::{AgentRef, Block, SessionLog, session::Section};
+use crucible_core::{AgentRef, Block, CalloutKind, SessionLog, session::Section};
 
 /// One indexed part of a session.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -28,6 +34,8 @@ pub struct Part {
     pub error: String,
     /// User interventions and the prompt.
     pub user: String,
+    /// The subagent whose `[!subagent]` callout this part is.
+    pub subagent: Option<String>,
 }
 
 /// A session as the index holds it.
@@ -37,6 +45,14 @@ pub struct SessionDoc {
     pub status: String,
     pub started_ms: i64,
     pub project: Option<String>,
+    /// The session this one is a subagent of (`parent:`).
+    pub parent: Option<String>,
+    /// The name this session goes by as a subagent: its first participant,
+    /// else its first phase's agent, else its id.
+    pub agent_name: String,
+    /// The sessions this one names as its subagents (`subagents:` entries,
+    /// `[!subagent]` link and embed targets).
+    pub children: Vec<String>,
     pub parts: Vec<Part>,
 }
 
@@ -57,7 +73,23 @@ fn push(field: &mut String, text: &str) {
     }
 }
 
-fn add_blocks(part: &mut Part, blocks: &[Block]) {
+/// The name a `[!subagent]` callout gives its subagent: its agent, else
+/// its target session, else `subagent`.
+fn subagent_name(c: &crucible_core::Callout) -> String {
+    match c.subagent() {
+        Ok(sub) => sub
+            .agent
+            .map(|a| a.name)
+            .or_else(|| sub.target.map(|t| t.to_string()))
+            .unwrap_or_else(|| "subagent".into()),
+        Err(_) => "subagent".into(),
+    }
+}
+
+/// Adds `blocks` to `part`; each `[!subagent]` callout among them becomes
+/// a part of its own, returned in order (its lines are set by the caller).
+fn add_blocks(part: &mut Part, blocks: &[Block]) -> Vec<Part> {
+    let mut subagents = Vec::new();
     for block in blocks {
         match block {
             Block::Heading { text, .. } | Block::Prose { text } | Block::SystemPrompt { text } => {
@@ -77,6 +109,24 @@ fn add_blocks(part: &mut Part, blocks: &[Block]) {
                     push(&mut part.text, &t.content);
                 }
             }
+            Block::Callout(c) if c.kind() == CalloutKind::Subagent => {
+                let sub = c.subagent().ok();
+                let mut p = Part {
+                    phase: part.phase,
+                    lines: part.lines,
+                    agents: sub
+                        .as_ref()
+                        .and_then(|s| s.agent.as_ref())
+                        .map_or_else(|| part.agents.clone(), agent_names),
+                    channel: part.channel.clone(),
+                    model: sub.and_then(|s| s.model).or_else(|| part.model.clone()),
+                    subagent: Some(subagent_name(c)),
+                    ..Part::default()
+                };
+                push(&mut p.text, &c.title);
+                push(&mut p.text, &c.text());
+                subagents.push(p);
+            }
             Block::Callout(c) => {
                 let field = match c.kind.to_ascii_lowercase().as_str() {
                     "decision" => &mut part.decision,
@@ -89,6 +139,63 @@ fn add_blocks(part: &mut Part, blocks: &[Block]) {
             }
         }
     }
+    subagents
+}
+
+/// The line ranges (first, after last; from 1) of the `[!subagent]`
+/// callouts in `lines` of `range`, in order, outside fenced blocks.
+fn subagent_callouts(lines: &[&str], range: (u64, u64)) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut fence: Option<&str> = None;
+    let mut n = range.0.max(1);
+    while n < range.1 {
+        let Some(line) = lines.get(n as usize - 1) else {
+            break;
+        };
+        let trimmed = line.trim_start();
+        n += 1;
+        if let Some(f) = fence {
+            if trimmed.starts_with(f) {
+                fence = None;
+            }
+            continue;
+        }
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fence = Some(&trimmed[..3]);
+            continue;
+        }
+        let opens = trimmed
+            .strip_prefix('>')
+            .map(str::trim_start)
+            // `get`: the line may start with any text (a CJK prompt), and
+            // eleven bytes need not end on a char.
+            .and_then(|r| r.get(..11))
+            .is_some_and(|head| head.eq_ignore_ascii_case("[!subagent]"));
+        if opens {
+            let from = n - 1;
+            while n < range.1
+                && lines
+                    .get(n as usize - 1)
+                    .is_some_and(|l| l.trim_start().starts_with('>'))
+            {
+                n += 1;
+            }
+            out.push((from, n));
+        }
+    }
+    out
+}
+
+/// Gives each subagent part of a part at `range` the lines of its callout
+/// (the part's own lines when the callouts cannot be told apart).
+fn place_subagents(mut subs: Vec<Part>, lines: &[&str], range: (u64, u64)) -> Vec<Part> {
+    let found = subagent_callouts(lines, range);
+    if found.len() == subs.len() {
+        for (p, r) in subs.iter_mut().zip(found) {
+            p.lines = r;
+        }
+    }
+    subs
 }
 
 /// The first line of each section's heading, in order; lines count from 1.
@@ -155,10 +262,13 @@ pub fn session_doc(log: &SessionLog, text: &str) -> SessionDoc {
         ..Part::default()
     };
     // From line 1: the title a hit may match is in the frontmatter.
+    let all_lines: Vec<&str> = text.lines().collect();
     let mut preamble = outside((1, starts.first().copied().unwrap_or(end)));
     push(&mut preamble.text, fm.title.as_deref().unwrap_or_default());
-    add_blocks(&mut preamble, &log.preamble);
+    let subs = add_blocks(&mut preamble, &log.preamble);
+    let subs = place_subagents(subs, &all_lines, preamble.lines);
     let mut parts = vec![preamble];
+    parts.extend(subs);
     let mut phase = 0;
     for (i, section) in log.sections.iter().enumerate() {
         let lines = (starts[i], starts.get(i + 1).copied().unwrap_or(end));
@@ -182,14 +292,52 @@ pub fn session_doc(log: &SessionLog, text: &str) -> SessionDoc {
                 part
             }
         };
-        add_blocks(&mut part, section.blocks());
+        let subs = add_blocks(&mut part, section.blocks());
+        let subs = place_subagents(subs, &all_lines, part.lines);
         parts.push(part);
+        parts.extend(subs);
     }
     SessionDoc {
         id: fm.session_id.to_string(),
         status: fm.status.as_str().to_owned(),
         started_ms: fm.started.unix_ms(),
         project: fm.project().map(str::to_owned),
+        parent: fm.parent.as_ref().map(ToString::to_string),
+        agent_name: agent_name(log),
+        children: children(log),
         parts,
     }
+}
+
+fn agent_name(log: &SessionLog) -> String {
+    log.frontmatter
+        .participants
+        .first()
+        .or_else(|| log.phases().find_map(|(_, p)| p.agent.as_ref()))
+        .map_or_else(|| log.id().to_string(), |a| a.name.clone())
+}
+
+fn children(log: &SessionLog) -> Vec<String> {
+    let mut out: Vec<String> = log
+        .frontmatter
+        .subagents
+        .iter()
+        .map(|s| s.session.to_string())
+        .collect();
+    let callouts = log
+        .preamble
+        .iter()
+        .chain(log.sections.iter().flat_map(|s| s.blocks().iter()));
+    for block in callouts {
+        if let Block::Callout(c) = block
+            && c.kind() == CalloutKind::Subagent
+            && let Ok(sub) = c.subagent()
+            && let Some(t) = sub.target
+        {
+            out.push(t.to_string());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }

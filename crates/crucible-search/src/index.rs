@@ -25,6 +25,7 @@ use std::collections::BTreeSet;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use crucible_core::store::atomic::Durability;
 use crucible_core::store::{journal, lock::DirLock, names, safe_file};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
@@ -38,8 +39,9 @@ use crate::{IndexWarning, SearchError};
 
 /// The version of the schema and manifest; another one is rebuilt.
 /// (2: the manifest a line per file instead of JSON; 3: pieces between
-/// connectors with parts of their own are tokens.)
-pub const SCHEMA_VERSION: u32 = 3;
+/// connectors with parts of their own are tokens; 4: `[!subagent]`
+/// callouts are parts of their own, attributed to their subagent.)
+pub const SCHEMA_VERSION: u32 = 4;
 const MANIFEST: &str = "manifest";
 /// Large enough for a rebuild to make few segments, well under the peak
 /// memory a query may use.
@@ -64,9 +66,17 @@ pub struct Fields {
     pub decision: Field,
     pub error: Field,
     pub user: Field,
+    /// The subagent whose `[!subagent]` callout the part is.
+    pub subagent: Field,
+    /// The session's `parent:`.
+    pub parent: Field,
+    /// The name the session goes by as a subagent.
+    pub agent_name: Field,
+    /// The sessions it names as its subagents (one term each).
+    pub children: Field,
 }
 
-fn schema() -> (Schema, Fields) {
+pub(crate) fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let words = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
@@ -90,6 +100,10 @@ fn schema() -> (Schema, Fields) {
         decision: b.add_text_field("decision", words.clone()),
         error: b.add_text_field("error", words.clone()),
         user: b.add_text_field("user", words),
+        subagent: b.add_text_field("subagent", STORED),
+        parent: b.add_text_field("parent", STORED),
+        agent_name: b.add_text_field("agent_name", STORED),
+        children: b.add_text_field("children", STRING),
     };
     (b.build(), fields)
 }
@@ -230,10 +244,15 @@ impl CatchUp<'_> {
             // or was too recent to trust): the manifest written again lets
             // the next search skip listing them.
             if held && listed {
-                save_manifest(self.home, current)?;
+                save_manifest(self.home, current, Durability::Deferred)?;
             }
             Ok(vec![(searcher(self.index)?, Vec::new())])
         } else if held && (changed.len() > PENDING_FILES || pending_bytes > PENDING_BYTES) {
+            // First a manifest naming every file being written as not (yet)
+            // written, synced: should the commit land and the manifest
+            // after it be lost, no search takes parts of a file the
+            // manifest does not name (one gone since) for its text.
+            save_manifest(self.home, &pending(manifest, current), Durability::EachFile)?;
             let mut writer: IndexWriter = self.index.writer_with_num_threads(1, WRITER_BYTES)?;
             for key in &changed {
                 writer.delete_term(Term::from_field_text(self.fields.path, key));
@@ -248,12 +267,12 @@ impl CatchUp<'_> {
             )?;
             writer.commit()?;
             drop(writer);
-            save_manifest(self.home, current)?;
+            save_manifest(self.home, current, Durability::Deferred)?;
             Ok(vec![(searcher(self.index)?, Vec::new())])
         } else {
             let ram = in_ram(self.dir, &fresh, self.max_file_bytes, warnings)?;
             if held && listed {
-                save_manifest(self.home, &pending(manifest, current))?;
+                save_manifest(self.home, &pending(manifest, current), Durability::Deferred)?;
             }
             Ok(vec![
                 (searcher(self.index)?, changed.into_iter().collect()),
@@ -296,7 +315,53 @@ pub fn rebuild_now(dir: &Path, max_file_bytes: u64, reason: String) -> Result<Op
     Ok(opened)
 }
 
-fn searcher(index: &Index) -> Result<Searcher, SearchError> {
+/// How long `rebuild_all` waits for another process's hold on the search
+/// index's lock (a search catching up holds it for a moment).
+const REBUILD_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// What [`rebuild_all`] did.
+#[derive(Debug)]
+pub struct Rebuilt {
+    /// Session files listed (those skipped included).
+    pub files: usize,
+    /// Parts (documents) indexed: phases, preambles, plain sections.
+    pub parts: u64,
+    /// Files that could not be read, left out.
+    pub warnings: Vec<IndexWarning>,
+}
+
+/// Builds the search index of `dir` from nothing, under its lock (waited
+/// for, up to a bound: a person asked for this).
+pub fn rebuild_all(dir: &Path, max_file_bytes: u64) -> Result<Rebuilt, SearchError> {
+    let lock_path = dir.join(names::SEARCH_LOCK);
+    let started = std::time::Instant::now();
+    let _lock = loop {
+        if let Some(lock) = DirLock::try_acquire_file(&lock_path) {
+            break lock;
+        }
+        if started.elapsed() > REBUILD_LOCK_WAIT {
+            return Err(SearchError::Io {
+                path: lock_path,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::WouldBlock,
+                    "another cru has held the search index's lock for 30 s",
+                ),
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let current = manifest::stamps(dir, SCHEMA_VERSION)?;
+    let home = dir.join(names::SEARCH_INDEX);
+    let mut warnings = Vec::new();
+    let index = rebuild(&home, dir, &current, max_file_bytes, &mut warnings)?;
+    Ok(Rebuilt {
+        files: current.files.len(),
+        parts: searcher(&index)?.num_docs(),
+        warnings,
+    })
+}
+
+pub(crate) fn searcher(index: &Index) -> Result<Searcher, SearchError> {
     let reader = index
         .reader_builder()
         .reload_policy(tantivy::ReloadPolicy::Manual)
@@ -332,7 +397,7 @@ fn check_no_links(home: &Path) -> Result<(), String> {
 }
 
 /// The index, its manifest, and when the manifest was written (ns).
-fn load(home: &Path) -> Result<(Index, Manifest, i64), String> {
+pub(crate) fn load(home: &Path) -> Result<(Index, Manifest, i64), String> {
     check_no_links(home)?;
     let path = home.join(MANIFEST);
     if !path.exists() && home.join("manifest.json").exists() {
@@ -399,7 +464,7 @@ fn rebuild(
     )?;
     writer.commit()?;
     writer.wait_merging_threads()?;
-    save_manifest(home, current)?;
+    save_manifest(home, current, Durability::EachFile)?;
     Ok(index)
 }
 
@@ -417,19 +482,17 @@ fn in_ram(
     searcher(&index)
 }
 
-fn save_manifest(home: &Path, manifest: &Manifest) -> Result<(), SearchError> {
+/// Writes the manifest: synced or not (`durability`; see the callers for
+/// when a lost manifest would matter).
+fn save_manifest(
+    home: &Path,
+    manifest: &Manifest,
+    durability: Durability,
+) -> Result<(), SearchError> {
     let bytes = manifest::write(manifest);
     let path = home.join(MANIFEST);
-    // Not synced: the manifest is derived. Lost in a crash, the one before
-    // it stands (tantivy's commit, synced first, holds at least what it
-    // names), and the files changed since are read again; damaged, the
-    // index is rebuilt.
-    crucible_core::store::atomic::write_atomic_with(
-        &path,
-        &[&bytes],
-        crucible_core::store::atomic::Durability::Deferred,
-    )
-    .map_err(io(&path))?;
+    crucible_core::store::atomic::write_atomic_with(&path, &[&bytes], durability)
+        .map_err(io(&path))?;
     // tantivy makes its files with the default mode; the directory is
     // 0700 already, and the files are made owner-only too.
     for entry in std::fs::read_dir(home).map_err(io(home))? {
@@ -585,6 +648,16 @@ fn add_session(
         d.add_text(f.decision, &part.decision);
         d.add_text(f.error, &part.error);
         d.add_text(f.user, &part.user);
+        if let Some(name) = &part.subagent {
+            d.add_text(f.subagent, name);
+        }
+        if let Some(parent) = &doc.parent {
+            d.add_text(f.parent, parent);
+        }
+        d.add_text(f.agent_name, &doc.agent_name);
+        for child in &doc.children {
+            d.add_text(f.children, child);
+        }
         writer.add_document(d)?;
     }
     Ok(())

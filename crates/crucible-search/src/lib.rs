@@ -5,13 +5,17 @@
 //! fresh before every answer (a `stat` per session file against its
 //! manifest) and rebuilds a missing, corrupt, wrong-version or linked one
 //! with a warning. Each session is indexed as parts: one per phase, one for
-//! its title and the text before the first phase ([`document`]), with text
-//! by kind (prose, tool calls, decisions, errors, user interventions),
+//! its title and the text before the first phase, one per `[!subagent]`
+//! callout ([`document`]), with text by kind (prose, tool calls, decisions, errors, user interventions),
 //! split into words as code and logs write them ([`tokenizer`]).
 //! [`query::parse`] reads the query language of docs/search.md, and
 //! [`search::search`] answers it: hits ranked by BM25 or newest first,
-//! collapsed per session, each with its file, line and snippet.
+//! collapsed per session, each with its file, line and snippet, and the
+//! subagent and parent when the text is a subagent's.
+//! [`rebuild_all`] builds the index from nothing and [`check`] says where
+//! it disagrees with the files (`cru session index --rebuild`, `--check`).
 
+pub mod check;
 pub mod document;
 pub mod index;
 pub mod manifest;
@@ -21,7 +25,8 @@ pub mod tokenizer;
 
 use std::path::PathBuf;
 
-pub use index::{Opened, open};
+pub use check::{CheckReport, Disagreement, IndexState, check};
+pub use index::{Opened, Rebuilt, open, rebuild_all};
 pub use query::{ParsedQuery, QueryError, parse};
 pub use search::{Filter, Hit, Kind, Request, Sort, search};
 

@@ -137,7 +137,15 @@ pub struct Hit {
     /// Byte ranges of the matches within `snippet`.
     pub ranges: Vec<(usize, usize)>,
     pub score: f32,
+    /// The subagent whose text this is: its `[!subagent]` callout's, or
+    /// the subagent session's own name when the session is a subagent's.
+    pub subagent: Option<String>,
+    /// The session the subagent works for: this session for a callout, its
+    /// `parent:` or the session that names it for a subagent's session.
+    pub parent: Option<String>,
     started_ms: i64,
+    /// The name the session goes by as a subagent.
+    agent_name: String,
 }
 
 fn text_fields(f: &Fields, kinds: &[Kind]) -> Vec<Field> {
@@ -271,6 +279,11 @@ struct Candidate {
     path: String,
     phase: u64,
     lines: (u64, u64),
+    /// The part's subagent (a `[!subagent]` callout).
+    subagent: Option<String>,
+    /// The session's `parent:`.
+    parent: Option<String>,
+    agent_name: String,
 }
 
 fn candidates(
@@ -296,6 +309,11 @@ fn candidates(
                 .to_owned()
         };
         let num = |field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
+        let some = |field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
         out.push(Candidate {
             score,
             started_ms: doc
@@ -306,6 +324,9 @@ fn candidates(
             path: text(f.path),
             phase: num(f.phase),
             lines: (num(f.line_from), num(f.line_to)),
+            subagent: some(f.subagent),
+            parent: some(f.parent),
+            agent_name: text(f.agent_name),
         });
     }
     Ok((out, count))
@@ -361,10 +382,65 @@ pub fn search(opened: &Opened, dir: &Path, request: &Request) -> Result<Vec<Hit>
             } else {
                 page.take(request.limit).collect()
             };
-            return Ok(locate(page, dir, &request.query));
+            let mut hits = locate(page, dir, &request.query);
+            attribute(opened, &mut hits)?;
+            return Ok(hits);
         }
         k = k.saturating_mul(4);
     }
+}
+
+/// Attributes the hits of sessions that do not name a parent but that
+/// another session names as its subagent (a `[!subagent]` link or embed,
+/// a `subagents:` entry): the first such session, by id.
+fn attribute(opened: &Opened, hits: &mut [Hit]) -> Result<(), SearchError> {
+    let mut parents: HashMap<String, Option<String>> = HashMap::new();
+    for hit in hits.iter_mut().filter(|h| h.parent.is_none()) {
+        if !parents.contains_key(&hit.id) {
+            let found = named_by(opened, &hit.id)?;
+            parents.insert(hit.id.clone(), found);
+        }
+        if let Some(parent) = &parents[&hit.id] {
+            hit.parent = Some(parent.clone());
+            hit.subagent = Some(hit.agent_name.clone());
+        }
+    }
+    Ok(())
+}
+
+/// The least id of the sessions that name `child` as a subagent, if any
+/// does (the files changed since the committed index, left out of it, are
+/// asked in the index in RAM beside it).
+fn named_by(opened: &Opened, child: &str) -> Result<Option<String>, SearchError> {
+    let f = &opened.fields;
+    let mut best: Option<String> = None;
+    for (searcher, excluded) in &opened.parts {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(
+            Occur::Must,
+            Box::new(TermQuery::new(
+                Term::from_field_text(f.children, child),
+                IndexRecordOption::Basic,
+            )),
+        )];
+        for path in excluded {
+            clauses.push((Occur::MustNot, term_query(f.path, path)));
+        }
+        let query = BooleanQuery::new(clauses);
+        let count = searcher.search(&query, &Count)?;
+        if count == 0 {
+            continue;
+        }
+        for (_, addr) in searcher.search(&query, &TopDocs::with_limit(count).order_by_score())? {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            if let Some(id) = doc.get_first(f.session).and_then(|v| v.as_str())
+                && id != child
+                && best.as_deref().is_none_or(|b| id < b)
+            {
+                best = Some(id.to_owned());
+            }
+        }
+    }
+    Ok(best)
 }
 
 /// The terms a line is matched against: whole words and parts, and
@@ -410,7 +486,16 @@ fn locate(page: Vec<Candidate>, dir: &Path, query: &ParsedQuery) -> Vec<Hit> {
                     .unwrap_or_default()
             });
             let (line, snippet, ranges) = best_line(lines, c.lines, &exact, &prefixes);
+            // A callout's subagent works for this session; a subagent's
+            // session names its parent, or is found named by one later.
+            let (subagent, parent) = match (c.subagent, c.parent) {
+                (Some(name), _) => (Some(name), Some(c.id.clone())),
+                (None, Some(parent)) => (Some(c.agent_name.clone()), Some(parent)),
+                (None, None) => (None, None),
+            };
             Hit {
+                subagent,
+                parent,
                 id: c.id,
                 phase: c.phase,
                 file,
@@ -419,6 +504,7 @@ fn locate(page: Vec<Candidate>, dir: &Path, query: &ParsedQuery) -> Vec<Hit> {
                 ranges,
                 score: c.score,
                 started_ms: c.started_ms,
+                agent_name: c.agent_name,
             }
         })
         .collect()

@@ -25,6 +25,30 @@ pub fn render(
     log: &SessionLog,
     full: bool,
 ) -> anyhow::Result<()> {
+    render_part(out, store, path, log, full, None)
+}
+
+/// Renders the header of `log` and its phase `number` alone (counting
+/// from 1, as `render` numbers them), for `show ID#phase-N`.
+pub fn render_phase(
+    out: &mut dyn Write,
+    store: &Store,
+    path: &Path,
+    log: &SessionLog,
+    full: bool,
+    number: usize,
+) -> anyhow::Result<()> {
+    render_part(out, store, path, log, full, Some(number))
+}
+
+fn render_part(
+    out: &mut dyn Write,
+    store: &Store,
+    path: &Path,
+    log: &SessionLog,
+    full: bool,
+    only_phase: Option<usize>,
+) -> anyhow::Result<()> {
     header(out, path, log)?;
     let mut r = Renderer {
         out,
@@ -33,6 +57,7 @@ pub fn render(
         expanded: HashSet::from([canonical(path)]),
         not_expanded: 0,
         full,
+        only_phase,
     };
     let data = r.data_of(path, log)?;
     r.body(log, "", data.as_ref())?;
@@ -154,6 +179,8 @@ struct Renderer<'a> {
     /// Each tool call followed by its full arguments and result, from the
     /// session's sidecar (`show --full`).
     full: bool,
+    /// Only this phase of the shown session (not of its embeds).
+    only_phase: Option<usize>,
 }
 
 impl Renderer<'_> {
@@ -180,8 +207,10 @@ impl Renderer<'_> {
         indent: &str,
         data: Option<&SessionData>,
     ) -> anyhow::Result<()> {
+        // Taken, so that the sessions embedded in the phase are shown whole.
+        let only = self.only_phase.take();
         let mut title_skipped = false;
-        for block in &log.preamble {
+        for block in log.preamble.iter().filter(|_| only.is_none()) {
             // The title is already the header's first line.
             if let (Block::Heading { level: 1, .. }, false) = (block, title_skipped) {
                 title_skipped = true;
@@ -192,12 +221,17 @@ impl Renderer<'_> {
         }
         let mut number = 0;
         for section in &log.sections {
+            number += usize::from(matches!(section, Section::Phase(_)));
+            let shown = match only {
+                None => true,
+                Some(n) => n == number && matches!(section, Section::Phase(_)),
+            };
+            if !shown {
+                continue;
+            }
             self.blank(indent)?;
             match section {
-                Section::Phase(p) => {
-                    number += 1;
-                    self.phase_heading(p, number, indent)?;
-                }
+                Section::Phase(p) => self.phase_heading(p, number, indent)?,
                 Section::Plain(s) => writeln!(self.out, "{indent}{BOLD}{}{BOLD:#}", s.title)?,
             }
             let inner = format!(

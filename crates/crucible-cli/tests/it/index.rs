@@ -174,3 +174,87 @@ fn sessions_recorded_through_cru_are_listed_at_once() {
     let r = v.iter().find(|r| r["id"] == id.as_str()).unwrap();
     assert_eq!(r["tool_calls"], 1, "the journal's event is counted");
 }
+
+#[test]
+fn index_rebuild_builds_the_search_index_and_check_compares_it_with_the_files() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "index", "--check"]);
+    assert_eq!(
+        out.code, 0,
+        "no search index yet is no problem: {}",
+        out.stdout
+    );
+    let out = kiln.run(&["session", "index", "--rebuild"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stderr, @r#"
+    9 sessions indexed, 0 unreadable, in [KILN]/.crucible/sessions
+    search index rebuilt: 48 parts of 9 session files
+    "#);
+    assert!(kiln.sessions().join(".search/manifest").is_file());
+    let out = kiln.run(&["session", "index", "--check"]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+
+    // Changed, gone and new files: pending, each search reads them (or
+    // leaves them out) itself, so no problem; the JSON names them.
+    let sessions = kiln.sessions();
+    let docs = sessions.join("2025-12-12-start-docs.md");
+    let text = std::fs::read_to_string(&docs).unwrap();
+    std::fs::write(&docs, format!("{text}\nA line more.\n")).unwrap();
+    std::fs::remove_file(sessions.join("2025-12-11-write-tests.md")).unwrap();
+    kiln.write(
+        "later/2026-01-01-new.md",
+        &text.replace("2025-12-12-start-docs", "2026-01-01-new"),
+    );
+    let out = kiln.run(&["session", "index", "--check"]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+    let json = kiln.run(&["session", "index", "--check", "--format", "json"]);
+    assert_eq!(json.code, 0);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    insta::assert_snapshot!(serde_json::to_string_pretty(&v["search"]).unwrap(), @r#"
+    {
+      "state": "present",
+      "parts": 48,
+      "disagreements": [
+        {
+          "path": "later/2026-01-01-new.md",
+          "problem": "not_indexed",
+          "is_problem": false,
+          "message": "not in the search index yet (each search reads it directly until it is written in)"
+        },
+        {
+          "path": "2025-12-12-start-docs.md",
+          "problem": "changed",
+          "is_problem": false,
+          "message": "changed since the search index read it (each search reads it directly until it is written in)"
+        },
+        {
+          "path": "2025-12-11-write-tests.md",
+          "problem": "gone",
+          "is_problem": false,
+          "message": "gone, still in the search index (each search leaves it out until it is written out)"
+        }
+      ]
+    }
+    "#);
+
+    // A search finds them; a rebuild writes them in; a damaged index is
+    // named until a search rebuilds it.
+    let out = kiln.run(&["session", "search", "line", "more"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("2025-12-12-start-docs"),
+        "{}",
+        out.stdout
+    );
+    let out = kiln.run(&["session", "index", "--rebuild"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json = kiln.run(&["session", "index", "--check", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["search"]["disagreements"], serde_json::json!([]));
+    std::fs::write(sessions.join(".search/manifest"), "{").unwrap();
+    let out = kiln.run(&["session", "index", "--check"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.stdout, @r#"
+    [KILN]/.crucible/sessions/.search: search index is version 1 (this cru writes 4) (the next search rebuilds it)
+    "#);
+}

@@ -658,3 +658,178 @@ fn exit_codes_follow_the_rule() {
         0
     );
 }
+
+/// A session file of `status` whose one phase says `text`.
+fn session_saying(kiln: &TestKiln, id: &str, status: &str, text: &str) -> std::path::PathBuf {
+    kiln.write(
+        &format!("{id}.md"),
+        &format!(
+            "---\ntype: session\nsession_id: {id}\nstarted: 2026-01-02T10:00:00Z\n\
+             status: {status}\nparticipants:\n  - helper@1.0\n---\n\n\
+             ## Work @helper@1.0\n\n{text}\n"
+        ),
+    )
+}
+
+#[test]
+fn query_resumes_the_best_paused_match_and_names_the_others() {
+    let kiln = TestKiln::with_fixtures();
+    session_saying(
+        &kiln,
+        "2026-01-02-quokka-best",
+        "paused",
+        "quokka quokka quokka, the quokka census.",
+    );
+    session_saying(
+        &kiln,
+        "2026-01-02-quokka-some",
+        "paused",
+        "One quokka, among many other words of a longer phase about animals.",
+    );
+    session_saying(
+        &kiln,
+        "2026-01-02-quokka-done",
+        "completed",
+        "quokka quokka quokka quokka quokka",
+    );
+    session_saying(
+        &kiln,
+        "2026-01-02-quokka-live",
+        "active",
+        "quokka quokka quokka quokka",
+    );
+    let out = kiln.run(&["session", "resume", "--query", "quokka", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let cx: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        cx["session"]["id"], "2026-01-02-quokka-best",
+        "{}",
+        out.stdout
+    );
+    // Paused before active (the picker's order), the completed one never.
+    insta::assert_snapshot!(out.stderr, @r#"
+    warning: search index is missing: rebuilt
+    resuming 2026-01-02-quokka-best (best match of `quokka`: [KILN]/.crucible/sessions/2026-01-02-quokka-best.md:12)
+    2 other sessions also match: 2026-01-02-quokka-some, 2026-01-02-quokka-live (resume one with `cru session resume ID`)
+    "#);
+}
+
+#[test]
+fn query_names_five_others_and_counts_the_rest() {
+    let kiln = TestKiln::empty();
+    for i in 0..8 {
+        let text = "wombat ".repeat(8 - i);
+        session_saying(&kiln, &format!("2026-01-02-wombat-{i}"), "paused", &text);
+    }
+    let out = kiln.run(&[
+        "session", "resume", "--query", "wombat", "--format", "prompt",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lines: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| !l.starts_with("warning:"))
+        .collect();
+    assert!(
+        lines[0].starts_with("resuming 2026-01-02-wombat-0 "),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        lines[1].starts_with("7 other sessions also match: ") && lines[1].contains(" and 2 more "),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        lines[1].matches("2026-01-02-wombat-").count(),
+        5,
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn query_falls_back_to_an_active_session_and_honours_a_status_filter() {
+    let kiln = TestKiln::with_fixtures();
+    // Only the active fixture says "Outline".
+    let out = kiln.run(&[
+        "session", "resume", "--query", "outline", "--format", "json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let cx: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(cx["session"]["id"], "2025-12-12-start-docs");
+    let out = kiln.run(&["session", "resume", "--query", "outline status:paused"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("error: no paused or active session matches `outline status:paused`"),
+        "{}",
+        out.stderr
+    );
+    let out = kiln.run(&["session", "resume", "--query", "flaky status:completed"]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("asks for status:completed; only paused or active sessions are resumed"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn query_matching_nothing_is_an_error_and_changes_nothing() {
+    let kiln = TestKiln::with_fixtures();
+    let before = std::fs::read(paused_file(&kiln)).unwrap();
+    let out = kiln.run(&[
+        "session",
+        "resume",
+        "--query",
+        "zyzzyva",
+        "--agent-cmd",
+        "echo hi",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(out.stdout, "");
+    insta::assert_snapshot!(out.stderr, @r#"
+    warning: search index is missing: rebuilt
+    error: no paused or active session matches `zyzzyva` in [KILN]/.crucible/sessions
+    hint: `cru session search QUERY --status paused` lists what matches; `cru session resume` lists what can be resumed
+    "#);
+    assert_eq!(std::fs::read(paused_file(&kiln)).unwrap(), before);
+    // A bad query is refused as `search` refuses it; an id and a query do not go together.
+    let out = kiln.run(&["session", "resume", "--query", "\"open"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("bad query at column 1"),
+        "{}",
+        out.stderr
+    );
+    let out = kiln.run(&["session", "resume", PAUSED, "--query", "flaky"]);
+    assert_eq!(out.code, 2);
+}
+
+#[test]
+fn query_continues_the_chosen_session_with_an_agent() {
+    let kiln = TestKiln::with_fixtures();
+    let other = session_saying(
+        &kiln,
+        "2026-01-02-race-notes",
+        "paused",
+        "Notes on another topic.",
+    );
+    let other_before = std::fs::read(&other).unwrap();
+    let out = kiln.run(&[
+        "session",
+        "resume",
+        "--query",
+        "create_new",
+        "--agent-cmd",
+        "cat >/dev/null; echo 'Picked by search.'",
+        "--once",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "Picked by search.\n");
+    let text = std::fs::read_to_string(paused_file(&kiln)).unwrap();
+    assert!(text.contains("> Picked by search.\n"), "{text}");
+    assert_eq!(std::fs::read(&other).unwrap(), other_before);
+}

@@ -41,14 +41,15 @@ fn fixtures_are_found_by_phrase_with_phase_and_line() {
         "2",
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    insta::assert_snapshot!(out.stdout, @r"
-    2025-12-10-investigate-ci#phase-1  [KILN]/.crucible/sessions/2025-12-10-investigate-ci.md:21
-        - `bash gh run view 8812 --log-failed` → id collision: 2025-12-10-session
+    insta::assert_snapshot!(out.stdout, @r#"
+    2025-12-10-fix-flaky-test
+      ↳ subagent debugger  2025-12-10-investigate-ci#phase-1  [KILN]/.crucible/sessions/2025-12-10-investigate-ci.md:21
+          - `bash gh run view 8812 --log-failed` → id collision: 2025-12-10-session
+      ↳ subagent debugger  2025-12-10-fix-flaky-test#phase-2  [KILN]/.crucible/sessions/2025-12-10-fix-flaky-test.md:65
+          > Summary: Every failure is an id collision under parallel test threads.
     2025-12-10-fix-flaky-test#phase-1  [KILN]/.crucible/sessions/2025-12-10-fix-flaky-test.md:48
         || break; done` → ✗ failed on run 37: id collision
-    2025-12-10-fix-flaky-test#phase-2  [KILN]/.crucible/sessions/2025-12-10-fix-flaky-test.md:65
-        > Summary: Every failure is an id collision under parallel test threads.
-    ");
+    "#);
 }
 
 #[test]
@@ -430,4 +431,262 @@ fn a_fifo_and_a_link_out_of_the_tree_are_passed_over() {
     assert!(search_json(&kiln, &["zyxwvutsr", "--limit", "0"]).is_empty());
     let hits = search_json(&kiln, &["\"id collision\"", "--limit", "0"]);
     assert!(!hits.is_empty());
+}
+
+/// An editor that writes its arguments, one a line, to `argv` beside it,
+/// and exits with `$EDITOR_EXIT` (0 unset).
+fn recording_editor(kiln: &TestKiln, name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = kiln.root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let argv = bin.join("argv");
+    let script = bin.join(name);
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > '{}'\nexit ${{EDITOR_EXIT:-0}}\n",
+            argv.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (script, argv)
+}
+
+fn open_with(kiln: &TestKiln, env: &[(&str, &str)], query: &str) -> crate::kiln::Output {
+    let mut cmd = kiln.command();
+    cmd.env_remove("VISUAL").env_remove("EDITOR");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    kiln.run_cmd(cmd.args(["session", "search", "--open", query]))
+}
+
+#[test]
+fn open_starts_the_editor_at_the_best_hits_line() {
+    let kiln = TestKiln::with_fixtures();
+    let (script, argv) = recording_editor(&kiln, "ed1");
+    let editor = script.display().to_string();
+    let out = open_with(&kiln, &[("EDITOR", &editor)], "\"id collision\"");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    let best = &search_json(&kiln, &["\"id collision\""])[0];
+    let expected = format!("+{}\n{}\n", best["line"], best["file"].as_str().unwrap());
+    let recorded = |argv: &std::path::Path| {
+        std::fs::read_to_string(argv)
+            .unwrap()
+            .replace(&kiln.root.path().display().to_string(), "[KILN]")
+    };
+    assert_eq!(recorded(&argv), expected);
+    assert!(
+        out.stderr.ends_with(&format!(
+            "opening {} ([KILN]/.crucible/sessions/2025-12-10-investigate-ci.md:21)\n",
+            best["phase"].as_str().unwrap()
+        )),
+        "{}",
+        out.stderr
+    );
+
+    // $VISUAL first; a value with arguments goes through the shell.
+    let (visual, _) = recording_editor(&kiln, "ed2");
+    let with_args = format!("{} --wait -n", visual.display());
+    let out = open_with(
+        &kiln,
+        &[("EDITOR", "/nonexistent/editor"), ("VISUAL", &with_args)],
+        "\"id collision\"",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let expected = format!("--wait\n-n\n{expected}");
+    assert_eq!(recorded(&argv), expected);
+}
+
+#[test]
+fn open_without_editor_variables_starts_vi() {
+    let kiln = TestKiln::with_fixtures();
+    let (_, argv) = recording_editor(&kiln, "vi");
+    let path = format!(
+        "{}:{}",
+        kiln.root.path().join("bin").display(),
+        std::env::var("PATH").unwrap()
+    );
+    let out = open_with(&kiln, &[("PATH", &path), ("EDITOR", "")], "create_new");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let got = std::fs::read_to_string(&argv).unwrap();
+    assert!(got.starts_with('+'), "{got}");
+    assert!(got.ends_with("2025-12-10-fix-flaky-test.md\n"), "{got}");
+}
+
+#[test]
+fn open_with_no_hit_starts_nothing_and_a_failing_editor_is_an_error() {
+    let kiln = TestKiln::with_fixtures();
+    let (script, argv) = recording_editor(&kiln, "ed");
+    let editor = script.display().to_string();
+    let out = open_with(&kiln, &[("EDITOR", &editor)], "zyzzyva");
+    assert_eq!((out.code, out.stdout.as_str()), (0, "no sessions match\n"));
+    assert!(!argv.exists(), "no editor without a hit");
+
+    let out = open_with(
+        &kiln,
+        &[("EDITOR", &editor), ("EDITOR_EXIT", "3")],
+        "create_new",
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(argv.exists());
+    let last = out.stderr.lines().last().unwrap().to_owned();
+    assert!(
+        last.starts_with("error: the editor `[KILN]/bin/ed` exited with status 3 (opening [KILN]/"),
+        "{}",
+        out.stderr
+    );
+    let out = open_with(&kiln, &[("EDITOR", "/nonexistent/editor")], "create_new");
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("error: cannot start the editor `/nonexistent/editor`"),
+        "{}",
+        out.stderr
+    );
+    // Hits are printed or opened, not both.
+    let out = kiln.run(&["session", "search", "--open", "--format", "json", "x"]);
+    assert_eq!(out.code, 2);
+}
+
+/// A parent with an inline subagent and a link to a child that names no
+/// parent, and a child that names its parent in `parent:`.
+fn subagent_kiln() -> TestKiln {
+    let kiln = TestKiln::empty();
+    let head = |id: &str, extra: &str| {
+        format!(
+            "---\ntype: session\nsession_id: {id}\nstarted: 2025-12-01T10:00:00Z\nstatus: completed\n{extra}---\n\n"
+        )
+    };
+    kiln.write(
+        "parent.md",
+        &format!(
+            "{}## Plan @lead@1.0\n\nSplit the work.\n\n\
+             > [!subagent] @researcher@1.2 (claude-haiku)\n\
+             > Look into the capybara question.\n\
+             > mode: inline\n\
+             >   Read three papers about the capybara.\n\
+             > Summary: capybara facts gathered.\n\n\
+             > [!subagent] @writer@2.0\n\
+             > mode: link\n\
+             > → [[linked-child]]\n\n\
+             ## Wrap up @lead@1.0\n\nThe tapir is out of scope.\n",
+            head("parent", "")
+        ),
+    );
+    kiln.write(
+        "linked-child.md",
+        &format!(
+            "{}## Draft @writer@2.0\n\nA draft about the okapi.\n",
+            head("linked-child", "participants:\n  - writer@2.0\n")
+        ),
+    );
+    kiln.write(
+        "own-child.md",
+        &format!(
+            "{}## Count @counter@1.0\n\nThe okapi count is four.\n",
+            head("own-child", "parent: parent\n")
+        ),
+    );
+    kiln
+}
+
+#[test]
+fn hits_in_subagents_name_the_subagent_and_the_parent() {
+    let kiln = subagent_kiln();
+    let hit = |q: &str| {
+        let hits = search_json(&kiln, &[q]);
+        assert_eq!(hits.len(), 1, "{q}: {hits:?}");
+        hits[0].clone()
+    };
+    // Inline: the callout's own line, in the parent's phase.
+    let h = hit("papers");
+    assert_eq!(h["phase"], "parent#phase-1");
+    assert_eq!(
+        (&h["subagent"], &h["parent"]),
+        (&"researcher".into(), &"parent".into())
+    );
+    assert_eq!(h["line"], 15, "{h}");
+    // The phase's own text is the phase's.
+    let h = hit("tapir");
+    assert!(
+        h.get("subagent").is_none() && h.get("parent").is_none(),
+        "{h}"
+    );
+    // Linked from the parent only, and naming its parent itself.
+    let hits = search_json(&kiln, &["okapi", "--sort", "newest"]);
+    let mut seen: Vec<(String, String, String)> = hits
+        .iter()
+        .map(|h| {
+            let s = |k: &str| h[k].as_str().unwrap_or("-").to_owned();
+            (s("id"), s("subagent"), s("parent"))
+        })
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("linked-child".into(), "writer".into(), "parent".into()),
+            ("own-child".into(), "counter".into(), "parent".into()),
+        ]
+    );
+    // The subagent's agent is its part's agent for `agent:`.
+    assert_eq!(
+        ids(&search_json(&kiln, &["capybara", "--agent", "researcher"])),
+        ["parent"]
+    );
+    assert!(search_json(&kiln, &["capybara", "--agent", "lead"]).is_empty());
+}
+
+#[test]
+fn a_subagents_hit_is_shown_under_its_parent() {
+    let kiln = subagent_kiln();
+    let out = kiln.run(&[
+        "session",
+        "search",
+        "okapi",
+        "OR",
+        "papers",
+        "OR",
+        "tapir",
+        "--per-session",
+        "3",
+        "--sort",
+        "newest",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Same start: by id within it.
+    insta::assert_snapshot!(out.stdout, @r#"
+    parent
+      ↳ subagent writer  linked-child#phase-1  [KILN]/.crucible/sessions/linked-child.md:12
+          A draft about the okapi.
+      ↳ subagent counter  own-child#phase-1  [KILN]/.crucible/sessions/own-child.md:11
+          The okapi count is four.
+    parent#phase-2  [KILN]/.crucible/sessions/parent.md:24
+        The tapir is out of scope.
+    parent
+      ↳ subagent researcher  parent#phase-1  [KILN]/.crucible/sessions/parent.md:15
+          >   Read three papers about the capybara.
+    "#);
+}
+
+/// Unlinked, the child is no one's subagent; a search sees it at once.
+#[test]
+fn attribution_follows_the_parents_edits() {
+    let kiln = subagent_kiln();
+    let linked = |kiln: &TestKiln| {
+        let hits = search_json(kiln, &["draft"]);
+        hits[0].get("parent").cloned()
+    };
+    assert_eq!(linked(&kiln), Some("parent".into()));
+    let path = kiln.sessions().join("parent.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("mode: link\n> → [[linked-child]]", "mode: inline"),
+    )
+    .unwrap();
+    assert_eq!(linked(&kiln), None);
 }

@@ -284,3 +284,186 @@ fn completions_are_generated() {
     assert!(out.stdout.contains("_cru()"));
     assert!(out.stdout.contains("validate"));
 }
+
+#[test]
+fn show_a_phase_prints_the_header_and_that_phase_only() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["session", "show", "2025-12-10-FIX#phase-3"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @r#"
+    Fix the flaky store test
+      id           2025-12-10-fix-flaky-test
+      status       paused
+      started      2025-12-10T09:15:00Z
+      channel      dev
+      participants orchestrator@1.0, debugger@0.3
+      model        claude-sonnet-4-20250514
+      tokens       9,120
+      cost         $0.1840
+      subagents    2025-12-10-investigate-ci  debugger@0.3  claude-haiku-4-20250514  2,210 tokens
+      resume at    phase-3 (Narrow it down)
+      ticket       CRU-142
+      labels       ["flaky","ci"]
+      file         [KILN]/.crucible/sessions/2025-12-10-fix-flaky-test.md
+
+      phase-3  Narrow it down @debugger@0.3 #dev
+        tool calls
+          • grep -n "exists()" crates/crucible-core/src/store/ → 2 matches
+          • edit crates/crucible-core/src/store/allocate.rs → replaced exists()+create with create_new
+
+        │ USER
+        │ "Don't just add a retry loop, I want the real fix" - agreed: use create-new
+        │ semantics so the file system settles the race.
+
+        │ DECISION_NEEDED
+        │ Should ids be allocated under the directory lock as well?
+    "#);
+}
+
+#[test]
+fn show_a_phase_as_markdown_is_its_canonical_text_without_frontmatter() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&[
+        "session",
+        "show",
+        "2025-12-10-fix-flaky-test#phase-3",
+        "--format",
+        "markdown",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stdout, @r#"
+    ### Narrow it down @debugger@0.3 #dev
+
+    **Tool calls:**
+    - `grep -n "exists()" crates/crucible-core/src/store/` → 2 matches
+    - `edit crates/crucible-core/src/store/allocate.rs` → replaced exists()+create with create_new
+
+    > [!user]
+    > "Don't just add a retry loop, I want the real fix" - agreed: use create-new
+    > semantics so the file system settles the race.
+
+    > [!decision_needed]
+    > Should ids be allocated under the directory lock as well?
+    "#);
+}
+
+#[test]
+fn show_a_phase_as_json_is_the_section_full_show_prints() {
+    let kiln = TestKiln::with_fixtures();
+    let whole = kiln.run(&[
+        "session",
+        "show",
+        "2025-12-10-fix-flaky-test",
+        "--format",
+        "json",
+    ]);
+    let whole: serde_json::Value = serde_json::from_str(&whole.stdout).unwrap();
+    let phases: Vec<&serde_json::Value> = whole["session"]["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "phase")
+        .collect();
+    assert_eq!(phases.len(), 4);
+    for (i, expected) in phases.iter().enumerate() {
+        let n = i + 1;
+        let arg = format!("2025-12-10-fix-flaky-test#phase-{n}");
+        let out = kiln.run(&["session", "show", &arg, "--format", "json"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(v["id"], "2025-12-10-fix-flaky-test");
+        assert_eq!(v["phase"], arg.as_str());
+        assert_eq!(v["number"], n);
+        assert_eq!(v["path"], whole["path"]);
+        assert_eq!(&v["section"], *expected, "phase-{n}");
+    }
+}
+
+#[test]
+fn show_a_phase_that_does_not_exist_says_which_do() {
+    let kiln = TestKiln::with_fixtures();
+    for (arg, expected) in [
+        (
+            "2025-12-10-fix-flaky-test#phase-5",
+            "error: no phase-5: session 2025-12-10-fix-flaky-test has 4 phases (phase-1 to phase-4)\n",
+        ),
+        (
+            "2025-12-10-fix-flaky-test#phase-0",
+            "error: no phase-0 (phases count from 1): session 2025-12-10-fix-flaky-test has 4 phases (phase-1 to phase-4)\n",
+        ),
+        (
+            "2025-12-10-fix-flaky-test#phase-x",
+            "error: `phase-x` is not a phase (expected #phase-N, N a number from 1): session 2025-12-10-fix-flaky-test has 4 phases (phase-1 to phase-4)\n",
+        ),
+    ] {
+        let out = kiln.run(&["session", "show", arg]);
+        assert_eq!(out.code, 2, "{arg}: {}", out.stdout);
+        assert_eq!(out.stderr, expected, "{arg}");
+        assert_eq!(out.stdout, "", "{arg}");
+    }
+}
+
+#[test]
+fn show_a_phase_of_a_file_by_path() {
+    let kiln = TestKiln::with_fixtures();
+    let path = kiln.sessions().join("2025-12-10-fix-flaky-test.md");
+    let arg = format!("{}#phase-2", path.display());
+    let out = kiln.run(&["session", "show", &arg, "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["section"]["name"], "Find the race");
+    // A file whose name holds `#phase-` is that file.
+    let odd = kiln.write(
+        "notes#phase-1.md",
+        &std::fs::read_to_string(&path).unwrap().replace(
+            "session_id: 2025-12-10-fix-flaky-test",
+            "session_id: 2025-12-10-odd-name",
+        ),
+    );
+    let out = kiln.run(&[
+        "session",
+        "show",
+        &odd.display().to_string(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["session"]["id"], "2025-12-10-odd-name");
+}
+
+/// What a search hit names is what `show` opens: for words of several
+/// phases, each hit's phase, shown, holds the word, and its line is in it.
+#[test]
+fn every_search_hit_opens_with_show() {
+    let kiln = TestKiln::with_fixtures();
+    for word in ["create_new", "collision", "clippy", "flaky", "reproduce"] {
+        let out = kiln.run(&[
+            "session",
+            "search",
+            word,
+            "--limit",
+            "0",
+            "--per-session",
+            "50",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let hits = v["hits"].as_array().unwrap();
+        assert!(!hits.is_empty(), "{word}");
+        for hit in hits {
+            let phase = hit["phase"].as_str().unwrap();
+            let shown = kiln.run(&["session", "show", phase, "--format", "markdown"]);
+            assert_eq!(shown.code, 0, "{phase}: {}", shown.stderr);
+            if phase.contains("#phase-") {
+                assert!(
+                    shown.stdout.to_lowercase().contains(word),
+                    "{word}: {phase} does not hold it:\n{}",
+                    shown.stdout
+                );
+            }
+        }
+    }
+}

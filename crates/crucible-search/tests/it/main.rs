@@ -2,7 +2,9 @@
 //! that must answer while another process holds the writer lock, and the
 //! manifest's shortcut past listing folders.
 
+mod check;
 mod locked;
+mod subagents;
 mod tokenizer;
 mod unlisted;
 

@@ -4,20 +4,26 @@ use std::io::Write;
 
 use clap::{Args, ValueEnum};
 use crucible_index::{DuplicateIds, Filter, SessionIndex};
+use crucible_search::{CheckReport, IndexState};
 
 use super::query::{open_index, report, warn_duplicates};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
-use crate::render::output::{self, DuplicateId, SkippedFile, index::IndexAnswer};
+use crate::render::output::index::{IndexAnswer, SearchIndexAnswer};
+use crate::render::output::{self, DuplicateId, SkippedFile};
 use crate::render::progress;
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {
-    /// Read every session again, ignoring the index on disk.
+    /// Read every session again, ignoring the index on disk, and build the
+    /// search index (`.search/`) again from nothing.
     #[arg(long)]
     pub rebuild: bool,
-    /// List the session files that could not be read and the ids more than
-    /// one file declares; exit 1 if there are any.
+    /// List the session files that could not be read, the ids more than
+    /// one file declares, and where the search index disagrees with the
+    /// files (a file not in it, changed since, or gone; an index that
+    /// cannot be used); exit 1 if there are any. A search index not built
+    /// yet is not a problem.
     #[arg(long)]
     pub check: bool,
     /// How to print what was found.
@@ -87,41 +93,104 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
         index.problems.len(),
         ctx.store.dir().display()
     )?;
+    let search = search_index(ctx, args)?;
     match args.format {
         IndexFormat::Json => output::print_json(&IndexAnswer {
             dir: ctx.store.dir().display().to_string(),
             sessions: sessions.len(),
             unreadable: index.problems.iter().map(SkippedFile::from).collect(),
             duplicates: duplicates.iter().cloned().map(DuplicateId::from).collect(),
+            search: SearchIndexAnswer::of(&search),
         })?,
         IndexFormat::Text if args.check => {
-            let mut out = std::io::stdout().lock();
-            for p in &index.problems {
-                writeln!(
-                    out,
-                    "{}:{}: {}",
-                    ctx.store.dir().join(&p.path).display(),
-                    p.line,
-                    p.message
-                )?;
-            }
-            for d in &duplicates {
-                for path in &d.paths {
-                    writeln!(
-                        out,
-                        "{}:1: session id `{}` is declared by {} files",
-                        ctx.store.dir().join(path).display(),
-                        d.id,
-                        d.paths.len()
-                    )?;
-                }
-            }
+            check_lines(ctx, &index.problems, &duplicates, &search)?;
         }
         IndexFormat::Text => {}
     }
-    if args.check && !(index.problems.is_empty() && duplicates.is_empty()) {
+    if args.check && !(index.problems.is_empty() && duplicates.is_empty() && !search.is_problem()) {
         return Ok(Outcome::Failure);
     }
     // A rebuild reads every file: one it could not read is skipped.
     Ok(Outcome::from_files(sessions.len(), index.problems.len()))
+}
+
+/// The search index: built from nothing when the session index was
+/// rebuilt, then checked against the files with `--check`.
+fn search_index(ctx: &Context, args: &IndexArgs) -> anyhow::Result<CheckReport> {
+    let dir = ctx.store.dir();
+    let fail = |e: crucible_search::SearchError| CliError::new(e.to_string());
+    let mut report = None;
+    if args.rebuild || !args.check {
+        let rebuilt =
+            crucible_search::rebuild_all(dir, ctx.store.max_file_bytes()).map_err(fail)?;
+        // The files it could not read are the unreadable ones just
+        // reported by the session index: not named twice.
+        writeln!(
+            anstream::stderr(),
+            "search index rebuilt: {} parts of {} session files",
+            rebuilt.parts,
+            rebuilt.files
+        )?;
+        report = Some(CheckReport {
+            state: IndexState::Present {
+                parts: rebuilt.parts,
+            },
+            disagreements: Vec::new(),
+        });
+    }
+    if args.check {
+        report = Some(crucible_search::check(dir).map_err(fail)?);
+    }
+    Ok(report.expect("either rebuilt or checked: `!check` rebuilds"))
+}
+
+/// The search index's problems as `file:line: message` lines.
+fn search_lines(out: &mut dyn Write, ctx: &Context, report: &CheckReport) -> std::io::Result<()> {
+    let dir = ctx.store.dir();
+    if let IndexState::Unusable { reason } = &report.state {
+        writeln!(
+            out,
+            "{}: search index {reason} (the next search rebuilds it)",
+            dir.join(crucible_core::store::names::SEARCH_INDEX)
+                .display()
+        )?;
+    }
+    // Pending files (changed, new or gone since the index was written)
+    // are read or left out by every search itself: only in the JSON.
+    for d in report.disagreements.iter().filter(|d| d.is_problem()) {
+        writeln!(out, "{}:1: {d}", dir.join(d.path()).display())?;
+    }
+    Ok(())
+}
+
+/// What `--check` found, as `file:line: message` lines on stdout.
+fn check_lines(
+    ctx: &Context,
+    problems: &[crucible_index::Problem],
+    duplicates: &[crucible_index::Duplicate],
+    search: &CheckReport,
+) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    for p in problems {
+        writeln!(
+            out,
+            "{}:{}: {}",
+            ctx.store.dir().join(&p.path).display(),
+            p.line,
+            p.message
+        )?;
+    }
+    search_lines(&mut out, ctx, search)?;
+    for d in duplicates {
+        for path in &d.paths {
+            writeln!(
+                out,
+                "{}:1: session id `{}` is declared by {} files",
+                ctx.store.dir().join(path).display(),
+                d.id,
+                d.paths.len()
+            )?;
+        }
+    }
+    Ok(())
 }

@@ -1,4 +1,8 @@
-//! `cru session resume [<id>] [--format F] [--max-tokens N] [--agent-cmd CMD] [--model M] [--once]`.
+//! `cru session resume [<id> | --query Q] [--format F] [--max-tokens N] [--agent-cmd CMD] [--model M] [--once]`.
+//!
+//! Without an id, lists the sessions that can be resumed (and asks for one
+//! on a terminal); `--query Q` instead resumes the best paused (else
+//! active) session the search query Q matches ([`by_query`]).
 //!
 //! With `--format`, prints the resume context and changes nothing. With an
 //! agent backend, continues the session (see [`run`]): a `Resumed from
@@ -7,6 +11,7 @@
 //! goes on turn by turn (each line typed recorded as `[!user]`) until EOF or
 //! `/pause`. Every run ends with the session paused after its last phase.
 
+mod by_query;
 mod json;
 mod run;
 
@@ -24,8 +29,15 @@ use crate::error::{CliError, Outcome};
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
     /// A session id, a unique prefix of one (any case), or a path. Without
-    /// it: the sessions that can be resumed, paused first, newest first.
+    /// it (and without --query): the sessions that can be resumed, paused
+    /// first, newest first.
     pub session: Option<String>,
+    /// Resume the paused session that best matches this search query (the
+    /// query language of `cru session search`; status is paused, else
+    /// active): the one chosen and the others that match are named on
+    /// stderr. None: exit 1.
+    #[arg(long, value_name = "Q", conflicts_with = "session")]
+    pub query: Option<String>,
     /// Print the resume context this way and change nothing.
     #[arg(long, value_enum)]
     pub format: Option<ResumeFormat>,
@@ -61,9 +73,10 @@ pub enum ResumeFormat {
 }
 
 pub fn run(ctx: &Context, args: &ResumeArgs) -> anyhow::Result<Outcome> {
-    let query = match &args.session {
-        Some(q) => q.clone(),
-        None => match choose(ctx)? {
+    let query = match (&args.session, &args.query) {
+        (Some(q), _) => q.clone(),
+        (None, Some(search)) => by_query::choose(ctx, search)?.display().to_string(),
+        (None, None) => match choose(ctx)? {
             Some(id) => id,
             None => return Ok(Outcome::ChoiceNeeded),
         },

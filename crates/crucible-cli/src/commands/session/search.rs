@@ -1,5 +1,7 @@
 //! `cru session search QUERY [filters] [--kind K] [--limit N] [--offset N]
-//! [--sort relevance|newest] [--per-session N] [--format table|json]`.
+//! [--sort relevance|newest] [--per-session N] [--format table|json] [--open]`.
+
+mod open;
 
 use std::io::Write;
 
@@ -41,6 +43,11 @@ pub struct SearchArgs {
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = SearchFormat::Table)]
     pub format: SearchFormat,
+    /// Start $VISUAL (else $EDITOR, else vi) at the best hit's file and
+    /// line (`EDITOR +LINE FILE`; through `sh -c` when the variable holds
+    /// arguments), instead of printing the hits.
+    #[arg(long, conflicts_with = "format")]
+    pub open: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -87,9 +94,15 @@ struct JsonHit {
     line: u64,
     snippet: String,
     score: f32,
+    /// The subagent whose text this is (docs/search.md), when it is one's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subagent: Option<String>,
+    /// The session that subagent works for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent: Option<String>,
 }
 
-fn phase_of(hit: &Hit) -> String {
+pub(super) fn phase_of(hit: &Hit) -> String {
     if hit.phase == 0 {
         hit.id.clone()
     } else {
@@ -146,26 +159,61 @@ fn request(args: &SearchArgs) -> anyhow::Result<Request> {
     })
 }
 
-pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
-    let request = request(args)?;
+/// The hits of each of `requests`, the index made fresh once first (or
+/// rebuilt when it cannot be read); its warnings on stderr. Also whether
+/// files were skipped.
+pub(super) fn hits(ctx: &Context, requests: &[Request]) -> anyhow::Result<(Vec<Vec<Hit>>, bool)> {
     let dir = ctx.store.dir();
     let max = ctx.store.max_file_bytes();
     let fail = |e: crucible_search::SearchError| CliError::new(e.to_string());
     let mut opened = crucible_search::open(dir, max).map_err(fail)?;
-    let hits = match crucible_search::search(&opened, dir, &request) {
+    let ask = |opened: &crucible_search::Opened| {
+        requests
+            .iter()
+            .map(|r| crucible_search::search(opened, dir, r))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let hits = match ask(&opened) {
         Ok(hits) => hits,
         // A segment that cannot be read: the index is rebuilt and asked again.
         Err(e) => {
             opened = crucible_search::index::rebuild_now(dir, max, format!("cannot be read ({e})"))
                 .map_err(fail)?;
-            crucible_search::search(&opened, dir, &request).map_err(fail)?
+            ask(&opened).map_err(fail)?
         }
     };
     let mut err = anstream::stderr();
-    let mut skipped = 0;
+    let mut skipped = false;
     for w in &opened.warnings {
-        skipped += usize::from(matches!(w, crucible_search::IndexWarning::Skipped { .. }));
+        skipped |= matches!(w, crucible_search::IndexWarning::Skipped { .. });
         writeln!(err, "warning: {w}")?;
+    }
+    Ok((hits, skipped))
+}
+
+/// `query` read as `cru session search QUERY` reads it, with no flags.
+pub(super) fn query_request(query: &str) -> anyhow::Result<Request> {
+    let parsed = crucible_search::parse(query).map_err(|e| bad_query(query, &e))?;
+    let mut filter = Filter::default();
+    filter
+        .add_query_filters(&parsed, &parse_bound)
+        .map_err(|e| bad_query(query, &e))?;
+    Ok(Request {
+        query: parsed,
+        filter,
+        limit: 0,
+        offset: 0,
+        sort: Sort::Relevance,
+        per_session: 1,
+    })
+}
+
+pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
+    let request = request(args)?;
+    let (mut answers, skipped) = hits(ctx, std::slice::from_ref(&request))?;
+    let hits = answers.pop().unwrap_or_default();
+    if args.open {
+        return open_best(&hits, skipped);
     }
     match args.format {
         SearchFormat::Json => output::print_json(&SearchAnswer {
@@ -178,12 +226,34 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
                     line: h.line,
                     snippet: h.snippet.clone(),
                     score: h.score,
+                    subagent: h.subagent.clone(),
+                    parent: h.parent.clone(),
                 })
                 .collect(),
         })?,
         SearchFormat::Table => table(&hits)?,
     }
-    Ok(if skipped > 0 {
+    Ok(if skipped {
+        Outcome::Skipped
+    } else {
+        Outcome::Success
+    })
+}
+
+/// `--open`: the editor at the first hit; none is "no sessions match".
+fn open_best(hits: &[Hit], skipped: bool) -> anyhow::Result<Outcome> {
+    let Some(best) = hits.first() else {
+        return table(hits).map(|()| Outcome::Success).map_err(Into::into);
+    };
+    let editor = open::editor(std::env::var_os("VISUAL"), std::env::var_os("EDITOR"));
+    eprintln!(
+        "opening {} ({}:{})",
+        phase_of(best),
+        best.file.display(),
+        best.line
+    );
+    open::open(&editor, best)?;
+    Ok(if skipped {
         Outcome::Skipped
     } else {
         Outcome::Success
@@ -191,7 +261,9 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
 }
 
 /// Each hit as `ID#phase-N  FILE:LINE` and its snippet, the matches in bold
-/// on a terminal (anstream drops the style when piped).
+/// on a terminal (anstream drops the style when piped). A subagent's hit
+/// is shown under a line naming its parent session, indented, with the
+/// subagent's name.
 fn table(hits: &[Hit]) -> std::io::Result<()> {
     let mut out = anstream::stdout().lock();
     if hits.is_empty() {
@@ -199,17 +271,35 @@ fn table(hits: &[Hit]) -> std::io::Result<()> {
         return out.flush();
     }
     let mark = style::FAILED.bold();
+    let (phase_on, phase_off) = (style::PHASE.render(), style::PHASE.render_reset());
+    let mut under: Option<&str> = None;
     for h in hits {
-        writeln!(
-            out,
-            "{}{}{}  {}:{}",
-            style::PHASE.render(),
-            phase_of(h),
-            style::PHASE.render_reset(),
-            h.file.display(),
-            h.line
-        )?;
-        let mut line = String::from("    ");
+        let mut indent = "    ";
+        if let (Some(name), Some(parent)) = (&h.subagent, &h.parent) {
+            // Consecutive hits under one parent share its line.
+            if under != Some(parent.as_str()) {
+                writeln!(out, "{phase_on}{parent}{phase_off}")?;
+            }
+            under = Some(parent.as_str());
+            writeln!(
+                out,
+                "  ↳ subagent {name}  {phase_on}{}{phase_off}  {}:{}",
+                phase_of(h),
+                h.file.display(),
+                h.line
+            )?;
+            indent = "      ";
+        } else {
+            under = None;
+            writeln!(
+                out,
+                "{phase_on}{}{phase_off}  {}:{}",
+                phase_of(h),
+                h.file.display(),
+                h.line
+            )?;
+        }
+        let mut line = String::from(indent);
         let mut at = 0;
         for &(a, b) in &h.ranges {
             line.push_str(&h.snippet[at..a]);

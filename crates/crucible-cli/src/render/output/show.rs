@@ -56,3 +56,54 @@ impl<'a> ShowAnswer<'a> {
         }
     }
 }
+
+/// `cru session show ID#phase-N --format json`: one phase of a session,
+/// with what names it (docs/json.md).
+#[derive(Debug, Serialize)]
+pub struct ShowPhaseAnswer<'a> {
+    /// The file of the session.
+    pub path: String,
+    /// The session's id.
+    pub id: &'a str,
+    /// `ID#phase-N`, as a search hit names it.
+    pub phase: String,
+    /// N: the phase's number, from 1 in document order.
+    pub number: usize,
+    /// The phase as `show` prints each of `session.sections`.
+    pub section: &'a crucible_core::Section,
+    /// With `--full`: the sidecar's records of this phase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Vec<crucible_core::DataRecord>>,
+}
+
+impl<'a> ShowPhaseAnswer<'a> {
+    pub fn new(
+        path: &Path,
+        log: &'a SessionLog,
+        number: usize,
+        section: &'a crucible_core::Section,
+        data: Option<Vec<crucible_core::DataRecord>>,
+    ) -> Self {
+        let id = log.frontmatter.session_id.as_str();
+        // The sidecar counts phases from 0.
+        let of_phase = |r: &crucible_core::DataRecord| {
+            use crucible_core::DataRecord as R;
+            let phase = match r {
+                R::Call(c) => Some(c.phase),
+                R::Thinking(t) => t.phase,
+                R::Image(m) => m.phase,
+                R::Context(c) => c.phase,
+                R::Source(s) => s.phase,
+            };
+            phase == Some(number - 1)
+        };
+        Self {
+            path: path.display().to_string(),
+            id,
+            phase: format!("{id}#phase-{number}"),
+            number,
+            section,
+            data: data.map(|d| d.into_iter().filter(of_phase).collect()),
+        }
+    }
+}
