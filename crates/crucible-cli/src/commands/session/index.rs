@@ -20,10 +20,12 @@ pub struct IndexArgs {
     #[arg(long)]
     pub rebuild: bool,
     /// List the session files that could not be read, the ids more than
-    /// one file declares, and where the search index disagrees with the
-    /// files (a file not in it, changed since, or gone; an index that
-    /// cannot be used); exit 1 if there are any. A search index not built
-    /// yet is not a problem.
+    /// one file declares, and a search index a search would answer wrongly
+    /// from (one that cannot be used; parts of a file gone that its
+    /// manifest does not name); exit 1 if there are any. Files changed
+    /// since the search index was written are read directly by every
+    /// search: listed in the JSON only. A search index not built yet is
+    /// not a problem.
     #[arg(long)]
     pub check: bool,
     /// How to print what was found.
