@@ -143,6 +143,10 @@ fn remove_index(dir: &Path) {
     ] {
         let _ = std::fs::remove_file(dir.join(f));
     }
+    // A search index (left by the search benchmark on the same corpus)
+    // would be rebuilt by `cru session index --rebuild` too: the row is
+    // the session index's.
+    let _ = std::fs::remove_dir_all(dir.join(crucible_core::store::names::SEARCH_INDEX));
 }
 
 /// The index rows of `cargo xtask bench`, over the corpus in `dir`.

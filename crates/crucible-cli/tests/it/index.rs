@@ -176,7 +176,7 @@ fn sessions_recorded_through_cru_are_listed_at_once() {
 }
 
 #[test]
-fn index_rebuild_builds_the_search_index_and_check_compares_it_with_the_files() {
+fn index_rebuild_rebuilds_a_search_index_and_check_compares_it_with_the_files() {
     let kiln = TestKiln::with_fixtures();
     let out = kiln.run(&["session", "index", "--check"]);
     assert_eq!(
@@ -184,6 +184,14 @@ fn index_rebuild_builds_the_search_index_and_check_compares_it_with_the_files() 
         "no search index yet is no problem: {}",
         out.stdout
     );
+    // A store never searched is not made to build a search index.
+    let out = kiln.run(&["session", "index", "--rebuild"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(out.stderr, @"9 sessions indexed, 0 unreadable, in [KILN]/.crucible/sessions");
+    assert!(!kiln.sessions().join(".search").exists());
+    // Once a search built one, a rebuild builds it again from nothing.
+    let out = kiln.run(&["session", "search", "flaky"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
     let out = kiln.run(&["session", "index", "--rebuild"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     insta::assert_snapshot!(out.stderr, @r#"

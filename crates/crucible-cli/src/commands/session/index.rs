@@ -16,7 +16,8 @@ use crate::render::progress;
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     /// Read every session again, ignoring the index on disk, and build the
-    /// search index (`.search/`) again from nothing.
+    /// search index (`.search/`) again from nothing if a search has built
+    /// one.
     #[arg(long)]
     pub rebuild: bool,
     /// List the session files that could not be read, the ids more than
@@ -116,13 +117,16 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::from_files(sessions.len(), index.problems.len()))
 }
 
-/// The search index: built from nothing when the session index was
-/// rebuilt, then checked against the files with `--check`.
+/// The search index, when one has been built (the first search builds it:
+/// a store never searched is not made to pay for one): built again from
+/// nothing with `--rebuild`, else brought up to the files as a search
+/// would; then checked against the files with `--check`.
 fn search_index(ctx: &Context, args: &IndexArgs) -> anyhow::Result<CheckReport> {
     let dir = ctx.store.dir();
     let fail = |e: crucible_search::SearchError| CliError::new(e.to_string());
-    let mut report = None;
-    if args.rebuild || !args.check {
+    let built = std::fs::symlink_metadata(crucible_search::index::home(dir)).is_ok();
+    let mut state = IndexState::Missing;
+    if built && args.rebuild {
         let rebuilt =
             crucible_search::rebuild_all(dir, ctx.store.max_file_bytes()).map_err(fail)?;
         // The files it could not read are the unreadable ones just
@@ -133,17 +137,29 @@ fn search_index(ctx: &Context, args: &IndexArgs) -> anyhow::Result<CheckReport> 
             rebuilt.parts,
             rebuilt.files
         )?;
-        report = Some(CheckReport {
-            state: IndexState::Present {
-                parts: rebuilt.parts,
-            },
-            disagreements: Vec::new(),
-        });
+        state = IndexState::Present {
+            parts: rebuilt.parts,
+        };
+    } else if built && !args.check {
+        let opened = crucible_search::open(dir, ctx.store.max_file_bytes()).map_err(fail)?;
+        let shown = opened
+            .warnings
+            .iter()
+            .filter(|w| !matches!(w, crucible_search::IndexWarning::Skipped { .. }));
+        for warning in shown {
+            writeln!(anstream::stderr(), "warning: {warning}")?;
+        }
+        state = IndexState::Present {
+            parts: opened.parts.first().map_or(0, |(s, _)| s.num_docs()),
+        };
     }
     if args.check {
-        report = Some(crucible_search::check(dir).map_err(fail)?);
+        return Ok(crucible_search::check(dir).map_err(fail)?);
     }
-    Ok(report.expect("either rebuilt or checked: `!check` rebuilds"))
+    Ok(CheckReport {
+        state,
+        disagreements: Vec::new(),
+    })
 }
 
 /// The search index's problems as `file:line: message` lines.
