@@ -284,7 +284,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l format -d 'How to print what was found' -r -f -a "text\t'Counts on stderr; with --check, `file:line: message` lines on stdout'
-json\t'`{"version": 1, "sessions", "unreadable", "duplicates"}` (docs/json.md)'"
+json\t'`{"version": 1, "sessions", "unreadable", "duplicates", "search"}` (docs/json.md)'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l rebuild -d 'Read every session again, ignoring the index on disk, and build the search index (`.search/`) again from nothing'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l check -d 'List the session files that could not be read, the ids more than one file declares, and where the search index disagrees with the files (a file not in it, changed since, or gone; an index that cannot be used); exit 1 if there are any. A search index not built yet is not a problem'
