@@ -284,7 +284,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from search" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l format -d 'How to print what was found' -r -f -a "text\t'Counts on stderr; with --check, `file:line: message` lines on stdout'
-json\t'`{"version": 1, "sessions", "unreadable", "duplicates"}` (docs/json.md)'"
+json\t'`{"version": 1, "sessions", "unreadable", "duplicates", "search"}` (docs/json.md)'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l rebuild -d 'Read every session again, ignoring the index on disk, and build the search index (`.search/`) again from nothing if a search has built one'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -l check -d 'List the session files that could not be read, the ids more than one file declares, and a search index a search would answer wrongly from (one that cannot be used; parts of a file gone that its manifest does not name); exit 1 if there are any. Files changed since the search index was written are read directly by every search: listed in the JSON only. A search index not built yet is not a problem'

@@ -144,7 +144,7 @@ fn add_blocks(part: &mut Part, blocks: &[Block]) -> Vec<Part> {
 
 /// The line ranges (first, after last; from 1) of the `[!subagent]`
 /// callouts in `lines` of `range`, in order, outside fenced blocks.
-fn subagent_callouts(lines: &[&str], range: (u64, u64)) -> Vec<(u64, u64)> {
+pub(crate) fn subagent_callouts(lines: &[&str], range: (u64, u64)) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
     let mut fence: Option<&str> = None;
     let mut n = range.0.max(1);

@@ -485,7 +485,15 @@ fn locate(page: Vec<Candidate>, dir: &Path, query: &ParsedQuery) -> Vec<Hit> {
                     })
                     .unwrap_or_default()
             });
-            let (line, snippet, ranges) = best_line(lines, c.lines, &exact, &prefixes);
+            // A part's own line is never one of its subagents' callouts,
+            // which are parts of their own.
+            let skip = if c.subagent.is_none() {
+                let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+                crate::document::subagent_callouts(&refs, c.lines)
+            } else {
+                Vec::new()
+            };
+            let (line, snippet, ranges) = best_line(lines, c.lines, &skip, &exact, &prefixes);
             // A callout's subagent works for this session; a subagent's
             // session names its parent, or is found named by one later.
             let (subagent, parent) = match (c.subagent, c.parent) {
@@ -510,19 +518,24 @@ fn locate(page: Vec<Candidate>, dir: &Path, query: &ParsedQuery) -> Vec<Hit> {
         .collect()
 }
 
-/// The line of `range` (1-based, end excluded) holding the most distinct
-/// query terms, the first such; its snippet (at most `SNIPPET` chars) and
+/// The line of `range` (1-based, end excluded) and outside the ranges of
+/// `skip` holding the most distinct query terms, the first such; its snippet (at most `SNIPPET` chars) and
 /// the match ranges in it.
 fn best_line(
     lines: &[String],
     range: (u64, u64),
+    skip: &[(u64, u64)],
     exact: &[String],
     prefixes: &[String],
 ) -> (u64, String, Vec<(usize, usize)>) {
     let from = range.0.max(1);
     type Best = (usize, u64, Vec<(usize, usize)>);
     let mut best: Option<Best> = None;
+    let skipped = |n: u64| skip.iter().any(|&(a, b)| (a..b).contains(&n));
     for n in from..range.1.max(from + 1) {
+        if skipped(n) {
+            continue;
+        }
         let Some(text) = lines.get(n as usize - 1) else {
             break;
         };

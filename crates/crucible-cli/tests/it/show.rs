@@ -467,3 +467,45 @@ fn every_search_hit_opens_with_show() {
         }
     }
 }
+
+/// `--full` with one phase: the sidecar's records of that phase only, and
+/// the text's full calls numbered as in the whole session.
+#[test]
+fn show_a_phase_full_keeps_that_phases_records() {
+    let kiln = TestKiln::empty();
+    let rollout = fixtures().join(
+        "foreign/codex/sessions/2025/09/02/rollout-2025-09-02T10-04-11-5a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b.jsonl",
+    );
+    let out = kiln.run(&["session", "import", rollout.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = out.stdout.trim().to_owned();
+    let whole = kiln.run(&["session", "show", &id, "--full", "--format", "json"]);
+    let whole: serde_json::Value = serde_json::from_str(&whole.stdout).unwrap();
+    let records = whole["data"].as_array().unwrap();
+    for n in [1_u64, 2] {
+        let arg = format!("{id}#phase-{n}");
+        let out = kiln.run(&["session", "show", &arg, "--full", "--format", "json"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let expected: Vec<&serde_json::Value> =
+            records.iter().filter(|r| r["phase"] == n - 1).collect();
+        assert!(!expected.is_empty(), "phase-{n}");
+        assert_eq!(
+            v["data"].as_array().unwrap().iter().collect::<Vec<_>>(),
+            expected
+        );
+        // The text of the phase with --full is the whole session's, cut to it.
+        let text = kiln.run(&["session", "show", &arg, "--full"]);
+        let all = kiln.run(&["session", "show", &id, "--full"]);
+        let body = text
+            .stdout
+            .split_once(&format!("\n\nphase-{n}  "))
+            .unwrap()
+            .1;
+        assert!(
+            all.stdout.contains(body.trim_end()),
+            "phase-{n}:\n{}",
+            text.stdout
+        );
+    }
+}

@@ -77,3 +77,32 @@ fn attribution_from_the_index_equals_attribution_read_directly() {
         ]
     );
 }
+
+/// The line of a phase's own hit is never in one of its subagents'
+/// callouts, even where the callout comes first and matches as well.
+#[test]
+fn a_phases_line_is_outside_its_subagents_callouts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let text = "---\ntype: session\nsession_id: p\nstarted: 2025-12-01T10:00:00Z\nstatus: completed\n---\n\n\
+                ## Plan @lead\n\n\
+                > [!subagent] @helper\n> mode: inline\n>   The gnu plan, ready.\n\n\
+                Then the gnu plan of the lead.\n";
+    std::fs::write(dir.join("p.md"), text).unwrap();
+    let opened = crucible_search::open(dir, 1 << 24).unwrap();
+    let request = Request {
+        query: crucible_search::parse("gnu plan").unwrap(),
+        filter: Filter::default(),
+        limit: 0,
+        offset: 0,
+        sort: Sort::Relevance,
+        per_session: 10,
+    };
+    let mut hits: Vec<(Option<String>, u64)> = crucible_search::search(&opened, dir, &request)
+        .unwrap()
+        .into_iter()
+        .map(|h| (h.subagent, h.line))
+        .collect();
+    hits.sort();
+    assert_eq!(hits, [(None, 14), (Some("helper".into()), 12)]);
+}

@@ -38,7 +38,7 @@ pub struct IndexArgs {
 pub enum IndexFormat {
     /// Counts on stderr; with --check, `file:line: message` lines on stdout.
     Text,
-    /// `{"version": 1, "sessions", "unreadable", "duplicates"}` (docs/json.md).
+    /// `{"version": 1, "sessions", "unreadable", "duplicates", "search"}` (docs/json.md).
     Json,
 }
 

@@ -33,7 +33,7 @@ mod exit_status {
         "Exit status:\n  0  started\n  1  the session cannot be written\n  2  a bad flag";
     pub const LOG: &str = "Exit status:\n  0  always, even on an error (printed on stderr): a hook never stops an agent";
     pub const PAUSE: &str = "Exit status:\n  0  paused\n  1  no such session\n  2  a bad flag; `pause ID --idle`; an ambiguous or shared id";
-    pub const RESUME: &str = "Exit status:\n  0  the context shown, or the run went on\n  1  no such session; the agent failed\n  2  a bad flag; an ambiguous or shared id";
+    pub const RESUME: &str = "Exit status:\n  0  the context shown, or the run went on\n  1  no such session; no paused or active session matches `--query`; the agent failed\n  2  a bad flag; an ambiguous or shared id; a bad `--query` (the column named), or one asking for an ended status";
     pub const CODIFY: &str = "Exit status:\n  0  written\n  1  no such session; an error; a refinement rejected (the original kept)\n  2  a bad flag; an ambiguous or shared id; several tasks with one `-o FILE`";
     pub const LEARN: &str = "Exit status:\n  0  written\n  1  no such session; an error\n  2  a bad flag; an ambiguous or shared id\n  3  written, but session files that could not be read were left out";
     pub const IMPORT: &str = "Exit status:\n  0  every source imported (or unchanged)\n  1  nothing to import; an error\n  2  a bad flag or `--from` value\n  3  imported, but some sources were skipped (`--strict`: any skipped record refuses the source)";
@@ -42,10 +42,10 @@ mod exit_status {
     pub const REPLAY: &str = "Exit status:\n  0  the phase ran again\n  1  no such session or phase; the agent failed; with `--eval`, a verdict other than `pass`\n  2  a bad flag or `--phase` value; an ambiguous or shared id";
     pub const END: &str = "Exit status:\n  0  ended\n  1  no such session; a session that already ended\n  2  a bad flag; an ambiguous or shared id";
     pub const LIST: &str = "Exit status:\n  0  answered\n  1  the directory is missing, or every session file could not be read\n  2  a bad flag or filter value (`--since yesterday-ish`)\n  3  answered, but files that could not be read were left out";
-    pub const INDEX: &str = "Exit status:\n  0  rebuilt\n  1  every session file unreadable; with `--check`, any unreadable file or shared id\n  2  a bad flag\n  3  rebuilt, but unreadable files were left out";
-    pub const SHOW: &str = "Exit status:\n  0  shown\n  1  no such session, a file that cannot be read, the directory is missing\n  2  a bad flag; an id prefix of several sessions; an id two files declare";
+    pub const INDEX: &str = "Exit status:\n  0  rebuilt\n  1  every session file unreadable; with `--check`, any unreadable file or shared id, or a search index that cannot be used or holds parts of a file gone that its manifest does not name\n  2  a bad flag\n  3  rebuilt, but unreadable files were left out";
+    pub const SHOW: &str = "Exit status:\n  0  shown\n  1  no such session, a file that cannot be read, the directory is missing\n  2  a bad flag; an id prefix of several sessions; an id two files declare; `#phase-N` naming no phase of the session";
     pub const VALIDATE: &str = "Exit status:\n  0  every file valid\n  1  a file invalid or unreadable (what validate checks), a target that names no file\n  2  a bad flag";
-    pub const SEARCH: &str = "Exit status:\n  0  answered, hits or none (`no sessions match`)\n  1  the directory is missing; the search index cannot be written or read\n  2  a bad flag or query (the column named)\n  3  answered, but session files that could not be read were left out";
+    pub const SEARCH: &str = "Exit status:\n  0  answered, hits or none (`no sessions match`); with `--open`, the editor exited 0 (or no hit)\n  1  the directory is missing; the search index cannot be written or read; with `--open`, the editor could not start or exited non-zero\n  2  a bad flag or query (the column named)\n  3  answered, but session files that could not be read were left out";
     /// `stats` answers like `list`.
     pub const STATS: &str = LIST;
 }
