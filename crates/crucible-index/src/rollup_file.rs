@@ -13,6 +13,7 @@ use crate::record::Columns;
 use crate::rollup::file_lines::FileLines;
 use crate::rollup::rows::{ROLLUP_FIELDS, write_rows};
 use crate::rollup::{DaysBuilder, Rollup, RollupDays, RollupTable};
+use crate::stats_rollup::StatsRollup;
 use crate::toon::{self, Cell};
 use crate::usage_locator::{LOCATOR_FIELDS, UsageLocator};
 
@@ -26,7 +27,8 @@ pub struct BaseOf {
 }
 
 /// Writes the rollup of the base written with `generation`, whose
-/// sessions table has `base_rows` rows, in place; with it, where each row
+/// sessions table has `base_rows` rows, in place, and what stats keeps of
+/// the same lines ([`crate::stats_rollup`]); with them, where each row
 /// of the usage file (already written, of the same generation) is
 /// ([`UsageLocator`]), when it can be read and has as many rows.
 pub fn write(
@@ -34,11 +36,15 @@ pub fn write(
     generation: u64,
     base_rows: usize,
     rollup: &Rollup,
+    stats: &StatsRollup,
 ) -> Result<(), IndexFileError> {
     let mut text = String::new();
     toon::write_scalar(&mut text, "version", Cell::Num(files::VERSION));
     toon::write_scalar(&mut text, "generation", Cell::Num(generation));
     toon::write_scalar(&mut text, "sessions", Cell::Num(base_rows as u64));
+    // Before the hourly rows: stats stops at them, the calendar views pass
+    // over these few thousand lines (and the keys) on their reading thread.
+    crate::stats_rollup::rows::write_tables(stats, &mut text);
     toon::write_header(&mut text, "rollup", rollup.rows.len(), ROLLUP_FIELDS);
     write_rows(rollup, &mut text);
     if let Some(locator) = UsageLocator::of_file(&dir.join(files::USAGE), generation)
@@ -377,6 +383,9 @@ fn usage_read_through(
     }
     (seen_generation == Some(generation) && seen_fresh == fresh_rows).then_some(outside)
 }
+
+mod stats;
+pub use stats::{StatsFile, read_stats};
 
 #[cfg(test)]
 mod tests;

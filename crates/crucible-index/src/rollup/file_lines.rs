@@ -51,6 +51,20 @@ impl FileLines {
         Ok(Some((at, line.strip_suffix('\r').unwrap_or(line))))
     }
 
+    /// Passes over the next `n` lines without reading them as text (a
+    /// table a query does not need); an error when the file ends first.
+    pub(crate) fn skip_lines(&mut self, n: usize) -> Result<(), String> {
+        for i in 0..n {
+            let skipped = self.reader.skip_until(b'\n').map_err(|e| e.to_string())?;
+            if skipped == 0 {
+                return Err(format!("declares {n} rows but has {i}"));
+            }
+            self.offset += skipped as u64;
+            self.number += 1;
+        }
+        Ok(())
+    }
+
     /// The file at `path` if its head says `generation`: the file, to read
     /// rows from by offset.
     pub(crate) fn of_generation(path: &Path, generation: u64) -> Option<File> {

@@ -1,0 +1,148 @@
+//! The rollup file as `cru session stats` reads it: the stats tables of
+//! one kind ([`crate::stats_rollup`]), and where the table `usage_rows` is
+//! (to take changed sessions' old lines away); the hourly rows are passed
+//! over unread.
+
+use std::path::Path;
+
+use super::{Head, Header, LocatorAt, RollupFile, recycle};
+use crate::files::{self, IndexFileError, ROLLUP};
+use crate::record::Columns;
+use crate::rollup::file_lines::FileLines;
+use crate::stats_rollup::rows::{GROUP_FIELDS, KEY_FIELDS, NAME_FIELDS, group_row, key_row};
+use crate::stats_rollup::{GroupKind, GroupTable, KeysOf};
+use crate::toon;
+use crate::usage_locator::LOCATOR_FIELDS;
+
+/// What stats answers from: the table's rows of one kind, and each
+/// session's groups of that kind.
+#[derive(Debug)]
+pub struct StatsFile {
+    /// The base it is of, and where its usage rows are.
+    pub rollup: RollupFile,
+    pub groups: GroupTable,
+    /// `None` when the file has no `session_keys` (two paths of one hash).
+    pub keys: Option<KeysOf>,
+}
+
+/// What the loop has read so far.
+struct Tables {
+    groups: GroupTable,
+    names: Vec<String>,
+    keys: Option<KeysOf>,
+    locator_at: Option<LocatorAt>,
+}
+
+/// Reads the stats tables of `kind` from the rollup file.
+pub fn read_stats(dir: &Path, kind: GroupKind) -> Result<StatsFile, IndexFileError> {
+    let path = dir.join(ROLLUP);
+    let mut lines = FileLines::open(&path).map_err(|e| files::io_error(&path, e))?;
+    let bad = |line: usize, m: String| files::corrupt(&path, line, m);
+    let mut head = Head::default();
+    let mut t = Tables {
+        groups: GroupTable::default(),
+        names: Vec::new(),
+        keys: None,
+        locator_at: None,
+    };
+    loop {
+        let n = lines.number + 1;
+        let Some((_, line)) = lines.next_line().map_err(|m| bad(n, m))? else {
+            break;
+        };
+        let Some(header) = head.take(line).map_err(|m| bad(n, m))? else {
+            continue;
+        };
+        files::check_version(&path, head.version.as_deref())?;
+        let number = lines.number;
+        let in_table = |m: String| bad(number, format!("table `{}`: {m}", header.name));
+        match header.name.as_str() {
+            "usage_rows" => {
+                t.locator_at = Some(LocatorAt {
+                    offset: lines.offset(),
+                    rows: header.len,
+                    columns: header.columns(LOCATOR_FIELDS),
+                });
+                break;
+            }
+            "stats_groups" | "stats_names" | "session_keys" => {
+                table(&mut lines, &header, kind, &mut t).map_err(in_table)?;
+            }
+            _ => lines.skip_lines(header.len).map_err(in_table)?,
+        }
+    }
+    files::check_version(&path, head.version.as_deref())?;
+    let scalar = |v: Option<u64>, name: &str| v.ok_or_else(|| bad(1, format!("no `{name}` line")));
+    let base = super::BaseOf {
+        generation: scalar(head.generation, "generation")?,
+        rows: usize::try_from(scalar(head.sessions, "sessions")?).unwrap_or(usize::MAX),
+    };
+    Ok(StatsFile {
+        rollup: RollupFile {
+            base,
+            days: None,
+            locator_at: t.locator_at,
+        },
+        groups: t.groups,
+        keys: t.keys,
+    })
+}
+
+/// Reads the rows of one of the stats tables into `t`.
+fn table(
+    lines: &mut FileLines,
+    header: &Header,
+    kind: GroupKind,
+    t: &mut Tables,
+) -> Result<(), String> {
+    let known = match header.name.as_str() {
+        "stats_groups" => GROUP_FIELDS,
+        "stats_names" => NAME_FIELDS,
+        _ => KEY_FIELDS,
+    };
+    let columns: Columns = header.columns(known);
+    if header.name == "session_keys" {
+        let mut keys = KeysOf::with_capacity(header.len);
+        keys.names = std::mem::take(&mut t.names);
+        t.keys = Some(keys);
+    }
+    let (mut store_cells, mut store_ordered): (Vec<&'static str>, Vec<&'static str>) =
+        (Vec::new(), Vec::new());
+    for i in 0..header.len {
+        let at = |m: String| format!("row {}: {m}", i + 1);
+        let Some((_, row)) = lines.next_line().map_err(at)? else {
+            return Err(format!("declares {} rows but has {i}", header.len));
+        };
+        let trimmed = row.trim_start_matches(' ');
+        if trimmed.len() == row.len() {
+            return Err(format!("declares {} rows but has {i}", header.len));
+        }
+        let (mut cells, mut ordered) = (recycle(&mut store_cells), recycle(&mut store_ordered));
+        toon::split_row(trimmed, &mut cells).map_err(at)?;
+        columns.order(&cells, &mut ordered);
+        match header.name.as_str() {
+            "stats_groups" => {
+                let (key, sums) = group_row(&ordered).map_err(at)?;
+                if key.kind == kind {
+                    t.groups.rows.insert(key, sums);
+                }
+            }
+            "stats_names" => {
+                let name = ordered
+                    .first()
+                    .map(|c| toon::text(c))
+                    .transpose()
+                    .map_err(at)?
+                    .flatten()
+                    .ok_or_else(|| at("`name` is null".into()))?;
+                t.names.push(name.into_owned());
+            }
+            _ => {
+                let keys = t.keys.as_mut().expect("made above");
+                key_row(&ordered, kind, keys).map_err(at)?;
+            }
+        }
+        (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
+    }
+    Ok(())
+}

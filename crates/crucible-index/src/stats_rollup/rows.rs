@@ -1,0 +1,228 @@
+//! The stats tables as TOON rows (of `.index-rollup.toon`, before the
+//! table `rollup`, so that the calendar views, which stop after it, pass
+//! over them in a few thousand lines and a query of stats stops before
+//! the hourly rows it does not need):
+//!
+//! ```text
+//! stats_groups[N]{kind,group,model,recorded,exact,lines,requests,input,...,untyped,written_nanos,above}:
+//! stats_names[K]{name}:
+//! session_keys[S]{path_hash,agent,channel,model,day}:
+//! ```
+//!
+//! A `session_keys` cell lists numbers of `stats_names`, each followed by
+//! `_` (`3_17_`; `_` alone for none): never quoted, never taken for a
+//! number. `above` is as in the table `rollup` ([`crate::rollup::rows`]).
+
+use std::fmt::Write as _;
+
+use crucible_core::Tokens;
+
+use super::{GroupKey, GroupKind, GroupSums, GroupTable, KeysOf, StatsRollup};
+use crate::rollup::rows::{int, num, tokens_of};
+use crate::toon::{self, Cell};
+
+pub const GROUP_FIELDS: &[&str] = &[
+    "kind",
+    "group",
+    "model",
+    "recorded",
+    "exact",
+    "lines",
+    "requests",
+    "input",
+    "output",
+    "cache_creation",
+    "cache_read",
+    "reasoning",
+    "cache_creation_1h",
+    "untyped",
+    "written_nanos",
+    "above",
+];
+
+pub const NAME_FIELDS: &[&str] = &["name"];
+
+/// `path_hash` then the kinds in [`GroupKind::ALL`] order.
+pub const KEY_FIELDS: &[&str] = &["path_hash", "agent", "channel", "model", "day"];
+
+/// Writes the three tables. The keys are left out when two sessions
+/// share a path hash (a query could not tell them apart).
+pub fn write_tables(stats: &StatsRollup, out: &mut String) {
+    toon::write_header(out, "stats_groups", stats.groups.rows.len(), GROUP_FIELDS);
+    write_groups(&stats.groups, out);
+    let keys = &stats.sessions;
+    toon::write_header(out, "stats_names", keys.names.list.len(), NAME_FIELDS);
+    for name in &keys.names.list {
+        toon::write_row(out, &[Cell::Str(name)]);
+    }
+    if !keys.distinct() {
+        return;
+    }
+    toon::write_header(out, "session_keys", keys.rows.len(), KEY_FIELDS);
+    let mut lists: [String; 4] = Default::default();
+    for (hash, ids) in &keys.rows {
+        for (list, ids) in lists.iter_mut().zip(ids) {
+            list.clear();
+            for id in ids {
+                let _ = write!(list, "{id}_");
+            }
+            if ids.is_empty() {
+                list.push('_');
+            }
+        }
+        toon::write_row(
+            out,
+            &[
+                Cell::Num(*hash),
+                Cell::Str(&lists[0]),
+                Cell::Str(&lists[1]),
+                Cell::Str(&lists[2]),
+                Cell::Str(&lists[3]),
+            ],
+        );
+    }
+}
+
+fn write_groups(groups: &GroupTable, out: &mut String) {
+    let mut above = String::new();
+    for (k, s) in &groups.rows {
+        above.clear();
+        for (i, (threshold, t)) in s.above.iter().enumerate() {
+            if i > 0 {
+                above.push('+');
+            }
+            let _ = write!(
+                above,
+                "{threshold}_{}_{}_{}_{}_{}_{}",
+                t.input, t.output, t.cache_creation, t.cache_read, t.reasoning, t.cache_creation_1h
+            );
+        }
+        let nanos = s.recorded_nanos.to_string();
+        let t = s.tokens;
+        toon::write_row(
+            out,
+            &[
+                Cell::Str(k.kind.name()),
+                Cell::Str(&k.group),
+                k.model.as_deref().into(),
+                Cell::Num(u64::from(k.recorded)),
+                Cell::Num(u64::from(s.exact)),
+                Cell::Num(s.lines),
+                Cell::Num(s.requests),
+                Cell::Num(t.input),
+                Cell::Num(t.output),
+                Cell::Num(t.cache_creation),
+                Cell::Num(t.cache_read),
+                Cell::Num(t.reasoning),
+                Cell::Num(t.cache_creation_1h),
+                Cell::Num(s.untyped),
+                nanos.parse::<u64>().map_or(Cell::Str(&nanos), Cell::Num),
+                Cell::Str(&above),
+            ],
+        );
+    }
+}
+
+/// Cell `i` (in [`GROUP_FIELDS`] order) as a flag: 0 or 1.
+fn flag(c: &[&str], i: usize) -> Result<bool, String> {
+    match int::<u8>(c[i], GROUP_FIELDS[i])? {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(format!("`{}` should be 0 or 1", GROUP_FIELDS[i])),
+    }
+}
+
+/// A row of `stats_groups` (cells in [`GROUP_FIELDS`] order).
+pub fn group_row(c: &[&str]) -> Result<(GroupKey, GroupSums), String> {
+    if c.len() != GROUP_FIELDS.len() {
+        return Err(format!(
+            "expected {} cells, found {}",
+            GROUP_FIELDS.len(),
+            c.len()
+        ));
+    }
+    let text = |i: usize| toon::text(c[i]).map(|t| t.map(std::borrow::Cow::into_owned));
+    let kind = text(0)?
+        .as_deref()
+        .and_then(GroupKind::from_name)
+        .ok_or_else(|| {
+            format!(
+                "`kind` should be agent, channel, model or day, found `{}`",
+                c[0]
+            )
+        })?;
+    let key = GroupKey {
+        kind,
+        group: text(1)?.ok_or("`group` is null")?,
+        model: text(2)?,
+        recorded: flag(c, 3)?,
+    };
+    let mut above = crate::rollup::VecMap::default();
+    let above_text = toon::text(c[15])?.unwrap_or_default();
+    for part in above_text.split('+').filter(|p| !p.is_empty()) {
+        let parts: Vec<&str> = part.split('_').collect();
+        let [threshold, rest @ ..] = parts.as_slice() else {
+            return Err(format!("`above` cannot be read: `{part}`"));
+        };
+        if rest.len() != 6 {
+            return Err(format!("`above` cannot be read: `{part}`"));
+        }
+        let threshold = num::<u64>(threshold, "above")?;
+        *above.get_or_insert_by(|k: &u64| k.cmp(&threshold), || threshold) = tokens_of(rest)?;
+    }
+    let n = |i: usize| num::<u64>(c[i], GROUP_FIELDS[i]);
+    let sums = GroupSums {
+        exact: flag(c, 4)?,
+        lines: n(5)?,
+        requests: n(6)?,
+        tokens: Tokens {
+            input: n(7)?,
+            output: n(8)?,
+            cache_creation: n(9)?,
+            cache_read: n(10)?,
+            reasoning: n(11)?,
+            cache_creation_1h: n(12)?,
+        },
+        untyped: n(13)?,
+        recorded_nanos: int::<i128>(c[14], "written_nanos")?,
+        above,
+    };
+    Ok((key, sums))
+}
+
+/// A row of `session_keys` (cells in [`KEY_FIELDS`] order): its groups of
+/// `kind` noted in `keys`; an error for a cell that cannot be read or a
+/// hash twice.
+pub fn key_row(c: &[&str], kind: GroupKind, keys: &mut KeysOf) -> Result<(), String> {
+    if c.len() != KEY_FIELDS.len() {
+        return Err(format!(
+            "expected {} cells, found {}",
+            KEY_FIELDS.len(),
+            c.len()
+        ));
+    }
+    let hash = num::<u64>(c[0], "path_hash")?;
+    let list = c[1 + kind as usize];
+    let names = keys.names.len();
+    let mut bad = None;
+    let ids = list.split('_').filter(|p| !p.is_empty()).map(|p| {
+        match num::<u32>(p, KEY_FIELDS[1 + kind as usize]) {
+            Ok(id) if (id as usize) < names => id,
+            _ => {
+                bad = Some(p.to_owned());
+                0
+            }
+        }
+    });
+    let ids: Vec<u32> = ids.collect();
+    if let Some(p) = bad {
+        return Err(format!(
+            "`{}`: no name numbered `{p}`",
+            KEY_FIELDS[1 + kind as usize]
+        ));
+    }
+    if !keys.push(hash, ids.into_iter()) {
+        return Err(format!("path hash {hash} twice"));
+    }
+    Ok(())
+}
