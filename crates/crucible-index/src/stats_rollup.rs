@@ -125,7 +125,8 @@ pub struct GroupSums {
 }
 
 impl GroupSums {
-    fn new() -> Self {
+    /// A row of no lines yet, exact.
+    fn none_yet() -> Self {
         Self {
             exact: true,
             ..Self::default()
@@ -243,7 +244,10 @@ impl GroupTable {
                     model: line.model.clone(),
                     recorded: line.recorded,
                 };
-                let row = self.rows.entry(key.clone()).or_insert_with(GroupSums::new);
+                let row = self
+                    .rows
+                    .entry(key.clone())
+                    .or_insert_with(GroupSums::none_yet);
                 if !row.apply(line, add) {
                     row.exact = false;
                 }
@@ -257,7 +261,10 @@ impl GroupTable {
     /// Adds every row of `other` (the sums of other sessions).
     pub fn merge(&mut self, other: &GroupTable) {
         for (key, theirs) in &other.rows {
-            let ours = self.rows.entry(key.clone()).or_insert_with(GroupSums::new);
+            let ours = self
+                .rows
+                .entry(key.clone())
+                .or_insert_with(GroupSums::none_yet);
             if !ours.add_sums(theirs) {
                 ours.exact = false;
             }

@@ -202,26 +202,25 @@ pub fn key_row(c: &[&str], kind: GroupKind, keys: &mut KeysOf) -> Result<(), Str
         ));
     }
     let hash = num::<u64>(c[0], "path_hash")?;
-    let list = c[1 + kind as usize];
+    let field = KEY_FIELDS[1 + kind as usize];
     let names = keys.names.len();
-    let mut bad = None;
-    let ids = list.split('_').filter(|p| !p.is_empty()).map(|p| {
-        match num::<u32>(p, KEY_FIELDS[1 + kind as usize]) {
-            Ok(id) if (id as usize) < names => id,
-            _ => {
-                bad = Some(p.to_owned());
-                0
-            }
+    // No vector per row: a query reads a row per session.
+    let mut ids = [0u32; 8];
+    let mut n = 0;
+    let mut more = Vec::new();
+    for part in c[1 + kind as usize].split('_').filter(|p| !p.is_empty()) {
+        let id = num::<u32>(part, field)
+            .ok()
+            .filter(|&id| (id as usize) < names)
+            .ok_or_else(|| format!("`{field}`: no name numbered `{part}`"))?;
+        if n < ids.len() {
+            ids[n] = id;
+            n += 1;
+        } else {
+            more.push(id);
         }
-    });
-    let ids: Vec<u32> = ids.collect();
-    if let Some(p) = bad {
-        return Err(format!(
-            "`{}`: no name numbered `{p}`",
-            KEY_FIELDS[1 + kind as usize]
-        ));
     }
-    if !keys.push(hash, ids.into_iter()) {
+    if !keys.push(hash, ids[..n].iter().copied().chain(more)) {
         return Err(format!("path hash {hash} twice"));
     }
     Ok(())
