@@ -33,7 +33,7 @@ use crate::stats::{GroupBy, NONE, line_group};
 mod query;
 pub mod rows;
 
-pub use query::{StatsQuery, StatsShare};
+pub use query::{StatsQuery, StatsShare, Visited};
 
 /// The lines' groupings the table keeps (week and month are days added up).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

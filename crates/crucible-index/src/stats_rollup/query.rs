@@ -31,6 +31,15 @@ pub struct StatsQuery {
     labels: Vec<String>,
 }
 
+/// What a visit answered from ([`crate::Opened::generation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Visited {
+    /// The rows of the base written with this generation.
+    Base(u64),
+    /// Records with their lines: the index rebuilt, or loaded whole.
+    Records,
+}
+
 /// One visiting thread's share of a [`StatsQuery`].
 #[derive(Debug)]
 pub struct StatsShare {
@@ -107,20 +116,30 @@ impl StatsQuery {
     }
 
     /// The answer: the shares' sessions, and the table's tokens with the
-    /// query's changes. `outside` gives the old lines of the base rows not
-    /// among the fresh ones (given: their hashes and how many), as
+    /// query's changes. `visited` says what the visit answered from: the
+    /// rows of the base the file sums, or (`Visited::Records`) records with
+    /// their lines (an index rebuilt or loaded whole), the table then not
+    /// used. `outside` gives the old lines of the base rows not among the
+    /// fresh ones (given: their hashes and how many), as
     /// [`RollupFile::usage_outside`] does; it is asked only when some base
     /// row is not fresh. `None`: the cells must answer.
     pub fn finish(
         self,
         shares: Vec<StatsShare>,
+        visited: Visited,
         outside: impl FnOnce(&RollupFile, &HashSet<u64>, usize) -> Option<Vec<Vec<UsageLine>>>,
     ) -> Option<Aggregator> {
         if shares.iter().any(|s| s.cannot) {
             return None;
         }
         let fresh_rows: usize = shares.iter().map(|s| s.fresh.len()).sum();
-        let taken = if fresh_rows == self.rollup.base.rows {
+        let from_base = match visited {
+            Visited::Base(generation) if generation == self.generation() => true,
+            // Every session came with its lines: they are the answer.
+            Visited::Records if fresh_rows == 0 => false,
+            Visited::Base(_) | Visited::Records => return None,
+        };
+        let taken = if !from_base || fresh_rows == self.rollup.base.rows {
             Vec::new()
         } else {
             let fresh: HashSet<u64> = shares
@@ -129,7 +148,11 @@ impl StatsQuery {
                 .collect();
             outside(&self.rollup, &fresh, fresh_rows)?
         };
-        let mut groups = self.groups;
+        let mut groups = if from_base {
+            self.groups
+        } else {
+            GroupTable::default()
+        };
         let mut agg = Aggregator::new(self.by);
         for share in shares {
             groups.merge(&share.now);

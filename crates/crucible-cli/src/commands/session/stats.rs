@@ -6,7 +6,7 @@ use std::io::Write;
 
 use clap::Args;
 use clap::builder::TypedValueParser;
-use crucible_index::stats_rollup::{GroupKind, StatsQuery, StatsShare};
+use crucible_index::stats_rollup::{GroupKind, StatsQuery, StatsShare, Visited};
 use crucible_index::{Aggregator, DuplicateIds, Filter, GroupBy, SessionIndex, StatsRow};
 use crucible_usage::pricing::PriceTable;
 use crucible_usage::{Cost, CostMode};
@@ -160,16 +160,14 @@ fn from_rollup(
         )
         .map_err(|e| CliError::new(e.to_string()))?;
     progress::finish(&bar);
-    if opened.generation != Some(query.generation()) {
-        return Ok(None);
-    }
+    let visited = opened.generation.map_or(Visited::Records, Visited::Base);
     let (mut ids, mut sessions, mut stats) = (DuplicateIds::default(), 0, Vec::new());
     for share in shares {
         ids.merge(share.ids);
         sessions += share.sessions;
         stats.push(share.stats);
     }
-    let Some(tally) = query.finish(stats, |file, fresh, fresh_rows| {
+    let Some(tally) = query.finish(stats, visited, |file, fresh, fresh_rows| {
         index.usage_outside(file, fresh, fresh_rows)
     }) else {
         return Ok(None);
