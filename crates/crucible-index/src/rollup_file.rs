@@ -64,6 +64,10 @@ pub struct RollupFile {
     pub days: Option<RollupDays>,
     /// Where the table `usage_rows` is, when the file has one.
     locator_at: Option<LocatorAt>,
+    /// Where the rows of the table `rollup` start, and how many there are,
+    /// when the reader stopped before them (`usage_rows` is found after
+    /// them only if a query needs it).
+    rollup_rows_at: Option<(u64, usize)>,
 }
 
 /// Where the rows of `usage_rows` start, how many there are, and the
@@ -265,6 +269,7 @@ pub fn read_days(
         base: read.base,
         days,
         locator_at: read.locator_at,
+        rollup_rows_at: None,
     })
 }
 
@@ -313,7 +318,14 @@ impl RollupFile {
     /// The table `usage_rows`, read from the rollup file if it is still of
     /// the same write.
     fn locator(&self, dir: &Path) -> Option<UsageLocator> {
-        let at = self.locator_at.as_ref()?;
+        let found;
+        let at = match &self.locator_at {
+            Some(at) => at,
+            None => {
+                found = self.find_locator(dir)?;
+                &found
+            }
+        };
         let file = FileLines::of_generation(&dir.join(ROLLUP), self.base.generation)?;
         let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
         std::io::Seek::seek(&mut reader, std::io::SeekFrom::Start(at.offset)).ok()?;
@@ -335,6 +347,29 @@ impl RollupFile {
             (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
         }
         Some(locator)
+    }
+}
+
+impl RollupFile {
+    /// Where `usage_rows` is, found by passing over the rows of `rollup`
+    /// (for a reader that stopped before them); `None` when the file has
+    /// no such table or is no longer of the same write.
+    fn find_locator(&self, dir: &Path) -> Option<LocatorAt> {
+        let (offset, rows) = self.rollup_rows_at?;
+        let file = FileLines::of_generation(&dir.join(ROLLUP), self.base.generation)?;
+        let mut lines = FileLines::at(file, offset).ok()?;
+        lines.skip_lines(rows).ok()?;
+        let mut head = Head::default();
+        loop {
+            let (_, line) = lines.next_line().ok()??;
+            if let Some(header) = head.take(line).ok()? {
+                return (header.name == "usage_rows").then(|| LocatorAt {
+                    offset: lines.offset(),
+                    rows: header.len,
+                    columns: header.columns(LOCATOR_FIELDS),
+                });
+            }
+        }
     }
 }
 

@@ -21,7 +21,8 @@
 //!   session from its lines as they are now.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crucible_core::{Tokens, UsageLine};
 
@@ -373,6 +374,28 @@ impl StatsRollup {
     }
 }
 
+/// The hasher of a map whose keys are hashes already (FNV-1a of a path):
+/// a visit looks one up per session.
+#[derive(Debug, Default)]
+pub struct HashIsKey(u64);
+
+impl Hasher for HashIsKey {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64`s are hashed here; anything else is folded in.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 /// One kind of the sessions' keys as a query reads them from the file.
 #[derive(Debug, Default)]
 pub struct KeysOf {
@@ -380,8 +403,9 @@ pub struct KeysOf {
     pub names: Vec<String>,
     /// The sessions' groups, one after another.
     ids: Vec<u32>,
-    /// Each session's groups: a range of `ids`, by path hash.
-    by_hash: crate::path_set::PathMap<u64, (u32, u32)>,
+    /// Each session's groups: a range of `ids`, by path hash (itself a
+    /// hash: not hashed again).
+    by_hash: HashMap<u64, (u32, u32), BuildHasherDefault<HashIsKey>>,
 }
 
 impl KeysOf {
@@ -389,7 +413,7 @@ impl KeysOf {
         Self {
             names: Vec::new(),
             ids: Vec::with_capacity(rows.saturating_mul(3)),
-            by_hash: crate::path_set::PathMap::with_capacity_and_hasher(rows, Default::default()),
+            by_hash: HashMap::with_capacity_and_hasher(rows, BuildHasherDefault::default()),
         }
     }
 

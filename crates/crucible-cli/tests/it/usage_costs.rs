@@ -101,7 +101,14 @@ fn a_damaged_usage_cell_is_named_on_stderr_and_the_rest_still_counts() {
     // The views that read every cell (stats by status, and `usage
     // session`, which no rollup answers) name it.
     for args in [
-        &["session", "stats", "--group-by", "status", "--format", "json"][..],
+        &[
+            "session",
+            "stats",
+            "--group-by",
+            "status",
+            "--format",
+            "json",
+        ][..],
         &["usage", "session", "--json"],
     ] {
         let (v, stderr) = json(&kiln, args);

@@ -27,6 +27,17 @@ impl FileLines {
         })
     }
 
+    /// The lines of `file` from byte `offset` (the start of a line).
+    pub(crate) fn at(mut file: File, offset: u64) -> std::io::Result<Self> {
+        file.seek(SeekFrom::Start(offset))?;
+        Ok(Self {
+            reader: BufReader::with_capacity(1 << 20, file),
+            offset,
+            buf: Vec::new(),
+            number: 0,
+        })
+    }
+
     /// Offset of the next line.
     pub(crate) fn offset(&self) -> u64 {
         self.offset
@@ -63,6 +74,24 @@ impl FileLines {
             self.number += 1;
         }
         Ok(())
+    }
+
+    /// The next line as bytes, without its line break (a row of numbers,
+    /// read without a UTF-8 check); `None` at the end of the file.
+    pub(crate) fn next_raw_line(&mut self) -> Result<Option<(u64, &[u8])>, String> {
+        self.buf.clear();
+        let n = self
+            .reader
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let at = self.offset;
+        self.offset += n as u64;
+        self.number += 1;
+        let line = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+        Ok(Some((at, line.strip_suffix(b"\r").unwrap_or(line))))
     }
 
     /// The file at `path` if its head says `generation`: the file, to read

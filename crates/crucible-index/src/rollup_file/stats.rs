@@ -1,7 +1,7 @@
 //! The rollup file as `cru session stats` reads it: the stats tables of
-//! one kind ([`crate::stats_rollup`]), and where the table `usage_rows` is
-//! (to take changed sessions' old lines away); the hourly rows are passed
-//! over unread.
+//! one kind ([`crate::stats_rollup`]), up to the hourly rows; where the
+//! table `usage_rows` is (to take changed sessions' old lines away) is
+//! found after those only when a query needs it.
 
 use std::path::Path;
 
@@ -9,7 +9,9 @@ use super::{Head, Header, LocatorAt, RollupFile, recycle};
 use crate::files::{self, IndexFileError, ROLLUP};
 use crate::record::Columns;
 use crate::rollup::file_lines::FileLines;
-use crate::stats_rollup::rows::{GROUP_FIELDS, KEY_FIELDS, NAME_FIELDS, group_row, key_row};
+use crate::stats_rollup::rows::{
+    GROUP_FIELDS, KEY_FIELDS, NAME_FIELDS, group_row, key_row, key_row_bytes,
+};
 use crate::stats_rollup::{GroupKind, GroupTable, KeysOf};
 use crate::toon;
 use crate::usage_locator::LOCATOR_FIELDS;
@@ -31,6 +33,7 @@ struct Tables {
     names: Vec<String>,
     keys: Option<KeysOf>,
     locator_at: Option<LocatorAt>,
+    rollup_rows_at: Option<(u64, usize)>,
 }
 
 /// Reads the stats tables of `kind` from the rollup file.
@@ -44,6 +47,7 @@ pub fn read_stats(dir: &Path, kind: GroupKind) -> Result<StatsFile, IndexFileErr
         names: Vec::new(),
         keys: None,
         locator_at: None,
+        rollup_rows_at: None,
     };
     loop {
         let n = lines.number + 1;
@@ -68,6 +72,13 @@ pub fn read_stats(dir: &Path, kind: GroupKind) -> Result<StatsFile, IndexFileErr
             "stats_groups" | "stats_names" | "session_keys" => {
                 table(&mut lines, &header, kind, &mut t).map_err(in_table)?;
             }
+            // The hourly rows (and `usage_rows` after them) are of no use
+            // unless some base row changed: found then
+            // ([`RollupFile::find_locator`]).
+            "rollup" => {
+                t.rollup_rows_at = Some((lines.offset(), header.len));
+                break;
+            }
             _ => lines.skip_lines(header.len).map_err(in_table)?,
         }
     }
@@ -82,6 +93,7 @@ pub fn read_stats(dir: &Path, kind: GroupKind) -> Result<StatsFile, IndexFileErr
             base,
             days: None,
             locator_at: t.locator_at,
+            rollup_rows_at: t.rollup_rows_at,
         },
         groups: t.groups,
         keys: t.keys,
@@ -108,8 +120,21 @@ fn table(
     }
     let (mut store_cells, mut store_ordered): (Vec<&'static str>, Vec<&'static str>) =
         (Vec::new(), Vec::new());
+    let fast_keys = header.name == "session_keys" && columns.is_identity();
     for i in 0..header.len {
         let at = |m: String| format!("row {}: {m}", i + 1);
+        if fast_keys {
+            // A row per session: read as bytes, the way this cru writes it.
+            let keys = t.keys.as_mut().expect("made above");
+            let Some((_, row)) = lines.next_raw_line().map_err(at)? else {
+                return Err(format!("declares {} rows but has {i}", header.len));
+            };
+            if let Some(read) = key_row_bytes(row, kind, keys) {
+                read.map_err(at)?;
+                continue;
+            }
+            return Err(at("not a row of numbers".into()));
+        }
         let Some((_, row)) = lines.next_line().map_err(at)? else {
             return Err(format!("declares {} rows but has {i}", header.len));
         };
@@ -121,6 +146,8 @@ fn table(
         toon::split_row(trimmed, &mut cells).map_err(at)?;
         columns.order(&cells, &mut ordered);
         match header.name.as_str() {
+            // Only the rows of the kind asked for are read whole.
+            "stats_groups" if ordered.first().is_some_and(|k| *k != kind.name()) => {}
             "stats_groups" => {
                 let (key, sums) = group_row(&ordered).map_err(at)?;
                 if key.kind == kind {

@@ -225,3 +225,52 @@ pub fn key_row(c: &[&str], kind: GroupKind, keys: &mut KeysOf) -> Result<(), Str
     }
     Ok(())
 }
+
+/// A row of `session_keys` in the columns' own order, as bytes
+/// (`  hash,ids,ids,ids,ids`, each `ids` digits each followed by `_`, or
+/// `_`): what [`key_row`] reads, without splitting cells or checking
+/// UTF-8 (a query reads a row per session). An error for a number out of
+/// range or a hash twice; `None` for a row of another form (the table's
+/// error).
+pub fn key_row_bytes(row: &[u8], kind: GroupKind, keys: &mut KeysOf) -> Option<Result<(), String>> {
+    let mut cells = row.strip_prefix(b"  ")?.split(|&b| b == b',');
+    let hash = digits(cells.next()?)?;
+    let list = cells.nth(kind as usize)?;
+    if cells.count() != KEY_FIELDS.len() - 2 - kind as usize {
+        return None;
+    }
+    let names = keys.names.len() as u64;
+    if list != b"_" && !list.ends_with(b"_") {
+        return None;
+    }
+    let mut ids = list
+        .split(|&b| b == b'_')
+        .filter(|p| !p.is_empty())
+        .map(digits);
+    if ids.clone().any(|id| id.is_none_or(|id| id >= names)) {
+        return Some(Err(format!(
+            "`{}`: a number out of range",
+            KEY_FIELDS[1 + kind as usize]
+        )));
+    }
+    let ids = ids
+        .by_ref()
+        .map(|id| u32::try_from(id.unwrap_or(0)).unwrap_or(u32::MAX));
+    if !keys.push(hash, ids) {
+        return Some(Err(format!("path hash {hash} twice")));
+    }
+    Some(Ok(()))
+}
+
+/// A number of digits that fits a `u64` (a path hash has up to 20);
+/// `None` for anything else.
+fn digits(b: &[u8]) -> Option<u64> {
+    if b.is_empty() || b.len() > 20 {
+        return None;
+    }
+    b.iter().try_fold(0u64, |n, &d| {
+        d.is_ascii_digit()
+            .then(|| n.checked_mul(10)?.checked_add(u64::from(d - b'0')))
+            .flatten()
+    })
+}

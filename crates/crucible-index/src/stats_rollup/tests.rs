@@ -1,6 +1,6 @@
 use std::collections::BTreeMap;
 
-use super::rows::{GROUP_FIELDS, KEY_FIELDS, group_row, key_row, write_tables};
+use super::rows::{GROUP_FIELDS, KEY_FIELDS, group_row, key_row, key_row_bytes, write_tables};
 use super::*;
 use crate::toon;
 use proptest::prelude::*;
@@ -170,9 +170,26 @@ fn read_back(stats: &StatsRollup) -> (GroupTable, Vec<ReadKeys>) {
             let mut keys = KeysOf::with_capacity(0);
             keys.names.clone_from(&names);
             let rows = table("session_keys");
+            // The rows as bytes (a query's way) read as the cells do.
+            let mut fast = KeysOf::with_capacity(0);
+            fast.names.clone_from(&names);
+            let raw = doc
+                .tables
+                .iter()
+                .find(|t| t.name == "session_keys")
+                .unwrap();
+            for row in &raw.rows {
+                key_row_bytes(format!("  {row}").as_bytes(), kind, &mut fast)
+                    .unwrap()
+                    .unwrap();
+            }
             for row in &rows {
                 assert_eq!(row.len(), KEY_FIELDS.len());
                 key_row(row, kind, &mut keys).unwrap();
+            }
+            for row in &rows {
+                let hash: u64 = row[0].parse().unwrap();
+                assert_eq!(fast.of(hash), keys.of(hash));
             }
             rows.iter()
                 .map(|row| {
