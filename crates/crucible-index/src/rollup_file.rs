@@ -213,10 +213,16 @@ fn read_with(dir: &Path, rows: &mut dyn Rows) -> Result<Read, IndexFileError> {
             });
             break;
         }
-        if is_rollup {
-            columns = header.columns(ROLLUP_FIELDS);
-            rows.count(header.len);
+        if !is_rollup {
+            // Another table (the stats tables, a row per session among
+            // them): its lines passed over, not read as text.
+            lines
+                .skip_lines(header.len)
+                .map_err(|m| bad(number, format!("table `{}`: {m}", header.name)))?;
+            continue;
         }
+        columns = header.columns(ROLLUP_FIELDS);
+        rows.count(header.len);
         for i in 0..header.len {
             let line = |m: String| bad(number + i + 1, format!("table `{}`: {m}", header.name));
             let Some((at, row)) = lines.next_line().map_err(line)? else {
@@ -226,17 +232,13 @@ fn read_with(dir: &Path, rows: &mut dyn Rows) -> Result<Read, IndexFileError> {
             if trimmed.len() == row.len() {
                 return Err(line(format!("declares {} rows but has {i}", header.len)));
             }
-            if is_rollup {
-                let (mut cells, mut ordered) =
-                    (recycle(&mut store_cells), recycle(&mut store_ordered));
-                toon::split_row(trimmed, &mut cells).map_err(line)?;
-                columns.order(&cells, &mut ordered);
-                let indent = (row.len() - trimmed.len()) as u64;
-                let len =
-                    u32::try_from(trimmed.len()).map_err(|_| line("a row too long".into()))?;
-                rows.row((at + indent, len), &ordered).map_err(line)?;
-                (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
-            }
+            let (mut cells, mut ordered) = (recycle(&mut store_cells), recycle(&mut store_ordered));
+            toon::split_row(trimmed, &mut cells).map_err(line)?;
+            columns.order(&cells, &mut ordered);
+            let indent = (row.len() - trimmed.len()) as u64;
+            let len = u32::try_from(trimmed.len()).map_err(|_| line("a row too long".into()))?;
+            rows.row((at + indent, len), &ordered).map_err(line)?;
+            (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
         }
     }
     files::check_version(&path, head.version.as_deref())?;
