@@ -321,12 +321,11 @@ impl RollupFile {
     /// the same write.
     fn locator(&self, dir: &Path) -> Option<UsageLocator> {
         let found;
-        let at = match &self.locator_at {
-            Some(at) => at,
-            None => {
-                found = self.find_locator(dir)?;
-                &found
-            }
+        let at = if let Some(at) = &self.locator_at {
+            at
+        } else {
+            found = self.find_locator(dir)?;
+            &found
         };
         let file = FileLines::of_generation(&dir.join(ROLLUP), self.base.generation)?;
         let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
