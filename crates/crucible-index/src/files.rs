@@ -672,7 +672,7 @@ pub fn write_all(
     let rollup = Rollup::of(index.sessions.iter().map(|s| s.usage.as_slice()));
     let mut stats = StatsRollup::default();
     for s in &index.sessions {
-        stats.add(&s.path, &s.usage);
+        stats.add(&s.path, &crate::record::Facts::of(s), &s.usage);
     }
     write_index(
         dir,

@@ -423,7 +423,7 @@ impl Work<'_> {
                 Entry::Session(s, summary) => {
                     s.write_split_rows(&mut session_out.text, &mut session_out.beside);
                     rollup.add(&s.usage);
-                    stats_rollup.add(&s.path, &s.usage);
+                    stats_rollup.add(&s.path, &crate::record::Facts::of(&s), &s.usage);
                     session_out.added(1);
                     let n = PhaseRecord::write_summary_rows(&s.path, &summary, &mut phase_out.text);
                     phase_out.added(n);

@@ -319,24 +319,32 @@ impl Aggregator {
     /// Borrowed from the row where it names them (a copy per agent per
     /// session was a visible part of stats at 100,000 sessions).
     fn session_keys<'r>(&self, r: &'r Facts<'_>) -> Vec<Cow<'r, str>> {
-        let named = |v: Option<&'r str>| Cow::Borrowed(v.unwrap_or(NONE));
-        match self.by {
-            GroupBy::Agent => r
-                .all_agents()
-                .map(|a| Cow::Borrowed(agent_name(a)))
-                .collect(),
-            GroupBy::Channel => vec![named(r.channel.as_deref())],
-            GroupBy::Status => vec![Cow::Borrowed(r.status.as_str())],
-            GroupBy::Model => vec![named(r.model.as_deref())],
-            GroupBy::Day | GroupBy::Week | GroupBy::Month => {
-                vec![Cow::Owned(period_label(r.started_ms(), self.by))]
-            }
-            GroupBy::Project => vec![named(r.project.as_deref())],
-            GroupBy::Session => vec![Cow::Borrowed(&*r.id)],
-            GroupBy::Phase => Vec::new(),
-        }
+        own_groups(self.by, r)
     }
+}
 
+/// The groups of `by` a session falls in by its own facts (for the
+/// line-less groupings, its only one).
+pub(crate) fn own_groups<'r>(by: GroupBy, r: &'r Facts<'_>) -> Vec<Cow<'r, str>> {
+    let named = |v: Option<&'r str>| Cow::Borrowed(v.unwrap_or(NONE));
+    match by {
+        GroupBy::Agent => r
+            .all_agents()
+            .map(|a| Cow::Borrowed(agent_name(a)))
+            .collect(),
+        GroupBy::Channel => vec![named(r.channel.as_deref())],
+        GroupBy::Status => vec![Cow::Borrowed(r.status.as_str())],
+        GroupBy::Model => vec![named(r.model.as_deref())],
+        GroupBy::Day | GroupBy::Week | GroupBy::Month => {
+            vec![Cow::Owned(period_label(r.started_ms(), by))]
+        }
+        GroupBy::Project => vec![named(r.project.as_deref())],
+        GroupBy::Session => vec![Cow::Borrowed(&*r.id)],
+        GroupBy::Phase => Vec::new(),
+    }
+}
+
+impl Aggregator {
     /// The group a line's tokens go to; `None`: the session's own group.
     /// Borrowed where the line names it: a session has a dozen lines or
     /// more, and `stats` adds up over a million at 100,000 sessions.

@@ -12,13 +12,14 @@
 //!   lines equals one built afresh (a property test checks it). It keeps no
 //!   first request, which stats does not show: a removal never makes it
 //!   inexact, only an overflow or a cost that is not a finite amount.
-//! - Which groups each session's lines fall in: [`SessionKeys`]. A session
-//!   counts (sessions, durations, failures, errors, interventions) in every
-//!   group its own facts or its lines fall in, and those figures (a
-//!   minimum, a maximum) cannot be taken away by difference. So the keys
-//!   are kept per session, by the hash of its path: a query takes those of
-//!   the base rows it finds fresh from here, and those of every other
-//!   session from its lines as they are now.
+//! - Which groups each session's lines add to those of its own facts:
+//!   [`SessionKeys`]. A session counts (sessions, durations, failures,
+//!   errors, interventions) in every group its own facts or its lines fall
+//!   in, and those figures (a minimum, a maximum) cannot be taken away by
+//!   difference. So the groups are kept per session, by the hash of its
+//!   path, and only where the lines add some: a query takes those of the
+//!   base rows it finds fresh from here, and those of every other session
+//!   from its lines as they are now.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -27,9 +28,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crucible_core::{Tokens, UsageLine};
 
 use crate::path_set::path_hash;
+use crate::record::Facts;
 use crate::rollup::lines::Names;
 use crate::rollup::{NANOS_PER_USD, VecMap, nanos, tokens_apply};
-use crate::stats::{GroupBy, NONE, line_group};
+use crate::stats::{GroupBy, NONE, line_group, own_groups};
 
 mod query;
 pub mod rows;
@@ -84,16 +86,20 @@ impl GroupKind {
         self as usize
     }
 
-    /// The group of this kind a line's tokens go to, named as stats
-    /// names it ([`crate::stats::Aggregator`]).
-    pub fn label(self, line: &UsageLine) -> Cow<'_, str> {
-        let by = match self {
+    /// The grouping of stats whose groups this kind's are.
+    fn group_by(self) -> GroupBy {
+        match self {
             GroupKind::Agent => GroupBy::Agent,
             GroupKind::Channel => GroupBy::Channel,
             GroupKind::Model => GroupBy::Model,
             GroupKind::Day => GroupBy::Day,
-        };
-        line_group(by, line).unwrap_or(Cow::Borrowed(NONE))
+        }
+    }
+
+    /// The group of this kind a line's tokens go to, named as stats
+    /// names it ([`crate::stats::Aggregator`]).
+    pub fn label(self, line: &UsageLine) -> Cow<'_, str> {
+        line_group(self.group_by(), line).unwrap_or(Cow::Borrowed(NONE))
     }
 }
 
@@ -278,23 +284,30 @@ impl GroupTable {
     }
 }
 
-/// The groups each session's lines fall in, by kind, names numbered.
+/// The groups each session's lines add to its own (those its own facts
+/// give: its agents, channel, model, the day it started), by kind, names
+/// numbered. Most sessions' lines add no agent (a line's agent is a
+/// phase's), so a query by agent reads a few rows.
 #[derive(Debug, Clone, Default)]
 pub struct SessionKeys {
     pub(crate) names: Names,
     /// Each session's path hash and, by kind ([`GroupKind::ALL`] order),
-    /// its lines' groups (numbers of `names`, sorted, each once).
+    /// the groups its lines add (numbers of `names`, sorted, each once).
     pub(crate) rows: Vec<(u64, [Vec<u32>; 4])>,
 }
 
 impl SessionKeys {
-    /// Notes the groups of the session at `path` with these lines.
-    pub fn add(&mut self, path: &str, lines: &[UsageLine]) {
+    /// Notes the groups the lines of the session at `path` (`facts`) add
+    /// to its own.
+    pub fn add(&mut self, path: &str, facts: &Facts<'_>, lines: &[UsageLine]) {
         let mut keys: [Vec<u32>; 4] = Default::default();
-        for line in lines {
-            for kind in GroupKind::ALL {
-                let id = self.names.id(&kind.label(line));
-                keys[kind.index()].push(id);
+        for kind in GroupKind::ALL {
+            let own = own_groups(kind.group_by(), facts);
+            for line in lines {
+                let label = kind.label(line);
+                if !own.contains(&label) {
+                    keys[kind.index()].push(self.names.id(&label));
+                }
             }
         }
         for k in &mut keys {
@@ -327,8 +340,8 @@ impl SessionKeys {
         self.rows.is_empty()
     }
 
-    /// Each session's groups of `kind`, as names, by path hash (for tests
-    /// and checks; a query reads them from the file, [`KeysOf`]).
+    /// Each session's added groups of `kind`, as names, by path hash (for
+    /// tests and checks; a query reads them from the file, [`KeysOf`]).
     pub fn of_kind(&self, kind: GroupKind) -> BTreeMap<u64, Vec<&str>> {
         self.rows
             .iter()
@@ -361,10 +374,10 @@ pub struct StatsRollup {
 }
 
 impl StatsRollup {
-    /// Adds the session at `path`, with these lines.
-    pub fn add(&mut self, path: &str, lines: &[UsageLine]) {
+    /// Adds the session at `path` (`facts`), with these lines.
+    pub fn add(&mut self, path: &str, facts: &Facts<'_>, lines: &[UsageLine]) {
         self.groups.add(lines, &GroupKind::ALL);
-        self.sessions.add(path, lines);
+        self.sessions.add(path, facts, lines);
     }
 
     /// Takes in what another share of the sessions summed.
@@ -425,8 +438,9 @@ impl KeysOf {
         self.by_hash.insert(hash, (start, end)).is_none()
     }
 
-    /// The groups (numbers of [`KeysOf::names`]) of the session whose path
-    /// has this hash; `None` when the file has no such session.
+    /// The groups (numbers of [`KeysOf::names`]) the lines of the session
+    /// whose path has this hash add to its own; `None` when they add none
+    /// (the file names only sessions whose lines add some).
     pub fn of(&self, hash: u64) -> Option<&[u32]> {
         let &(start, end) = self.by_hash.get(&hash)?;
         self.ids.get(start as usize..end as usize)

@@ -184,10 +184,11 @@ fn stats(kiln: &TestKiln) -> Vec<serde_json::Value> {
 fn check_stats(kiln: &TestKiln, what: &str) {
     let rollup = kiln.sessions().join(".index-rollup.toon");
     let text = std::fs::read_to_string(&rollup).unwrap();
-    assert!(
-        text.contains("\nsession_keys["),
-        "{what}: no session_keys table"
-    );
+    // A table per kind (agent, channel, model, day).
+    for kind in &STATS_GROUPINGS[..4] {
+        let table = format!("\nsession_keys_{kind}[");
+        assert!(text.contains(&table), "{what}: no {table} table");
+    }
     let from_rollup = stats(kiln);
     std::fs::remove_file(&rollup).unwrap();
     let from_cells = stats(kiln);

@@ -10,7 +10,7 @@ use crate::files::{self, IndexFileError, ROLLUP};
 use crate::record::Columns;
 use crate::rollup::file_lines::FileLines;
 use crate::stats_rollup::rows::{
-    GROUP_FIELDS, KEY_FIELDS, NAME_FIELDS, group_row, key_row, key_row_bytes,
+    GROUP_FIELDS, KEY_FIELDS, NAME_FIELDS, group_row, key_row, key_row_bytes, keys_table,
 };
 use crate::stats_rollup::{GroupKind, GroupTable, KeysOf};
 use crate::toon;
@@ -23,7 +23,8 @@ pub struct StatsFile {
     /// The base it is of, and where its usage rows are.
     pub rollup: RollupFile,
     pub groups: GroupTable,
-    /// `None` when the file has no `session_keys` (two paths of one hash).
+    /// `None` when the file has no `session_keys_KIND` (two paths of one
+    /// hash).
     pub keys: Option<KeysOf>,
 }
 
@@ -69,7 +70,7 @@ pub fn read_stats(dir: &Path, kind: GroupKind) -> Result<StatsFile, IndexFileErr
                 });
                 break;
             }
-            "stats_groups" | "stats_names" | "session_keys" => {
+            name if name == "stats_groups" || name == "stats_names" || name == keys_table(kind) => {
                 table(&mut lines, &header, kind, &mut t).map_err(in_table)?;
             }
             // The hourly rows (and `usage_rows` after them) are of no use
@@ -113,14 +114,15 @@ fn table(
         _ => KEY_FIELDS,
     };
     let columns: Columns = header.columns(known);
-    if header.name == "session_keys" {
+    let is_keys = header.name.starts_with("session_keys_");
+    if is_keys {
         let mut keys = KeysOf::with_capacity(header.len);
         keys.names = std::mem::take(&mut t.names);
         t.keys = Some(keys);
     }
     let (mut store_cells, mut store_ordered): (Vec<&'static str>, Vec<&'static str>) =
         (Vec::new(), Vec::new());
-    let fast_keys = header.name == "session_keys" && columns.is_identity();
+    let fast_keys = is_keys && columns.is_identity();
     for i in 0..header.len {
         let at = |m: String| format!("row {}: {m}", i + 1);
         if fast_keys {
@@ -129,7 +131,7 @@ fn table(
             let Some((_, row)) = lines.next_raw_line().map_err(at)? else {
                 return Err(format!("declares {} rows but has {i}", header.len));
             };
-            if let Some(read) = key_row_bytes(row, kind, keys) {
+            if let Some(read) = key_row_bytes(row, keys) {
                 read.map_err(at)?;
                 continue;
             }
@@ -166,7 +168,7 @@ fn table(
             }
             _ => {
                 let keys = t.keys.as_mut().expect("made above");
-                key_row(&ordered, kind, keys).map_err(at)?;
+                key_row(&ordered, keys).map_err(at)?;
             }
         }
         (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));

@@ -92,10 +92,8 @@ impl StatsQuery {
     pub fn add(&self, share: &mut StatsShare, facts: &Facts<'_>) {
         if matches!(facts.usage, UsageCell::NotRead) {
             let hash = path_hash(&facts.path);
-            let Some(ids) = self.keys.of(hash) else {
-                share.cannot = true;
-                return;
-            };
+            // Not named: its lines add no group to its own.
+            let ids = self.keys.of(hash).unwrap_or_default();
             share.fresh.push(hash);
             let labels = ids.iter().map(|&i| self.labels[i as usize].as_str());
             share.agg.add_session(facts, labels);

@@ -6,12 +6,17 @@
 //! ```text
 //! stats_groups[N]{kind,group,model,recorded,exact,lines,requests,input,...,untyped,written_nanos,above}:
 //! stats_names[K]{name}:
-//! session_keys[S]{path_hash,agent,channel,model,day}:
+//! session_keys_agent[S]{path_hash,groups}:
+//! session_keys_channel[S]{path_hash,groups}:
+//! session_keys_model[S]{path_hash,groups}:
+//! session_keys_day[S]{path_hash,groups}:
 //! ```
 //!
-//! A `session_keys` cell lists numbers of `stats_names`, each followed by
-//! `_` (`3_17_`; `_` alone for none): never quoted, never taken for a
-//! number. `above` is as in the table `rollup` ([`crate::rollup::rows`]).
+//! A `session_keys_KIND` table has a row for each session whose lines add
+//! groups of that kind to its own ([`super::SessionKeys`]); `groups` lists
+//! them as numbers of `stats_names`, each followed by `_` (`3_17_`): never
+//! quoted, never taken for a number. `above` is as in the table `rollup`
+//! ([`crate::rollup::rows`]).
 
 use std::fmt::Write as _;
 
@@ -42,8 +47,12 @@ pub const GROUP_FIELDS: &[&str] = &[
 
 pub const NAME_FIELDS: &[&str] = &["name"];
 
-/// `path_hash` then the kinds in [`GroupKind::ALL`] order.
-pub const KEY_FIELDS: &[&str] = &["path_hash", "agent", "channel", "model", "day"];
+pub const KEY_FIELDS: &[&str] = &["path_hash", "groups"];
+
+/// The name of the table of the groups sessions' lines add, of `kind`.
+pub fn keys_table(kind: GroupKind) -> String {
+    format!("session_keys_{}", kind.name())
+}
 
 /// Writes the three tables. The keys are left out when two sessions
 /// share a path hash (a query could not tell them apart).
@@ -58,28 +67,21 @@ pub fn write_tables(stats: &StatsRollup, out: &mut String) {
     if !keys.distinct() {
         return;
     }
-    toon::write_header(out, "session_keys", keys.rows.len(), KEY_FIELDS);
-    let mut lists: [String; 4] = Default::default();
-    for (hash, ids) in &keys.rows {
-        for (list, ids) in lists.iter_mut().zip(ids) {
+    let mut list = String::new();
+    for kind in GroupKind::ALL {
+        let rows = || {
+            keys.rows
+                .iter()
+                .filter(|(_, ids)| !ids[kind as usize].is_empty())
+        };
+        toon::write_header(out, &keys_table(kind), rows().count(), KEY_FIELDS);
+        for (hash, ids) in rows() {
             list.clear();
-            for id in ids {
+            for id in &ids[kind as usize] {
                 let _ = write!(list, "{id}_");
             }
-            if ids.is_empty() {
-                list.push('_');
-            }
+            toon::write_row(out, &[Cell::Num(*hash), Cell::Str(&list)]);
         }
-        toon::write_row(
-            out,
-            &[
-                Cell::Num(*hash),
-                Cell::Str(&lists[0]),
-                Cell::Str(&lists[1]),
-                Cell::Str(&lists[2]),
-                Cell::Str(&lists[3]),
-            ],
-        );
     }
 }
 
@@ -190,10 +192,10 @@ pub fn group_row(c: &[&str]) -> Result<(GroupKey, GroupSums), String> {
     Ok((key, sums))
 }
 
-/// A row of `session_keys` (cells in [`KEY_FIELDS`] order): its groups of
-/// `kind` noted in `keys`; an error for a cell that cannot be read or a
-/// hash twice.
-pub fn key_row(c: &[&str], kind: GroupKind, keys: &mut KeysOf) -> Result<(), String> {
+/// A row of a `session_keys_KIND` table (cells in [`KEY_FIELDS`] order)
+/// noted in `keys`; an error for a cell that cannot be read or a hash
+/// twice.
+pub fn key_row(c: &[&str], keys: &mut KeysOf) -> Result<(), String> {
     if c.len() != KEY_FIELDS.len() {
         return Err(format!(
             "expected {} cells, found {}",
@@ -202,60 +204,40 @@ pub fn key_row(c: &[&str], kind: GroupKind, keys: &mut KeysOf) -> Result<(), Str
         ));
     }
     let hash = num::<u64>(c[0], "path_hash")?;
-    let field = KEY_FIELDS[1 + kind as usize];
     let names = keys.names.len();
-    // No vector per row: a query reads a row per session.
-    let mut ids = [0u32; 8];
-    let mut n = 0;
-    let mut more = Vec::new();
-    for part in c[1 + kind as usize].split('_').filter(|p| !p.is_empty()) {
-        let id = num::<u32>(part, field)
+    let mut ids = Vec::new();
+    for part in c[1].split('_').filter(|p| !p.is_empty()) {
+        let id = num::<u32>(part, "groups")
             .ok()
             .filter(|&id| (id as usize) < names)
-            .ok_or_else(|| format!("`{field}`: no name numbered `{part}`"))?;
-        if n < ids.len() {
-            ids[n] = id;
-            n += 1;
-        } else {
-            more.push(id);
-        }
+            .ok_or_else(|| format!("`groups`: no name numbered `{part}`"))?;
+        ids.push(id);
     }
-    if !keys.push(hash, ids[..n].iter().copied().chain(more)) {
+    if !keys.push(hash, ids.into_iter()) {
         return Err(format!("path hash {hash} twice"));
     }
     Ok(())
 }
 
-/// A row of `session_keys` in the columns' own order, as bytes
-/// (`  hash,ids,ids,ids,ids`, each `ids` digits each followed by `_`, or
-/// `_`): what [`key_row`] reads, without splitting cells or checking
-/// UTF-8 (a query reads a row per session). An error for a number out of
-/// range or a hash twice; `None` for a row of another form (the table's
-/// error).
-pub fn key_row_bytes(row: &[u8], kind: GroupKind, keys: &mut KeysOf) -> Option<Result<(), String>> {
+/// A row of a `session_keys_KIND` table in the columns' own order, as
+/// bytes (`  hash,3_17_`): what [`key_row`] reads, without splitting cells
+/// or checking UTF-8. An error for a number out of range or a hash twice;
+/// `None` for a row of another form (the table's error).
+pub fn key_row_bytes(row: &[u8], keys: &mut KeysOf) -> Option<Result<(), String>> {
     let mut cells = row.strip_prefix(b"  ")?.split(|&b| b == b',');
-    let hash = digits(cells.next()?)?;
-    let list = cells.nth(kind as usize)?;
-    if cells.count() != KEY_FIELDS.len() - 2 - kind as usize {
+    let (hash, list) = (digits(cells.next()?)?, cells.next()?);
+    if cells.next().is_some() || !list.ends_with(b"_") {
         return None;
     }
     let names = keys.names.len() as u64;
-    if list != b"_" && !list.ends_with(b"_") {
-        return None;
-    }
-    let mut ids = list
+    let ids = list
         .split(|&b| b == b'_')
         .filter(|p| !p.is_empty())
         .map(digits);
     if ids.clone().any(|id| id.is_none_or(|id| id >= names)) {
-        return Some(Err(format!(
-            "`{}`: a number out of range",
-            KEY_FIELDS[1 + kind as usize]
-        )));
+        return Some(Err("`groups`: a number out of range".into()));
     }
-    let ids = ids
-        .by_ref()
-        .map(|id| u32::try_from(id.unwrap_or(0)).unwrap_or(u32::MAX));
+    let ids = ids.map(|id| u32::try_from(id.unwrap_or(0)).unwrap_or(u32::MAX));
     if !keys.push(hash, ids) {
         return Some(Err(format!("path hash {hash} twice")));
     }

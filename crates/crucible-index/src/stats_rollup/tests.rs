@@ -2,6 +2,7 @@ use std::collections::BTreeMap;
 
 use super::rows::{GROUP_FIELDS, KEY_FIELDS, group_row, key_row, key_row_bytes, write_tables};
 use super::*;
+use crate::stats::own_groups;
 use crate::toon;
 use proptest::prelude::*;
 
@@ -57,6 +58,57 @@ fn session() -> impl Strategy<Value = Vec<UsageLine>> {
     prop::collection::vec(line(), 0..6)
 }
 
+/// A session's own facts: what its frontmatter says.
+#[derive(Debug, Clone)]
+struct Own {
+    participants: Option<&'static str>,
+    channel: Option<&'static str>,
+    model: Option<&'static str>,
+    started: String,
+}
+
+impl Own {
+    fn facts(&self) -> Facts<'_> {
+        use std::borrow::Cow::Borrowed;
+        Facts {
+            path: Borrowed("s.md"),
+            id: Borrowed("s"),
+            status: crucible_core::SessionStatus::Completed,
+            started: Borrowed(&self.started),
+            channel: self.channel.map(Borrowed),
+            model: self.model.map(Borrowed),
+            participants: self.participants.map(Borrowed),
+            agents: None,
+            tokens_used: None,
+            duration_ms: None,
+            errors: 0,
+            user_interventions: 0,
+            project: None,
+            usage: crate::record::UsageCell::Lines(&[]),
+        }
+    }
+}
+
+fn own() -> impl Strategy<Value = Own> {
+    (
+        prop::option::of(prop::sample::select(vec!["a@1", "a@1 b@1", "c"])),
+        prop::option::of(prop::sample::select(vec!["#main"])),
+        prop::option::of(prop::sample::select(vec!["m1", "m2"])),
+        0u32..40,
+    )
+        .prop_map(|(participants, channel, model, day)| Own {
+            participants,
+            channel,
+            model,
+            started: format!(
+                "{}T08:00:00Z",
+                jiff::civil::date(2025, 1, 1)
+                    .checked_add(jiff::Span::new().days(i64::from(day)))
+                    .unwrap()
+            ),
+        })
+}
+
 /// Session `path` now has these lines (none: removed).
 #[derive(Debug, Clone)]
 struct Op {
@@ -70,8 +122,14 @@ fn op() -> impl Strategy<Value = Op> {
 
 fn built(sessions: &BTreeMap<u8, Vec<UsageLine>>) -> StatsRollup {
     let mut s = StatsRollup::default();
+    let none = Own {
+        participants: None,
+        channel: None,
+        model: None,
+        started: "2025-01-01T00:00:00Z".into(),
+    };
     for (path, lines) in sessions {
-        s.add(&format!("s{path}.md"), lines);
+        s.add(&format!("s{path}.md"), &none.facts(), lines);
     }
     s
 }
@@ -103,13 +161,38 @@ proptest! {
     }
 
     #[test]
-    fn shares_merged_equal_the_whole(sessions in prop::collection::vec(session(), 0..12), cut in 0usize..12) {
+    fn a_session_keeps_the_groups_its_lines_add_to_its_own(own in own(), lines in session()) {
+        let mut keys = SessionKeys::default();
+        let facts = own.facts();
+        keys.add("s.md", &facts, &lines);
+        for kind in GroupKind::ALL {
+            let own: std::collections::BTreeSet<String> =
+                own_groups(kind.group_by(), &facts).into_iter().map(|g| g.into_owned()).collect();
+            let from_lines: std::collections::BTreeSet<String> =
+                lines.iter().map(|l| kind.label(l).into_owned()).collect();
+            let added: std::collections::BTreeSet<String> = keys
+                .of_kind(kind)
+                .into_values()
+                .flatten()
+                .map(str::to_owned)
+                .collect();
+            prop_assert!(added.is_disjoint(&own));
+            prop_assert_eq!(
+                own.union(&added).collect::<Vec<_>>(),
+                own.union(&from_lines).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    #[test]
+    fn shares_merged_equal_the_whole(sessions in prop::collection::vec((own(), session()), 0..12), cut in 0usize..12) {
         let (mut one, mut two, mut whole) =
             (StatsRollup::default(), StatsRollup::default(), StatsRollup::default());
-        for (i, lines) in sessions.iter().enumerate() {
+        for (i, (own, lines)) in sessions.iter().enumerate() {
             let path = format!("s{i}.md");
-            whole.add(&path, lines);
-            if i < cut { one.add(&path, lines) } else { two.add(&path, lines) }
+            let facts = own.facts();
+            whole.add(&path, &facts, lines);
+            if i < cut { one.add(&path, &facts, lines) } else { two.add(&path, &facts, lines) }
         }
         one.merge(two);
         prop_assert_eq!(&one.groups, &whole.groups);
@@ -119,16 +202,18 @@ proptest! {
     }
 
     #[test]
-    fn the_tables_round_trip_through_their_rows(sessions in prop::collection::vec(session(), 0..12)) {
+    fn the_tables_round_trip_through_their_rows(sessions in prop::collection::vec((own(), session()), 0..12)) {
         let mut stats = StatsRollup::default();
-        for (i, lines) in sessions.iter().enumerate() {
-            stats.add(&format!("s{i}.md"), lines);
+        for (i, (own, lines)) in sessions.iter().enumerate() {
+            stats.add(&format!("s{i}.md"), &own.facts(), lines);
         }
         let (groups, keys) = read_back(&stats);
         prop_assert_eq!(&groups, &stats.groups);
         for (kind, keys) in GroupKind::ALL.into_iter().zip(keys) {
+            // Only the sessions whose lines add groups are named.
             prop_assert_eq!(keys, stats.sessions.of_kind(kind)
                 .into_iter()
+                .filter(|(_, names)| !names.is_empty())
                 .map(|(h, names)| (h, names.into_iter().map(str::to_owned).collect()))
                 .collect::<BTreeMap<u64, Vec<String>>>());
         }
@@ -167,33 +252,27 @@ fn read_back(stats: &StatsRollup) -> (GroupTable, Vec<ReadKeys>) {
     let keys = GroupKind::ALL
         .into_iter()
         .map(|kind| {
+            let name = super::rows::keys_table(kind);
+            let rows = table(&name);
             let mut keys = KeysOf::with_capacity(0);
             keys.names.clone_from(&names);
-            let rows = table("session_keys");
             // The rows as bytes (a query's way) read as the cells do.
             let mut fast = KeysOf::with_capacity(0);
             fast.names.clone_from(&names);
-            let raw = doc
-                .tables
-                .iter()
-                .find(|t| t.name == "session_keys")
-                .unwrap();
+            let raw = doc.tables.iter().find(|t| t.name == name).unwrap();
             for row in &raw.rows {
-                key_row_bytes(format!("  {row}").as_bytes(), kind, &mut fast)
+                key_row_bytes(format!("  {row}").as_bytes(), &mut fast)
                     .unwrap()
                     .unwrap();
             }
             for row in &rows {
                 assert_eq!(row.len(), KEY_FIELDS.len());
-                key_row(row, kind, &mut keys).unwrap();
-            }
-            for row in &rows {
-                let hash: u64 = row[0].parse().unwrap();
-                assert_eq!(fast.of(hash), keys.of(hash));
+                key_row(row, &mut keys).unwrap();
             }
             rows.iter()
                 .map(|row| {
                     let hash: u64 = row[0].parse().unwrap();
+                    assert_eq!(fast.of(hash), keys.of(hash));
                     let mut n: Vec<String> = keys
                         .of(hash)
                         .unwrap()
@@ -247,12 +326,18 @@ fn a_group_row_is_the_lines_summed_as_one_line_of_its_model() {
 #[test]
 fn keys_are_left_out_when_two_paths_share_a_hash() {
     let mut stats = StatsRollup::default();
-    stats.add("a.md", &[UsageLine::default()]);
-    stats.add("a.md", &[UsageLine::default()]);
+    let own = Own {
+        participants: None,
+        channel: None,
+        model: None,
+        started: "2025-01-01T00:00:00Z".into(),
+    };
+    stats.add("a.md", &own.facts(), &[UsageLine::default()]);
+    stats.add("a.md", &own.facts(), &[UsageLine::default()]);
     let mut text = String::new();
     write_tables(&stats, &mut text);
     assert!(text.contains("stats_groups["));
-    assert!(!text.contains("session_keys["));
+    assert!(!text.contains("session_keys_"));
 }
 
 #[test]
@@ -260,19 +345,24 @@ fn damaged_rows_are_errors_not_panics() {
     let mut keys = KeysOf::with_capacity(1);
     keys.names.push("x".into());
     for row in [
-        vec!["1", "0_", "_", "_"],
-        vec!["1", "7_", "_", "_", "_"],
-        vec!["x", "0_", "_", "_", "_"],
+        vec!["1"],
+        vec!["1", "7_"],
+        vec!["x", "0_"],
+        vec!["1", "0_", "0_"],
     ] {
+        assert!(key_row(&row, &mut keys).is_err(), "{row:?}");
+    }
+    for row in [&b"  1,7_"[..], b"  99999999999999999999999,0_"] {
         assert!(
-            key_row(&row, GroupKind::Agent, &mut keys).is_err(),
+            !matches!(key_row_bytes(row, &mut keys), Some(Ok(()))),
             "{row:?}"
         );
     }
-    let good = ["1", "0_", "_", "0_", "_"];
-    key_row(&good, GroupKind::Agent, &mut keys).unwrap();
+    let good = ["1", "0_"];
+    key_row(&good, &mut keys).unwrap();
+    assert!(key_row(&good, &mut keys).is_err(), "a hash twice");
     assert!(
-        key_row(&good, GroupKind::Agent, &mut keys).is_err(),
+        matches!(key_row_bytes(b"  1,0_", &mut keys), Some(Err(_))),
         "a hash twice"
     );
     let mut row: Vec<&str> = vec!["agent", "lead", "null", "0", "1"];
