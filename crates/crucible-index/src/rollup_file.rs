@@ -38,20 +38,35 @@ pub fn write(
     rollup: &Rollup,
     stats: &StatsRollup,
 ) -> Result<(), IndexFileError> {
-    let mut text = String::new();
-    toon::write_scalar(&mut text, "version", Cell::Num(files::VERSION));
-    toon::write_scalar(&mut text, "generation", Cell::Num(generation));
-    toon::write_scalar(&mut text, "sessions", Cell::Num(base_rows as u64));
-    // Before the hourly rows: stats stops at them, the calendar views pass
-    // over these few thousand lines (and the keys) on their reading thread.
-    crate::stats_rollup::rows::write_tables(stats, &mut text);
-    toon::write_header(&mut text, "rollup", rollup.rows.len(), ROLLUP_FIELDS);
-    write_rows(rollup, &mut text);
+    let mut body = String::new();
+    toon::write_header(&mut body, "rollup", rollup.rows.len(), ROLLUP_FIELDS);
+    write_rows(rollup, &mut body);
     if let Some(locator) = UsageLocator::of_file(&dir.join(files::USAGE), generation)
         .filter(|l| l.rows.len() == base_rows)
     {
-        locator.write(&mut text);
+        locator.write(&mut body);
     }
+    // Last, after `usage_rows`, where the calendar views stop reading;
+    // `stats_at` in the head says where, for stats to go straight there.
+    let stats_in_body = body.len();
+    crate::stats_rollup::rows::write_tables(stats, &mut body);
+    let head = |stats_at: usize| {
+        let mut text = String::new();
+        toon::write_scalar(&mut text, "version", Cell::Num(files::VERSION));
+        toon::write_scalar(&mut text, "generation", Cell::Num(generation));
+        toon::write_scalar(&mut text, "sessions", Cell::Num(base_rows as u64));
+        toon::write_scalar(&mut text, "stats_at", Cell::Num(stats_at as u64));
+        text
+    };
+    // The head's length depends on the offset it writes: a few rounds
+    // find the offset that is its own.
+    let mut stats_at = stats_in_body;
+    let mut text = head(stats_at);
+    while text.len() + stats_in_body != stats_at {
+        stats_at = text.len() + stats_in_body;
+        text = head(stats_at);
+    }
+    text.push_str(&body);
     files::write(&dir.join(ROLLUP), &text)
 }
 
@@ -123,6 +138,8 @@ struct Head {
     version: Option<String>,
     generation: Option<u64>,
     sessions: Option<u64>,
+    /// Where the stats tables start ([`crate::stats_rollup::rows`]).
+    stats_at: Option<u64>,
 }
 
 impl Head {
@@ -150,6 +167,7 @@ impl Head {
             "version" => self.version = Some(value.to_owned()),
             "generation" => self.generation = value.parse::<u64>().ok(),
             "sessions" => self.sessions = value.parse::<u64>().ok(),
+            "stats_at" => self.stats_at = value.parse::<u64>().ok(),
             _ => {}
         }
         Ok(None)

@@ -38,6 +38,13 @@ impl FileLines {
         })
     }
 
+    /// Goes on from byte `offset` (the start of a line) of the same file.
+    pub(crate) fn jump(&mut self, offset: u64) -> std::io::Result<()> {
+        self.reader.seek(SeekFrom::Start(offset))?;
+        self.offset = offset;
+        Ok(())
+    }
+
     /// Offset of the next line.
     pub(crate) fn offset(&self) -> u64 {
         self.offset

@@ -68,17 +68,24 @@ pub fn read_stats(dir: &Path, kind: GroupKind) -> Result<StatsFile, IndexFileErr
                     rows: header.len,
                     columns: header.columns(LOCATOR_FIELDS),
                 });
-                break;
+                lines.skip_lines(header.len).map_err(in_table)?;
             }
             name if name == "stats_groups" || name == "stats_names" || name == keys_table(kind) => {
                 table(&mut lines, &header, kind, &mut t).map_err(in_table)?;
             }
             // The hourly rows (and `usage_rows` after them) are of no use
             // unless some base row changed: found then
-            // ([`RollupFile::find_locator`]).
+            // ([`RollupFile::find_locator`]). The stats tables are read
+            // from where the head says they are (line numbers then count
+            // from there).
             "rollup" => {
                 t.rollup_rows_at = Some((lines.offset(), header.len));
-                break;
+                match head.stats_at.take() {
+                    // The same open file: a rollup file written since is
+                    // another file.
+                    Some(at) => lines.jump(at).map_err(|e| files::io_error(&path, e))?,
+                    None => lines.skip_lines(header.len).map_err(in_table)?,
+                }
             }
             _ => lines.skip_lines(header.len).map_err(in_table)?,
         }
