@@ -449,7 +449,14 @@ impl Aggregator {
             keys.push(NONE);
         }
         for k in keys {
-            self.group(k).session(r);
+            // One lookup for a group already there (nearly always).
+            if let Some(acc) = self.groups.get_mut(k) {
+                acc.session(r);
+            } else {
+                let mut acc = Acc::default();
+                acc.session(r);
+                self.groups.insert(k.to_owned(), acc);
+            }
         }
     }
 
