@@ -167,7 +167,7 @@ proptest! {
         keys.add("s.md", &facts, &lines);
         for kind in GroupKind::ALL {
             let own: std::collections::BTreeSet<String> =
-                own_groups(kind.group_by(), &facts).into_iter().map(|g| g.into_owned()).collect();
+                own_groups(kind.group_by(), &facts).into_iter().map(std::borrow::Cow::into_owned).collect();
             let from_lines: std::collections::BTreeSet<String> =
                 lines.iter().map(|l| kind.label(l).into_owned()).collect();
             let added: std::collections::BTreeSet<String> = keys
