@@ -26,7 +26,7 @@ pub const FORMAT: &str = "cru-session-index";
 /// 4: the base's usage cells in a file of their own (`.index-usage.toon`).
 /// 5: the rollup file says where each usage row is (`usage_rows`).
 /// 6: the rollup file keeps what `stats` needs of the lines
-/// (`stats_groups`, `stats_names`, `session_keys`).
+/// (`stats_groups`, `stats_names`, `session_keys_KIND`, at `stats_at`).
 pub const VERSION: u64 = 6;
 /// A delta this large is merged into the base on the next save.
 pub const COMPACT_AT: usize = 2_000;
