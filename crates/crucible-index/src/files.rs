@@ -12,6 +12,7 @@ use crate::record::{
     Problem, SESSION_FIELDS, SESSION_PREFIX, SessionRecord, USAGE_FIELDS,
 };
 use crate::rollup::Rollup;
+use crate::stats_rollup::StatsRollup;
 use crate::table_file::{Head, TableFile};
 use crate::toon::{self, Cell};
 use crate::usage_rows::UsageRows;
@@ -24,7 +25,9 @@ pub const FORMAT: &str = "cru-session-index";
 /// 2: stamps carry the inode change time (`ctime_ns`). 3: usage cells.
 /// 4: the base's usage cells in a file of their own (`.index-usage.toon`).
 /// 5: the rollup file says where each usage row is (`usage_rows`).
-pub const VERSION: u64 = 5;
+/// 6: the rollup file keeps what `stats` needs of the lines
+/// (`stats_groups`, `stats_names`, `session_keys_KIND`, at `stats_at`).
+pub const VERSION: u64 = 6;
 /// A delta this large is merged into the base on the next save.
 pub const COMPACT_AT: usize = 2_000;
 
@@ -667,10 +670,14 @@ pub fn write_all(
     phase_chunks: &[String],
 ) -> Result<(), IndexFileError> {
     let rollup = Rollup::of(index.sessions.iter().map(|s| s.usage.as_slice()));
+    let mut stats = StatsRollup::default();
+    for s in &index.sessions {
+        stats.add(&s.path, &crate::record::Facts::of(s), &s.usage);
+    }
     write_index(
         dir,
         SessionRows::Records(&index.sessions),
-        &rollup,
+        (&rollup, &stats),
         &index.problems,
         &index.notes,
         &index.dirs,
@@ -685,7 +692,7 @@ pub fn write_all(
 pub fn write_index(
     dir: &Path,
     sessions: SessionRows<'_>,
-    rollup: &Rollup,
+    (rollup, stats): (&Rollup, &StatsRollup),
     problems: &[Problem],
     notes: &[Note],
     dirs: &[DirStamp],
@@ -711,7 +718,7 @@ pub fn write_index(
     phases?;
     base?;
     append_dirs(dir, dirs)?;
-    crate::rollup_file::write(dir, generation, base_rows, rollup)
+    crate::rollup_file::write(dir, generation, base_rows, rollup, stats)
 }
 
 /// The index files a rebuild writes as it reads (see [`TableFile`]):
@@ -775,7 +782,7 @@ impl RebuildTables {
 pub fn finish_rebuild(
     dir: &Path,
     tables: RebuildTables,
-    rollup: &Rollup,
+    (rollup, stats): (&Rollup, &StatsRollup),
     problems: &[Problem],
     notes: &[Note],
     dirs: &[DirStamp],
@@ -792,7 +799,7 @@ pub fn finish_rebuild(
     problems_table(&mut tail, problems, notes);
     tables.sessions.finish(&tail).map_err(io(BASE))?;
     append_dirs(dir, dirs)?;
-    crate::rollup_file::write(dir, generation, base_rows, rollup)
+    crate::rollup_file::write(dir, generation, base_rows, rollup, stats)
 }
 
 /// Creates the index files that do not exist yet, empty. A rebuild does this

@@ -22,6 +22,7 @@ pub mod rollup;
 pub mod rollup_file;
 pub mod scan;
 pub mod stats;
+pub mod stats_rollup;
 mod table_file;
 pub mod toon;
 pub mod usage_cell;
@@ -152,7 +153,7 @@ impl<'s> SessionIndex<'s> {
                     Some(tables) => files::finish_rebuild(
                         root,
                         tables,
-                        &built.rollup,
+                        (&built.rollup, &built.stats_rollup),
                         &built.index.problems,
                         &built.index.notes,
                         &built.index.dirs,
@@ -164,7 +165,7 @@ impl<'s> SessionIndex<'s> {
                             chunks: &built.session_chunks,
                             usage_chunks: &built.usage_chunks,
                         },
-                        &built.rollup,
+                        (&built.rollup, &built.stats_rollup),
                         &built.index.problems,
                         &built.index.notes,
                         &built.index.dirs,
@@ -463,6 +464,15 @@ impl<'s> SessionIndex<'s> {
         let root = self.store.dir();
         let _shared = crucible_core::DirLock::acquire_shared(root);
         rollup_file::read_days(root, day).ok()
+    }
+
+    /// What `stats` keeps of the lines, of one kind, and where the usage
+    /// rows are ([`rollup_file::read_stats`]), read under the shared lock;
+    /// `None` when the rollup file is missing or cannot be read.
+    pub fn base_stats(&self, kind: stats_rollup::GroupKind) -> Option<rollup_file::StatsFile> {
+        let root = self.store.dir();
+        let _shared = crucible_core::DirLock::acquire_shared(root);
+        rollup_file::read_stats(root, kind).ok()
     }
 
     /// The usage lines of the base rows a visit did not find fresh (see

@@ -57,6 +57,26 @@ fn agent_matches(candidate: &str, query: &str) -> bool {
 }
 
 impl Filter {
+    /// True when the filter takes every session (nothing set).
+    pub fn takes_all(&self) -> bool {
+        let Self {
+            status,
+            agent,
+            channel,
+            model,
+            since_ms,
+            until_ms,
+            project,
+        } = self;
+        status.is_none()
+            && agent.is_none()
+            && channel.is_none()
+            && model.is_none()
+            && since_ms.is_none()
+            && until_ms.is_none()
+            && project.is_none()
+    }
+
     /// Only sessions with this status.
     #[must_use]
     pub fn with_status(mut self, status: SessionStatus) -> Self {

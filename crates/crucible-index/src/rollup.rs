@@ -97,7 +97,7 @@ pub struct Rollup {
 }
 
 /// `a + b` or `a - b` for every kind, `None` on overflow.
-fn tokens_apply(a: Tokens, b: Tokens, add: bool) -> Option<Tokens> {
+pub(crate) fn tokens_apply(a: Tokens, b: Tokens, add: bool) -> Option<Tokens> {
     let f = |x: u64, y: u64| {
         if add {
             x.checked_add(y)
@@ -324,7 +324,7 @@ impl Rollup {
 
 mod days;
 pub(crate) mod file_lines;
-mod lines;
+pub(crate) mod lines;
 mod table;
 pub(crate) use days::DaysBuilder;
 pub use days::RollupDays;

@@ -13,6 +13,7 @@ use crate::record::Columns;
 use crate::rollup::file_lines::FileLines;
 use crate::rollup::rows::{ROLLUP_FIELDS, write_rows};
 use crate::rollup::{DaysBuilder, Rollup, RollupDays, RollupTable};
+use crate::stats_rollup::StatsRollup;
 use crate::toon::{self, Cell};
 use crate::usage_locator::{LOCATOR_FIELDS, UsageLocator};
 
@@ -26,7 +27,8 @@ pub struct BaseOf {
 }
 
 /// Writes the rollup of the base written with `generation`, whose
-/// sessions table has `base_rows` rows, in place; with it, where each row
+/// sessions table has `base_rows` rows, in place, and what stats keeps of
+/// the same lines ([`crate::stats_rollup`]); with them, where each row
 /// of the usage file (already written, of the same generation) is
 /// ([`UsageLocator`]), when it can be read and has as many rows.
 pub fn write(
@@ -34,18 +36,37 @@ pub fn write(
     generation: u64,
     base_rows: usize,
     rollup: &Rollup,
+    stats: &StatsRollup,
 ) -> Result<(), IndexFileError> {
-    let mut text = String::new();
-    toon::write_scalar(&mut text, "version", Cell::Num(files::VERSION));
-    toon::write_scalar(&mut text, "generation", Cell::Num(generation));
-    toon::write_scalar(&mut text, "sessions", Cell::Num(base_rows as u64));
-    toon::write_header(&mut text, "rollup", rollup.rows.len(), ROLLUP_FIELDS);
-    write_rows(rollup, &mut text);
+    let mut body = String::new();
+    toon::write_header(&mut body, "rollup", rollup.rows.len(), ROLLUP_FIELDS);
+    write_rows(rollup, &mut body);
     if let Some(locator) = UsageLocator::of_file(&dir.join(files::USAGE), generation)
         .filter(|l| l.rows.len() == base_rows)
     {
-        locator.write(&mut text);
+        locator.write(&mut body);
     }
+    // Last, after `usage_rows`, where the calendar views stop reading;
+    // `stats_at` in the head says where, for stats to go straight there.
+    let stats_in_body = body.len();
+    crate::stats_rollup::rows::write_tables(stats, &mut body);
+    let head = |stats_at: usize| {
+        let mut text = String::new();
+        toon::write_scalar(&mut text, "version", Cell::Num(files::VERSION));
+        toon::write_scalar(&mut text, "generation", Cell::Num(generation));
+        toon::write_scalar(&mut text, "sessions", Cell::Num(base_rows as u64));
+        toon::write_scalar(&mut text, "stats_at", Cell::Num(stats_at as u64));
+        text
+    };
+    // The head's length depends on the offset it writes: a few rounds
+    // find the offset that is its own.
+    let mut stats_at = stats_in_body;
+    let mut text = head(stats_at);
+    while text.len() + stats_in_body != stats_at {
+        stats_at = text.len() + stats_in_body;
+        text = head(stats_at);
+    }
+    text.push_str(&body);
     files::write(&dir.join(ROLLUP), &text)
 }
 
@@ -58,6 +79,10 @@ pub struct RollupFile {
     pub days: Option<RollupDays>,
     /// Where the table `usage_rows` is, when the file has one.
     locator_at: Option<LocatorAt>,
+    /// Where the rows of the table `rollup` start, and how many there are,
+    /// when the reader stopped before them (`usage_rows` is found after
+    /// them only if a query needs it).
+    rollup_rows_at: Option<(u64, usize)>,
 }
 
 /// Where the rows of `usage_rows` start, how many there are, and the
@@ -113,6 +138,8 @@ struct Head {
     version: Option<String>,
     generation: Option<u64>,
     sessions: Option<u64>,
+    /// Where the stats tables start ([`crate::stats_rollup::rows`]).
+    stats_at: Option<u64>,
 }
 
 impl Head {
@@ -140,6 +167,7 @@ impl Head {
             "version" => self.version = Some(value.to_owned()),
             "generation" => self.generation = value.parse::<u64>().ok(),
             "sessions" => self.sessions = value.parse::<u64>().ok(),
+            "stats_at" => self.stats_at = value.parse::<u64>().ok(),
             _ => {}
         }
         Ok(None)
@@ -203,10 +231,16 @@ fn read_with(dir: &Path, rows: &mut dyn Rows) -> Result<Read, IndexFileError> {
             });
             break;
         }
-        if is_rollup {
-            columns = header.columns(ROLLUP_FIELDS);
-            rows.count(header.len);
+        if !is_rollup {
+            // Another table (the stats tables, a row per session among
+            // them): its lines passed over, not read as text.
+            lines
+                .skip_lines(header.len)
+                .map_err(|m| bad(number, format!("table `{}`: {m}", header.name)))?;
+            continue;
         }
+        columns = header.columns(ROLLUP_FIELDS);
+        rows.count(header.len);
         for i in 0..header.len {
             let line = |m: String| bad(number + i + 1, format!("table `{}`: {m}", header.name));
             let Some((at, row)) = lines.next_line().map_err(line)? else {
@@ -216,17 +250,13 @@ fn read_with(dir: &Path, rows: &mut dyn Rows) -> Result<Read, IndexFileError> {
             if trimmed.len() == row.len() {
                 return Err(line(format!("declares {} rows but has {i}", header.len)));
             }
-            if is_rollup {
-                let (mut cells, mut ordered) =
-                    (recycle(&mut store_cells), recycle(&mut store_ordered));
-                toon::split_row(trimmed, &mut cells).map_err(line)?;
-                columns.order(&cells, &mut ordered);
-                let indent = (row.len() - trimmed.len()) as u64;
-                let len =
-                    u32::try_from(trimmed.len()).map_err(|_| line("a row too long".into()))?;
-                rows.row((at + indent, len), &ordered).map_err(line)?;
-                (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
-            }
+            let (mut cells, mut ordered) = (recycle(&mut store_cells), recycle(&mut store_ordered));
+            toon::split_row(trimmed, &mut cells).map_err(line)?;
+            columns.order(&cells, &mut ordered);
+            let indent = (row.len() - trimmed.len()) as u64;
+            let len = u32::try_from(trimmed.len()).map_err(|_| line("a row too long".into()))?;
+            rows.row((at + indent, len), &ordered).map_err(line)?;
+            (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
         }
     }
     files::check_version(&path, head.version.as_deref())?;
@@ -259,6 +289,7 @@ pub fn read_days(
         base: read.base,
         days,
         locator_at: read.locator_at,
+        rollup_rows_at: None,
     })
 }
 
@@ -307,7 +338,13 @@ impl RollupFile {
     /// The table `usage_rows`, read from the rollup file if it is still of
     /// the same write.
     fn locator(&self, dir: &Path) -> Option<UsageLocator> {
-        let at = self.locator_at.as_ref()?;
+        let found;
+        let at = if let Some(at) = &self.locator_at {
+            at
+        } else {
+            found = self.find_locator(dir)?;
+            &found
+        };
         let file = FileLines::of_generation(&dir.join(ROLLUP), self.base.generation)?;
         let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
         std::io::Seek::seek(&mut reader, std::io::SeekFrom::Start(at.offset)).ok()?;
@@ -329,6 +366,29 @@ impl RollupFile {
             (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
         }
         Some(locator)
+    }
+}
+
+impl RollupFile {
+    /// Where `usage_rows` is, found by passing over the rows of `rollup`
+    /// (for a reader that stopped before them); `None` when the file has
+    /// no such table or is no longer of the same write.
+    fn find_locator(&self, dir: &Path) -> Option<LocatorAt> {
+        let (offset, rows) = self.rollup_rows_at?;
+        let file = FileLines::of_generation(&dir.join(ROLLUP), self.base.generation)?;
+        let mut lines = FileLines::at(file, offset).ok()?;
+        lines.skip_lines(rows).ok()?;
+        let mut head = Head::default();
+        loop {
+            let (_, line) = lines.next_line().ok()??;
+            if let Some(header) = head.take(line).ok()? {
+                return (header.name == "usage_rows").then(|| LocatorAt {
+                    offset: lines.offset(),
+                    rows: header.len,
+                    columns: header.columns(LOCATOR_FIELDS),
+                });
+            }
+        }
     }
 }
 
@@ -377,6 +437,9 @@ fn usage_read_through(
     }
     (seen_generation == Some(generation) && seen_fresh == fresh_rows).then_some(outside)
 }
+
+mod stats;
+pub use stats::{StatsFile, read_stats};
 
 #[cfg(test)]
 mod tests;

@@ -235,6 +235,8 @@ pub struct Built {
     pub usage_chunks: Vec<String>,
     /// Every session's usage lines, summed (see [`crate::rollup`]).
     pub rollup: crate::rollup::Rollup,
+    /// What `stats` keeps of the same lines (see [`crate::stats_rollup`]).
+    pub stats_rollup: crate::stats_rollup::StatsRollup,
     pub phase_rows: usize,
     pub phase_chunks: Vec<String>,
 }
@@ -307,6 +309,7 @@ struct WorkerOutput {
     session_rows: (usize, String, String),
     phase_rows: (usize, String, String),
     rollup: crate::rollup::Rollup,
+    stats_rollup: crate::stats_rollup::StatsRollup,
 }
 
 /// Reads every file on `threads` threads; `progress(done, total)` is called
@@ -408,6 +411,7 @@ impl Work<'_> {
         let mut phase_out = RowBuffer::new(self.tables.map(|t| &t.phases));
         let mut sessions = Vec::new();
         let mut rollup = crate::rollup::Rollup::default();
+        let mut stats_rollup = crate::stats_rollup::StatsRollup::default();
         let mut problems = Vec::new();
         let mut notes = Vec::new();
         let mut reader = FileReader::new(self.store.max_file_bytes());
@@ -419,6 +423,7 @@ impl Work<'_> {
                 Entry::Session(s, summary) => {
                     s.write_split_rows(&mut session_out.text, &mut session_out.beside);
                     rollup.add(&s.usage);
+                    stats_rollup.add(&s.path, &crate::record::Facts::of(&s), &s.usage);
                     session_out.added(1);
                     let n = PhaseRecord::write_summary_rows(&s.path, &summary, &mut phase_out.text);
                     phase_out.added(n);
@@ -444,6 +449,7 @@ impl Work<'_> {
             session_rows: session_out.finish(),
             phase_rows: phase_out.finish(),
             rollup,
+            stats_rollup,
         }
     }
 }
@@ -456,6 +462,7 @@ impl Built {
         self.session_chunks.push(chunk);
         self.usage_chunks.push(usage);
         self.rollup.merge(w.rollup);
+        self.stats_rollup.merge(w.stats_rollup);
         let (n, chunk, _) = w.phase_rows;
         self.phase_rows += n;
         self.phase_chunks.push(chunk);

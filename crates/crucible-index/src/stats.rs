@@ -264,7 +264,8 @@ impl Acc {
     }
 }
 
-const NONE: &str = "(none)";
+/// The group of what names none (a line without agent, model, ...).
+pub(crate) const NONE: &str = "(none)";
 
 fn agent_name(a: &str) -> &str {
     a.split_once('@').map_or(a, |(n, _)| n)
@@ -293,7 +294,9 @@ pub fn period_label(ms: i64, by: GroupBy) -> String {
 pub struct Aggregator {
     by: GroupBy,
     total: Acc,
-    groups: HashMap<String, Acc>,
+    /// By name, FNV-hashed: a session is added to a dozen groups at
+    /// 100,000 sessions.
+    groups: HashMap<String, Acc, crate::path_set::FastBuild>,
     /// For phase grouping: the matching sessions' statuses and lines, by path.
     statuses: HashMap<String, (SessionStatus, Vec<UsageLine>)>,
     /// Rows whose usage cell could not be read.
@@ -305,7 +308,7 @@ impl Aggregator {
         Self {
             by,
             total: Acc::default(),
-            groups: HashMap::new(),
+            groups: HashMap::default(),
             statuses: HashMap::new(),
             unreadable: Vec::new(),
         }
@@ -313,38 +316,74 @@ impl Aggregator {
 
     /// The group a session belongs to by its own facts (for the line-less
     /// groupings, the only one; for the others, one of its groups).
-    fn session_keys(&self, r: &Facts<'_>) -> Vec<String> {
-        let owned = |v: Option<&str>| v.unwrap_or(NONE).to_owned();
-        match self.by {
-            GroupBy::Agent => r.all_agents().map(|a| agent_name(a).to_owned()).collect(),
-            GroupBy::Channel => vec![owned(r.channel.as_deref())],
-            GroupBy::Status => vec![r.status.as_str().to_owned()],
-            GroupBy::Model => vec![owned(r.model.as_deref())],
-            GroupBy::Day | GroupBy::Week | GroupBy::Month => {
-                vec![period_label(r.started_ms(), self.by)]
-            }
-            GroupBy::Project => vec![owned(r.project.as_deref())],
-            GroupBy::Session => vec![r.id.to_string()],
-            GroupBy::Phase => Vec::new(),
-        }
+    /// Borrowed from the row where it names them (a copy per agent per
+    /// session was a visible part of stats at 100,000 sessions).
+    fn session_keys<'r>(&self, r: &'r Facts<'_>) -> Vec<Cow<'r, str>> {
+        own_groups(self.by, r)
     }
+}
 
+/// The groups of `by` a session falls in by its own facts (for the
+/// line-less groupings, its only one).
+pub(crate) fn own_groups<'r>(by: GroupBy, r: &'r Facts<'_>) -> Vec<Cow<'r, str>> {
+    let named = |v: Option<&'r str>| Cow::Borrowed(v.unwrap_or(NONE));
+    match by {
+        GroupBy::Agent => r
+            .all_agents()
+            .map(|a| Cow::Borrowed(agent_name(a)))
+            .collect(),
+        GroupBy::Channel => vec![named(r.channel.as_deref())],
+        GroupBy::Status => vec![Cow::Borrowed(r.status.as_str())],
+        GroupBy::Model => vec![named(r.model.as_deref())],
+        GroupBy::Day | GroupBy::Week | GroupBy::Month => {
+            vec![Cow::Owned(period_label(r.started_ms(), by))]
+        }
+        GroupBy::Project => vec![named(r.project.as_deref())],
+        GroupBy::Session => vec![Cow::Borrowed(&*r.id)],
+        GroupBy::Phase => Vec::new(),
+    }
+}
+
+impl Aggregator {
     /// The group a line's tokens go to; `None`: the session's own group.
     /// Borrowed where the line names it: a session has a dozen lines or
     /// more, and `stats` adds up over a million at 100,000 sessions.
     fn line_key<'l>(&self, l: &'l UsageLine) -> Option<Cow<'l, str>> {
-        let named = |v: Option<&'l String>| Cow::Borrowed(v.map_or(NONE, String::as_str));
-        match self.by {
-            GroupBy::Agent => Some(Cow::Borrowed(l.agent.as_deref().map_or(NONE, agent_name))),
-            GroupBy::Channel => Some(named(l.channel.as_ref())),
-            GroupBy::Model => Some(named(l.model.as_ref())),
-            GroupBy::Day | GroupBy::Week | GroupBy::Month => {
-                Some(Cow::Owned(period_label(l.first_ms, self.by)))
-            }
-            GroupBy::Status | GroupBy::Project | GroupBy::Session | GroupBy::Phase => None,
-        }
+        line_group(self.by, l)
     }
+}
 
+/// The group of `by` a line's tokens go to; `None` for the groupings
+/// whose tokens go by the session's own facts (status, project, ...).
+pub fn line_group(by: GroupBy, l: &UsageLine) -> Option<Cow<'_, str>> {
+    match by {
+        GroupBy::Agent => Some(Cow::Borrowed(l.agent.as_deref().map_or(NONE, agent_name))),
+        GroupBy::Channel => Some(Cow::Borrowed(l.channel.as_deref().unwrap_or(NONE))),
+        GroupBy::Model => Some(Cow::Borrowed(l.model.as_deref().unwrap_or(NONE))),
+        GroupBy::Day | GroupBy::Week | GroupBy::Month => {
+            Some(Cow::Owned(period_label(l.first_ms, by)))
+        }
+        GroupBy::Status | GroupBy::Project | GroupBy::Session | GroupBy::Phase => None,
+    }
+}
+
+/// The week or month label (as [`period_label`] gives them) of a UTC day
+/// labelled `2025-10-02`; the day itself for the other groupings; `(none)`
+/// stays `(none)`.
+pub fn period_of_day(day: &str, by: GroupBy) -> String {
+    let Ok(date) = day.parse::<jiff::civil::Date>() else {
+        return day.to_owned();
+    };
+    match by {
+        GroupBy::Week => {
+            crucible_core::calendar::week_start(date, jiff::civil::Weekday::Sunday).to_string()
+        }
+        GroupBy::Month => format!("{:04}-{:02}", date.year(), date.month()),
+        _ => day.to_owned(),
+    }
+}
+
+impl Aggregator {
     /// The group named `key`, made when new.
     fn group(&mut self, key: &str) -> &mut Acc {
         if !self.groups.contains_key(key) {
@@ -374,24 +413,57 @@ impl Aggregator {
             return;
         }
         let session_keys = self.session_keys(r);
-        let own = session_keys.first().map_or(NONE, String::as_str);
+        let own = session_keys.first().map_or(NONE, AsRef::as_ref);
         let line_keys: Vec<Cow<'_, str>> = lines
             .iter()
             .map(|l| self.line_key(l).unwrap_or(Cow::Borrowed(own)))
             .collect();
-        let mut keys: Vec<&str> = session_keys.iter().map(String::as_str).collect();
+        let mut keys: Vec<&str> = session_keys.iter().map(AsRef::as_ref).collect();
         keys.extend(line_keys.iter().map(AsRef::as_ref));
+        self.count_session(r, keys);
+        for (l, k) in lines.iter().zip(&line_keys) {
+            self.group(k).usage.add(l);
+        }
+    }
+
+    /// Adds a session's own figures (not its tokens) to the total and to
+    /// every group its own facts or its lines fall in: `line_keys` are the
+    /// groups of its lines (each at least once). With
+    /// [`Aggregator::add_group_line`] for the tokens, what [`Aggregator::add`]
+    /// does for a session whose lines are summed elsewhere (the rollup's
+    /// table, [`crate::stats_rollup`]). Not for phase grouping.
+    pub fn add_session<'k>(&mut self, r: &Facts<'_>, line_keys: impl Iterator<Item = &'k str>) {
+        self.total.session(r);
+        let session_keys = self.session_keys(r);
+        let mut keys: Vec<&str> = session_keys.iter().map(AsRef::as_ref).collect();
+        // Each key shortened to the local keys' lifetime.
+        keys.extend(line_keys.map(|k| -> &str { k }));
+        self.count_session(r, keys);
+    }
+
+    /// Counts a session once in each of `keys` (its groups, maybe twice).
+    fn count_session(&mut self, r: &Facts<'_>, mut keys: Vec<&str>) {
         keys.sort_unstable();
         keys.dedup();
         if keys.is_empty() {
             keys.push(NONE);
         }
         for k in keys {
-            self.group(k).session(r);
+            // One lookup for a group already there (nearly always).
+            if let Some(acc) = self.groups.get_mut(k) {
+                acc.session(r);
+            } else {
+                let mut acc = Acc::default();
+                acc.session(r);
+                self.groups.insert(k.to_owned(), acc);
+            }
         }
-        for (l, k) in lines.iter().zip(&line_keys) {
-            self.group(k).usage.add(l);
-        }
+    }
+
+    /// Adds tokens (lines summed elsewhere) to group `group` and the total.
+    pub fn add_group_line(&mut self, group: &str, line: &UsageLine) {
+        self.total.usage.add(line);
+        self.group(group).usage.add(line);
     }
 
     /// Adds what another aggregator (of other sessions) gathered.

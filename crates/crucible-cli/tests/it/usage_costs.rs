@@ -98,10 +98,17 @@ fn a_damaged_usage_cell_is_named_on_stderr_and_the_rest_still_counts() {
     let damaged = regex_lite_replace(&text, "|damaged-model|", "|damaged-model|x");
     std::fs::write(&index, damaged).unwrap();
 
-    // The views that read every cell (stats, and `usage session`, which
-    // no rollup answers) name it.
+    // The views that read every cell (stats by status, and `usage
+    // session`, which no rollup answers) name it.
     for args in [
-        &["session", "stats", "--format", "json"][..],
+        &[
+            "session",
+            "stats",
+            "--group-by",
+            "status",
+            "--format",
+            "json",
+        ][..],
         &["usage", "session", "--json"],
     ] {
         let (v, stderr) = json(&kiln, args);
@@ -125,6 +132,10 @@ fn a_damaged_usage_cell_is_named_on_stderr_and_the_rest_still_counts() {
     let (v, stderr) = json(&kiln, &["usage", "daily", "--json"]);
     assert!(!stderr.contains("could not be read"), "{stderr}");
     assert_eq!(v["totals"]["inputTokens"], 5100);
+    // So does stats by agent (and by model, channel, day, week, month).
+    let (v, stderr) = json(&kiln, &["session", "stats", "--format", "json"]);
+    assert!(!stderr.contains("could not be read"), "{stderr}");
+    assert_eq!(v["total"]["input"], 5100);
     // The rebuild the warning names repairs it.
     let out = kiln.run(&["session", "index", "--rebuild"]);
     assert_eq!(out.code, 0, "{}", out.stderr);

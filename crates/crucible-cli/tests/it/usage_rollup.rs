@@ -164,3 +164,106 @@ fn calendar_views_from_the_rollup_equal_those_from_every_cell_after_any_change()
     assert_eq!(out.code, 0, "{}", out.stderr);
     check(&kiln, "a save through cru");
 }
+
+/// The groupings `cru session stats` answers from the rollup file.
+const STATS_GROUPINGS: [&str; 6] = ["agent", "channel", "model", "day", "week", "month"];
+
+fn stats(kiln: &TestKiln) -> Vec<serde_json::Value> {
+    STATS_GROUPINGS
+        .iter()
+        .map(|by| {
+            let out = kiln.run(&["session", "stats", "--group-by", by, "--format", "json"]);
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            serde_json::from_str(&out.stdout).unwrap()
+        })
+        .collect()
+}
+
+/// `stats` from the rollup, then from every cell (the rollup file
+/// removed), agree whole; the index is rebuilt after.
+fn check_stats(kiln: &TestKiln, what: &str) {
+    let rollup = kiln.sessions().join(".index-rollup.toon");
+    let text = std::fs::read_to_string(&rollup).unwrap();
+    // A table per kind (agent, channel, model, day).
+    for kind in &STATS_GROUPINGS[..4] {
+        let table = format!("\nsession_keys_{kind}[");
+        assert!(text.contains(&table), "{what}: no {table} table");
+    }
+    let from_rollup = stats(kiln);
+    std::fs::remove_file(&rollup).unwrap();
+    let from_cells = stats(kiln);
+    for (by, (a, b)) in STATS_GROUPINGS
+        .iter()
+        .zip(from_rollup.iter().zip(&from_cells))
+    {
+        assert!(
+            a["groups"].as_array().is_some_and(|g| !g.is_empty()),
+            "{what}, {by}: {a}"
+        );
+        assert_agree(a, b, &format!("{what}, --group-by {by}"));
+    }
+    let out = kiln.run(&["session", "index", "--rebuild"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    std::thread::sleep(Duration::from_millis(150));
+}
+
+#[test]
+fn stats_from_the_rollup_equal_stats_from_every_cell_after_any_change() {
+    let kiln = TestKiln::empty();
+    let dir = kiln.sessions();
+    std::fs::create_dir_all(dir.join("2025-03")).unwrap();
+    for i in 0..12 {
+        std::fs::write(dir.join(format!("2025-03/s{i}.md")), session(i, 1 + i % 4)).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(150));
+    let out = kiln.run(&["session", "index", "--rebuild"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    std::thread::sleep(Duration::from_millis(150));
+
+    // Nothing changed: the answer comes from the rollup alone, without
+    // the usage file (made unreadable here; reading it would rebuild the
+    // index, with a warning).
+    let before = stats(&kiln);
+    std::fs::write(dir.join(".index-usage.toon"), "not an index\n").unwrap();
+    for by in STATS_GROUPINGS {
+        let out = kiln.run(&["session", "stats", "--group-by", by, "--format", "json"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(!out.stderr.contains("rebuilt"), "{by}: {}", out.stderr);
+    }
+    let out = kiln.run(&["session", "index", "--rebuild"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    std::thread::sleep(Duration::from_millis(150));
+    for (a, b) in before.iter().zip(&stats(&kiln)) {
+        assert_eq!(a, b);
+    }
+    check_stats(&kiln, "nothing changed");
+
+    std::fs::write(dir.join("2025-03/s3.md"), session(40, 3)).unwrap();
+    check_stats(&kiln, "an edit in place");
+    std::fs::remove_file(dir.join("2025-03/s5.md")).unwrap();
+    std::fs::write(dir.join("2025-03/s99.md"), session(99, 2)).unwrap();
+    check_stats(&kiln, "a file removed and one added");
+    std::fs::write(dir.join("2025-03/s7.md"), "# just a note\n").unwrap();
+    check_stats(&kiln, "a file that stopped being a session");
+    let out = kiln.run(&["session", "start", "--title", "live", "--channel", "x"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = out.stdout.trim().to_owned();
+    let out = kiln.run(&[
+        "session",
+        "log",
+        "--session",
+        &id,
+        "tokens",
+        "--input",
+        "777",
+        "--output",
+        "7",
+        "--model",
+        "gpt-4o",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    check_stats(&kiln, "a live session");
+    let out = kiln.run(&["session", "end", &id]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    check_stats(&kiln, "a save through cru");
+}

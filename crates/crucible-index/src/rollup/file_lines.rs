@@ -27,6 +27,24 @@ impl FileLines {
         })
     }
 
+    /// The lines of `file` from byte `offset` (the start of a line).
+    pub(crate) fn at(mut file: File, offset: u64) -> std::io::Result<Self> {
+        file.seek(SeekFrom::Start(offset))?;
+        Ok(Self {
+            reader: BufReader::with_capacity(1 << 20, file),
+            offset,
+            buf: Vec::new(),
+            number: 0,
+        })
+    }
+
+    /// Goes on from byte `offset` (the start of a line) of the same file.
+    pub(crate) fn jump(&mut self, offset: u64) -> std::io::Result<()> {
+        self.reader.seek(SeekFrom::Start(offset))?;
+        self.offset = offset;
+        Ok(())
+    }
+
     /// Offset of the next line.
     pub(crate) fn offset(&self) -> u64 {
         self.offset
@@ -49,6 +67,38 @@ impl FileLines {
         let line = std::str::from_utf8(&self.buf).map_err(|_| "a line that is not UTF-8")?;
         let line = line.strip_suffix('\n').unwrap_or(line);
         Ok(Some((at, line.strip_suffix('\r').unwrap_or(line))))
+    }
+
+    /// Passes over the next `n` lines without reading them as text (a
+    /// table a query does not need); an error when the file ends first.
+    pub(crate) fn skip_lines(&mut self, n: usize) -> Result<(), String> {
+        for i in 0..n {
+            let skipped = self.reader.skip_until(b'\n').map_err(|e| e.to_string())?;
+            if skipped == 0 {
+                return Err(format!("declares {n} rows but has {i}"));
+            }
+            self.offset += skipped as u64;
+            self.number += 1;
+        }
+        Ok(())
+    }
+
+    /// The next line as bytes, without its line break (a row of numbers,
+    /// read without a UTF-8 check); `None` at the end of the file.
+    pub(crate) fn next_raw_line(&mut self) -> Result<Option<(u64, &[u8])>, String> {
+        self.buf.clear();
+        let n = self
+            .reader
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let at = self.offset;
+        self.offset += n as u64;
+        self.number += 1;
+        let line = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+        Ok(Some((at, line.strip_suffix(b"\r").unwrap_or(line))))
     }
 
     /// The file at `path` if its head says `generation`: the file, to read

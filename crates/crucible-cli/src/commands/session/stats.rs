@@ -6,11 +6,14 @@ use std::io::Write;
 
 use clap::Args;
 use clap::builder::TypedValueParser;
-use crucible_index::{Aggregator, GroupBy, SessionIndex, StatsRow};
+use crucible_index::stats_rollup::{GroupKind, StatsQuery, StatsShare, Visited};
+use crucible_index::{Aggregator, DuplicateIds, Filter, GroupBy, SessionIndex, StatsRow};
 use crucible_usage::pricing::PriceTable;
 use crucible_usage::{Cost, CostMode};
 
-use super::query::{DataFormat, FilterArgs, UsageCells, tally_index_reading};
+use super::query::{
+    DataFormat, FilterArgs, Tallied, UsageCells, report, tally_index_reading, warn_duplicates,
+};
 use crate::commands::usage::{Mode, cost_cell, price_table, warn_unreadable_usage};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
@@ -63,17 +66,20 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
     } else {
         Vec::new()
     };
-    let tallied = tally_index_reading(
-        ctx,
-        UsageCells::Read,
-        &filter,
-        &|| Aggregator::new(by),
-        &|agg: &mut Aggregator, facts, _| {
-            agg.add(facts);
-            true
-        },
-        Aggregator::merge,
-    )?;
+    let tallied = match from_rollup(ctx, &filter, by)? {
+        Some(tallied) => tallied,
+        None => tally_index_reading(
+            ctx,
+            UsageCells::Read,
+            &filter,
+            &|| Aggregator::new(by),
+            &|agg: &mut Aggregator, facts, _| {
+                agg.add(facts);
+                true
+            },
+            Aggregator::merge,
+        )?,
+    };
     warn_unreadable_usage(ctx, tallied.tally.unreadable().to_vec())?;
     let (rows, total) = tallied.tally.finish(&phases);
     let prices = price_table(ctx, jiff::Timestamp::now())?;
@@ -101,6 +107,80 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
         }
     }
     Ok(tallied.outcome)
+}
+
+/// What one thread of the rollup path's visit found.
+struct Share {
+    stats: StatsShare,
+    ids: DuplicateIds,
+    sessions: usize,
+}
+
+/// Unfiltered stats by agent, channel, model, day, week or month, answered
+/// from the index's rollup file ([`crucible_index::stats_rollup`]) instead
+/// of every usage cell; `None` to take the path that reads the cells.
+/// Prints what that path would (index warnings, files skipped, ids
+/// twice) only when it answers.
+fn from_rollup(
+    ctx: &Context,
+    filter: &Filter,
+    by: GroupBy,
+) -> anyhow::Result<Option<Tallied<Aggregator>>> {
+    let Some(kind) = GroupKind::of(by) else {
+        return Ok(None);
+    };
+    if !filter.takes_all() {
+        return Ok(None);
+    }
+    let index = SessionIndex::new(&ctx.store).without_usage();
+    // Read before the visit: each fresh row is counted in its groups as the
+    // visit finds it.
+    let Some(query) = index
+        .base_stats(kind)
+        .and_then(|file| StatsQuery::new(by, file))
+    else {
+        return Ok(None);
+    };
+    let bar = progress::bar("indexing sessions");
+    let (opened, shares) = index
+        .visit(
+            None,
+            filter,
+            &|done, total| progress::update(&bar, done, total),
+            &|| Share {
+                stats: query.share(),
+                ids: DuplicateIds::default(),
+                sessions: 0,
+            },
+            &|share: &mut Share, facts, _| {
+                share.sessions += 1;
+                share.ids.add(&facts.id, &facts.path);
+                query.add(&mut share.stats, facts);
+            },
+        )
+        .map_err(|e| CliError::new(e.to_string()))?;
+    progress::finish(&bar);
+    let visited = opened.generation.map_or(Visited::Records, Visited::Base);
+    let (mut ids, mut sessions, mut stats) = (DuplicateIds::default(), 0, Vec::new());
+    for share in shares {
+        ids.merge(share.ids);
+        sessions += share.sessions;
+        stats.push(share.stats);
+    }
+    let Some(tally) = query.finish(stats, visited, |file, fresh, fresh_rows| {
+        index.usage_outside(file, fresh, fresh_rows)
+    }) else {
+        return Ok(None);
+    };
+    report(ctx, &opened)?;
+    let duplicates = ids.finish();
+    warn_duplicates(ctx, &duplicates)?;
+    Ok(Some(Tallied {
+        tally,
+        duplicates,
+        outcome: Outcome::from_files(sessions, opened.index.problems.len()),
+        skipped: opened.index.problems,
+    }))
 }
 
 /// A group's cost, priced line by line (model, hour, phase) exactly as

@@ -1,0 +1,184 @@
+//! The rollup file as `cru session stats` reads it: the stats tables of
+//! one kind ([`crate::stats_rollup`]), up to the hourly rows; where the
+//! table `usage_rows` is (to take changed sessions' old lines away) is
+//! found after those only when a query needs it.
+
+use std::path::Path;
+
+use super::{Head, Header, LocatorAt, RollupFile, recycle};
+use crate::files::{self, IndexFileError, ROLLUP};
+use crate::record::Columns;
+use crate::rollup::file_lines::FileLines;
+use crate::stats_rollup::rows::{
+    GROUP_FIELDS, KEY_FIELDS, NAME_FIELDS, group_row, key_row, key_row_bytes, keys_table,
+};
+use crate::stats_rollup::{GroupKind, GroupTable, KeysOf};
+use crate::toon;
+use crate::usage_locator::LOCATOR_FIELDS;
+
+/// What stats answers from: the table's rows of one kind, and each
+/// session's groups of that kind.
+#[derive(Debug)]
+pub struct StatsFile {
+    /// The base it is of, and where its usage rows are.
+    pub rollup: RollupFile,
+    pub groups: GroupTable,
+    /// `None` when the file has no `session_keys_KIND` (two paths of one
+    /// hash).
+    pub keys: Option<KeysOf>,
+}
+
+/// What the loop has read so far.
+struct Tables {
+    groups: GroupTable,
+    names: Vec<String>,
+    keys: Option<KeysOf>,
+    locator_at: Option<LocatorAt>,
+    rollup_rows_at: Option<(u64, usize)>,
+}
+
+/// Reads the stats tables of `kind` from the rollup file.
+pub fn read_stats(dir: &Path, kind: GroupKind) -> Result<StatsFile, IndexFileError> {
+    let path = dir.join(ROLLUP);
+    let mut lines = FileLines::open(&path).map_err(|e| files::io_error(&path, e))?;
+    let bad = |line: usize, m: String| files::corrupt(&path, line, m);
+    let mut head = Head::default();
+    let mut t = Tables {
+        groups: GroupTable::default(),
+        names: Vec::new(),
+        keys: None,
+        locator_at: None,
+        rollup_rows_at: None,
+    };
+    loop {
+        let n = lines.number + 1;
+        let Some((_, line)) = lines.next_line().map_err(|m| bad(n, m))? else {
+            break;
+        };
+        let Some(header) = head.take(line).map_err(|m| bad(n, m))? else {
+            continue;
+        };
+        files::check_version(&path, head.version.as_deref())?;
+        let number = lines.number;
+        let in_table = |m: String| bad(number, format!("table `{}`: {m}", header.name));
+        match header.name.as_str() {
+            "usage_rows" => {
+                t.locator_at = Some(LocatorAt {
+                    offset: lines.offset(),
+                    rows: header.len,
+                    columns: header.columns(LOCATOR_FIELDS),
+                });
+                lines.skip_lines(header.len).map_err(in_table)?;
+            }
+            name if name == "stats_groups" || name == "stats_names" || name == keys_table(kind) => {
+                table(&mut lines, &header, kind, &mut t).map_err(in_table)?;
+            }
+            // The hourly rows (and `usage_rows` after them) are of no use
+            // unless some base row changed: found then
+            // ([`RollupFile::find_locator`]). The stats tables are read
+            // from where the head says they are (line numbers then count
+            // from there).
+            "rollup" => {
+                t.rollup_rows_at = Some((lines.offset(), header.len));
+                match head.stats_at.take() {
+                    // The same open file: a rollup file written since is
+                    // another file.
+                    Some(at) => lines.jump(at).map_err(|e| files::io_error(&path, e))?,
+                    None => lines.skip_lines(header.len).map_err(in_table)?,
+                }
+            }
+            _ => lines.skip_lines(header.len).map_err(in_table)?,
+        }
+    }
+    files::check_version(&path, head.version.as_deref())?;
+    let scalar = |v: Option<u64>, name: &str| v.ok_or_else(|| bad(1, format!("no `{name}` line")));
+    let base = super::BaseOf {
+        generation: scalar(head.generation, "generation")?,
+        rows: usize::try_from(scalar(head.sessions, "sessions")?).unwrap_or(usize::MAX),
+    };
+    Ok(StatsFile {
+        rollup: RollupFile {
+            base,
+            days: None,
+            locator_at: t.locator_at,
+            rollup_rows_at: t.rollup_rows_at,
+        },
+        groups: t.groups,
+        keys: t.keys,
+    })
+}
+
+/// Reads the rows of one of the stats tables into `t`.
+fn table(
+    lines: &mut FileLines,
+    header: &Header,
+    kind: GroupKind,
+    t: &mut Tables,
+) -> Result<(), String> {
+    let known = match header.name.as_str() {
+        "stats_groups" => GROUP_FIELDS,
+        "stats_names" => NAME_FIELDS,
+        _ => KEY_FIELDS,
+    };
+    let columns: Columns = header.columns(known);
+    let is_keys = header.name.starts_with("session_keys_");
+    if is_keys {
+        let mut keys = KeysOf::with_capacity(header.len);
+        keys.names = std::mem::take(&mut t.names);
+        t.keys = Some(keys);
+    }
+    let (mut store_cells, mut store_ordered): (Vec<&'static str>, Vec<&'static str>) =
+        (Vec::new(), Vec::new());
+    let fast_keys = is_keys && columns.is_identity();
+    for i in 0..header.len {
+        let at = |m: String| format!("row {}: {m}", i + 1);
+        if fast_keys {
+            // A row per session: read as bytes, the way this cru writes it.
+            let keys = t.keys.as_mut().expect("made above");
+            let Some((_, row)) = lines.next_raw_line().map_err(at)? else {
+                return Err(format!("declares {} rows but has {i}", header.len));
+            };
+            if let Some(read) = key_row_bytes(row, keys) {
+                read.map_err(at)?;
+                continue;
+            }
+            return Err(at("not a row of numbers".into()));
+        }
+        let Some((_, row)) = lines.next_line().map_err(at)? else {
+            return Err(format!("declares {} rows but has {i}", header.len));
+        };
+        let trimmed = row.trim_start_matches(' ');
+        if trimmed.len() == row.len() {
+            return Err(format!("declares {} rows but has {i}", header.len));
+        }
+        let (mut cells, mut ordered) = (recycle(&mut store_cells), recycle(&mut store_ordered));
+        toon::split_row(trimmed, &mut cells).map_err(at)?;
+        columns.order(&cells, &mut ordered);
+        match header.name.as_str() {
+            // Only the rows of the kind asked for are read whole.
+            "stats_groups" if ordered.first().is_some_and(|k| *k != kind.name()) => {}
+            "stats_groups" => {
+                let (key, sums) = group_row(&ordered).map_err(at)?;
+                if key.kind == kind {
+                    t.groups.rows.insert(key, sums);
+                }
+            }
+            "stats_names" => {
+                let name = ordered
+                    .first()
+                    .map(|c| toon::text(c))
+                    .transpose()
+                    .map_err(at)?
+                    .flatten()
+                    .ok_or_else(|| at("`name` is null".into()))?;
+                t.names.push(name.into_owned());
+            }
+            _ => {
+                let keys = t.keys.as_mut().expect("made above");
+                key_row(&ordered, keys).map_err(at)?;
+            }
+        }
+        (store_cells, store_ordered) = (recycle(&mut cells), recycle(&mut ordered));
+    }
+    Ok(())
+}
