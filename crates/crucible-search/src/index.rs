@@ -252,7 +252,11 @@ impl CatchUp<'_> {
             // written, synced: should the commit land and the manifest
             // after it be lost, no search takes parts of a file the
             // manifest does not name (one gone since) for its text.
-            save_manifest(self.home, &pending(manifest, current), Durability::EachFile)?;
+            save_bytes(
+                self.home,
+                &manifest::write_pending(manifest, current),
+                Durability::EachFile,
+            )?;
             let mut writer: IndexWriter = self.index.writer_with_num_threads(1, WRITER_BYTES)?;
             for key in &changed {
                 writer.delete_term(Term::from_field_text(self.fields.path, key));
@@ -272,31 +276,17 @@ impl CatchUp<'_> {
         } else {
             let ram = in_ram(self.dir, &fresh, self.max_file_bytes, warnings)?;
             if held && listed {
-                save_manifest(self.home, &pending(manifest, current), Durability::Deferred)?;
+                save_bytes(
+                    self.home,
+                    &manifest::write_pending(manifest, current),
+                    Durability::Deferred,
+                )?;
             }
             Ok(vec![
                 (searcher(self.index)?, changed.into_iter().collect()),
                 (ram, Vec::new()),
             ])
         }
-    }
-}
-
-/// The manifest of the committed index (`manifest`), with the folders as
-/// `current` found them and the files new since then stamped as not in the
-/// index: the next search `stat`s them without listing the folders, and
-/// reads them (they differ from that stamp) until they are written in.
-fn pending(manifest: &Manifest, current: &Manifest) -> Manifest {
-    let mut files = manifest.files.clone();
-    for key in current.files.keys() {
-        files
-            .entry(key.clone())
-            .or_insert(manifest::Stamp::NOT_INDEXED);
-    }
-    Manifest {
-        version: manifest.version,
-        dirs: current.dirs.clone(),
-        files,
     }
 }
 
@@ -489,9 +479,13 @@ fn save_manifest(
     manifest: &Manifest,
     durability: Durability,
 ) -> Result<(), SearchError> {
-    let bytes = manifest::write(manifest);
+    save_bytes(home, &manifest::write(manifest), durability)
+}
+
+/// [`save_manifest`] of a manifest's bytes.
+fn save_bytes(home: &Path, bytes: &[u8], durability: Durability) -> Result<(), SearchError> {
     let path = home.join(MANIFEST);
-    crucible_core::store::atomic::write_atomic_with(&path, &[&bytes], durability)
+    crucible_core::store::atomic::write_atomic_with(&path, &[bytes], durability)
         .map_err(io(&path))?;
     // tantivy makes its files with the default mode; the directory is
     // 0700 already, and the files are made owner-only too.
