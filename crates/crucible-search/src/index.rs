@@ -33,7 +33,7 @@ use tantivy::schema::{
 use tantivy::{Index, IndexWriter, Searcher, TantivyDocument, Term};
 
 use crate::document::{SessionDoc, session_doc};
-use crate::manifest::{self, Manifest, RACY_NS, Stamps};
+use crate::manifest::{self, Manifest, Restamped, Stamps};
 use crate::tokenizer::{CodeTokenizer, NAME};
 use crate::{IndexWarning, SearchError};
 
@@ -142,9 +142,22 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
     let loaded = load(&home);
     // With no directory changed since the manifest, its files are the
     // session files: each is `stat`ed again without listing anything.
-    let current = match &loaded {
+    let restamped = match &loaded {
         Ok((_, manifest, written_ns)) => manifest::restamp(dir, manifest, *written_ns),
         Err(_) => None,
+    };
+    let current = match (restamped, &loaded) {
+        // Nothing changed (the common case): no map of the files is built.
+        (Some(Restamped::Unchanged), Ok((index, _, _))) => {
+            return Ok(Opened {
+                fields: schema().1,
+                parts: vec![(searcher(index)?, Vec::new())],
+                warnings: Vec::new(),
+                listed: false,
+            });
+        }
+        (Some(Restamped::Changed(current)), _) => Some(current),
+        _ => None,
     };
     let listed = current.is_none();
     let current = match current {
@@ -219,10 +232,11 @@ impl CatchUp<'_> {
         let changed: BTreeSet<String> = current
             .files
             .iter()
-            .filter(|(k, s)| {
-                manifest.files.get(*k) != Some(s)
-                    || s.ctime_ns + RACY_NS >= written_ns
-                    || s.journal.is_some_and(|j| j.1 + RACY_NS >= written_ns)
+            .filter(|(k, now)| {
+                manifest
+                    .files
+                    .get(*k)
+                    .is_none_or(|old| !manifest::unchanged(old, now, written_ns))
             })
             .map(|(k, _)| k.clone())
             .chain(

@@ -285,7 +285,7 @@ pub fn stamps(dir: &Path, version: u32) -> Result<Manifest, SearchError> {
 /// `written_ns`, the manifest's write, to be trusted), so its files must be
 /// listed again by [`stamps`]. A file added, removed or renamed changes its
 /// directory's change time; a file changed in place changes its own.
-pub fn restamp(dir: &Path, manifest: &Manifest, written_ns: i64) -> Option<Manifest> {
+pub fn restamp(dir: &Path, manifest: &Manifest, written_ns: i64) -> Option<Restamped> {
     let fd = open_dir(dir).ok()?;
     if manifest.dirs.is_empty() {
         return None;
@@ -297,18 +297,48 @@ pub fn restamp(dir: &Path, manifest: &Manifest, written_ns: i64) -> Option<Manif
         }
     }
     let files: Vec<(&String, &Stamp)> = manifest.files.iter().collect();
-    let stamped = par_filter_map(&files, |(rel, old)| {
+    // One stamp per file, in order (`None`: gone).
+    let stamped: Vec<Option<Stamp>> = par_filter_map(&files, |(rel, old)| {
         let journal = old
             .journal
             .and_then(|_| journal_stamp(&fd, &journal_of(rel)));
-        let stamp = stat_at(&fd, rel)?;
-        Some(((*rel).clone(), Stamp { journal, ..stamp }))
+        Some(stat_at(&fd, rel).map(|stamp| Stamp { journal, ..stamp }))
     });
-    Some(Manifest {
+    let same = files
+        .iter()
+        .zip(&stamped)
+        .all(|((_, old), now)| now.is_some_and(|now| unchanged(old, &now, written_ns)));
+    if same {
+        return Some(Restamped::Unchanged);
+    }
+    let files = files
+        .into_iter()
+        .zip(stamped)
+        .filter_map(|((rel, _), now)| Some((rel.clone(), now?)))
+        .collect();
+    Some(Restamped::Changed(Manifest {
         version: manifest.version,
         dirs: manifest.dirs.clone(),
-        files: stamped.into_iter().collect(),
-    })
+        files,
+    }))
+}
+
+/// What [`restamp`] found without listing a folder.
+#[derive(Debug)]
+pub enum Restamped {
+    /// Every file as the manifest has it: the index answers as it is.
+    Unchanged,
+    /// The files as they are now (the manifest's, less those gone).
+    Changed(Manifest),
+}
+
+/// Whether a file stamped `now` is the one the manifest stamped `old`, and
+/// was not changed too close to the manifest's write (`written_ns`) to
+/// trust its stamp.
+pub fn unchanged(old: &Stamp, now: &Stamp, written_ns: i64) -> bool {
+    old == now
+        && now.ctime_ns + RACY_NS < written_ns
+        && now.journal.is_none_or(|j| j.1 + RACY_NS < written_ns)
 }
 
 /// The kernel keeps timestamps at a coarse tick: something changed within
