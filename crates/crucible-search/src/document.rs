@@ -265,6 +265,8 @@ pub fn session_doc(log: &SessionLog, text: &str) -> SessionDoc {
     let all_lines: Vec<&str> = text.lines().collect();
     let mut preamble = outside((1, starts.first().copied().unwrap_or(end)));
     push(&mut preamble.text, fm.title.as_deref().unwrap_or_default());
+    // The id too, as `rg` over the file would find it: a person pastes one.
+    push(&mut preamble.text, fm.session_id.as_str());
     let subs = add_blocks(&mut preamble, &log.preamble);
     let subs = place_subagents(subs, &all_lines, preamble.lines);
     let mut parts = vec![preamble];

@@ -40,8 +40,9 @@ use crate::{IndexWarning, SearchError};
 /// The version of the schema and manifest; another one is rebuilt.
 /// (2: the manifest a line per file instead of JSON; 3: pieces between
 /// connectors with parts of their own are tokens; 4: `[!subagent]`
-/// callouts are parts of their own, attributed to their subagent.)
-pub const SCHEMA_VERSION: u32 = 4;
+/// callouts are parts of their own, attributed to their subagent; 5: the
+/// session id is text of the preamble.)
+pub const SCHEMA_VERSION: u32 = 5;
 const MANIFEST: &str = "manifest";
 /// Large enough for a rebuild to make few segments, well under the peak
 /// memory a query may use.

@@ -262,7 +262,11 @@ fn index_rebuild_rebuilds_a_search_index_and_check_compares_it_with_the_files() 
     std::fs::write(sessions.join(".search/manifest"), "{").unwrap();
     let out = kiln.run(&["session", "index", "--check"]);
     assert_eq!(out.code, 1);
-    insta::assert_snapshot!(out.stdout, @r#"
-    [KILN]/.crucible/sessions/.search: search index is version 1 (this cru writes 4) (the next search rebuilds it)
-    "#);
+    assert_eq!(
+        out.stdout.trim_end(),
+        format!(
+            "[KILN]/.crucible/sessions/.search: search index is version 1 (this cru writes {}) (the next search rebuilds it)",
+            crucible_search::index::SCHEMA_VERSION
+        )
+    );
 }

@@ -690,3 +690,11 @@ fn attribution_follows_the_parents_edits() {
     .unwrap();
     assert_eq!(linked(&kiln), None);
 }
+
+#[test]
+fn a_session_is_found_by_its_id_or_a_piece_of_it() {
+    let kiln = TestKiln::with_fixtures();
+    let hits = search_json(&kiln, &["2025-12-10-fix-flaky-test"]);
+    assert_eq!(ids(&hits)[0], "2025-12-10-fix-flaky-test", "{hits:?}");
+    assert_eq!(hits[0]["line"], 3, "the session_id line: {hits:?}");
+}
