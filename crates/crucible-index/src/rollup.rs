@@ -33,7 +33,10 @@
 
 use std::collections::BTreeMap;
 
+mod line_sums;
 mod vec_map;
+
+pub use line_sums::LineSums;
 pub use vec_map::VecMap;
 
 use crucible_core::{Tokens, UsageLine};
@@ -69,15 +72,8 @@ impl RollupKey {
 /// The sums of one row.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RollupSums {
-    /// Usage lines summed: a row with none is dropped.
-    pub lines: u64,
-    pub requests: u64,
-    pub tokens: Tokens,
-    pub untyped: u64,
-    /// Tokens above each threshold, by threshold.
-    pub above: VecMap<u64, Tokens>,
-    /// The written costs, in nano-dollars.
-    pub recorded_nanos: i128,
+    /// The lines' sums, as a stats group row keeps them too.
+    pub sums: LineSums,
     /// Lines per agent name (`None`: lines no agent was credited with).
     pub agents: VecMap<Option<String>, u64>,
     /// The earliest first request of the row's lines, milliseconds.
@@ -88,6 +84,19 @@ pub struct RollupSums {
     /// amount, or the earliest line was taken away (`first_ms` unknown):
     /// the row cannot answer, and queries read the sessions instead.
     pub exact: bool,
+}
+
+impl std::ops::Deref for RollupSums {
+    type Target = LineSums;
+    fn deref(&self) -> &LineSums {
+        &self.sums
+    }
+}
+
+impl std::ops::DerefMut for RollupSums {
+    fn deref_mut(&mut self) -> &mut LineSums {
+        &mut self.sums
+    }
 }
 
 /// The rollup: its rows by key.
@@ -130,41 +139,8 @@ impl RollupSums {
     /// Adds (`add`) or takes away one line; false when a sum cannot be
     /// kept exactly.
     fn apply(&mut self, line: &UsageLine, add: bool) -> bool {
-        let u = |x: u64, y: u64| {
-            if add {
-                x.checked_add(y)
-            } else {
-                x.checked_sub(y)
-            }
-        };
-        let (Some(lines), Some(requests), Some(untyped)) = (
-            u(self.lines, 1),
-            u(self.requests, line.requests),
-            u(self.untyped, line.untyped),
-        ) else {
+        if !self.sums.apply(line, add) {
             return false;
-        };
-        let Some(tokens) = tokens_apply(self.tokens, line.tokens, add) else {
-            return false;
-        };
-        (self.lines, self.requests, self.untyped, self.tokens) = (lines, requests, untyped, tokens);
-        for (threshold, t) in &line.above {
-            let sum = self
-                .above
-                .get_or_insert_by(|k| k.cmp(threshold), || *threshold);
-            let Some(new) = tokens_apply(*sum, *t, add) else {
-                return false;
-            };
-            *sum = new;
-            if sum.is_zero() {
-                self.above.remove_by(|k| k.cmp(threshold));
-            }
-        }
-        if line.recorded {
-            let Some(n) = nanos(line.recorded_cost_usd) else {
-                return false;
-            };
-            self.recorded_nanos += if add { n } else { -n };
         }
         let agent = line.agent.as_deref().map(agent_name);
         self.count_agent(agent, add) && self.first(line.first_ms, add)
@@ -191,24 +167,8 @@ impl RollupSums {
     /// Adds the sums of another row of the same key; false when a sum
     /// cannot be kept exactly.
     fn add_sums(&mut self, o: RollupSums) -> bool {
-        let (Some(lines), Some(requests), Some(untyped), Some(tokens)) = (
-            self.lines.checked_add(o.lines),
-            self.requests.checked_add(o.requests),
-            self.untyped.checked_add(o.untyped),
-            tokens_apply(self.tokens, o.tokens, true),
-        ) else {
+        if !self.sums.add_sums(&o.sums) {
             return false;
-        };
-        (self.lines, self.requests, self.untyped, self.tokens) = (lines, requests, untyped, tokens);
-        self.recorded_nanos += o.recorded_nanos;
-        for (threshold, t) in o.above {
-            let sum = self
-                .above
-                .get_or_insert_by(|k| k.cmp(&threshold), || threshold);
-            let Some(new) = tokens_apply(*sum, t, true) else {
-                return false;
-            };
-            *sum = new;
         }
         for (agent, n) in o.agents {
             let count = self

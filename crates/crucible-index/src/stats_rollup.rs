@@ -25,12 +25,12 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crucible_core::{Tokens, UsageLine};
+use crucible_core::UsageLine;
 
 use crate::path_set::path_hash;
 use crate::record::Facts;
 use crate::rollup::lines::Names;
-use crate::rollup::{NANOS_PER_USD, VecMap, nanos, tokens_apply};
+use crate::rollup::{LineSums, NANOS_PER_USD};
 use crate::stats::{GroupBy, NONE, line_group, own_groups};
 
 mod query;
@@ -117,18 +117,24 @@ pub struct GroupKey {
 /// The sums of one row.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GroupSums {
-    /// Lines summed: a row with none is dropped.
-    pub lines: u64,
-    pub requests: u64,
-    pub tokens: Tokens,
-    pub untyped: u64,
-    /// Tokens above each threshold, by threshold.
-    pub above: VecMap<u64, Tokens>,
-    /// The written costs, in nano-dollars.
-    pub recorded_nanos: i128,
+    /// The lines' sums, as an hourly rollup row keeps them too.
+    pub sums: LineSums,
     /// False when a sum overflowed or a written cost was not a finite
     /// amount: the table cannot answer, and stats reads the cells.
     pub exact: bool,
+}
+
+impl std::ops::Deref for GroupSums {
+    type Target = LineSums;
+    fn deref(&self) -> &LineSums {
+        &self.sums
+    }
+}
+
+impl std::ops::DerefMut for GroupSums {
+    fn deref_mut(&mut self) -> &mut LineSums {
+        &mut self.sums
+    }
 }
 
 impl GroupSums {
@@ -143,63 +149,13 @@ impl GroupSums {
     /// Adds (`add`) or takes away one line; false when a sum cannot be
     /// kept exactly.
     fn apply(&mut self, line: &UsageLine, add: bool) -> bool {
-        let u = |x: u64, y: u64| {
-            if add {
-                x.checked_add(y)
-            } else {
-                x.checked_sub(y)
-            }
-        };
-        let (Some(lines), Some(requests), Some(untyped), Some(tokens)) = (
-            u(self.lines, 1),
-            u(self.requests, line.requests),
-            u(self.untyped, line.untyped),
-            tokens_apply(self.tokens, line.tokens, add),
-        ) else {
-            return false;
-        };
-        (self.lines, self.requests, self.untyped, self.tokens) = (lines, requests, untyped, tokens);
-        for (threshold, t) in &line.above {
-            let sum = self
-                .above
-                .get_or_insert_by(|k| k.cmp(threshold), || *threshold);
-            let Some(new) = tokens_apply(*sum, *t, add) else {
-                return false;
-            };
-            *sum = new;
-            if sum.is_zero() {
-                self.above.remove_by(|k| k.cmp(threshold));
-            }
-        }
-        if line.recorded {
-            let Some(n) = nanos(line.recorded_cost_usd) else {
-                return false;
-            };
-            self.recorded_nanos += if add { n } else { -n };
-        }
-        true
+        self.sums.apply(line, add)
     }
 
     /// Adds another row of the same key; false when a sum overflows.
     fn add_sums(&mut self, o: &GroupSums) -> bool {
-        let (Some(lines), Some(requests), Some(untyped), Some(tokens)) = (
-            self.lines.checked_add(o.lines),
-            self.requests.checked_add(o.requests),
-            self.untyped.checked_add(o.untyped),
-            tokens_apply(self.tokens, o.tokens, true),
-        ) else {
+        if !self.sums.add_sums(&o.sums) {
             return false;
-        };
-        (self.lines, self.requests, self.untyped, self.tokens) = (lines, requests, untyped, tokens);
-        self.recorded_nanos += o.recorded_nanos;
-        for (threshold, t) in o.above.iter() {
-            let sum = self
-                .above
-                .get_or_insert_by(|k| k.cmp(threshold), || *threshold);
-            let Some(new) = tokens_apply(*sum, *t, true) else {
-                return false;
-            };
-            *sum = new;
         }
         self.exact &= o.exact;
         true

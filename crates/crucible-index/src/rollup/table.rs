@@ -224,11 +224,14 @@ impl RollupTable {
     fn sums(&self, r: &Row) -> Result<RollupSums, String> {
         let mut sums = RollupSums {
             exact: r.exact,
-            lines: r.lines,
-            requests: r.requests,
-            tokens: r.tokens,
-            untyped: r.untyped,
-            recorded_nanos: r.nanos,
+            sums: super::LineSums {
+                lines: r.lines,
+                requests: r.requests,
+                tokens: r.tokens,
+                untyped: r.untyped,
+                recorded_nanos: r.nanos,
+                ..super::LineSums::default()
+            },
             first_ms: r.first_ms,
             first_count: r.first_count,
             ..RollupSums::default()

@@ -23,6 +23,7 @@ use std::fmt::Write as _;
 use crucible_core::Tokens;
 
 use super::{GroupKey, GroupKind, GroupSums, GroupTable, KeysOf, StatsRollup};
+use crate::rollup::LineSums;
 use crate::rollup::rows::{int, num, tokens_of};
 use crate::toon::{self, Cell};
 
@@ -175,19 +176,21 @@ pub fn group_row(c: &[&str]) -> Result<(GroupKey, GroupSums), String> {
     let n = |i: usize| num::<u64>(c[i], GROUP_FIELDS[i]);
     let sums = GroupSums {
         exact: flag(c, 4)?,
-        lines: n(5)?,
-        requests: n(6)?,
-        tokens: Tokens {
-            input: n(7)?,
-            output: n(8)?,
-            cache_creation: n(9)?,
-            cache_read: n(10)?,
-            reasoning: n(11)?,
-            cache_creation_1h: n(12)?,
+        sums: LineSums {
+            lines: n(5)?,
+            requests: n(6)?,
+            tokens: Tokens {
+                input: n(7)?,
+                output: n(8)?,
+                cache_creation: n(9)?,
+                cache_read: n(10)?,
+                reasoning: n(11)?,
+                cache_creation_1h: n(12)?,
+            },
+            untyped: n(13)?,
+            recorded_nanos: int::<i128>(c[14], "written_nanos")?,
+            above,
         },
-        untyped: n(13)?,
-        recorded_nanos: int::<i128>(c[14], "written_nanos")?,
-        above,
     };
     Ok((key, sums))
 }

@@ -4,6 +4,7 @@ use super::rows::{GROUP_FIELDS, KEY_FIELDS, group_row, key_row, key_row_bytes, w
 use super::*;
 use crate::stats::own_groups;
 use crate::toon;
+use crucible_core::Tokens;
 use proptest::prelude::*;
 
 fn line() -> impl Strategy<Value = UsageLine> {
