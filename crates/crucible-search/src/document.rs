@@ -142,29 +142,48 @@ fn add_blocks(part: &mut Part, blocks: &[Block]) -> Vec<Part> {
     subagents
 }
 
+/// Fenced code blocks, followed line by line: what is inside one is no
+/// heading and no callout.
+#[derive(Debug, Default)]
+struct Fences<'a> {
+    /// The fence that opened the block we are in (its first three chars).
+    open: Option<&'a str>,
+}
+
+impl<'a> Fences<'a> {
+    /// Whether `line` opens, closes or is inside a fenced block.
+    fn hides(&mut self, line: &'a str) -> bool {
+        let trimmed = line.trim_start();
+        if let Some(f) = self.open {
+            if trimmed.starts_with(f) {
+                self.open = None;
+            }
+            return true;
+        }
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            self.open = Some(&trimmed[..3]);
+            return true;
+        }
+        false
+    }
+}
+
 /// The line ranges (first, after last; from 1) of the `[!subagent]`
 /// callouts in `lines` of `range`, in order, outside fenced blocks.
 pub(crate) fn subagent_callouts(lines: &[&str], range: (u64, u64)) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
-    let mut fence: Option<&str> = None;
+    let mut fences = Fences::default();
     let mut n = range.0.max(1);
     while n < range.1 {
-        let Some(line) = lines.get(n as usize - 1) else {
+        let Some(&line) = lines.get(n as usize - 1) else {
             break;
         };
-        let trimmed = line.trim_start();
         n += 1;
-        if let Some(f) = fence {
-            if trimmed.starts_with(f) {
-                fence = None;
-            }
+        if fences.hides(line) {
             continue;
         }
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            fence = Some(&trimmed[..3]);
-            continue;
-        }
-        let opens = trimmed
+        let opens = line
+            .trim_start()
             .strip_prefix('>')
             .map(str::trim_start)
             // `get`: the line may start with any text (a CJK prompt), and
@@ -211,7 +230,7 @@ fn section_lines(text: &str, log: &SessionLog) -> Vec<u64> {
     }
     let mut starts = Vec::with_capacity(log.sections.len());
     let mut at = body;
-    let mut fence: Option<&str> = None;
+    let mut fences = Fences::default();
     for section in &log.sections {
         let (level, name) = match section {
             Section::Phase(p) => (p.level, p.name.as_str()),
@@ -221,16 +240,8 @@ fn section_lines(text: &str, log: &SessionLog) -> Vec<u64> {
         let mut found = None;
         while at < lines.len() {
             let line = lines[at];
-            let trimmed = line.trim_start();
             at += 1;
-            if let Some(f) = fence {
-                if trimmed.starts_with(f) {
-                    fence = None;
-                }
-                continue;
-            }
-            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-                fence = Some(&trimmed[..3]);
+            if fences.hides(line) {
                 continue;
             }
             if let Some(rest) = line.strip_prefix(&hashes)
