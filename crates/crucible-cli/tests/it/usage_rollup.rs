@@ -4,6 +4,7 @@
 //! file removed, a save through cru (the delta), a file that stops being a
 //! session. Tokens exactly, costs to the cent.
 
+use std::path::Path;
 use std::time::Duration;
 
 use crate::kiln::TestKiln;
@@ -131,17 +132,22 @@ fn calendar_views_from_the_rollup_equal_those_from_every_cell_after_any_change()
     );
     check(&kiln, "nothing changed");
 
-    // Edited in place: other tokens, another day.
+    every_kind_of_change(&kiln, &dir, &check);
+}
+
+/// Changes the sessions in every way the rollup must follow, calling
+/// `check` after each: an edit in place (other tokens, another day), a
+/// file removed (its lines held rows' first requests) and one added, a
+/// file that stopped being a session, a live session (the delta), and a
+/// save through cru.
+fn every_kind_of_change(kiln: &TestKiln, dir: &Path, check: &dyn Fn(&TestKiln, &str)) {
     std::fs::write(dir.join("2025-03/s3.md"), session(40, 3)).unwrap();
-    check(&kiln, "an edit in place");
-    // Removed (its lines held rows' first requests), and added.
+    check(kiln, "an edit in place");
     std::fs::remove_file(dir.join("2025-03/s5.md")).unwrap();
     std::fs::write(dir.join("2025-03/s99.md"), session(99, 2)).unwrap();
-    check(&kiln, "a file removed and one added");
-    // No longer a session.
+    check(kiln, "a file removed and one added");
     std::fs::write(dir.join("2025-03/s7.md"), "# just a note\n").unwrap();
-    check(&kiln, "a file that stopped being a session");
-    // Saved through cru: the delta.
+    check(kiln, "a file that stopped being a session");
     let out = kiln.run(&["session", "start", "--title", "live", "--channel", "x"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let id = out.stdout.trim().to_owned();
@@ -159,10 +165,10 @@ fn calendar_views_from_the_rollup_equal_those_from_every_cell_after_any_change()
         "gpt-4o",
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    check(&kiln, "a live session");
+    check(kiln, "a live session");
     let out = kiln.run(&["session", "end", &id]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    check(&kiln, "a save through cru");
+    check(kiln, "a save through cru");
 }
 
 /// The groupings `cru session stats` answers from the rollup file.
@@ -238,32 +244,5 @@ fn stats_from_the_rollup_equal_stats_from_every_cell_after_any_change() {
     }
     check_stats(&kiln, "nothing changed");
 
-    std::fs::write(dir.join("2025-03/s3.md"), session(40, 3)).unwrap();
-    check_stats(&kiln, "an edit in place");
-    std::fs::remove_file(dir.join("2025-03/s5.md")).unwrap();
-    std::fs::write(dir.join("2025-03/s99.md"), session(99, 2)).unwrap();
-    check_stats(&kiln, "a file removed and one added");
-    std::fs::write(dir.join("2025-03/s7.md"), "# just a note\n").unwrap();
-    check_stats(&kiln, "a file that stopped being a session");
-    let out = kiln.run(&["session", "start", "--title", "live", "--channel", "x"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let id = out.stdout.trim().to_owned();
-    let out = kiln.run(&[
-        "session",
-        "log",
-        "--session",
-        &id,
-        "tokens",
-        "--input",
-        "777",
-        "--output",
-        "7",
-        "--model",
-        "gpt-4o",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    check_stats(&kiln, "a live session");
-    let out = kiln.run(&["session", "end", &id]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    check_stats(&kiln, "a save through cru");
+    every_kind_of_change(&kiln, &dir, &check_stats);
 }

@@ -53,20 +53,13 @@ impl FileLines {
     /// The next line, without its line break, and its offset; `None` at
     /// the end of the file.
     pub(crate) fn next_line(&mut self) -> Result<Option<(u64, &str)>, String> {
-        self.buf.clear();
-        let n = self
-            .reader
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| e.to_string())?;
-        if n == 0 {
-            return Ok(None);
+        match self.next_raw_line()? {
+            None => Ok(None),
+            Some((at, line)) => {
+                let line = std::str::from_utf8(line).map_err(|_| "a line that is not UTF-8")?;
+                Ok(Some((at, line)))
+            }
         }
-        let at = self.offset;
-        self.offset += n as u64;
-        self.number += 1;
-        let line = std::str::from_utf8(&self.buf).map_err(|_| "a line that is not UTF-8")?;
-        let line = line.strip_suffix('\n').unwrap_or(line);
-        Ok(Some((at, line.strip_suffix('\r').unwrap_or(line))))
     }
 
     /// Passes over the next `n` lines without reading them as text (a
