@@ -114,6 +114,46 @@ fn parts_of_a_file_that_is_gone_and_unlisted_are_a_problem() {
     assert!(report.is_problem());
 }
 
+/// A kill between a commit and the manifest written after it leaves the
+/// manifest synced before it, which names the files being written as not
+/// indexed: no search takes parts of one of them, deleted since, for its
+/// text, and the check finds no problem.
+#[test]
+fn the_manifest_before_a_commit_keeps_a_lost_one_harmless() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("a.md"), session("a", "x")).unwrap();
+    crucible_search::open(dir, 1 << 24).unwrap();
+    for n in 0..70 {
+        std::fs::write(
+            dir.join(format!("b{n}.md")),
+            session(&format!("b{n}"), "wombat"),
+        )
+        .unwrap();
+    }
+    crucible_search::open(dir, 1 << 24).unwrap();
+    // The manifest as it was synced before that commit: the new files
+    // stamped as not indexed (inode 0).
+    let manifest = dir.join(".search/manifest");
+    let before_commit: String = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .lines()
+        .map(|l| match l.split(' ').nth(6) {
+            Some(name) if name.starts_with('b') => format!("0 0 0 0 - - {name}\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(&manifest, before_commit).unwrap();
+    std::fs::remove_file(dir.join("b7.md")).unwrap();
+
+    let report = crucible_search::check(dir).unwrap();
+    assert!(!report.is_problem(), "{report:?}");
+    assert!(report.disagreements.contains(&gone("b7.md")), "{report:?}");
+    let (ids, _) = crate::search_ids(dir, "wombat");
+    assert_eq!(ids.len(), 69, "b7 is not found: {ids:?}");
+    assert!(!ids.contains(&"b7".to_owned()));
+}
+
 #[test]
 fn an_index_of_another_version_is_unusable() {
     let tmp = tempfile::tempdir().unwrap();
