@@ -530,32 +530,17 @@ fn add_files(
     warnings: &mut Vec<IndexWarning>,
 ) -> Result<(), SearchError> {
     let keys: Vec<&String> = files.keys().collect();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .div_euclid(2)
-        .clamp(1, 8);
-    let chunk = keys.len().div_ceil(threads).max(1);
-    let results: Vec<Result<Vec<IndexWarning>, SearchError>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = keys
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut skipped = Vec::new();
-                    for key in part {
-                        let path = dir.join(key);
-                        match read_session(&path, max_file_bytes) {
-                            Ok(doc) => add_session(writer, fields, key, &doc)?,
-                            Err(message) => skipped.push(IndexWarning::Skipped { path, message }),
-                        }
-                    }
-                    Ok(skipped)
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
+    let half = (crate::parallel::cores() / 2).max(1);
+    let results = crate::parallel::chunked(&keys, half, |part| {
+        let mut skipped = Vec::new();
+        for key in part {
+            let path = dir.join(key);
+            match read_session(&path, max_file_bytes) {
+                Ok(doc) => add_session(writer, fields, key, &doc)?,
+                Err(message) => skipped.push(IndexWarning::Skipped { path, message }),
+            }
+        }
+        Ok::<_, SearchError>(skipped)
     });
     for r in results {
         warnings.extend(r?);

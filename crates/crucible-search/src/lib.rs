@@ -19,6 +19,7 @@ pub mod check;
 pub mod document;
 pub mod index;
 pub mod manifest;
+mod parallel;
 pub mod query;
 pub mod search;
 pub mod tokenizer;

@@ -370,28 +370,12 @@ fn relative(dir: &Path, path: &Path) -> String {
 
 /// `f` over `items` on every core, in order.
 fn par_filter_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> Option<U> + Sync) -> Vec<U> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(8);
-    let chunk = items.len().div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| {
-                let f = &f;
-                scope.spawn(move || {
-                    let mut out = Vec::with_capacity(part.len());
-                    out.extend(part.iter().filter_map(f));
-                    out
-                })
-            })
-            .collect();
-        let mut all = Vec::with_capacity(items.len());
-        for w in workers {
-            all.extend(w.join().unwrap_or_default());
-        }
-        all
+    crate::parallel::chunked(items, crate::parallel::cores(), |part| {
+        part.iter().filter_map(&f).collect::<Vec<U>>()
     })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 fn journal_of(rel: &str) -> String {
