@@ -286,19 +286,32 @@ struct Candidate {
     agent_name: String,
 }
 
+/// The largest page ranked in the same pass as the count.
+const ONE_PASS_MAX: usize = 100_000;
+
 fn candidates(
     searcher: &Searcher,
     f: &Fields,
     query: &dyn Query,
     k: usize,
 ) -> Result<(Vec<Candidate>, usize), SearchError> {
-    let count = searcher.search(query, &Count)?;
-    let k = k.min(count);
-    if k == 0 {
-        return Ok((Vec::new(), count));
-    }
-    let top: Vec<(f32, DocAddress)> =
-        searcher.search(query, &TopDocs::with_limit(k).order_by_score())?;
+    // A bounded page is counted and ranked in one pass: a phrase's
+    // positions are the costly part of a query and would be read twice.
+    // An unbounded one (every hit) is counted first, so the ranking's
+    // buffer is sized by what matched rather than by `k`.
+    let (count, top): (usize, Vec<(f32, DocAddress)>) = if k <= ONE_PASS_MAX {
+        searcher.search(
+            query,
+            &(Count, TopDocs::with_limit(k.max(1)).order_by_score()),
+        )?
+    } else {
+        let count = searcher.search(query, &Count)?;
+        if count == 0 {
+            return Ok((Vec::new(), 0));
+        }
+        let top = searcher.search(query, &TopDocs::with_limit(k.min(count)).order_by_score())?;
+        (count, top)
+    };
     let mut out = Vec::with_capacity(top.len());
     for (score, addr) in top {
         let doc: TantivyDocument = searcher.doc(addr)?;
