@@ -19,6 +19,9 @@ _cru() {
             cru,completions)
                 cmd="cru__subcmd__completions"
                 ;;
+            cru,doctor)
+                cmd="cru__subcmd__doctor"
+                ;;
             cru,help)
                 cmd="cru__subcmd__help"
                 ;;
@@ -36,6 +39,9 @@ _cru() {
                 ;;
             cru__subcmd__help,completions)
                 cmd="cru__subcmd__help__subcmd__completions"
+                ;;
+            cru__subcmd__help,doctor)
+                cmd="cru__subcmd__help__subcmd__doctor"
                 ;;
             cru__subcmd__help,help)
                 cmd="cru__subcmd__help__subcmd__help"
@@ -449,7 +455,7 @@ _cru() {
 
     case "${cmd}" in
         cru)
-            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions help"
+            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -484,8 +490,30 @@ _cru() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cru__subcmd__doctor)
+            opts="-v -h -V --format --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cru__subcmd__help)
-            opts="session workflow usage pricing completions help"
+            opts="session workflow usage pricing completions doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -499,6 +527,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__doctor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -51,4 +51,7 @@ pub enum Command {
     Pricing(crate::commands::pricing::PricingCommand),
     /// Print a shell completion script.
     Completions(crate::commands::completions::CompletionsArgs),
+    /// What cru sees on this machine: the sessions directory and its indexes
+    /// (exit 1 on a problem).
+    Doctor(crate::commands::doctor::DoctorArgs),
 }

@@ -1,6 +1,7 @@
 //! One module per command group, one file per command.
 
 pub mod completions;
+pub mod doctor;
 pub mod pricing;
 pub mod session;
 pub mod usage;
@@ -16,5 +17,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Usage(cmd) => usage::run(&cmd, &cli.global),
         Command::Pricing(cmd) => pricing::run(cmd, &cli.global),
         Command::Completions(args) => completions::run(&args),
+        Command::Doctor(args) => doctor::run(&crate::context::Context::load(&cli.global)?, &args),
     }
 }

@@ -53,6 +53,7 @@ fn run_command(command: &str) -> Value {
         "session validate" => &["session", "validate", "--format", "json"],
         "session index" => &["session", "index", "--check", "--format", "json"],
         "session search" => &["session", "search", "id collision", "--format", "json"],
+        "doctor" => &["doctor", "--format", "json"],
         "session start" => &["session", "start", "--title", "A title", "--format", "json"],
         "session codify" => &[
             "session",
@@ -277,6 +278,7 @@ fn every_command_prints_the_json_its_doc_section_describes() {
         "session resume",
         "workflow show",
         "workflow validate",
+        "doctor",
     ] {
         assert!(
             doc.schemas.contains_key(command) || doc.pending.iter().any(|p| p == command),

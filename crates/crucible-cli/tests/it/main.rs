@@ -4,6 +4,7 @@ mod codify;
 mod codify_flow;
 mod discovery;
 mod docs_links;
+mod doctor;
 mod duplicates;
 mod errors;
 mod eval;
