@@ -35,16 +35,18 @@ impl<C: SessionCodec> Turn<'_, C> {
                 Some("resume") => self.continued().transpose()?,
                 _ => None,
             };
-            let mut state = match state {
-                Some(s) => s,
+            let (mut state, counted) = match state {
+                Some(s) => (s, true),
                 None => self.create()?,
             };
             state.transcript.clone_from(&self.input.transcript_path);
             // A transcript already written (a resumed session's repeated
-            // history) was counted, if at all, by the session it repeats.
-            state.transcript_offset = match source {
-                Some("resume") => file_len(self.input.transcript_path.as_deref()),
-                _ => 0,
+            // history, an imported one's) was counted by the session that
+            // holds it.
+            state.transcript_offset = if counted || source == Some("resume") {
+                file_len(self.input.transcript_path.as_deref())
+            } else {
+                0
             };
             locked.state = Some(state);
         }
@@ -71,8 +73,9 @@ impl<C: SessionCodec> Turn<'_, C> {
     }
 
     /// A new cru session for this Claude Code session, carrying the
-    /// provenance an import of its transcript is matched by.
-    fn create(&self) -> Result<SessionState, CaptureError> {
+    /// provenance an import of its transcript is matched by, or the one an
+    /// import made of it already (then `true`: its usage is counted).
+    fn create(&self) -> Result<(SessionState, bool), CaptureError> {
         let model = match &self.input.event {
             HookEvent::SessionStart { model, .. } => model.clone(),
             _ => None,
@@ -89,6 +92,11 @@ impl<C: SessionCodec> Turn<'_, C> {
             session_hash: CAPTURED.into(),
             data_hash: None,
         };
+        if file_len(self.input.transcript_path.as_deref()) > 0
+            && let Some(state) = self.adopt(&provenance)?
+        {
+            return Ok((state, true));
+        }
         let (path, log) = self
             .store
             .create_new(self.now, Some("Claude Code session"), |id| {
@@ -104,7 +112,44 @@ impl<C: SessionCodec> Turn<'_, C> {
                 provenance.store(&mut log);
                 log
             })?;
-        Ok(SessionState::new(log.id().clone(), path))
+        Ok((SessionState::new(log.id().clone(), path), false))
+    }
+}
+
+impl<C: SessionCodec> Turn<'_, C> {
+    /// The session an earlier import of this transcript made, if any
+    /// (hooks installed after the session began, or a session resumed
+    /// after an import): recording goes on there, and it is marked as
+    /// captured so that the next import of the transcript updates it
+    /// rather than keeping it as changed in cru. Only for a transcript
+    /// that has lines: a new session's has none, and is spared the scan.
+    fn adopt(&self, provenance: &Provenance) -> Result<Option<SessionState>, CaptureError> {
+        let imports = crucible_interop::reconcile::Imports::of_store(self.store);
+        let Some((path, log)) = imports.find(provenance) else {
+            return Ok(None);
+        };
+        let (path, id) = (path.clone(), log.id().clone());
+        self.store.update(&path, |log| {
+            if let Some(mut p) = Provenance::of(log) {
+                p.source_hash = CAPTURED.into();
+                p.session_hash = CAPTURED.into();
+                // Hooks add to the sidecar: its import-time hash no longer holds.
+                p.data_hash = None;
+                p.store(log);
+            }
+        })?;
+        let mut state = SessionState::new(id, path);
+        state.phases = log.phase_count();
+        state.calls = log.phases().last().map_or(0, |(_, p)| {
+            p.blocks
+                .iter()
+                .map(|b| match b {
+                    crucible_core::Block::ToolCalls { calls } => calls.len(),
+                    _ => 0,
+                })
+                .sum()
+        });
+        Ok(Some(state))
     }
 }
 

@@ -2,3 +2,4 @@
 //! store, as `cru hook claude-code` applies them.
 
 mod claude_code;
+mod one_session;
