@@ -317,3 +317,27 @@ fn a_codex_turn_imports_its_rollout_and_the_next_turn_updates_it() {
     let log = std::fs::read_to_string(dir.join(".hook-errors.jsonl")).unwrap();
     assert!(log.contains("no rollout of thread 0000-none"), "{log}");
 }
+
+#[test]
+fn an_unwritable_sessions_directory_still_exits_0_and_logs_in_the_state_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, state) = (tmp.path().join("s"), tmp.path().join("state"));
+    let transcript = tmp.path().join("t.jsonl");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if std::fs::write(dir.join("probe"), "").is_ok() {
+        // The superuser writes anywhere: there is no unwritable directory
+        // to test with.
+        eprintln!("skipped: the directory stays writable for this user");
+        return;
+    }
+    run(
+        &dir,
+        &state,
+        payload("session-start.json", &transcript, None, None),
+    );
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let log = std::fs::read_to_string(state.join("crucible/.hook-errors.jsonl")).unwrap();
+    assert!(log.contains("\"event\":\"SessionStart\""), "{log}");
+}
