@@ -167,6 +167,8 @@ mod tests {
             INDEX_USAGE,
             INDEX_ROLLUP,
             INDEX_DELTA,
+            CAPTURE_DIR,
+            HOOK_ERRORS,
         ] {
             assert!(name.starts_with('.'), "{name} must be hidden from the walk");
         }
