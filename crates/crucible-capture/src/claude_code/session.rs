@@ -26,6 +26,11 @@ impl<C: SessionCodec> Turn<'_, C> {
             HookEvent::SessionStart { source, .. } => source.as_deref(),
             _ => None,
         };
+        // A session file gone (deleted, the directory moved) cannot take
+        // events: the rest of the conversation starts a new one.
+        if locked.state.as_ref().is_some_and(|s| !s.path.is_file()) {
+            locked.state = None;
+        }
         // `/clear` keeps nothing of the conversation: a new session. A
         // second startup of one id (the hook installed twice, say) goes on
         // where the first was.

@@ -286,3 +286,14 @@ fn an_unknown_event_is_recorded_nowhere_and_an_unanswered_call_is_failed_at_stop
         "{call:?}"
     );
 }
+
+#[test]
+fn a_session_deleted_meanwhile_is_started_again_not_written_through() {
+    let w = world();
+    let first = session_path(&w.record("session-start.json", 0));
+    std::fs::remove_file(&first).unwrap();
+    let second = session_path(&w.record("user-prompt-submit.json", 1));
+    assert!(second.is_file());
+    let log = w.store.load_path(&second).unwrap();
+    assert_eq!(log.phases().count(), 1);
+}
