@@ -54,4 +54,10 @@ pub enum Command {
     /// What cru sees on this machine: the sessions directory and its indexes
     /// (exit 1 on a problem).
     Doctor(crate::commands::doctor::DoctorArgs),
+    /// What agents run at each event to record into cru (installed by `cru setup`).
+    #[command(subcommand)]
+    Hook(crate::commands::hook::HookCommand),
+    /// Make an agent record into cru by itself: install cru's hooks in its settings.
+    #[command(subcommand)]
+    Setup(crate::commands::setup::SetupCommand),
 }

@@ -41,8 +41,10 @@ mod transcript;
 
 use std::path::{Path, PathBuf};
 
+pub use claude_code::{LineUsage, line_usage};
 pub use detect::detect;
 pub use export::{EXPORT_FORMATS, ExportError, Exported, export};
+pub use provenance::CAPTURED;
 pub use provenance::{
     BytesHasher, KEY as PROVENANCE_KEY, Provenance, bytes_hash, content_hash, fnv_hex,
 };

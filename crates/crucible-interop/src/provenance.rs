@@ -61,6 +61,19 @@ impl Provenance {
     }
 }
 
+/// The `source_hash` of a session recorded live by an agent's hooks
+/// (crucible-capture) rather than imported: no bytes were read, so no
+/// hash; an import of its transcript fills it in and replaces the
+/// session's content (same id), whatever the hooks wrote.
+pub const CAPTURED: &str = "captured";
+
+impl Provenance {
+    /// True for a session recorded live by hooks ([`CAPTURED`]).
+    pub fn is_captured(&self) -> bool {
+        self.source_hash == CAPTURED
+    }
+}
+
 /// FNV-1a, 64 bits, as hex: stable across runs and platforms.
 pub fn fnv_hex(bytes: &[u8]) -> String {
     let mut h = FnvWriter(FNV_OFFSET);

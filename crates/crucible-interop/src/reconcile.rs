@@ -177,6 +177,17 @@ impl Imports {
             return Some(found);
         }
         let key = (provenance.format.clone(), provenance.id.clone()?);
+        // A session recorded live by hooks is this source's whatever path
+        // the hooks named it by (one session, not two).
+        let captured = self.by_id.get(&key)?.iter().find(|old| {
+            self.by_path
+                .get(*old)
+                .and_then(|(_, log)| Provenance::of(log))
+                .is_some_and(|p| p.is_captured())
+        });
+        if let Some(old) = captured {
+            return self.by_path.get(old);
+        }
         let mut gone = self
             .by_id
             .get(&key)?
@@ -402,6 +413,11 @@ pub fn decide(old: &SessionLog, provenance: &Provenance, force: bool) -> Fate {
         // Not an import at all: nothing to keep, the source replaces it.
         return Fate::Updated;
     };
+    if before.is_captured() {
+        // Recorded live by hooks: the transcript holds all they saw and
+        // more, so its import fills the session in.
+        return Fate::Updated;
+    }
     // A source that moved is recorded at its new path (an update).
     let same_source = if is_fnv(&before.source_hash) {
         // Imported before issue 19, when the hash was FNV-1a: the source

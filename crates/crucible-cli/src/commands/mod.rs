@@ -2,8 +2,10 @@
 
 pub mod completions;
 pub mod doctor;
+pub mod hook;
 pub mod pricing;
 pub mod session;
+pub mod setup;
 pub mod usage;
 pub mod workflow;
 
@@ -18,5 +20,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Pricing(cmd) => pricing::run(cmd, &cli.global),
         Command::Completions(args) => completions::run(&args),
         Command::Doctor(args) => doctor::run(&crate::context::Context::load(&cli.global)?, &args),
+        Command::Hook(cmd) => Ok(hook::run(&cmd, &cli.global)),
+        Command::Setup(cmd) => setup::run(&cmd),
     }
 }

@@ -31,6 +31,14 @@ pub const SEARCH_INDEX: &str = ".search";
 /// bringing its index up to date never holds up `cru session log`.
 pub const SEARCH_LOCK: &str = ".search.lock";
 
+/// What live capture keeps beside the sessions (crucible-capture): a
+/// directory per agent of small state files, one per agent session.
+pub const CAPTURE_DIR: &str = ".capture";
+/// The log of hook runs that failed (crucible-capture's `error_log`): a
+/// hook never fails its agent, so its errors are kept here for
+/// `cru doctor`.
+pub const HOOK_ERRORS: &str = ".hook-errors.jsonl";
+
 /// The end of a journal's name (`.<file>.journal`).
 pub const JOURNAL_SUFFIX: &str = ".journal";
 /// The end of a sidecar's name (`.<stem>.data.jsonl`).
@@ -159,6 +167,8 @@ mod tests {
             INDEX_USAGE,
             INDEX_ROLLUP,
             INDEX_DELTA,
+            CAPTURE_DIR,
+            HOOK_ERRORS,
         ] {
             assert!(name.starts_with('.'), "{name} must be hidden from the walk");
         }

@@ -68,6 +68,39 @@ const OTHER_KINDS: [&str; 15] = [
     "pr-link",
 ];
 
+/// The usage one transcript line reports, counted as the importer counts
+/// it, for a reader that follows a transcript as it grows (the hooks'
+/// `Stop`, crucible-capture): a streamed response's lines share `key`,
+/// and the one with the largest total counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineUsage {
+    /// `<message.id>:<requestId>`, when the line has a message id.
+    pub key: Option<String>,
+    /// The model it is priced as (`<synthetic>` placeholders are `None`).
+    pub model: Option<String>,
+    pub tokens: crucible_core::Tokens,
+    /// On a subagent's side chain: the subagent counts it, not the session.
+    pub sidechain: bool,
+}
+
+/// [`LineUsage`] of a transcript line, if it reports usage.
+pub fn line_usage(v: &Value) -> Option<LineUsage> {
+    let msg = v.get("message")?;
+    let u = msg.get("usage").filter(|u| u.is_object())?;
+    let id = msg.get("id").and_then(Value::as_str);
+    let request = v.get("requestId").and_then(Value::as_str);
+    let model = msg
+        .get("model")
+        .and_then(Value::as_str)
+        .filter(|m| *m != "<synthetic>");
+    Some(LineUsage {
+        key: id.map(|id| tokens::request_id(id, request)),
+        model: tokens::priced_model(model, u),
+        tokens: tokens::usage_of(u),
+        sidechain: is_sidechain(v),
+    })
+}
+
 /// True for a line of a Claude Code transcript (detection counts them
 /// over the whole head of a file, see [`crate::detect()`]): a message with
 /// Claude Code's envelope, one of its other line types, or a usage line

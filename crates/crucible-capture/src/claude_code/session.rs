@@ -1,0 +1,191 @@
+//! Which cru session an event goes to: the one the state names, a new
+//! one, or (a resumed Claude Code session) the one recorded before.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use crucible_core::{Frontmatter, SessionCodec, SessionEvent, SessionLog};
+use crucible_interop::{CAPTURED, Provenance};
+
+use super::{AGENT, CaptureError, Turn, path_text};
+use crate::event::HookEvent;
+use crate::state::{Locked, SessionState, peek};
+
+/// How many lines of a resumed transcript are looked at for the session
+/// it continues (its repeated history comes first).
+const HEAD_LINES: usize = 64;
+
+impl<C: SessionCodec> Turn<'_, C> {
+    /// The state of the event's session, made (with a new cru session)
+    /// when there is none yet or the event starts afresh.
+    pub(super) fn session_for<'l>(
+        &mut self,
+        locked: &'l mut Locked,
+    ) -> Result<&'l mut SessionState, CaptureError> {
+        let source = match &self.input.event {
+            HookEvent::SessionStart { source, .. } => source.as_deref(),
+            _ => None,
+        };
+        // A session file gone (deleted, the directory moved) cannot take
+        // events: the rest of the conversation starts a new one.
+        if locked.state.as_ref().is_some_and(|s| !s.path.is_file()) {
+            locked.state = None;
+        }
+        // `/clear` keeps nothing of the conversation: a new session. A
+        // second startup of one id (the hook installed twice, say) goes on
+        // where the first was.
+        let fresh = locked.state.is_none() || source == Some("clear");
+        if fresh {
+            let state = match source {
+                Some("resume") => self.continued().transpose()?,
+                _ => None,
+            };
+            let (mut state, counted) = match state {
+                Some(s) => (s, true),
+                None => self.create()?,
+            };
+            state.transcript.clone_from(&self.input.transcript_path);
+            // A transcript already written (a resumed session's repeated
+            // history, an imported one's) was counted by the session that
+            // holds it.
+            state.transcript_offset = if counted || source == Some("resume") {
+                file_len(self.input.transcript_path.as_deref())
+            } else {
+                0
+            };
+            locked.state = Some(state);
+        }
+        let state = locked.state.as_mut().expect("a state was just ensured");
+        if state.transcript.is_none() {
+            state.transcript.clone_from(&self.input.transcript_path);
+        }
+        if source == Some("resume") && state.ended {
+            state.ended = false;
+            self.add(SessionEvent::Reopen);
+            self.durable = true;
+        }
+        Ok(state)
+    }
+
+    /// A resumed session whose transcript repeats another Claude Code
+    /// session's lines: that session's state (its cru session, reopened),
+    /// if hooks recorded it.
+    fn continued(&self) -> Option<Result<SessionState, CaptureError>> {
+        let path = self.input.transcript_path.as_deref()?;
+        let earlier = earlier_session_id(path, &self.input.session_id)?;
+        match peek(self.store.dir(), AGENT, &earlier) {
+            Ok(Some(state)) if state.path.exists() => Some(Ok(state)),
+            Ok(_) => None,
+            Err(e) => Some(Err(e.into())),
+        }
+    }
+
+    /// A new cru session for this Claude Code session, carrying the
+    /// provenance an import of its transcript is matched by, or the one an
+    /// import made of it already (then `true`: its usage is counted).
+    fn create(&self) -> Result<(SessionState, bool), CaptureError> {
+        let model = match &self.input.event {
+            HookEvent::SessionStart { model, .. } => model.clone(),
+            _ => None,
+        };
+        let provenance = Provenance {
+            format: AGENT.into(),
+            path: self
+                .input
+                .transcript_path
+                .as_deref()
+                .map_or_else(|| format!("hook:{}", self.input.session_id), path_text),
+            id: Some(self.input.session_id.clone()),
+            source_hash: CAPTURED.into(),
+            session_hash: CAPTURED.into(),
+            data_hash: None,
+        };
+        // A session that starts now (`startup`, `clear`) cannot have been
+        // imported: only the others look for an import, and only when
+        // there is a transcript to have imported, so a new session is
+        // spared the scan of the directory.
+        let new_now = matches!(
+            &self.input.event,
+            HookEvent::SessionStart { source: Some(s), .. } if s == "startup" || s == "clear"
+        );
+        if !new_now
+            && file_len(self.input.transcript_path.as_deref()) > 0
+            && let Some(state) = self.adopt(&provenance)?
+        {
+            return Ok((state, true));
+        }
+        let (path, log) = self
+            .store
+            .create_new(self.now, Some("Claude Code session"), |id| {
+                let mut fm = Frontmatter::new(id, self.now.clone());
+                fm.title = Some("Claude Code session".into());
+                fm.participants
+                    .push(AGENT.parse().expect("a valid agent name"));
+                fm.model.clone_from(&model);
+                if let Some(cwd) = &self.input.cwd {
+                    fm.set_working_dir(cwd);
+                }
+                let mut log = SessionLog::new(fm);
+                provenance.store(&mut log);
+                log
+            })?;
+        Ok((SessionState::new(log.id().clone(), path), false))
+    }
+}
+
+impl<C: SessionCodec> Turn<'_, C> {
+    /// The session an earlier import of this transcript made, if any
+    /// (hooks installed after the session began, or a session resumed
+    /// after an import): recording goes on there, and it is marked as
+    /// captured so that the next import of the transcript updates it
+    /// rather than keeping it as changed in cru. Only for a transcript
+    /// that has lines: a new session's has none, and is spared the scan.
+    fn adopt(&self, provenance: &Provenance) -> Result<Option<SessionState>, CaptureError> {
+        let imports = crucible_interop::reconcile::Imports::of_store(self.store);
+        let Some((path, log)) = imports.find(provenance) else {
+            return Ok(None);
+        };
+        let (path, id) = (path.clone(), log.id().clone());
+        self.store.update(&path, |log| {
+            if let Some(mut p) = Provenance::of(log) {
+                p.source_hash = CAPTURED.into();
+                p.session_hash = CAPTURED.into();
+                // Hooks add to the sidecar: its import-time hash no longer holds.
+                p.data_hash = None;
+                p.store(log);
+            }
+        })?;
+        let mut state = SessionState::new(id, path);
+        state.phases = log.phase_count();
+        state.calls = log.phases().last().map_or(0, |(_, p)| {
+            p.blocks
+                .iter()
+                .map(|b| match b {
+                    crucible_core::Block::ToolCalls { calls } => calls.len(),
+                    _ => 0,
+                })
+                .sum()
+        });
+        Ok(Some(state))
+    }
+}
+
+fn file_len(path: Option<&Path>) -> u64 {
+    path.and_then(|p| std::fs::metadata(p).ok())
+        .map_or(0, |m| m.len())
+}
+
+/// The first `sessionId` in the head of a transcript that is not
+/// `current`: the session a resumed transcript repeats the history of.
+fn earlier_session_id(path: &Path, current: &str) -> Option<String> {
+    let (file, _) = crucible_core::store::safe_file::open_regular(path, u64::MAX).ok()?;
+    BufReader::new(file)
+        .lines()
+        .take(HEAD_LINES)
+        .map_while(Result::ok)
+        .find_map(|line| {
+            let v: serde_json::Value = serde_json::from_str(&line).ok()?;
+            let sid = v.get("sessionId")?.as_str()?;
+            (sid != current).then(|| sid.to_owned())
+        })
+}

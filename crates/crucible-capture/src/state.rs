@@ -1,0 +1,233 @@
+//! What capture keeps per agent session beside the sessions, in
+//! `<sessions>/.capture/<agent>/` (hidden, so no walk takes it for a
+//! session): `<session id>.json`, the [`SessionState`], and
+//! `<session id>.lock`, which every hook run of that session holds while
+//! it reads the state, writes the session and writes the state back.
+//!
+//! A hook run is a process of its own, and Claude Code runs the hooks of
+//! parallel tool calls at once: the per-session lock serializes them
+//! (the store's own lock, taken inside each append, serializes them with
+//! every other writer of the directory; it cannot be held across the
+//! append, which takes it itself).
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crucible_core::SessionId;
+use crucible_core::store::atomic::{Durability, write_atomic_with};
+use crucible_core::store::names;
+
+/// What capture knows of one agent session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionState {
+    /// The cru session it is recorded into (its file).
+    pub path: PathBuf,
+    /// Its id.
+    pub session: SessionId,
+    /// The agent's transcript, and how far its usage has been counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<PathBuf>,
+    #[serde(default)]
+    pub transcript_offset: u64,
+    /// Responses counted at the last read of the transcript (a response
+    /// whose lines straddle two reads is counted once).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recent_responses: Vec<String>,
+    /// Tool calls announced (`PreToolUse`) and not answered yet, by id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending: BTreeMap<String, PendingCall>,
+    /// Phases and the current phase's tool calls recorded so far: where
+    /// the next call's sidecar record points.
+    #[serde(default)]
+    pub phases: usize,
+    #[serde(default)]
+    pub calls: usize,
+    /// Subagents recorded (by their agent id), so a repeated
+    /// `SubagentStop` links one child, not two.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subagents: Vec<String>,
+    /// `SessionEnd` came: new work reopens the session.
+    #[serde(default)]
+    pub ended: bool,
+}
+
+impl SessionState {
+    /// The state of a session just made, nothing recorded in it yet.
+    pub fn new(session: SessionId, path: PathBuf) -> Self {
+        Self {
+            path,
+            session,
+            transcript: None,
+            transcript_offset: 0,
+            recent_responses: Vec::new(),
+            pending: BTreeMap::new(),
+            phases: 0,
+            calls: 0,
+            subagents: Vec::new(),
+            ended: false,
+        }
+    }
+}
+
+/// A tool call announced before it ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingCall {
+    pub tool: String,
+    pub args: String,
+}
+
+/// Why capture's state could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{path}: not capture state: {source}")]
+    Decode {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("agent session id `{0}` cannot name a file (expected letters, digits, `-`, `_`, `.`)")]
+    BadId(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StateError + '_ {
+    move |source| StateError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// The state directory of one agent (`claude-code`, `codex`).
+pub fn agent_dir(sessions: &Path, agent: &str) -> PathBuf {
+    sessions.join(names::CAPTURE_DIR).join(agent)
+}
+
+/// An agent's session id as a file name: ids are UUIDs in practice, and
+/// anything that could climb out of the directory is refused.
+fn file_stem(id: &str) -> Result<&str, StateError> {
+    let ok = !id.is_empty()
+        && id.len() <= 200
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if ok {
+        Ok(id)
+    } else {
+        Err(StateError::BadId(id.to_owned()))
+    }
+}
+
+/// The state of one agent session, held under its lock.
+#[derive(Debug)]
+pub struct Locked {
+    path: PathBuf,
+    _lock: File,
+    pub state: Option<SessionState>,
+}
+
+impl Locked {
+    /// Takes the lock of session `id` of `agent` (waiting for other hook
+    /// runs of it) and reads its state.
+    pub fn open(sessions: &Path, agent: &str, id: &str) -> Result<Self, StateError> {
+        let dir = agent_dir(sessions, agent);
+        let stem = file_stem(id)?;
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let lock_path = dir.join(format!("{stem}.lock"));
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_err(&lock_path))?;
+        lock.lock().map_err(io_err(&lock_path))?;
+        let path = dir.join(format!("{stem}.json"));
+        let state = read(&path)?;
+        Ok(Self {
+            path,
+            _lock: lock,
+            state,
+        })
+    }
+
+    /// Writes the state back (atomically: a reader sees old or new).
+    /// Not fsynced: a machine crash that loses it costs a new session for
+    /// the rest of the agent's, nothing recorded.
+    pub fn save(&self) -> Result<(), StateError> {
+        let Some(state) = &self.state else {
+            return Ok(());
+        };
+        let bytes = serde_json::to_vec(state).map_err(|source| StateError::Decode {
+            path: self.path.clone(),
+            source,
+        })?;
+        write_atomic_with(&self.path, &[&bytes], Durability::Deferred).map_err(io_err(&self.path))
+    }
+}
+
+/// The state of agent session `id`, read without its lock (for a reader
+/// such as `cru doctor`, or a lookup of another session).
+pub fn peek(sessions: &Path, agent: &str, id: &str) -> Result<Option<SessionState>, StateError> {
+    let stem = file_stem(id)?;
+    read(&agent_dir(sessions, agent).join(format!("{stem}.json")))
+}
+
+/// When the last hook event of `agent` that was recorded reached this
+/// sessions directory (the newest state file's modification time; `None`
+/// when none did): for `cru doctor`'s "hooks installed, no event since".
+pub fn last_event(sessions: &Path, agent: &str) -> Option<std::time::SystemTime> {
+    std::fs::read_dir(agent_dir(sessions, agent))
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| e.metadata().ok()?.modified().ok())
+        .max()
+}
+
+fn read(path: &Path) -> Result<Option<SessionState>, StateError> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|source| StateError::Decode {
+                    path: path.to_owned(),
+                    source,
+                })
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_err(path)(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_that_could_leave_the_directory_are_refused() {
+        for bad in ["", "../x", "a/b", ".hidden", "a\0b"] {
+            assert!(file_stem(bad).is_err(), "{bad:?}");
+        }
+        assert!(file_stem("3f9c1a2b-0c4d-4e5f-8a9b-0c1d2e3f4a5b").is_ok());
+    }
+
+    #[test]
+    fn state_round_trips_under_its_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut l = Locked::open(dir.path(), "claude-code", "s1").unwrap();
+        assert!(l.state.is_none());
+        let mut s = SessionState::new("2026-01-01-a".parse().unwrap(), dir.path().join("a.md"));
+        s.transcript_offset = 42;
+        l.state = Some(s);
+        l.save().unwrap();
+        drop(l);
+        let back = peek(dir.path(), "claude-code", "s1").unwrap().unwrap();
+        assert_eq!(back.transcript_offset, 42);
+        assert!(last_event(dir.path(), "claude-code").is_some());
+        assert!(last_event(dir.path(), "codex").is_none());
+    }
+}
