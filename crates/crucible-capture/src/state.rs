@@ -176,6 +176,18 @@ pub fn peek(sessions: &Path, agent: &str, id: &str) -> Result<Option<SessionStat
     read(&agent_dir(sessions, agent).join(format!("{stem}.json")))
 }
 
+/// When the last hook event of `agent` that was recorded reached this
+/// sessions directory (the newest state file's modification time; `None`
+/// when none did): for `cru doctor`'s "hooks installed, no event since".
+pub fn last_event(sessions: &Path, agent: &str) -> Option<std::time::SystemTime> {
+    std::fs::read_dir(agent_dir(sessions, agent))
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| e.metadata().ok()?.modified().ok())
+        .max()
+}
+
 fn read(path: &Path) -> Result<Option<SessionState>, StateError> {
     match std::fs::read(path) {
         Ok(bytes) => {
@@ -215,5 +227,7 @@ mod tests {
         drop(l);
         let back = peek(dir.path(), "claude-code", "s1").unwrap().unwrap();
         assert_eq!(back.transcript_offset, 42);
+        assert!(last_event(dir.path(), "claude-code").is_some());
+        assert!(last_event(dir.path(), "codex").is_none());
     }
 }

@@ -51,4 +51,10 @@ pub enum Command {
     Pricing(crate::commands::pricing::PricingCommand),
     /// Print a shell completion script.
     Completions(crate::commands::completions::CompletionsArgs),
+    /// What agents run at each event to record into cru (installed by `cru setup`).
+    #[command(subcommand)]
+    Hook(crate::commands::hook::HookCommand),
+    /// Make an agent record into cru by itself: install cru's hooks in its settings.
+    #[command(subcommand)]
+    Setup(crate::commands::setup::SetupCommand),
 }

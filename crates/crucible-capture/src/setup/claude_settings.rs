@@ -41,6 +41,29 @@ pub fn is_ours(command: &str) -> bool {
         .is_some_and(|program| program.ends_with(' ') && is_cru_program(program))
 }
 
+/// Whether the settings `text` runs cru's hook on every event cru
+/// records (for `cru doctor`); text that is not JSON runs none.
+pub fn is_installed(text: &str) -> bool {
+    let Ok(settings) = parse(text) else {
+        return false;
+    };
+    HookEvent::INSTALLED.iter().all(|event| {
+        settings
+            .get("hooks")
+            .and_then(|h| h.get(*event))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+            .flatten()
+            .any(|h| {
+                h.get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(is_ours)
+            })
+    })
+}
+
 fn parse(text: &str) -> Result<Map<String, Value>, SettingsError> {
     if text.trim().is_empty() {
         return Ok(Map::new());
@@ -198,6 +221,7 @@ mod tests {
         assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], CMD);
         assert!(v["hooks"]["Stop"][0].get("matcher").is_none());
         assert_eq!(install(Some(&after), CMD).unwrap(), Edit::Unchanged);
+        assert!(is_installed(&after) && !is_installed(before));
         let removed = changed(remove(&after).unwrap());
         let back: Value = serde_json::from_str(&removed).unwrap();
         assert_eq!(back, serde_json::from_str::<Value>(before).unwrap());

@@ -1,8 +1,10 @@
 //! One module per command group, one file per command.
 
 pub mod completions;
+pub mod hook;
 pub mod pricing;
 pub mod session;
+pub mod setup;
 pub mod usage;
 pub mod workflow;
 
@@ -16,5 +18,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Usage(cmd) => usage::run(&cmd, &cli.global),
         Command::Pricing(cmd) => pricing::run(cmd, &cli.global),
         Command::Completions(args) => completions::run(&args),
+        Command::Hook(cmd) => Ok(hook::run(&cmd, &cli.global)),
+        Command::Setup(cmd) => setup::run(&cmd),
     }
 }

@@ -1,0 +1,56 @@
+//! `cru hook claude-code`: one event from stdin into its session.
+
+use std::io::Read;
+
+use crucible_capture::claude_code::AGENT;
+use crucible_capture::{Capture, CaptureOptions, HookInput};
+use crucible_core::Timestamp;
+
+use super::ClaudeCodeArgs;
+use super::failures::{Failure, log};
+use crate::cli::GlobalArgs;
+use crate::context::Context;
+
+/// The most a hook input may be: Claude Code sends a tool's whole input
+/// and result, which may be large, but not this large.
+const MAX_INPUT: u64 = 256 * 1024 * 1024;
+
+pub fn run(args: &ClaudeCodeArgs, global: &GlobalArgs) {
+    let mut bytes = Vec::new();
+    if let Err(e) = std::io::stdin().take(MAX_INPUT).read_to_end(&mut bytes) {
+        log(
+            None,
+            Failure::new(AGENT, None, None, format!("reading stdin: {e}")),
+        );
+        return;
+    }
+    let input = match HookInput::from_json(&bytes) {
+        Ok(i) => i,
+        Err(e) => {
+            let message = format!("the hook input is not a Claude Code event: {e}");
+            log(None, Failure::new(AGENT, None, None, message));
+            return;
+        }
+    };
+    let event = input.event.name();
+    let ctx = match Context::load(global) {
+        Ok(c) => c,
+        Err(e) => {
+            let message = format!("{e:#}");
+            log(
+                None,
+                Failure::new(AGENT, Some(event), Some(&input.session_id), message),
+            );
+            return;
+        }
+    };
+    let options = CaptureOptions {
+        payload_limit: args.payload_limit,
+    };
+    if let Err(e) = Capture::new(&ctx.store, options).record(&input, &Timestamp::now()) {
+        log(
+            Some(ctx.store.dir()),
+            Failure::new(AGENT, Some(event), Some(&input.session_id), e.to_string()),
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! `cru hook codex '<json>'`: after a Codex turn, its thread's rollout is
+//! imported again through the Codex importer (the session it made before
+//! is updated in place).
+
+use std::path::PathBuf;
+
+use crucible_capture::codex::{AGENT, Notification, find_rollout};
+use crucible_interop::reconcile::Reconciler;
+
+use super::CodexArgs;
+use super::failures::{Failure, log};
+use crate::cli::GlobalArgs;
+use crate::context::Context;
+
+/// Codex's sessions directory: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
+fn codex_sessions() -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    env("CODEX_HOME")
+        .or_else(|| env("HOME").map(|h| h.join(".codex")))
+        .map(|h| h.join("sessions"))
+}
+
+pub fn run(args: &CodexArgs, global: &GlobalArgs) {
+    let fail = |sessions: Option<&std::path::Path>, thread: Option<&str>, message: String| {
+        log(
+            sessions,
+            Failure::new(AGENT, Some("notify"), thread, message),
+        );
+    };
+    let Some(payload) = args.payload.last() else {
+        fail(None, None, "no notification argument".into());
+        return;
+    };
+    let n = match Notification::from_json(payload) {
+        Ok(n) => n,
+        Err(e) => return fail(None, None, format!("not a Codex notification: {e}")),
+    };
+    if !n.is_turn_complete() {
+        return;
+    }
+    let Some(thread) = n.thread_id.as_deref() else {
+        return fail(None, None, "the notification names no thread-id".into());
+    };
+    let ctx = match Context::load(global) {
+        Ok(c) => c,
+        Err(e) => return fail(None, Some(thread), format!("{e:#}")),
+    };
+    let dir = Some(ctx.store.dir());
+    let Some(codex) = codex_sessions() else {
+        return fail(dir, Some(thread), "no $CODEX_HOME and no $HOME".into());
+    };
+    let Some(rollout) = find_rollout(&codex, thread) else {
+        let message = format!("no rollout of thread {thread} under {}", codex.display());
+        return fail(dir, Some(thread), message);
+    };
+    let imported = match crucible_interop::import(&rollout, crucible_interop::Format::Codex) {
+        Ok(i) => i,
+        Err(e) => return fail(dir, Some(thread), e.to_string()),
+    };
+    let stored =
+        Reconciler::new(&ctx.store, false).and_then(|mut r| r.store(imported, &mut |_| {}));
+    if let Err(e) = stored {
+        fail(dir, Some(thread), e.to_string());
+    }
+}

@@ -1,0 +1,189 @@
+//! `cru setup claude-code` and `cru setup codex` on real files.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn setup(home: &Path, args: &[&str]) -> Command {
+    let mut c = Command::cargo_bin("cru").unwrap();
+    c.arg("setup")
+        .args(args)
+        .env("HOME", home)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .current_dir(home);
+    c
+}
+
+const OTHERS: &str = r#"{
+  "model": "opus",
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": "~/bin/guard.sh"}]
+      }
+    ]
+  },
+  "permissions": {"allow": ["Bash(ls:*)"]}
+}
+"#;
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn claude_code_hooks_join_other_tools_once_with_a_backup_and_leave_on_remove() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, OTHERS).unwrap();
+    setup(home.path(), &["claude-code"]).assert().success();
+    let v = json(&settings);
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["model", "hooks", "permissions"]);
+    let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre[0]["hooks"][0]["command"], "~/bin/guard.sh");
+    let ours = pre[1]["hooks"][0]["command"].as_str().unwrap();
+    assert!(
+        ours.ends_with("/cru hook claude-code") && ours.starts_with('/'),
+        "{ours}"
+    );
+    for event in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUse",
+        "Stop",
+        "SubagentStop",
+        "PreCompact",
+        "SessionEnd",
+    ] {
+        assert_eq!(v["hooks"][event][0]["hooks"][0]["command"], ours, "{event}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(home.path().join(".claude/settings.json.bak-cru")).unwrap(),
+        OTHERS
+    );
+    // Twice changes nothing.
+    let once = std::fs::read(&settings).unwrap();
+    let out = setup(home.path(), &["claude-code", "--user"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("already"),
+        "{out:?}"
+    );
+    assert_eq!(std::fs::read(&settings).unwrap(), once);
+    setup(home.path(), &["claude-code", "--remove"])
+        .assert()
+        .success();
+    assert_eq!(
+        json(&settings),
+        serde_json::from_str::<serde_json::Value>(OTHERS).unwrap()
+    );
+}
+
+#[test]
+fn a_missing_settings_file_is_made_and_project_settings_are_the_projects() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("cfg");
+    setup(home.path(), &["claude-code"])
+        .env(
+            "CLAUDE_CONFIG_DIR",
+            format!("{},/elsewhere", config.display()),
+        )
+        .assert()
+        .success();
+    let v = json(&config.join("settings.json"));
+    assert!(v["hooks"]["Stop"].is_array());
+    assert!(
+        !config.join("settings.json.bak-cru").exists(),
+        "nothing to back up"
+    );
+    setup(home.path(), &["claude-code", "--project"])
+        .assert()
+        .success();
+    assert!(json(&home.path().join(".claude/settings.json"))["hooks"]["SessionEnd"].is_array());
+    // Nothing of cru's to remove: nothing written.
+    let missing = home.path().join("none");
+    setup(home.path(), &["claude-code", "--remove"])
+        .env("CLAUDE_CONFIG_DIR", &missing)
+        .assert()
+        .success();
+    assert!(!missing.exists());
+}
+
+#[test]
+fn invalid_settings_json_is_refused_by_file_line_and_column_and_nothing_is_written() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let broken = "{\n  \"model\": \"opus\",\n  // a comment\n}\n";
+    std::fs::write(&settings, broken).unwrap();
+    let out = setup(home.path(), &["claude-code"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{}:3:3", settings.display())),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), broken);
+    assert!(!home.path().join(".claude/settings.json.bak-cru").exists());
+}
+
+#[test]
+fn codex_notify_is_set_once_another_is_refused_unless_forced_and_removed_again() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let mine = "# mine\nmodel = \"o3\"\n\n[tui]\nnotifications = true\n";
+    std::fs::write(&config, mine).unwrap();
+    setup(home.path(), &["codex"]).assert().success();
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        text.starts_with("# mine\nmodel = \"o3\"\nnotify = [\"/"),
+        "{text}"
+    );
+    assert!(text.contains("/cru\", \"hook\", \"codex\"]"), "{text}");
+    assert!(text.ends_with("[tui]\nnotifications = true\n"), "{text}");
+    setup(home.path(), &["codex"]).assert().success();
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        text,
+        "twice changes nothing"
+    );
+    setup(home.path(), &["codex", "--remove"])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), mine);
+    // Another program's notify.
+    let other = "notify = [\"notify-send\", \"Codex\"]\n";
+    std::fs::write(&config, other).unwrap();
+    let out = setup(home.path(), &["codex"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("notify-send"),
+        "{out:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), other);
+    setup(home.path(), &["codex", "--force"]).assert().success();
+    assert!(
+        std::fs::read_to_string(&config)
+            .unwrap()
+            .contains("\"hook\", \"codex\"")
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.path().join(".codex/config.toml.bak-cru")).unwrap(),
+        other
+    );
+    // $CODEX_HOME wins.
+    let codex_home = home.path().join("ch");
+    setup(home.path(), &["codex"])
+        .env("CODEX_HOME", &codex_home)
+        .assert()
+        .success();
+    assert!(codex_home.join("config.toml").exists());
+}
