@@ -1,0 +1,510 @@
+//! Real Claude Code hook payloads (fixtures/hooks/real: what Claude Code
+//! sent to the hook scripts of public repositories, kept per event type)
+//! replayed through the real `cru hook claude-code`, one process per
+//! event, as Claude Code runs it.
+//!
+//! The order. The logs keep one file per event type, so how a session's
+//! events interleaved is lost. Each Claude session's payloads are replayed
+//! by event type in one fixed order (`ORDER`: SessionStart first, then the
+//! prompts, the tool calls' announcements, their results, compactions,
+//! notifications, subagents, Stop, SessionEnd last), each type in its
+//! file's order. That order is one a real session allows for every pair
+//! whose order cru's result depends on: a call's `PreToolUse` before its
+//! `PostToolUse`, every result before the `Stop` that closes its turn.
+//! What is asserted holds whatever the true interleaving was: the
+//! sessions made (one per Claude session id), the calls (by tool, each
+//! once), the prompts' text, the files valid, `list` and `search` finding
+//! them; not which phase a call landed in.
+//!
+//! Each payload is sent as serde_json writes the value read from the log
+//! (the same JSON, key order kept; the logs' escapes may differ).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::kiln::{TestKiln, fixtures};
+
+/// The event types in the order they are replayed (see the module doc).
+const ORDER: [&str; 10] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+    "Notification",
+    "SubagentStop",
+    "Stop",
+    "SessionEnd",
+];
+
+/// What a call announced and never answered says once a Stop closed it.
+const NO_RESULT: &str = "no result (denied or interrupted)";
+
+/// The default payload limit of `cru hook claude-code`: above it, a call
+/// goes whole to the sidecar.
+const PAYLOAD_LIMIT: usize = crucible_capture::claude_code::DEFAULT_PAYLOAD_LIMIT;
+
+fn real() -> PathBuf {
+    fixtures().join("hooks/real")
+}
+
+/// Every `*.json` under `dir`, at any depth, in name order.
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            out.extend(json_files(&p));
+        } else if p.extension().is_some_and(|e| e == "json") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A repository's hook payloads by Claude session id, in replay order.
+/// `chat.json` (a transcript, not payloads) is left out.
+fn sessions_of(repo: &str) -> BTreeMap<String, Vec<Value>> {
+    let mut by_id: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for file in json_files(&real().join(repo).join("logs")) {
+        if file.file_name().is_some_and(|n| n == "chat.json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let payloads: Vec<Value> =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for p in payloads {
+            let id = p["session_id"].as_str().unwrap().to_owned();
+            by_id.entry(id).or_default().push(p);
+        }
+    }
+    for payloads in by_id.values_mut() {
+        // A stable sort: each type keeps its file's order.
+        payloads.sort_by_key(|p| rank(event(p)));
+    }
+    by_id
+}
+
+fn event(p: &Value) -> &str {
+    p["hook_event_name"].as_str().unwrap_or("")
+}
+
+fn rank(event: &str) -> usize {
+    ORDER
+        .iter()
+        .position(|e| *e == event)
+        .unwrap_or(ORDER.len())
+}
+
+/// One event through `cru hook claude-code`: it must exit 0 and print
+/// nothing (Claude Code reads a hook's stdout).
+fn hook(kiln: &TestKiln, payload: &Value) {
+    let out = kiln
+        .command()
+        .env("XDG_STATE_HOME", kiln.root.path().join("state"))
+        .args(["hook", "claude-code"])
+        .write_stdin(serde_json::to_vec(payload).unwrap())
+        .output()
+        .unwrap();
+    let what = format!(
+        "{} of {}",
+        event(payload),
+        payload["session_id"].as_str().unwrap_or("?")
+    );
+    assert_eq!(out.status.code(), Some(0), "{what}: {out:?}");
+    assert!(out.stdout.is_empty(), "{what}: stdout {out:?}");
+    assert!(out.stderr.is_empty(), "{what}: stderr {out:?}");
+}
+
+/// What the payloads of one Claude session must leave in its cru session,
+/// whatever order they really came in.
+#[derive(Debug, Default)]
+struct Expected {
+    /// Tool names of the calls, each call once.
+    calls: BTreeMap<String, usize>,
+    /// Calls announced with an id and never answered: recorded as failed
+    /// once a Stop or SessionEnd closes their turn.
+    unanswered: usize,
+    /// Ids of calls whose inputs or result are over the payload limit:
+    /// the sidecar must hold them whole.
+    large: BTreeSet<String>,
+    prompts: Vec<String>,
+    /// `agent_id`s of the subagents that stopped.
+    agents: BTreeSet<String>,
+    /// Whether any event records something (a Notification alone does not).
+    recorded: bool,
+}
+
+impl Expected {
+    fn of(payloads: &[Value]) -> Self {
+        let mut exp = Self::default();
+        let answered: BTreeSet<&str> = payloads
+            .iter()
+            .filter(|p| matches!(event(p), "PostToolUse" | "PostToolUseFailure"))
+            .filter_map(|p| p["tool_use_id"].as_str())
+            .collect();
+        let closed = payloads
+            .iter()
+            .any(|p| matches!(event(p), "Stop" | "SessionEnd"));
+        for p in payloads {
+            exp.recorded |= event(p) != "Notification";
+            let tool = p["tool_name"].as_str().unwrap_or("").to_owned();
+            match event(p) {
+                "UserPromptSubmit" => exp.prompts.push(p["prompt"].as_str().unwrap().to_owned()),
+                "PostToolUse" | "PostToolUseFailure" => {
+                    *exp.calls.entry(tool).or_default() += 1;
+                    if over_limit(p) {
+                        exp.large
+                            .extend(p["tool_use_id"].as_str().map(str::to_owned));
+                    }
+                }
+                "PreToolUse" => {
+                    let id = p["tool_use_id"].as_str();
+                    if closed && id.is_some_and(|id| !answered.contains(id)) {
+                        *exp.calls.entry(tool).or_default() += 1;
+                        exp.unanswered += 1;
+                    }
+                }
+                "PreCompact" => *exp.calls.entry("compact".into()).or_default() += 1,
+                "SubagentStop" => exp.agents.extend(p["agent_id"].as_str().map(str::to_owned)),
+                _ => {}
+            }
+        }
+        exp
+    }
+}
+
+/// Whether a result's inputs or response are larger than the limit, as
+/// the hook measures them (compact JSON; a string's own length).
+fn over_limit(p: &Value) -> bool {
+    let len = |v: &Value| match v {
+        Value::String(s) => s.len(),
+        Value::Null => 0,
+        other => serde_json::to_vec(other).unwrap().len(),
+    };
+    let args = crucible_core::args_line(&p["tool_input"]).len();
+    args > PAYLOAD_LIMIT || len(&p["tool_response"]) > PAYLOAD_LIMIT
+}
+
+/// One cru session as `show --format json` and `list --format json` see it.
+struct Made {
+    id: String,
+    path: PathBuf,
+    parent: Option<String>,
+    import_id: Option<String>,
+    shown: Value,
+    listed: Value,
+}
+
+impl Made {
+    fn calls(&self) -> Vec<&Value> {
+        let sections = self.shown["session"]["sections"].as_array().unwrap();
+        sections
+            .iter()
+            .flat_map(|s| s["blocks"].as_array().unwrap())
+            .filter(|b| b["type"] == "tool_calls")
+            .flat_map(|b| b["calls"].as_array().unwrap())
+            .collect()
+    }
+
+    fn quotes(&self) -> Vec<&str> {
+        let sections = self.shown["session"]["sections"].as_array().unwrap();
+        sections
+            .iter()
+            .flat_map(|s| s["blocks"].as_array().unwrap())
+            .filter_map(|b| b["user"]["quote"].as_str())
+            .collect()
+    }
+}
+
+fn json_of(kiln: &TestKiln, args: &[&str]) -> Value {
+    let out = kiln.run(args);
+    assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+/// Every session in the kiln.
+fn made(kiln: &TestKiln) -> Vec<Made> {
+    let list = json_of(kiln, &["session", "list", "--format", "json"]);
+    list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|listed| {
+            let id = listed["id"].as_str().unwrap().to_owned();
+            let shown = json_of(kiln, &["session", "show", &id, "--format", "json"]);
+            let extra = &shown["session"]["frontmatter"]["extra"];
+            Made {
+                // `run` wrote the kiln's root as `[KILN]`.
+                path: kiln.sessions().join(
+                    Path::new(shown["path"].as_str().unwrap())
+                        .file_name()
+                        .unwrap(),
+                ),
+                parent: listed["parent"].as_str().map(str::to_owned),
+                import_id: extra["import"]["id"].as_str().map(str::to_owned),
+                id,
+                shown,
+                listed: listed.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The ids of the calls the session's sidecar holds whole.
+fn sidecar_ids(session: &Path) -> BTreeSet<String> {
+    let Ok(text) = std::fs::read_to_string(crucible_core::data_path(session)) else {
+        return BTreeSet::new();
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["kind"] == "call")
+        .filter_map(|r| r["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// A word of `text` to search for: its longest plain word.
+fn search_word(text: &str) -> Option<&str> {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| w.len() >= 5)
+        .max_by_key(|w| w.len())
+}
+
+/// Replays one repository's payloads into a fresh kiln and checks what
+/// they made; returns the kiln.
+fn replay(repo: &str) -> TestKiln {
+    let kiln = TestKiln::empty();
+    let sessions = sessions_of(repo);
+    for payloads in sessions.values() {
+        for p in payloads {
+            hook(&kiln, p);
+        }
+    }
+    no_hook_errors(&kiln);
+    let made = made(&kiln);
+    for (claude_id, payloads) in &sessions {
+        let exp = Expected::of(payloads);
+        let mine: Vec<&Made> = made
+            .iter()
+            .filter(|m| m.parent.is_none() && m.import_id.as_deref() == Some(claude_id))
+            .collect();
+        if !exp.recorded {
+            assert!(mine.is_empty(), "{repo} {claude_id}: only notifications");
+            continue;
+        }
+        assert_eq!(
+            mine.len(),
+            1,
+            "{repo} {claude_id}: one cru session per Claude session, got {:?}",
+            mine.iter().map(|m| &m.id).collect::<Vec<_>>()
+        );
+        check_session(&kiln, repo, mine[0], &made, &exp);
+    }
+    let tops = made.iter().filter(|m| m.parent.is_none()).count();
+    let recorded = sessions
+        .values()
+        .filter(|p| Expected::of(p).recorded)
+        .count();
+    assert_eq!(
+        tops, recorded,
+        "{repo}: no session but the Claude sessions'"
+    );
+    let out = kiln.run(&["session", "validate"]);
+    assert_eq!(
+        out.code, 0,
+        "{repo}: validate: {}{}",
+        out.stdout, out.stderr
+    );
+    kiln
+}
+
+fn no_hook_errors(kiln: &TestKiln) {
+    let log = crucible_capture::error_log::path_in(&kiln.sessions());
+    let errors = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(errors.is_empty(), "hook errors:\n{errors}");
+    let state = kiln.root.path().join("state");
+    assert!(
+        !state.exists(),
+        "a fallback log was written under {}",
+        state.display()
+    );
+}
+
+fn check_session(kiln: &TestKiln, repo: &str, m: &Made, all: &[Made], exp: &Expected) {
+    let at = format!("{repo} {}", m.id);
+    let calls = m.calls();
+    let mut tools: BTreeMap<String, usize> = BTreeMap::new();
+    for c in &calls {
+        *tools
+            .entry(c["tool"].as_str().unwrap().to_owned())
+            .or_default() += 1;
+    }
+    assert_eq!(tools, exp.calls, "{at}: each call once, by tool");
+    let unanswered = calls.iter().filter(|c| c["summary"] == NO_RESULT).count();
+    assert_eq!(unanswered, exp.unanswered, "{at}: calls that got no result");
+    assert_eq!(
+        m.listed["tool_calls"].as_u64(),
+        Some(calls.len() as u64),
+        "{at}: list (the index) and show (a full parse) agree"
+    );
+    let kept = sidecar_ids(&m.path);
+    let missing: Vec<_> = exp.large.difference(&kept).collect();
+    assert!(
+        missing.is_empty(),
+        "{at}: large calls not in the sidecar: {missing:?}"
+    );
+    let quotes = m.quotes();
+    for prompt in &exp.prompts {
+        assert!(
+            quotes.contains(&prompt.trim()),
+            "{at}: prompt not recorded as said: {:?}",
+            crucible_core::cut(prompt, 120)
+        );
+    }
+    for agent in &exp.agents {
+        let children = all
+            .iter()
+            .filter(|c| c.parent.as_deref() == Some(&m.id) && c.import_id.as_deref() == Some(agent))
+            .count();
+        assert_eq!(children, 1, "{at}: subagent {agent} as one linked session");
+    }
+    if let Some(word) = exp.prompts.iter().find_map(|p| search_word(p)) {
+        let out = kiln.run(&["session", "search", word]);
+        assert_eq!(out.code, 0, "{at}: search {word}: {}", out.stderr);
+        assert!(
+            out.stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("{}#", m.id))),
+            "{at}: search {word} finds it:\n{}",
+            out.stdout
+        );
+    }
+}
+
+macro_rules! real_repo {
+    ($($name:ident => $dir:literal,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                replay($dir);
+            }
+        )*
+
+        /// Every directory of fixtures/hooks/real is replayed by a test above.
+        #[test]
+        fn every_real_repository_is_replayed() {
+            let mut dirs: Vec<String> = std::fs::read_dir(real())
+                .unwrap()
+                .map(|e| e.unwrap())
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            dirs.sort();
+            let mut tested = vec![$($dir.to_owned()),*];
+            tested.sort();
+            assert_eq!(dirs, tested);
+        }
+    };
+}
+
+real_repo! {
+    hook_real_coorpacademy_serverless_plugins => "CoorpAcademy-serverless-plugins",
+    hook_real_cursortouch_operator_use => "CursorTouch-Operator-Use",
+    hook_real_nexusinnovation_nexkit => "NexusInnovation-nexkit",
+    hook_real_connix_labs_connix => "connix-labs-connix",
+    hook_real_kesslerio_attio_mcp_server => "kesslerio-attio-mcp-server",
+    hook_real_mta_tech_seeknal => "mta-tech-seeknal",
+    hook_real_pleelapr_a_sdlc => "pleelapr-a-sdlc",
+    hook_real_ranaroussi_quantstats => "ranaroussi-quantstats",
+}
+
+/// The hook scripts' `chat.json`: their copy of the session's transcript,
+/// made at a Stop, as one JSON array of its records (pretty-printed), with
+/// the Claude session it belongs to.
+const CHATS: [(&str, &str, &str); 2] = [
+    (
+        "pleelapr-a-sdlc",
+        "logs/chat.json",
+        "e1046e23-ba96-43fb-a69d-aa1a14fb1819",
+    ),
+    (
+        "CoorpAcademy-serverless-plugins",
+        "logs/abc7156b-6420-4373-a150-9b2eecad6805/chat.json",
+        "abc7156b-6420-4373-a150-9b2eecad6805",
+    ),
+];
+
+/// `chat.json` as the scripts write it is no transcript Claude Code
+/// writes (those are JSONL): cru refuses it plainly, naming it, and
+/// makes nothing; told it is Claude Code's, it reads no record of it.
+#[test]
+fn hook_real_chat_json_as_copied_is_refused_by_name() {
+    for (repo, rel, _) in CHATS {
+        let kiln = TestKiln::empty();
+        let chat = real().join(repo).join(rel);
+        let chat = chat.to_str().unwrap();
+        for args in [
+            vec!["session", "import", chat],
+            vec!["session", "import", "--from", "claude-code", chat],
+        ] {
+            let out = kiln.run(&args);
+            assert_eq!(out.code, 1, "{args:?}: {}{}", out.stdout, out.stderr);
+            assert!(
+                out.stderr.contains("chat.json: nothing"),
+                "{args:?}: {}",
+                out.stderr
+            );
+            assert!(out.stderr.contains("0 created"), "{args:?}: {}", out.stderr);
+        }
+        assert!(made(&kiln).is_empty());
+    }
+}
+
+/// Its records written one a line, as Claude Code writes its transcript,
+/// and imported after the hooks ran: the session the hooks made is
+/// updated, not doubled.
+#[test]
+fn hook_real_chat_records_update_the_session_hooks_made() {
+    for (repo, rel, claude_id) in CHATS {
+        let kiln = replay(repo);
+        let before = made(&kiln).len();
+        let text = std::fs::read_to_string(real().join(repo).join(rel)).unwrap();
+        let records: Vec<Value> = serde_json::from_str(&text).unwrap();
+        let mut jsonl = String::new();
+        for r in &records {
+            jsonl.push_str(&serde_json::to_string(r).unwrap());
+            jsonl.push('\n');
+        }
+        let transcript = kiln.root.path().join(format!("{claude_id}.jsonl"));
+        std::fs::write(&transcript, jsonl).unwrap();
+        let out = kiln.run(&["session", "import", transcript.to_str().unwrap()]);
+        assert_eq!(out.code, 0, "{repo}: {}{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr.contains("0 created, 1 updated")
+                || out.stdout.contains("0 created, 1 updated"),
+            "{repo}: {}{}",
+            out.stdout,
+            out.stderr
+        );
+        let after = made(&kiln);
+        assert_eq!(after.len(), before, "{repo}: no session added");
+        let mine = after
+            .iter()
+            .filter(|m| m.parent.is_none() && m.import_id.as_deref() == Some(claude_id))
+            .count();
+        assert_eq!(mine, 1, "{repo}: one session for {claude_id}");
+        let out = kiln.run(&["session", "validate"]);
+        assert_eq!(
+            out.code, 0,
+            "{repo}: validate: {}{}",
+            out.stdout, out.stderr
+        );
+    }
+}
