@@ -14,7 +14,14 @@
 //! What is asserted holds whatever the true interleaving was: the
 //! sessions made (one per Claude session id), the calls (by tool, each
 //! once), the prompts' text, the files valid, `list` and `search` finding
-//! them; not which phase a call landed in.
+//! them; not which phase a call landed in. A call announced and never
+//! answered is expected among the calls (failed) only when the session
+//! has a Stop or SessionEnd to close its turn: one session here was
+//! committed mid-turn, its last calls still running.
+//!
+//! Each repository is replayed twice: one process after the other, and
+//! with each run of tool announcements, tool results and subagent stops
+//! started all at once (parallel tool calls run their hooks at once).
 //!
 //! Each payload is sent as serde_json writes the value read from the log
 //! (the same JSON, key order kept; the logs' escapes may differ).
@@ -132,9 +139,9 @@ struct Expected {
     /// Calls announced with an id and never answered: recorded as failed
     /// once a Stop or SessionEnd closes their turn.
     unanswered: usize,
-    /// Ids of calls whose inputs or result are over the payload limit:
-    /// the sidecar must hold them whole.
-    large: BTreeSet<String>,
+    /// Calls whose inputs or result are over the payload limit, by id,
+    /// with them: the sidecar must hold them whole.
+    large: BTreeMap<String, (Value, Value)>,
     prompts: Vec<String>,
     /// `agent_id`s of the subagents that stopped.
     agents: BTreeSet<String>,
@@ -160,9 +167,9 @@ impl Expected {
                 "UserPromptSubmit" => exp.prompts.push(p["prompt"].as_str().unwrap().to_owned()),
                 "PostToolUse" | "PostToolUseFailure" => {
                     *exp.calls.entry(tool).or_default() += 1;
-                    if over_limit(p) {
-                        exp.large
-                            .extend(p["tool_use_id"].as_str().map(str::to_owned));
+                    if let Some(id) = p["tool_use_id"].as_str().filter(|_| over_limit(p)) {
+                        let whole = (p["tool_input"].clone(), p["tool_response"].clone());
+                        exp.large.insert(id.to_owned(), whole);
                     }
                 }
                 "PreToolUse" => {
@@ -258,15 +265,18 @@ fn made(kiln: &TestKiln) -> Vec<Made> {
         .collect()
 }
 
-/// The ids of the calls the session's sidecar holds whole.
-fn sidecar_ids(session: &Path) -> BTreeSet<String> {
+/// The calls the session's sidecar holds, by id: their arguments and result.
+fn sidecar_calls(session: &Path) -> BTreeMap<String, (Value, Value)> {
     let Ok(text) = std::fs::read_to_string(crucible_core::data_path(session)) else {
-        return BTreeSet::new();
+        return BTreeMap::new();
     };
     text.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|r| r["kind"] == "call")
-        .filter_map(|r| r["id"].as_str().map(str::to_owned))
+        .filter_map(|r| {
+            let id = r["id"].as_str()?.to_owned();
+            Some((id, (r["arguments"].clone(), r["result"].clone())))
+        })
         .collect()
 }
 
@@ -277,52 +287,115 @@ fn search_word(text: &str) -> Option<&str> {
         .max_by_key(|w| w.len())
 }
 
+/// How a session's payloads are sent.
+#[derive(Debug, Clone, Copy)]
+enum Send {
+    /// One process after the other, in replay order.
+    OneByOne,
+    /// As above, but each run of tool announcements, of tool results and
+    /// of subagent stops all at once, as parallel tool calls and
+    /// subagents make Claude Code run them.
+    ToolsAtOnce,
+}
+
 /// Replays one repository's payloads into a fresh kiln and checks what
 /// they made; returns the kiln.
-fn replay(repo: &str) -> TestKiln {
+fn replay(repo: &str, send: Send) -> TestKiln {
     let kiln = TestKiln::empty();
     let sessions = sessions_of(repo);
     for payloads in sessions.values() {
-        for p in payloads {
-            hook(&kiln, p);
+        for run in payloads.chunk_by(|a, b| event(a) == event(b)) {
+            let parallel = matches!(
+                event(&run[0]),
+                "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "SubagentStop"
+            );
+            if parallel && matches!(send, Send::ToolsAtOnce) {
+                hooks_at_once(&kiln, run);
+            } else {
+                for p in run {
+                    hook(&kiln, p);
+                }
+            }
         }
     }
     no_hook_errors(&kiln);
-    let made = made(&kiln);
-    for (claude_id, payloads) in &sessions {
+    check_sessions(&kiln, &format!("{repo} ({send:?})"), &sessions);
+    kiln
+}
+
+/// Every payload of `run` through its own `cru hook claude-code`, all
+/// started before any is waited for; each must exit 0 and print nothing.
+fn hooks_at_once(kiln: &TestKiln, run: &[Value]) {
+    let children: Vec<_> = run
+        .iter()
+        .map(|p| {
+            // What `TestKiln::command` sets, for a process that is spawned.
+            let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cru"))
+                .current_dir(kiln.root.path())
+                .env("HOME", kiln.root.path().join("home"))
+                .env("XDG_STATE_HOME", kiln.root.path().join("state"))
+                .env_remove("CRU_SESSIONS_DIR")
+                .env_remove("CRUCIBLE_CONFIG")
+                .env_remove("XDG_CONFIG_HOME")
+                .env_remove("CLICOLOR_FORCE")
+                .env_remove("CRU_LOG")
+                .args(["hook", "claude-code"])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            (p, child)
+        })
+        .collect();
+    let children: Vec<_> = children
+        .into_iter()
+        .map(|(p, mut child)| {
+            let mut stdin = child.stdin.take().unwrap();
+            std::io::Write::write_all(&mut stdin, &serde_json::to_vec(p).unwrap()).unwrap();
+            (p, child)
+        })
+        .collect();
+    for (p, child) in children {
+        let out = child.wait_with_output().unwrap();
+        let what = format!("{} of {}", event(p), p["session_id"]);
+        assert_eq!(out.status.code(), Some(0), "{what}: {out:?}");
+        assert!(
+            out.stdout.is_empty() && out.stderr.is_empty(),
+            "{what}: {out:?}"
+        );
+    }
+}
+
+/// What the payloads of every Claude session made in the kiln.
+fn check_sessions(kiln: &TestKiln, at: &str, sessions: &BTreeMap<String, Vec<Value>>) {
+    let made = made(kiln);
+    for (claude_id, payloads) in sessions {
         let exp = Expected::of(payloads);
         let mine: Vec<&Made> = made
             .iter()
             .filter(|m| m.parent.is_none() && m.import_id.as_deref() == Some(claude_id))
             .collect();
         if !exp.recorded {
-            assert!(mine.is_empty(), "{repo} {claude_id}: only notifications");
+            assert!(mine.is_empty(), "{at} {claude_id}: only notifications");
             continue;
         }
         assert_eq!(
             mine.len(),
             1,
-            "{repo} {claude_id}: one cru session per Claude session, got {:?}",
+            "{at} {claude_id}: one cru session per Claude session, got {:?}",
             mine.iter().map(|m| &m.id).collect::<Vec<_>>()
         );
-        check_session(&kiln, repo, mine[0], &made, &exp);
+        check_session(kiln, at, mine[0], &made, &exp);
     }
     let tops = made.iter().filter(|m| m.parent.is_none()).count();
     let recorded = sessions
         .values()
         .filter(|p| Expected::of(p).recorded)
         .count();
-    assert_eq!(
-        tops, recorded,
-        "{repo}: no session but the Claude sessions'"
-    );
+    assert_eq!(tops, recorded, "{at}: no session but the Claude sessions'");
     let out = kiln.run(&["session", "validate"]);
-    assert_eq!(
-        out.code, 0,
-        "{repo}: validate: {}{}",
-        out.stdout, out.stderr
-    );
-    kiln
+    assert_eq!(out.code, 0, "{at}: validate: {}{}", out.stdout, out.stderr);
 }
 
 fn no_hook_errors(kiln: &TestKiln) {
@@ -337,8 +410,8 @@ fn no_hook_errors(kiln: &TestKiln) {
     );
 }
 
-fn check_session(kiln: &TestKiln, repo: &str, m: &Made, all: &[Made], exp: &Expected) {
-    let at = format!("{repo} {}", m.id);
+fn check_session(kiln: &TestKiln, at: &str, m: &Made, all: &[Made], exp: &Expected) {
+    let at = format!("{at} {}", m.id);
     let calls = m.calls();
     let mut tools: BTreeMap<String, usize> = BTreeMap::new();
     for c in &calls {
@@ -354,12 +427,13 @@ fn check_session(kiln: &TestKiln, repo: &str, m: &Made, all: &[Made], exp: &Expe
         Some(calls.len() as u64),
         "{at}: list (the index) and show (a full parse) agree"
     );
-    let kept = sidecar_ids(&m.path);
-    let missing: Vec<_> = exp.large.difference(&kept).collect();
-    assert!(
-        missing.is_empty(),
-        "{at}: large calls not in the sidecar: {missing:?}"
-    );
+    let kept = sidecar_calls(&m.path);
+    for (id, whole) in &exp.large {
+        assert!(
+            kept.get(id) == Some(whole),
+            "{at}: large call {id} whole in the sidecar"
+        );
+    }
     let quotes = m.quotes();
     for prompt in &exp.prompts {
         assert!(
@@ -393,7 +467,8 @@ macro_rules! real_repo {
         $(
             #[test]
             fn $name() {
-                replay($dir);
+                replay($dir, Send::OneByOne);
+                replay($dir, Send::ToolsAtOnce);
             }
         )*
 
@@ -473,7 +548,7 @@ fn hook_real_chat_json_as_copied_is_refused_by_name() {
 #[test]
 fn hook_real_chat_records_update_the_session_hooks_made() {
     for (repo, rel, claude_id) in CHATS {
-        let kiln = replay(repo);
+        let kiln = replay(repo, Send::OneByOne);
         let before = made(&kiln).len();
         let text = std::fs::read_to_string(real().join(repo).join(rel)).unwrap();
         let records: Vec<Value> = serde_json::from_str(&text).unwrap();
