@@ -550,15 +550,8 @@ fn hook_real_chat_records_update_the_session_hooks_made() {
     for (repo, rel, claude_id) in CHATS {
         let kiln = replay(repo, Send::OneByOne);
         let before = made(&kiln).len();
-        let text = std::fs::read_to_string(real().join(repo).join(rel)).unwrap();
-        let records: Vec<Value> = serde_json::from_str(&text).unwrap();
-        let mut jsonl = String::new();
-        for r in &records {
-            jsonl.push_str(&serde_json::to_string(r).unwrap());
-            jsonl.push('\n');
-        }
         let transcript = kiln.root.path().join(format!("{claude_id}.jsonl"));
-        std::fs::write(&transcript, jsonl).unwrap();
+        std::fs::write(&transcript, chat_jsonl(repo, rel)).unwrap();
         let out = kiln.run(&["session", "import", transcript.to_str().unwrap()]);
         assert_eq!(out.code, 0, "{repo}: {}{}", out.stdout, out.stderr);
         assert!(
@@ -580,6 +573,72 @@ fn hook_real_chat_records_update_the_session_hooks_made() {
             out.code, 0,
             "{repo}: validate: {}{}",
             out.stdout, out.stderr
+        );
+    }
+}
+
+/// A `chat.json`'s records one a line, as Claude Code writes its transcript.
+fn chat_jsonl(repo: &str, rel: &str) -> String {
+    let text = std::fs::read_to_string(real().join(repo).join(rel)).unwrap();
+    let records: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let mut jsonl = String::new();
+    for r in &records {
+        jsonl.push_str(&serde_json::to_string(r).unwrap());
+        jsonl.push('\n');
+    }
+    jsonl
+}
+
+/// A real session's hooks with a real transcript to read: its payloads
+/// pointed at a copy of the transcript (here, not in the fixtures), the
+/// copy grown in five cuts, most of them mid-line, and the session's Stop
+/// sent after each. Counting only what is new at each Stop, the hooks
+/// come to the tokens an import of the whole transcript counts.
+#[test]
+fn hook_real_stop_counts_a_real_transcript_as_the_importer_does() {
+    for (repo, rel, claude_id) in CHATS {
+        let transcript = chat_jsonl(repo, rel).into_bytes();
+        let hooked = TestKiln::empty();
+        let path = hooked.root.path().join("transcript.jsonl");
+        std::fs::write(&path, b"").unwrap();
+        let at_copy = |p: &Value| {
+            let mut p = p.clone();
+            p["transcript_path"] = path.to_str().unwrap().into();
+            p
+        };
+        let sessions = sessions_of(repo);
+        let (stops, rest): (Vec<&Value>, Vec<&Value>) =
+            sessions[claude_id].iter().partition(|p| event(p) == "Stop");
+        for p in rest {
+            hook(&hooked, &at_copy(p));
+        }
+        let stop = at_copy(stops.last().expect("the session has a Stop"));
+        for k in 1..=5 {
+            std::fs::write(&path, &transcript[..transcript.len() * k / 5]).unwrap();
+            hook(&hooked, &stop);
+        }
+        no_hook_errors(&hooked);
+        let imported = TestKiln::empty();
+        let copy = imported.root.path().join(format!("{claude_id}.jsonl"));
+        std::fs::write(&copy, &transcript).unwrap();
+        let out = imported.run(&["session", "import", copy.to_str().unwrap()]);
+        assert_eq!(out.code, 0, "{repo}: {}", out.stderr);
+        let tokens = |kiln: &TestKiln| {
+            made(kiln)
+                .iter()
+                .filter(|m| m.parent.is_none())
+                .map(|m| m.listed["tokens"].clone())
+                .collect::<Vec<_>>()
+        };
+        let by_hooks = tokens(&hooked);
+        assert!(
+            by_hooks[0].as_u64().is_some_and(|t| t > 0),
+            "{repo}: {by_hooks:?}"
+        );
+        assert_eq!(
+            by_hooks,
+            tokens(&imported),
+            "{repo}: hooks and import agree"
         );
     }
 }
