@@ -23,8 +23,7 @@
 //! with each run of tool announcements, tool results and subagent stops
 //! started all at once (parallel tool calls run their hooks at once).
 //!
-//! Each payload is sent as serde_json writes the value read from the log
-//! (the same JSON, key order kept; the logs' escapes may differ).
+//! Each payload is sent as the log holds it, byte for byte.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -76,20 +75,43 @@ fn json_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// One payload: its text as the log holds it (what is sent), and its value.
+struct Payload {
+    raw: String,
+    value: Value,
+}
+
+impl Payload {
+    fn of_value(value: Value) -> Self {
+        Self {
+            raw: value.to_string(),
+            value,
+        }
+    }
+}
+
+impl std::ops::Deref for Payload {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        &self.value
+    }
+}
+
 /// A repository's hook payloads by Claude session id, in replay order.
 /// `chat.json` (a transcript, not payloads) is left out.
-fn sessions_of(repo: &str) -> BTreeMap<String, Vec<Value>> {
-    let mut by_id: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+fn sessions_of(repo: &str) -> BTreeMap<String, Vec<Payload>> {
+    let mut by_id: BTreeMap<String, Vec<Payload>> = BTreeMap::new();
     for file in json_files(&real().join(repo).join("logs")) {
         if file.file_name().is_some_and(|n| n == "chat.json") {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap();
-        let payloads: Vec<Value> =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        for p in payloads {
-            let id = p["session_id"].as_str().unwrap().to_owned();
-            by_id.entry(id).or_default().push(p);
+        for raw in elements(&text) {
+            let value = value_of(raw);
+            let id = value["session_id"].as_str().unwrap().to_owned();
+            let raw = raw.to_owned();
+            by_id.entry(id).or_default().push(Payload { raw, value });
         }
     }
     for payloads in by_id.values_mut() {
@@ -97,6 +119,93 @@ fn sessions_of(repo: &str) -> BTreeMap<String, Vec<Value>> {
         payloads.sort_by_key(|p| rank(event(p)));
     }
     by_id
+}
+
+/// The elements of a log's top-level array (objects), as its text holds
+/// them.
+fn elements(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start, mut in_string, mut escaped) = (0usize, 0, false, false);
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' | '[' => {
+                if depth == 1 {
+                    start = i;
+                }
+                depth += 1;
+            }
+            '}' | ']' => {
+                depth -= 1;
+                if depth == 1 {
+                    out.push(&text[start..=i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A payload's value. serde_json refuses an escaped lone surrogate
+/// (`"\udc90"`), which some logs hold: the test reads those as U+FFFD
+/// to know what to expect (cru gets the payload as the log holds it).
+fn value_of(raw: &str) -> Value {
+    serde_json::from_str(raw).unwrap_or_else(|_| {
+        serde_json::from_str(&lone_surrogates_replaced(raw))
+            .unwrap_or_else(|e| panic!("{e}: {}", crucible_core::cut(raw, 200)))
+    })
+}
+
+/// `raw` with every escaped UTF-16 surrogate that is not half of a pair
+/// written `\ufffd`.
+fn lone_surrogates_replaced(raw: &str) -> String {
+    let b = raw.as_bytes();
+    let unit_at = |i: usize| -> Option<u16> {
+        if b.get(i) != Some(&b'\\') || b.get(i + 1) != Some(&b'u') {
+            return None;
+        }
+        raw.get(i + 2..i + 6)
+            .and_then(|h| u16::from_str_radix(h, 16).ok())
+    };
+    let mut out = String::with_capacity(raw.len());
+    let mut i = 0;
+    while i < b.len() {
+        match unit_at(i) {
+            Some(0xD800..=0xDBFF) if matches!(unit_at(i + 6), Some(0xDC00..=0xDFFF)) => {
+                out.push_str(&raw[i..i + 12]);
+                i += 12;
+            }
+            Some(0xD800..=0xDFFF) => {
+                out.push_str("\\ufffd");
+                i += 6;
+            }
+            Some(_) => {
+                out.push_str(&raw[i..i + 6]);
+                i += 6;
+            }
+            // Any other escape is two ASCII characters.
+            None if b[i] == b'\\' => {
+                out.push_str(&raw[i..i + 2]);
+                i += 2;
+            }
+            None => {
+                let c = raw[i..].chars().next().expect("i is on a character");
+                out.push(c);
+                i += c.len_utf8();
+            }
+        }
+    }
+    out
 }
 
 fn event(p: &Value) -> &str {
@@ -112,12 +221,12 @@ fn rank(event: &str) -> usize {
 
 /// One event through `cru hook claude-code`: it must exit 0 and print
 /// nothing (Claude Code reads a hook's stdout).
-fn hook(kiln: &TestKiln, payload: &Value) {
+fn hook(kiln: &TestKiln, payload: &Payload) {
     let out = kiln
         .command()
         .env("XDG_STATE_HOME", kiln.root.path().join("state"))
         .args(["hook", "claude-code"])
-        .write_stdin(serde_json::to_vec(payload).unwrap())
+        .write_stdin(payload.raw.as_bytes())
         .output()
         .unwrap();
     let what = format!(
@@ -150,7 +259,7 @@ struct Expected {
 }
 
 impl Expected {
-    fn of(payloads: &[Value]) -> Self {
+    fn of(payloads: &[Payload]) -> Self {
         let mut exp = Self::default();
         let answered: BTreeSet<&str> = payloads
             .iter()
@@ -325,7 +434,7 @@ fn replay(repo: &str, send: Send) -> TestKiln {
 
 /// Every payload of `run` through its own `cru hook claude-code`, all
 /// started before any is waited for; each must exit 0 and print nothing.
-fn hooks_at_once(kiln: &TestKiln, run: &[Value]) {
+fn hooks_at_once(kiln: &TestKiln, run: &[Payload]) {
     let children: Vec<_> = run
         .iter()
         .map(|p| {
@@ -352,7 +461,7 @@ fn hooks_at_once(kiln: &TestKiln, run: &[Value]) {
         .into_iter()
         .map(|(p, mut child)| {
             let mut stdin = child.stdin.take().unwrap();
-            std::io::Write::write_all(&mut stdin, &serde_json::to_vec(p).unwrap()).unwrap();
+            std::io::Write::write_all(&mut stdin, p.raw.as_bytes()).unwrap();
             (p, child)
         })
         .collect();
@@ -368,7 +477,7 @@ fn hooks_at_once(kiln: &TestKiln, run: &[Value]) {
 }
 
 /// What the payloads of every Claude session made in the kiln.
-fn check_sessions(kiln: &TestKiln, at: &str, sessions: &BTreeMap<String, Vec<Value>>) {
+fn check_sessions(kiln: &TestKiln, at: &str, sessions: &BTreeMap<String, Vec<Payload>>) {
     let made = made(kiln);
     for (claude_id, payloads) in sessions {
         let exp = Expected::of(payloads);
@@ -402,11 +511,13 @@ fn no_hook_errors(kiln: &TestKiln) {
     let log = crucible_capture::error_log::path_in(&kiln.sessions());
     let errors = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(errors.is_empty(), "hook errors:\n{errors}");
+    // Where a failure goes when no sessions directory is known yet.
     let state = kiln.root.path().join("state");
+    let fallback = crucible_capture::error_log::path_in(&state.join("crucible"));
     assert!(
         !state.exists(),
-        "a fallback log was written under {}",
-        state.display()
+        "hook errors in the fallback log:\n{}",
+        std::fs::read_to_string(fallback).unwrap_or_default()
     );
 }
 
@@ -497,7 +608,7 @@ real_repo! {
     hook_real_kesslerio_attio_mcp_server => "kesslerio-attio-mcp-server",
     hook_real_mta_tech_seeknal => "mta-tech-seeknal",
     hook_real_pleelapr_a_sdlc => "pleelapr-a-sdlc",
-    hook_real_ranaroussi_quantstats => "ranaroussi-quantstats",
+    hook_real_tomselander_home_assistant_green_button => "TomSelander-home-assistant-green-button",
 }
 
 /// The hook scripts' `chat.json`: their copy of the session's transcript,
@@ -604,10 +715,10 @@ fn hook_real_stop_counts_a_real_transcript_as_the_importer_does() {
         let at_copy = |p: &Value| {
             let mut p = p.clone();
             p["transcript_path"] = path.to_str().unwrap().into();
-            p
+            Payload::of_value(p)
         };
         let sessions = sessions_of(repo);
-        let (stops, rest): (Vec<&Value>, Vec<&Value>) =
+        let (stops, rest): (Vec<&Payload>, Vec<&Payload>) =
             sessions[claude_id].iter().partition(|p| event(p) == "Stop");
         for p in rest {
             hook(&hooked, &at_copy(p));
@@ -641,4 +752,38 @@ fn hook_real_stop_counts_a_real_transcript_as_the_importer_does() {
             "{repo}: hooks and import agree"
         );
     }
+}
+
+/// Finding: payloads with an escaped lone UTF-16 surrogate (`"\udc90"`).
+/// These come from a log written on Windows (the script read the UTF-8
+/// of `═` as cp1252, the byte it could not map kept as a surrogate), but
+/// Node's `JSON.stringify` writes the same escape for any string holding
+/// half of a pair (text cut in the middle of an emoji, say). serde_json
+/// refuses them, so `cru hook claude-code` records nothing of the event:
+/// the call is lost, and the error goes to the user's state directory,
+/// not the sessions directory's hook error log. Such text should be read
+/// with U+FFFD in place of the lone half and the event recorded.
+#[test]
+fn hook_real_a_lone_surrogate_escape_loses_no_call() {
+    let repo = "TomSelander-home-assistant-green-button";
+    let sessions = sessions_of(repo);
+    let mut seen = 0;
+    for payloads in sessions.values() {
+        let stop = payloads.iter().rfind(|p| event(p) == "Stop");
+        let lone = payloads
+            .iter()
+            .filter(|p| event(p) == "PreToolUse" && p.raw.contains("\\udc"));
+        for p in lone {
+            seen += 1;
+            let kiln = TestKiln::empty();
+            hook(&kiln, p);
+            hook(&kiln, stop.expect("its session has a Stop"));
+            no_hook_errors(&kiln);
+            let made = made(&kiln);
+            let calls: Vec<_> = made.iter().flat_map(Made::calls).collect();
+            assert_eq!(calls.len(), 1, "{}", crucible_core::cut(&p.raw, 300));
+            assert_eq!(calls[0]["tool"], p["tool_name"]);
+        }
+    }
+    assert_eq!(seen, 2, "the log holds two such announcements");
 }
