@@ -533,11 +533,24 @@ fn check_session(kiln: &TestKiln, at: &str, m: &Made, all: &[Made], exp: &Expect
     assert_eq!(tools, exp.calls, "{at}: each call once, by tool");
     let unanswered = calls.iter().filter(|c| c["summary"] == NO_RESULT).count();
     assert_eq!(unanswered, exp.unanswered, "{at}: calls that got no result");
+    let failed = calls.iter().filter(|c| c["failed"] == true).count();
+    let phases = m.shown["session"]["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "phase")
+        .count();
+    let listed = |k: &str| m.listed[k].as_u64();
     assert_eq!(
-        m.listed["tool_calls"].as_u64(),
-        Some(calls.len() as u64),
-        "{at}: list (the index) and show (a full parse) agree"
+        [
+            listed("tool_calls"),
+            listed("failed_tool_calls"),
+            listed("phases")
+        ],
+        [calls.len(), failed, phases].map(|n| Some(n as u64)),
+        "{at}: list (the index) and show (a full parse) agree on calls, failed calls, phases"
     );
+    assert!(phases >= exp.prompts.len(), "{at}: a phase per prompt");
     let kept = sidecar_calls(&m.path);
     for (id, whole) in &exp.large {
         assert!(
