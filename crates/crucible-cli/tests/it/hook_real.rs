@@ -254,6 +254,9 @@ struct Expected {
     prompts: Vec<String>,
     /// `agent_id`s of the subagents that stopped.
     agents: BTreeSet<String>,
+    /// The answered calls' arguments as one line (`args_line`, what the
+    /// markdown shows of them).
+    args: Vec<String>,
     /// Whether any event records something (a Notification alone does not).
     recorded: bool,
 }
@@ -275,6 +278,7 @@ impl Expected {
             match event(p) {
                 "UserPromptSubmit" => exp.prompts.push(p["prompt"].as_str().unwrap().to_owned()),
                 "PostToolUse" | "PostToolUseFailure" => {
+                    exp.args.push(crucible_core::args_line(&p["tool_input"]));
                     *exp.calls.entry(tool).or_default() += 1;
                     if let Some(id) = p["tool_use_id"].as_str().filter(|_| over_limit(p)) {
                         let whole = (p["tool_input"].clone(), p["tool_response"].clone());
@@ -551,6 +555,18 @@ fn check_session(kiln: &TestKiln, at: &str, m: &Made, all: &[Made], exp: &Expect
         "{at}: list (the index) and show (a full parse) agree on calls, failed calls, phases"
     );
     assert!(phases >= exp.prompts.len(), "{at}: a phase per prompt");
+    // A call without arguments shows none.
+    let shown: BTreeSet<&str> = calls
+        .iter()
+        .map(|c| c["args"].as_str().unwrap_or(""))
+        .collect();
+    for args in exp.args.iter().filter(|a| a.len() <= PAYLOAD_LIMIT) {
+        assert!(
+            shown.contains(args.as_str()),
+            "{at}: a call's arguments come back from the markdown as they went in: {:?}",
+            crucible_core::cut(args, 200)
+        );
+    }
     let kept = sidecar_calls(&m.path);
     for (id, whole) in &exp.large {
         assert!(
