@@ -22,11 +22,17 @@ _cru() {
             cru,help)
                 cmd="cru__subcmd__help"
                 ;;
+            cru,hook)
+                cmd="cru__subcmd__hook"
+                ;;
             cru,pricing)
                 cmd="cru__subcmd__pricing"
                 ;;
             cru,session)
                 cmd="cru__subcmd__session"
+                ;;
+            cru,setup)
+                cmd="cru__subcmd__setup"
                 ;;
             cru,usage)
                 cmd="cru__subcmd__usage"
@@ -40,17 +46,29 @@ _cru() {
             cru__subcmd__help,help)
                 cmd="cru__subcmd__help__subcmd__help"
                 ;;
+            cru__subcmd__help,hook)
+                cmd="cru__subcmd__help__subcmd__hook"
+                ;;
             cru__subcmd__help,pricing)
                 cmd="cru__subcmd__help__subcmd__pricing"
                 ;;
             cru__subcmd__help,session)
                 cmd="cru__subcmd__help__subcmd__session"
                 ;;
+            cru__subcmd__help,setup)
+                cmd="cru__subcmd__help__subcmd__setup"
+                ;;
             cru__subcmd__help,usage)
                 cmd="cru__subcmd__help__subcmd__usage"
                 ;;
             cru__subcmd__help,workflow)
                 cmd="cru__subcmd__help__subcmd__workflow"
+                ;;
+            cru__subcmd__help__subcmd__hook,claude-code)
+                cmd="cru__subcmd__help__subcmd__hook__subcmd__claude__subcmd__code"
+                ;;
+            cru__subcmd__help__subcmd__hook,codex)
+                cmd="cru__subcmd__help__subcmd__hook__subcmd__codex"
                 ;;
             cru__subcmd__help__subcmd__pricing,show)
                 cmd="cru__subcmd__help__subcmd__pricing__subcmd__show"
@@ -136,6 +154,12 @@ _cru() {
             cru__subcmd__help__subcmd__session__subcmd__log,user)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__log__subcmd__user"
                 ;;
+            cru__subcmd__help__subcmd__setup,claude-code)
+                cmd="cru__subcmd__help__subcmd__setup__subcmd__claude__subcmd__code"
+                ;;
+            cru__subcmd__help__subcmd__setup,codex)
+                cmd="cru__subcmd__help__subcmd__setup__subcmd__codex"
+                ;;
             cru__subcmd__help__subcmd__usage,blocks)
                 cmd="cru__subcmd__help__subcmd__usage__subcmd__blocks"
                 ;;
@@ -162,6 +186,24 @@ _cru() {
                 ;;
             cru__subcmd__help__subcmd__workflow,validate)
                 cmd="cru__subcmd__help__subcmd__workflow__subcmd__validate"
+                ;;
+            cru__subcmd__hook,claude-code)
+                cmd="cru__subcmd__hook__subcmd__claude__subcmd__code"
+                ;;
+            cru__subcmd__hook,codex)
+                cmd="cru__subcmd__hook__subcmd__codex"
+                ;;
+            cru__subcmd__hook,help)
+                cmd="cru__subcmd__hook__subcmd__help"
+                ;;
+            cru__subcmd__hook__subcmd__help,claude-code)
+                cmd="cru__subcmd__hook__subcmd__help__subcmd__claude__subcmd__code"
+                ;;
+            cru__subcmd__hook__subcmd__help,codex)
+                cmd="cru__subcmd__hook__subcmd__help__subcmd__codex"
+                ;;
+            cru__subcmd__hook__subcmd__help,help)
+                cmd="cru__subcmd__hook__subcmd__help__subcmd__help"
                 ;;
             cru__subcmd__pricing,help)
                 cmd="cru__subcmd__pricing__subcmd__help"
@@ -376,6 +418,24 @@ _cru() {
             cru__subcmd__session__subcmd__log__subcmd__help,user)
                 cmd="cru__subcmd__session__subcmd__log__subcmd__help__subcmd__user"
                 ;;
+            cru__subcmd__setup,claude-code)
+                cmd="cru__subcmd__setup__subcmd__claude__subcmd__code"
+                ;;
+            cru__subcmd__setup,codex)
+                cmd="cru__subcmd__setup__subcmd__codex"
+                ;;
+            cru__subcmd__setup,help)
+                cmd="cru__subcmd__setup__subcmd__help"
+                ;;
+            cru__subcmd__setup__subcmd__help,claude-code)
+                cmd="cru__subcmd__setup__subcmd__help__subcmd__claude__subcmd__code"
+                ;;
+            cru__subcmd__setup__subcmd__help,codex)
+                cmd="cru__subcmd__setup__subcmd__help__subcmd__codex"
+                ;;
+            cru__subcmd__setup__subcmd__help,help)
+                cmd="cru__subcmd__setup__subcmd__help__subcmd__help"
+                ;;
             cru__subcmd__usage,blocks)
                 cmd="cru__subcmd__usage__subcmd__blocks"
                 ;;
@@ -449,7 +509,7 @@ _cru() {
 
     case "${cmd}" in
         cru)
-            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions help"
+            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions hook setup help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -485,7 +545,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help)
-            opts="session workflow usage pricing completions help"
+            opts="session workflow usage pricing completions hook setup help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -515,6 +575,48 @@ _cru() {
         cru__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__hook)
+            opts="claude-code codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__hook__subcmd__claude__subcmd__code)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__hook__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -946,6 +1048,48 @@ _cru() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cru__subcmd__help__subcmd__setup)
+            opts="claude-code codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__setup__subcmd__claude__subcmd__code)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__setup__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cru__subcmd__help__subcmd__usage)
             opts="daily weekly monthly session blocks"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1087,6 +1231,120 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__workflow__subcmd__validate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__hook)
+            opts="-v -h -V --verbose --dir --strict --help --version claude-code codex help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__hook__subcmd__claude__subcmd__code)
+            opts="-v -h -V --payload-limit --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --payload-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__hook__subcmd__codex)
+            opts="-v -h -V --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__hook__subcmd__help)
+            opts="claude-code codex help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__hook__subcmd__help__subcmd__claude__subcmd__code)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__hook__subcmd__help__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__hook__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2675,6 +2933,116 @@ _cru() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__setup)
+            opts="-v -h -V --verbose --dir --strict --help --version claude-code codex help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__setup__subcmd__claude__subcmd__code)
+            opts="-v -h -V --project --user --remove --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__setup__subcmd__codex)
+            opts="-v -h -V --remove --force --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__setup__subcmd__help)
+            opts="claude-code codex help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__setup__subcmd__help__subcmd__claude__subcmd__code)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__setup__subcmd__help__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__setup__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

@@ -51,6 +51,9 @@ impl<C: SessionCodec> Turn<'_, C> {
             locked.state = Some(state);
         }
         let state = locked.state.as_mut().expect("a state was just ensured");
+        if state.transcript.is_none() {
+            state.transcript.clone_from(&self.input.transcript_path);
+        }
         if source == Some("resume") && state.ended {
             state.ended = false;
             self.add(SessionEvent::Reopen);
@@ -92,7 +95,16 @@ impl<C: SessionCodec> Turn<'_, C> {
             session_hash: CAPTURED.into(),
             data_hash: None,
         };
-        if file_len(self.input.transcript_path.as_deref()) > 0
+        // A session that starts now (`startup`, `clear`) cannot have been
+        // imported: only the others look for an import, and only when
+        // there is a transcript to have imported, so a new session is
+        // spared the scan of the directory.
+        let new_now = matches!(
+            &self.input.event,
+            HookEvent::SessionStart { source: Some(s), .. } if s == "startup" || s == "clear"
+        );
+        if !new_now
+            && file_len(self.input.transcript_path.as_deref()) > 0
             && let Some(state) = self.adopt(&provenance)?
         {
             return Ok((state, true));

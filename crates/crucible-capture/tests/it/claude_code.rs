@@ -259,3 +259,30 @@ fn clear_starts_a_new_session_and_resume_goes_on_in_the_one_it_continues() {
         .unwrap();
     assert_ne!(session_path(&r), first);
 }
+
+#[test]
+fn an_unknown_event_is_recorded_nowhere_and_an_unanswered_call_is_failed_at_stop() {
+    let w = world();
+    let mut v = input_json("stop.json", &w.transcript, None);
+    v["hook_event_name"] = "TeammateIdle".into();
+    let r = Capture::new(&w.store, CaptureOptions::default())
+        .record(&serde_json::from_value(v).unwrap(), &at(0))
+        .unwrap();
+    assert_eq!(r, Recorded::Nothing);
+    assert!(!w.store.dir().exists(), "not even a state");
+    let path = session_path(&w.record("session-start.json", 0));
+    w.record("user-prompt-submit.json", 1);
+    w.record("pre-tool-use.json", 2);
+    assert_eq!(
+        w.store.load_path(&path).unwrap().tool_calls().count(),
+        0,
+        "waits for its result"
+    );
+    w.record("stop.json", 3);
+    let log = w.store.load_path(&path).unwrap();
+    let call = log.tool_calls().next().expect("recorded at Stop");
+    assert!(
+        call.failed && call.args == "cargo test checkout",
+        "{call:?}"
+    );
+}
