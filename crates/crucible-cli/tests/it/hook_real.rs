@@ -209,6 +209,38 @@ fn no_hook_errors(kiln: &TestKiln) {
 
 fn check_session(kiln: &TestKiln, at: &str, m: &Made, all: &[Made], exp: &Expected) {
     let at = format!("{at} {}", m.id);
+    check_calls(&at, m, exp);
+    let quotes = m.quotes();
+    for prompt in &exp.prompts {
+        assert!(
+            quotes.contains(&prompt.trim()),
+            "{at}: prompt not recorded as said: {:?}",
+            crucible_core::cut(prompt, 120)
+        );
+    }
+    for agent in &exp.agents {
+        let children = all
+            .iter()
+            .filter(|c| c.parent.as_deref() == Some(&m.id) && c.import_id.as_deref() == Some(agent))
+            .count();
+        assert_eq!(children, 1, "{at}: subagent {agent} as one linked session");
+    }
+    if let Some(word) = exp.prompts.iter().find_map(|p| search_word(p)) {
+        let out = kiln.run(&["session", "search", word]);
+        assert_eq!(out.code, 0, "{at}: search {word}: {}", out.stderr);
+        assert!(
+            out.stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("{}#", m.id))),
+            "{at}: search {word} finds it:\n{}",
+            out.stdout
+        );
+    }
+}
+
+/// The session's calls: each once, with its result, its arguments as
+/// they went in, the large ones whole in the sidecar; the index agreeing.
+fn check_calls(at: &str, m: &Made, exp: &Expected) {
     let calls = m.calls();
     let mut tools: BTreeMap<String, usize> = BTreeMap::new();
     for c in &calls {
@@ -217,6 +249,18 @@ fn check_session(kiln: &TestKiln, at: &str, m: &Made, all: &[Made], exp: &Expect
             .or_default() += 1;
     }
     assert_eq!(tools, exp.calls, "{at}: each call once, by tool");
+    for (tool, n) in &exp.with_result {
+        let summarised = calls
+            .iter()
+            .filter(|c| {
+                c["tool"] == tool.as_str() && c["summary"].as_str().is_some_and(|s| s != NO_RESULT)
+            })
+            .count();
+        assert!(
+            summarised >= *n,
+            "{at}: {tool}: {summarised} of {n} results shown"
+        );
+    }
     let unanswered = calls.iter().filter(|c| c["summary"] == NO_RESULT).count();
     assert_eq!(unanswered, exp.unanswered, "{at}: calls that got no result");
     let failed = calls.iter().filter(|c| c["failed"] == true).count();
@@ -254,32 +298,6 @@ fn check_session(kiln: &TestKiln, at: &str, m: &Made, all: &[Made], exp: &Expect
         assert!(
             kept.get(id) == Some(whole),
             "{at}: large call {id} whole in the sidecar"
-        );
-    }
-    let quotes = m.quotes();
-    for prompt in &exp.prompts {
-        assert!(
-            quotes.contains(&prompt.trim()),
-            "{at}: prompt not recorded as said: {:?}",
-            crucible_core::cut(prompt, 120)
-        );
-    }
-    for agent in &exp.agents {
-        let children = all
-            .iter()
-            .filter(|c| c.parent.as_deref() == Some(&m.id) && c.import_id.as_deref() == Some(agent))
-            .count();
-        assert_eq!(children, 1, "{at}: subagent {agent} as one linked session");
-    }
-    if let Some(word) = exp.prompts.iter().find_map(|p| search_word(p)) {
-        let out = kiln.run(&["session", "search", word]);
-        assert_eq!(out.code, 0, "{at}: search {word}: {}", out.stderr);
-        assert!(
-            out.stdout
-                .lines()
-                .any(|l| l.starts_with(&format!("{}#", m.id))),
-            "{at}: search {word} finds it:\n{}",
-            out.stdout
         );
     }
 }

@@ -28,6 +28,9 @@ pub(super) struct Expected {
     pub(super) args: Vec<String>,
     /// Whether any event records something (a Notification alone does not).
     pub(super) recorded: bool,
+    /// By tool, the answered calls whose result has words in it: each
+    /// must show a summary of its result.
+    pub(super) with_result: BTreeMap<String, usize>,
 }
 
 impl Expected {
@@ -48,6 +51,9 @@ impl Expected {
                 "UserPromptSubmit" => exp.prompts.push(p["prompt"].as_str().unwrap().to_owned()),
                 "PostToolUse" | "PostToolUseFailure" => {
                     exp.args.push(crucible_core::args_line(&p["tool_input"]));
+                    if has_words(&p["tool_response"]) || p["error"].is_string() {
+                        *exp.with_result.entry(tool.clone()).or_default() += 1;
+                    }
                     *exp.calls.entry(tool).or_default() += 1;
                     if let Some(id) = p["tool_use_id"].as_str().filter(|_| over_limit(p)) {
                         let whole = (p["tool_input"].clone(), p["tool_response"].clone());
@@ -80,4 +86,16 @@ fn over_limit(p: &Value) -> bool {
     };
     let args = crucible_core::args_line(&p["tool_input"]).len();
     args > PAYLOAD_LIMIT || len(&p["tool_response"]) > PAYLOAD_LIMIT
+}
+
+/// Whether a tool's result says anything: a string with words, content
+/// blocks of which one has text, any object.
+fn has_words(response: &Value) -> bool {
+    let words = |v: &Value| v.as_str().is_some_and(|s| !s.trim().is_empty());
+    match response {
+        Value::String(_) => words(response),
+        Value::Array(parts) => parts.iter().any(|p| words(&p["text"])),
+        Value::Object(_) => true,
+        _ => false,
+    }
 }
