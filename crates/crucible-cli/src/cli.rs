@@ -51,4 +51,6 @@ pub enum Command {
     Pricing(crate::commands::pricing::PricingCommand),
     /// Print a shell completion script.
     Completions(crate::commands::completions::CompletionsArgs),
+    /// Import agents' transcripts as they are written, and keep the indexes fresh.
+    Watch(crate::commands::watch::WatchArgs),
 }

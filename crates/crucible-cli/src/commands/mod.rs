@@ -4,6 +4,7 @@ pub mod completions;
 pub mod pricing;
 pub mod session;
 pub mod usage;
+pub mod watch;
 pub mod workflow;
 
 use crate::cli::{Cli, Command};
@@ -16,5 +17,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Usage(cmd) => usage::run(&cmd, &cli.global),
         Command::Pricing(cmd) => pricing::run(cmd, &cli.global),
         Command::Completions(args) => completions::run(&args),
+        Command::Watch(args) => watch::run(&args, &cli.global),
     }
 }
