@@ -204,8 +204,8 @@ impl WatcherHeartbeat {
     /// after the beat are the fence's business: [`trusted`].)
     pub fn is_trusted(&self, now: SystemTime) -> bool {
         let age = ms(now) - self.beat_ms;
-        let fresh = (-1000..=i64::try_from(BEAT_FRESH.as_millis()).unwrap_or(i64::MAX))
-            .contains(&age);
+        let fresh =
+            (-1000..=i64::try_from(BEAT_FRESH.as_millis()).unwrap_or(i64::MAX)).contains(&age);
         fresh
             && self.ordered
             && !self.overflowed
@@ -413,7 +413,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = WatchLock::acquire(dir.path(), 4242).unwrap();
         let e = WatchLock::acquire(dir.path(), 1).unwrap_err();
-        assert!(matches!(&e, WatcherError::Held { pid, .. } if pid == "4242"), "{e}");
+        assert!(
+            matches!(&e, WatcherError::Held { pid, .. } if pid == "4242"),
+            "{e}"
+        );
         drop(first);
         WatchLock::acquire(dir.path(), 1).unwrap();
     }

@@ -36,3 +36,4 @@ mod usage_costs;
 mod usage_rollup;
 mod validate;
 mod walkthrough;
+mod watch;

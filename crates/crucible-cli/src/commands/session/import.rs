@@ -198,8 +198,8 @@ fn import_listed_into(
                             );
                         });
                         tally.skipped += 1;
-                    } else if let Err(e) = reconciler
-                        .store_prepared(prepared, &mut |event| render(event, &bar, tally))
+                    } else if let Err(e) =
+                        reconciler.store_prepared(prepared, &mut |event| render(event, &bar, tally))
                     {
                         failed = Some(CliError::from(e).into());
                         return false;

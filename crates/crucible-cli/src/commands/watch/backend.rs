@@ -48,7 +48,9 @@ pub fn start(events: &Events, targets: &[(PathBuf, RecursiveMode)]) -> anyhow::R
         Err((e, path)) => {
             let limit = matches!(e.kind, notify::ErrorKind::MaxFilesWatch)
                 || matches!(&e.kind, notify::ErrorKind::Io(io) if io.raw_os_error() == Some(28) || io.raw_os_error() == Some(24));
-            let at = path.map(|p| format!(" at {}", p.display())).unwrap_or_default();
+            let at = path
+                .map(|p| format!(" at {}", p.display()))
+                .unwrap_or_default();
             if limit {
                 eprintln!(
                     "warning: the system's limit of file watches is reached{at} (see {WATCH_LIMIT}; raise it with `sysctl fs.inotify.max_user_watches=N`); polling every {}s instead",

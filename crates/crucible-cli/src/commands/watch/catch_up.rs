@@ -68,13 +68,7 @@ pub fn indexes(ctx: &Context) -> bool {
     let index = SessionIndex::new(&ctx.store)
         .without_usage()
         .proving_freshness();
-    let visited = index.visit(
-        None,
-        &Filter::default(),
-        &|_, _| {},
-        &|| (),
-        &|(), _, _| {},
-    );
+    let visited = index.visit(None, &Filter::default(), &|_, _| {}, &|| (), &|(), _, _| {});
     if let Err(e) = &visited {
         eprintln!("warning: the index could not be brought up to date: {e}");
     }

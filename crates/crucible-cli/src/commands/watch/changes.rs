@@ -106,7 +106,10 @@ mod tests {
             assert_eq!(of(&event(write, own)), [], "{own}");
         }
         assert_eq!(
-            of(&event(EventKind::Create(CreateKind::File), "/s/.cru-watch/sync-1-0")),
+            of(&event(
+                EventKind::Create(CreateKind::File),
+                "/s/.cru-watch/sync-1-0"
+            )),
             [Change::Sync("/s/.cru-watch/sync-1-0".into())]
         );
         assert_eq!(

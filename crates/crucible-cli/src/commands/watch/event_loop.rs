@@ -71,7 +71,10 @@ pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
     targets.push((dir.clone(), RecursiveMode::Recursive));
     for root in sources.roots() {
         if !root.exists() {
-            eprintln!("warning: {}: not found; watching its folder for it", root.display());
+            eprintln!(
+                "warning: {}: not found; watching its folder for it",
+                root.display()
+            );
         }
     }
     // Watches first, then the catch-up: a change made in between is both
@@ -158,7 +161,9 @@ impl Watch<'_> {
     fn step(&mut self) {
         let now = Instant::now();
         if std::mem::take(&mut self.pending.overflow) {
-            eprintln!("warning: events were lost (the event queue overflowed); catching up with everything");
+            eprintln!(
+                "warning: events were lost (the event queue overflowed); catching up with everything"
+            );
             self.beat.overflowed = true;
             self.write_beat();
             let target = self.beat.received;
@@ -168,18 +173,27 @@ impl Watch<'_> {
             };
             self.catch_up_everything(target);
         }
-        if self.pending.sources_since.is_some_and(|t| now >= t + DEBOUNCE) {
+        if self
+            .pending
+            .sources_since
+            .is_some_and(|t| now >= t + DEBOUNCE)
+        {
             self.pending.sources_since = None;
             let changed = std::mem::take(&mut self.pending.sources);
             let list = self.sources.touched(&changed);
-            if let Err(e) = catch_up::import_sources(self.ctx, &mut self.sources, &mut self.live, &list) {
+            if let Err(e) =
+                catch_up::import_sources(self.ctx, &mut self.sources, &mut self.live, &list)
+            {
                 eprintln!("warning: import: {e:#}");
             }
         }
         let settling = self.pending.settle_until.is_some_and(|t| now < t);
         if !settling {
             self.pending.settle_until = None;
-            let due = self.pending.sessions_since.is_some_and(|t| now >= t + DEBOUNCE);
+            let due = self
+                .pending
+                .sessions_since
+                .is_some_and(|t| now >= t + DEBOUNCE);
             if self.pending.sessions && (due || !self.pending.syncs.is_empty()) {
                 self.apply_sessions();
             }

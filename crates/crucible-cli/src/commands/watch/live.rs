@@ -59,7 +59,11 @@ impl Live {
     }
 
     /// Records which sources of an import were stored live.
-    pub fn stored(&mut self, imported: &[(PathBuf, crucible_interop::Format)], marked: Vec<PathBuf>) {
+    pub fn stored(
+        &mut self,
+        imported: &[(PathBuf, crucible_interop::Format)],
+        marked: Vec<PathBuf>,
+    ) {
         for (path, _) in imported {
             self.sources.remove(path);
         }

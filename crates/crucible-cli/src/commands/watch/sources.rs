@@ -18,14 +18,16 @@ pub fn default_sources() -> Vec<PathBuf> {
     Vec::new()
 }
 
-/// The sources under the watched paths, and what each was last imported
-/// at (so that a source that shrank is not taken for its whole).
+/// The sources under the watched paths, and the size each file had when
+/// last imported (so that a source that shrank is not taken for its whole).
 #[derive(Debug, Default)]
 pub struct Sources {
     roots: Vec<PathBuf>,
     found: Vec<(PathBuf, Format)>,
-    /// (inode, size) of each source when last imported.
-    imported_at: HashMap<PathBuf, (u64, u64)>,
+    /// The size of each source file when last imported, by (device,
+    /// inode): a file keeps them when it is renamed (rotated), so a
+    /// truncated transcript moved aside is still known for what it was.
+    imported_at: HashMap<(u64, u64), u64>,
 }
 
 impl Sources {
@@ -110,8 +112,11 @@ impl Sources {
     fn worth_importing(&self, sources: Vec<(PathBuf, Format)>) -> Vec<(PathBuf, Format)> {
         sources
             .into_iter()
-            .filter(|(path, _)| match (self.imported_at.get(path), identity(path)) {
-                (Some(&(ino, size)), Some((now_ino, now_size))) if ino == now_ino && now_size < size => {
+            .filter(|(path, _)| match identity(path) {
+                Some((file, now_size))
+                    if self.imported_at.get(&file).is_some_and(|&size| now_size < size) =>
+                {
+                    let size = self.imported_at[&file];
                     eprintln!(
                         "warning: {}: shrank since its import ({size} → {now_size} bytes); the cru session keeps what was captured",
                         path.display()
@@ -126,8 +131,8 @@ impl Sources {
     /// Notes what the sources just imported were.
     pub fn imported(&mut self, sources: &[(PathBuf, Format)]) {
         for (path, _) in sources {
-            if let Some(id) = identity(path) {
-                self.imported_at.insert(path.clone(), id);
+            if let Some((file, size)) = identity(path) {
+                self.imported_at.insert(file, size);
             }
         }
     }
@@ -140,12 +145,14 @@ fn covers(source: &Path, changed: &Path) -> bool {
     changed.starts_with(source) || changed.starts_with(source.with_extension(""))
 }
 
-/// A file's inode and size; `None` for a folder source, which has no one
-/// size and is never held back.
-fn identity(path: &Path) -> Option<(u64, u64)> {
+/// A file's (device, inode) and size; `None` for a folder source, which
+/// has no one size and is never held back.
+fn identity(path: &Path) -> Option<((u64, u64), u64)> {
     use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(path).ok().filter(std::fs::Metadata::is_file)?;
-    Some((m.ino(), m.len()))
+    let m = std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)?;
+    Some(((m.dev(), m.ino()), m.len()))
 }
 
 #[cfg(test)]
@@ -170,8 +177,20 @@ mod tests {
         let one = vec![(f.clone(), Format::ClaudeCode)];
         s.imported(&one);
         assert_eq!(s.worth_importing(one.clone()).len(), 1, "same size");
-        std::fs::OpenOptions::new().write(true).open(&f).unwrap().set_len(3).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_len(3)
+            .unwrap();
         assert!(s.worth_importing(one.clone()).is_empty(), "truncated");
+        let moved = dir.path().join("t.jsonl.1");
+        std::fs::rename(&f, &moved).unwrap();
+        let rotated = vec![(moved, Format::ClaudeCode)];
+        assert!(
+            s.worth_importing(rotated).is_empty(),
+            "moved aside, still shrunk"
+        );
         // Rotated: a new file (made while the old one exists, so another
         // inode) takes its name.
         let new = dir.path().join("t.new");
