@@ -326,11 +326,7 @@ impl<'s> SessionIndex<'s> {
         if dirs.is_empty() {
             return None;
         }
-        let check = if trusted {
-            refresh::Check::vouched_for_by_watcher(root, &dirs)
-        } else {
-            refresh::Check::new(root, &dirs)
-        };
+        let check = refresh::Check::unless_vouched(root, &dirs, trusted);
         let now = SystemTime::now();
         let rows = RowPass {
             check: &check,

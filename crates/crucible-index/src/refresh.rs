@@ -135,11 +135,15 @@ impl Check {
         }
     }
 
-    /// The rule while a trusted watcher vouches for the index (its fence
-    /// answered, see [`crate::watcher`]): no folder is listed and no file
-    /// `stat`ed, since the watcher ran this same proof for every change
-    /// made before the fence. Live rows are still read afresh.
-    pub fn vouched_for_by_watcher(root: &Path, dirs: &[DirStamp]) -> Self {
+    /// [`Check::new`], unless a trusted watcher vouches for the index (its
+    /// fence answered, see [`crate::watcher`]): then no folder is listed
+    /// and no file `stat`ed, since the watcher ran this same proof for
+    /// every change made before the fence. Live rows are still read afresh.
+    pub fn unless_vouched(root: &Path, dirs: &[DirStamp], vouched: bool) -> Self {
+        if !vouched {
+            return Self::new(root, dirs);
+        }
+        tracing::debug!("freshness vouched for by the running watcher");
         Self {
             changed: PathMap::default(),
             known: dirs.iter().map(|d| d.path.clone()).collect(),

@@ -166,7 +166,7 @@ fn import_listed_into(
     // Sources are read and converted on every core; the store is written
     // from this thread, in source order, so ids come out the same each time.
     crate::in_order::map_in_order(
-        &sources,
+        sources,
         WINDOW,
         |(src, fmt)| {
             crucible_interop::import(src, *fmt).map(|imported| {
