@@ -294,7 +294,10 @@ fn a_hand_edit_is_seen_by_the_next_list_while_the_watcher_vouches_for_the_index(
     let (list, vouched) = list_vouched(&kiln);
     assert_eq!(status_of(&list).as_deref(), Some("completed"));
     assert!(vouched, "a caught-up watcher vouches for the index");
-    for (round, status) in ["paused", "failed", "completed", "paused"].iter().enumerate() {
+    for (round, status) in ["paused", "failed", "completed", "paused"]
+        .iter()
+        .enumerate()
+    {
         // In place, and read at once: the read must not answer from the
         // index before the watcher has applied the edit (the fence).
         let edited = original.replacen("status: completed", &format!("status: {status}"), 1);
@@ -314,15 +317,69 @@ fn a_hand_edit_is_seen_by_the_next_list_while_the_watcher_vouches_for_the_index(
     )
     .unwrap();
     let (list, _) = list_vouched(&kiln);
-    assert!(list.iter().any(|s| s["id"] == "2025-12-30-new"), "a new file");
+    assert!(
+        list.iter().any(|s| s["id"] == "2025-12-30-new"),
+        "a new file"
+    );
     // A watcher that cannot answer (stopped, as if busy or hung) is not
     // waited for: the read proves freshness itself and sees the edit.
     w.signal("STOP");
-    std::fs::write(&path, original.replacen("status: completed", "status: failed", 1)).unwrap();
+    std::fs::write(
+        &path,
+        original.replacen("status: completed", "status: failed", 1),
+    )
+    .unwrap();
     let (list, vouched) = list_vouched(&kiln);
     w.signal("CONT");
     assert_eq!(status_of(&list).as_deref(), Some("failed"));
-    assert!(!vouched, "a watcher that did not answer vouches for nothing");
+    assert!(
+        !vouched,
+        "a watcher that did not answer vouches for nothing"
+    );
+}
+
+#[test]
+fn a_hand_edit_is_found_by_the_next_search_while_the_watcher_vouches_for_the_index() {
+    let kiln = TestKiln::with_fixtures();
+    kiln.write_config("1h");
+    let _w = kiln.watch(&[]);
+    let path = kiln.sessions().join("2025-12-10-investigate-ci.md");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let search = |word: &str| {
+        let mut cmd = kiln.command();
+        cmd.env("CRUCIBLE_CONFIG", kiln.root.path().join("config.toml"))
+            .env("CRU_LOG", "debug");
+        let out = kiln.run_cmd(cmd.args(["session", "search", word, "--format", "json"]));
+        assert!(out.code == 0, "{}", out.stderr);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let ids: Vec<String> = v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["id"].as_str().unwrap().to_owned())
+            .collect();
+        (
+            ids,
+            out.stderr
+                .contains("search index vouched for by the running watcher"),
+        )
+    };
+    for (round, word) in ["zanzibarite", "quokkafield", "marmaladex"]
+        .iter()
+        .enumerate()
+    {
+        std::fs::write(&path, format!("{original}\nA note about {word}.\n")).unwrap();
+        let (ids, vouched) = search(word);
+        assert_eq!(ids, ["2025-12-10-investigate-ci"], "round {round}");
+        assert!(vouched, "round {round}: the watcher vouched");
+        if round > 0 {
+            let (ids, _) = search(["zanzibarite", "quokkafield"][round - 1]);
+            assert!(
+                ids.is_empty(),
+                "round {round}: the word written over is gone"
+            );
+        }
+    }
 }
 
 #[test]

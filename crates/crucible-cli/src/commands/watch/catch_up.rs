@@ -73,9 +73,9 @@ pub fn indexes(ctx: &Context) -> bool {
         eprintln!("warning: the index could not be brought up to date: {e}");
     }
     let dir = ctx.store.dir();
-    let searched = crucible_search::open(dir, ctx.store.max_file_bytes());
+    let searched = crucible_search::catch_up_fully(dir, ctx.store.max_file_bytes());
     if let Err(e) = &searched {
         eprintln!("warning: the search index could not be brought up to date: {e}");
     }
-    visited.is_ok() && index.saved_everything() && searched.is_ok()
+    visited.is_ok() && index.saved_everything() && searched.is_ok_and(|committed| committed)
 }

@@ -218,6 +218,11 @@ impl Watch<'_> {
         let target = self.beat.received;
         if catch_up::indexes(self.ctx) {
             self.beat.applied = target;
+        } else {
+            // Not vouched for (the search index's lock was held by a
+            // search, say): tried again after the next debounce.
+            self.pending.sessions = true;
+            self.pending.sessions_since = Some(Instant::now());
         }
         self.write_beat();
     }
