@@ -31,6 +31,9 @@ _cru() {
             cru,usage)
                 cmd="cru__subcmd__usage"
                 ;;
+            cru,watch)
+                cmd="cru__subcmd__watch"
+                ;;
             cru,workflow)
                 cmd="cru__subcmd__workflow"
                 ;;
@@ -48,6 +51,9 @@ _cru() {
                 ;;
             cru__subcmd__help,usage)
                 cmd="cru__subcmd__help__subcmd__usage"
+                ;;
+            cru__subcmd__help,watch)
+                cmd="cru__subcmd__help__subcmd__watch"
                 ;;
             cru__subcmd__help,workflow)
                 cmd="cru__subcmd__help__subcmd__workflow"
@@ -449,7 +455,7 @@ _cru() {
 
     case "${cmd}" in
         cru)
-            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions help"
+            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions watch help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -485,7 +491,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help)
-            opts="session workflow usage pricing completions help"
+            opts="session workflow usage pricing completions watch help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1019,6 +1025,20 @@ _cru() {
         cru__subcmd__help__subcmd__usage__subcmd__weekly)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__watch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3145,6 +3165,24 @@ _cru() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__watch)
+            opts="-v -h -V --once --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
