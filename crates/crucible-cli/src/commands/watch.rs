@@ -32,6 +32,7 @@ pub struct WatchArgs {
     pub once: bool,
     /// Files or folders of agent transcripts to watch (any format `cru
     /// session import` reads). Without any, the default agent stores.
+    #[arg(value_name = "SOURCE")]
     pub sources: Vec<PathBuf>,
 }
 
