@@ -40,6 +40,9 @@ _cru() {
             cru,usage)
                 cmd="cru__subcmd__usage"
                 ;;
+            cru,watch)
+                cmd="cru__subcmd__watch"
+                ;;
             cru,workflow)
                 cmd="cru__subcmd__workflow"
                 ;;
@@ -66,6 +69,9 @@ _cru() {
                 ;;
             cru__subcmd__help,usage)
                 cmd="cru__subcmd__help__subcmd__usage"
+                ;;
+            cru__subcmd__help,watch)
+                cmd="cru__subcmd__help__subcmd__watch"
                 ;;
             cru__subcmd__help,workflow)
                 cmd="cru__subcmd__help__subcmd__workflow"
@@ -515,7 +521,7 @@ _cru() {
 
     case "${cmd}" in
         cru)
-            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions doctor hook setup help"
+            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions doctor hook setup watch help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -573,7 +579,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help)
-            opts="session workflow usage pricing completions doctor hook setup help"
+            opts="session workflow usage pricing completions doctor hook setup watch help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1205,6 +1211,20 @@ _cru() {
         cru__subcmd__help__subcmd__usage__subcmd__weekly)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__watch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3555,6 +3575,24 @@ _cru() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__watch)
+            opts="-v -h -V --once --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -60,4 +60,6 @@ pub enum Command {
     /// Make an agent record into cru by itself: install cru's hooks in its settings.
     #[command(subcommand)]
     Setup(crate::commands::setup::SetupCommand),
+    /// Import agents' transcripts as they are written, and keep the indexes fresh.
+    Watch(crate::commands::watch::WatchArgs),
 }

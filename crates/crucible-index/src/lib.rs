@@ -29,6 +29,7 @@ pub mod usage_cell;
 pub mod usage_locator;
 mod usage_rows;
 mod view;
+pub mod watcher;
 
 use std::collections::HashSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -83,6 +84,11 @@ pub struct SessionIndex<'s> {
     threads: usize,
     /// Whether visits read the usage file (see [`SessionIndex::without_usage`]).
     usage: bool,
+    /// Whether a running watcher may vouch for freshness (see
+    /// [`SessionIndex::proving_freshness`]).
+    trust_watcher: bool,
+    /// Set when a freshness check's findings could not be saved.
+    unsaved: std::sync::atomic::AtomicBool,
 }
 
 impl<'s> SessionIndex<'s> {
@@ -92,7 +98,24 @@ impl<'s> SessionIndex<'s> {
             store,
             threads,
             usage: true,
+            trust_watcher: true,
+            unsaved: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Visits that always prove freshness themselves, never trusting a
+    /// running watcher: the watcher's own (it must not wait on itself).
+    #[must_use]
+    pub fn proving_freshness(mut self) -> Self {
+        self.trust_watcher = false;
+        self
+    }
+
+    /// Whether everything the visits so far found changed was saved to the
+    /// index files (a read-only directory keeps it in memory): a watcher
+    /// vouches for the index only then.
+    pub fn saved_everything(&self) -> bool {
+        !self.unsaved.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Visits that never ask for usage ([`Facts::usage`] is then an error):
@@ -176,6 +199,8 @@ impl<'s> SessionIndex<'s> {
                 .map_err(|e| e.to_string())
             });
             if let Err(e) = written {
+                self.unsaved
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
                 warnings.push(format!("index not saved ({e}); working from memory"));
             }
         }
@@ -292,13 +317,16 @@ impl<'s> SessionIndex<'s> {
         each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
     ) -> Option<(Opened, Vec<S>)> {
         let root = self.store.dir();
+        // Before the index is read: the fence makes the watcher save every
+        // change made before this point (see [`watcher`]).
+        let trusted = self.trust_watcher && watcher::trusted(root, SystemTime::now());
         let shared = crucible_core::DirLock::acquire_shared(root);
         let light = files::Light::load(root, self.usage).ok()?;
         let dirs = light.dirs().ok()?;
         if dirs.is_empty() {
             return None;
         }
-        let check = refresh::Check::new(root, &dirs);
+        let check = refresh::Check::unless_vouched(root, &dirs, trusted);
         let now = SystemTime::now();
         let rows = RowPass {
             check: &check,
@@ -451,6 +479,8 @@ impl<'s> SessionIndex<'s> {
                 observer::upsert(self.store.dir(), |d| merge(d, delta)).map_err(|e| e.to_string())
             });
         if let Err(e) = saved {
+            self.unsaved
+                .store(true, std::sync::atomic::Ordering::Relaxed);
             tracing::debug!(error = %e, "index refresh kept in memory");
         }
     }

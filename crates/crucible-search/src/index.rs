@@ -139,6 +139,46 @@ fn new_index(index: Index) -> Index {
 /// first (see the module documentation). `max_file_bytes` is the store's
 /// limit on a session file.
 pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
+    open_catching_up(dir, max_file_bytes, false).map(|(opened, _)| opened)
+}
+
+/// Brings the search index of `dir` up to the session files, writing every
+/// changed file into it however few (a running `cru watch`, which then
+/// vouches for it); true when the committed index holds every file as it
+/// is now (false: the lock was held by another process, or the directory
+/// cannot be written).
+pub fn catch_up_fully(dir: &Path, max_file_bytes: u64) -> Result<bool, SearchError> {
+    open_catching_up(dir, max_file_bytes, true).map(|(_, committed)| committed)
+}
+
+/// The committed index as it stands, no file `stat`ed: for a search while
+/// a trusted watcher vouches that it holds every change made before the
+/// search began (crucible-index's `watcher`, whose fence the caller ran).
+/// A manifest naming a file not written in yet falls back to [`open`].
+pub fn open_vouched(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
+    if let Ok((index, manifest, _)) = load(&dir.join(names::SEARCH_INDEX))
+        && !manifest
+            .files
+            .values()
+            .any(|s| *s == manifest::Stamp::NOT_INDEXED)
+    {
+        return Ok(Opened {
+            fields: schema().1,
+            parts: vec![(searcher(&index)?, Vec::new())],
+            warnings: Vec::new(),
+            listed: false,
+        });
+    }
+    open(dir, max_file_bytes)
+}
+
+/// [`open`], writing every changed file in when `write_all` (and the lock
+/// is had); also says whether the committed index now holds every file.
+fn open_catching_up(
+    dir: &Path,
+    max_file_bytes: u64,
+    write_all: bool,
+) -> Result<(Opened, bool), SearchError> {
     let home = dir.join(names::SEARCH_INDEX);
     let loaded = load(&home);
     // With no directory changed since the manifest, its files are the
@@ -150,12 +190,13 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
     let current = match (restamped, &loaded) {
         // Nothing changed (the common case): no map of the files is built.
         (Some(Restamped::Unchanged), Ok((index, _, _))) => {
-            return Ok(Opened {
+            let opened = Opened {
                 fields: schema().1,
                 parts: vec![(searcher(index)?, Vec::new())],
                 warnings: Vec::new(),
                 listed: false,
-            });
+            };
+            return Ok((opened, true));
         }
         (Some(Restamped::Changed(current)), _) => Some(current),
         _ => None,
@@ -168,7 +209,7 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
     let lock = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK));
     let mut warnings = Vec::new();
     let (_, fields) = schema();
-    let parts = match loaded {
+    let (parts, committed) = match loaded {
         Ok((index, manifest, written_ns)) => {
             let held = lock.is_some();
             let catch_up = CatchUp {
@@ -177,28 +218,28 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
                 index: &index,
                 fields: &fields,
                 max_file_bytes,
+                write_all,
             };
             catch_up.run(&manifest, written_ns, &current, listed, held, &mut warnings)?
         }
         Err(reason) if lock.is_some() => {
             warnings.push(IndexWarning::Rebuilt { reason });
             let index = rebuild(&home, dir, &current, max_file_bytes, &mut warnings)?;
-            vec![(searcher(&index)?, Vec::new())]
+            (vec![(searcher(&index)?, Vec::new())], true)
         }
         Err(reason) => {
             warnings.push(IndexWarning::ReadDirectly { reason });
-            vec![(
-                in_ram(dir, &current.files, max_file_bytes, &mut warnings)?,
-                Vec::new(),
-            )]
+            let ram = in_ram(dir, &current.files, max_file_bytes, &mut warnings)?;
+            (vec![(ram, Vec::new())], false)
         }
     };
-    Ok(Opened {
+    let opened = Opened {
         fields,
         parts,
         warnings,
         listed,
-    })
+    };
+    Ok((opened, committed))
 }
 
 /// At most this many changed files (and bytes of them) are read directly
@@ -208,6 +249,9 @@ pub fn open(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
 const PENDING_FILES: usize = 64;
 const PENDING_BYTES: u64 = 8 << 20;
 
+/// Searchers that answer together, each with the paths it must leave out.
+type Parts = Vec<(Searcher, Vec<String>)>;
+
 /// Bringing a loaded index up to the session files.
 struct CatchUp<'a> {
     home: &'a Path,
@@ -215,12 +259,16 @@ struct CatchUp<'a> {
     index: &'a Index,
     fields: &'a Fields,
     max_file_bytes: u64,
+    /// Write every changed file in, however few (a watcher's catch-up).
+    write_all: bool,
 }
 
 impl CatchUp<'_> {
     /// The searchers that answer: the committed index, with the files
     /// changed since it was written left out of it and read directly, or
-    /// written into it first when there are many and the lock is `held`.
+    /// written into it first when there are many and the lock is `held`;
+    /// and whether the committed index holds every file (none read
+    /// directly).
     fn run(
         &self,
         manifest: &Manifest,
@@ -229,7 +277,7 @@ impl CatchUp<'_> {
         listed: bool,
         held: bool,
         warnings: &mut Vec<IndexWarning>,
-    ) -> Result<Vec<(Searcher, Vec<String>)>, SearchError> {
+    ) -> Result<(Parts, bool), SearchError> {
         let changed: BTreeSet<String> = current
             .files
             .iter()
@@ -261,8 +309,10 @@ impl CatchUp<'_> {
             if held && listed {
                 save_manifest(self.home, current, Durability::Deferred)?;
             }
-            Ok(vec![(searcher(self.index)?, Vec::new())])
-        } else if held && (changed.len() > PENDING_FILES || pending_bytes > PENDING_BYTES) {
+            Ok((vec![(searcher(self.index)?, Vec::new())], true))
+        } else if held
+            && (self.write_all || changed.len() > PENDING_FILES || pending_bytes > PENDING_BYTES)
+        {
             // First a manifest naming every file being written as not (yet)
             // written, synced: should the commit land and the manifest
             // after it be lost, no search takes parts of a file the
@@ -287,7 +337,7 @@ impl CatchUp<'_> {
             writer.commit()?;
             drop(writer);
             save_manifest(self.home, current, Durability::Deferred)?;
-            Ok(vec![(searcher(self.index)?, Vec::new())])
+            Ok((vec![(searcher(self.index)?, Vec::new())], true))
         } else {
             let ram = in_ram(self.dir, &fresh, self.max_file_bytes, warnings)?;
             if held && listed {
@@ -297,10 +347,11 @@ impl CatchUp<'_> {
                     Durability::Deferred,
                 )?;
             }
-            Ok(vec![
+            let parts = vec![
                 (searcher(self.index)?, changed.into_iter().collect()),
                 (ram, Vec::new()),
-            ])
+            ];
+            Ok((parts, false))
         }
     }
 }

@@ -27,7 +27,7 @@ pub mod tokenizer;
 use std::path::PathBuf;
 
 pub use check::{CheckReport, Disagreement, IndexState, check};
-pub use index::{Opened, Rebuilt, open, rebuild_all};
+pub use index::{Opened, Rebuilt, catch_up_fully, open, open_vouched, rebuild_all};
 pub use query::{ParsedQuery, QueryError, parse};
 pub use search::{Filter, Hit, Kind, Request, Sort, search};
 

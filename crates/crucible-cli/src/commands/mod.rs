@@ -7,6 +7,7 @@ pub mod pricing;
 pub mod session;
 pub mod setup;
 pub mod usage;
+pub mod watch;
 pub mod workflow;
 
 use crate::cli::{Cli, Command};
@@ -22,5 +23,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Doctor(args) => doctor::run(&crate::context::Context::load(&cli.global)?, &args),
         Command::Hook(cmd) => Ok(hook::run(&cmd, &cli.global)),
         Command::Setup(cmd) => setup::run(&cmd),
+        Command::Watch(args) => watch::run(&args, &cli.global),
     }
 }

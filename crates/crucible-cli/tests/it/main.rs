@@ -40,3 +40,4 @@ mod usage_costs;
 mod usage_rollup;
 mod validate;
 mod walkthrough;
+mod watch;

@@ -30,6 +30,19 @@ pub const SEARCH_INDEX: &str = ".search";
 /// The lock of the search index's writers: its own, so that a search
 /// bringing its index up to date never holds up `cru session log`.
 pub const SEARCH_LOCK: &str = ".search.lock";
+/// The folder of a running `cru watch` (crucible-index's `watcher`): its
+/// heartbeat, its lock, and the sync files readers fence with. A folder of
+/// its own, so that a beat a second never moves the sessions folder's
+/// change time (which would make every freshness check list it again).
+pub const WATCH_DIR: &str = ".cru-watch";
+/// The watcher's heartbeat, in [`WATCH_DIR`].
+pub const WATCH_HEARTBEAT: &str = "heartbeat";
+/// The lock one watcher per sessions directory holds, in [`WATCH_DIR`].
+pub const WATCH_LOCK: &str = "lock";
+/// The start of a reader's sync file's name in [`WATCH_DIR`]
+/// (`sync-<pid>-<n>`): the watcher removes it once every change made
+/// before it is applied.
+pub const WATCH_SYNC_PREFIX: &str = "sync-";
 
 /// What live capture keeps beside the sessions (crucible-capture): a
 /// directory per agent of small state files, one per agent session.

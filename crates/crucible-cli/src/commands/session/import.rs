@@ -107,21 +107,74 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     if stale > 0 {
         tracing::info!(stale, "removed temporary files of an interrupted write");
     }
+    let mut tally = Tally::default();
+    let sources = sources(&args.paths, format, &mut tally);
+    import_listed_into(ctx, &sources, args.force, &|_| {}, &mut tally)?;
+    let t = &tally;
+    eprintln!(
+        "{} created, {} updated, {} unchanged, {} skipped",
+        t.created, t.updated, t.unchanged, t.skipped
+    );
+    Ok(Outcome::from_files(
+        t.created + t.updated + t.unchanged,
+        t.skipped,
+    ))
+}
+
+/// What an import of listed sources did (`cru watch` imports through it).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ImportReport {
+    pub created: usize,
+    pub updated: usize,
+    pub unchanged: usize,
+    pub skipped: usize,
+}
+
+/// Imports `sources` as `cru session import` does (the same messages),
+/// each [`Prepared`](reconcile::Prepared) passed through `adjust` before
+/// it is stored (`cru watch` marks a source still being written as live).
+pub fn import_listed(
+    ctx: &Context,
+    sources: &[(PathBuf, Format)],
+    force: bool,
+    adjust: &(dyn Fn(&mut reconcile::Prepared) + Sync),
+) -> anyhow::Result<ImportReport> {
+    let mut tally = Tally::default();
+    import_listed_into(ctx, sources, force, adjust, &mut tally)?;
+    Ok(ImportReport {
+        created: tally.created,
+        updated: tally.updated,
+        unchanged: tally.unchanged,
+        skipped: tally.skipped,
+    })
+}
+
+fn import_listed_into(
+    ctx: &Context,
+    sources: &[(PathBuf, Format)],
+    force: bool,
+    adjust: &(dyn Fn(&mut reconcile::Prepared) + Sync),
+    tally: &mut Tally,
+) -> anyhow::Result<()> {
     // One durability point for the whole import: each file is written
     // atomically as ever, and what it creates is synced once, at the end
     // (see docs/interop.md, "Durability").
     let store = ctx.store.clone().for_bulk_write();
-    let mut reconciler = Reconciler::new(&store, args.force).map_err(CliError::from)?;
-    let mut tally = Tally::default();
-    let sources = sources(&args.paths, format, &mut tally);
+    let mut reconciler = Reconciler::new(&store, force).map_err(CliError::from)?;
     let bar = progress::bar("importing");
     let mut failed: Option<anyhow::Error> = None;
     // Sources are read and converted on every core; the store is written
     // from this thread, in source order, so ids come out the same each time.
     crate::in_order::map_in_order(
-        &sources,
+        sources,
         WINDOW,
-        |(src, fmt)| crucible_interop::import(src, *fmt).map(reconcile::prepare),
+        |(src, fmt)| {
+            crucible_interop::import(src, *fmt).map(|imported| {
+                let mut prepared = reconcile::prepare(imported);
+                adjust(&mut prepared);
+                prepared
+            })
+        },
         |i, prepared| {
             match prepared {
                 Ok(prepared) => {
@@ -145,8 +198,8 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
                             );
                         });
                         tally.skipped += 1;
-                    } else if let Err(e) = reconciler
-                        .store_prepared(prepared, &mut |event| render(event, &bar, &mut tally))
+                    } else if let Err(e) =
+                        reconciler.store_prepared(prepared, &mut |event| render(event, &bar, tally))
                     {
                         failed = Some(CliError::from(e).into());
                         return false;
@@ -167,16 +220,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     if let Some(e) = failed {
         return Err(e);
     }
-    synced?;
-    let t = &tally;
-    eprintln!(
-        "{} created, {} updated, {} unchanged, {} skipped",
-        t.created, t.updated, t.unchanged, t.skipped
-    );
-    Ok(Outcome::from_files(
-        t.created + t.updated + t.unchanged,
-        t.skipped,
-    ))
+    synced.map_err(Into::into)
 }
 
 /// The sources under each path, saying what was skipped or unrecognized.

@@ -4,7 +4,7 @@ mod codify;
 mod end;
 mod eval;
 mod export;
-mod import;
+pub(crate) mod import;
 mod index;
 mod learn;
 mod list;

@@ -1,0 +1,69 @@
+//! `cru watch [--once] [SOURCE...]`: imports agents' transcripts as they
+//! are written, keeps the index and the search index of the sessions
+//! directory fresh, and vouches for them through a heartbeat while it runs
+//! (docs/capture.md).
+
+mod backend;
+mod catch_up;
+mod changes;
+mod event_loop;
+mod live;
+mod sources;
+
+use std::path::PathBuf;
+
+use clap::Args;
+use crucible_index::watcher::{WatchLock, WatcherError};
+
+use crate::cli::GlobalArgs;
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+
+pub use sources::default_sources;
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status:\n  0  stopped by Ctrl-C or SIGTERM; `--once` caught up (or another watcher runs)\n  1  another watcher runs (without `--once`); the sessions directory cannot be used\n  2  a bad flag"
+)]
+pub struct WatchArgs {
+    /// Catch up once (import what changed, bring the indexes up to date)
+    /// and exit: for a cron job, or after a watcher was killed.
+    #[arg(long)]
+    pub once: bool,
+    /// Files or folders of agent transcripts to watch (any format `cru
+    /// session import` reads). Without any, the default agent stores.
+    #[arg(value_name = "SOURCE")]
+    pub sources: Vec<PathBuf>,
+}
+
+pub fn run(args: &WatchArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
+    let ctx = Context::load(global)?;
+    let dir = ctx.store.dir().to_owned();
+    std::fs::create_dir_all(&dir).map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
+    let lock = match WatchLock::acquire(&dir, std::process::id()) {
+        Ok(lock) => lock,
+        Err(e @ WatcherError::Held { .. }) if args.once => {
+            // The running watcher does what this run would.
+            eprintln!("{e}; nothing to do");
+            return Ok(Outcome::Success);
+        }
+        Err(e) => return Err(CliError::new(e.to_string()).into()),
+    };
+    let roots = if args.sources.is_empty() {
+        default_sources()
+    } else {
+        args.sources
+            .iter()
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+            .collect()
+    };
+    let mut sources = sources::Sources::new(roots);
+    let mut live = live::Live::new(ctx.config.session.idle_timeout);
+    if args.once {
+        catch_up::everything(&ctx, &mut sources, &mut live)?;
+        return Ok(Outcome::Success);
+    }
+    event_loop::run(&ctx, sources, live)?;
+    drop(lock);
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,272 @@
+//! The watcher's loop: events in, debounced imports and index catch-ups
+//! out, a heartbeat a second, readers' fences answered.
+//!
+//! Changes are applied in batches: a batch starts with its first event
+//! and is applied [`DEBOUNCE`] later, so that an agent writing a
+//! transcript line by line costs one import per batch, not one per line,
+//! and is still an `active` session well within two seconds of its write.
+//! A reader's sync file is answered at once: every sessions change
+//! received before it is applied first (see crucible-index's `watcher`).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant, SystemTime};
+
+use crucible_index::watcher::WatcherHeartbeat;
+use notify::RecursiveMode;
+
+use super::changes::{Change, classify};
+use super::live::Live;
+use super::sources::Sources;
+use super::{backend, catch_up};
+use crate::context::Context;
+
+/// How long a batch of changes gathers before it is applied.
+pub const DEBOUNCE: Duration = Duration::from_millis(300);
+/// How often the heartbeat is written (and quiet sources looked for).
+const BEAT_EVERY: Duration = Duration::from_secs(1);
+/// How long a new folder in the sessions directory is given before its
+/// changes count as seen: the watcher adds its watch on the new folder
+/// only after handing over the folder's creation, and a file written in
+/// it meanwhile raises no event. The catch-up after this wait sees it.
+const SETTLE: Duration = Duration::from_millis(500);
+/// How long the loop waits for an event before looking at the clock.
+const TICK: Duration = Duration::from_millis(50);
+
+/// What was received and not applied yet.
+#[derive(Debug, Default)]
+struct Pending {
+    sources: BTreeSet<PathBuf>,
+    sources_since: Option<Instant>,
+    sessions: bool,
+    sessions_since: Option<Instant>,
+    syncs: Vec<PathBuf>,
+    settle_until: Option<Instant>,
+    overflow: bool,
+}
+
+struct Watch<'a> {
+    ctx: &'a Context,
+    dir: PathBuf,
+    beat: WatcherHeartbeat,
+    sources: Sources,
+    live: Live,
+    pending: Pending,
+    last_beat: Instant,
+    beat_failed: bool,
+}
+
+/// Watches until Ctrl-C or SIGTERM, then removes the heartbeat.
+pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    let dir = ctx.store.dir().to_owned();
+    let (tx, rx) = mpsc::channel();
+    let mut targets = sources.watch_targets();
+    targets.push((dir.clone(), RecursiveMode::Recursive));
+    for root in sources.roots() {
+        if !root.exists() {
+            eprintln!(
+                "warning: {}: not found; watching its folder for it",
+                root.display()
+            );
+        }
+    }
+    // Watches first, then the catch-up: a change made in between is both
+    // seen by the catch-up and queued, never lost.
+    let running = backend::start(&tx, &targets)?;
+    let mut w = Watch {
+        ctx,
+        dir,
+        beat: WatcherHeartbeat::new(std::process::id(), SystemTime::now(), running.ordered),
+        sources,
+        live,
+        pending: Pending::default(),
+        last_beat: Instant::now(),
+        beat_failed: false,
+    };
+    // Not trusted until the first catch-up is done.
+    w.beat.received = 1;
+    w.write_beat();
+    w.catch_up_everything(w.beat.received);
+    eprintln!(
+        "watching {}{} (Ctrl-C stops)",
+        w.dir.display(),
+        w.sources
+            .roots()
+            .iter()
+            .map(|r| format!(", {}", r.display()))
+            .collect::<String>()
+    );
+    w.run_until(&rx, &stop);
+    drop(running);
+    if let Err(e) = WatcherHeartbeat::remove(&w.dir) {
+        eprintln!("warning: the heartbeat could not be removed: {e}");
+    }
+    Ok(())
+}
+
+impl Watch<'_> {
+    fn run_until(&mut self, rx: &Receiver<notify::Result<notify::Event>>, stop: &AtomicBool) {
+        while !stop.load(Ordering::Relaxed) {
+            match rx.recv_timeout(TICK) {
+                Ok(event) => self.take(event),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            while let Ok(event) = rx.try_recv() {
+                self.take(event);
+            }
+            self.step();
+        }
+    }
+
+    fn take(&mut self, event: notify::Result<notify::Event>) {
+        let event = match event {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("warning: watching: {e}");
+                return;
+            }
+        };
+        let now = Instant::now();
+        let sources = &self.sources;
+        let p = &mut self.pending;
+        for change in classify(&event, &self.dir, &|path: &Path| sources.under_a_root(path)) {
+            match change {
+                Change::Sessions { new_dir } => {
+                    self.beat.received += 1;
+                    p.sessions = true;
+                    p.sessions_since.get_or_insert(now);
+                    if new_dir {
+                        p.settle_until = Some(now + SETTLE);
+                    }
+                }
+                Change::Source(path) => {
+                    p.sources.insert(path);
+                    p.sources_since.get_or_insert(now);
+                }
+                Change::Sync(path) => p.syncs.push(path),
+                Change::Overflow => p.overflow = true,
+            }
+        }
+    }
+
+    /// Applies what is due.
+    fn step(&mut self) {
+        let now = Instant::now();
+        if std::mem::take(&mut self.pending.overflow) {
+            eprintln!(
+                "warning: events were lost (the event queue overflowed); catching up with everything"
+            );
+            self.beat.overflowed = true;
+            self.write_beat();
+            let target = self.beat.received;
+            self.pending = Pending {
+                syncs: std::mem::take(&mut self.pending.syncs),
+                ..Pending::default()
+            };
+            self.catch_up_everything(target);
+        }
+        if self
+            .pending
+            .sources_since
+            .is_some_and(|t| now >= t + DEBOUNCE)
+        {
+            self.pending.sources_since = None;
+            let changed = std::mem::take(&mut self.pending.sources);
+            let list = self.sources.touched(&changed);
+            if let Err(e) =
+                catch_up::import_sources(self.ctx, &mut self.sources, &mut self.live, &list)
+            {
+                eprintln!("warning: import: {e:#}");
+            }
+        }
+        let settling = self.pending.settle_until.is_some_and(|t| now < t);
+        if !settling {
+            self.pending.settle_until = None;
+            let due = self
+                .pending
+                .sessions_since
+                .is_some_and(|t| now >= t + DEBOUNCE);
+            if self.pending.sessions && (due || !self.pending.syncs.is_empty()) {
+                self.apply_sessions();
+            }
+            self.answer_syncs();
+        }
+        if now >= self.last_beat + BEAT_EVERY {
+            let quiet = self.live.gone_quiet(SystemTime::now());
+            if let Err(e) = catch_up::settle(self.ctx, &mut self.sources, &mut self.live, &quiet) {
+                eprintln!("warning: import: {e:#}");
+            }
+            self.write_beat();
+        }
+    }
+
+    /// Brings the indexes up to the sessions directory; the events received
+    /// before count as applied when they were saved.
+    fn apply_sessions(&mut self) {
+        // Cleared before the catch-up: an event arriving during it is
+        // applied by the next one.
+        self.pending.sessions = false;
+        self.pending.sessions_since = None;
+        let target = self.beat.received;
+        if catch_up::indexes(self.ctx) {
+            self.beat.applied = target;
+        } else {
+            // Not vouched for (the search index's lock was held by a
+            // search, say): tried again after the next debounce.
+            self.pending.sessions = true;
+            self.pending.sessions_since = Some(Instant::now());
+        }
+        self.write_beat();
+    }
+
+    /// Removes the readers' sync files once every change before them is
+    /// applied; otherwise they are left, and the readers, waiting in vain,
+    /// prove freshness themselves.
+    fn answer_syncs(&mut self) {
+        if self.pending.syncs.is_empty() {
+            return;
+        }
+        let syncs = std::mem::take(&mut self.pending.syncs);
+        if self.pending.sessions || self.beat.applied != self.beat.received {
+            return;
+        }
+        for s in syncs {
+            let _ = std::fs::remove_file(s);
+        }
+    }
+
+    /// Every source imported and the indexes caught up; events received up
+    /// to `target` then count as applied.
+    fn catch_up_everything(&mut self, target: u64) {
+        match catch_up::everything(self.ctx, &mut self.sources, &mut self.live) {
+            Ok(true) => {
+                self.beat.applied = target.max(self.beat.applied);
+                self.beat.received = self.beat.received.max(self.beat.applied);
+                self.beat.overflowed = false;
+            }
+            Ok(false) => {}
+            Err(e) => eprintln!("warning: catching up: {e:#}"),
+        }
+        self.write_beat();
+    }
+
+    fn write_beat(&mut self) {
+        self.last_beat = Instant::now();
+        match self.beat.write(&self.dir, SystemTime::now()) {
+            Ok(()) => self.beat_failed = false,
+            Err(e) if !self.beat_failed => {
+                eprintln!("warning: the heartbeat cannot be written: {e}");
+                self.beat_failed = true;
+            }
+            Err(_) => {}
+        }
+    }
+}

@@ -1,0 +1,440 @@
+//! `cru watch`: the real binary watching a folder of Claude Code
+//! transcripts and the sessions directory, read by other `cru` processes
+//! while it runs, stopped by signals and by `kill -9`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::kiln::{TestKiln, fixtures, listed_sessions};
+
+/// How long a test waits for something the watcher does.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+fn transcript() -> String {
+    std::fs::read_to_string(
+        fixtures().join("real/claude-code/agentcmd/full/full-session-two.jsonl"),
+    )
+    .unwrap()
+}
+
+/// A second transcript, of another session: written to see that the
+/// watcher has handled every event before it.
+fn other_transcript() -> String {
+    std::fs::read_to_string(fixtures().join("real/claude-code/spotter/short.jsonl")).unwrap()
+}
+
+/// A running `cru watch`, killed when dropped.
+struct Watcher {
+    child: Child,
+    stderr: PathBuf,
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Watcher {
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    fn signal(&self, name: &str) {
+        let ok = std::process::Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "kill -{name}");
+    }
+}
+
+/// A kiln whose config pauses sessions idle for `idle`, and a `src`
+/// folder for transcripts.
+fn kiln_with_idle(idle: &str) -> (TestKiln, PathBuf) {
+    let kiln = TestKiln::empty();
+    kiln.write_config(idle);
+    let src = kiln.root.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    (kiln, src)
+}
+
+trait WatchKiln {
+    fn write_config(&self, idle: &str);
+    fn watch(&self, args: &[&str]) -> Watcher;
+    fn heartbeat(&self) -> Option<String>;
+    fn wait_ready(&self, w: &Watcher);
+    fn sessions_json(&self) -> Vec<serde_json::Value>;
+    fn session_text(&self, id: &str) -> String;
+}
+
+impl WatchKiln for TestKiln {
+    fn write_config(&self, idle: &str) {
+        std::fs::write(
+            self.root.path().join("config.toml"),
+            format!("[session]\nidle_timeout = \"{idle}\"\n"),
+        )
+        .unwrap();
+    }
+
+    fn watch(&self, args: &[&str]) -> Watcher {
+        let stderr = self.root.path().join(format!("watch-{}.err", args.len()));
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("cru"));
+        cmd.current_dir(self.root.path())
+            .env("HOME", self.root.path().join("home"))
+            .env("CRUCIBLE_CONFIG", self.root.path().join("config.toml"))
+            .env_remove("CRU_SESSIONS_DIR")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("CRU_LOG")
+            .arg("watch")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&stderr).unwrap());
+        let w = Watcher {
+            child: cmd.spawn().unwrap(),
+            stderr,
+        };
+        self.wait_ready(&w);
+        w
+    }
+
+    fn heartbeat(&self) -> Option<String> {
+        std::fs::read_to_string(self.sessions().join(".cru-watch/heartbeat")).ok()
+    }
+
+    /// Until the watcher's first catch-up is done (its beat says every
+    /// event is applied).
+    fn wait_ready(&self, w: &Watcher) {
+        poll("the watcher's first catch-up", || {
+            let beat = self.heartbeat()?;
+            let count = |key: &str| {
+                beat.lines()
+                    .find_map(|l| l.strip_prefix(key))
+                    .and_then(|n| n.parse::<u64>().ok())
+            };
+            let applied = count("applied=")?;
+            (count("pid=") == Some(u64::from(w.child.id()))
+                && applied >= 1
+                && count("received=") == Some(applied))
+            .then_some(())
+        });
+        assert!(w.stderr().contains("watching "), "{}", w.stderr());
+    }
+
+    fn sessions_json(&self) -> Vec<serde_json::Value> {
+        let mut cmd = self.command();
+        cmd.env("CRUCIBLE_CONFIG", self.root.path().join("config.toml"));
+        let out = self.run_cmd(cmd.args(["session", "list", "--format", "json"]));
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        listed_sessions(&out.stdout)
+    }
+
+    fn session_text(&self, id: &str) -> String {
+        std::fs::read_to_string(self.sessions().join(format!("{id}.md"))).unwrap()
+    }
+}
+
+/// Polls `what` until it answers, failing after [`PATIENCE`].
+fn poll<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(t) = f() {
+            return t;
+        }
+        assert!(start.elapsed() < PATIENCE, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+/// The one session with `status`, if the list has it.
+fn with_status(list: &[serde_json::Value], status: &str) -> Option<String> {
+    list.iter()
+        .find(|s| s["status"] == status)
+        .map(|s| s["id"].as_str().unwrap().to_owned())
+}
+
+/// What a listed session holds.
+fn counts(s: &serde_json::Value) -> [serde_json::Value; 4] {
+    [
+        s["tokens"].clone(),
+        s["phases"].clone(),
+        s["tool_calls"].clone(),
+        s["user_interventions"].clone(),
+    ]
+}
+
+#[test]
+fn a_transcript_written_line_by_line_is_active_then_settles_as_a_one_shot_import() {
+    let (kiln, src) = kiln_with_idle("2s");
+    // What the whole transcript makes, imported at once elsewhere.
+    let whole = {
+        let elsewhere = TestKiln::empty();
+        let copy = elsewhere.root.path().join("t.jsonl");
+        std::fs::write(&copy, transcript()).unwrap();
+        let out = elsewhere.run(&["session", "import", copy.to_str().unwrap()]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        counts(
+            &listed_sessions(
+                &elsewhere
+                    .run(&["session", "list", "--format", "json"])
+                    .stdout,
+            )[0],
+        )
+    };
+    let w = kiln.watch(&[src.to_str().unwrap()]);
+    let t = src.join("t.jsonl");
+    let text = transcript();
+    for line in text.split_inclusive('\n') {
+        append(&t, line);
+        std::thread::sleep(Duration::from_millis(15));
+    }
+    let written = Instant::now();
+    let id = poll("an active session of the whole transcript", || {
+        let list = kiln.sessions_json();
+        let s = list.iter().find(|s| s["status"] == "active")?;
+        (counts(s) == whole).then(|| s["id"].as_str().unwrap().to_owned())
+    });
+    let took = written.elapsed();
+    assert!(
+        took < Duration::from_secs(2),
+        "active {took:?} after the last write"
+    );
+    assert_eq!(
+        kiln.sessions_json().len(),
+        1,
+        "one session, not one per batch"
+    );
+    // Quiet for the idle time: imported again as a one-shot import has it.
+    poll("the session to settle", || {
+        with_status(&kiln.sessions_json(), "paused")
+    });
+    drop(w);
+    let one_shot = TestKiln::empty();
+    let out = one_shot.run(&["session", "import", t.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.trim(), id);
+    assert_eq!(kiln.session_text(&id), one_shot.session_text(&id));
+}
+
+#[test]
+fn truncation_rotation_and_deletion_of_the_source_leave_the_session_intact() {
+    let (kiln, src) = kiln_with_idle("1h");
+    let w = kiln.watch(&[src.to_str().unwrap()]);
+    let t = src.join("t.jsonl");
+    let text = transcript();
+    std::fs::write(&t, &text).unwrap();
+    let id = poll("the session", || {
+        with_status(&kiln.sessions_json(), "active")
+    });
+    let kept = poll("the whole transcript imported", || {
+        let s = kiln.session_text(&id);
+        s.contains("status: active").then_some(s)
+    });
+    // Truncated to its first lines, in place.
+    let head: String = text.split_inclusive('\n').take(10).collect();
+    std::fs::write(&t, &head).unwrap();
+    poll("the watcher to see it shrink", || {
+        w.stderr().contains("shrank since its import").then_some(())
+    });
+    assert_eq!(kiln.session_text(&id), kept, "after truncation");
+    // Rotated away and a new empty file made in its place.
+    std::fs::rename(&t, src.join("t.jsonl.1")).unwrap();
+    std::fs::write(&t, "").unwrap();
+    // Deleted.
+    std::fs::remove_file(&t).unwrap();
+    // A transcript of another session: once it is imported, every event
+    // before it was handled.
+    std::fs::write(src.join("other.jsonl"), other_transcript()).unwrap();
+    poll("the other session", || {
+        (kiln.sessions_json().len() == 2).then_some(())
+    });
+    assert_eq!(kiln.session_text(&id), kept, "after rotation and deletion");
+}
+
+/// `cru session list --format json` with the index's debug log: the
+/// sessions, and whether the read let the watcher vouch for freshness.
+fn list_vouched(kiln: &TestKiln) -> (Vec<serde_json::Value>, bool) {
+    let mut cmd = kiln.command();
+    cmd.env("CRUCIBLE_CONFIG", kiln.root.path().join("config.toml"))
+        .env("CRU_LOG", "crucible_index=debug");
+    let out = kiln.run_cmd(cmd.args(["session", "list", "--format", "json"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let vouched = out
+        .stderr
+        .contains("freshness vouched for by the running watcher");
+    (listed_sessions(&out.stdout), vouched)
+}
+
+#[test]
+fn a_hand_edit_is_seen_by_the_next_list_while_the_watcher_vouches_for_the_index() {
+    let kiln = TestKiln::with_fixtures();
+    kiln.write_config("1h");
+    let w = kiln.watch(&[]);
+    let path = kiln.sessions().join("2025-12-10-investigate-ci.md");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let id = "2025-12-10-investigate-ci";
+    let status_of = |list: &[serde_json::Value]| {
+        list.iter()
+            .find(|s| s["id"] == id)
+            .map(|s| s["status"].as_str().unwrap().to_owned())
+    };
+    let (list, vouched) = list_vouched(&kiln);
+    assert_eq!(status_of(&list).as_deref(), Some("completed"));
+    assert!(vouched, "a caught-up watcher vouches for the index");
+    for (round, status) in ["paused", "failed", "completed", "paused"]
+        .iter()
+        .enumerate()
+    {
+        // In place, and read at once: the read must not answer from the
+        // index before the watcher has applied the edit (the fence).
+        let edited = original.replacen("status: completed", &format!("status: {status}"), 1);
+        std::fs::write(&path, &edited).unwrap();
+        let (list, vouched) = list_vouched(&kiln);
+        assert_eq!(status_of(&list).as_deref(), Some(*status), "round {round}");
+        assert!(vouched, "round {round}: the watcher vouched");
+    }
+    // A new session file, too, is listed at once.
+    std::fs::write(
+        kiln.sessions().join("2025-12-30-new.md"),
+        original.replacen(
+            "session_id: 2025-12-10-investigate-ci",
+            "session_id: 2025-12-30-new",
+            1,
+        ),
+    )
+    .unwrap();
+    let (list, _) = list_vouched(&kiln);
+    assert!(
+        list.iter().any(|s| s["id"] == "2025-12-30-new"),
+        "a new file"
+    );
+    // A watcher that cannot answer (stopped, as if busy or hung) is not
+    // waited for: the read proves freshness itself and sees the edit.
+    w.signal("STOP");
+    std::fs::write(
+        &path,
+        original.replacen("status: completed", "status: failed", 1),
+    )
+    .unwrap();
+    let (list, vouched) = list_vouched(&kiln);
+    w.signal("CONT");
+    assert_eq!(status_of(&list).as_deref(), Some("failed"));
+    assert!(
+        !vouched,
+        "a watcher that did not answer vouches for nothing"
+    );
+}
+
+#[test]
+fn a_hand_edit_is_found_by_the_next_search_while_the_watcher_vouches_for_the_index() {
+    let kiln = TestKiln::with_fixtures();
+    kiln.write_config("1h");
+    let _w = kiln.watch(&[]);
+    let path = kiln.sessions().join("2025-12-10-investigate-ci.md");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let search = |word: &str| {
+        let mut cmd = kiln.command();
+        cmd.env("CRUCIBLE_CONFIG", kiln.root.path().join("config.toml"))
+            .env("CRU_LOG", "debug");
+        let out = kiln.run_cmd(cmd.args(["session", "search", word, "--format", "json"]));
+        assert!(out.code == 0, "{}", out.stderr);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let ids: Vec<String> = v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["id"].as_str().unwrap().to_owned())
+            .collect();
+        (
+            ids,
+            out.stderr
+                .contains("search index vouched for by the running watcher"),
+        )
+    };
+    for (round, word) in ["zanzibarite", "quokkafield", "marmaladex"]
+        .iter()
+        .enumerate()
+    {
+        std::fs::write(&path, format!("{original}\nA note about {word}.\n")).unwrap();
+        let (ids, vouched) = search(word);
+        assert_eq!(ids, ["2025-12-10-investigate-ci"], "round {round}");
+        assert!(vouched, "round {round}: the watcher vouched");
+        if round > 0 {
+            let (ids, _) = search(["zanzibarite", "quokkafield"][round - 1]);
+            assert!(
+                ids.is_empty(),
+                "round {round}: the word written over is gone"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_watcher_killed_with_sigkill_loses_nothing_and_once_catches_up() {
+    let (kiln, src) = kiln_with_idle("1h");
+    let w = kiln.watch(&[src.to_str().unwrap()]);
+    w.signal("KILL");
+    let mut w = w;
+    let _ = w.child.wait();
+    // Written while no watcher runs; its stale heartbeat is not trusted.
+    let t = src.join("t.jsonl");
+    std::fs::write(&t, transcript()).unwrap();
+    assert!(
+        kiln.heartbeat().is_some(),
+        "a killed watcher leaves its beat"
+    );
+    assert!(kiln.sessions_json().is_empty());
+    let mut once = kiln.command();
+    once.env("CRUCIBLE_CONFIG", kiln.root.path().join("config.toml"));
+    let out = kiln.run_cmd(once.args(["watch", "--once", src.to_str().unwrap()]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let list = kiln.sessions_json();
+    assert_eq!(list.len(), 1, "{}", out.stderr);
+    assert_eq!(list[0]["status"], "active", "written lately: live");
+    // And a new watcher may start: the kernel let go of the lock.
+    drop(kiln.watch(&[src.to_str().unwrap()]));
+}
+
+#[test]
+fn a_second_watcher_is_refused_and_sigterm_stops_the_first_cleanly() {
+    let (kiln, src) = kiln_with_idle("1h");
+    let mut w = kiln.watch(&[src.to_str().unwrap()]);
+    let pid = w.child.id();
+    let mut second = kiln.command();
+    second.env("CRUCIBLE_CONFIG", kiln.root.path().join("config.toml"));
+    let out = kiln.run_cmd(second.arg("watch"));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains(&format!("another `cru watch` (pid {pid}) already watches")),
+        "{}",
+        out.stderr
+    );
+    let mut once = kiln.command();
+    once.env("CRUCIBLE_CONFIG", kiln.root.path().join("config.toml"));
+    let out = kiln.run_cmd(once.args(["watch", "--once"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("nothing to do"), "{}", out.stderr);
+    w.signal("TERM");
+    let status = w.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{}", w.stderr());
+    assert_eq!(kiln.heartbeat(), None, "the heartbeat is removed");
+    let left: Vec<_> = std::fs::read_dir(kiln.sessions().join(".cru-watch"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["lock"], "no partial file");
+}
