@@ -37,6 +37,7 @@ mod requests;
 pub mod sidecar;
 mod source_time;
 mod sources;
+pub mod stores;
 mod transcript;
 
 use std::path::{Path, PathBuf};
