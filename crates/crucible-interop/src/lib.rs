@@ -26,6 +26,7 @@ mod detect;
 mod export;
 mod folder;
 mod gemini;
+pub mod import_state;
 mod line_shape;
 mod messages;
 mod opencode;
@@ -37,6 +38,7 @@ mod requests;
 pub mod sidecar;
 mod source_time;
 mod sources;
+pub mod store_scan;
 pub mod stores;
 mod transcript;
 

@@ -30,6 +30,10 @@ pub const SEARCH_INDEX: &str = ".search";
 /// The lock of the search index's writers: its own, so that a search
 /// bringing its index up to date never holds up `cru session log`.
 pub const SEARCH_LOCK: &str = ".search.lock";
+/// What the imports of the agents' stores last saw of each source file
+/// (size, mtime, inode), so that an unchanged one is skipped on a stat:
+/// derived, rebuilt when missing or damaged (crucible-interop).
+pub const IMPORT_STATE: &str = ".import-state.json";
 
 /// The end of a journal's name (`.<file>.journal`).
 pub const JOURNAL_SUFFIX: &str = ".journal";
