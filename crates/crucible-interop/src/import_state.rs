@@ -202,8 +202,14 @@ mod tests {
         let grown = Fingerprint::of(&std::fs::metadata(&f).unwrap());
         assert!(!back.is_unchanged(&f, &grown));
         std::fs::write(&path, "{\"version\":1,\"files\":").unwrap();
-        assert!(matches!(ImportState::load(t.path()).1, Some(Rebuilt::Damaged(_))));
+        assert!(matches!(
+            ImportState::load(t.path()).1,
+            Some(Rebuilt::Damaged(_))
+        ));
         std::fs::write(&path, "{\"version\":99,\"files\":{}}").unwrap();
-        assert_eq!(ImportState::load(t.path()).1, Some(Rebuilt::OtherVersion(99)));
+        assert_eq!(
+            ImportState::load(t.path()).1,
+            Some(Rebuilt::OtherVersion(99))
+        );
     }
 }

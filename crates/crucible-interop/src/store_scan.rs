@@ -44,12 +44,11 @@ impl StorePlan {
         }
     }
 
-    /// Remembers the files that are no source, and forgets those gone.
-    pub fn record_others(&self, root: &Path, state: &mut ImportState) {
+    /// Remembers the files that are no source.
+    pub fn record_others(&self, state: &mut ImportState) {
         for (p, fp) in &self.others {
             state.record(p.clone(), *fp, Role::Other);
         }
-        state.forget_gone(root, &self.seen);
     }
 }
 
@@ -130,7 +129,13 @@ pub fn plan_paths(
         };
         let plan = &mut plans[at].1;
         let fingerprints = HashMap::from([(path.clone(), fp)]);
-        lead_to_sources(store, std::slice::from_ref(path), &fingerprints, state, plan);
+        lead_to_sources(
+            store,
+            std::slice::from_ref(path),
+            &fingerprints,
+            state,
+            plan,
+        );
     }
     (plans, outside)
 }
@@ -187,10 +192,11 @@ fn lead_to_sources(
                 if state.is_unchanged(&parent, &pfp) {
                     plan.unchanged = plan.unchanged.saturating_sub(1);
                 }
-                plan.read_with
-                    .entry(parent.clone())
-                    .or_default()
-                    .push((parent.clone(), pfp, Role::Source));
+                plan.read_with.entry(parent.clone()).or_default().push((
+                    parent.clone(),
+                    pfp,
+                    Role::Source,
+                ));
             }
             sources.push(parent);
         } else if detect(file) == Some(store.format) {
@@ -245,12 +251,16 @@ mod tests {
         };
         let mut state = ImportState::default();
         let plan = plan_store(&store, &state, false);
-        let want = vec![(a.clone(), Format::ClaudeCode), (b.clone(), Format::ClaudeCode)];
+        let want = vec![
+            (a.clone(), Format::ClaudeCode),
+            (b.clone(), Format::ClaudeCode),
+        ];
         assert_eq!(plan.sources, want);
         for (s, _) in &plan.sources {
             plan.record_read(s, &mut state);
         }
-        plan.record_others(&root, &mut state);
+        plan.record_others(&mut state);
+        state.forget_gone(&root, &plan.seen);
         let again = plan_store(&store, &state, false);
         assert!(again.sources.is_empty());
         assert_eq!((again.unchanged, again.total()), (2, 2));

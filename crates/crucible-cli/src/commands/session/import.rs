@@ -1,10 +1,22 @@
-//! `cru session import PATH... [--from auto|openai-messages|agent-dir|codeloops|connectonion|claude-code|codex] [--force]`.
+//! `cru session import [PATH...] [--from auto|openai-messages|agent-dir|codeloops|connectonion|claude-code|codex] [--force] [--list-sources]`.
+//!
+//! With paths, what they hold; with none, every agent store found on this
+//! machine ([`discovered`]), reading only its new or grown sources.
+
+mod discovered;
+
+#[allow(
+    unused_imports,
+    reason = "for cru watch and cru doctor (issue 21, the lead wires them)"
+)]
+pub use discovered::{ImportReport, import_changed, store_env};
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use crucible_interop::reconcile::{self, Event, Fate, Reconciler};
-use crucible_interop::{Format, Found};
+use crucible_interop::{Format, Found, Imported};
+use crucible_parser::MarkdownCodec;
 use indicatif::ProgressBar;
 
 use crate::context::Context;
@@ -13,8 +25,10 @@ use crate::render::progress;
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// Files or folders to import (a folder is searched for sources).
-    #[arg(required = true)]
+    /// Files or folders to import (a folder is searched for sources). With
+    /// none: every agent store found on this machine (Claude Code, Codex,
+    /// Gemini CLI, GitHub Copilot CLI, OpenCode; see --list-sources), only
+    /// their new or grown sources, into the user's sessions directory.
     pub paths: Vec<PathBuf>,
     /// The source format; `auto` tells by content.
     #[arg(long, value_enum, default_value_t = From::Auto)]
@@ -22,6 +36,21 @@ pub struct ImportArgs {
     /// Update sessions that were changed in cru since their import.
     #[arg(long)]
     pub force: bool,
+    /// Show the agent stores an import with no path reads (found or not,
+    /// and why not) and how many sources each holds; import nothing.
+    #[arg(long, conflicts_with = "paths")]
+    pub list_sources: bool,
+    /// How --list-sources prints the stores.
+    #[arg(long, value_enum, default_value_t = SourcesFormat::Table, requires = "list_sources")]
+    pub format: SourcesFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SourcesFormat {
+    /// One row per store.
+    Table,
+    /// `{"version": 1, "stores": [...]}` (docs/json.md).
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -51,7 +80,11 @@ pub enum From {
 
 /// What happened to each source.
 #[derive(Debug, Default)]
-struct Tally {
+pub(crate) struct Tally {
+    /// Sources handed to an importer (read whole).
+    parsed: usize,
+    /// Sessions of projects whose capture is off, left out.
+    not_captured: usize,
     created: usize,
     updated: usize,
     unchanged: usize,
@@ -96,17 +129,14 @@ impl From {
 }
 
 pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
-    let format = args.from.format();
-    std::fs::create_dir_all(ctx.store.dir())
-        .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;
-    // An import killed half way is run again: what it left half written goes.
-    let stale = ctx
-        .store
-        .remove_stale_temp_files()
-        .map_err(CliError::from)?;
-    if stale > 0 {
-        tracing::info!(stale, "removed temporary files of an interrupted write");
+    if args.list_sources {
+        return discovered::list_sources(ctx, args.format);
     }
+    if args.paths.is_empty() {
+        return discovered::run(ctx, args);
+    }
+    let format = args.from.format();
+    prepare_dir(ctx)?;
     // One durability point for the whole import: each file is written
     // atomically as ever, and what it creates is synced once, at the end
     // (see docs/interop.md, "Durability").
@@ -114,59 +144,17 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     let mut reconciler = Reconciler::new(&store, args.force).map_err(CliError::from)?;
     let mut tally = Tally::default();
     let sources = sources(&args.paths, format, &mut tally);
-    let bar = progress::bar("importing");
-    let mut failed: Option<anyhow::Error> = None;
-    // Sources are read and converted on every core; the store is written
-    // from this thread, in source order, so ids come out the same each time.
-    crate::in_order::map_in_order(
+    let imported = import_sources(
+        ctx,
+        &mut reconciler,
         &sources,
-        WINDOW,
-        |(src, fmt)| crucible_interop::import(src, *fmt).map(reconcile::prepare),
-        |i, prepared| {
-            match prepared {
-                Ok(prepared) => {
-                    let imp = &prepared.imported;
-                    for w in &imp.warnings {
-                        bar.suspend(|| eprintln!("warning: {w}"));
-                    }
-                    let left_out = imp.all_skipped_files();
-                    for s in &left_out {
-                        tally.skip(&s.path, &s.reason, Some(&bar));
-                    }
-                    let records = imp.all_records();
-                    bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
-                    let damaged =
-                        records.skipped_count() > 0 || imp.has_warnings() || !left_out.is_empty();
-                    if ctx.strict && damaged {
-                        bar.suspend(|| {
-                            eprintln!(
-                                "error: {}: not imported (--strict): records were skipped or damaged",
-                                imp.provenance.path
-                            );
-                        });
-                        tally.skipped += 1;
-                    } else if let Err(e) = reconciler
-                        .store_prepared(prepared, &mut |event| render(event, &bar, &mut tally))
-                    {
-                        failed = Some(CliError::from(e).into());
-                        return false;
-                    }
-                }
-                Err(e) => {
-                    bar.suspend(|| eprintln!("error: {e}; skipped"));
-                    tally.skipped += 1;
-                }
-            }
-            progress::update_from(&bar, i + 1, sources.len(), 50);
-            true
-        },
+        &mut tally,
+        &mut |_| true,
+        &mut |_, _| {},
     );
-    progress::finish(&bar);
     // Synced even when a source failed: what was stored before it stays.
     let synced = store.sync_bulk().map_err(CliError::from);
-    if let Some(e) = failed {
-        return Err(e);
-    }
+    imported?;
     synced?;
     let t = &tally;
     eprintln!(
@@ -177,6 +165,119 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         t.created + t.updated + t.unchanged,
         t.skipped,
     ))
+}
+
+/// Makes the sessions directory, and clears what an import killed half
+/// way left half written.
+fn prepare_dir(ctx: &Context) -> anyhow::Result<()> {
+    std::fs::create_dir_all(ctx.store.dir())
+        .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;
+    let stale = ctx
+        .store
+        .remove_stale_temp_files()
+        .map_err(CliError::from)?;
+    if stale > 0 {
+        tracing::info!(stale, "removed temporary files of an interrupted write");
+    }
+    Ok(())
+}
+
+/// How a source read ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SourceEnd {
+    /// Stored (or found unchanged, or kept as changed in cru).
+    Stored,
+    /// Left out by the caller's filter (its project captures nothing).
+    Left,
+    /// Refused by its importer (damaged beyond use, empty).
+    Failed,
+    /// Not stored for now: `--strict` refused it, or it could not be read.
+    Retry,
+}
+
+/// Reads `sources` on every core and stores them from this thread, in
+/// source order, so ids come out the same each time. `keep` may leave a
+/// source read out; `done` hears how each one ended.
+pub(crate) fn import_sources(
+    ctx: &Context,
+    reconciler: &mut Reconciler<'_, MarkdownCodec>,
+    sources: &[(PathBuf, Format)],
+    tally: &mut Tally,
+    keep: &mut dyn FnMut(&Imported) -> bool,
+    done: &mut dyn FnMut(&Path, SourceEnd),
+) -> anyhow::Result<()> {
+    let bar = progress::bar("importing");
+    let mut failed: Option<anyhow::Error> = None;
+    tally.parsed += sources.len();
+    crate::in_order::map_in_order(
+        sources,
+        WINDOW,
+        |(src, fmt)| crucible_interop::import(src, *fmt).map(reconcile::prepare),
+        |i, prepared| {
+            let source = &sources[i].0;
+            match prepared {
+                Ok(prepared) if !keep(&prepared.imported) => {
+                    tally.not_captured += 1;
+                    done(source, SourceEnd::Left);
+                }
+                Ok(prepared) => match store_one(ctx, reconciler, prepared, &bar, tally) {
+                    Ok(end) => done(source, end),
+                    Err(e) => {
+                        failed = Some(e);
+                        return false;
+                    }
+                },
+                Err(e) => {
+                    bar.suspend(|| eprintln!("error: {e}; skipped"));
+                    tally.skipped += 1;
+                    let end = match e {
+                        crucible_interop::ImportError::Read { .. } => SourceEnd::Retry,
+                        _ => SourceEnd::Failed,
+                    };
+                    done(source, end);
+                }
+            }
+            progress::update_from(&bar, i + 1, sources.len(), 50);
+            true
+        },
+    );
+    progress::finish(&bar);
+    failed.map_or(Ok(()), Err)
+}
+
+/// Stores one source read, saying what it skipped.
+fn store_one(
+    ctx: &Context,
+    reconciler: &mut Reconciler<'_, MarkdownCodec>,
+    prepared: reconcile::Prepared,
+    bar: &ProgressBar,
+    tally: &mut Tally,
+) -> anyhow::Result<SourceEnd> {
+    let imp = &prepared.imported;
+    for w in &imp.warnings {
+        bar.suspend(|| eprintln!("warning: {w}"));
+    }
+    let left_out = imp.all_skipped_files();
+    for s in &left_out {
+        tally.skip(&s.path, &s.reason, Some(bar));
+    }
+    let records = imp.all_records();
+    bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
+    let damaged = records.skipped_count() > 0 || imp.has_warnings() || !left_out.is_empty();
+    if ctx.strict && damaged {
+        bar.suspend(|| {
+            eprintln!(
+                "error: {}: not imported (--strict): records were skipped or damaged",
+                imp.provenance.path
+            );
+        });
+        tally.skipped += 1;
+        return Ok(SourceEnd::Retry);
+    }
+    reconciler
+        .store_prepared(prepared, &mut |event| render(event, bar, tally))
+        .map_err(CliError::from)?;
+    Ok(SourceEnd::Stored)
 }
 
 /// The sources under each path, saying what was skipped or unrecognized.
