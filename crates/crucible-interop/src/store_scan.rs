@@ -120,13 +120,13 @@ pub fn plan_paths(
         if state.is_unchanged(path, &fp) {
             continue;
         }
-        let at = match plans.iter().position(|(root, _)| *root == store.root) {
-            Some(i) => i,
-            None => {
+        let at = plans
+            .iter()
+            .position(|(root, _)| *root == store.root)
+            .unwrap_or_else(|| {
                 plans.push((store.root.clone(), StorePlan::default()));
                 plans.len() - 1
-            }
-        };
+            });
         let plan = &mut plans[at].1;
         let fingerprints = HashMap::from([(path.clone(), fp)]);
         lead_to_sources(
