@@ -54,6 +54,9 @@ fn run_command(command: &str) -> Value {
         "session index" => &["session", "index", "--check", "--format", "json"],
         "session search" => &["session", "search", "id collision", "--format", "json"],
         "session start" => &["session", "start", "--title", "A title", "--format", "json"],
+        "session import --list-sources" => {
+            &["session", "import", "--list-sources", "--format", "json"]
+        }
         "session codify" => &[
             "session",
             "codify",

@@ -163,6 +163,7 @@ mod tests {
             INDEX_USAGE,
             INDEX_ROLLUP,
             INDEX_DELTA,
+            IMPORT_STATE,
         ] {
             assert!(name.starts_with('.'), "{name} must be hidden from the walk");
         }
