@@ -306,7 +306,7 @@ fn a_project_that_turns_capture_off_is_left_out_but_an_explicit_import_takes_it(
 }
 
 #[test]
-fn a_project_that_keeps_its_own_sessions_is_not_captured_into_the_users() {
+fn a_project_that_keeps_its_own_sessions_gets_them_in_its_own_directory() {
     let kiln = TestKiln::empty();
     let own = kiln.root.path().join("own");
     write(
@@ -314,17 +314,40 @@ fn a_project_that_keeps_its_own_sessions_is_not_captured_into_the_users() {
         "[capture]\nproject = true\n",
     );
     let projects = home(&kiln).join(".claude/projects");
+    let cwd = own.join("src").display().to_string();
+    write(&projects.join("-own/k.jsonl"), &transcript("k", &cwd, 1));
     write(
-        &projects.join("-own/k.jsonl"),
-        &transcript("k", &own.display().to_string(), 1),
+        &projects.join("-other/o.jsonl"),
+        &transcript("o", "/work/other", 1),
     );
     let out = cru(&kiln, &["session", "import"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains("1 left out by their project's [capture]"),
+        out.stderr.contains(
+            "2 parsed: 1 created, 0 updated, 0 unchanged, 1 to their project's own sessions"
+        ),
         "{}",
         out.stderr
     );
-    assert_eq!(sessions_in(&user_sessions(&kiln)), 0);
+    assert!(
+        out.stderr.contains("[KILN]/own: keeps its own sessions ([KILN]/own/.crucible/sessions): 1 parsed: 1 created"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(sessions_in(&user_sessions(&kiln)), 1);
+    assert_eq!(sessions_in(&own.join(".crucible/sessions")), 1);
+    let again = cru(&kiln, &["session", "import"]);
+    assert!(
+        again.stderr.contains("2 sources, 0 parsed"),
+        "{}",
+        again.stderr
+    );
+    // --dir named on purpose takes them all.
+    let all = kiln.root.path().join("all");
+    let named = cru(
+        &kiln,
+        &["--dir", &all.display().to_string(), "session", "import"],
+    );
+    assert_eq!(named.code, 0, "{}", named.stderr);
+    assert_eq!(sessions_in(&all), 2);
 }

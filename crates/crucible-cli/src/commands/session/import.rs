@@ -144,14 +144,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     let mut reconciler = Reconciler::new(&store, args.force).map_err(CliError::from)?;
     let mut tally = Tally::default();
     let sources = sources(&args.paths, format, &mut tally);
-    let imported = import_sources(
-        ctx,
-        &mut reconciler,
-        &sources,
-        &mut tally,
-        &mut |_| true,
-        &mut |_, _| {},
-    );
+    let imported = import_sources(ctx, &mut reconciler, &sources, &mut tally, &mut StoreAll);
     // Synced even when a source failed: what was stored before it stays.
     let synced = store.sync_bulk().map_err(CliError::from);
     imported?;
@@ -182,29 +175,57 @@ fn prepare_dir(ctx: &Context) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What to do with a source read, before it is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    Store,
+    /// Not here: its project captures nothing (counted as left out).
+    Leave,
+    /// Not here: it goes elsewhere (its project keeps its own sessions).
+    Defer,
+}
+
 /// How a source read ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SourceEnd {
     /// Stored (or found unchanged, or kept as changed in cru).
     Stored,
-    /// Left out by the caller's filter (its project captures nothing).
+    /// Left out by [`SourceSink::keep`].
     Left,
+    /// Handed back by [`SourceSink::keep`], to be stored elsewhere.
+    Deferred,
     /// Refused by its importer (damaged beyond use, empty).
     Failed,
     /// Not stored for now: `--strict` refused it, or it could not be read.
     Retry,
 }
 
+/// Who decides, for each source read, whether it is stored here, and
+/// hears how it ended.
+pub(crate) trait SourceSink {
+    fn keep(&mut self, source: &Path, imported: &Imported) -> Keep;
+    fn done(&mut self, source: &Path, end: SourceEnd);
+}
+
+/// Stores every source, and forgets how it went (paths named to import).
+struct StoreAll;
+
+impl SourceSink for StoreAll {
+    fn keep(&mut self, _: &Path, _: &Imported) -> Keep {
+        Keep::Store
+    }
+    fn done(&mut self, _: &Path, _: SourceEnd) {}
+}
+
 /// Reads `sources` on every core and stores them from this thread, in
-/// source order, so ids come out the same each time. `keep` may leave a
-/// source read out; `done` hears how each one ended.
+/// source order, so ids come out the same each time. `sink` may leave a
+/// source read out, and hears how each one ended.
 pub(crate) fn import_sources(
     ctx: &Context,
     reconciler: &mut Reconciler<'_, MarkdownCodec>,
     sources: &[(PathBuf, Format)],
     tally: &mut Tally,
-    keep: &mut dyn FnMut(&Imported) -> bool,
-    done: &mut dyn FnMut(&Path, SourceEnd),
+    sink: &mut dyn SourceSink,
 ) -> anyhow::Result<()> {
     let bar = progress::bar("importing");
     let mut failed: Option<anyhow::Error> = None;
@@ -216,16 +237,19 @@ pub(crate) fn import_sources(
         |i, prepared| {
             let source = &sources[i].0;
             match prepared {
-                Ok(prepared) if !keep(&prepared.imported) => {
-                    tally.not_captured += 1;
-                    done(source, SourceEnd::Left);
-                }
-                Ok(prepared) => match store_one(ctx, reconciler, prepared, &bar, tally) {
-                    Ok(end) => done(source, end),
-                    Err(e) => {
-                        failed = Some(e);
-                        return false;
+                Ok(prepared) => match sink.keep(source, &prepared.imported) {
+                    Keep::Leave => {
+                        tally.not_captured += 1;
+                        sink.done(source, SourceEnd::Left);
                     }
+                    Keep::Defer => sink.done(source, SourceEnd::Deferred),
+                    Keep::Store => match store_one(ctx, reconciler, prepared, &bar, tally) {
+                        Ok(end) => sink.done(source, end),
+                        Err(e) => {
+                            failed = Some(e);
+                            return false;
+                        }
+                    },
                 },
                 Err(e) => {
                     bar.suspend(|| eprintln!("error: {e}; skipped"));
@@ -234,7 +258,7 @@ pub(crate) fn import_sources(
                         crucible_interop::ImportError::Read { .. } => SourceEnd::Retry,
                         _ => SourceEnd::Failed,
                     };
-                    done(source, end);
+                    sink.done(source, end);
                 }
             }
             progress::update_from(&bar, i + 1, sources.len(), 50);

@@ -7,12 +7,14 @@ use std::path::{Path, PathBuf};
 
 use crucible_core::SessionsDirSource;
 use crucible_interop::Imported;
-use crucible_interop::import_state::{ImportState, Rebuilt};
+use crucible_interop::import_state::{Fingerprint, ImportState, Rebuilt, Role};
 use crucible_interop::reconcile::Reconciler;
 use crucible_interop::store_scan::{StorePlan, plan_paths, plan_store};
 use crucible_interop::stores::{AgentStore, Presence, StoreEnv, agent_name, agent_stores};
 
-use super::{ImportArgs, SourceEnd, SourcesFormat, Tally, import_sources, prepare_dir};
+use super::{
+    ImportArgs, Keep, SourceEnd, SourceSink, SourcesFormat, Tally, import_sources, prepare_dir,
+};
 use crate::cli::GlobalArgs;
 use crate::context::{CapturePolicy, Context};
 use crate::error::{CliError, Outcome};
@@ -160,7 +162,8 @@ fn save_state(cap: &Context, state: &ImportState) {
 
 /// Imports each store's plan, one report line per store, and records in
 /// `state` what was read. The reconciler (which reads every session of
-/// the directory) is made only if something is to be read.
+/// the directory) is made only if something is to be read. Sessions of
+/// projects that keep their own go there after.
 fn import_plans(
     cap: &Context,
     plans: Vec<(String, StorePlan, Option<PathBuf>)>,
@@ -170,27 +173,24 @@ fn import_plans(
 ) -> anyhow::Result<()> {
     let store = cap.store.clone().for_bulk_write();
     let mut reconciler = None;
-    let mut keep = capture_filter(cap);
+    let mut router = Router::new(cap);
+    let mut deferred = Vec::new();
     let mut result = Ok(());
     for (label, plan, root) in plans {
         let before = ImportReport::of(tally);
+        let deferred_before = deferred.len();
         if !plan.sources.is_empty() && result.is_ok() {
             let rec = match &mut reconciler {
                 Some(r) => r,
                 None => reconciler.insert(Reconciler::new(&store, force).map_err(CliError::from)?),
             };
-            result = import_sources(
-                cap,
-                rec,
-                &plan.sources,
-                tally,
-                &mut keep,
-                &mut |src, end| {
-                    if end != SourceEnd::Retry {
-                        plan.record_read(src, state);
-                    }
-                },
-            );
+            let mut sink = CaptureSink {
+                plan: &plan,
+                state,
+                router: &mut router,
+                deferred: &mut deferred,
+            };
+            result = import_sources(cap, rec, &plan.sources, tally, &mut sink);
         }
         plan.record_others(state);
         // A whole store was walked: what it no longer holds is forgotten.
@@ -198,13 +198,18 @@ fn import_plans(
             state.forget_gone(root, &plan.seen);
         }
         let d = ImportReport::of(tally).minus(before);
-        let left = if d.not_captured > 0 {
-            format!(", {} left out by their project's [capture]", d.not_captured)
-        } else {
-            String::new()
-        };
+        let mut also = String::new();
+        if d.not_captured > 0 {
+            also += &format!(", {} left out by their project's [capture]", d.not_captured);
+        }
+        if deferred.len() > deferred_before {
+            also += &format!(
+                ", {} to their project's own sessions",
+                deferred.len() - deferred_before
+            );
+        }
         eprintln!(
-            "{label}: {} sources, {} parsed: {} created, {} updated, {} unchanged{left}",
+            "{label}: {} sources, {} parsed: {} created, {} updated, {} unchanged{also}",
             plan.total(),
             d.parsed,
             d.created,
@@ -216,20 +221,33 @@ fn import_plans(
     let synced = store.sync_bulk().map_err(CliError::from);
     result?;
     synced?;
-    Ok(())
+    store_deferred(cap, deferred, state, force, tally)
 }
 
-/// Keeps a session unless the project it was run in (its `cwd`) turned
-/// capture off, or keeps its own sessions (when the sessions directory
-/// was not named on purpose with `--dir` or `$CRU_SESSIONS_DIR`).
-fn capture_filter(cap: &Context) -> impl FnMut(&Imported) -> bool {
-    let named = matches!(
-        cap.dir_source,
-        SessionsDirSource::Flag | SessionsDirSource::Env
-    );
-    let mut policy = CapturePolicy::load();
-    let mut warned = HashSet::new();
-    move |imp: &Imported| {
+/// Where a session read from a store goes, by the `[capture]` settings of
+/// the project it ran in (its `cwd`).
+struct Router {
+    /// The sessions directory was named on purpose (`--dir`,
+    /// `$CRU_SESSIONS_DIR`): a project's wish to keep its own gives way.
+    named: bool,
+    policy: CapturePolicy,
+    warned: HashSet<Option<PathBuf>>,
+}
+
+impl Router {
+    fn new(cap: &Context) -> Self {
+        Self {
+            named: matches!(
+                cap.dir_source,
+                SessionsDirSource::Flag | SessionsDirSource::Env
+            ),
+            policy: CapturePolicy::load(),
+            warned: HashSet::new(),
+        }
+    }
+
+    /// Here, nowhere, or the project's own sessions directory.
+    fn route(&mut self, imp: &Imported) -> (Keep, Option<PathBuf>) {
         let Some(cwd) = imp
             .log
             .frontmatter
@@ -237,16 +255,133 @@ fn capture_filter(cap: &Context) -> impl FnMut(&Imported) -> bool {
             .get("cwd")
             .and_then(|v| v.as_str())
         else {
-            return true;
+            return (Keep::Store, None);
         };
-        let d = policy.decide(Path::new(cwd));
+        let d = self.policy.decide(Path::new(cwd));
         if let Some(e) = &d.error
-            && warned.insert(d.project.clone())
+            && self.warned.insert(d.project.clone())
         {
             eprintln!("warning: {e}; the sessions of that project are not captured");
         }
-        d.enabled && (named || !d.keeps_own)
+        match (&d.project, d.enabled, d.keeps_own && !self.named) {
+            (_, false, _) => (Keep::Leave, None),
+            (Some(project), true, true) => (Keep::Defer, Some(project.clone())),
+            _ => (Keep::Store, None),
+        }
     }
+}
+
+/// A source read whose project keeps its own sessions.
+#[derive(Debug)]
+struct Deferred {
+    source: PathBuf,
+    format: crucible_interop::Format,
+    project: PathBuf,
+    read_with: Vec<(PathBuf, Fingerprint, Role)>,
+}
+
+/// A store's import into the user's directory: routes each session, and
+/// records what was read once it is stored or left out.
+struct CaptureSink<'a> {
+    plan: &'a StorePlan,
+    state: &'a mut ImportState,
+    router: &'a mut Router,
+    deferred: &'a mut Vec<Deferred>,
+}
+
+impl SourceSink for CaptureSink<'_> {
+    fn keep(&mut self, source: &Path, imported: &Imported) -> Keep {
+        let (keep, project) = self.router.route(imported);
+        if let (Keep::Defer, Some(project)) = (keep, project) {
+            let format = self
+                .plan
+                .sources
+                .iter()
+                .find(|(p, _)| p == source)
+                .map_or(crucible_interop::Format::ClaudeCode, |(_, f)| *f);
+            self.deferred.push(Deferred {
+                source: source.to_owned(),
+                format,
+                project,
+                read_with: self.plan.read_with.get(source).cloned().unwrap_or_default(),
+            });
+        }
+        keep
+    }
+
+    fn done(&mut self, source: &Path, end: SourceEnd) {
+        if !matches!(end, SourceEnd::Retry | SourceEnd::Deferred) {
+            self.plan.record_read(source, self.state);
+        }
+    }
+}
+
+/// Records what was read for each source once it is stored.
+struct RecordSink<'a> {
+    read_with: std::collections::HashMap<PathBuf, Vec<(PathBuf, Fingerprint, Role)>>,
+    state: &'a mut ImportState,
+}
+
+impl SourceSink for RecordSink<'_> {
+    fn keep(&mut self, _: &Path, _: &Imported) -> Keep {
+        Keep::Store
+    }
+
+    fn done(&mut self, source: &Path, end: SourceEnd) {
+        if end != SourceEnd::Retry {
+            for (p, fp, role) in self.read_with.remove(source).into_iter().flatten() {
+                self.state.record(p, fp, role);
+            }
+        }
+    }
+}
+
+/// The sessions of projects that keep their own (`[capture] project =
+/// true`), into each project's sessions directory.
+fn store_deferred(
+    cap: &Context,
+    deferred: Vec<Deferred>,
+    state: &mut ImportState,
+    force: bool,
+    tally: &mut Tally,
+) -> anyhow::Result<()> {
+    let mut by_project: std::collections::BTreeMap<PathBuf, Vec<Deferred>> =
+        std::collections::BTreeMap::new();
+    for d in deferred {
+        by_project.entry(d.project.clone()).or_default().push(d);
+    }
+    let global = GlobalArgs {
+        verbose: 0,
+        dir: cap.flag_dir.clone(),
+        strict: cap.strict,
+    };
+    for (project, items) in by_project {
+        let own = Context::for_capture(&global, Some(&project))?;
+        prepare_dir(&own)?;
+        let store = own.store.clone().for_bulk_write();
+        let mut reconciler = Reconciler::new(&store, force).map_err(CliError::from)?;
+        let sources: Vec<_> = items.iter().map(|d| (d.source.clone(), d.format)).collect();
+        let mut sink = RecordSink {
+            read_with: items.into_iter().map(|d| (d.source, d.read_with)).collect(),
+            state,
+        };
+        let before = ImportReport::of(tally);
+        let result = import_sources(&own, &mut reconciler, &sources, tally, &mut sink);
+        let synced = store.sync_bulk().map_err(CliError::from);
+        result?;
+        synced?;
+        let d = ImportReport::of(tally).minus(before);
+        eprintln!(
+            "{}: keeps its own sessions ({}): {} parsed: {} created, {} updated, {} unchanged",
+            project.display(),
+            own.store.dir().display(),
+            d.parsed,
+            d.created,
+            d.updated,
+            d.unchanged
+        );
+    }
+    Ok(())
 }
 
 /// Imports the sources that the changed files belong to (a watcher's
