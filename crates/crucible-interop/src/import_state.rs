@@ -73,6 +73,9 @@ struct OnDisk {
 #[derive(Debug, Default, Clone)]
 pub struct ImportState {
     files: HashMap<PathBuf, Entry>,
+    /// Changed since it was loaded: an import that read nothing new
+    /// writes nothing.
+    changed: bool,
 }
 
 /// Why a state file was not used (and is rebuilt).
@@ -104,7 +107,13 @@ impl ImportState {
                     .into_iter()
                     .map(|(k, v)| (PathBuf::from(k), v))
                     .collect();
-                (Self { files }, None)
+                (
+                    Self {
+                        files,
+                        changed: false,
+                    },
+                    None,
+                )
             }
             Ok(d) => (Self::default(), Some(Rebuilt::OtherVersion(d.version))),
             Err(e) => (Self::default(), Some(Rebuilt::Damaged(e.to_string()))),
@@ -155,13 +164,23 @@ impl ImportState {
     }
 
     pub fn record(&mut self, path: PathBuf, fingerprint: Fingerprint, role: Role) {
-        self.files.insert(path, Entry { fingerprint, role });
+        let entry = Entry { fingerprint, role };
+        if self.files.insert(path, entry) != Some(entry) {
+            self.changed = true;
+        }
+    }
+
+    /// True when something was recorded or forgotten since it was loaded.
+    pub fn is_changed(&self) -> bool {
+        self.changed
     }
 
     /// Forgets the files under `root` that are not in `seen` (gone since).
     pub fn forget_gone(&mut self, root: &Path, seen: &std::collections::HashSet<PathBuf>) {
+        let before = self.files.len();
         self.files
             .retain(|p, _| !p.starts_with(root) || seen.contains(p));
+        self.changed |= self.files.len() != before;
     }
 
     /// How many files it holds.
@@ -194,9 +213,15 @@ mod tests {
         let path = t.path().join(crucible_core::store::names::IMPORT_STATE);
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
-        let (back, why) = ImportState::load(t.path());
+        let (mut back, why) = ImportState::load(t.path());
         assert_eq!(why, None);
         assert!(back.is_unchanged(&f, &fp));
+        // Recording what it holds already changes nothing to write.
+        back.record(f.clone(), fp, Role::Source);
+        assert!(!back.is_changed());
+        back.forget_gone(t.path(), &std::collections::HashSet::new());
+        assert!(back.is_changed() && back.is_empty());
+        let (back, _) = ImportState::load(t.path());
         // Grown: no longer the file last read.
         std::fs::write(&f, "{}\n{}\n").unwrap();
         let grown = Fingerprint::of(&std::fs::metadata(&f).unwrap());

@@ -151,6 +151,9 @@ fn label(s: &AgentStore) -> String {
 }
 
 fn save_state(cap: &Context, state: &ImportState) {
+    if !state.is_changed() {
+        return;
+    }
     if let Err(e) = state.save(cap.store.dir()) {
         // Only speed is lost: the next import reads every source again.
         eprintln!(
