@@ -49,8 +49,11 @@ impl Fingerprint {
 pub enum Role {
     /// A source, imported (or refused by its importer) as it was.
     Source,
-    /// Read with a source (a subagent's transcript, an OpenCode database).
+    /// Read with a source (a subagent's transcript).
     Part,
+    /// A file that holds many sources, read for all of them (an OpenCode
+    /// database, a file of its storage folder): how many it held.
+    Holds(usize),
     /// Of no format cru imports.
     Other,
 }

@@ -75,21 +75,29 @@ pub fn plan_store(store: &AgentStore, state: &ImportState, force: bool) -> Store
     };
     let mut fingerprints = HashMap::new();
     let mut changed = Vec::new();
+    // The sources of a database, known from when it was last read.
+    let mut held = 0;
     for f in files {
+        if is_scratch(store, &f) {
+            continue;
+        }
         let Ok(meta) = std::fs::metadata(&f) else {
             continue;
         };
         let fp = Fingerprint::of(&meta);
         plan.seen.insert(f.clone());
         if !force && state.is_unchanged(&f, &fp) {
-            if state.get(&f).is_some_and(|e| e.role == Role::Source) {
-                plan.unchanged += 1;
+            match state.get(&f).map(|e| e.role) {
+                Some(Role::Source) => plan.unchanged += 1,
+                Some(Role::Holds(n)) => held = held.max(n),
+                _ => {}
             }
         } else {
             changed.push(f.clone());
         }
         fingerprints.insert(f, fp);
     }
+    plan.unchanged += held;
     lead_to_sources(store, &changed, &fingerprints, state, &mut plan);
     plan
 }
@@ -113,7 +121,7 @@ pub fn plan_paths(
         let Ok(meta) = std::fs::symlink_metadata(path) else {
             continue;
         };
-        if !meta.is_file() {
+        if !meta.is_file() || is_scratch(store, path) {
             continue;
         }
         let fp = Fingerprint::of(&meta);
@@ -140,6 +148,16 @@ pub fn plan_paths(
     (plans, outside)
 }
 
+/// True for a file that changes when a source is only read: SQLite's
+/// shared-memory index beside a database opened with its WAL (the
+/// OpenCode importer's own reading touches it).
+fn is_scratch(store: &AgentStore, file: &Path) -> bool {
+    store.format == Format::OpenCode
+        && file
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().ends_with("-shm"))
+}
+
 /// Adds to `plan` the sources that the `changed` files belong to.
 fn lead_to_sources(
     store: &AgentStore,
@@ -163,9 +181,10 @@ fn lead_to_sources(
         // reads its sessions again, and the provenance tells which changed.
         let found = crate::find_sources(&store.root, Some(Format::OpenCode));
         plan.skipped.extend(found.skipped);
+        let holds = Role::Holds(found.sources.len());
         let parts: Vec<_> = changed
             .iter()
-            .filter_map(|p| Some((p.clone(), fp_of(p)?, Role::Part)))
+            .filter_map(|p| Some((p.clone(), fp_of(p)?, holds)))
             .collect();
         plan.unchanged = 0;
         for (s, f) in found.sources {

@@ -351,3 +351,54 @@ fn a_project_that_keeps_its_own_sessions_gets_them_in_its_own_directory() {
     assert_eq!(named.code, 0, "{}", named.stderr);
     assert_eq!(sessions_in(&all), 2);
 }
+
+#[test]
+fn an_opencode_database_is_read_again_only_when_it_changes() {
+    let kiln = TestKiln::empty();
+    let data = kiln.root.path().join("data");
+    let real = crate::kiln::fixtures().join("real/opencode/v1.18.33");
+    let store = data.join("opencode");
+    std::fs::create_dir_all(&store).unwrap();
+    for f in ["opencode.db", "opencode.db-wal", "opencode.db-shm"] {
+        std::fs::copy(real.join(f), store.join(f)).unwrap();
+    }
+    let run = || {
+        let mut cmd = kiln.command();
+        cmd.env("XDG_DATA_HOME", &data)
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .args(["session", "import"]);
+        kiln.run_cmd(&mut cmd)
+    };
+    let first = run();
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(
+        first.stderr.contains(
+            "OpenCode: [KILN]/data/opencode ($XDG_DATA_HOME): 3 sources, 3 parsed: 4 created"
+        ),
+        "{}",
+        first.stderr
+    );
+    let second = run();
+    assert!(
+        second
+            .stderr
+            .contains("($XDG_DATA_HOME): 3 sources, 0 parsed"),
+        "{}",
+        second.stderr
+    );
+    // A write to the database (its WAL touched) reads its sessions again,
+    // each found unchanged.
+    let wal = store.join("opencode.db-wal");
+    let bytes = std::fs::read(&wal).unwrap();
+    std::fs::remove_file(&wal).unwrap();
+    std::fs::write(&wal, bytes).unwrap();
+    let third = run();
+    assert!(
+        third
+            .stderr
+            .contains("3 sources, 3 parsed: 0 created, 0 updated, 4 unchanged"),
+        "{}",
+        third.stderr
+    );
+}
