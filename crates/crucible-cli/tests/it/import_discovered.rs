@@ -70,6 +70,17 @@ fn no_path_imports_every_store_found_into_the_users_sessions_directory() {
         &transcript("s2", "/work/app", 1),
     );
     write(&projects.join("notes.txt"), "not a transcript\n");
+    // A real Codex rollout, where Codex keeps them.
+    let rollout = "rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl";
+    let codex = home(&kiln).join(".codex/sessions/2026/02/23");
+    std::fs::create_dir_all(&codex).unwrap();
+    std::fs::copy(
+        crate::kiln::fixtures()
+            .join("real/codex/localpush/sessions")
+            .join(rollout),
+        codex.join(rollout),
+    )
+    .unwrap();
     let out = cru(&kiln, &["session", "import"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
@@ -79,16 +90,26 @@ fn no_path_imports_every_store_found_into_the_users_sessions_directory() {
         "{}",
         out.stderr
     );
+    assert!(
+        out.stderr.contains(
+            "Codex: [KILN]/home/.codex/sessions (default): 1 sources, 1 parsed: 1 created"
+        ),
+        "{}",
+        out.stderr
+    );
     // Into ~/.crucible/sessions, not the kiln's `.crucible/sessions` of
     // the working directory.
-    assert_eq!(sessions_in(&user_sessions(&kiln)), 2);
+    assert_eq!(sessions_in(&user_sessions(&kiln)), 3);
     assert_eq!(sessions_in(&kiln.sessions()), 0);
     let again = cru(&kiln, &["session", "import"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert!(
         again
             .stderr
-            .contains("(default): 2 sources, 0 parsed: 0 created, 0 updated, 0 unchanged"),
+            .contains("0 parsed: 0 created, 0 updated, 0 unchanged, 0 skipped")
+            && again
+                .stderr
+                .contains("(default): 2 sources, 0 parsed: 0 created, 0 updated, 0 unchanged"),
         "{}",
         again.stderr
     );
@@ -104,7 +125,7 @@ fn no_path_imports_every_store_found_into_the_users_sessions_directory() {
         ],
     );
     assert_eq!(named.code, 0, "{}", named.stderr);
-    assert_eq!(sessions_in(&elsewhere), 2);
+    assert_eq!(sessions_in(&elsewhere), 3);
 }
 
 #[test]
