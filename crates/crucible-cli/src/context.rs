@@ -310,3 +310,51 @@ impl StoreObserver for KillAfterWrites {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> CapturePolicy {
+        CapturePolicy {
+            home: None,
+            user: None,
+            roots: std::collections::HashMap::new(),
+            decisions: std::collections::HashMap::new(),
+        }
+    }
+
+    #[test]
+    fn capture_is_decided_by_the_nearest_project_config_and_read_once() {
+        let t = tempfile::tempdir().unwrap();
+        let off = t.path().join("off");
+        let own = t.path().join("own");
+        let bad = t.path().join("bad");
+        for (dir, text) in [
+            (&off, "[capture]\nenabled = false\n"),
+            (&own, "[capture]\nproject = true\n"),
+            (&bad, "[capture]\nenabled = \"no\"\n"),
+        ] {
+            std::fs::create_dir_all(dir.join(".crucible")).unwrap();
+            std::fs::write(dir.join(".crucible/config.toml"), text).unwrap();
+        }
+        std::fs::create_dir_all(off.join("src/deep")).unwrap();
+        let mut p = policy();
+        let d = p.decide(&off.join("src/deep")).clone();
+        assert_eq!(
+            (d.project.as_deref(), d.enabled),
+            (Some(off.as_path()), false)
+        );
+        let d = p.decide(&own).clone();
+        assert!(d.enabled && d.keeps_own);
+        assert!(p.is_enabled(t.path()));
+        // A config that cannot be read captures nothing, and says why.
+        let d = p.decide(&bad).clone();
+        assert!(!d.enabled && d.error.is_some_and(|e| e.contains("config.toml")));
+        // Read once per working directory and project: a change during
+        // the run is not seen for a directory asked about already.
+        std::fs::remove_file(off.join(".crucible/config.toml")).unwrap();
+        assert!(!p.is_enabled(&off.join("src/deep")));
+        assert_eq!(project_root(&off.join("src")), None);
+    }
+}
