@@ -140,6 +140,8 @@ impl ImportState {
         .map_err(std::io::Error::other)?;
         let target = dir.join(crucible_core::store::names::IMPORT_STATE);
         let tmp = crucible_core::store::names::temp(&target, std::process::id(), 0);
+        // Only a killed process with this pid left one: ours to clear.
+        let _ = std::fs::remove_file(&tmp);
         let written = (|| {
             let mut f = std::fs::OpenOptions::new()
                 .write(true)
