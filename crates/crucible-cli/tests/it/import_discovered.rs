@@ -423,3 +423,61 @@ fn an_opencode_database_is_read_again_only_when_it_changes() {
         third.stderr
     );
 }
+
+/// What the state lets an import skip is what a full import would find
+/// unchanged: after transcripts grow and appear, the sessions an import
+/// through the state leaves equal, byte for byte, those of one full
+/// import of the same stores into an empty directory.
+#[test]
+fn an_import_through_the_state_ends_as_a_full_import_does() {
+    let kiln = TestKiln::empty();
+    let projects = home(&kiln).join(".claude/projects");
+    for (i, name) in ["alpha", "beta", "gamma"].iter().enumerate() {
+        write(
+            &projects.join(format!("-p/{name}.jsonl")),
+            &transcript(name, "/work/app", i + 1),
+        );
+    }
+    assert_eq!(cru(&kiln, &["session", "import"]).code, 0);
+    let beta = projects.join("-p/beta.jsonl");
+    let mut text = std::fs::read_to_string(&beta).unwrap();
+    text.push_str(&turn("beta", "/work/app", 5));
+    std::fs::write(&beta, text).unwrap();
+    write(
+        &projects.join("-q/delta.jsonl"),
+        &transcript("delta", "/work/q", 2),
+    );
+    let through_state = cru(&kiln, &["session", "import"]);
+    assert!(
+        through_state
+            .stderr
+            .contains("4 sources, 2 parsed: 1 created, 1 updated"),
+        "{}",
+        through_state.stderr
+    );
+    let full = kiln.root.path().join("full");
+    let fresh = cru(
+        &kiln,
+        &["--dir", &full.display().to_string(), "session", "import"],
+    );
+    assert!(
+        fresh.stderr.contains("4 parsed: 4 created"),
+        "{}",
+        fresh.stderr
+    );
+    let contents = |dir: &Path| -> Vec<(String, String)> {
+        let mut all: Vec<_> = crucible_core::store::session_files(dir)
+            .unwrap()
+            .into_iter()
+            .map(|f| {
+                let name = f.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(&f).unwrap())
+            })
+            .collect();
+        all.sort();
+        all
+    };
+    let (a, b) = (contents(&user_sessions(&kiln)), contents(&full));
+    assert_eq!(a.len(), 4);
+    assert_eq!(a, b);
+}
