@@ -157,6 +157,17 @@ impl ImportState {
         written
     }
 
+    /// Where the state of the sessions directory `dir` is kept (its
+    /// modification time is when an import last recorded something).
+    pub fn path_in(dir: &Path) -> PathBuf {
+        dir.join(crucible_core::store::names::IMPORT_STATE)
+    }
+
+    /// Every file it knows, as it was last read.
+    pub fn entries(&self) -> impl Iterator<Item = (&Path, &Entry)> {
+        self.files.iter().map(|(p, e)| (p.as_path(), e))
+    }
+
     pub fn get(&self, path: &Path) -> Option<&Entry> {
         self.files.get(path)
     }

@@ -52,6 +52,39 @@ impl StorePlan {
     }
 }
 
+/// A store and what it holds, as `cru session import --list-sources`
+/// (and a health check) shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreStatus {
+    pub store: AgentStore,
+    /// Sources in a store found; `None` when it is not there or refused.
+    pub sources: Option<usize>,
+    /// Of those, the ones new or changed since they were last read: what
+    /// the next import reads. All of them: never imported (into the
+    /// directory whose state this is).
+    pub to_read: Option<usize>,
+}
+
+/// The status of every store of `stores` against `state` (the state of
+/// the sessions directory the imports go to). Reads no source, but tells
+/// new files by their head, as an import does.
+pub fn store_statuses(stores: Vec<AgentStore>, state: &ImportState) -> Vec<StoreStatus> {
+    stores
+        .into_iter()
+        .map(|store| {
+            let counts = (store.presence == crate::stores::Presence::Found).then(|| {
+                let plan = plan_store(&store, state, false);
+                (plan.total(), plan.sources.len())
+            });
+            StoreStatus {
+                sources: counts.map(|c| c.0),
+                to_read: counts.map(|c| c.1),
+                store,
+            }
+        })
+        .collect()
+}
+
 /// The plan for one store: with `force`, every source is read.
 pub fn plan_store(store: &AgentStore, state: &ImportState, force: bool) -> StorePlan {
     let mut plan = StorePlan::default();

@@ -9,7 +9,9 @@ use crucible_core::SessionsDirSource;
 use crucible_interop::Imported;
 use crucible_interop::import_state::{Fingerprint, ImportState, Rebuilt, Role};
 use crucible_interop::reconcile::Reconciler;
-use crucible_interop::store_scan::{StorePlan, plan_paths, plan_store};
+use crucible_interop::store_scan::{
+    StorePlan, StoreStatus, plan_paths, plan_store, store_statuses,
+};
 use crucible_interop::stores::{AgentStore, Presence, StoreEnv, agent_name, agent_stores};
 
 use super::{
@@ -430,9 +432,9 @@ pub fn import_changed(cap: &Context, changed: &[PathBuf]) -> anyhow::Result<Impo
 pub fn list_sources(ctx: &Context, format: SourcesFormat) -> anyhow::Result<Outcome> {
     let cap = capture_context(ctx)?;
     let (state, _) = ImportState::load(cap.store.dir());
-    let rows: Vec<serde_json::Value> = agent_stores(&store_env())
+    let rows: Vec<serde_json::Value> = store_statuses(agent_stores(&store_env()), &state)
         .iter()
-        .map(|s| store_row(s, &state))
+        .map(store_row)
         .collect();
     match format {
         SourcesFormat::Json => {
@@ -449,24 +451,21 @@ pub fn list_sources(ctx: &Context, format: SourcesFormat) -> anyhow::Result<Outc
 }
 
 /// One store as `--list-sources --format json` shows it.
-fn store_row(s: &AgentStore, state: &ImportState) -> serde_json::Value {
-    let (presence, why, counts) = match &s.presence {
-        Presence::Found => {
-            let plan = plan_store(s, state, false);
-            ("found", None, Some((plan.total(), plan.sources.len())))
-        }
-        Presence::Missing => ("missing", None, None),
-        Presence::Refused(why) => ("refused", Some(why.clone()), None),
+fn store_row(s: &StoreStatus) -> serde_json::Value {
+    let (presence, why) = match &s.store.presence {
+        Presence::Found => ("found", None),
+        Presence::Missing => ("missing", None),
+        Presence::Refused(why) => ("refused", Some(why.clone())),
     };
     serde_json::json!({
-        "agent": s.format.as_str(),
-        "name": agent_name(s.format),
-        "path": s.root,
-        "from": s.origin.to_string(),
+        "agent": s.store.format.as_str(),
+        "name": agent_name(s.store.format),
+        "path": s.store.root,
+        "from": s.store.origin.to_string(),
         "state": presence,
         "why": why,
-        "sources": counts.map(|c| c.0),
-        "to_read": counts.map(|c| c.1),
+        "sources": s.sources,
+        "to_read": s.to_read,
     })
 }
 
