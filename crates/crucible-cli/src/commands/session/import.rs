@@ -4,6 +4,8 @@
 //! machine ([`discovered`]), reading only its new or grown sources.
 
 mod discovered;
+mod list_sources;
+mod routing;
 
 #[allow(
     unused_imports,
@@ -130,7 +132,7 @@ impl From {
 
 pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     if args.list_sources {
-        return discovered::list_sources(ctx, args.format);
+        return list_sources::list_sources(ctx, args.format);
     }
     if args.paths.is_empty() {
         return discovered::run(ctx, args);
