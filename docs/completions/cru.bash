@@ -2069,7 +2069,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__import)
-            opts="-v -h -V --from --force --verbose --dir --strict --help --version"
+            opts="-v -h -V --from --force --list-sources --format --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2077,6 +2077,10 @@ _cru() {
             case "${prev}" in
                 --from)
                     COMPREPLY=($(compgen -W "auto openai-messages agent-dir codeloops connectonion claude-code codex gemini copilot opencode" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
                     return 0
                     ;;
                 --dir)

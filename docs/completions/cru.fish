@@ -163,8 +163,11 @@ codex\t'Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) and 
 gemini\t'Gemini CLI chats (`~/.gemini/tmp/<project hash>/chats/session-*.json[l]`)'
 copilot\t'GitHub Copilot CLI event logs (`~/.copilot/session-state/<id>/events.jsonl`)'
 opencode\t'OpenCode\'s session database (`~/.local/share/opencode/opencode.db`, one source per session) or older `storage/` folder'"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l format -d 'How --list-sources prints the stores' -r -f -a "table\t'One row per store'
+json\t'`{"version": 1, "stores": [...]}` (docs/json.md)'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l force -d 'Update sessions that were changed in cru since their import'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l list-sources -d 'Show the agent stores an import with no path reads (found or not, and why not) and how many sources each holds; import nothing'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'

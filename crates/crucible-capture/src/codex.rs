@@ -29,7 +29,10 @@ pub struct Notification {
 
 impl Notification {
     pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(text)
+        serde_json::from_str(text).or_else(|e| {
+            crucible_interop::json_text::mend_lone_surrogates(text)
+                .map_or(Err(e), |mended| serde_json::from_str(&mended))
+        })
     }
 
     /// A turn finished: the rollout has something new.

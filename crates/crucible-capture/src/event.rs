@@ -137,7 +137,14 @@ impl HookInput {
     /// Reads one hook input. A payload that is not one names the line and
     /// column serde stopped at.
     pub fn from_json(bytes: &[u8]) -> Result<Self, serde_json::Error> {
-        serde_json::from_slice(bytes)
+        serde_json::from_slice(bytes).or_else(|e| {
+            // Claude Code is JavaScript: a string cut mid-emoji reaches the
+            // hook as a lone surrogate escape, which must not lose the event.
+            std::str::from_utf8(bytes)
+                .ok()
+                .and_then(crucible_interop::json_text::mend_lone_surrogates)
+                .map_or(Err(e), |mended| serde_json::from_str(&mended))
+        })
     }
 }
 

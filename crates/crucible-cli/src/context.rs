@@ -25,6 +25,9 @@ pub struct Context {
     /// Where `cru pricing update` keeps the price list it loaded: beside
     /// the user's config file.
     pub prices_path: Option<PathBuf>,
+    /// `--dir`, as given: a command that builds a [`Context::for_capture`]
+    /// of its own (an import with no path) keeps it.
+    pub flag_dir: Option<PathBuf>,
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {
@@ -41,21 +44,31 @@ fn user_config(home: Option<&Path>) -> Option<PathBuf> {
         .or_else(|| home.map(|h| h.join(".config/crucible/config.toml")))
 }
 
+/// The user's configuration file as a layer, relative paths in it
+/// resolved against its folder.
+fn user_layer(home: Option<&Path>, cwd: &Path) -> Option<ConfigLayer> {
+    user_config(home).map(|path| {
+        let base_dir = path.parent().map_or_else(|| cwd.to_owned(), Path::to_owned);
+        ConfigLayer { path, base_dir }
+    })
+}
+
+/// A project's configuration file as a layer (`<kiln>/.crucible/config.toml`).
+fn kiln_layer(kiln: &Path) -> ConfigLayer {
+    ConfigLayer {
+        path: kiln.join(".crucible/config.toml"),
+        base_dir: kiln.to_owned(),
+    }
+}
+
 impl Context {
     pub fn load(global: &GlobalArgs) -> anyhow::Result<Self> {
         let cwd = std::env::current_dir().context("cannot read the working directory")?;
         let home = env_path("HOME");
-        let mut layers = Vec::new();
-        if let Some(path) = user_config(home.as_deref()) {
-            let base_dir = path.parent().map_or_else(|| cwd.clone(), Path::to_owned);
-            layers.push(ConfigLayer { path, base_dir });
-        }
-        if let Some(kiln) = find_kiln(&cwd) {
-            layers.push(ConfigLayer {
-                path: kiln.join(".crucible/config.toml"),
-                base_dir: kiln,
-            });
-        }
+        let layers: Vec<ConfigLayer> = user_layer(home.as_deref(), &cwd)
+            .into_iter()
+            .chain(find_kiln(&cwd).map(|k| kiln_layer(&k)))
+            .collect();
         let config = Config::load(&layers, home.as_deref())?;
         let env_dir = env_path("CRU_SESSIONS_DIR");
         let (dir, source) = discover_sessions_dir(&DiscoveryInputs {
@@ -71,6 +84,64 @@ impl Context {
             )
             .with_hint("pass --dir DIR")
         })?;
+        Ok(Self::with_dir(global, config, dir, source, home.as_deref()))
+    }
+
+    /// The context capture writes through (hooks, `cru watch`, `cru
+    /// session import` with no path): the user's sessions directory
+    /// (`--dir`, `$CRU_SESSIONS_DIR`, `[session] dir` of the user's
+    /// config, else `~/.crucible/sessions`), not the nearest
+    /// `.crucible/sessions` of the working directory, unless the project
+    /// at `project_cwd` opts in with `[capture] project = true`: then its
+    /// own (its `[session] dir`, else `<project>/.crucible/sessions`).
+    /// Whether the project captures at all is [`CapturePolicy::decide`]'s.
+    pub fn for_capture(global: &GlobalArgs, project_cwd: Option<&Path>) -> anyhow::Result<Self> {
+        let cwd = std::env::current_dir().context("cannot read the working directory")?;
+        let home = env_path("HOME");
+        let user = user_layer(home.as_deref(), &cwd);
+        let kiln = project_cwd.and_then(project_root);
+        let layers: Vec<ConfigLayer> = user
+            .clone()
+            .into_iter()
+            .chain(kiln.as_deref().map(kiln_layer))
+            .collect();
+        let config = Config::load(&layers, home.as_deref())?;
+        let absolute = |p: PathBuf| if p.is_absolute() { p } else { cwd.join(p) };
+        let chosen = if let Some(d) = global.dir.clone() {
+            Some((absolute(d), SessionsDirSource::Flag))
+        } else if let Some(d) = env_path("CRU_SESSIONS_DIR") {
+            Some((absolute(d), SessionsDirSource::Env))
+        } else if let Some(kiln) = kiln.filter(|_| config.capture.project) {
+            let own = Config::load(&[kiln_layer(&kiln)], home.as_deref())?;
+            Some(match own.session.dir {
+                Some(d) => (d, SessionsDirSource::Config),
+                None => (
+                    kiln.join(".crucible/sessions"),
+                    SessionsDirSource::Kiln(kiln),
+                ),
+            })
+        } else {
+            let user_only = Config::load(user.as_slice(), home.as_deref())?;
+            match (user_only.session.dir, home.as_deref()) {
+                (Some(d), _) => Some((d, SessionsDirSource::Config)),
+                (None, Some(h)) => Some((h.join(".crucible/sessions"), SessionsDirSource::Home)),
+                (None, None) => None,
+            }
+        };
+        let (dir, source) = chosen.ok_or_else(|| {
+            CliError::new("no sessions directory to capture into: no --dir, no $CRU_SESSIONS_DIR, no [session] dir and no $HOME")
+                .with_hint("pass --dir DIR")
+        })?;
+        Ok(Self::with_dir(global, config, dir, source, home.as_deref()))
+    }
+
+    fn with_dir(
+        global: &GlobalArgs,
+        config: Config,
+        dir: PathBuf,
+        source: SessionsDirSource,
+        home: Option<&Path>,
+    ) -> Self {
         tracing::info!(dir = %dir.display(), ?source, configs = ?config.sources, "sessions directory");
         // Every write through the store keeps the index current.
         let index = crucible_index::IndexObserver::new(dir.clone());
@@ -88,13 +159,105 @@ impl Context {
         let store = SessionStore::new(dir, MarkdownCodec)
             .with_max_file_bytes(config.session.max_file_bytes)
             .with_observer(observer);
-        Ok(Self {
+        Self {
             config,
             dir_source: source,
             store,
             strict: global.strict,
-            prices_path: user_config(home.as_deref()).map(|p| p.with_file_name("prices.json")),
-        })
+            prices_path: user_config(home).map(|p| p.with_file_name("prices.json")),
+            flag_dir: global.dir.clone(),
+        }
+    }
+}
+
+/// The project a working directory is in, for capture: the nearest
+/// folder upward that holds `.crucible/config.toml`.
+pub fn project_root(cwd: &Path) -> Option<PathBuf> {
+    cwd.ancestors()
+        .find(|dir| dir.join(".crucible/config.toml").is_file())
+        .map(Path::to_owned)
+}
+
+/// What capture does with the sessions of one project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureDecision {
+    /// The project whose `.crucible/config.toml` decided, if any.
+    pub project: Option<PathBuf>,
+    /// False: `[capture] enabled = false` (or a config that cannot be
+    /// read: nothing is captured against what it may say).
+    pub enabled: bool,
+    /// `[capture] project = true`: the project keeps its own sessions.
+    pub keeps_own: bool,
+    /// Why the project's config could not be read, if it could not.
+    pub error: Option<String>,
+}
+
+/// Answers "is capture enabled for this cwd" for many sessions at once
+/// (an import reads thousands): each project's config is read once.
+#[derive(Debug)]
+pub struct CapturePolicy {
+    home: Option<PathBuf>,
+    user: Option<ConfigLayer>,
+    /// By working directory: the project it is in.
+    roots: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    /// By project (`None`: in none): the decision.
+    decisions: std::collections::HashMap<Option<PathBuf>, CaptureDecision>,
+}
+
+impl CapturePolicy {
+    /// Reads `$HOME` and where the user's config is; nothing else yet.
+    pub fn load() -> Self {
+        let home = env_path("HOME");
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        Self {
+            user: user_layer(home.as_deref(), &cwd),
+            home,
+            roots: std::collections::HashMap::new(),
+            decisions: std::collections::HashMap::new(),
+        }
+    }
+
+    /// What capture does for a session run in `cwd`: the user's config,
+    /// then the project's `[capture]` table.
+    pub fn decide(&mut self, cwd: &Path) -> &CaptureDecision {
+        let root = self
+            .roots
+            .entry(cwd.to_owned())
+            .or_insert_with(|| project_root(cwd))
+            .clone();
+        if !self.decisions.contains_key(&root) {
+            let layers: Vec<ConfigLayer> = self
+                .user
+                .clone()
+                .into_iter()
+                .chain(root.as_deref().map(kiln_layer))
+                .collect();
+            let decision = match Config::load(&layers, self.home.as_deref()) {
+                Ok(c) => CaptureDecision {
+                    project: root.clone(),
+                    enabled: c.capture.enabled,
+                    keeps_own: c.capture.project,
+                    error: None,
+                },
+                Err(e) => CaptureDecision {
+                    project: root.clone(),
+                    enabled: false,
+                    keeps_own: false,
+                    error: Some(e.to_string()),
+                },
+            };
+            self.decisions.insert(root.clone(), decision);
+        }
+        &self.decisions[&root]
+    }
+
+    /// Whether the sessions of an agent run in `cwd` are captured.
+    #[allow(
+        dead_code,
+        reason = "the hooks (issue 21, the HOOK part) call it; the lead wires it"
+    )]
+    pub fn is_enabled(&mut self, cwd: &Path) -> bool {
+        self.decide(cwd).enabled
     }
 }
 
@@ -145,5 +308,53 @@ impl StoreObserver for KillAfterWrites {
         if self.left.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
             std::process::abort();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> CapturePolicy {
+        CapturePolicy {
+            home: None,
+            user: None,
+            roots: std::collections::HashMap::new(),
+            decisions: std::collections::HashMap::new(),
+        }
+    }
+
+    #[test]
+    fn capture_is_decided_by_the_nearest_project_config_and_read_once() {
+        let t = tempfile::tempdir().unwrap();
+        let off = t.path().join("off");
+        let own = t.path().join("own");
+        let bad = t.path().join("bad");
+        for (dir, text) in [
+            (&off, "[capture]\nenabled = false\n"),
+            (&own, "[capture]\nproject = true\n"),
+            (&bad, "[capture]\nenabled = \"no\"\n"),
+        ] {
+            std::fs::create_dir_all(dir.join(".crucible")).unwrap();
+            std::fs::write(dir.join(".crucible/config.toml"), text).unwrap();
+        }
+        std::fs::create_dir_all(off.join("src/deep")).unwrap();
+        let mut p = policy();
+        let d = p.decide(&off.join("src/deep")).clone();
+        assert_eq!(
+            (d.project.as_deref(), d.enabled),
+            (Some(off.as_path()), false)
+        );
+        let d = p.decide(&own).clone();
+        assert!(d.enabled && d.keeps_own);
+        assert!(p.is_enabled(t.path()));
+        // A config that cannot be read captures nothing, and says why.
+        let d = p.decide(&bad).clone();
+        assert!(!d.enabled && d.error.is_some_and(|e| e.contains("config.toml")));
+        // Read once per working directory and project: a change during
+        // the run is not seen for a directory asked about already.
+        std::fs::remove_file(off.join(".crucible/config.toml")).unwrap();
+        assert!(!p.is_enabled(&off.join("src/deep")));
+        assert_eq!(project_root(&off.join("src")), None);
     }
 }

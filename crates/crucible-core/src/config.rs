@@ -22,6 +22,7 @@ pub struct Config {
     pub session: SessionConfig,
     pub agent: AgentConfig,
     pub pricing: PricingConfig,
+    pub capture: CaptureConfig,
     /// The files that were read, lowest precedence first.
     pub sources: Vec<PathBuf>,
 }
@@ -51,6 +52,28 @@ impl Default for SessionConfig {
             idle_timeout: Duration::from_secs(2 * 3600),
             resume_token_budget: 32_000,
             max_file_bytes: crate::store::DEFAULT_MAX_FILE_BYTES,
+        }
+    }
+}
+
+/// The `[capture]` table: whether the sessions of the agents run in a
+/// project are recorded (hooks, `cru watch`, `cru session import` with no
+/// path), and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureConfig {
+    /// `enabled = false`: this project's sessions are not captured.
+    pub enabled: bool,
+    /// `project = true`: captured sessions go to the project's own
+    /// sessions directory (`<project>/.crucible/sessions`, or its
+    /// `[session] dir`), not the user's.
+    pub project: bool,
+}
+
+impl Default for CaptureConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            project: false,
         }
     }
 }
@@ -189,6 +212,15 @@ struct ConfigFile {
     agent: AgentTable,
     #[serde(default)]
     pricing: PricingTable,
+    #[serde(default)]
+    capture: CaptureTable,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaptureTable {
+    enabled: Option<bool>,
+    project: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -288,6 +320,12 @@ impl Config {
             )?;
             file_text.read_agent(file.agent, &mut config.agent)?;
             file_text.read_pricing(file.pricing, &mut config.pricing)?;
+            if let Some(enabled) = file.capture.enabled {
+                config.capture.enabled = enabled;
+            }
+            if let Some(project) = file.capture.project {
+                config.capture.project = project;
+            }
             config.sources.push(layer.path.clone());
         }
         config.session.save = match policy.as_deref() {
@@ -585,6 +623,27 @@ mod tests {
             path,
             base_dir: dir.to_owned(),
         }
+    }
+
+    #[test]
+    fn capture_is_on_by_default_and_a_project_turns_it_off_or_keeps_its_own() {
+        let t = tempfile::tempdir().unwrap();
+        let c = Config::load(&[], None).unwrap();
+        assert_eq!(c.capture, CaptureConfig::default());
+        assert!(c.capture.enabled && !c.capture.project);
+        let user = layer(t.path(), "user.toml", "[capture]\nproject = true\n");
+        let kiln = layer(t.path(), "kiln.toml", "[capture]\nenabled = false\n");
+        let c = Config::load(&[user, kiln], None).unwrap();
+        assert_eq!(
+            c.capture,
+            CaptureConfig {
+                enabled: false,
+                project: true
+            }
+        );
+        let typo = layer(t.path(), "typo.toml", "[capture]\nenable = false\n");
+        let e = Config::load(&[typo], None).unwrap_err().to_string();
+        assert!(e.contains("typo.toml:2") && e.contains("enable"), "{e}");
     }
 
     #[test]

@@ -26,6 +26,8 @@ mod detect;
 mod export;
 mod folder;
 mod gemini;
+pub mod import_state;
+pub mod json_text;
 mod line_shape;
 mod messages;
 mod opencode;
@@ -37,6 +39,8 @@ mod requests;
 pub mod sidecar;
 mod source_time;
 mod sources;
+pub mod store_scan;
+pub mod stores;
 mod transcript;
 
 use std::path::{Path, PathBuf};

@@ -27,7 +27,11 @@ pub(crate) fn json_lines(
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str(line) {
+        let parsed = serde_json::from_str(line).or_else(|e| {
+            crate::json_text::mend_lone_surrogates(line)
+                .map_or(Err(e), |mended| serde_json::from_str(&mended))
+        });
+        match parsed {
             Ok(v) => out.push((i + 1, v)),
             Err(e) => warnings.push(ImportWarning {
                 path: path.to_owned(),
@@ -355,6 +359,16 @@ pub(crate) fn image_marker(media_type: &str, bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_with_a_lone_surrogate_is_read_not_skipped() {
+        let mut warnings = Vec::new();
+        let text = "{\"text\":\"cut \\ud83d\"}\n{\"text\":\"ok\"}\n";
+        let lines = json_lines(Path::new("t.jsonl"), text, &mut warnings);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].1["text"], "cut \u{fffd}");
+    }
 
     #[test]
     fn image_sizes_come_from_the_base64() {

@@ -35,6 +35,14 @@ pub fn is_ours(words: &[String]) -> bool {
     matches!(words, [program, hook, codex] if hook == "hook" && codex == "codex" && is_cru_program(program))
 }
 
+/// Whether `text` (a `config.toml`) has cru as Codex's notify program.
+pub fn is_installed(text: &str) -> bool {
+    parse(text)
+        .ok()
+        .and_then(|doc| doc.get("notify").and_then(words))
+        .is_some_and(|w| is_ours(&w))
+}
+
 /// `text` with cru as Codex's notify program. Another program's notify is
 /// refused unless `force`.
 pub fn install(text: &str, program: &str, force: bool) -> Result<Edit, CodexConfigError> {

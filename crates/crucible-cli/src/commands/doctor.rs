@@ -7,6 +7,7 @@
 //! or a problem. Exit 1 when any check is a problem, so a script can run
 //! it; warnings (something a person may want to look at) do not fail it.
 
+mod capture;
 mod report;
 mod store;
 
@@ -36,6 +37,17 @@ pub enum DoctorFormat {
 pub fn run(ctx: &Context, args: &DoctorArgs) -> anyhow::Result<Outcome> {
     let mut sections = vec![store::sessions_dir(ctx)];
     sections.extend(store::indexes(ctx));
+    // Capture writes to the user's sessions directory, which is not the
+    // one commands read inside a project that keeps its own.
+    let cap = crate::commands::session::import::capture_context(ctx)?;
+    let capture_dir = cap.store.dir();
+    if capture_dir != ctx.store.dir() {
+        sections.push(store::capture_dir(&cap));
+    }
+    let now = std::time::SystemTime::now();
+    sections.push(capture::stores(capture_dir));
+    sections.push(capture::watcher(capture_dir, now));
+    sections.push(capture::hooks(capture_dir, now));
     let report = Report { sections };
     match args.format {
         DoctorFormat::Json => output::print_json(&report)?,

@@ -8,7 +8,7 @@
 
 mod claude_code;
 mod codex;
-mod failures;
+pub(crate) mod failures;
 
 use clap::{Args, Subcommand};
 

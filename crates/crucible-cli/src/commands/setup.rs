@@ -3,8 +3,8 @@
 //! backup of the file kept beside it (`<file>.bak-cru`) before any change.
 //! The edits themselves are crucible-capture's (`setup`).
 
-mod claude_code;
-mod codex;
+pub(crate) mod claude_code;
+pub(crate) mod codex;
 
 use std::path::{Path, PathBuf};
 

@@ -37,7 +37,9 @@ pub struct WatchArgs {
 }
 
 pub fn run(args: &WatchArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
-    let ctx = Context::load(global)?;
+    // Captured sessions go to the user's sessions directory, not to the
+    // project the watcher happens to be started in (docs/configuration.md).
+    let ctx = Context::for_capture(global, None)?;
     let dir = ctx.store.dir().to_owned();
     std::fs::create_dir_all(&dir).map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
     let lock = match WatchLock::acquire(&dir, std::process::id()) {

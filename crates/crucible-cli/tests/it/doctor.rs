@@ -15,6 +15,26 @@ fn a_healthy_directory_is_all_ok_and_exit_0() {
     indexes
       ok       session index: 9 sessions, fresh
       note     search index: not built yet (the first `cru session search` builds it)
+
+    capture directory
+      note     [KILN]/home/.crucible/sessions: the default: hooks, `cru watch` and `cru session import` with no path write here, not to the sessions directory above
+
+    agent stores
+      note     Claude Code ([KILN]/home/.claude/projects): not on this machine
+      note     Claude Code ([KILN]/home/.config/claude/projects): not on this machine
+      note     Codex ([KILN]/home/.codex/sessions): not on this machine
+      note     Codex ([KILN]/home/.codex/archived_sessions): not on this machine
+      note     Gemini CLI ([KILN]/home/.gemini/tmp): not on this machine
+      note     GitHub Copilot CLI ([KILN]/home/.copilot/session-state): not on this machine
+      note     OpenCode ([KILN]/home/.local/share/opencode): not on this machine
+
+    watcher
+      note     cru watch: not running (reads prove freshness themselves; imports happen when you run them)
+               hint: docs/capture.md shows a systemd unit and a launchd plist to run it at login
+
+    hooks
+      note     Claude Code hooks: not installed
+               hint: `cru setup claude-code` records every Claude Code session as it happens
     ");
 }
 
@@ -27,6 +47,23 @@ fn a_named_directory_that_is_not_there_is_a_problem() {
     sessions directory
       problem  [KILN]/nowhere: from --dir; no such directory: [KILN]/nowhere
                hint: pass --dir DIR, or set $CRU_SESSIONS_DIR or [session] dir
+
+    agent stores
+      note     Claude Code ([KILN]/home/.claude/projects): not on this machine
+      note     Claude Code ([KILN]/home/.config/claude/projects): not on this machine
+      note     Codex ([KILN]/home/.codex/sessions): not on this machine
+      note     Codex ([KILN]/home/.codex/archived_sessions): not on this machine
+      note     Gemini CLI ([KILN]/home/.gemini/tmp): not on this machine
+      note     GitHub Copilot CLI ([KILN]/home/.copilot/session-state): not on this machine
+      note     OpenCode ([KILN]/home/.local/share/opencode): not on this machine
+
+    watcher
+      note     cru watch: not running (reads prove freshness themselves; imports happen when you run them)
+               hint: docs/capture.md shows a systemd unit and a launchd plist to run it at login
+
+    hooks
+      note     Claude Code hooks: not installed
+               hint: `cru setup claude-code` records every Claude Code session as it happens
     ");
 }
 
@@ -66,5 +103,106 @@ fn unreadable_files_and_a_broken_search_index_are_named() {
             .iter()
             .any(|(l, m)| l == "warning" && m.contains("the next search rebuilds it")),
         "{checks:?}"
+    );
+}
+
+/// The checks of one section of `cru doctor --format json`, as
+/// (level, what, message).
+fn section(stdout: &str, name: &str) -> Vec<(String, String, String)> {
+    let v: serde_json::Value = serde_json::from_str(stdout).unwrap();
+    v["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["name"] == name)
+        .flat_map(|s| s["checks"].as_array().unwrap().iter())
+        .map(|c| {
+            let text = |k: &str| c[k].as_str().unwrap().to_owned();
+            (text("level"), text("what"), text("message"))
+        })
+        .collect()
+}
+
+#[test]
+fn capture_sections_name_the_silent_failures() {
+    let kiln = TestKiln::empty();
+    let home = kiln.root.path().join("home");
+    let sessions = kiln.sessions().display().to_string();
+    let doctor = || {
+        let out = kiln.run(&["--dir", &sessions, "doctor", "--format", "json"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+    };
+    // A store with a session never imported.
+    let project = home.join(".claude/projects/-work-shop");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::copy(
+        crate::kiln::fixtures().join("hooks/transcript.jsonl"),
+        project.join("9d2c4b1e-5f6a-4c7d-8e9f-0a1b2c3d4e5f.jsonl"),
+    )
+    .unwrap();
+    let stores = section(&doctor(), "agent stores");
+    assert!(
+        stores
+            .iter()
+            .any(|(l, _, m)| l == "warning" && m.contains("never imported")),
+        "{stores:?}"
+    );
+    // Hooks installed that never fired.
+    let out = kiln.run(&["setup", "claude-code"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let hooks = section(&doctor(), "hooks");
+    assert!(
+        hooks[0].0 == "warning" && hooks[0].2.contains("no event has reached"),
+        "{hooks:?}"
+    );
+    // One event recorded, and one that failed.
+    for payload in ["session-start.json", "not json"] {
+        let input = std::fs::read(crate::kiln::fixtures().join("hooks").join(payload))
+            .unwrap_or_else(|_| payload.as_bytes().to_vec());
+        let out = kiln
+            .command()
+            .env("XDG_STATE_HOME", kiln.root.path().join("state"))
+            .args(["--dir", &sessions, "hook", "claude-code"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+    }
+    let out = kiln
+        .command()
+        .env("XDG_STATE_HOME", kiln.root.path().join("state"))
+        .args(["--dir", &sessions, "doctor", "--format", "json"])
+        .output()
+        .unwrap();
+    let hooks = section(&String::from_utf8_lossy(&out.stdout), "hooks");
+    assert!(
+        hooks[0].0 == "ok" && hooks[0].2.contains("last event"),
+        "{hooks:?}"
+    );
+    assert!(
+        hooks
+            .iter()
+            .any(|(l, _, m)| l == "warning" && m.contains("1 hook runs failed")),
+        "{hooks:?}"
+    );
+}
+
+#[test]
+fn a_watcher_that_died_is_not_trusted() {
+    let kiln = TestKiln::with_fixtures();
+    let watch = kiln.sessions().join(".cru-watch");
+    std::fs::create_dir_all(&watch).unwrap();
+    // A beat left by a watcher killed with -9: its pid is gone.
+    let now = std::time::SystemTime::now();
+    let mut beat = crucible_index::watcher::WatcherHeartbeat::new(u32::MAX - 1, now, true);
+    beat.write(&kiln.sessions(), now).unwrap();
+    let sessions = kiln.sessions().display().to_string();
+    let out = kiln.run(&["--dir", &sessions, "doctor", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let watcher = section(&out.stdout, "watcher");
+    assert!(
+        watcher[0].0 == "warning" && watcher[0].2.contains("is gone"),
+        "{watcher:?}"
     );
 }

@@ -69,6 +69,7 @@ fn hook(kiln: &TestKiln, payload: &Payload) {
     let out = kiln
         .command()
         .env("XDG_STATE_HOME", kiln.root.path().join("state"))
+        .env("CRU_SESSIONS_DIR", kiln.sessions())
         .args(["hook", "claude-code"])
         .write_stdin(payload.raw.as_bytes())
         .output()

@@ -55,6 +55,9 @@ fn run_command(command: &str) -> Value {
         "session search" => &["session", "search", "id collision", "--format", "json"],
         "doctor" => &["doctor", "--format", "json"],
         "session start" => &["session", "start", "--title", "A title", "--format", "json"],
+        "session import --list-sources" => {
+            &["session", "import", "--list-sources", "--format", "json"]
+        }
         "session codify" => &[
             "session",
             "codify",

@@ -63,7 +63,13 @@ impl TestKiln {
             .env_remove("CRUCIBLE_CONFIG")
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("CLICOLOR_FORCE")
-            .env_remove("CRU_LOG");
+            .env_remove("CRU_LOG")
+            // The agents' stores and settings: those under the kiln's
+            // HOME, never the caller's.
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("XDG_STATE_HOME");
         cmd
     }
 

@@ -19,6 +19,7 @@ mod import_agents;
 mod import_claude_code;
 mod import_codex;
 mod import_connectonion;
+mod import_discovered;
 mod import_opencode;
 mod index;
 mod json;

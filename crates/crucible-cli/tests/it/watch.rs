@@ -86,7 +86,9 @@ impl WatchKiln for TestKiln {
         cmd.current_dir(self.root.path())
             .env("HOME", self.root.path().join("home"))
             .env("CRUCIBLE_CONFIG", self.root.path().join("config.toml"))
-            .env_remove("CRU_SESSIONS_DIR")
+            // A watcher captures into the user's sessions directory, not
+            // the project it starts in: named here, as the kiln's.
+            .env("CRU_SESSIONS_DIR", self.sessions())
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("CRU_LOG")
             .arg("watch")
@@ -268,6 +270,7 @@ fn truncation_rotation_and_deletion_of_the_source_leave_the_session_intact() {
 /// sessions, and whether the read let the watcher vouch for freshness.
 fn list_vouched(kiln: &TestKiln) -> (Vec<serde_json::Value>, bool) {
     let mut cmd = kiln.command();
+    cmd.env("CRU_SESSIONS_DIR", kiln.sessions());
     cmd.env("CRUCIBLE_CONFIG", kiln.root.path().join("config.toml"))
         .env("CRU_LOG", "crucible_index=debug");
     let out = kiln.run_cmd(cmd.args(["session", "list", "--format", "json"]));
@@ -347,6 +350,7 @@ fn a_hand_edit_is_found_by_the_next_search_while_the_watcher_vouches_for_the_ind
     let original = std::fs::read_to_string(&path).unwrap();
     let search = |word: &str| {
         let mut cmd = kiln.command();
+        cmd.env("CRU_SESSIONS_DIR", kiln.sessions());
         cmd.env("CRUCIBLE_CONFIG", kiln.root.path().join("config.toml"))
             .env("CRU_LOG", "debug");
         let out = kiln.run_cmd(cmd.args(["session", "search", word, "--format", "json"]));
@@ -398,6 +402,7 @@ fn a_watcher_killed_with_sigkill_loses_nothing_and_once_catches_up() {
     );
     assert!(kiln.sessions_json().is_empty());
     let mut once = kiln.command();
+    once.env("CRU_SESSIONS_DIR", kiln.sessions());
     once.env("CRUCIBLE_CONFIG", kiln.root.path().join("config.toml"));
     let out = kiln.run_cmd(once.args(["watch", "--once", src.to_str().unwrap()]));
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -414,6 +419,7 @@ fn a_second_watcher_is_refused_and_sigterm_stops_the_first_cleanly() {
     let mut w = kiln.watch(&[src.to_str().unwrap()]);
     let pid = w.child.id();
     let mut second = kiln.command();
+    second.env("CRU_SESSIONS_DIR", kiln.sessions());
     second.env("CRUCIBLE_CONFIG", kiln.root.path().join("config.toml"));
     let out = kiln.run_cmd(second.arg("watch"));
     assert_eq!(out.code, 1, "{}", out.stderr);
@@ -424,6 +430,7 @@ fn a_second_watcher_is_refused_and_sigterm_stops_the_first_cleanly() {
         out.stderr
     );
     let mut once = kiln.command();
+    once.env("CRU_SESSIONS_DIR", kiln.sessions());
     once.env("CRUCIBLE_CONFIG", kiln.root.path().join("config.toml"));
     let out = kiln.run_cmd(once.args(["watch", "--once"]));
     assert_eq!(out.code, 0, "{}", out.stderr);

@@ -51,6 +51,10 @@ pub const CAPTURE_DIR: &str = ".capture";
 /// hook never fails its agent, so its errors are kept here for
 /// `cru doctor`.
 pub const HOOK_ERRORS: &str = ".hook-errors.jsonl";
+/// What the imports of the agents' stores last saw of each source file
+/// (size, mtime, inode), so that an unchanged one is skipped on a stat:
+/// derived, rebuilt when missing or damaged (crucible-interop).
+pub const IMPORT_STATE: &str = ".import-state.json";
 
 /// The end of a journal's name (`.<file>.journal`).
 pub const JOURNAL_SUFFIX: &str = ".journal";
@@ -182,6 +186,7 @@ mod tests {
             INDEX_DELTA,
             CAPTURE_DIR,
             HOOK_ERRORS,
+            IMPORT_STATE,
         ] {
             assert!(name.starts_with('.'), "{name} must be hidden from the walk");
         }

@@ -77,7 +77,7 @@ pub(crate) fn has_parent(path: &Path) -> bool {
     parent_of(path).is_some()
 }
 
-fn parent_of(path: &Path) -> Option<PathBuf> {
+pub(crate) fn parent_of(path: &Path) -> Option<PathBuf> {
     let folder = path.parent()?;
     let parent_id = folder.file_name()?.to_str()?;
     let short = parent_id.get(..8)?;

@@ -152,3 +152,19 @@ fn search_index(ctx: &Context) -> Check {
         },
     }
 }
+
+/// The directory captured sessions go to, when it is not the one commands
+/// read here (a project that keeps its own sessions).
+pub fn capture_dir(cap: &Context) -> Section {
+    Section {
+        name: "capture directory",
+        checks: vec![Check::new(
+            Level::Note,
+            cap.store.dir().display().to_string(),
+            format!(
+                "{}: hooks, `cru watch` and `cru session import` with no path write here, not to the sessions directory above",
+                source_name(&cap.dir_source)
+            ),
+        )],
+    }
+}

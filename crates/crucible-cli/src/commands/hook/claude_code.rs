@@ -9,7 +9,7 @@ use crucible_core::Timestamp;
 use super::ClaudeCodeArgs;
 use super::failures::{Failure, log};
 use crate::cli::GlobalArgs;
-use crate::context::Context;
+use crate::context::{CapturePolicy, Context};
 
 /// The most a hook input may be: Claude Code sends a tool's whole input
 /// and result, which may be large, but not this large.
@@ -33,7 +33,13 @@ pub fn run(args: &ClaudeCodeArgs, global: &GlobalArgs) {
         }
     };
     let event = input.event.name();
-    let ctx = match Context::load(global) {
+    // A project may opt out of capture ([capture] enabled = false): its
+    // sessions are not recorded, and that is no failure.
+    let cwd = input.cwd.as_deref();
+    if cwd.is_some_and(|cwd| !CapturePolicy::load().is_enabled(cwd)) {
+        return;
+    }
+    let ctx = match Context::for_capture(global, cwd) {
         Ok(c) => c,
         Err(e) => {
             let message = format!("{e:#}");

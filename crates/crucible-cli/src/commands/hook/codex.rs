@@ -10,7 +10,7 @@ use crucible_interop::reconcile::Reconciler;
 use super::CodexArgs;
 use super::failures::{Failure, log};
 use crate::cli::GlobalArgs;
-use crate::context::Context;
+use crate::context::{CapturePolicy, Context};
 
 /// Codex's sessions directory: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
 fn codex_sessions() -> Option<PathBuf> {
@@ -45,7 +45,11 @@ pub fn run(args: &CodexArgs, global: &GlobalArgs) {
     let Some(thread) = n.thread_id.as_deref() else {
         return fail(None, None, "the notification names no thread-id".into());
     };
-    let ctx = match Context::load(global) {
+    let cwd = n.cwd.as_deref();
+    if cwd.is_some_and(|cwd| !CapturePolicy::load().is_enabled(cwd)) {
+        return;
+    }
+    let ctx = match Context::for_capture(global, cwd) {
         Ok(c) => c,
         Err(e) => return fail(None, Some(thread), format!("{e:#}")),
     };

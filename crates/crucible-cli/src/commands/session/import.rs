@@ -1,10 +1,20 @@
-//! `cru session import PATH... [--from auto|openai-messages|agent-dir|codeloops|connectonion|claude-code|codex] [--force]`.
+//! `cru session import [PATH...] [--from auto|openai-messages|agent-dir|codeloops|connectonion|claude-code|codex] [--force] [--list-sources]`.
+//!
+//! With paths, what they hold; with none, every agent store found on this
+//! machine ([`discovered`]), reading only its new or grown sources.
+
+mod discovered;
+mod list_sources;
+mod routing;
+
+pub use discovered::{ImportReport, capture_context, store_env};
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use crucible_interop::reconcile::{self, Event, Fate, Reconciler};
-use crucible_interop::{Format, Found};
+use crucible_interop::{Format, Found, Imported};
+use crucible_parser::MarkdownCodec;
 use indicatif::ProgressBar;
 
 use crate::context::Context;
@@ -13,8 +23,10 @@ use crate::render::progress;
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// Files or folders to import (a folder is searched for sources).
-    #[arg(required = true)]
+    /// Files or folders to import (a folder is searched for sources). With
+    /// none: every agent store found on this machine (Claude Code, Codex,
+    /// Gemini CLI, GitHub Copilot CLI, OpenCode; see --list-sources), only
+    /// their new or grown sources, into the user's sessions directory.
     pub paths: Vec<PathBuf>,
     /// The source format; `auto` tells by content.
     #[arg(long, value_enum, default_value_t = From::Auto)]
@@ -22,6 +34,21 @@ pub struct ImportArgs {
     /// Update sessions that were changed in cru since their import.
     #[arg(long)]
     pub force: bool,
+    /// Show the agent stores an import with no path reads (found or not,
+    /// and why not) and how many sources each holds; import nothing.
+    #[arg(long, conflicts_with = "paths")]
+    pub list_sources: bool,
+    /// How --list-sources prints the stores.
+    #[arg(long, value_enum, default_value_t = SourcesFormat::Table, requires = "list_sources")]
+    pub format: SourcesFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SourcesFormat {
+    /// One row per store.
+    Table,
+    /// `{"version": 1, "stores": [...]}` (docs/json.md).
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -51,7 +78,11 @@ pub enum From {
 
 /// What happened to each source.
 #[derive(Debug, Default)]
-struct Tally {
+pub(crate) struct Tally {
+    /// Sources handed to an importer (read whole).
+    parsed: usize,
+    /// Sessions of projects whose capture is off, left out.
+    not_captured: usize,
     created: usize,
     updated: usize,
     unchanged: usize,
@@ -96,20 +127,26 @@ impl From {
 }
 
 pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
-    let format = args.from.format();
-    std::fs::create_dir_all(ctx.store.dir())
-        .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;
-    // An import killed half way is run again: what it left half written goes.
-    let stale = ctx
-        .store
-        .remove_stale_temp_files()
-        .map_err(CliError::from)?;
-    if stale > 0 {
-        tracing::info!(stale, "removed temporary files of an interrupted write");
+    if args.list_sources {
+        return list_sources::list_sources(ctx, args.format);
     }
+    if args.paths.is_empty() {
+        return discovered::run(ctx, args);
+    }
+    let format = args.from.format();
+    prepare_dir(ctx)?;
+    // One durability point for the whole import: each file is written
+    // atomically as ever, and what it creates is synced once, at the end
+    // (see docs/interop.md, "Durability").
+    let store = ctx.store.clone().for_bulk_write();
+    let mut reconciler = Reconciler::new(&store, args.force).map_err(CliError::from)?;
     let mut tally = Tally::default();
     let sources = sources(&args.paths, format, &mut tally);
-    import_listed_into(ctx, &sources, args.force, &|_| {}, &mut tally)?;
+    let imported = import_sources(ctx, &mut reconciler, &sources, &mut tally, &mut StoreAll);
+    // Synced even when a source failed: what was stored before it stays.
+    let synced = store.sync_bulk().map_err(CliError::from);
+    imported?;
+    synced?;
     let t = &tally;
     eprintln!(
         "{} created, {} updated, {} unchanged, {} skipped",
@@ -121,93 +158,137 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     ))
 }
 
-/// What an import of listed sources did (`cru watch` imports through it).
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct ImportReport {
-    pub created: usize,
-    pub updated: usize,
-    pub unchanged: usize,
-    pub skipped: usize,
-}
-
-/// Imports `sources` as `cru session import` does (the same messages),
-/// each [`Prepared`](reconcile::Prepared) passed through `adjust` before
-/// it is stored (`cru watch` marks a source still being written as live).
+/// Imports `sources` (found by `cru watch` under the paths it watches)
+/// into `ctx`'s directory, as `cru session import` would, each passed
+/// through `adjust` before it is stored. The sessions of a project that
+/// opted out of capture are left out; those of a project keeping its own
+/// sessions are left to `cru session import`, which puts them there.
 pub fn import_listed(
     ctx: &Context,
     sources: &[(PathBuf, Format)],
     force: bool,
     adjust: &(dyn Fn(&mut reconcile::Prepared) + Sync),
 ) -> anyhow::Result<ImportReport> {
-    let mut tally = Tally::default();
-    import_listed_into(ctx, sources, force, adjust, &mut tally)?;
-    Ok(ImportReport {
-        created: tally.created,
-        updated: tally.updated,
-        unchanged: tally.unchanged,
-        skipped: tally.skipped,
-    })
-}
-
-fn import_listed_into(
-    ctx: &Context,
-    sources: &[(PathBuf, Format)],
-    force: bool,
-    adjust: &(dyn Fn(&mut reconcile::Prepared) + Sync),
-    tally: &mut Tally,
-) -> anyhow::Result<()> {
-    // One durability point for the whole import: each file is written
-    // atomically as ever, and what it creates is synced once, at the end
-    // (see docs/interop.md, "Durability").
+    prepare_dir(ctx)?;
     let store = ctx.store.clone().for_bulk_write();
     let mut reconciler = Reconciler::new(&store, force).map_err(CliError::from)?;
+    let mut tally = Tally::default();
+    let mut sink = routing::Watched {
+        router: routing::Router::new(ctx),
+        adjust,
+    };
+    let imported = import_sources(ctx, &mut reconciler, sources, &mut tally, &mut sink);
+    let synced = store.sync_bulk().map_err(CliError::from);
+    imported?;
+    synced?;
+    Ok(ImportReport::of(&tally))
+}
+
+/// Makes the sessions directory, and clears what an import killed half
+/// way left half written.
+fn prepare_dir(ctx: &Context) -> anyhow::Result<()> {
+    std::fs::create_dir_all(ctx.store.dir())
+        .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;
+    let stale = ctx
+        .store
+        .remove_stale_temp_files()
+        .map_err(CliError::from)?;
+    if stale > 0 {
+        tracing::info!(stale, "removed temporary files of an interrupted write");
+    }
+    Ok(())
+}
+
+/// What to do with a source read, before it is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    Store,
+    /// Not here: its project captures nothing (counted as left out).
+    Leave,
+    /// Not here: it goes elsewhere (its project keeps its own sessions).
+    Defer,
+}
+
+/// How a source read ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SourceEnd {
+    /// Stored (or found unchanged, or kept as changed in cru).
+    Stored,
+    /// Left out by [`SourceSink::keep`].
+    Left,
+    /// Handed back by [`SourceSink::keep`], to be stored elsewhere.
+    Deferred,
+    /// Refused by its importer (damaged beyond use, empty).
+    Failed,
+    /// Not stored for now: `--strict` refused it, or it could not be read.
+    Retry,
+}
+
+/// Who decides, for each source read, whether it is stored here, and
+/// hears how it ended.
+pub(crate) trait SourceSink {
+    fn keep(&mut self, source: &Path, imported: &Imported) -> Keep;
+    fn done(&mut self, source: &Path, end: SourceEnd);
+    /// Changes a source to be stored before it is stored (`cru watch`
+    /// marks one still being written as live).
+    fn adjust(&mut self, _prepared: &mut reconcile::Prepared) {}
+}
+
+/// Stores every source, and forgets how it went (paths named to import).
+struct StoreAll;
+
+impl SourceSink for StoreAll {
+    fn keep(&mut self, _: &Path, _: &Imported) -> Keep {
+        Keep::Store
+    }
+    fn done(&mut self, _: &Path, _: SourceEnd) {}
+}
+
+/// Reads `sources` on every core and stores them from this thread, in
+/// source order, so ids come out the same each time. `sink` may leave a
+/// source read out, and hears how each one ended.
+pub(crate) fn import_sources(
+    ctx: &Context,
+    reconciler: &mut Reconciler<'_, MarkdownCodec>,
+    sources: &[(PathBuf, Format)],
+    tally: &mut Tally,
+    sink: &mut dyn SourceSink,
+) -> anyhow::Result<()> {
     let bar = progress::bar("importing");
     let mut failed: Option<anyhow::Error> = None;
-    // Sources are read and converted on every core; the store is written
-    // from this thread, in source order, so ids come out the same each time.
+    tally.parsed += sources.len();
     crate::in_order::map_in_order(
         sources,
         WINDOW,
-        |(src, fmt)| {
-            crucible_interop::import(src, *fmt).map(|imported| {
-                let mut prepared = reconcile::prepare(imported);
-                adjust(&mut prepared);
-                prepared
-            })
-        },
+        |(src, fmt)| crucible_interop::import(src, *fmt).map(reconcile::prepare),
         |i, prepared| {
+            let source = &sources[i].0;
             match prepared {
-                Ok(prepared) => {
-                    let imp = &prepared.imported;
-                    for w in &imp.warnings {
-                        bar.suspend(|| eprintln!("warning: {w}"));
+                Ok(mut prepared) => match sink.keep(source, &prepared.imported) {
+                    Keep::Leave => {
+                        tally.not_captured += 1;
+                        sink.done(source, SourceEnd::Left);
                     }
-                    let left_out = imp.all_skipped_files();
-                    for s in &left_out {
-                        tally.skip(&s.path, &s.reason, Some(&bar));
-                    }
-                    let records = imp.all_records();
-                    bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
-                    let damaged =
-                        records.skipped_count() > 0 || imp.has_warnings() || !left_out.is_empty();
-                    if ctx.strict && damaged {
-                        bar.suspend(|| {
-                            eprintln!(
-                                "error: {}: not imported (--strict): records were skipped or damaged",
-                                imp.provenance.path
-                            );
-                        });
-                        tally.skipped += 1;
-                    } else if let Err(e) =
-                        reconciler.store_prepared(prepared, &mut |event| render(event, &bar, tally))
-                    {
-                        failed = Some(CliError::from(e).into());
-                        return false;
-                    }
-                }
+                    Keep::Defer => sink.done(source, SourceEnd::Deferred),
+                    Keep::Store => match {
+                        sink.adjust(&mut prepared);
+                        store_one(ctx, reconciler, prepared, &bar, tally)
+                    } {
+                        Ok(end) => sink.done(source, end),
+                        Err(e) => {
+                            failed = Some(e);
+                            return false;
+                        }
+                    },
+                },
                 Err(e) => {
                     bar.suspend(|| eprintln!("error: {e}; skipped"));
                     tally.skipped += 1;
+                    let end = match e {
+                        crucible_interop::ImportError::Read { .. } => SourceEnd::Retry,
+                        _ => SourceEnd::Failed,
+                    };
+                    sink.done(source, end);
                 }
             }
             progress::update_from(&bar, i + 1, sources.len(), 50);
@@ -215,12 +296,42 @@ fn import_listed_into(
         },
     );
     progress::finish(&bar);
-    // Synced even when a source failed: what was stored before it stays.
-    let synced = store.sync_bulk().map_err(CliError::from);
-    if let Some(e) = failed {
-        return Err(e);
+    failed.map_or(Ok(()), Err)
+}
+
+/// Stores one source read, saying what it skipped.
+fn store_one(
+    ctx: &Context,
+    reconciler: &mut Reconciler<'_, MarkdownCodec>,
+    prepared: reconcile::Prepared,
+    bar: &ProgressBar,
+    tally: &mut Tally,
+) -> anyhow::Result<SourceEnd> {
+    let imp = &prepared.imported;
+    for w in &imp.warnings {
+        bar.suspend(|| eprintln!("warning: {w}"));
     }
-    synced.map_err(Into::into)
+    let left_out = imp.all_skipped_files();
+    for s in &left_out {
+        tally.skip(&s.path, &s.reason, Some(bar));
+    }
+    let records = imp.all_records();
+    bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
+    let damaged = records.skipped_count() > 0 || imp.has_warnings() || !left_out.is_empty();
+    if ctx.strict && damaged {
+        bar.suspend(|| {
+            eprintln!(
+                "error: {}: not imported (--strict): records were skipped or damaged",
+                imp.provenance.path
+            );
+        });
+        tally.skipped += 1;
+        return Ok(SourceEnd::Retry);
+    }
+    reconciler
+        .store_prepared(prepared, &mut |event| render(event, bar, tally))
+        .map_err(CliError::from)?;
+    Ok(SourceEnd::Stored)
 }
 
 /// The sources under each path, saying what was skipped or unrecognized.

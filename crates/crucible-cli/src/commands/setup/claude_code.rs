@@ -11,10 +11,20 @@ use crate::error::{CliError, Outcome};
 /// directory `$CLAUDE_CONFIG_DIR` lists, else `~/.claude`).
 fn settings_path(args: &ClaudeCodeArgs) -> Result<PathBuf, CliError> {
     if args.project {
-        let cwd = std::env::current_dir()
-            .map_err(|e| CliError::new(format!("cannot read the working directory: {e}")))?;
-        return Ok(cwd.join(".claude/settings.json"));
+        return project_settings_path();
     }
+    user_settings_path()
+}
+
+/// This project's settings file (in the working directory).
+pub(crate) fn project_settings_path() -> Result<PathBuf, CliError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| CliError::new(format!("cannot read the working directory: {e}")))?;
+    Ok(cwd.join(".claude/settings.json"))
+}
+
+/// The user's settings file.
+pub(crate) fn user_settings_path() -> Result<PathBuf, CliError> {
     let configured = std::env::var("CLAUDE_CONFIG_DIR").ok().and_then(|v| {
         v.split(',')
             .map(str::trim)

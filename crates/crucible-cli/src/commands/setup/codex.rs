@@ -8,7 +8,7 @@ use super::{CodexArgs, apply, cru_program, read};
 use crate::error::{CliError, Outcome};
 
 /// Codex's config: `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`.
-fn config_path() -> Result<PathBuf, CliError> {
+pub(crate) fn config_path() -> Result<PathBuf, CliError> {
     let env = |k: &str| {
         std::env::var_os(k)
             .filter(|v| !v.is_empty())

@@ -7,15 +7,15 @@ use std::path::{Path, PathBuf};
 use crucible_interop::{Format, Found};
 use notify::RecursiveMode;
 
-/// The agent stores `cru watch` watches when given no SOURCE.
-///
-/// Empty for now, on purpose: default discovery of agent stores (Claude
-/// Code, Codex, the interop importers' default places) is being written by
-/// another part of issue 21, and is wired in here when it lands. Until
-/// then `cru watch` with no SOURCE watches the sessions directory only
-/// (hand edits, the index and the search index).
+/// The agent stores `cru watch` watches when given no SOURCE: those
+/// `cru session import` with no path reads (`--list-sources`), found here.
 pub fn default_sources() -> Vec<PathBuf> {
-    Vec::new()
+    use crucible_interop::stores::{Presence, agent_stores};
+    agent_stores(&crate::commands::session::import::store_env())
+        .into_iter()
+        .filter(|s| s.presence == Presence::Found)
+        .map(|s| s.root)
+        .collect()
 }
 
 /// The sources under the watched paths, and the size each file had when

@@ -1,0 +1,224 @@
+//! `cru session import` with no path: every agent store found on this
+//! machine, only its new or grown sources, into the user's sessions
+//! directory ([`Context::for_capture`]).
+
+use std::path::PathBuf;
+
+use crucible_interop::import_state::{ImportState, Rebuilt};
+use crucible_interop::reconcile::Reconciler;
+use crucible_interop::store_scan::{StorePlan, plan_store};
+use crucible_interop::stores::{AgentStore, Presence, StoreEnv, agent_name, agent_stores};
+
+use super::routing::{CaptureSink, Router, store_deferred};
+use super::{ImportArgs, Tally, import_sources, prepare_dir};
+use crate::cli::GlobalArgs;
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+
+/// The places the agents' stores depend on, from this process's environment.
+pub fn store_env() -> StoreEnv {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(|v| v.to_string_lossy().into_owned())
+    };
+    StoreEnv {
+        home: var("HOME").map(PathBuf::from),
+        claude_config_dir: var("CLAUDE_CONFIG_DIR"),
+        codex_home: var("CODEX_HOME"),
+        xdg_config_home: var("XDG_CONFIG_HOME").map(PathBuf::from),
+        xdg_data_home: var("XDG_DATA_HOME").map(PathBuf::from),
+    }
+}
+
+/// What an import of changed sources did, for a caller that reports it
+/// itself (`cru watch`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportReport {
+    /// Sources read whole (the rest were skipped on a stat).
+    pub parsed: usize,
+    pub created: usize,
+    pub updated: usize,
+    pub unchanged: usize,
+    pub skipped: usize,
+    /// Sessions of projects with capture off (or kept by the project).
+    pub not_captured: usize,
+}
+
+impl ImportReport {
+    pub(super) fn of(t: &Tally) -> Self {
+        Self {
+            parsed: t.parsed,
+            created: t.created,
+            updated: t.updated,
+            unchanged: t.unchanged,
+            skipped: t.skipped,
+            not_captured: t.not_captured,
+        }
+    }
+
+    pub(super) fn minus(self, before: Self) -> Self {
+        Self {
+            parsed: self.parsed - before.parsed,
+            created: self.created - before.created,
+            updated: self.updated - before.updated,
+            unchanged: self.unchanged - before.unchanged,
+            skipped: self.skipped - before.skipped,
+            not_captured: self.not_captured - before.not_captured,
+        }
+    }
+}
+
+/// The context capture writes through, keeping the command's `--dir`
+/// and `--strict`.
+pub fn capture_context(ctx: &Context) -> anyhow::Result<Context> {
+    let global = GlobalArgs {
+        verbose: 0,
+        dir: ctx.flag_dir.clone(),
+        strict: ctx.strict,
+    };
+    Context::for_capture(&global, None)
+}
+
+/// The import state of the capture directory; a state that had to be
+/// rebuilt is said with `-v`.
+fn load_state(cap: &Context) -> ImportState {
+    let (state, rebuilt) = ImportState::load(cap.store.dir());
+    match rebuilt {
+        None | Some(Rebuilt::Missing) => {}
+        Some(why) => tracing::info!(?why, "import state rebuilt: every source is read once"),
+    }
+    state
+}
+
+pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
+    let cap = capture_context(ctx)?;
+    prepare_dir(&cap)?;
+    let stores = agent_stores(&store_env());
+    let mut state = load_state(&cap);
+    let mut tally = Tally::default();
+    let mut plans = Vec::new();
+    for store in &stores {
+        match &store.presence {
+            Presence::Found => {
+                let plan = plan_store(store, &state, args.force);
+                for (path, why) in &plan.skipped {
+                    tally.skip(path, why, None);
+                }
+                plans.push((store, plan));
+            }
+            Presence::Missing => tracing::info!(root = %store.root.display(), "no store"),
+            Presence::Refused(why) => {
+                tally.skip(&store.root, why, None);
+            }
+        }
+    }
+    if plans.is_empty() {
+        eprintln!(
+            "no agent store found on this machine (`cru session import --list-sources` shows where cru looked)"
+        );
+    }
+    let labelled: Vec<(String, StorePlan, Option<PathBuf>)> = plans
+        .into_iter()
+        .map(|(s, p)| (label(s), p, Some(s.root.clone())))
+        .collect();
+    let result = import_plans(&cap, labelled, &mut state, args.force, &mut tally);
+    save_state(&cap, &state);
+    result?;
+    let t = &tally;
+    eprintln!(
+        "{} parsed: {} created, {} updated, {} unchanged, {} skipped",
+        t.parsed, t.created, t.updated, t.unchanged, t.skipped
+    );
+    Ok(Outcome::from_files(
+        t.created + t.updated + t.unchanged + t.not_captured,
+        t.skipped,
+    ))
+}
+
+/// A store as one line of the report names it.
+fn label(s: &AgentStore) -> String {
+    format!(
+        "{}: {} ({})",
+        agent_name(s.format),
+        s.root.display(),
+        s.origin
+    )
+}
+
+fn save_state(cap: &Context, state: &ImportState) {
+    if !state.is_changed() {
+        return;
+    }
+    if let Err(e) = state.save(cap.store.dir()) {
+        // Only speed is lost: the next import reads every source again.
+        eprintln!(
+            "warning: {}: import state not saved: {e}",
+            cap.store.dir().display()
+        );
+    }
+}
+
+/// Imports each store's plan, one report line per store, and records in
+/// `state` what was read. The reconciler (which reads every session of
+/// the directory) is made only if something is to be read. Sessions of
+/// projects that keep their own go there after.
+fn import_plans(
+    cap: &Context,
+    plans: Vec<(String, StorePlan, Option<PathBuf>)>,
+    state: &mut ImportState,
+    force: bool,
+    tally: &mut Tally,
+) -> anyhow::Result<()> {
+    let store = cap.store.clone().for_bulk_write();
+    let mut reconciler = None;
+    let mut router = Router::new(cap);
+    let mut deferred = Vec::new();
+    let mut result = Ok(());
+    for (label, plan, root) in plans {
+        let before = ImportReport::of(tally);
+        let deferred_before = deferred.len();
+        if !plan.sources.is_empty() && result.is_ok() {
+            let rec = match &mut reconciler {
+                Some(r) => r,
+                None => reconciler.insert(Reconciler::new(&store, force).map_err(CliError::from)?),
+            };
+            let mut sink = CaptureSink {
+                plan: &plan,
+                state,
+                router: &mut router,
+                deferred: &mut deferred,
+            };
+            result = import_sources(cap, rec, &plan.sources, tally, &mut sink);
+        }
+        plan.record_others(state);
+        // A whole store was walked: what it no longer holds is forgotten.
+        if let Some(root) = &root {
+            state.forget_gone(root, &plan.seen);
+        }
+        let d = ImportReport::of(tally).minus(before);
+        let mut also = String::new();
+        if d.not_captured > 0 {
+            also += &format!(", {} left out by their project's [capture]", d.not_captured);
+        }
+        if deferred.len() > deferred_before {
+            also += &format!(
+                ", {} to their project's own sessions",
+                deferred.len() - deferred_before
+            );
+        }
+        eprintln!(
+            "{label}: {} sources, {} parsed: {} created, {} updated, {} unchanged{also}",
+            plan.total(),
+            d.parsed,
+            d.created,
+            d.updated,
+            d.unchanged
+        );
+    }
+    // Synced even when a source failed: what was stored before it stays.
+    let synced = store.sync_bulk().map_err(CliError::from);
+    result?;
+    synced?;
+    store_deferred(cap, deferred, state, force, tally)
+}

@@ -1,0 +1,201 @@
+//! Where each session read from an agent's store goes, by the `[capture]`
+//! settings of the project it ran in: the user's sessions directory,
+//! nowhere (capture off), or the project's own (`project = true`).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crucible_core::SessionsDirSource;
+use crucible_interop::Imported;
+use crucible_interop::import_state::{Fingerprint, ImportState, Role};
+use crucible_interop::reconcile::Reconciler;
+use crucible_interop::store_scan::StorePlan;
+
+use super::discovered::ImportReport;
+use super::{Keep, SourceEnd, SourceSink, Tally, import_sources, prepare_dir};
+use crate::cli::GlobalArgs;
+use crate::context::{CapturePolicy, Context};
+use crate::error::CliError;
+
+/// Where a session read from a store goes, by the `[capture]` settings of
+/// the project it ran in (its `cwd`).
+pub(crate) struct Router {
+    /// The sessions directory was named on purpose (`--dir`,
+    /// `$CRU_SESSIONS_DIR`): a project's wish to keep its own gives way.
+    named: bool,
+    policy: CapturePolicy,
+    warned: HashSet<Option<PathBuf>>,
+}
+
+impl Router {
+    pub(crate) fn new(cap: &Context) -> Self {
+        Self {
+            named: matches!(
+                cap.dir_source,
+                SessionsDirSource::Flag | SessionsDirSource::Env
+            ),
+            policy: CapturePolicy::load(),
+            warned: HashSet::new(),
+        }
+    }
+
+    /// Here, nowhere, or the project's own sessions directory.
+    pub(super) fn route(&mut self, imp: &Imported) -> (Keep, Option<PathBuf>) {
+        let Some(cwd) = imp
+            .log
+            .frontmatter
+            .extra
+            .get("cwd")
+            .and_then(|v| v.as_str())
+        else {
+            return (Keep::Store, None);
+        };
+        let d = self.policy.decide(Path::new(cwd));
+        if let Some(e) = &d.error
+            && self.warned.insert(d.project.clone())
+        {
+            eprintln!("warning: {e}; the sessions of that project are not captured");
+        }
+        match (&d.project, d.enabled, d.keeps_own && !self.named) {
+            (_, false, _) => (Keep::Leave, None),
+            (Some(project), true, true) => (Keep::Defer, Some(project.clone())),
+            _ => (Keep::Store, None),
+        }
+    }
+}
+
+/// A source read whose project keeps its own sessions.
+#[derive(Debug)]
+pub(super) struct Deferred {
+    source: PathBuf,
+    format: crucible_interop::Format,
+    project: PathBuf,
+    read_with: Vec<(PathBuf, Fingerprint, Role)>,
+}
+
+/// A store's import into the user's directory: routes each session, and
+/// records what was read once it is stored or left out.
+pub(super) struct CaptureSink<'a> {
+    pub(super) plan: &'a StorePlan,
+    pub(super) state: &'a mut ImportState,
+    pub(super) router: &'a mut Router,
+    pub(super) deferred: &'a mut Vec<Deferred>,
+}
+
+impl SourceSink for CaptureSink<'_> {
+    fn keep(&mut self, source: &Path, imported: &Imported) -> Keep {
+        let (keep, project) = self.router.route(imported);
+        if let (Keep::Defer, Some(project)) = (keep, project) {
+            let format = self
+                .plan
+                .sources
+                .iter()
+                .find(|(p, _)| p == source)
+                .map_or(crucible_interop::Format::ClaudeCode, |(_, f)| *f);
+            self.deferred.push(Deferred {
+                source: source.to_owned(),
+                format,
+                project,
+                read_with: self.plan.read_with.get(source).cloned().unwrap_or_default(),
+            });
+        }
+        keep
+    }
+
+    fn done(&mut self, source: &Path, end: SourceEnd) {
+        if !matches!(end, SourceEnd::Retry | SourceEnd::Deferred) {
+            self.plan.record_read(source, self.state);
+        }
+    }
+}
+
+/// Records what was read for each source once it is stored.
+struct RecordSink<'a> {
+    read_with: std::collections::HashMap<PathBuf, Vec<(PathBuf, Fingerprint, Role)>>,
+    state: &'a mut ImportState,
+}
+
+impl SourceSink for RecordSink<'_> {
+    fn keep(&mut self, _: &Path, _: &Imported) -> Keep {
+        Keep::Store
+    }
+
+    fn done(&mut self, source: &Path, end: SourceEnd) {
+        if end != SourceEnd::Retry {
+            for (p, fp, role) in self.read_with.remove(source).into_iter().flatten() {
+                self.state.record(p, fp, role);
+            }
+        }
+    }
+}
+
+/// The sessions of projects that keep their own (`[capture] project =
+/// true`), into each project's sessions directory.
+pub(super) fn store_deferred(
+    cap: &Context,
+    deferred: Vec<Deferred>,
+    state: &mut ImportState,
+    force: bool,
+    tally: &mut Tally,
+) -> anyhow::Result<()> {
+    let mut by_project: std::collections::BTreeMap<PathBuf, Vec<Deferred>> =
+        std::collections::BTreeMap::new();
+    for d in deferred {
+        by_project.entry(d.project.clone()).or_default().push(d);
+    }
+    let global = GlobalArgs {
+        verbose: 0,
+        dir: cap.flag_dir.clone(),
+        strict: cap.strict,
+    };
+    for (project, items) in by_project {
+        let own = Context::for_capture(&global, Some(&project))?;
+        prepare_dir(&own)?;
+        let store = own.store.clone().for_bulk_write();
+        let mut reconciler = Reconciler::new(&store, force).map_err(CliError::from)?;
+        let sources: Vec<_> = items.iter().map(|d| (d.source.clone(), d.format)).collect();
+        let mut sink = RecordSink {
+            read_with: items.into_iter().map(|d| (d.source, d.read_with)).collect(),
+            state,
+        };
+        let before = ImportReport::of(tally);
+        let result = import_sources(&own, &mut reconciler, &sources, tally, &mut sink);
+        let synced = store.sync_bulk().map_err(CliError::from);
+        result?;
+        synced?;
+        let d = ImportReport::of(tally).minus(before);
+        eprintln!(
+            "{}: keeps its own sessions ({}): {} parsed: {} created, {} updated, {} unchanged",
+            project.display(),
+            own.store.dir().display(),
+            d.parsed,
+            d.created,
+            d.updated,
+            d.unchanged
+        );
+    }
+    Ok(())
+}
+
+/// What `cru watch` stores: every source, through `adjust`, but for the
+/// sessions of a project that captures nothing, or keeps its own (which
+/// `cru session import` routes there; a watcher writes one directory).
+pub(crate) struct Watched<'a> {
+    pub(crate) router: Router,
+    pub(crate) adjust: &'a (dyn Fn(&mut crucible_interop::reconcile::Prepared) + Sync),
+}
+
+impl SourceSink for Watched<'_> {
+    fn keep(&mut self, _: &Path, imported: &Imported) -> Keep {
+        match self.router.route(imported).0 {
+            Keep::Store => Keep::Store,
+            Keep::Leave | Keep::Defer => Keep::Leave,
+        }
+    }
+
+    fn done(&mut self, _: &Path, _: SourceEnd) {}
+
+    fn adjust(&mut self, prepared: &mut crucible_interop::reconcile::Prepared) {
+        (self.adjust)(prepared);
+    }
+}
