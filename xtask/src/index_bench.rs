@@ -20,6 +20,17 @@ pub struct Measured {
 /// Runs `cmd` `runs` times; the best wall time, and the peak RSS reported by
 /// GNU time when it is installed.
 pub fn measure(program: &Path, args: &[&str], runs: usize) -> anyhow::Result<Option<Measured>> {
+    measure_fed(program, args, None, runs)
+}
+
+/// [`measure`] with the file `stdin` (when given) as the command's input,
+/// as an agent feeds a hook its event.
+pub fn measure_fed(
+    program: &Path,
+    args: &[&str],
+    stdin: Option<&Path>,
+    runs: usize,
+) -> anyhow::Result<Option<Measured>> {
     let gnu_time = Path::new("/usr/bin/time").exists();
     let mut best = Duration::MAX;
     let mut peak = None;
@@ -37,6 +48,10 @@ pub fn measure(program: &Path, args: &[&str], runs: usize) -> anyhow::Result<Opt
             Command::new(program)
         };
         cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
+        cmd.stdin(match stdin {
+            Some(path) => Stdio::from(std::fs::File::open(path)?),
+            None => Stdio::null(),
+        });
         let t = Instant::now();
         let status = match cmd.status() {
             Ok(s) => s,

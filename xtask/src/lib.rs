@@ -1,6 +1,7 @@
 //! The pieces of `cargo xtask`, as a library so tests can run them small.
 
 pub mod bench;
+pub mod capture_bench;
 pub mod claude_corpus;
 pub mod cli_reference;
 pub mod codex_corpus;

@@ -18,8 +18,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use xtask::{
-    bench, claude_corpus, corpus, cru_binary, deps, docs, import_bench, index_bench, learn_bench,
-    learn_check, messages_check, peer_check, record_bench, search_bench,
+    bench, capture_bench, claude_corpus, corpus, cru_binary, deps, docs, import_bench, index_bench,
+    learn_bench, learn_check, messages_check, peer_check, record_bench, search_bench,
 };
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
@@ -42,6 +42,7 @@ enum Only {
     Learn,
     Import,
     Search,
+    Capture,
 }
 
 #[derive(Debug, Subcommand)]
@@ -165,6 +166,20 @@ fn main() -> anyhow::Result<()> {
                 let dir = corpus::recorded_size(&root, index_sessions, seed)?;
                 let scratch = root.join("target/bench-search");
                 print!("{}", search_bench::run(cru(), &dir, &scratch, 3)?);
+                println!();
+            }
+            if matches!(only, Only::All | Only::Capture) {
+                let spec = claude_corpus::ClaudeCorpus {
+                    transcripts: 1_000,
+                    bytes_each: 320 * 1024,
+                    seed,
+                };
+                let (claude_dir, _) = import_bench::corpus(&root, &spec)?;
+                let scratch = root.join("target/bench-capture");
+                print!(
+                    "{}",
+                    capture_bench::run(cru(), &claude_dir, &scratch, 20, 200)?
+                );
                 println!();
             }
             if matches!(only, Only::All | Only::Record) {
