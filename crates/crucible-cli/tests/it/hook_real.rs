@@ -130,7 +130,9 @@ fn hooks_at_once(kiln: &TestKiln, run: &[Payload]) {
                 .current_dir(kiln.root.path())
                 .env("HOME", kiln.root.path().join("home"))
                 .env("XDG_STATE_HOME", kiln.root.path().join("state"))
-                .env_remove("CRU_SESSIONS_DIR")
+                // Hooks capture into the user's sessions directory: named
+                // as the kiln's.
+                .env("CRU_SESSIONS_DIR", kiln.sessions())
                 .env_remove("CRUCIBLE_CONFIG")
                 .env_remove("XDG_CONFIG_HOME")
                 .env_remove("CLICOLOR_FORCE")
