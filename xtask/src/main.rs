@@ -96,6 +96,16 @@ enum Task {
     },
 }
 
+/// The import and capture benchmarks' Claude Code transcripts: 1,000 of
+/// about 250 MB in all, the corpus.
+fn claude_spec(seed: u64) -> claude_corpus::ClaudeCorpus {
+    claude_corpus::ClaudeCorpus {
+        transcripts: 1_000,
+        bytes_each: 320 * 1024,
+        seed,
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -150,12 +160,7 @@ fn main() -> anyhow::Result<()> {
                 let ccusage = peer_check::install_ccusage(&root)
                     .inspect_err(|e| eprintln!("warning: no ccusage to compare with: {e}"))
                     .ok();
-                let spec = claude_corpus::ClaudeCorpus {
-                    transcripts: 1_000,
-                    // About 250 MB in all: the corpus.
-                    bytes_each: 320 * 1024,
-                    seed,
-                };
+                let spec = claude_spec(seed);
                 print!(
                     "{}",
                     import_bench::run(&root, cru(), ccusage.as_deref(), &spec, 3)?
@@ -169,17 +174,9 @@ fn main() -> anyhow::Result<()> {
                 println!();
             }
             if matches!(only, Only::All | Only::Capture) {
-                let spec = claude_corpus::ClaudeCorpus {
-                    transcripts: 1_000,
-                    bytes_each: 320 * 1024,
-                    seed,
-                };
-                let (claude_dir, _) = import_bench::corpus(&root, &spec)?;
+                let (claude, _) = import_bench::corpus(&root, &claude_spec(seed))?;
                 let scratch = root.join("target/bench-capture");
-                print!(
-                    "{}",
-                    capture_bench::run(cru(), &claude_dir, &scratch, 20, 200)?
-                );
+                print!("{}", capture_bench::run(cru(), &claude, &scratch, 20, 200)?);
                 println!();
             }
             if matches!(only, Only::All | Only::Record) {

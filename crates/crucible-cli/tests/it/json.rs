@@ -15,18 +15,23 @@ use crate::kiln::{TestKiln, fixtures};
 
 /// How to run each command that has JSON output, on the fixtures. A
 /// section folded into docs/json.md later is checked as soon as it is there.
-fn run_command(command: &str) -> Value {
+/// The fixtures, the eval fixture, a file that cannot be read and an id
+/// two files share (so that `skipped` and `duplicates` are not empty).
+fn json_kiln(eval_fixture: &str) -> TestKiln {
     let kiln = TestKiln::with_fixtures();
-    let eval_fixture = "2025-12-14-triage-flaky-test";
     kiln.write(
         &format!("{eval_fixture}.md"),
         &std::fs::read_to_string(fixtures().join(format!("eval/{eval_fixture}.md"))).unwrap(),
     );
-    // A file that cannot be read and an id two files share, so that
-    // `skipped` and `duplicates` are not empty.
     kiln.write("broken.md", "---\ntype: session\nsession_id: [\n");
     let copy = std::fs::read_to_string(kiln.sessions().join("2025-12-11-write-tests.md")).unwrap();
     kiln.write("old/2025-12-11-write-tests.md", &copy);
+    kiln
+}
+
+fn run_command(command: &str) -> Value {
+    let eval_fixture = "2025-12-14-triage-flaky-test";
+    let kiln = json_kiln(eval_fixture);
     let sample = fixtures()
         .join("workflows/samples/simple-pipeline.md")
         .display()

@@ -270,16 +270,16 @@ pub(crate) fn import_sources(
                         sink.done(source, SourceEnd::Left);
                     }
                     Keep::Defer => sink.done(source, SourceEnd::Deferred),
-                    Keep::Store => match {
+                    Keep::Store => {
                         sink.adjust(&mut prepared);
-                        store_one(ctx, reconciler, prepared, &bar, tally)
-                    } {
-                        Ok(end) => sink.done(source, end),
-                        Err(e) => {
-                            failed = Some(e);
-                            return false;
+                        match store_one(ctx, reconciler, prepared, &bar, tally) {
+                            Ok(end) => sink.done(source, end),
+                            Err(e) => {
+                                failed = Some(e);
+                                return false;
+                            }
                         }
-                    },
+                    }
                 },
                 Err(e) => {
                     bar.suspend(|| eprintln!("error: {e}; skipped"));
