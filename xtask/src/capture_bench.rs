@@ -168,6 +168,24 @@ fn hook_rows(
         ))
     })?;
     rows.push(("Stop (usage read from the transcript's new lines)", stop));
+    // A hook always exits 0, even when it fails: a failure would time as a
+    // fast no-op. The session must hold every call, and no error be logged.
+    let errors = sessions.join(crucible_core::store::names::HOOK_ERRORS);
+    anyhow::ensure!(
+        !errors.exists(),
+        "hook runs failed: {}",
+        std::fs::read_to_string(&errors).unwrap_or_default()
+    );
+    let listed = std::process::Command::new(cru)
+        .args(["--dir", &dir, "session", "list", "--format", "json"])
+        .output()?;
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout)?;
+    let calls = listed["sessions"][0]["tool_calls"].as_u64().unwrap_or(0);
+    anyhow::ensure!(
+        calls == u64::try_from(earlier + runs.max(1))?,
+        "the hooks recorded {calls} calls, not {}",
+        earlier + runs.max(1)
+    );
     for (name, m) in rows {
         let met = if ms(m.best) <= 20.0 {
             "met"
