@@ -85,6 +85,11 @@ pub struct Delta {
     pub notes: Vec<Note>,
     pub removed: Vec<String>,
     pub dirs: Vec<DirStamp>,
+    /// Every path the rows above speak of. [`Delta::set`] looks for a
+    /// path's earlier rows only when it is here: looking in every row at
+    /// each of 100,000 new files (a watcher's first catch-up of a large
+    /// directory) was quadratic, hours of `memcmp`.
+    held: std::collections::HashSet<String>,
 }
 
 impl Delta {
@@ -103,11 +108,15 @@ impl Delta {
         session: Option<(SessionRecord, Vec<PhaseRecord>)>,
         problem: Option<Problem>,
     ) {
-        self.sessions.retain(|s| s.path != path);
-        self.phases.retain(|p| p.path != path);
-        self.problems.retain(|p| p.path != path);
-        self.notes.retain(|n| n.path != path);
-        self.removed.retain(|p| p != path);
+        if self.held.contains(path) {
+            self.sessions.retain(|s| s.path != path);
+            self.phases.retain(|p| p.path != path);
+            self.problems.retain(|p| p.path != path);
+            self.notes.retain(|n| n.path != path);
+            self.removed.retain(|p| p != path);
+        } else {
+            self.held.insert(path.to_owned());
+        }
         match (session, problem) {
             (Some((s, phases)), _) => {
                 self.sessions.push(s);
@@ -388,7 +397,7 @@ pub fn load_delta(dir: &Path) -> Result<Delta, IndexFileError> {
         Err(e) => return Err(e),
     };
     let doc = parse_doc(&path, &text)?;
-    let delta = Delta {
+    let mut delta = Delta {
         sessions: rows(
             &path,
             &doc,
@@ -403,9 +412,11 @@ pub fn load_delta(dir: &Path) -> Result<Delta, IndexFileError> {
             crate::record::confined(toon::text(c[0])?.unwrap_or_default().into_owned())
         })?,
         dirs: rows(&path, &doc, "dirs", DIR_FIELDS, dir_stamp)?,
+        held: std::collections::HashSet::new(),
     };
     // `Delta::set` keeps one state per path: a path twice was edited in.
     once_each(&path, delta.paths_in_rows())?;
+    delta.held = delta.paths_in_rows().map(str::to_owned).collect();
     Ok(delta)
 }
 
