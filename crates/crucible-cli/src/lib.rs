@@ -28,7 +28,20 @@ pub fn command() -> clap::Command {
 
 /// Runs `cru` with the process arguments and environment.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // An agent reads a hook's exit 2 as "block": a command line a
+            // newer or older cru wrote in its settings must not stop it.
+            if let Some(agent) = commands::hook::invoked_as_hook(std::env::args_os().skip(1))
+                && e.use_stderr()
+            {
+                commands::hook::command_line_failed(&agent, &e);
+                return ExitCode::SUCCESS;
+            }
+            e.exit()
+        }
+    };
     error::init_tracing(cli.global.verbose);
     let strict = cli.global.strict;
     match commands::run(cli) {

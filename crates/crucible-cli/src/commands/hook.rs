@@ -56,3 +56,67 @@ pub fn run(cmd: &HookCommand, global: &GlobalArgs) -> Outcome {
     }
     Outcome::Success
 }
+
+/// The agent named after `hook` when `args` (the process arguments, the
+/// program left out) run `cru hook`: the first word that is not a flag,
+/// past the global flags and `--dir`'s value. `Some("")` for a bare
+/// `cru hook`.
+pub fn invoked_as_hook(args: impl IntoIterator<Item = std::ffi::OsString>) -> Option<String> {
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let arg = arg.to_string_lossy().into_owned();
+        if arg == "--dir" {
+            args.next();
+        } else if arg.starts_with('-') {
+            continue;
+        } else if arg == "hook" {
+            return Some(
+                args.next()
+                    .map_or_else(String::new, |a| a.to_string_lossy().into_owned()),
+            );
+        } else {
+            return None;
+        }
+    }
+    None
+}
+
+/// A `cru hook` whose command line did not parse: logged as a failure of
+/// that agent's hook (the agent goes on; `cru doctor` shows it).
+pub fn command_line_failed(agent: &str, error: &clap::Error) {
+    let agent = if agent.is_empty() { "hook" } else { agent };
+    let message = format!(
+        "the hook's command line did not parse (is the cru in the agent's settings older or newer than the one that wrote them?): {}",
+        error
+            .render()
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or_default()
+    );
+    failures::log(None, failures::Failure::new(agent, None, None, message));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::invoked_as_hook;
+
+    fn hook(args: &[&str]) -> Option<String> {
+        invoked_as_hook(args.iter().map(std::ffi::OsString::from))
+    }
+
+    #[test]
+    fn a_hook_is_told_past_the_global_flags() {
+        assert_eq!(
+            hook(&["hook", "claude-code", "--bad"]).as_deref(),
+            Some("claude-code")
+        );
+        assert_eq!(
+            hook(&["--dir", "hook", "hook", "claude-kode"]).as_deref(),
+            Some("claude-kode")
+        );
+        assert_eq!(hook(&["-v", "--dir=x", "hook"]).as_deref(), Some(""));
+        assert_eq!(hook(&["session", "start", "--title", "hook"]), None);
+        assert_eq!(hook(&["--bogus"]), None);
+    }
+}

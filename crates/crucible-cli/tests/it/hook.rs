@@ -341,3 +341,39 @@ fn an_unwritable_sessions_directory_still_exits_0_and_logs_in_the_state_director
     let log = std::fs::read_to_string(state.join("crucible/.hook-errors.jsonl")).unwrap();
     assert!(log.contains("\"event\":\"SessionStart\""), "{log}");
 }
+
+/// Claude Code reads a hook's exit 2 as "block" (the tool call, the
+/// prompt): a command line this cru cannot parse (written by a newer one,
+/// edited by hand) must exit 0 too, the failure logged.
+#[test]
+fn a_hook_command_line_that_does_not_parse_exits_0_and_is_logged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    for args in [
+        &["hook", "claude-code", "--future-flag"][..],
+        &["hook", "claude-kode"],
+        &["hook", "claude-code", "--payload-limit", "64k"],
+    ] {
+        let out = Command::cargo_bin("cru")
+            .unwrap()
+            .args(args)
+            .env_remove("CRU_SESSIONS_DIR")
+            .env("HOME", tmp.path())
+            .env("XDG_STATE_HOME", &state)
+            .write_stdin("{}")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+        assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
+    }
+    let log = std::fs::read_to_string(state.join("crucible/.hook-errors.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 3, "{log}");
+    assert!(log.contains("did not parse"), "{log}");
+    // Other commands keep clap's usage errors.
+    let out = Command::cargo_bin("cru")
+        .unwrap()
+        .args(["session", "list", "--bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
