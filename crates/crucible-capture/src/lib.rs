@@ -25,4 +25,11 @@ pub mod setup;
 pub mod state;
 
 pub use claude_code::{Capture, CaptureError, CaptureOptions, Recorded};
+
+/// The longest a hook run waits for a lock (its session's state, the
+/// sessions directory's writer lock) before it gives up, the event
+/// logged as lost: an agent waits on its hook, and a stuck cru must not
+/// stall every tool call. Hook runs of one session take a few ms each, so
+/// even hundreds of parallel tool calls are served within it.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 pub use event::{HookEvent, HookInput};

@@ -132,7 +132,7 @@ pub struct Locked {
 
 impl Locked {
     /// Takes the lock of session `id` of `agent` (waiting for other hook
-    /// runs of it) and reads its state.
+    /// runs of it, at most [`crate::LOCK_WAIT`]) and reads its state.
     pub fn open(sessions: &Path, agent: &str, id: &str) -> Result<Self, StateError> {
         let dir = agent_dir(sessions, agent);
         let stem = file_stem(id)?;
@@ -144,7 +144,8 @@ impl Locked {
             .write(true)
             .open(&lock_path)
             .map_err(io_err(&lock_path))?;
-        lock.lock().map_err(io_err(&lock_path))?;
+        crucible_core::store::lock::wait_for(&lock, &lock_path, crate::LOCK_WAIT)
+            .map_err(io_err(&lock_path))?;
         let path = dir.join(format!("{stem}.json"));
         let state = read(&path)?;
         Ok(Self {

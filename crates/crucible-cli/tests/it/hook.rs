@@ -377,3 +377,51 @@ fn a_hook_command_line_that_does_not_parse_exits_0_and_is_logged() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A lock held by a stuck process (here: this test) never stalls the
+/// agent: the hook gives up within its limit, exits 0, and says so in the
+/// error log; the next event, the lock free, is recorded.
+#[test]
+fn a_held_lock_costs_the_event_not_the_agent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, state) = (tmp.path().join("sessions"), tmp.path().join("state"));
+    let transcript = tmp.path().join("t.jsonl");
+    std::fs::copy(fixtures().join("transcript.jsonl"), &transcript).unwrap();
+    run(
+        &dir,
+        &state,
+        payload("session-start.json", &transcript, None, None),
+    );
+    let lock = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.join(".cru.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let started = std::time::Instant::now();
+    run(
+        &dir,
+        &state,
+        payload("user-prompt-submit.json", &transcript, None, None),
+    );
+    let waited = started.elapsed();
+    assert!(waited < std::time::Duration::from_secs(10), "{waited:?}");
+    let log = std::fs::read_to_string(dir.join(".hook-errors.jsonl")).unwrap();
+    assert!(log.contains("held by another process"), "{log}");
+    drop(lock);
+    run(
+        &dir,
+        &state,
+        payload("user-prompt-submit.json", &transcript, None, None),
+    );
+    let md: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
+        .collect();
+    let text = std::fs::read_to_string(md[0].path()).unwrap()
+        + &std::fs::read_to_string(
+            dir.join(format!(".{}.journal", md[0].file_name().to_string_lossy())),
+        )
+        .unwrap_or_default();
+    assert!(text.contains("checkout test fail"), "{text}");
+}

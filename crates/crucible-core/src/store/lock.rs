@@ -52,6 +52,24 @@ impl DirLock {
         Some(Self { _file: file })
     }
 
+    /// [`DirLock::acquire`], giving up after `limit` (`None`: no limit)
+    /// with an error of kind `WouldBlock` naming the lock file: for a
+    /// caller that must not stall (an agent's hook), better a write lost
+    /// and said than an agent waiting on a stuck process.
+    pub fn acquire_within(dir: &Path, limit: Option<std::time::Duration>) -> io::Result<Self> {
+        let Some(limit) = limit else {
+            return Self::acquire(dir);
+        };
+        let path = dir.join(LOCK_FILE);
+        let file = open_own(
+            &path,
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .map_err(|e: UnsafeFile| io::Error::other(e.to_string()))?;
+        wait_for(&file, &path, limit)?;
+        Ok(Self { _file: file })
+    }
+
     /// Blocks until this process holds the directory's lock.
     pub fn acquire(dir: &Path) -> io::Result<Self> {
         let file = open_own(
@@ -63,5 +81,30 @@ impl DirLock {
         .map_err(|e: UnsafeFile| io::Error::other(e.to_string()))?;
         file.lock()?;
         Ok(Self { _file: file })
+    }
+}
+
+/// Takes `file`'s exclusive lock, trying again every few milliseconds for
+/// at most `limit`; then an error of kind `WouldBlock` naming `path`.
+pub fn wait_for(file: &File, path: &Path, limit: std::time::Duration) -> io::Result<()> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    format!(
+                        "{} is held by another process (waited {} ms)",
+                        path.display(),
+                        limit.as_millis()
+                    ),
+                ));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
     }
 }

@@ -137,6 +137,9 @@ pub struct SessionStore<C> {
     /// In a bulk write ([`SessionStore::for_bulk_write`]): the files it
     /// created, not synced yet.
     bulk: Option<std::sync::Arc<std::sync::Mutex<std::collections::HashSet<PathBuf>>>>,
+    /// How long a write waits for the writer lock (`None`: as long as it
+    /// takes); see [`SessionStore::with_lock_wait`].
+    lock_wait: Option<std::time::Duration>,
 }
 
 impl<C: SessionCodec> SessionStore<C> {
@@ -150,6 +153,7 @@ impl<C: SessionCodec> SessionStore<C> {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             check_duplicates: true,
             bulk: None,
+            lock_wait: None,
         }
     }
 
@@ -494,7 +498,16 @@ impl<C: SessionCodec> SessionStore<C> {
     /// Takes the directory's writer lock, creating the directory if needed.
     pub fn lock(&self) -> Result<lock::DirLock, StoreError> {
         std::fs::create_dir_all(&self.dir).map_err(StoreError::io(&self.dir))?;
-        lock::DirLock::acquire(&self.dir).map_err(StoreError::io(&self.dir))
+        lock::DirLock::acquire_within(&self.dir, self.lock_wait).map_err(StoreError::io(&self.dir))
+    }
+
+    /// The same store, whose writes give up (an error) when the writer
+    /// lock is not theirs within `limit`: for an agent's hook, which must
+    /// never stall its agent behind a stuck cru.
+    #[must_use]
+    pub fn with_lock_wait(mut self, limit: std::time::Duration) -> Self {
+        self.lock_wait = Some(limit);
+        self
     }
 
     /// The lock of the directory holding `path` (a session may live in a subfolder,

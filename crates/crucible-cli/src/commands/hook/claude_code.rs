@@ -53,7 +53,11 @@ pub fn run(args: &ClaudeCodeArgs, global: &GlobalArgs) {
     let options = CaptureOptions {
         payload_limit: args.payload_limit,
     };
-    if let Err(e) = Capture::new(&ctx.store, options).record(&input, &Timestamp::now()) {
+    let store = ctx
+        .store
+        .clone()
+        .with_lock_wait(crucible_capture::LOCK_WAIT);
+    if let Err(e) = Capture::new(&store, options).record(&input, &Timestamp::now()) {
         log(
             Some(ctx.store.dir()),
             Failure::new(AGENT, Some(event), Some(&input.session_id), e.to_string()),
