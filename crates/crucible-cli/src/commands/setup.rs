@@ -94,17 +94,29 @@ fn apply(
         return Ok(Outcome::Success);
     };
     let io = |e: std::io::Error| CliError::new(format!("{}: {e}", path.display()));
+    // A settings file kept elsewhere and linked here (dotfiles) is edited
+    // where it is: replacing the link would leave the real one behind.
+    let real = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(io)?,
+        _ => path.to_owned(),
+    };
+    let path = real.as_path();
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
+    // Its permissions are kept, and the backup's are the same: settings
+    // may hold API keys and tokens.
+    let mode = std::fs::metadata(path).map_or(0o600, |m| {
+        std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o7777
+    });
     let backup = had
         .map(|old| {
             let b = backup_path(path);
-            std::fs::write(&b, old).map(|()| b)
+            crucible_core::store::atomic::write_atomic_mode(&b, old.as_bytes(), mode).map(|()| b)
         })
         .transpose()
         .map_err(io)?;
-    crucible_core::store::atomic::write_atomic(path, text.as_bytes()).map_err(io)?;
+    crucible_core::store::atomic::write_atomic_mode(path, text.as_bytes(), mode).map_err(io)?;
     match backup {
         Some(b) => println!("{done}: {} (the old file: {})", path.display(), b.display()),
         None => println!("{done}: {}", path.display()),

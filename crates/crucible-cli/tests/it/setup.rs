@@ -187,3 +187,39 @@ fn codex_notify_is_set_once_another_is_refused_unless_forced_and_removed_again()
         .success();
     assert!(codex_home.join("config.toml").exists());
 }
+
+/// Settings may hold API keys: an owner-only file stays owner-only, and so
+/// is its backup; a settings file linked from elsewhere (dotfiles) is
+/// edited where it is, the link kept.
+#[test]
+fn permissions_are_kept_and_a_linked_settings_file_is_edited_where_it_is() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let dotfiles = home.path().join("dotfiles/claude-settings.json");
+    std::fs::create_dir_all(dotfiles.parent().unwrap()).unwrap();
+    std::fs::write(&dotfiles, r#"{"env": {"API_KEY": "secret"}}"#).unwrap();
+    std::fs::set_permissions(&dotfiles, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&dotfiles, &settings).unwrap();
+    let out = setup(home.path(), &["claude-code"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        std::fs::symlink_metadata(&settings)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link is kept"
+    );
+    assert!(
+        json(&dotfiles)["hooks"].is_object(),
+        "the real file is edited"
+    );
+    assert_eq!(json(&dotfiles)["env"]["API_KEY"], "secret");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dotfiles), 0o600);
+    assert_eq!(
+        mode(&dotfiles.with_file_name("claude-settings.json.bak-cru")),
+        0o600
+    );
+}

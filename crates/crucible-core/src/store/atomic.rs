@@ -31,9 +31,24 @@ pub enum Durability {
 }
 
 fn write_temp(target: &Path, parts: &[&[u8]], sync: bool) -> io::Result<PathBuf> {
+    write_temp_mode(target, parts, sync, None)
+}
+
+fn write_temp_mode(
+    target: &Path,
+    parts: &[&[u8]],
+    sync: bool,
+    mode: Option<u32>,
+) -> io::Result<PathBuf> {
+    use std::os::unix::fs::OpenOptionsExt;
     let tmp = temp_path(target);
     let result = (|| {
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        if let Some(mode) = mode {
+            options.mode(mode);
+        }
+        let mut f = options.open(&tmp)?;
         for part in parts {
             f.write_all(part)?;
         }
@@ -61,6 +76,21 @@ fn sync_parent(target: &Path) {
 /// Replaces `target` with `contents`: temporary file, fsync, rename.
 pub fn write_atomic(target: &Path, contents: &[u8]) -> io::Result<()> {
     write_atomic_with(target, &[contents], Durability::EachFile)
+}
+
+/// [`write_atomic`] of a file made with permissions `mode` from the start
+/// (another program's settings, which may hold secrets: a file the user
+/// keeps owner-only never shows more, not even while it is written).
+pub fn write_atomic_mode(target: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
+    let tmp = write_temp_mode(target, &[contents], true, Some(mode))?;
+    // The umask may have taken bits away: the mode asked for, exactly.
+    let set = fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(mode));
+    if let Err(e) = set.and_then(|()| fs::rename(&tmp, target)) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    sync_parent(target);
+    Ok(())
 }
 
 /// [`write_atomic`] of the concatenation of `parts` (a sidecar's header
