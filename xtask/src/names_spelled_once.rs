@@ -16,6 +16,7 @@ const NAMES: &[&str] = &[
     ".search.lock",
     ".cru-watch",
     ".import-state.json",
+    ".import.lock",
     ".capture",
     ".hook-errors.jsonl",
     ".journal",

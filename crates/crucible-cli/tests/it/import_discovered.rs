@@ -481,3 +481,39 @@ fn an_import_through_the_state_ends_as_a_full_import_does() {
     assert_eq!(a.len(), 4);
     assert_eq!(a, b);
 }
+
+/// Imports run one at a time: three at once into one directory (a
+/// watcher's, a cron job's, a person's) make each session once.
+#[test]
+fn imports_at_once_make_each_session_once() {
+    let kiln = crate::kiln::TestKiln::empty();
+    let src = crate::kiln::fixtures().join("real/claude-code/kfischer-claude-history");
+    let dir = kiln.sessions().display().to_string();
+    let children: Vec<_> = (0..3)
+        .map(|_| {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("cru"))
+                .current_dir(kiln.root.path())
+                .env("HOME", kiln.root.path().join("home"))
+                .args(["--dir", &dir, "session", "import"])
+                .arg(&src)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        c.wait().unwrap();
+    }
+    let together = crucible_core::store::session_files(&kiln.sessions())
+        .unwrap()
+        .len();
+    let alone = crate::kiln::TestKiln::empty();
+    let out = alone.run(&["session", "import", src.to_str().unwrap()]);
+    assert!(out.code == 0 || out.code == 3, "{}", out.stderr);
+    let once = crucible_core::store::session_files(&alone.sessions())
+        .unwrap()
+        .len();
+    assert!(once > 0);
+    assert_eq!(together, once);
+}

@@ -70,6 +70,23 @@ impl DirLock {
         Ok(Self { _file: file })
     }
 
+    /// The lock of the file `lock_file` (made if missing), waiting for it
+    /// at most `limit` (`None`: as long as it takes): for work that must
+    /// run one at a time but must not hold up the sessions' writers
+    /// (imports, which look for a session before they create it).
+    pub fn acquire_file(lock_file: &Path, limit: Option<std::time::Duration>) -> io::Result<Self> {
+        let file = open_own(
+            lock_file,
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .map_err(|e: UnsafeFile| io::Error::other(e.to_string()))?;
+        match limit {
+            Some(limit) => wait_for(&file, lock_file, limit)?,
+            None => file.lock()?,
+        }
+        Ok(Self { _file: file })
+    }
+
     /// Blocks until this process holds the directory's lock.
     pub fn acquire(dir: &Path) -> io::Result<Self> {
         let file = open_own(

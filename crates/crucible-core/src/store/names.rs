@@ -51,6 +51,10 @@ pub const CAPTURE_DIR: &str = ".capture";
 /// hook never fails its agent, so its errors are kept here for
 /// `cru doctor`.
 pub const HOOK_ERRORS: &str = ".hook-errors.jsonl";
+/// The lock imports take, one at a time: each looks for the session a
+/// source made before it creates one, so two at once (a watcher and an
+/// import) would each create it.
+pub const IMPORT_LOCK: &str = ".import.lock";
 /// What the imports of the agents' stores last saw of each source file
 /// (size, mtime, inode), so that an unchanged one is skipped on a stat:
 /// derived, rebuilt when missing or damaged (crucible-interop).
@@ -187,6 +191,7 @@ mod tests {
             CAPTURE_DIR,
             HOOK_ERRORS,
             IMPORT_STATE,
+            IMPORT_LOCK,
         ] {
             assert!(name.starts_with('.'), "{name} must be hidden from the walk");
         }

@@ -10,6 +10,8 @@ use crucible_interop::reconcile::Reconciler;
 use super::CodexArgs;
 use super::failures::{Failure, log};
 use crate::cli::GlobalArgs;
+use crucible_core::store::lock::DirLock;
+
 use crate::context::{CapturePolicy, Context};
 
 /// Codex's sessions directory: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
@@ -63,6 +65,17 @@ pub fn run(args: &CodexArgs, global: &GlobalArgs) {
     };
     let imported = match crucible_interop::import(&rollout, crucible_interop::Format::Codex) {
         Ok(i) => i,
+        Err(e) => return fail(dir, Some(thread), e.to_string()),
+    };
+    // Imports run one at a time (each looks for its session before it
+    // creates one); a hook waits for another a bounded time only.
+    let _ = std::fs::create_dir_all(ctx.store.dir());
+    let lock_file = ctx
+        .store
+        .dir()
+        .join(crucible_core::store::names::IMPORT_LOCK);
+    let _import = match DirLock::acquire_file(&lock_file, Some(crucible_capture::LOCK_WAIT)) {
+        Ok(held) => held,
         Err(e) => return fail(dir, Some(thread), e.to_string()),
     };
     let stored =

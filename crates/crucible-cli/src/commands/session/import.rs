@@ -17,6 +17,8 @@ use crucible_interop::{Format, Found, Imported};
 use crucible_parser::MarkdownCodec;
 use indicatif::ProgressBar;
 
+use crucible_core::store::lock::DirLock;
+
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
 use crate::render::progress;
@@ -134,7 +136,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         return discovered::run(ctx, args);
     }
     let format = args.from.format();
-    prepare_dir(ctx)?;
+    let _import = prepare_dir(ctx)?;
     // One durability point for the whole import: each file is written
     // atomically as ever, and what it creates is synced once, at the end
     // (see docs/interop.md, "Durability").
@@ -169,7 +171,7 @@ pub fn import_listed(
     force: bool,
     adjust: &(dyn Fn(&mut reconcile::Prepared) + Sync),
 ) -> anyhow::Result<ImportReport> {
-    prepare_dir(ctx)?;
+    let _import = prepare_dir(ctx)?;
     let store = ctx.store.clone().for_bulk_write();
     let mut reconciler = Reconciler::new(&store, force).map_err(CliError::from)?;
     let mut tally = Tally::default();
@@ -184,11 +186,29 @@ pub fn import_listed(
     Ok(ImportReport::of(&tally))
 }
 
-/// Makes the sessions directory, and clears what an import killed half
-/// way left half written.
-fn prepare_dir(ctx: &Context) -> anyhow::Result<()> {
+/// Makes the sessions directory, takes its import lock (held until the
+/// guard is dropped: imports run one at a time, each looking for the
+/// session a source made before it creates one), and clears what an
+/// import killed half way left half written.
+fn prepare_dir(ctx: &Context) -> anyhow::Result<DirLock> {
     std::fs::create_dir_all(ctx.store.dir())
         .map_err(|e| CliError::new(format!("{}: {e}", ctx.store.dir().display())))?;
+    let lock_file = ctx
+        .store
+        .dir()
+        .join(crucible_core::store::names::IMPORT_LOCK);
+    let held = match DirLock::acquire_file(&lock_file, Some(std::time::Duration::ZERO)) {
+        Ok(held) => held,
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+            eprintln!(
+                "another import into {} is running; waiting for it",
+                ctx.store.dir().display()
+            );
+            DirLock::acquire_file(&lock_file, None)
+                .map_err(|e| CliError::new(format!("{}: {e}", lock_file.display())))?
+        }
+        Err(e) => return Err(CliError::new(format!("{}: {e}", lock_file.display())).into()),
+    };
     let stale = ctx
         .store
         .remove_stale_temp_files()
@@ -196,7 +216,7 @@ fn prepare_dir(ctx: &Context) -> anyhow::Result<()> {
     if stale > 0 {
         tracing::info!(stale, "removed temporary files of an interrupted write");
     }
-    Ok(())
+    Ok(held)
 }
 
 /// What to do with a source read, before it is stored.

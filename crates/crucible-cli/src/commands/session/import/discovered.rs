@@ -93,7 +93,7 @@ fn load_state(cap: &Context) -> ImportState {
 
 pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     let cap = capture_context(ctx)?;
-    prepare_dir(&cap)?;
+    let _import = prepare_dir(&cap)?;
     let stores = agent_stores(&store_env());
     let mut state = load_state(&cap);
     let mut tally = Tally::default();

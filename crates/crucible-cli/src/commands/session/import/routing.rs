@@ -150,7 +150,13 @@ pub(super) fn store_deferred(
     };
     for (project, items) in by_project {
         let own = Context::for_capture(&global, Some(&project))?;
-        prepare_dir(&own)?;
+        // The capture directory's import lock is held already (a project
+        // may name it as its own): a second lock of it would wait forever.
+        let _import = if own.store.dir() == cap.store.dir() {
+            None
+        } else {
+            Some(prepare_dir(&own)?)
+        };
         let store = own.store.clone().for_bulk_write();
         let mut reconciler = Reconciler::new(&store, force).map_err(CliError::from)?;
         let sources: Vec<_> = items.iter().map(|d| (d.source.clone(), d.format)).collect();
