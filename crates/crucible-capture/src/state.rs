@@ -53,7 +53,15 @@ pub struct SessionState {
     /// `SessionEnd` came: new work reopens the session.
     #[serde(default)]
     pub ended: bool,
+    /// The ids of the calls answered last (at most [`ANSWERED_KEPT`]): a
+    /// result delivered twice (a hook installed twice, a retried hook) is
+    /// recorded once.
+    #[serde(default, skip_serializing_if = "std::collections::VecDeque::is_empty")]
+    pub answered: std::collections::VecDeque<String>,
 }
+
+/// How many answered call ids a session's state keeps.
+pub const ANSWERED_KEPT: usize = 256;
 
 impl SessionState {
     /// The state of a session just made, nothing recorded in it yet.
@@ -69,6 +77,7 @@ impl SessionState {
             calls: 0,
             subagents: Vec::new(),
             ended: false,
+            answered: std::collections::VecDeque::new(),
         }
     }
 }

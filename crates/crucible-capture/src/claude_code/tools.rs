@@ -23,7 +23,7 @@ impl<C: SessionCodec> Turn<'_, C> {
                 tool_name,
                 tool_input,
                 tool_use_id: Some(id),
-            } => {
+            } if !state.answered.contains(id) => {
                 let (args, _) = cut_to(&args_line(tool_input), self.options.payload_limit);
                 state.pending.insert(
                     id.clone(),
@@ -87,7 +87,14 @@ impl<C: SessionCodec> Turn<'_, C> {
         failed: bool,
     ) {
         if let Some(id) = id {
+            if state.answered.iter().any(|a| a == id) {
+                return;
+            }
             state.pending.remove(id);
+            if state.answered.len() == crate::state::ANSWERED_KEPT {
+                state.answered.pop_front();
+            }
+            state.answered.push_back(id.to_owned());
         }
         let limit = self.options.payload_limit;
         let (args, args_cut) = cut_to(&args_line(input), limit);

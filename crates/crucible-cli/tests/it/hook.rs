@@ -425,3 +425,33 @@ fn a_held_lock_costs_the_event_not_the_agent() {
         .unwrap_or_default();
     assert!(text.contains("checkout test fail"), "{text}");
 }
+
+/// A result delivered twice (cru's hook in both the user's and the
+/// project's settings, a retried hook) is recorded once.
+#[test]
+fn a_result_delivered_twice_is_one_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, state) = (tmp.path().join("sessions"), tmp.path().join("state"));
+    let transcript = tmp.path().join("t.jsonl");
+    std::fs::copy(fixtures().join("transcript.jsonl"), &transcript).unwrap();
+    for name in [
+        "session-start.json",
+        "user-prompt-submit.json",
+        "pre-tool-use.json",
+        "post-tool-use.json",
+        "post-tool-use.json",
+        "pre-tool-use.json",
+        "post-tool-use.json",
+    ] {
+        run(&dir, &state, payload(name, &transcript, None, None));
+    }
+    let out = Command::cargo_bin("cru")
+        .unwrap()
+        .arg("--dir")
+        .arg(&dir)
+        .args(["session", "list", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["sessions"][0]["tool_calls"], 1, "{v}");
+}

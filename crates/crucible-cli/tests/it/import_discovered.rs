@@ -517,3 +517,47 @@ fn imports_at_once_make_each_session_once() {
     assert!(once > 0);
     assert_eq!(together, once);
 }
+
+/// Claude Code leaves files with only summary or snapshot lines (resumed
+/// and compacted sessions): in its own store they are counted, not named
+/// as errors, and the import succeeds.
+#[test]
+fn transcripts_with_no_conversation_in_a_store_are_counted_not_errors() {
+    let kiln = TestKiln::empty();
+    let project = home(&kiln).join(".claude/projects/-work-app");
+    write(&project.join("a.jsonl"), &transcript("a", "/work/app", 2));
+    write(
+        &project.join("b.jsonl"),
+        "{\"type\":\"summary\",\"summary\":\"Fixing the build\",\"leafUuid\":\"x\"}\n",
+    );
+    let out = cru(&kiln, &["session", "import"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("error"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("1 with no conversation"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(sessions_in(&user_sessions(&kiln)), 1);
+}
+
+/// A store named by a relative `$CLAUDE_CONFIG_DIR` is the same store
+/// named absolutely: one session, not two.
+#[test]
+fn a_relative_claude_config_dir_finds_the_same_sessions_as_an_absolute_one() {
+    let kiln = TestKiln::empty();
+    let config = kiln.root.path().join("cfg");
+    write(
+        &config.join("projects/-work-app/s.jsonl"),
+        &transcript("s", "/work/app", 2),
+    );
+    let mut relative = kiln.command();
+    relative.env("CLAUDE_CONFIG_DIR", "cfg");
+    let out = kiln.run_cmd(relative.args(["session", "import"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut absolute = kiln.command();
+    absolute.env("CLAUDE_CONFIG_DIR", &config);
+    let out = kiln.run_cmd(absolute.args(["session", "import"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(sessions_in(&user_sessions(&kiln)), 1);
+}

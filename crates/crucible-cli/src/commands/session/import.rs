@@ -85,6 +85,8 @@ pub(crate) struct Tally {
     parsed: usize,
     /// Sessions of projects whose capture is off, left out.
     not_captured: usize,
+    /// Agent files with no conversation, counted quietly.
+    empty: usize,
     created: usize,
     updated: usize,
     unchanged: usize,
@@ -252,6 +254,13 @@ pub(crate) trait SourceSink {
     /// Changes a source to be stored before it is stored (`cru watch`
     /// marks one still being written as live).
     fn adjust(&mut self, _prepared: &mut reconcile::Prepared) {}
+    /// Whether an agent file with no conversation in it is counted
+    /// quietly rather than named as an error: in the agents' own stores
+    /// they are common (summaries, snapshots), in a path named to import
+    /// one is worth saying.
+    fn quiet_empty(&self) -> bool {
+        false
+    }
 }
 
 /// Stores every source, and forgets how it went (paths named to import).
@@ -301,6 +310,11 @@ pub(crate) fn import_sources(
                         }
                     }
                 },
+                Err(e @ crucible_interop::ImportError::Empty { .. }) if sink.quiet_empty() => {
+                    tracing::info!("{e}");
+                    tally.empty += 1;
+                    sink.done(source, SourceEnd::Failed);
+                }
                 Err(e) => {
                     bar.suspend(|| eprintln!("error: {e}; skipped"));
                     tally.skipped += 1;

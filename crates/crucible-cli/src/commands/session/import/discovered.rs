@@ -22,12 +22,26 @@ pub fn store_env() -> StoreEnv {
             .filter(|v| !v.is_empty())
             .map(|v| v.to_string_lossy().into_owned())
     };
+    // Absolute, as a path named to `cru session import` is made: a
+    // session records the path it was imported from, and a relative one
+    // would not match the same file found another day from elsewhere.
+    let absolute =
+        |p: String| std::path::absolute(&p).map_or(p, |a| a.to_string_lossy().into_owned());
+    let dirs = |list: String| {
+        list.split(',')
+            .map(|d| match d.trim() {
+                "" => String::new(),
+                d => absolute(d.to_owned()),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     StoreEnv {
-        home: var("HOME").map(PathBuf::from),
-        claude_config_dir: var("CLAUDE_CONFIG_DIR"),
-        codex_home: var("CODEX_HOME"),
-        xdg_config_home: var("XDG_CONFIG_HOME").map(PathBuf::from),
-        xdg_data_home: var("XDG_DATA_HOME").map(PathBuf::from),
+        home: var("HOME").map(absolute).map(PathBuf::from),
+        claude_config_dir: var("CLAUDE_CONFIG_DIR").map(dirs),
+        codex_home: var("CODEX_HOME").map(absolute),
+        xdg_config_home: var("XDG_CONFIG_HOME").map(absolute).map(PathBuf::from),
+        xdg_data_home: var("XDG_DATA_HOME").map(absolute).map(PathBuf::from),
     }
 }
 
@@ -43,6 +57,9 @@ pub struct ImportReport {
     pub skipped: usize,
     /// Sessions of projects with capture off (or kept by the project).
     pub not_captured: usize,
+    /// Agent files that hold no conversation (only summary or snapshot
+    /// lines: Claude Code writes them for resumed and compacted sessions).
+    pub empty: usize,
 }
 
 impl ImportReport {
@@ -54,6 +71,7 @@ impl ImportReport {
             unchanged: t.unchanged,
             skipped: t.skipped,
             not_captured: t.not_captured,
+            empty: t.empty,
         }
     }
 
@@ -65,6 +83,7 @@ impl ImportReport {
             unchanged: self.unchanged - before.unchanged,
             skipped: self.skipped - before.skipped,
             not_captured: self.not_captured - before.not_captured,
+            empty: self.empty - before.empty,
         }
     }
 }
@@ -131,7 +150,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         t.parsed, t.created, t.updated, t.unchanged, t.skipped
     );
     Ok(Outcome::from_files(
-        t.created + t.updated + t.unchanged + t.not_captured,
+        t.created + t.updated + t.unchanged + t.not_captured + t.empty,
         t.skipped,
     ))
 }
@@ -200,6 +219,12 @@ fn import_plans(
         let mut also = String::new();
         if d.not_captured > 0 {
             also += &format!(", {} left out by their project's [capture]", d.not_captured);
+        }
+        if d.empty > 0 {
+            also += &format!(
+                ", {} with no conversation (summary or snapshot lines only)",
+                d.empty
+            );
         }
         if deferred.len() > deferred_before {
             also += &format!(

@@ -107,6 +107,10 @@ impl SourceSink for CaptureSink<'_> {
             self.plan.record_read(source, self.state);
         }
     }
+
+    fn quiet_empty(&self) -> bool {
+        true
+    }
 }
 
 /// Records what was read for each source once it is stored.
