@@ -312,12 +312,31 @@ fn a_project_that_turns_capture_off_is_left_out_but_an_explicit_import_takes_it(
         out.stderr
     );
     assert_eq!(sessions_in(&user_sessions(&kiln)), 1);
-    // Not read again while it does not change.
+    // Not recorded as read: the open project's is not read again, the
+    // private one is (and left out again) until its project says so.
     let again = cru(&kiln, &["session", "import"]);
     assert!(
-        again.stderr.contains("2 sources, 0 parsed"),
+        again.stderr.contains("2 sources, 1 parsed")
+            && again
+                .stderr
+                .contains("1 left out by their project's [capture]"),
         "{}",
         again.stderr
+    );
+    write(
+        &private.join(".crucible/config.toml"),
+        "[capture]
+enabled = true
+",
+    );
+    let on = cru(&kiln, &["session", "import"]);
+    assert!(on.stderr.contains("1 created"), "{}", on.stderr);
+    assert_eq!(sessions_in(&user_sessions(&kiln)), 2);
+    write(
+        &private.join(".crucible/config.toml"),
+        "[capture]
+enabled = false
+",
     );
     // Named on purpose, it is imported.
     let p = projects.join("-private/p.jsonl").display().to_string();

@@ -103,7 +103,14 @@ impl SourceSink for CaptureSink<'_> {
     }
 
     fn done(&mut self, source: &Path, end: SourceEnd) {
-        if !matches!(end, SourceEnd::Retry | SourceEnd::Deferred) {
+        // A source its project's `[capture]` left out is not recorded as
+        // read: when the project turns capture on (or mends its config)
+        // the next import takes it. It is read again at each import until
+        // then, the price of an opted-out project's transcripts.
+        if !matches!(
+            end,
+            SourceEnd::Retry | SourceEnd::Deferred | SourceEnd::Left
+        ) {
             self.plan.record_read(source, self.state);
         }
     }
