@@ -67,14 +67,12 @@ pub fn invoked_as_hook(args: impl IntoIterator<Item = std::ffi::OsString>) -> Op
         let arg = arg.to_string_lossy().into_owned();
         if arg == "--dir" {
             args.next();
-        } else if arg.starts_with('-') {
-            continue;
         } else if arg == "hook" {
             return Some(
                 args.next()
                     .map_or_else(String::new, |a| a.to_string_lossy().into_owned()),
             );
-        } else {
+        } else if !arg.starts_with('-') {
             return None;
         }
     }
