@@ -43,28 +43,14 @@ fn a_named_directory_that_is_not_there_is_a_problem() {
     let kiln = TestKiln::empty();
     let out = kiln.run(&["doctor", "--dir", "nowhere"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    insta::assert_snapshot!(out.stdout, @"
-    sessions directory
-      problem  [KILN]/nowhere: from --dir; no such directory: [KILN]/nowhere
-               hint: pass --dir DIR, or set $CRU_SESSIONS_DIR or [session] dir
-
-    agent stores
-      note     Claude Code ([KILN]/home/.claude/projects): not on this machine
-      note     Claude Code ([KILN]/home/.config/claude/projects): not on this machine
-      note     Codex ([KILN]/home/.codex/sessions): not on this machine
-      note     Codex ([KILN]/home/.codex/archived_sessions): not on this machine
-      note     Gemini CLI ([KILN]/home/.gemini/tmp): not on this machine
-      note     GitHub Copilot CLI ([KILN]/home/.copilot/session-state): not on this machine
-      note     OpenCode ([KILN]/home/.local/share/opencode): not on this machine
-
-    watcher
-      note     cru watch: not running (reads prove freshness themselves; imports happen when you run them)
-               hint: docs/capture.md shows a systemd unit and a launchd plist to run it at login
-
-    hooks
-      note     Claude Code hooks: not installed
-               hint: `cru setup claude-code` records every Claude Code session as it happens
-    ");
+    // The capture sections follow, as in the test above.
+    assert!(
+        out.stdout.starts_with(
+            "sessions directory\n  problem  [KILN]/nowhere: from --dir; no such directory: [KILN]/nowhere\n           hint: pass --dir DIR, or set $CRU_SESSIONS_DIR or [session] dir\n\nagent stores\n"
+        ),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]

@@ -16,14 +16,7 @@ use crate::context::{CapturePolicy, Context};
 
 /// Codex's sessions directory: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
 fn codex_sessions() -> Option<PathBuf> {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    env("CODEX_HOME")
-        .or_else(|| env("HOME").map(|h| h.join(".codex")))
-        .map(|h| h.join("sessions"))
+    crate::commands::setup::codex::codex_home().map(|h| h.join("sessions"))
 }
 
 pub fn run(args: &CodexArgs, global: &GlobalArgs) {

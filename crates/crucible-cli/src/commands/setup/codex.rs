@@ -7,19 +7,21 @@ use crucible_capture::setup::codex_config;
 use super::{CodexArgs, apply, cru_program, read};
 use crate::error::{CliError, Outcome};
 
-/// Codex's config: `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`.
-pub(crate) fn config_path() -> Result<PathBuf, CliError> {
+/// Codex's home: `$CODEX_HOME`, else `~/.codex`.
+pub(crate) fn codex_home() -> Option<PathBuf> {
     let env = |k: &str| {
         std::env::var_os(k)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    env("CODEX_HOME")
-        .or_else(|| env("HOME").map(|h| h.join(".codex")))
-        .map(|d| d.join("config.toml"))
-        .ok_or_else(|| {
-            CliError::new("no $CODEX_HOME and no $HOME: cannot find Codex's config.toml")
-        })
+    env("CODEX_HOME").or_else(|| env("HOME").map(|h| h.join(".codex")))
+}
+
+/// Codex's config: `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`.
+pub(crate) fn config_path() -> Result<PathBuf, CliError> {
+    codex_home().map(|d| d.join("config.toml")).ok_or_else(|| {
+        CliError::new("no $CODEX_HOME and no $HOME: cannot find Codex's config.toml")
+    })
 }
 
 pub fn run(args: &CodexArgs) -> anyhow::Result<Outcome> {
