@@ -445,3 +445,19 @@ fn a_second_watcher_is_refused_and_sigterm_stops_the_first_cleanly() {
         .collect();
     assert_eq!(left, ["lock"], "no partial file");
 }
+
+/// With no SOURCE the watcher watches the agents' stores, those not made
+/// yet too: an agent run for the first time after the watcher started
+/// (a login unit on a fresh machine) is captured once its store appears.
+#[test]
+fn a_store_made_after_the_watcher_started_is_watched_once_it_appears() {
+    let (kiln, _src) = kiln_with_idle("1h");
+    let w = kiln.watch(&[]);
+    let store = kiln.root.path().join("home/.claude/projects/-work-app");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join("s.jsonl"), transcript()).unwrap();
+    poll("the new store's session", || {
+        (kiln.sessions_json().len() == 1).then_some(())
+    });
+    assert!(w.stderr().contains("not there yet"), "{}", w.stderr());
+}

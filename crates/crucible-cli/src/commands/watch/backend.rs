@@ -19,8 +19,15 @@ pub type Events = Sender<notify::Result<notify::Event>>;
 /// A running watcher, and whether its events come in the order the changes
 /// were made (inotify's do; a poll's do not), which readers' trust needs.
 pub struct Running {
-    _watcher: Box<dyn Watcher>,
+    watcher: Box<dyn Watcher>,
     pub ordered: bool,
+}
+
+impl Running {
+    /// Watches one more folder (an agent's store made after the start).
+    pub fn watch(&mut self, path: &std::path::Path, mode: RecursiveMode) -> notify::Result<()> {
+        self.watcher.watch(path, mode)
+    }
 }
 
 impl std::fmt::Debug for Running {
@@ -42,7 +49,7 @@ pub fn start(events: &Events, targets: &[(PathBuf, RecursiveMode)]) -> anyhow::R
         });
     match native {
         Ok(w) => Ok(Running {
-            _watcher: Box::new(w),
+            watcher: Box::new(w),
             ordered: cfg!(target_os = "linux"),
         }),
         Err((e, path)) => {
@@ -88,7 +95,7 @@ pub fn poll(events: &Events, targets: &[(PathBuf, RecursiveMode)]) -> anyhow::Re
         )
     })?;
     Ok(Running {
-        _watcher: Box::new(w),
+        watcher: Box::new(w),
         ordered: false,
     })
 }

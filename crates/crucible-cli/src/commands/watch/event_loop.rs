@@ -57,6 +57,9 @@ struct Watch<'a> {
     pending: Pending,
     last_beat: Instant,
     beat_failed: bool,
+    running: backend::Running,
+    /// Sources' folders not there when the watcher started.
+    waiting: Vec<PathBuf>,
 }
 
 /// Watches until Ctrl-C or SIGTERM, then removes the heartbeat.
@@ -69,13 +72,16 @@ pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
     let (tx, rx) = mpsc::channel();
     let mut targets = sources.watch_targets();
     targets.push((dir.clone(), RecursiveMode::Recursive));
-    for root in sources.roots() {
-        if !root.exists() {
-            eprintln!(
-                "warning: {}: not found; watching its folder for it",
-                root.display()
-            );
-        }
+    // A store not there yet (the agent not run on this machine so far) is
+    // looked for at every beat and watched once it appears.
+    let waiting: Vec<PathBuf> = sources
+        .roots()
+        .iter()
+        .filter(|r| !r.exists())
+        .cloned()
+        .collect();
+    for root in &waiting {
+        eprintln!("{}: not there yet; watched once it appears", root.display());
     }
     // Watches first, then the catch-up: a change made in between is both
     // seen by the catch-up and queued, never lost.
@@ -89,6 +95,8 @@ pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
         pending: Pending::default(),
         last_beat: Instant::now(),
         beat_failed: false,
+        running,
+        waiting,
     };
     // Not trusted until the first catch-up is done.
     w.beat.received = 1;
@@ -104,7 +112,6 @@ pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
             .collect::<String>()
     );
     w.run_until(&rx, &stop);
-    drop(running);
     if let Err(e) = WatcherHeartbeat::remove(&w.dir) {
         eprintln!("warning: the heartbeat could not be removed: {e}");
     }
@@ -200,6 +207,7 @@ impl Watch<'_> {
             self.answer_syncs();
         }
         if now >= self.last_beat + BEAT_EVERY {
+            self.watch_appeared();
             let quiet = self.live.gone_quiet(SystemTime::now());
             if let Err(e) = catch_up::settle(self.ctx, &mut self.sources, &mut self.live, &quiet) {
                 eprintln!("warning: import: {e:#}");
@@ -256,6 +264,34 @@ impl Watch<'_> {
             Err(e) => eprintln!("warning: catching up: {e:#}"),
         }
         self.write_beat();
+    }
+
+    /// Watches the sources' folders that appeared since the start, then
+    /// imports what they hold (watched first: nothing written in between
+    /// is missed).
+    fn watch_appeared(&mut self) {
+        let (appeared, still): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(&mut self.waiting)
+            .into_iter()
+            .partition(|r| r.is_dir());
+        self.waiting = still;
+        for root in appeared {
+            if let Err(e) = self.running.watch(&root, notify::RecursiveMode::Recursive) {
+                eprintln!("warning: {}: cannot be watched: {e}", root.display());
+                continue;
+            }
+            eprintln!("watching {} (it appeared)", root.display());
+            let list: Vec<_> = self
+                .sources
+                .all()
+                .into_iter()
+                .filter(|(p, _)| p.starts_with(&root))
+                .collect();
+            if let Err(e) =
+                catch_up::import_sources(self.ctx, &mut self.sources, &mut self.live, &list)
+            {
+                eprintln!("warning: import: {e:#}");
+            }
+        }
     }
 
     fn write_beat(&mut self) {

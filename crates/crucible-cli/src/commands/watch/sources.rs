@@ -8,12 +8,14 @@ use crucible_interop::{Format, Found};
 use notify::RecursiveMode;
 
 /// The agent stores `cru watch` watches when given no SOURCE: those
-/// `cru session import` with no path reads (`--list-sources`), found here.
+/// `cru session import` with no path reads (`--list-sources`), found here
+/// or not yet (an agent first run after the watcher started: its store is
+/// watched once it appears). A store refused (a link, a file) is not.
 pub fn default_sources() -> Vec<PathBuf> {
     use crucible_interop::stores::{Presence, agent_stores};
     agent_stores(&crate::commands::session::import::store_env())
         .into_iter()
-        .filter(|s| s.presence == Presence::Found)
+        .filter(|s| matches!(s.presence, Presence::Found | Presence::Missing))
         .map(|s| s.root)
         .collect()
 }
