@@ -64,10 +64,6 @@ struct Watch<'a> {
 
 /// Watches until Ctrl-C or SIGTERM, then removes the heartbeat.
 pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))?;
-    }
     let dir = ctx.store.dir().to_owned();
     let (tx, rx) = mpsc::channel();
     let mut targets = sources.watch_targets();
@@ -102,6 +98,14 @@ pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
     w.beat.received = 1;
     w.write_beat();
     w.catch_up_everything(w.beat.received);
+    // Ctrl-C and SIGTERM stop the loop between events from here on. During
+    // the first catch-up (minutes at 100,000 sessions) they keep their
+    // default and end the process at once: every write is atomic, and the
+    // beat left behind names a dead process, which no reader trusts.
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
     eprintln!(
         "watching {}{} (Ctrl-C stops)",
         w.dir.display(),
