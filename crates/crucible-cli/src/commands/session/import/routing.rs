@@ -204,9 +204,18 @@ pub(crate) struct Watched<'a> {
 
 impl SourceSink for Watched<'_> {
     fn keep(&mut self, _: &Path, imported: &Imported) -> Keep {
-        match self.router.route(imported).0 {
-            Keep::Store => Keep::Store,
-            Keep::Leave | Keep::Defer => Keep::Leave,
+        match self.router.route(imported) {
+            (Keep::Store, _) => Keep::Store,
+            (Keep::Defer, Some(project)) => {
+                if self.router.warned.insert(Some(project.clone())) {
+                    eprintln!(
+                        "{}: keeps its own sessions ([capture] project = true); `cru session import` puts them there, the watcher leaves them",
+                        project.display()
+                    );
+                }
+                Keep::Leave
+            }
+            _ => Keep::Leave,
         }
     }
 
