@@ -41,6 +41,36 @@ pub fn is_ours(command: &str) -> bool {
         .is_some_and(|program| program.ends_with(' ') && is_cru_program(program))
 }
 
+/// The cru programs the settings `text` runs as hooks (each once), as
+/// paths: for `cru doctor`, which checks that each is still there.
+pub fn hook_programs(text: &str) -> Vec<String> {
+    let Ok(settings) = parse(text) else {
+        return Vec::new();
+    };
+    let mut programs: Vec<String> = Vec::new();
+    let commands = settings
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|events| events.values())
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|h| h.get("command").and_then(Value::as_str));
+    for command in commands.filter(|c| is_ours(c)) {
+        let word = command.trim().trim_end_matches(HOOK_ARGS).trim();
+        let program = match word.strip_prefix('\'').and_then(|w| w.strip_suffix('\'')) {
+            Some(quoted) => quoted.replace(r"'\''", "'"),
+            None => word.to_owned(),
+        };
+        if !programs.contains(&program) {
+            programs.push(program);
+        }
+    }
+    programs
+}
+
 /// Whether the settings `text` runs cru's hook on every event cru
 /// records (for `cru doctor`); text that is not JSON runs none.
 pub fn is_installed(text: &str) -> bool {
@@ -242,5 +272,19 @@ mod tests {
         assert_eq!((line, column), (3, 1));
         assert!(is_ours("'/x y/cru' hook claude-code"));
         assert!(!is_ours("notcru hook claude-code"));
+    }
+}
+
+#[cfg(test)]
+mod program_tests {
+    use super::*;
+
+    #[test]
+    fn the_programs_hooks_run_are_read_back_unquoted() {
+        let Edit::Changed(text) = install(None, &command("/opt/my tools/cru")).unwrap() else {
+            panic!("installed");
+        };
+        assert_eq!(hook_programs(&text), ["/opt/my tools/cru"]);
+        assert!(hook_programs("not json").is_empty());
     }
 }

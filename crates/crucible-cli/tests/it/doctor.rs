@@ -192,3 +192,29 @@ fn a_watcher_that_died_is_not_trusted() {
         "{watcher:?}"
     );
 }
+
+/// Hooks that run a cru no longer there (an upgrade removed its folder)
+/// fail before they can log anything: doctor says so, exit 1.
+#[test]
+fn hooks_that_run_a_cru_no_longer_there_are_a_problem() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&["setup", "claude-code"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let settings = kiln.root.path().join("home/.claude/settings.json");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let cru = assert_cmd::cargo::cargo_bin("cru").canonicalize().unwrap();
+    let moved = text.replace(cru.to_str().unwrap(), "/opt/cru-0.1/bin/cru");
+    assert_ne!(moved, text);
+    std::fs::write(&settings, moved).unwrap();
+    let sessions = kiln.sessions().display().to_string();
+    let out = kiln.run(&["--dir", &sessions, "doctor", "--format", "json"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let hooks = section(&out.stdout, "hooks");
+    assert!(
+        hooks
+            .iter()
+            .any(|(l, _, m)| l == "problem"
+                && m.contains("/opt/cru-0.1/bin/cru, which is not there")),
+        "{hooks:?}"
+    );
+}
