@@ -151,26 +151,7 @@ pub fn hooks(capture_dir: &Path, now: SystemTime) -> Section {
             format!("installed in {}; last event {}", file.display(), ago(t, now)),
         ),
     });
-    // Hooks that run a cru no longer there (moved, or a versioned folder
-    // an upgrade removed) fail before they can log anything.
-    for file in &installed {
-        let text = std::fs::read_to_string(file).unwrap_or_default();
-        for program in claude_settings::hook_programs(&text) {
-            if !Path::new(&program).is_file() {
-                checks.push(
-                    Check::new(
-                        Level::Problem,
-                        "Claude Code hooks",
-                        format!(
-                            "{} runs {program}, which is not there: no event is recorded",
-                            file.display()
-                        ),
-                    )
-                    .hint("`cru setup claude-code` again, with the cru you use now"),
-                );
-            }
-        }
-    }
+    missing_programs(&installed, &mut checks);
     if let Ok(path) = codex::config_path()
         && std::fs::read_to_string(&path).is_ok_and(|t| codex_config::is_installed(&t))
     {
@@ -212,5 +193,28 @@ pub fn hooks(capture_dir: &Path, now: SystemTime) -> Section {
     Section {
         name: "hooks",
         checks,
+    }
+}
+
+/// Hooks that run a cru no longer there (moved, or a versioned folder an
+/// upgrade removed) fail before they can log anything.
+fn missing_programs(installed: &[&Path], checks: &mut Vec<Check>) {
+    for file in installed {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        for program in claude_settings::hook_programs(&text) {
+            if !Path::new(&program).is_file() {
+                checks.push(
+                    Check::new(
+                        Level::Problem,
+                        "Claude Code hooks",
+                        format!(
+                            "{} runs {program}, which is not there: no event is recorded",
+                            file.display()
+                        ),
+                    )
+                    .hint("`cru setup claude-code` again, with the cru you use now"),
+                );
+            }
+        }
     }
 }
