@@ -580,3 +580,24 @@ fn a_relative_claude_config_dir_finds_the_same_sessions_as_an_absolute_one() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(sessions_in(&user_sessions(&kiln)), 1);
 }
+
+/// A FIFO among a store's transcripts is never opened, and named each
+/// run; a run that finds the real transcripts unchanged is not a failure
+/// for it (exit 3: done, something skipped; not 1).
+#[test]
+fn a_fifo_in_a_store_is_skipped_and_a_run_with_nothing_new_still_succeeds() {
+    let kiln = TestKiln::empty();
+    let project = home(&kiln).join(".claude/projects/-work-app");
+    write(&project.join("a.jsonl"), &transcript("a", "/work/app", 2));
+    crate::hostile::fs::mkfifo(&project.join("pipe.jsonl"));
+    for run in 0..2 {
+        let out = cru(&kiln, &["session", "import"]);
+        assert_eq!(out.code, 3, "run {run}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("pipe.jsonl"),
+            "run {run}: {}",
+            out.stderr
+        );
+    }
+    assert_eq!(sessions_in(&user_sessions(&kiln)), 1);
+}
