@@ -72,6 +72,14 @@ pub struct AgentStore {
 
 impl AgentStore {
     fn at(format: Format, root: PathBuf, origin: Origin) -> Self {
+        // The store's own folder is taken by its real path: a `~/.claude`
+        // linked from a dotfiles folder is the user's own store, and a
+        // session found through the link is the one an import of the real
+        // path finds. Below it, links are judged as in any folder walked.
+        let root = std::fs::canonicalize(&root)
+            .ok()
+            .filter(|real| real.is_dir())
+            .unwrap_or(root);
         let presence = presence(&root);
         Self {
             format,
@@ -230,6 +238,9 @@ fn presence(root: &Path) -> Presence {
     if ft.is_symlink() {
         return Presence::Refused("a link (not followed: give its target as a path)".into());
     }
+    if ft.is_file() {
+        return Presence::Refused("a file, not a folder".into());
+    }
     if !ft.is_dir() {
         return Presence::Refused(format!("{}, not a folder", kind_name(ft)));
     }
@@ -343,7 +354,7 @@ mod tests {
     }
 
     #[test]
-    fn links_files_and_fifos_are_refused() {
+    fn files_and_fifos_are_refused_and_a_linked_store_is_followed() {
         let home = tempfile::tempdir().unwrap();
         let h = home.path();
         std::fs::create_dir_all(h.join("real/projects")).unwrap();
@@ -369,7 +380,17 @@ mod tests {
                 .map(|s| s.presence.clone())
                 .unwrap()
         };
-        assert!(matches!(refused(Format::ClaudeCode), Presence::Refused(r) if r.contains("link")));
+        // A store's folder linked from elsewhere (dotfiles) is followed,
+        // taken by its real path.
+        let claude = stores
+            .iter()
+            .find(|s| s.format == Format::ClaudeCode)
+            .unwrap();
+        assert_eq!(claude.presence, Presence::Found);
+        assert_eq!(
+            claude.root,
+            std::fs::canonicalize(h.join("real/projects")).unwrap()
+        );
         assert!(
             matches!(refused(Format::Codex), Presence::Refused(r) if r.contains("not a folder"))
         );

@@ -200,11 +200,13 @@ fn list_sources_shows_every_store_found_or_not() {
     let kiln = TestKiln::empty();
     let projects = home(&kiln).join(".claude/projects/-p");
     write(&projects.join("a.jsonl"), &transcript("a", "/work/app", 1));
-    // A store that is a link is named, not followed.
-    let real = kiln.root.path().join("real-codex");
+    // A store that is not a folder is named, not read.
+    write(&home(&kiln).join(".codex/sessions"), "");
+    // A store's folder linked from elsewhere (dotfiles) is read where it is.
+    let real = kiln.root.path().join("dotfiles/gemini-tmp");
     std::fs::create_dir_all(&real).unwrap();
-    std::fs::create_dir_all(home(&kiln).join(".codex")).unwrap();
-    std::os::unix::fs::symlink(&real, home(&kiln).join(".codex/sessions")).unwrap();
+    std::fs::create_dir_all(home(&kiln).join(".gemini")).unwrap();
+    std::os::unix::fs::symlink(&real, home(&kiln).join(".gemini/tmp")).unwrap();
     let out = cru(
         &kiln,
         &["session", "import", "--list-sources", "--format", "json"],
@@ -226,7 +228,13 @@ fn list_sources_shows_every_store_found_or_not() {
         .find(|s| s["path"].as_str().unwrap().ends_with(".codex/sessions"))
         .unwrap();
     assert_eq!(codex["state"], "refused");
-    assert!(codex["why"].as_str().unwrap().contains("link"), "{codex}");
+    assert!(
+        codex["why"].as_str().unwrap().contains("not a folder"),
+        "{codex}"
+    );
+    let gemini = stores.iter().find(|s| s["agent"] == "gemini").unwrap();
+    assert_eq!(gemini["state"], "found", "{gemini}");
+    assert_eq!(gemini["path"], "[KILN]/dotfiles/gemini-tmp");
     assert!(
         stores
             .iter()
@@ -236,11 +244,12 @@ fn list_sources_shows_every_store_found_or_not() {
     assert_eq!(sessions_in(&user_sessions(&kiln)), 0);
     let table = cru(&kiln, &["session", "import", "--list-sources"]);
     assert!(table.stdout.contains("Claude Code"), "{}", table.stdout);
-    // The import itself warns of the link and goes on.
+    // The import itself warns of the file and goes on.
     let imported = cru(&kiln, &["session", "import"]);
     assert_eq!(imported.code, 3, "{}", imported.stderr);
     assert!(
-        imported.stderr.contains(".codex/sessions: skipped: a link"),
+        imported.stderr.contains(".codex/sessions: skipped: ")
+            && imported.stderr.contains("not a folder"),
         "{}",
         imported.stderr
     );
