@@ -455,3 +455,70 @@ fn a_result_delivered_twice_is_one_call() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["sessions"][0]["tool_calls"], 1, "{v}");
 }
+
+/// Hooks and `cru watch` at once: while the hooks record a session live,
+/// the watcher leaves its transcript to them (both would record each call
+/// and count each request); once it ended, the transcript is imported
+/// into the same session. Each call once, each request counted once.
+#[test]
+fn a_watcher_leaves_a_session_the_hooks_record_until_it_ends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, state) = (tmp.path().join("sessions"), tmp.path().join("state"));
+    let src = tmp.path().join("projects/-home-dev-shop");
+    std::fs::create_dir_all(&src).unwrap();
+    let transcript = src.join("9d2c4b1e-5f6a-4c7d-8e9f-0a1b2c3d4e5f.jsonl");
+    let whole = std::fs::read_to_string(fixtures().join("transcript.jsonl")).unwrap();
+    let lines: Vec<&str> = whole.lines().collect();
+    std::fs::write(&transcript, lines[..3].join("\n") + "\n").unwrap();
+    let listed = || {
+        let out = Command::cargo_bin("cru")
+            .unwrap()
+            .arg("--dir")
+            .arg(&dir)
+            .args(["session", "list", "--format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["sessions"].as_array().unwrap().clone()
+    };
+    let watch_once = || {
+        let out = Command::cargo_bin("cru")
+            .unwrap()
+            .arg("--dir")
+            .arg(&dir)
+            .args(["watch", "--once"])
+            .arg(&src)
+            .env("HOME", tmp.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    let hooks = |names: &[&str]| {
+        for name in names {
+            run(&dir, &state, payload(name, &transcript, None, None));
+        }
+    };
+    hooks(&[
+        "session-start.json",
+        "user-prompt-submit.json",
+        "pre-tool-use.json",
+    ]);
+    // The watcher sees the transcript half written, mid-turn.
+    watch_once();
+    std::fs::write(&transcript, &whole).unwrap();
+    hooks(&["post-tool-use.json", "stop.json"]);
+    let live = listed();
+    assert_eq!(live.len(), 1, "{live:?}");
+    assert_eq!(live[0]["tool_calls"], 1, "each call once: {live:?}");
+    // The session ends; the watcher imports the whole transcript into it.
+    hooks(&["session-end.json"]);
+    watch_once();
+    let after = listed();
+    assert_eq!(after.len(), 1, "one session: {after:?}");
+    assert_eq!(after[0]["id"], live[0]["id"]);
+    assert_eq!(after[0]["tool_calls"], 1, "{after:?}");
+    assert_eq!(
+        after[0]["tokens"], live[0]["tokens"],
+        "each request counted once"
+    );
+}

@@ -180,6 +180,7 @@ pub fn import_listed(
     let mut sink = routing::Watched {
         router: routing::Router::new(ctx),
         adjust,
+        sessions: ctx.store.dir(),
     };
     let imported = import_sources(ctx, &mut reconciler, sources, &mut tally, &mut sink);
     let synced = store.sync_bulk().map_err(CliError::from);

@@ -200,10 +200,37 @@ pub(super) fn store_deferred(
 pub(crate) struct Watched<'a> {
     pub(crate) router: Router,
     pub(crate) adjust: &'a (dyn Fn(&mut crucible_interop::reconcile::Prepared) + Sync),
+    /// The sessions directory: where Claude Code's hooks keep the state of
+    /// the sessions they record.
+    pub(crate) sessions: &'a Path,
+}
+
+impl Watched<'_> {
+    /// Whether Claude Code's hooks are recording this session live: the
+    /// watcher leaves it to them until it ends (both would record each
+    /// call and count each request), and an import of the transcript
+    /// afterwards fills in what the hooks did not see.
+    fn recorded_by_hooks(&self, imported: &Imported) -> bool {
+        let agent = crucible_capture::claude_code::AGENT;
+        imported.provenance.format == agent
+            && imported.provenance.id.as_deref().is_some_and(|id| {
+                crucible_capture::state::peek(self.sessions, agent, id)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|state| !state.ended)
+            })
+    }
 }
 
 impl SourceSink for Watched<'_> {
     fn keep(&mut self, _: &Path, imported: &Imported) -> Keep {
+        if self.recorded_by_hooks(imported) {
+            tracing::info!(
+                id = ?imported.provenance.id,
+                "recorded live by Claude Code's hooks: left to them until it ends"
+            );
+            return Keep::Leave;
+        }
         match self.router.route(imported) {
             (Keep::Store, _) => Keep::Store,
             (Keep::Defer, Some(project)) => {
