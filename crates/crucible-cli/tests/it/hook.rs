@@ -507,6 +507,22 @@ fn a_watcher_leaves_a_session_the_hooks_record_until_it_ends() {
     watch_once();
     std::fs::write(&transcript, &whole).unwrap();
     hooks(&["post-tool-use.json", "stop.json"]);
+    // An import with no path (the transcript's store as the default one)
+    // leaves it to the hooks too, and says so.
+    let out = Command::cargo_bin("cru")
+        .unwrap()
+        .arg("--dir")
+        .arg(&dir)
+        .args(["session", "import"])
+        .env("HOME", tmp.path())
+        .env("CLAUDE_CONFIG_DIR", tmp.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("1 being recorded by Claude Code's hooks"),
+        "{said}"
+    );
     let live = listed();
     assert_eq!(live.len(), 1, "{live:?}");
     assert_eq!(live[0]["tool_calls"], 1, "each call once: {live:?}");

@@ -87,6 +87,8 @@ pub(crate) struct Tally {
     not_captured: usize,
     /// Agent files with no conversation, counted quietly.
     empty: usize,
+    /// Sessions Claude Code's hooks are recording live, left to them.
+    live: usize,
     created: usize,
     updated: usize,
     unchanged: usize,
@@ -230,6 +232,9 @@ pub(crate) enum Keep {
     Leave,
     /// Not here: it goes elsewhere (its project keeps its own sessions).
     Defer,
+    /// Not now: Claude Code's hooks are recording it live (read again at
+    /// the next import, after it ended).
+    Later,
 }
 
 /// How a source read ended.
@@ -300,6 +305,10 @@ pub(crate) fn import_sources(
                         sink.done(source, SourceEnd::Left);
                     }
                     Keep::Defer => sink.done(source, SourceEnd::Deferred),
+                    Keep::Later => {
+                        tally.live += 1;
+                        sink.done(source, SourceEnd::Left);
+                    }
                     Keep::Store => {
                         sink.adjust(&mut prepared);
                         match store_one(ctx, reconciler, prepared, &bar, tally) {

@@ -60,6 +60,8 @@ pub struct ImportReport {
     /// Agent files that hold no conversation (only summary or snapshot
     /// lines: Claude Code writes them for resumed and compacted sessions).
     pub empty: usize,
+    /// Sessions Claude Code's hooks are recording live, left to them.
+    pub live: usize,
 }
 
 impl ImportReport {
@@ -72,6 +74,7 @@ impl ImportReport {
             skipped: t.skipped,
             not_captured: t.not_captured,
             empty: t.empty,
+            live: t.live,
         }
     }
 
@@ -84,6 +87,7 @@ impl ImportReport {
             skipped: self.skipped - before.skipped,
             not_captured: self.not_captured - before.not_captured,
             empty: self.empty - before.empty,
+            live: self.live - before.live,
         }
     }
 }
@@ -152,7 +156,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         "{} parsed: {} created, {} updated, {} unchanged, {} skipped",
         t.parsed, t.created, t.updated, t.unchanged, t.skipped
     );
-    let read = t.created + t.updated + t.unchanged + t.not_captured + t.empty;
+    let read = t.created + t.updated + t.unchanged + t.not_captured + t.empty + t.live;
     Ok(Outcome::from_files(
         read.max(known.saturating_sub(t.parsed)),
         t.skipped,
@@ -211,6 +215,7 @@ fn import_plans(
                 state,
                 router: &mut router,
                 deferred: &mut deferred,
+                sessions: cap.store.dir(),
             };
             result = import_sources(cap, rec, &plan.sources, tally, &mut sink);
         }
@@ -223,6 +228,12 @@ fn import_plans(
         let mut also = String::new();
         if d.not_captured > 0 {
             also += &format!(", {} left out by their project's [capture]", d.not_captured);
+        }
+        if d.live > 0 {
+            also += &format!(
+                ", {} being recorded by Claude Code's hooks (imported once they end)",
+                d.live
+            );
         }
         if d.empty > 0 {
             also += &format!(

@@ -80,10 +80,15 @@ pub(super) struct CaptureSink<'a> {
     pub(super) state: &'a mut ImportState,
     pub(super) router: &'a mut Router,
     pub(super) deferred: &'a mut Vec<Deferred>,
+    /// The sessions directory (see [`recorded_by_hooks`]).
+    pub(super) sessions: &'a Path,
 }
 
 impl SourceSink for CaptureSink<'_> {
     fn keep(&mut self, source: &Path, imported: &Imported) -> Keep {
+        if recorded_by_hooks(self.sessions, imported) {
+            return Keep::Later;
+        }
         let (keep, project) = self.router.route(imported);
         if let (Keep::Defer, Some(project)) = (keep, project) {
             let format = self
@@ -205,31 +210,31 @@ pub(crate) struct Watched<'a> {
     pub(crate) sessions: &'a Path,
 }
 
-impl Watched<'_> {
-    /// Whether Claude Code's hooks are recording this session live: the
-    /// watcher leaves it to them until it ends (both would record each
-    /// call and count each request), and an import of the transcript
-    /// afterwards fills in what the hooks did not see.
-    fn recorded_by_hooks(&self, imported: &Imported) -> bool {
-        let agent = crucible_capture::claude_code::AGENT;
-        imported.provenance.format == agent
-            && imported.provenance.id.as_deref().is_some_and(|id| {
-                crucible_capture::state::peek(self.sessions, agent, id)
-                    .ok()
-                    .flatten()
-                    .is_some_and(|state| !state.ended)
-            })
-    }
+/// Whether Claude Code's hooks are recording this session live into
+/// `sessions`: capture (the watcher, an import with no path) leaves it to
+/// them until it ends (both would record each call and count each
+/// request), and an import of the transcript afterwards fills in what the
+/// hooks did not see. A path named to `cru session import` is imported
+/// whatever the hooks do: that is the user's own act.
+fn recorded_by_hooks(sessions: &Path, imported: &Imported) -> bool {
+    let agent = crucible_capture::claude_code::AGENT;
+    imported.provenance.format == agent
+        && imported.provenance.id.as_deref().is_some_and(|id| {
+            crucible_capture::state::peek(sessions, agent, id)
+                .ok()
+                .flatten()
+                .is_some_and(|state| !state.ended)
+        })
 }
 
 impl SourceSink for Watched<'_> {
     fn keep(&mut self, _: &Path, imported: &Imported) -> Keep {
-        if self.recorded_by_hooks(imported) {
+        if recorded_by_hooks(self.sessions, imported) {
             tracing::info!(
                 id = ?imported.provenance.id,
                 "recorded live by Claude Code's hooks: left to them until it ends"
             );
-            return Keep::Leave;
+            return Keep::Later;
         }
         match self.router.route(imported) {
             (Keep::Store, _) => Keep::Store,
