@@ -186,6 +186,27 @@ pub fn peek(sessions: &Path, agent: &str, id: &str) -> Result<Option<SessionStat
     read(&agent_dir(sessions, agent).join(format!("{stem}.json")))
 }
 
+/// Whether the hooks are recording session `id` of `agent` live: a state
+/// that has not seen the session end, written within `within` of `now`
+/// (an agent killed before its `SessionEnd` leaves a state that stops
+/// counting as live once it is that old).
+pub fn recording_live(
+    sessions: &Path,
+    agent: &str,
+    id: &str,
+    within: std::time::Duration,
+    now: std::time::SystemTime,
+) -> bool {
+    let Ok(stem) = file_stem(id) else {
+        return false;
+    };
+    let path = agent_dir(sessions, agent).join(format!("{stem}.json"));
+    let recent = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| now.duration_since(t).unwrap_or_default() < within);
+    recent && matches!(read(&path), Ok(Some(state)) if !state.ended)
+}
+
 /// When the last hook event of `agent` that was recorded reached this
 /// sessions directory (the newest state file's modification time; `None`
 /// when none did): for `cru doctor`'s "hooks installed, no event since".
@@ -239,5 +260,44 @@ mod tests {
         assert_eq!(back.transcript_offset, 42);
         assert!(last_event(dir.path(), "claude-code").is_some());
         assert!(last_event(dir.path(), "codex").is_none());
+    }
+
+    #[test]
+    fn a_session_is_live_until_it_ends_or_its_hooks_go_quiet() {
+        let dir = tempfile::tempdir().unwrap();
+        let live = |now: std::time::SystemTime| {
+            recording_live(
+                dir.path(),
+                "claude-code",
+                "s1",
+                std::time::Duration::from_secs(60),
+                now,
+            )
+        };
+        let now = std::time::SystemTime::now();
+        assert!(!live(now), "no state: not live");
+        let mut l = Locked::open(dir.path(), "claude-code", "s1").unwrap();
+        l.state = Some(SessionState::new(
+            "2026-01-01-a".parse().unwrap(),
+            dir.path().join("a.md"),
+        ));
+        l.save().unwrap();
+        assert!(live(now));
+        assert!(
+            !live(now + std::time::Duration::from_secs(120)),
+            "quiet too long (killed before SessionEnd)"
+        );
+        if let Some(state) = l.state.as_mut() {
+            state.ended = true;
+        }
+        l.save().unwrap();
+        assert!(!live(now), "ended");
+        assert!(!recording_live(
+            dir.path(),
+            "claude-code",
+            "../x",
+            std::time::Duration::from_secs(60),
+            now
+        ));
     }
 }

@@ -212,20 +212,28 @@ pub(crate) struct Watched<'a> {
 
 /// Whether Claude Code's hooks are recording this session live into
 /// `sessions`: capture (the watcher, an import with no path) leaves it to
-/// them until it ends (both would record each call and count each
-/// request), and an import of the transcript afterwards fills in what the
-/// hooks did not see. A path named to `cru session import` is imported
+/// them until it ends or goes quiet for [`HOOKS_LIVE_FOR`] (both would
+/// record each call and count each request), and an import of the
+/// transcript afterwards fills in what the hooks did not see. A path named to `cru session import` is imported
 /// whatever the hooks do: that is the user's own act.
 fn recorded_by_hooks(sessions: &Path, imported: &Imported) -> bool {
     let agent = crucible_capture::claude_code::AGENT;
     imported.provenance.format == agent
         && imported.provenance.id.as_deref().is_some_and(|id| {
-            crucible_capture::state::peek(sessions, agent, id)
-                .ok()
-                .flatten()
-                .is_some_and(|state| !state.ended)
+            crucible_capture::state::recording_live(
+                sessions,
+                agent,
+                id,
+                HOOKS_LIVE_FOR,
+                std::time::SystemTime::now(),
+            )
         })
 }
+
+/// How long after its last hook event a session not ended still counts as
+/// recorded live by the hooks: a Claude Code killed before `SessionEnd`
+/// leaves it to the imports after this.
+const HOOKS_LIVE_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 
 impl SourceSink for Watched<'_> {
     fn keep(&mut self, _: &Path, imported: &Imported) -> Keep {
