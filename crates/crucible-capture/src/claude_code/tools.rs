@@ -98,10 +98,30 @@ impl<C: SessionCodec> Turn<'_, C> {
         }
         let limit = self.options.payload_limit;
         let (args, args_cut) = cut_to(&args_line(input), limit);
-        let large = args_cut || json_len(response) > limit;
+        let result_len = json_len(response);
+        let large = args_cut || result_len > limit;
+        // The summary is a line of the result; a result too large for the
+        // markdown says where the whole of it is.
+        let summary = if result_len > limit {
+            // Cut first so that the marker is what the summary ends with
+            // (the summary line is cut at a hundred characters).
+            let marker = crate::payload::cut_marker(result_len);
+            let room = crucible_core::session::SUMMARY_LIMIT.saturating_sub(marker.chars().count());
+            format!(
+                "{}{marker}",
+                crucible_core::session::summary_line(summary, room)
+            )
+        } else {
+            summary.to_owned()
+        };
         self.push(
             state,
-            SessionEvent::tool(tool, &args, Some(summary).filter(|s| !s.is_empty()), failed),
+            SessionEvent::tool(
+                tool,
+                &args,
+                Some(summary.as_str()).filter(|s| !s.is_empty()),
+                failed,
+            ),
         );
         if large {
             self.calls.push(CallData {

@@ -222,6 +222,28 @@ fn a_payload_over_the_limit_goes_whole_to_the_sidecar_and_is_cut_in_the_markdown
 }
 
 #[test]
+fn a_result_over_the_limit_says_in_the_markdown_that_it_is_whole_in_the_sidecar() {
+    let w = world();
+    let path = session_path(&w.record("session-start.json", 0));
+    w.record("user-prompt-submit.json", 1);
+    let mut v = input_json("post-tool-use.json", &w.transcript, None);
+    v["tool_response"]["stdout"] = "line\n".repeat(1000).into();
+    let input: HookInput = serde_json::from_value(v).unwrap();
+    Capture::new(
+        &w.store,
+        CaptureOptions {
+            payload_limit: 1000,
+        },
+    )
+    .record(&input, &at(2))
+    .unwrap();
+    let log = w.store.load_path(&path).unwrap();
+    let call = log.tool_calls().next().unwrap();
+    let summary = call.summary.as_deref().unwrap_or_default();
+    assert!(summary.contains("whole in the sidecar]"), "{summary}");
+}
+
+#[test]
 fn clear_starts_a_new_session_and_resume_goes_on_in_the_one_it_continues() {
     let w = world();
     let first = session_path(&w.record("session-start.json", 0));
