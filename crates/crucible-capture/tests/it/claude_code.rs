@@ -176,6 +176,19 @@ fn input_json(name: &str, transcript: &Path, sid: Option<&str>) -> serde_json::V
     v
 }
 
+/// Records the event `v` with a payload limit of `limit` bytes.
+fn record_limited(w: &World, v: serde_json::Value, limit: usize) {
+    let input: HookInput = serde_json::from_value(v).unwrap();
+    Capture::new(
+        &w.store,
+        CaptureOptions {
+            payload_limit: limit,
+        },
+    )
+    .record(&input, &at(2))
+    .unwrap();
+}
+
 #[test]
 fn a_payload_over_the_limit_goes_whole_to_the_sidecar_and_is_cut_in_the_markdown() {
     let w = world();
@@ -184,15 +197,7 @@ fn a_payload_over_the_limit_goes_whole_to_the_sidecar_and_is_cut_in_the_markdown
     let mut v = input_json("post-tool-use.json", &w.transcript, None);
     let big = "x".repeat(5000);
     v["tool_input"]["command"] = format!("echo {big}").into();
-    let input: HookInput = serde_json::from_value(v).unwrap();
-    Capture::new(
-        &w.store,
-        CaptureOptions {
-            payload_limit: 1000,
-        },
-    )
-    .record(&input, &at(2))
-    .unwrap();
+    record_limited(&w, v, 1000);
     let log = w.store.load_path(&path).unwrap();
     let call = log.tool_calls().next().unwrap();
     assert!(
@@ -228,15 +233,7 @@ fn a_result_over_the_limit_says_in_the_markdown_that_it_is_whole_in_the_sidecar(
     w.record("user-prompt-submit.json", 1);
     let mut v = input_json("post-tool-use.json", &w.transcript, None);
     v["tool_response"]["stdout"] = "line\n".repeat(1000).into();
-    let input: HookInput = serde_json::from_value(v).unwrap();
-    Capture::new(
-        &w.store,
-        CaptureOptions {
-            payload_limit: 1000,
-        },
-    )
-    .record(&input, &at(2))
-    .unwrap();
+    record_limited(&w, v, 1000);
     let log = w.store.load_path(&path).unwrap();
     let call = log.tool_calls().next().unwrap();
     let summary = call.summary.as_deref().unwrap_or_default();

@@ -51,6 +51,21 @@ fn run(dir: &Path, state: &Path, stdin: Vec<u8>) {
     );
 }
 
+/// The sessions of `dir` as `cru session list --format json` gives them.
+fn listed(dir: &Path) -> Vec<serde_json::Value> {
+    let out = Command::cargo_bin("cru")
+        .unwrap()
+        .arg("--dir")
+        .arg(dir)
+        .args(["session", "list", "--format", "json"])
+        .env_remove("CRU_SESSIONS_DIR")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["sessions"].as_array().unwrap().clone()
+}
+
 /// The markdown with what changes from run to run (times, dates in ids,
 /// the temporary directory) replaced.
 fn normalized(text: &str, tmp: &Path) -> String {
@@ -445,15 +460,8 @@ fn a_result_delivered_twice_is_one_call() {
     ] {
         run(&dir, &state, payload(name, &transcript, None, None));
     }
-    let out = Command::cargo_bin("cru")
-        .unwrap()
-        .arg("--dir")
-        .arg(&dir)
-        .args(["session", "list", "--format", "json"])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["sessions"][0]["tool_calls"], 1, "{v}");
+    let sessions = listed(&dir);
+    assert_eq!(sessions[0]["tool_calls"], 1, "{sessions:?}");
 }
 
 /// Hooks and `cru watch` at once: while the hooks record a session live,
@@ -470,17 +478,6 @@ fn a_watcher_leaves_a_session_the_hooks_record_until_it_ends() {
     let whole = std::fs::read_to_string(fixtures().join("transcript.jsonl")).unwrap();
     let lines: Vec<&str> = whole.lines().collect();
     std::fs::write(&transcript, lines[..3].join("\n") + "\n").unwrap();
-    let listed = || {
-        let out = Command::cargo_bin("cru")
-            .unwrap()
-            .arg("--dir")
-            .arg(&dir)
-            .args(["session", "list", "--format", "json"])
-            .output()
-            .unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["sessions"].as_array().unwrap().clone()
-    };
     let watch_once = || {
         let out = Command::cargo_bin("cru")
             .unwrap()
@@ -523,13 +520,13 @@ fn a_watcher_leaves_a_session_the_hooks_record_until_it_ends() {
         said.contains("1 being recorded by Claude Code's hooks"),
         "{said}"
     );
-    let live = listed();
+    let live = listed(&dir);
     assert_eq!(live.len(), 1, "{live:?}");
     assert_eq!(live[0]["tool_calls"], 1, "each call once: {live:?}");
     // The session ends; the watcher imports the whole transcript into it.
     hooks(&["session-end.json"]);
     watch_once();
-    let after = listed();
+    let after = listed(&dir);
     assert_eq!(after.len(), 1, "one session: {after:?}");
     assert_eq!(after[0]["id"], live[0]["id"]);
     assert_eq!(after[0]["tool_calls"], 1, "{after:?}");
