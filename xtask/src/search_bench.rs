@@ -261,15 +261,7 @@ fn watched_rows(
         rg_common,
         "≤ 60 ms, ≥ 10× faster than rg",
     )?;
-    let phrase = format!("\"{PHRASE}\"");
-    let m = measure(cru, &search_args(&phrase, d), runs)?.context("cru")?;
-    row(
-        out,
-        &format!("`cru session search '{phrase}'` with `cru watch` running"),
-        &m,
-        None,
-        "≤ 100 ms",
-    )?;
+    phrase_row(out, cru, d, runs, ", `cru watch` running", "≤ 100 ms")?;
     after_save_row(
         out,
         cru,
@@ -387,15 +379,7 @@ fn query_rows(
             "≤ 150 ms, ≥ 3× faster than rg, ≤ 200 MB",
         )?;
     }
-    let phrase = format!("\"{PHRASE}\"");
-    let m = measure(cru, &search_args(&phrase, d), runs)?.context("cru")?;
-    row(
-        out,
-        &format!("`cru session search '{phrase}'` (three-word phrase)"),
-        &m,
-        None,
-        "≤ 150 ms",
-    )?;
+    phrase_row(out, cru, d, runs, "", "≤ 150 ms")?;
     after_save_row(
         out,
         cru,
@@ -406,6 +390,26 @@ fn query_rows(
         "≤ 150 ms, the catch-up included",
     )?;
     Ok(rg_common)
+}
+
+/// The three-word phrase, the row's name ending with `also`.
+fn phrase_row(
+    out: &mut String,
+    cru: &Path,
+    d: &str,
+    runs: usize,
+    also: &str,
+    target: &str,
+) -> anyhow::Result<()> {
+    let phrase = format!("\"{PHRASE}\"");
+    let m = measure(cru, &search_args(&phrase, d), runs)?.context("cru")?;
+    row(
+        out,
+        &format!("`cru session search '{phrase}'` (three-word phrase){also}"),
+        &m,
+        None,
+        target,
+    )
 }
 
 /// The common word searched right after one session was saved by cru
