@@ -465,6 +465,27 @@ impl<'s> SessionIndex<'s> {
         paused
     }
 
+    /// Reads the session files `paths` (relative to the sessions
+    /// directory) again and saves what they hold now; a file that is gone
+    /// loses its row. For a watcher the file system told which files
+    /// changed: the index is brought up to them without a `stat` of every
+    /// file, so that it can vouch for the index at once (readers that
+    /// prove freshness themselves find the same rows). True when the index
+    /// exists and what was read was saved; with no index, nothing is done
+    /// (the next read builds it).
+    pub fn reread(&self, paths: Vec<String>) -> bool {
+        if !self.store.dir().join(files::BASE).exists() {
+            return false;
+        }
+        let stale = refresh::Stale {
+            reread: paths,
+            ..refresh::Stale::default()
+        };
+        let (delta, _) = refresh::read_stale(self.store, stale);
+        self.save_delta(&delta);
+        self.saved_everything()
+    }
+
     /// Saves what a freshness check found, so the next query need not read
     /// it again; a directory that cannot be written keeps it in memory.
     fn save_delta(&self, delta: &files::Delta) {

@@ -154,20 +154,49 @@ pub fn catch_up_fully(dir: &Path, max_file_bytes: u64) -> Result<bool, SearchErr
 /// The committed index as it stands, no file `stat`ed: for a search while
 /// a trusted watcher vouches that it holds every change made before the
 /// search began (crucible-index's `watcher`, whose fence the caller ran).
-/// A manifest naming a file not written in yet falls back to [`open`].
+/// The files the watcher named as changed since its last commit
+/// ([`crate::pending`]) and those the manifest names as not written in
+/// yet are left out of the committed index and read directly, up to
+/// [`PENDING_FILES`] of them; more, or a list that cannot be read, fall
+/// back to [`open`].
 pub fn open_vouched(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchError> {
-    if let Ok((index, manifest, _)) = load(&dir.join(names::SEARCH_INDEX))
-        && !manifest
-            .files
-            .values()
-            .any(|s| *s == manifest::Stamp::NOT_INDEXED)
-    {
-        return Ok(Opened {
-            fields: schema().1,
-            parts: vec![(searcher(&index)?, Vec::new())],
-            warnings: Vec::new(),
-            listed: false,
-        });
+    let home = dir.join(names::SEARCH_INDEX);
+    // Read before the index is opened: a list found empty was cleared
+    // after the commit the index opened next holds (see `pending`).
+    let Some(named) = crate::pending::read(&home) else {
+        return open(dir, max_file_bytes);
+    };
+    if let Ok((index, manifest, _)) = load(&home) {
+        let mut changed: BTreeSet<String> = named.into_iter().collect();
+        changed.extend(
+            manifest
+                .files
+                .iter()
+                .filter(|(_, s)| **s == manifest::Stamp::NOT_INDEXED)
+                .map(|(p, _)| p.clone()),
+        );
+        if changed.is_empty() {
+            return Ok(Opened {
+                fields: schema().1,
+                parts: vec![(searcher(&index)?, Vec::new())],
+                warnings: Vec::new(),
+                listed: false,
+            });
+        }
+        if changed.len() <= PENDING_FILES {
+            let mut warnings = Vec::new();
+            let fresh = manifest::stamps_of(dir, &changed);
+            let ram = in_ram(dir, &fresh, max_file_bytes, &mut warnings)?;
+            return Ok(Opened {
+                fields: schema().1,
+                parts: vec![
+                    (searcher(&index)?, changed.into_iter().collect()),
+                    (ram, Vec::new()),
+                ],
+                warnings,
+                listed: false,
+            });
+        }
     }
     open(dir, max_file_bytes)
 }

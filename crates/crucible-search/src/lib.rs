@@ -20,6 +20,7 @@ pub mod document;
 pub mod index;
 pub mod manifest;
 mod parallel;
+pub mod pending;
 pub mod query;
 pub mod search;
 pub mod tokenizer;

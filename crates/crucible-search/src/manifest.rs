@@ -80,7 +80,7 @@ pub struct Manifest {
     pub files: Stamps,
 }
 
-fn push_path(out: &mut String, path: &str) {
+pub(crate) fn push_path(out: &mut String, path: &str) {
     for c in path.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -201,7 +201,7 @@ pub fn read(bytes: &[u8]) -> Result<Manifest, ManifestError> {
     Ok(manifest)
 }
 
-fn unescape(raw: &str) -> Option<String> {
+pub(crate) fn unescape(raw: &str) -> Option<String> {
     if !raw.contains('\\') {
         return Some(raw.to_owned());
     }
@@ -321,6 +321,23 @@ pub fn restamp(dir: &Path, manifest: &Manifest, written_ns: i64) -> Option<Resta
         dirs: manifest.dirs.clone(),
         files,
     }))
+}
+
+/// The stamps of `files` (paths relative to `dir`) as they are now, with
+/// their journals; a file that is gone has none. For a few files named by
+/// a watcher ([`crate::pending`]), not a listing.
+pub fn stamps_of<'a>(dir: &Path, files: impl IntoIterator<Item = &'a String>) -> Stamps {
+    let Ok(fd) = open_dir(dir) else {
+        return Stamps::new();
+    };
+    files
+        .into_iter()
+        .filter_map(|rel| {
+            let stamp = stat_at(&fd, rel)?;
+            let journal = journal_stamp(&fd, &journal_of(rel));
+            Some((rel.clone(), Stamp { journal, ..stamp }))
+        })
+        .collect()
 }
 
 /// What [`restamp`] found without listing a folder.

@@ -372,3 +372,60 @@ fn idle_sessions_are_paused_when_the_index_is_refreshed() {
     let log = store.load("2025-12-12-start-docs").unwrap().1;
     assert_eq!(log.frontmatter.resume_point.unwrap().to_string(), "phase-1");
 }
+
+/// The index as its files hold it (base and delta), no file looked at:
+/// what a read a watcher vouches for answers from.
+fn as_stored(root: &std::path::Path) -> Vec<(String, Option<String>, SessionStatus)> {
+    let mut index = crucible_index::files::load(root).unwrap();
+    let delta = crucible_index::files::load_delta(root).unwrap_or_default();
+    crucible_index::files::apply(&mut index, &delta);
+    let mut rows: Vec<_> = index
+        .sessions
+        .iter()
+        .map(|s| (s.path.clone(), s.title.clone(), s.status))
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn rereading_the_files_a_watcher_was_told_of_equals_a_full_parse() {
+    let dir = copy_fixtures();
+    let store = SessionStore::new(dir.path(), MarkdownCodec);
+    open(&store);
+    // Added, removed, replaced by rename and edited in place.
+    std::fs::copy(
+        dir.path().join("2025-12-11-write-tests.md"),
+        dir.path().join("2025-11/copy.md"),
+    )
+    .unwrap();
+    std::fs::remove_file(dir.path().join("2025-12-12-start-docs.md")).unwrap();
+    let p = dir.path().join("2025-11/2025-11-28-ci-failure.md");
+    let text = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("status: failed", "status: completed");
+    std::fs::write(dir.path().join("2025-11/.tmp"), text).unwrap();
+    std::fs::rename(dir.path().join("2025-11/.tmp"), &p).unwrap();
+    let q = dir.path().join("2025-12-11-write-tests.md");
+    let text = std::fs::read_to_string(&q)
+        .unwrap()
+        .replacen("title: ", "title: Renamed ", 1);
+    write_in_place(&q, &text);
+
+    let before = as_stored(dir.path());
+    assert!(SessionIndex::new(&store).reread(vec![
+        "2025-11/copy.md".into(),
+        "2025-12-12-start-docs.md".into(),
+        "2025-11/2025-11-28-ci-failure.md".into(),
+        "2025-12-11-write-tests.md".into(),
+    ]));
+    let after = as_stored(dir.path());
+    assert_ne!(before, after);
+    let mut truth: Vec<_> = crate::agreement::brute_force(dir.path())
+        .into_iter()
+        .map(|s| (s.path, s.title, s.status))
+        .collect();
+    truth.sort();
+    assert_eq!(after, truth, "the stored index, read as it is");
+    assert_agrees(dir.path());
+}

@@ -7,6 +7,7 @@ mod locked;
 mod subagents;
 mod tokenizer;
 mod unlisted;
+mod vouched;
 
 use std::path::Path;
 
@@ -23,6 +24,11 @@ pub fn session(id: &str, text: &str) -> String {
 /// index as the search opened it.
 pub fn search_ids(dir: &Path, query: &str) -> (Vec<String>, Opened) {
     let opened = crucible_search::open(dir, 1 << 24).unwrap();
+    (ids_in(&opened, dir, query), opened)
+}
+
+/// The ids of the sessions matching `query` (sorted) in an opened index.
+pub fn ids_in(opened: &Opened, dir: &Path, query: &str) -> Vec<String> {
     let request = Request {
         query: crucible_search::parse(query).unwrap(),
         filter: Filter::default(),
@@ -31,8 +37,8 @@ pub fn search_ids(dir: &Path, query: &str) -> (Vec<String>, Opened) {
         sort: Sort::Relevance,
         per_session: 1,
     };
-    let hits = crucible_search::search(&opened, dir, &request).unwrap();
+    let hits = crucible_search::search(opened, dir, &request).unwrap();
     let mut ids: Vec<String> = hits.into_iter().map(|h| h.id).collect();
     ids.sort();
-    (ids, opened)
+    ids
 }
