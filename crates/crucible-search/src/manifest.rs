@@ -201,6 +201,48 @@ pub fn read(bytes: &[u8]) -> Result<Manifest, ManifestError> {
     Ok(manifest)
 }
 
+/// The files of a manifest stamped [`Stamp::NOT_INDEXED`], and its
+/// version: what a search a watcher vouches for needs of it.
+#[derive(Debug, Default)]
+pub struct NotIndexed {
+    pub version: u32,
+    pub files: Vec<String>,
+}
+
+/// Reads of a manifest only its version and the files not written into
+/// the index yet, without a map of every stamp; a damaged line is told as
+/// [`read`] tells it only for those lines (the others are not parsed).
+pub fn read_not_indexed(bytes: &[u8]) -> Result<NotIndexed, ManifestError> {
+    if bytes.first() == Some(&b'{') {
+        return Err(ManifestError::Version(1));
+    }
+    let mut lines = bytes.split(|b| *b == b'\n');
+    let version = lines
+        .next()
+        .and_then(|l| std::str::from_utf8(l).ok())
+        .and_then(|l| l.strip_prefix(HEADER))
+        .and_then(|v| v.parse().ok())
+        .ok_or(ManifestError::Corrupt {
+            line: 1,
+            expected: "`crucible-search manifest VERSION`",
+        })?;
+    // How [`write_files`] writes the stamp of a file not written in.
+    const PREFIX: &[u8] = b"0 0 0 0 - - ";
+    let mut files = Vec::new();
+    for (i, line) in lines.enumerate() {
+        if let Some(path) = line.strip_prefix(PREFIX) {
+            let path = std::str::from_utf8(path).ok().and_then(unescape).ok_or(
+                ManifestError::Corrupt {
+                    line: i + 2,
+                    expected: "six numbers (or `-`) and a path",
+                },
+            )?;
+            files.push(path);
+        }
+    }
+    Ok(NotIndexed { version, files })
+}
+
 pub(crate) fn unescape(raw: &str) -> Option<String> {
     if !raw.contains('\\') {
         return Some(raw.to_owned());
@@ -476,6 +518,31 @@ mod tests {
         ) {
             let manifest = Manifest { version: 7, dirs, files };
             prop_assert_eq!(read(&write(&manifest)), Ok(manifest));
+        }
+    }
+
+    proptest! {
+        /// The light read finds exactly the files the full read has as not
+        /// written in, under any path.
+        #[test]
+        fn the_not_indexed_files_are_those_of_the_full_read(
+            files in proptest::collection::btree_map(
+                "\\PC*|[ \\\\\n a-z0]*",
+                prop_oneof![stamp(), Just(Stamp::NOT_INDEXED)],
+                0..20,
+            ),
+            dirs in proptest::collection::vec(("\\PC*|[ 0\\\\\n a-z/]*", any::<i64>()), 0..5),
+        ) {
+            let manifest = Manifest { version: 7, dirs, files };
+            let light = read_not_indexed(&write(&manifest)).unwrap();
+            let expected: Vec<String> = manifest
+                .files
+                .iter()
+                .filter(|(_, s)| **s == Stamp::NOT_INDEXED)
+                .map(|(p, _)| p.clone())
+                .collect();
+            prop_assert_eq!(light.version, 7);
+            prop_assert_eq!(light.files, expected);
         }
     }
 
