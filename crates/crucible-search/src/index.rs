@@ -303,24 +303,7 @@ impl CatchUp<'_> {
         held: bool,
         warnings: &mut Vec<IndexWarning>,
     ) -> Result<(Parts, bool), SearchError> {
-        let changed: BTreeSet<String> = current
-            .files
-            .iter()
-            .filter(|(k, now)| {
-                manifest
-                    .files
-                    .get(*k)
-                    .is_none_or(|old| !manifest::unchanged(old, now, written_ns))
-            })
-            .map(|(k, _)| k.clone())
-            .chain(
-                manifest
-                    .files
-                    .keys()
-                    .filter(|k| !current.files.contains_key(*k))
-                    .cloned(),
-            )
-            .collect();
+        let changed = manifest::changed_between(&manifest.files, &current.files, written_ns);
         let fresh: Stamps = changed
             .iter()
             .filter_map(|k| current.files.get(k).map(|s| (k.clone(), *s)))

@@ -9,7 +9,7 @@
 //! on every core, and the manifest is a line per file that is read without
 //! a JSON parser.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
@@ -295,14 +295,15 @@ pub fn stamps(dir: &Path, version: u32) -> Result<Manifest, SearchError> {
     let tree = walk::session_tree(dir).map_err(io)?;
     let files: Vec<(String, &PathBuf)> = tree.files.iter().map(|f| (relative(dir, f), f)).collect();
     let fd = open_dir(dir).map_err(io)?;
-    let stamped = par_filter_map(&files, |(rel, full)| {
+    // A stamp per file, in order (`None`: gone since the listing); the
+    // paths are then moved into the map, not copied.
+    let stamped: Vec<Option<Stamp>> = par_filter_map(&files, |(rel, full)| {
         let journal = tree
             .journals
             .contains(*full)
             .then(|| journal_stamp(&fd, &journal_of(rel)))
             .flatten();
-        let stamp = stat_at(&fd, rel)?;
-        Some((rel.clone(), Stamp { journal, ..stamp }))
+        Some(stat_at(&fd, rel).map(|stamp| Stamp { journal, ..stamp }))
     });
     let dirs = tree
         .dirs
@@ -318,7 +319,11 @@ pub fn stamps(dir: &Path, version: u32) -> Result<Manifest, SearchError> {
     Ok(Manifest {
         version,
         dirs,
-        files: stamped.into_iter().collect(),
+        files: files
+            .into_iter()
+            .zip(stamped)
+            .filter_map(|((rel, _), stamp)| Some((rel, stamp?)))
+            .collect(),
     })
 }
 
@@ -380,6 +385,40 @@ pub fn stamps_of<'a>(dir: &Path, files: impl IntoIterator<Item = &'a String>) ->
             Some((rel.clone(), Stamp { journal, ..stamp }))
         })
         .collect()
+}
+
+/// The paths whose stamp differs between `then` (the manifest written at
+/// `written_ns`) and `now`, or that only one of them holds. Both are in
+/// path order, so they are walked side by side: a look-up per path was a
+/// tenth of a search after a save at 100,000 files.
+pub fn changed_between(then: &Stamps, now: &Stamps, written_ns: i64) -> BTreeSet<String> {
+    let mut changed = BTreeSet::new();
+    let (mut then, mut now) = (then.iter().peekable(), now.iter().peekable());
+    loop {
+        match (then.peek(), now.peek()) {
+            (None, None) => break,
+            (Some((old_path, old)), Some((new_path, new))) if old_path == new_path => {
+                if !unchanged(old, new, written_ns) {
+                    changed.insert((*new_path).clone());
+                }
+                then.next();
+                now.next();
+            }
+            (Some((old_path, _)), Some((new_path, _))) if new_path < old_path => {
+                changed.insert((*new_path).clone());
+                now.next();
+            }
+            (Some((old_path, _)), _) => {
+                changed.insert((*old_path).clone());
+                then.next();
+            }
+            (None, Some((new_path, _))) => {
+                changed.insert((*new_path).clone());
+                now.next();
+            }
+        }
+    }
+    changed
 }
 
 /// What [`restamp`] found without listing a folder.
@@ -518,6 +557,30 @@ mod tests {
         ) {
             let manifest = Manifest { version: 7, dirs, files };
             prop_assert_eq!(read(&write(&manifest)), Ok(manifest));
+        }
+    }
+
+    proptest! {
+        /// Walking the two maps side by side finds what a look-up of each
+        /// path in the other finds.
+        #[test]
+        fn changed_between_is_the_look_up_of_each_path(
+            then in proptest::collection::btree_map("[a-d]{1,2}", stamp(), 0..12),
+            now in proptest::collection::btree_map("[a-d]{1,2}", stamp(), 0..12),
+            written_ns in any::<i64>(),
+        ) {
+            let mut now = now;
+            // Some paths with the very stamp they had.
+            for (k, s) in then.iter().step_by(2) {
+                now.insert(k.clone(), *s);
+            }
+            let expected: BTreeSet<String> = now
+                .iter()
+                .filter(|(k, n)| then.get(*k).is_none_or(|o| !unchanged(o, n, written_ns)))
+                .map(|(k, _)| k.clone())
+                .chain(then.keys().filter(|k| !now.contains_key(*k)).cloned())
+                .collect();
+            prop_assert_eq!(changed_between(&then, &now, written_ns), expected);
         }
     }
 

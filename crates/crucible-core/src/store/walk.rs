@@ -205,7 +205,6 @@ impl Walk<'_> {
             return Ok(Descend::Yes);
         }
         let path = entry.into_path();
-        let dir = path.parent().unwrap_or(self.root);
         match judge(&path, kind, self.options, self.rules, || {
             self.canonical_root
                 .get_or_init(|| {
@@ -215,6 +214,7 @@ impl Walk<'_> {
         }) {
             Verdict::Hidden { journal_of } => {
                 if let Some(session) = journal_of {
+                    let dir = path.parent().unwrap_or(self.root);
                     self.tree.journals.insert(dir.join(session));
                 }
                 return Ok(Descend::No);
