@@ -2855,14 +2855,22 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__show)
-            opts="-v -h -V --format --full --verbose --dir --strict --help --version"
+            opts="-o -v -h -V --format --full --output --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "text markdown json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text markdown json html" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --dir)

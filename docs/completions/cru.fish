@@ -301,7 +301,9 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from index" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l format -d 'How to print it' -r -f -a "text\t'For people: a header, then phases with callouts set apart (colour on a terminal)'
 markdown\t'The canonical markdown of the file (of the phase alone with `#phase-N`)'
-json\t'`{"version": 1, "path", "session": {...}}`; with `#phase-N`, `{"version": 1, "path", "id", "phase", "number", "section"}` (docs/json.md)'"
+json\t'`{"version": 1, "path", "session": {...}}`; with `#phase-N`, `{"version": 1, "path", "id", "phase", "number", "section"}` (docs/json.md)'
+html\t'One self-contained page (no network, no script; light or dark by the system setting): tool calls expand to their full arguments and results where the session\'s sidecar keeps them'"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -s o -l output -d 'Write to this file instead of standard output (`--format html`: a page to open in a browser; its links to other sessions lead to their pages beside it, else to their files)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -l full -d 'Each tool call with its full arguments and result (from the session\'s sidecar, `.<file>.data.jsonl`, where an import kept them); with `--format json`, the sidecar\'s records as `data`'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'

@@ -34,6 +34,7 @@ mod search_real;
 mod seed_commands;
 mod setup;
 mod show;
+mod show_html;
 mod sidecar;
 mod tables;
 mod time_input;

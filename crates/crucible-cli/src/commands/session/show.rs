@@ -1,4 +1,6 @@
-//! `cru session show <id|path>[#phase-N] [--format text|markdown|json]`.
+//! `cru session show <id|path>[#phase-N] [--format text|markdown|json|html]`.
+
+mod html;
 
 use std::io::Write;
 use std::path::Path;
@@ -25,6 +27,11 @@ pub struct ShowArgs {
     /// with `--format json`, the sidecar's records as `data`.
     #[arg(long)]
     pub full: bool,
+    /// Write to this file instead of standard output (`--format html`:
+    /// a page to open in a browser; its links to other sessions lead to
+    /// their pages beside it, else to their files).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -36,6 +43,10 @@ pub enum ShowFormat {
     /// `{"version": 1, "path", "session": {...}}`; with `#phase-N`,
     /// `{"version": 1, "path", "id", "phase", "number", "section"}` (docs/json.md).
     Json,
+    /// One self-contained page (no network, no script; light or dark by the
+    /// system setting): tool calls expand to their full arguments and
+    /// results where the session's sidecar keeps them.
+    Html,
 }
 
 /// What `show` was asked for: a session, and maybe one phase of it.
@@ -117,7 +128,13 @@ pub fn run(ctx: &Context, args: &ShowArgs) -> anyhow::Result<Outcome> {
         .phase
         .map(|typed| phase_number(&log, typed))
         .transpose()?;
+    if args.output.is_some() && !matches!(args.format, ShowFormat::Html) {
+        return Err(CliError::usage("`--output` goes with `--format html`")
+            .with_hint("for the other formats, redirect standard output: `> FILE`")
+            .into());
+    }
     match args.format {
+        ShowFormat::Html => html::write(ctx, &path, &log, phase, args.output.as_deref())?,
         ShowFormat::Text => {
             let mut out = anstream::stdout().lock();
             if let Some(n) = phase {

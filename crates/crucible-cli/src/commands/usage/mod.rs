@@ -3,7 +3,7 @@
 //! (imported from any agent, or recorded), answered from the index.
 
 mod args;
-mod prices;
+pub(crate) mod prices;
 mod rollup;
 mod sessions;
 mod table;

@@ -1,0 +1,119 @@
+//! `cru session show --format html`: one page per session, on the shipped
+//! fixtures and on a real Claude Code transcript imported with its sidecar.
+
+use crate::kiln::{TestKiln, fixtures};
+
+/// The page of `id` written to a file in the kiln, and the run's stderr.
+fn page(kiln: &TestKiln, id: &str) -> String {
+    let file = kiln.sessions().join("../page.html");
+    let out = kiln.run(&[
+        "session",
+        "show",
+        id,
+        "--format",
+        "html",
+        "-o",
+        &file.display().to_string(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "", "the page went to the file");
+    std::fs::read_to_string(file).unwrap()
+}
+
+#[test]
+fn the_page_has_the_header_figures_phases_and_embeds() {
+    let kiln = TestKiln::with_fixtures();
+    let page = page(&kiln, "2025-12-10-fix-flaky-test");
+    assert!(page.contains("<title>Fix the flaky store test</title>"));
+    for field in [
+        "<dt>status</dt><dd><span class=\"status status-paused\">paused</span>",
+        "<dt>agents</dt><dd>orchestrator@1.0, debugger@0.3</dd>",
+        "<dt>tokens</dt><dd>6,910 <small>(9,120 in the file's frontmatter)</small></dd>",
+        "<dt>cost</dt><dd>$",
+    ] {
+        assert!(page.contains(field), "{field} in {page}");
+    }
+    assert!(page.contains("<section class=\"phase\" id=\"phase-3\">"));
+    // The embedded subagent is shown inside its callout; its link leads to
+    // its file (no page of it beside this one).
+    assert!(page.contains("<div class=\"embedded\">"));
+    assert!(page.contains("2025-12-10-investigate-ci.md\">2025-12-10-investigate-ci</a>"));
+    assert!(page.contains("<ul class=\"tasks\">"));
+}
+
+#[test]
+fn a_link_leads_to_the_page_beside_when_there_is_one() {
+    let kiln = TestKiln::with_fixtures();
+    std::fs::write(
+        kiln.sessions().join("../2025-12-10-investigate-ci.html"),
+        "<!DOCTYPE html>",
+    )
+    .unwrap();
+    let page = page(&kiln, "2025-12-10-fix-flaky-test");
+    assert!(
+        page.contains("href=\"2025-12-10-investigate-ci.html\""),
+        "{page}"
+    );
+}
+
+#[test]
+fn a_session_not_in_the_directory_is_text_never_a_broken_link() {
+    let kiln = TestKiln::empty();
+    kiln.write(
+        "2025-12-01-a.md",
+        "---\ntype: session\nsession_id: 2025-12-01-a\nstarted: 2025-12-01T10:00:00Z\nstatus: completed\nparent: 2025-11-30-gone\n---\n\n\
+         ## Work @a #dev\n\n> [!subagent] @b\n> mode: link\n> [[2025-12-01-missing]]\n",
+    );
+    let page = page(&kiln, "2025-12-01-a");
+    assert!(page.contains("2025-12-01-missing <small>(not in this directory)</small>"));
+    assert!(page.contains("2025-11-30-gone <small>(not in this directory)</small>"));
+    assert!(!page.contains("href=\"2025-12-01-missing"));
+}
+
+#[test]
+fn a_real_transcript_s_calls_expand_to_their_full_results() {
+    let kiln = TestKiln::empty();
+    let src = fixtures().join("real/claude-code/spotter/tool_heavy.jsonl");
+    let out = kiln.run(&["session", "import", &src.display().to_string()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let listed = kiln.run(&["session", "list", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&listed.stdout).unwrap();
+    let id = v["sessions"][0]["id"].as_str().unwrap().to_owned();
+    let page = page(&kiln, &id);
+    assert!(
+        page.contains("<details><summary><code class=\"tool\">"),
+        "calls expand"
+    );
+    assert!(page.contains("<div class=\"label\">result</div><pre>"));
+    assert!(page.contains("<dt>tokens</dt>"));
+    // Phase by phase, the same calls.
+    let one = kiln.run(&[
+        "session",
+        "show",
+        &format!("{id}#phase-1"),
+        "--format",
+        "html",
+    ]);
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    assert_eq!(one.stdout.matches("<section class=\"phase\"").count(), 1);
+}
+
+#[test]
+fn output_goes_with_html_only() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&[
+        "session",
+        "show",
+        "2025-12-10-fix-flaky-test",
+        "-o",
+        "x.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("`--output` goes with `--format html`"),
+        "{}",
+        out.stderr
+    );
+}
