@@ -539,7 +539,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__completions)
-            opts="-v -h -V --verbose --dir --strict --help --version bash elvish fish powershell zsh"
+            opts="-v -h -V --static --verbose --dir --strict --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

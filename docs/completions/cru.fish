@@ -549,6 +549,7 @@ complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; the shipped table stays the fallback'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand completions" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand completions" -l static -d 'A script that does not call cru: commands and flags, no session ids'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand completions" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s h -l help -d 'Print help'

@@ -8,6 +8,7 @@
 mod agent_backend;
 mod cli;
 mod commands;
+mod complete;
 mod context;
 mod error;
 mod in_order;
@@ -28,6 +29,9 @@ pub fn command() -> clap::Command {
 
 /// Runs `cru` with the process arguments and environment.
 pub fn main() -> ExitCode {
+    // `COMPLETE=<shell> cru ...`: the shell asking for completions; answered
+    // and exited here, before anything else (see `complete`).
+    clap_complete::CompleteEnv::with_factory(command).complete();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -2,6 +2,7 @@
 
 mod codify;
 mod codify_flow;
+mod completion;
 mod discovery;
 mod docs_links;
 mod doctor;

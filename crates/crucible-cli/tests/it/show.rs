@@ -277,9 +277,9 @@ fn a_closed_pipe_ends_quietly() {
 }
 
 #[test]
-fn completions_are_generated() {
+fn static_completions_are_generated() {
     let kiln = TestKiln::empty();
-    let out = kiln.run(&["completions", "bash"]);
+    let out = kiln.run(&["completions", "bash", "--static"]);
     assert_eq!(out.code, 0);
     assert!(out.stdout.contains("_cru()"));
     assert!(out.stdout.contains("validate"));

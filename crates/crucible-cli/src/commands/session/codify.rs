@@ -19,6 +19,7 @@ pub struct CodifyArgs {
     /// Sessions (ids, unique prefixes, or paths). Runs of the same task
     /// (same prompt or title) merge into one workflow; other tasks get one
     /// each. None: the most recently started session.
+    #[arg(add = crate::complete::sessions())]
     pub sessions: Vec<String>,
     /// Merge all the sessions into one workflow, even runs of different
     /// tasks.

@@ -10,7 +10,7 @@ use crate::error::{CliError, Outcome};
 #[derive(Debug, Args)]
 pub struct EndArgs {
     /// The session (default: $CRU_SESSION).
-    #[arg(env = "CRU_SESSION")]
+    #[arg(add = crate::complete::sessions(), env = "CRU_SESSION")]
     pub session: Option<String>,
     /// How it ended.
     #[arg(long, value_enum, default_value_t = EndStatus::Completed)]

@@ -29,7 +29,7 @@ use report::Report;
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// Session ids, unique prefixes of them (any case), or paths.
-    #[arg(required_unless_present = "all")]
+    #[arg(add = crate::complete::sessions(), required_unless_present = "all")]
     pub sessions: Vec<String>,
     /// Every session that has an `[!expect]` callout; files that cannot be
     /// read are skipped with a warning (exit 3 when the rest passed).

@@ -13,6 +13,7 @@ use crate::workflow_stages::write_file;
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// A session id, a unique prefix of one (any case), or a path to a file.
+    #[arg(add = crate::complete::sessions())]
     pub session: String,
     /// The format to write.
     #[arg(long, value_enum)]

@@ -21,6 +21,7 @@ use crate::render::progress;
 pub struct LearnArgs {
     /// Sessions (ids, unique prefixes, or paths). None: every session that
     /// matches the filters, as with --all.
+    #[arg(add = crate::complete::sessions())]
     pub sessions: Vec<String>,
     /// Every session matching the filters.
     #[arg(long, conflicts_with = "sessions")]

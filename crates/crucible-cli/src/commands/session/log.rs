@@ -14,7 +14,7 @@ use crate::error::{CliError, Outcome};
 #[derive(Debug, Args)]
 pub struct LogArgs {
     /// The session to log to (an id, a unique prefix, or a path).
-    #[arg(long, env = "CRU_SESSION", global = true, value_name = "ID")]
+    #[arg(add = crate::complete::sessions(), long, env = "CRU_SESSION", global = true, value_name = "ID")]
     pub session: Option<String>,
     /// Log to a session that already ended, making it active again.
     #[arg(long, global = true)]

@@ -12,7 +12,7 @@ use crate::error::{CliError, Outcome};
 #[derive(Debug, Args)]
 pub struct PauseArgs {
     /// The session (default: $CRU_SESSION).
-    #[arg(env = "CRU_SESSION")]
+    #[arg(add = crate::complete::sessions(), env = "CRU_SESSION")]
     pub session: Option<String>,
     /// The phase to resume at (phase-N or N; default: the current phase).
     #[arg(long, value_name = "PHASE")]

@@ -26,6 +26,7 @@ use crate::error::{CliError, Outcome};
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// A session id, a unique prefix of one (any case), or a path.
+    #[arg(add = crate::complete::sessions())]
     pub session: String,
     /// The phase to run again: `3` or `phase-3`.
     #[arg(long, value_name = "N")]

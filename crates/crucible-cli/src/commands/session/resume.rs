@@ -31,6 +31,7 @@ pub struct ResumeArgs {
     /// A session id, a unique prefix of one (any case), or a path. Without
     /// it (and without --query): the sessions that can be resumed, paused
     /// first, newest first.
+    #[arg(add = crate::complete::sessions())]
     pub session: Option<String>,
     /// Resume the paused session that best matches this search query (the
     /// query language of `cru session search`; status is paused, else

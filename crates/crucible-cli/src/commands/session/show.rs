@@ -18,6 +18,7 @@ pub struct ShowArgs {
     /// A session id, a unique prefix of one (any case), or a path to a file;
     /// `#phase-N` after it shows that phase alone (as a search hit names
     /// it: phases count from 1 in document order).
+    #[arg(add = crate::complete::sessions())]
     pub session: String,
     /// How to print it.
     #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
