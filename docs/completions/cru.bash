@@ -37,6 +37,9 @@ _cru() {
             cru,setup)
                 cmd="cru__subcmd__setup"
                 ;;
+            cru,site)
+                cmd="cru__subcmd__site"
+                ;;
             cru,usage)
                 cmd="cru__subcmd__usage"
                 ;;
@@ -66,6 +69,9 @@ _cru() {
                 ;;
             cru__subcmd__help,setup)
                 cmd="cru__subcmd__help__subcmd__setup"
+                ;;
+            cru__subcmd__help,site)
+                cmd="cru__subcmd__help__subcmd__site"
                 ;;
             cru__subcmd__help,usage)
                 cmd="cru__subcmd__help__subcmd__usage"
@@ -521,7 +527,7 @@ _cru() {
 
     case "${cmd}" in
         cru)
-            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions doctor hook setup watch help"
+            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions doctor site hook setup watch help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -579,7 +585,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help)
-            opts="session workflow usage pricing completions doctor hook setup watch help"
+            opts="session workflow usage pricing completions doctor site hook setup watch help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1127,6 +1133,20 @@ _cru() {
         cru__subcmd__help__subcmd__setup__subcmd__codex)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__site)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3117,6 +3137,60 @@ _cru() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__site)
+            opts="-o -v -h -V --output --force --status --agent --channel --model --since --until --project --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

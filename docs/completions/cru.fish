@@ -35,6 +35,7 @@ complete -c cru -n "__fish_cru_needs_command" -f -a "usage" -d 'Tokens and cost 
 complete -c cru -n "__fish_cru_needs_command" -f -a "pricing" -d 'The price table cost is computed with: show it, or load a newer one'
 complete -c cru -n "__fish_cru_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c cru -n "__fish_cru_needs_command" -f -a "doctor" -d 'What cru sees on this machine: the sessions directory and its indexes (exit 1 on a problem)'
+complete -c cru -n "__fish_cru_needs_command" -f -a "site" -d 'Write the sessions directory as a static site: a table of sessions that sorts and filters in the browser, a page per session; no server'
 complete -c cru -n "__fish_cru_needs_command" -f -a "hook" -d 'What agents run at each event to record into cru (installed by `cru setup`)'
 complete -c cru -n "__fish_cru_needs_command" -f -a "setup" -d 'Make an agent record into cru by itself: install cru\'s hooks in its settings'
 complete -c cru -n "__fish_cru_needs_command" -f -a "watch" -d 'Import agents\' transcripts as they are written, and keep the indexes fresh'
@@ -561,6 +562,20 @@ complete -c cru -n "__fish_cru_using_subcommand doctor" -s v -l verbose -d 'More
 complete -c cru -n "__fish_cru_using_subcommand doctor" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c cru -n "__fish_cru_using_subcommand site" -s o -l output -d 'The folder to write the site into (made if missing)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand site" -l status -d 'Only sessions with this status' -r
+complete -c cru -n "__fish_cru_using_subcommand site" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
+complete -c cru -n "__fish_cru_using_subcommand site" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand site" -l model -d 'Only sessions with this primary model' -r
+complete -c cru -n "__fish_cru_using_subcommand site" -l since -d 'Only sessions started on or after this date or time (a timestamp, YYYY-MM-DD, YYYYMMDD, or a span back from today: 7d, 2w, 3m; days are UTC)' -r
+complete -c cru -n "__fish_cru_using_subcommand site" -l until -d 'Only sessions started on or before this date (or before this time); the same forms as --since' -r
+complete -c cru -n "__fish_cru_using_subcommand site" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
+complete -c cru -n "__fish_cru_using_subcommand site" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand site" -l force -d 'Write every page again, even those whose session did not change'
+complete -c cru -n "__fish_cru_using_subcommand site" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
+complete -c cru -n "__fish_cru_using_subcommand site" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
+complete -c cru -n "__fish_cru_using_subcommand site" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand site" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
@@ -615,16 +630,17 @@ complete -c cru -n "__fish_cru_using_subcommand watch" -s v -l verbose -d 'More 
 complete -c cru -n "__fish_cru_using_subcommand watch" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand watch" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand watch" -s V -l version -d 'Print version'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor hook setup watch help" -f -a "session" -d 'Work with sessions: record, resume, codify, list, stats, show, validate'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor hook setup watch help" -f -a "workflow" -d 'Work with workflows: validate, show, refine, edit'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor hook setup watch help" -f -a "usage" -d 'Tokens and cost by day, week, month, session or billing block, as ccusage shows them'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor hook setup watch help" -f -a "pricing" -d 'The price table cost is computed with: show it, or load a newer one'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor hook setup watch help" -f -a "completions" -d 'Print a shell completion script'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor hook setup watch help" -f -a "doctor" -d 'What cru sees on this machine: the sessions directory and its indexes (exit 1 on a problem)'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor hook setup watch help" -f -a "hook" -d 'What agents run at each event to record into cru (installed by `cru setup`)'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor hook setup watch help" -f -a "setup" -d 'Make an agent record into cru by itself: install cru\'s hooks in its settings'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor hook setup watch help" -f -a "watch" -d 'Import agents\' transcripts as they are written, and keep the indexes fresh'
-complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor hook setup watch help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor site hook setup watch help" -f -a "session" -d 'Work with sessions: record, resume, codify, list, stats, show, validate'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor site hook setup watch help" -f -a "workflow" -d 'Work with workflows: validate, show, refine, edit'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor site hook setup watch help" -f -a "usage" -d 'Tokens and cost by day, week, month, session or billing block, as ccusage shows them'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor site hook setup watch help" -f -a "pricing" -d 'The price table cost is computed with: show it, or load a newer one'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor site hook setup watch help" -f -a "completions" -d 'Print a shell completion script'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor site hook setup watch help" -f -a "doctor" -d 'What cru sees on this machine: the sessions directory and its indexes (exit 1 on a problem)'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor site hook setup watch help" -f -a "site" -d 'Write the sessions directory as a static site: a table of sessions that sorts and filters in the browser, a page per session; no server'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor site hook setup watch help" -f -a "hook" -d 'What agents run at each event to record into cru (installed by `cru setup`)'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor site hook setup watch help" -f -a "setup" -d 'Make an agent record into cru by itself: install cru\'s hooks in its settings'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor site hook setup watch help" -f -a "watch" -d 'Import agents\' transcripts as they are written, and keep the indexes fresh'
+complete -c cru -n "__fish_cru_using_subcommand help; and not __fish_seen_subcommand_from session workflow usage pricing completions doctor site hook setup watch help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "start" -d 'Start recording a new session; prints its id'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "log" -d 'Log an event to a live session: phase, tool, decision, error, user, subagent, tasks, tokens'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "pause" -d 'Pause a session at its current phase (or --at one); or --idle ones'

@@ -54,6 +54,9 @@ pub enum Command {
     /// What cru sees on this machine: the sessions directory and its indexes
     /// (exit 1 on a problem).
     Doctor(crate::commands::doctor::DoctorArgs),
+    /// Write the sessions directory as a static site: a table of sessions
+    /// that sorts and filters in the browser, a page per session; no server.
+    Site(crate::commands::site::SiteArgs),
     /// What agents run at each event to record into cru (installed by `cru setup`).
     #[command(subcommand)]
     Hook(crate::commands::hook::HookCommand),

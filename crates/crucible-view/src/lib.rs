@@ -13,5 +13,6 @@
 pub mod escape;
 pub mod markdown;
 pub mod page;
+pub mod site;
 
 pub use page::{Figures, Neighbours, SessionPage};

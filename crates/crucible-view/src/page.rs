@@ -40,6 +40,8 @@ pub struct SessionPage<'a> {
     pub data: Option<&'a SessionData>,
     pub figures: Option<Figures>,
     pub neighbours: &'a dyn Neighbours,
+    /// The address of the site's index, for a link back to it.
+    pub home: Option<&'a str>,
 }
 
 impl std::fmt::Debug for SessionPage<'_> {
@@ -55,7 +57,8 @@ impl std::fmt::Debug for SessionPage<'_> {
 /// and no more than this (a page, unlike a terminal, is read whole).
 pub const MAX_EMBEDDED: usize = 100;
 
-const STYLE: &str = include_str!("page.css");
+/// The style every page shares.
+pub(crate) const STYLE: &str = include_str!("page.css");
 
 impl SessionPage<'_> {
     /// The whole page.
@@ -89,7 +92,13 @@ impl SessionPage<'_> {
 
 fn header(out: &mut String, page: &SessionPage<'_>) {
     let fm = &page.log.frontmatter;
-    out.push_str("<header>\n<h1>");
+    out.push_str("<header>\n");
+    if let Some(home) = page.home {
+        out.push_str("<nav class=\"home\"><a href=\"");
+        push(out, crate::escape::safe_href(home));
+        out.push_str("\">← all sessions</a></nav>\n");
+    }
+    out.push_str("<h1>");
     push(out, page.log.title().unwrap_or(fm.session_id.as_str()));
     out.push_str("</h1>\n<dl class=\"figures\">\n");
     let mut field = |name: &str, html: String| {

@@ -6,6 +6,7 @@ pub mod hook;
 pub mod pricing;
 pub mod session;
 pub mod setup;
+pub mod site;
 pub mod usage;
 pub mod watch;
 pub mod workflow;
@@ -21,6 +22,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Pricing(cmd) => pricing::run(cmd, &cli.global),
         Command::Completions(args) => completions::run(&args),
         Command::Doctor(args) => doctor::run(&crate::context::Context::load(&cli.global)?, &args),
+        Command::Site(args) => site::run(&crate::context::Context::load(&cli.global)?, &args),
         Command::Hook(cmd) => Ok(hook::run(&cmd, &cli.global)),
         Command::Setup(cmd) => setup::run(&cmd),
         Command::Watch(args) => watch::run(&args, &cli.global),

@@ -37,6 +37,7 @@ mod setup;
 mod show;
 mod show_html;
 mod sidecar;
+mod site;
 mod tables;
 mod time_input;
 mod usage_costs;

@@ -44,6 +44,7 @@ pub fn page_of(dir: &Directory, id: &str) -> String {
         data: None,
         figures: None,
         neighbours: dir,
+        home: None,
     }
     .render()
 }

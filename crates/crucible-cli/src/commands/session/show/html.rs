@@ -38,6 +38,7 @@ pub fn write(
         data: data.as_ref(),
         figures,
         neighbours: &neighbours,
+        home: None,
     }
     .render();
     if let Some(file) = output {

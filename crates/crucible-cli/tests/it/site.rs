@@ -1,0 +1,128 @@
+//! `cru site`: the static site of the fixtures, its second run, and the
+//! pages loaded by a real browser (Chromium headless, from `file://`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::kiln::TestKiln;
+
+fn site(kiln: &TestKiln, out: &Path) -> String {
+    let out = kiln.run(&["site", "-o", &out.display().to_string()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.stderr
+}
+
+#[test]
+fn a_site_has_an_index_a_page_per_session_and_rewrites_only_what_changed() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.sessions().join("../../site");
+    assert!(site(&kiln, &out).contains("9 sessions, 9 pages written, 0 unchanged"));
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("<a href=\"s/2025-12-10-fix-flaky-test.html\">"));
+    assert!(index.contains("9 sessions · page 1 of 1"));
+    let js = std::fs::read_to_string(out.join("sessions.js")).unwrap();
+    assert!(js.starts_with("window.cruSessions = ["));
+    let page = std::fs::read_to_string(out.join("s/2025-12-10-fix-flaky-test.html")).unwrap();
+    assert!(page.contains("<a href=\"../index.html\">← all sessions</a>"));
+    assert!(page.contains("href=\"2025-12-10-investigate-ci.html\""));
+
+    assert!(site(&kiln, &out).contains("9 pages written".replace('9', "0").as_str()));
+
+    // The embedded child changes: its page and its parent's are made again.
+    let child = kiln.sessions().join("2025-12-10-investigate-ci.md");
+    let text = std::fs::read_to_string(&child).unwrap();
+    std::fs::write(&child, text.replace("Collect logs", "Collect the logs")).unwrap();
+    let said = site(&kiln, &out);
+    assert!(said.contains("2 pages written, 7 unchanged"), "{said}");
+    let page = std::fs::read_to_string(out.join("s/2025-12-10-fix-flaky-test.html")).unwrap();
+    assert!(
+        page.contains("Collect the logs"),
+        "the parent shows the new text"
+    );
+
+    // A session removed: its page goes, and the page linking to it says so.
+    std::fs::remove_file(&child).unwrap();
+    let said = site(&kiln, &out);
+    assert!(
+        said.contains("1 page written, 7 unchanged, 1 removed"),
+        "{said}"
+    );
+    assert!(!out.join("s/2025-12-10-investigate-ci.html").exists());
+    let page = std::fs::read_to_string(out.join("s/2025-12-10-fix-flaky-test.html")).unwrap();
+    assert!(page.contains("2025-12-10-investigate-ci <small>(not in this directory)</small>"));
+}
+
+/// Chromium, if it is installed (CI installs it).
+fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            let out = Command::new("which").arg(name).output().ok()?;
+            out.status
+                .success()
+                .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+        })
+}
+
+fn headless(browser: &Path, args: &[&str]) -> (String, String) {
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_browser_filters_the_table_by_the_address_and_shows_no_console_error() {
+    let Some(browser) = chromium() else {
+        eprintln!("warning: Chromium is not installed; the browser test of the site is skipped");
+        return;
+    };
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.sessions().join("../../site");
+    site(&kiln, &out);
+    let out = out.canonicalize().unwrap();
+    let url = format!("file://{}/index.html#q=flaky%20paused", out.display());
+    let (dom, log) = headless(
+        &browser,
+        &["--virtual-time-budget=3000", "--dump-dom", &url],
+    );
+    assert!(dom.contains("1 of 9 sessions match"), "{dom}");
+    assert!(dom.contains("s/2025-12-10-fix-flaky-test.html"), "{dom}");
+    assert!(
+        !dom.contains("s/2025-12-13-config-loader.html"),
+        "filtered out"
+    );
+    for bad in ["Uncaught", "Refused to", "Content Security Policy"] {
+        assert!(!log.contains(bad), "{bad}:\n{log}");
+    }
+    // Screenshots a reviewer can look at.
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("site-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    for (name, page) in [
+        ("index.png", out.join("index.html")),
+        ("session.png", out.join("s/2025-12-10-fix-flaky-test.html")),
+    ] {
+        let shot = shots.join(name);
+        let (_, log) = headless(
+            &browser,
+            &[
+                &format!("--screenshot={}", shot.display()),
+                "--window-size=1280,1600",
+                &format!("file://{}", page.display()),
+            ],
+        );
+        assert!(shot.is_file(), "{log}");
+        assert!(!log.contains("Refused to"), "{log}");
+    }
+}

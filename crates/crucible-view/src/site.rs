@@ -1,0 +1,196 @@
+//! The static site of a sessions directory (`cru site`): index pages with
+//! a table of sessions that sorts and filters in the browser, a page per
+//! session beside them, and the data the filter searches.
+//!
+//! Layout of the output folder:
+//!
+//! - `index.html`, `index-2.html`, ...: [`ROWS_PER_PAGE`] sessions each,
+//!   newest first (100,000 sessions are 200 pages, never one giant one);
+//! - `s/<id>.html`: the page of each session ([`crate::SessionPage`]);
+//! - `sessions.js`: every session's row as data (`window.cruSessions =
+//!   [...]`), which the filter box of every index page searches. A script
+//!   file, not JSON: a page opened from `file://` may load a script beside
+//!   it, not fetch a file.
+//!
+//! The filter is typed in the box or given in the address, after `#q=`
+//! (`index.html#q=flaky%20paused`): every word must appear in the id,
+//! title, status, agents or project. The page's script writes text with
+//! `textContent` only, never markup.
+
+use crate::escape::{escaped, push};
+use crate::page::{duration, thousands};
+
+/// Sessions per index page.
+pub const ROWS_PER_PAGE: usize = 500;
+
+/// One session as the index shows it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Row {
+    pub id: String,
+    pub title: String,
+    pub status: String,
+    pub agents: String,
+    pub project: String,
+    pub started: String,
+    /// Milliseconds; 0 when unknown.
+    pub duration_ms: u64,
+    pub tokens: u64,
+}
+
+/// The address of session `id`'s page from an index page.
+pub fn session_href(id: &str) -> String {
+    format!("s/{id}.html")
+}
+
+/// The file name of index page `n` (from 1).
+pub fn index_name(n: usize) -> String {
+    if n <= 1 {
+        "index.html".to_owned()
+    } else {
+        format!("index-{n}.html")
+    }
+}
+
+/// `sessions.js`: every row, for the filter.
+pub fn sessions_script(rows: &[Row]) -> String {
+    let json = serde_json::to_string(rows).unwrap_or_else(|_| "[]".to_owned());
+    format!("window.cruSessions = {json};\n")
+}
+
+const STYLE: &str = include_str!("site.css");
+const SCRIPT: &str = include_str!("site.js");
+
+/// Index page `n` (from 1) of `pages`, showing `rows` (that page's share),
+/// out of `total` sessions.
+pub fn index_page(title: &str, rows: &[Row], n: usize, pages: usize, total: usize) -> String {
+    let mut out = String::with_capacity(512 + rows.len() * 400);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    // Scripts: this page's own, and `sessions.js` beside it (`file:`).
+    out.push_str(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' file: 'self'\">\n",
+    );
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str("<meta name=\"color-scheme\" content=\"light dark\">\n<title>");
+    push(&mut out, title);
+    out.push_str("</title>\n<style>\n");
+    out.push_str(crate::page::STYLE);
+    out.push_str(STYLE);
+    out.push_str("</style>\n</head>\n<body>\n<header>\n<h1>");
+    push(&mut out, title);
+    out.push_str(&format!(
+        "</h1>\n<p class=\"meta\">{} sessions · page {n} of {pages}</p>\n",
+        thousands(total as u64)
+    ));
+    out.push_str("<input id=\"filter\" type=\"search\" placeholder=\"Filter every session: words of the id, title, status, agents or project\" autocomplete=\"off\">\n<p id=\"note\" class=\"meta\"></p>\n</header>\n<main>\n");
+    table(&mut out, rows);
+    pager(&mut out, n, pages);
+    out.push_str("</main>\n<script src=\"sessions.js\"></script>\n<script>\n");
+    out.push_str(SCRIPT);
+    out.push_str("</script>\n</body>\n</html>\n");
+    out
+}
+
+fn table(out: &mut String, rows: &[Row]) {
+    out.push_str("<table id=\"sessions\">\n<thead><tr>");
+    for (key, label) in [
+        ("id", "id"),
+        ("title", "title"),
+        ("status", "status"),
+        ("agents", "agents"),
+        ("project", "project"),
+        ("started", "started"),
+        ("duration_ms", "duration"),
+        ("tokens", "tokens"),
+    ] {
+        out.push_str(&format!("<th data-key=\"{key}\">{label}</th>"));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for r in rows {
+        row(out, r);
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+fn row(out: &mut String, r: &Row) {
+    out.push_str("<tr><td><a href=\"");
+    push(out, &session_href(&r.id));
+    out.push_str("\">");
+    push(out, &r.id);
+    out.push_str("</a></td><td>");
+    push(out, &r.title);
+    out.push_str(&format!(
+        "</td><td><span class=\"status status-{0}\">{0}</span></td><td>",
+        escaped(&r.status)
+    ));
+    push(out, &r.agents);
+    out.push_str("</td><td>");
+    push(out, &r.project);
+    out.push_str("</td><td>");
+    push(out, &r.started);
+    out.push_str(&format!(
+        "</td><td data-value=\"{0}\">{1}</td><td data-value=\"{2}\">{3}</td></tr>\n",
+        r.duration_ms,
+        if r.duration_ms > 0 {
+            duration(r.duration_ms)
+        } else {
+            String::new()
+        },
+        r.tokens,
+        if r.tokens > 0 {
+            thousands(r.tokens)
+        } else {
+            String::new()
+        },
+    ));
+}
+
+fn pager(out: &mut String, n: usize, pages: usize) {
+    if pages <= 1 {
+        return;
+    }
+    out.push_str("<nav class=\"pager\">");
+    if n > 1 {
+        out.push_str(&format!("<a href=\"{}\">← newer</a> ", index_name(n - 1)));
+    }
+    out.push_str(&format!("page {n} of {pages}"));
+    if n < pages {
+        out.push_str(&format!(" <a href=\"{}\">older →</a>", index_name(n + 1)));
+    }
+    out.push_str("</nav>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(id: &str, title: &str) -> Row {
+        Row {
+            id: id.into(),
+            title: title.into(),
+            status: "completed".into(),
+            agents: "dev@1".into(),
+            project: "/p".into(),
+            started: "2026-01-01T00:00:00Z".into(),
+            duration_ms: 61_000,
+            tokens: 1234,
+        }
+    }
+
+    #[test]
+    fn an_index_page_holds_its_rows_escaped_and_links_its_neighbours() {
+        let page = index_page("Sessions", &[r("a", "<b>x</b>")], 2, 3, 1001);
+        assert!(page.contains("<a href=\"s/a.html\">a</a>"));
+        assert!(page.contains("&lt;b&gt;x&lt;/b&gt;"));
+        assert!(page.contains("<a href=\"index.html\">← newer</a>"));
+        assert!(page.contains("<a href=\"index-3.html\">older →</a>"));
+        assert!(page.contains("1,001 sessions · page 2 of 3"));
+        assert!(page.contains("<td data-value=\"1234\">1,234</td>"));
+    }
+
+    #[test]
+    fn the_sessions_script_is_data_only() {
+        let js = sessions_script(&[r("a", "</script><script>alert(1)</script>")]);
+        assert!(js.starts_with("window.cruSessions = [{\"id\":\"a\""));
+        assert!(js.ends_with("}];\n"));
+    }
+}
