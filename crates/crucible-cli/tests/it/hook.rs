@@ -8,13 +8,18 @@ use std::process::{Command as StdCommand, Stdio};
 
 use assert_cmd::Command;
 
-fn fixtures() -> PathBuf {
+pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hooks")
 }
 
 /// A fixture payload with its transcript path pointed at `transcript`
 /// and, when given, another session id and tool call.
-fn payload(name: &str, transcript: &Path, sid: Option<&str>, call: Option<usize>) -> Vec<u8> {
+pub(crate) fn payload(
+    name: &str,
+    transcript: &Path,
+    sid: Option<&str>,
+    call: Option<usize>,
+) -> Vec<u8> {
     let text = std::fs::read_to_string(fixtures().join(name)).unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["transcript_path"] = transcript.to_str().unwrap().into();
@@ -41,7 +46,7 @@ fn hook(dir: &Path, state: &Path) -> Command {
 }
 
 /// Runs one event; it must exit 0 with nothing on stdout.
-fn run(dir: &Path, state: &Path, stdin: Vec<u8>) {
+pub(crate) fn run(dir: &Path, state: &Path, stdin: Vec<u8>) {
     let out = hook(dir, state).write_stdin(stdin).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     assert!(
@@ -52,7 +57,7 @@ fn run(dir: &Path, state: &Path, stdin: Vec<u8>) {
 }
 
 /// The sessions of `dir` as `cru session list --format json` gives them.
-fn listed(dir: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn listed(dir: &Path) -> Vec<serde_json::Value> {
     let out = Command::cargo_bin("cru")
         .unwrap()
         .arg("--dir")

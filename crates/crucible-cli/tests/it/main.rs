@@ -12,6 +12,7 @@ mod exit_codes;
 mod export;
 mod frontmatter_forms;
 mod hook;
+mod hook_import;
 mod hook_real;
 mod hostile;
 mod import;
