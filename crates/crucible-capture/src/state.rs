@@ -179,6 +179,49 @@ impl Locked {
     }
 }
 
+/// What a `SessionStart` said of a session that has no prompt yet: kept in
+/// `<session id>.start.json` until its first prompt names the cru session
+/// (docs/recording.md, "Hooks").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Start {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+impl Locked {
+    fn start_path(&self) -> PathBuf {
+        self.path.with_extension("start.json")
+    }
+
+    /// Forgets the session's state (a `/clear`, a new start) and keeps
+    /// `start` until the first prompt makes the session.
+    pub fn wait_for_prompt(&mut self, start: &Start) -> Result<(), StateError> {
+        match std::fs::remove_file(&self.path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_err(&self.path)(e)),
+            _ => {}
+        }
+        self.state = None;
+        let path = self.start_path();
+        let bytes = serde_json::to_vec(start).map_err(|source| StateError::Decode {
+            path: path.clone(),
+            source,
+        })?;
+        write_atomic_with(&path, &[&bytes], Durability::Deferred).map_err(io_err(&path))
+    }
+
+    /// What the session's `SessionStart` said, if it waits for its first
+    /// prompt. A damaged one is as good as none.
+    pub fn start(&self) -> Option<Start> {
+        let bytes = std::fs::read(self.start_path()).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// The session is made: what its `SessionStart` said is no longer kept.
+    pub fn started(&self) {
+        let _ = std::fs::remove_file(self.start_path());
+    }
+}
+
 /// The state of agent session `id`, read without its lock (for a reader
 /// such as `cru doctor`, or a lookup of another session).
 pub fn peek(sessions: &Path, agent: &str, id: &str) -> Result<Option<SessionState>, StateError> {

@@ -5,7 +5,7 @@
 //!
 //! | event | in the cru session |
 //! |---|---|
-//! | `SessionStart` | `startup` (or no state yet): a new session; `resume`: the session recorded before for this id, or for the Claude Code session whose lines the new transcript repeats, reopened; `clear`: a new session; `compact`: nothing |
+//! | `SessionStart` | `startup`, `clear` (or no state yet): nothing yet, the session is made at the first prompt and named from it, with the model said here; `resume`: the session recorded before for this id, or for the Claude Code session whose lines the new transcript repeats, reopened; `compact`: nothing |
 //! | `UserPromptSubmit` | a phase named from the prompt, the prompt in a `[!user]` callout (as the importer writes a turn) |
 //! | `PreToolUse` | nothing yet: the call waits in the state for its result, by `tool_use_id` |
 //! | `PostToolUse`, `PostToolUseFailure` | the tool call, its inputs and a summary of its result (✗ when it failed); a payload over the limit goes whole to the sidecar and is cut with a marker |
@@ -74,7 +74,8 @@ impl Default for CaptureOptions {
 /// What an event did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Recorded {
-    /// An event cru does not record (`Notification`, unknown ones).
+    /// An event cru does not record (`Notification`, unknown ones), or
+    /// not yet (a `SessionStart`: the session is made at its first prompt).
     Nothing,
     /// Recorded into (or waiting in the state of) this session.
     Session { id: SessionId, path: PathBuf },
@@ -112,7 +113,10 @@ impl<'s, C: SessionCodec> Capture<'s, C> {
             calls: Vec::new(),
             durable: false,
         };
-        let state = turn.session_for(&mut locked)?;
+        let Some(state) = turn.session_for(&mut locked)? else {
+            // A session that starts now waits for its first prompt.
+            return Ok(Recorded::Nothing);
+        };
         turn.apply(state)?;
         turn.write(state)?;
         let recorded = Recorded::Session {

@@ -9,7 +9,7 @@ use crucible_interop::{CAPTURED, Provenance};
 
 use super::{AGENT, CaptureError, Turn, path_text};
 use crate::event::HookEvent;
-use crate::state::{Locked, SessionState, peek};
+use crate::state::{Locked, SessionState, Start, peek};
 
 /// How many lines of a resumed transcript are looked at for the session
 /// it continues (its repeated history comes first).
@@ -17,11 +17,13 @@ const HEAD_LINES: usize = 64;
 
 impl<C: SessionCodec> Turn<'_, C> {
     /// The state of the event's session, made (with a new cru session)
-    /// when there is none yet or the event starts afresh.
+    /// when there is none yet or the event starts afresh; `None` for a
+    /// session that starts now: it is made at its first prompt, and named
+    /// from it as an import names it (the `SessionStart` kept till then).
     pub(super) fn session_for<'l>(
         &mut self,
         locked: &'l mut Locked,
-    ) -> Result<&'l mut SessionState, CaptureError> {
+    ) -> Result<Option<&'l mut SessionState>, CaptureError> {
         let source = match &self.input.event {
             HookEvent::SessionStart { source, .. } => source.as_deref(),
             _ => None,
@@ -40,9 +42,20 @@ impl<C: SessionCodec> Turn<'_, C> {
                 Some("resume") => self.continued().transpose()?,
                 _ => None,
             };
-            let (mut state, counted) = match state {
-                Some(s) => (s, true),
-                None => self.create()?,
+            let (mut state, counted) = if let Some(s) = state {
+                (s, true)
+            } else {
+                if let HookEvent::SessionStart { model, .. } = &self.input.event
+                    && source != Some("resume")
+                {
+                    locked.wait_for_prompt(&Start {
+                        model: model.clone(),
+                    })?;
+                    return Ok(None);
+                }
+                let made = self.create(locked.start().unwrap_or_default())?;
+                locked.started();
+                made
             };
             state.transcript.clone_from(&self.input.transcript_path);
             // A transcript already written (a resumed session's repeated
@@ -64,7 +77,7 @@ impl<C: SessionCodec> Turn<'_, C> {
             self.add(SessionEvent::Reopen);
             self.durable = true;
         }
-        Ok(state)
+        Ok(Some(state))
     }
 
     /// A resumed session whose transcript repeats another Claude Code
@@ -83,11 +96,19 @@ impl<C: SessionCodec> Turn<'_, C> {
     /// A new cru session for this Claude Code session, carrying the
     /// provenance an import of its transcript is matched by, or the one an
     /// import made of it already (then `true`: its usage is counted).
-    fn create(&self) -> Result<(SessionState, bool), CaptureError> {
+    fn create(&self, start: Start) -> Result<(SessionState, bool), CaptureError> {
         let model = match &self.input.event {
             HookEvent::SessionStart { model, .. } => model.clone(),
-            _ => None,
+            _ => start.model,
         };
+        // Named from the first prompt, as an import names it; a session
+        // whose first event is not a prompt (hooks installed mid-session)
+        // gets the placeholder.
+        let title = match &self.input.event {
+            HookEvent::UserPromptSubmit { prompt } => title_of(prompt),
+            _ => None,
+        }
+        .unwrap_or_else(|| PLACEHOLDER.to_owned());
         let provenance = Provenance {
             format: AGENT.into(),
             path: self
@@ -114,21 +135,19 @@ impl<C: SessionCodec> Turn<'_, C> {
         {
             return Ok((state, true));
         }
-        let (path, log) = self
-            .store
-            .create_new(self.now, Some("Claude Code session"), |id| {
-                let mut fm = Frontmatter::new(id, self.now.clone());
-                fm.title = Some("Claude Code session".into());
-                fm.participants
-                    .push(AGENT.parse().expect("a valid agent name"));
-                fm.model.clone_from(&model);
-                if let Some(cwd) = &self.input.cwd {
-                    fm.set_working_dir(cwd);
-                }
-                let mut log = SessionLog::new(fm);
-                provenance.store(&mut log);
-                log
-            })?;
+        let (path, log) = self.store.create_new(self.now, Some(&title), |id| {
+            let mut fm = Frontmatter::new(id, self.now.clone());
+            fm.title = Some(title.clone());
+            fm.participants
+                .push(AGENT.parse().expect("a valid agent name"));
+            fm.model.clone_from(&model);
+            if let Some(cwd) = &self.input.cwd {
+                fm.set_working_dir(cwd);
+            }
+            let mut log = SessionLog::new(fm);
+            provenance.store(&mut log);
+            log
+        })?;
         Ok((SessionState::new(log.id().clone(), path), false))
     }
 }
@@ -168,6 +187,17 @@ impl<C: SessionCodec> Turn<'_, C> {
         });
         Ok(Some(state))
     }
+}
+
+/// The title of a session with no prompt to name it by.
+const PLACEHOLDER: &str = "Claude Code session";
+
+/// A session's title from its first prompt, by the importer's rule: the
+/// first line, on one line, cut to 80 characters.
+fn title_of(prompt: &str) -> Option<String> {
+    let line = crucible_core::one_line(prompt.lines().next().unwrap_or("").trim());
+    let title = crucible_core::cut(&line, 80);
+    (!title.is_empty()).then_some(title)
 }
 
 fn file_len(path: Option<&Path>) -> u64 {

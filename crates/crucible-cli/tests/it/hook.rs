@@ -137,7 +137,8 @@ fn replayed_events_make_one_session_with_its_phase_tool_calls_and_subagent() {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
         .collect();
-    files.sort();
+    // The session first, then its subagent.
+    files.sort_by_key(|f| std::fs::read_to_string(f).unwrap().contains("\nparent: "));
     assert_eq!(files.len(), 2, "the session and its subagent: {files:?}");
     let text: Vec<String> = files
         .iter()
@@ -412,8 +413,11 @@ fn a_held_lock_costs_the_event_not_the_agent() {
         &state,
         payload("session-start.json", &transcript, None, None),
     );
+    // The session is made at the first prompt: nothing holds the lock file yet.
     let lock = std::fs::OpenOptions::new()
         .write(true)
+        .create(true)
+        .truncate(false)
         .open(dir.join(".cru.lock"))
         .unwrap();
     lock.lock().unwrap();

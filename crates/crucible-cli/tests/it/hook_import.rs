@@ -212,3 +212,48 @@ fn a_real_session_imported_after_its_hooks_keeps_every_child_linked() {
     assert_linked(&files);
     validate(&dir);
 }
+
+/// A session the hooks make is named from its first prompt, as an import
+/// names it (not `claude-code-session-N`): made at that prompt, with the
+/// model `SessionStart` said; the import of its transcript finds it.
+#[test]
+fn a_hook_session_is_named_from_its_first_prompt_and_the_import_finds_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, state) = (tmp.path().join("sessions"), tmp.path().join("state"));
+    let transcript = tmp
+        .path()
+        .join("9d2c4b1e-5f6a-4c7d-8e9f-0a1b2c3d4e5f.jsonl");
+    std::fs::copy(fixtures().join("transcript.jsonl"), &transcript).unwrap();
+    run(
+        &dir,
+        &state,
+        payload("session-start.json", &transcript, None, None),
+    );
+    assert!(sessions(&dir).is_empty(), "nothing to name it by yet");
+    run(
+        &dir,
+        &state,
+        payload("user-prompt-submit.json", &transcript, None, None),
+    );
+    let files = sessions(&dir);
+    assert_eq!(files.len(), 1);
+    let (path, text) = &files[0];
+    let id = id_of(text).to_owned();
+    assert!(
+        id.ends_with("-why-does-the-checkout-test-fail-fix-it"),
+        "{id}"
+    );
+    assert!(
+        text.contains("\ntitle: Why does the checkout test fail? Fix it.\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nmodel: claude-sonnet-4-5-20250929\n"),
+        "{text}"
+    );
+    let said = import(&dir, &transcript);
+    assert!(said.contains("0 created, 1 updated"), "{said}");
+    let after = sessions(&dir);
+    assert_eq!(after.len(), 1);
+    assert_eq!((&after[0].0, id_of(&after[0].1)), (path, id.as_str()));
+}
