@@ -137,6 +137,9 @@ pub struct Locked {
     path: PathBuf,
     _lock: File,
     pub state: Option<SessionState>,
+    /// Why the state file could not be read (cut short, not JSON): the
+    /// state is then rebuilt from the session, and this said once.
+    pub damaged: Option<String>,
 }
 
 impl Locked {
@@ -156,11 +159,16 @@ impl Locked {
         crucible_core::store::lock::wait_for(&lock, &lock_path, crate::LOCK_WAIT)
             .map_err(io_err(&lock_path))?;
         let path = dir.join(format!("{stem}.json"));
-        let state = read(&path)?;
+        let (state, damaged) = match read(&path) {
+            Ok(state) => (state, None),
+            Err(e @ StateError::Decode { .. }) => (None, Some(e.to_string())),
+            Err(e) => return Err(e),
+        };
         Ok(Self {
             path,
             _lock: lock,
             state,
+            damaged,
         })
     }
 
@@ -186,6 +194,10 @@ impl Locked {
 pub struct Start {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// `startup`, `clear`, ...: a session that starts now was never
+    /// imported, so its first prompt need not look for an import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl Locked {

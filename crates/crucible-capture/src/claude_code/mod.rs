@@ -77,8 +77,15 @@ pub enum Recorded {
     /// An event cru does not record (`Notification`, unknown ones), or
     /// not yet (a `SessionStart`: the session is made at its first prompt).
     Nothing,
-    /// Recorded into (or waiting in the state of) this session.
-    Session { id: SessionId, path: PathBuf },
+    /// Recorded into (or waiting in the state of) this session;
+    /// `rebuilt`: the session's state file was damaged (why, and what was
+    /// done: rebuilt from the session, or a new session), for the hook
+    /// error log.
+    Session {
+        id: SessionId,
+        path: PathBuf,
+        rebuilt: Option<String>,
+    },
 }
 
 /// Records Claude Code hook events into a store.
@@ -112,7 +119,9 @@ impl<'s, C: SessionCodec> Capture<'s, C> {
             events: Vec::new(),
             calls: Vec::new(),
             durable: false,
+            rebuilt: None,
         };
+        turn.rebuild(&mut locked)?;
         let Some(state) = turn.session_for(&mut locked)? else {
             // A session that starts now waits for its first prompt.
             return Ok(Recorded::Nothing);
@@ -122,6 +131,7 @@ impl<'s, C: SessionCodec> Capture<'s, C> {
         let recorded = Recorded::Session {
             id: state.session.clone(),
             path: state.path.clone(),
+            rebuilt: turn.rebuilt.take(),
         };
         locked.save()?;
         Ok(recorded)
@@ -138,6 +148,8 @@ struct Turn<'a, C: SessionCodec> {
     /// Sidecar records for the calls among `events`.
     calls: Vec<crucible_core::CallData>,
     durable: bool,
+    /// The state was damaged and rebuilt: what to tell.
+    rebuilt: Option<String>,
 }
 
 impl<C: SessionCodec> Turn<'_, C> {

@@ -50,6 +50,7 @@ impl<C: SessionCodec> Turn<'_, C> {
                 {
                     locked.wait_for_prompt(&Start {
                         model: model.clone(),
+                        source: source.map(str::to_owned),
                     })?;
                     return Ok(None);
                 }
@@ -109,26 +110,12 @@ impl<C: SessionCodec> Turn<'_, C> {
             _ => None,
         }
         .unwrap_or_else(|| PLACEHOLDER.to_owned());
-        let provenance = Provenance {
-            format: AGENT.into(),
-            path: self
-                .input
-                .transcript_path
-                .as_deref()
-                .map_or_else(|| format!("hook:{}", self.input.session_id), path_text),
-            id: Some(self.input.session_id.clone()),
-            source_hash: CAPTURED.into(),
-            session_hash: CAPTURED.into(),
-            data_hash: None,
-        };
+        let provenance = self.provenance();
         // A session that starts now (`startup`, `clear`) cannot have been
         // imported: only the others look for an import, and only when
         // there is a transcript to have imported, so a new session is
         // spared the scan of the directory.
-        let new_now = matches!(
-            &self.input.event,
-            HookEvent::SessionStart { source: Some(s), .. } if s == "startup" || s == "clear"
-        );
+        let new_now = matches!(start.source.as_deref(), Some("startup" | "clear"));
         if !new_now
             && file_len(self.input.transcript_path.as_deref()) > 0
             && let Some(state) = self.adopt(&provenance)?
@@ -153,6 +140,43 @@ impl<C: SessionCodec> Turn<'_, C> {
 }
 
 impl<C: SessionCodec> Turn<'_, C> {
+    /// The `import` key of this Claude Code session's cru session.
+    fn provenance(&self) -> Provenance {
+        Provenance {
+            format: AGENT.into(),
+            path: self
+                .input
+                .transcript_path
+                .as_deref()
+                .map_or_else(|| format!("hook:{}", self.input.session_id), path_text),
+            id: Some(self.input.session_id.clone()),
+            source_hash: CAPTURED.into(),
+            session_hash: CAPTURED.into(),
+            data_hash: None,
+        }
+    }
+
+    /// A state that could not be read, rebuilt from the session it names
+    /// (found, as an import finds it, by the transcript's path or the
+    /// Claude session id): recording goes on there. Its usage is taken as
+    /// counted up to the transcript's end.
+    pub(super) fn rebuild(&mut self, locked: &mut Locked) -> Result<(), CaptureError> {
+        let Some(why) = locked.damaged.take() else {
+            return Ok(());
+        };
+        let found = self.adopt(&self.provenance())?;
+        self.rebuilt = Some(match &found {
+            Some(state) => format!("{why}; rebuilt from session {}", state.session),
+            None => format!("{why}; no session of it found, a new one is made"),
+        });
+        if let Some(mut state) = found {
+            state.transcript.clone_from(&self.input.transcript_path);
+            state.transcript_offset = file_len(self.input.transcript_path.as_deref());
+            locked.state = Some(state);
+        }
+        Ok(())
+    }
+
     /// The session an earlier import of this transcript made, if any
     /// (hooks installed after the session began, or a session resumed
     /// after an import): recording goes on there, and it is marked as
@@ -175,6 +199,7 @@ impl<C: SessionCodec> Turn<'_, C> {
             }
         })?;
         let mut state = SessionState::new(id, path);
+        state.ended = log.frontmatter.status == crucible_core::SessionStatus::Completed;
         state.phases = log.phase_count();
         state.calls = log.phases().last().map_or(0, |(_, p)| {
             p.blocks

@@ -257,3 +257,43 @@ fn a_hook_session_is_named_from_its_first_prompt_and_the_import_finds_it() {
     assert_eq!(after.len(), 1);
     assert_eq!((&after[0].0, id_of(&after[0].1)), (path, id.as_str()));
 }
+
+/// A state file cut short (a crash mid-write, a full disk) does not stop
+/// the session's recording: the next event says so once in the hook
+/// error log, the state is rebuilt from the session (found by the Claude
+/// session id), and the events go on into that same session.
+#[test]
+fn a_damaged_state_is_rebuilt_from_its_session_and_recording_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, state) = (tmp.path().join("sessions"), tmp.path().join("state"));
+    let transcript = tmp
+        .path()
+        .join("9d2c4b1e-5f6a-4c7d-8e9f-0a1b2c3d4e5f.jsonl");
+    std::fs::copy(fixtures().join("transcript.jsonl"), &transcript).unwrap();
+    for name in ["session-start.json", "user-prompt-submit.json"] {
+        run(&dir, &state, payload(name, &transcript, None, None));
+    }
+    let saved = dir.join(".capture/claude-code/9d2c4b1e-5f6a-4c7d-8e9f-0a1b2c3d4e5f.json");
+    std::fs::write(&saved, r#"{"path":"/tmp/i21"#).unwrap();
+    for name in [
+        "pre-tool-use.json",
+        "post-tool-use.json",
+        "post-tool-use-failure.json",
+        "session-end.json",
+    ] {
+        run(&dir, &state, payload(name, &transcript, None, None));
+    }
+    let files = sessions(&dir);
+    assert_eq!(files.len(), 1, "the same session: {files:?}");
+    let text = std::fs::read_to_string(&files[0].0).unwrap();
+    let journal = files[0].0.with_file_name(format!(
+        ".{}.journal",
+        files[0].0.file_name().unwrap().to_string_lossy()
+    ));
+    let text = text + &std::fs::read_to_string(journal).unwrap_or_default();
+    assert!(text.contains("cargo test checkout"), "{text}");
+    assert!(text.contains("File does not exist."), "{text}");
+    let log = std::fs::read_to_string(dir.join(".hook-errors.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 1, "said once: {log}");
+    assert!(log.contains("rebuilt from session"), "{log}");
+}

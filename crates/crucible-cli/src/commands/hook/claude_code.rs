@@ -57,10 +57,16 @@ pub fn run(args: &ClaudeCodeArgs, global: &GlobalArgs) {
         .store
         .clone()
         .with_lock_wait(crucible_capture::LOCK_WAIT);
-    if let Err(e) = Capture::new(&store, options).record(&input, &Timestamp::now()) {
-        log(
-            Some(ctx.store.dir()),
-            Failure::new(AGENT, Some(event), Some(&input.session_id), e.to_string()),
-        );
-    }
+    let message = match Capture::new(&store, options).record(&input, &Timestamp::now()) {
+        Err(e) => e.to_string(),
+        // A damaged state, rebuilt: recorded, and said once.
+        Ok(crucible_capture::Recorded::Session {
+            rebuilt: Some(why), ..
+        }) => why,
+        Ok(_) => return,
+    };
+    log(
+        Some(ctx.store.dir()),
+        Failure::new(AGENT, Some(event), Some(&input.session_id), message),
+    );
 }
