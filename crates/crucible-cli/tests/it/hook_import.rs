@@ -297,3 +297,24 @@ fn a_damaged_state_is_rebuilt_from_its_session_and_recording_goes_on() {
     assert_eq!(log.lines().count(), 1, "said once: {log}");
     assert!(log.contains("rebuilt from session"), "{log}");
 }
+
+/// Input that is no event goes to the sessions directory's own log when
+/// that directory is fine (the fallback is for a broken one), and
+/// `cru doctor` shows it there.
+#[test]
+fn unreadable_input_is_logged_in_the_sessions_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, state) = (tmp.path().join("sessions"), tmp.path().join("state"));
+    run(&dir, &state, b"not json".to_vec());
+    let log = std::fs::read_to_string(dir.join(".hook-errors.jsonl")).unwrap();
+    assert!(log.contains("not a Claude Code event"), "{log}");
+    assert!(!state.exists(), "not in the fallback");
+    let out = cru(&dir)
+        .arg("doctor")
+        .env("XDG_STATE_HOME", &state)
+        .env("HOME", tmp.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("1 hook runs failed lately"), "{said}");
+}
