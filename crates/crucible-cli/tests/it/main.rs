@@ -13,6 +13,7 @@ mod export;
 mod frontmatter_forms;
 mod hook;
 mod hook_import;
+mod hook_limits;
 mod hook_real;
 mod hostile;
 mod import;
