@@ -1,7 +1,6 @@
 //! Which cru session an event goes to: the one the state names, a new
 //! one, or (a resumed Claude Code session) the one recorded before.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use crucible_core::{Frontmatter, SessionCodec, SessionEvent, SessionLog};
@@ -10,10 +9,6 @@ use crucible_interop::{CAPTURED, Provenance};
 use super::{AGENT, CaptureError, Turn, path_text};
 use crate::event::HookEvent;
 use crate::state::{Locked, SessionState, Start, peek};
-
-/// How many lines of a resumed transcript are looked at for the session
-/// it continues (its repeated history comes first).
-const HEAD_LINES: usize = 64;
 
 impl<C: SessionCodec> Turn<'_, C> {
     /// The state of the event's session, made (with a new cru session)
@@ -86,12 +81,14 @@ impl<C: SessionCodec> Turn<'_, C> {
     /// if hooks recorded it.
     fn continued(&self) -> Option<Result<SessionState, CaptureError>> {
         let path = self.input.transcript_path.as_deref()?;
-        let earlier = earlier_session_id(path, &self.input.session_id)?;
-        match peek(self.store.dir(), AGENT, &earlier) {
-            Ok(Some(state)) if state.path.exists() => Some(Ok(state)),
-            Ok(_) => None,
-            Err(e) => Some(Err(e.into())),
+        for earlier in super::resumed::earlier_sessions(path, &self.input.session_id) {
+            match peek(self.store.dir(), AGENT, &earlier) {
+                Ok(Some(state)) if state.path.exists() => return Some(Ok(state)),
+                Ok(_) => {}
+                Err(e) => return Some(Err(e.into())),
+            }
         }
+        None
     }
 
     /// A new cru session for this Claude Code session, carrying the
@@ -228,19 +225,4 @@ fn title_of(prompt: &str) -> Option<String> {
 fn file_len(path: Option<&Path>) -> u64 {
     path.and_then(|p| std::fs::metadata(p).ok())
         .map_or(0, |m| m.len())
-}
-
-/// The first `sessionId` in the head of a transcript that is not
-/// `current`: the session a resumed transcript repeats the history of.
-fn earlier_session_id(path: &Path, current: &str) -> Option<String> {
-    let (file, _) = crucible_core::store::safe_file::open_regular(path, u64::MAX).ok()?;
-    BufReader::new(file)
-        .lines()
-        .take(HEAD_LINES)
-        .map_while(Result::ok)
-        .find_map(|line| {
-            let v: serde_json::Value = serde_json::from_str(&line).ok()?;
-            let sid = v.get("sessionId")?.as_str()?;
-            (sid != current).then(|| sid.to_owned())
-        })
 }

@@ -257,3 +257,59 @@ fn a_hook_session_is_named_from_its_first_prompt_and_the_import_finds_it() {
     assert_eq!(after.len(), 1);
     assert_eq!((&after[0].0, id_of(&after[0].1)), (path, id.as_str()));
 }
+
+/// `claude --resume` writes a new transcript (a new session id) that
+/// repeats the earlier one's lines, with their `uuid`s, here under the new
+/// session id: the hooks of the resumed session find the earlier one by
+/// those `uuid`s and go on in its cru session (one session, not two).
+#[test]
+fn a_resumed_session_whose_copied_lines_carry_the_new_id_goes_on_in_the_earlier_one() {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/real/claude-code/spotter/tool_heavy.jsonl");
+    let (a, b) = (
+        "d6e0bada-1959-4eec-a9d2-0bfade768d8f",
+        "bbbbbbbb-0000-4000-8000-000000000002",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, state) = (tmp.path().join("sessions"), tmp.path().join("state"));
+    let src = tmp.path().join("projects/-home-USER-projects-spotter");
+    std::fs::create_dir_all(&src).unwrap();
+    let (ta, tb) = (
+        src.join(format!("{a}.jsonl")),
+        src.join(format!("{b}.jsonl")),
+    );
+    let lines = std::fs::read_to_string(&real).unwrap();
+    std::fs::write(&ta, &lines).unwrap();
+    std::fs::write(&tb, lines.replace(a, b)).unwrap();
+    let event = |name: &str, sid: &str, t: &Path, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&payload(name, t, Some(sid), None)).unwrap();
+        edit(&mut v);
+        run(&dir, &state, serde_json::to_vec(&v).unwrap());
+    };
+    let none = |_: &mut serde_json::Value| {};
+    event("session-start.json", a, &ta, &none);
+    event("user-prompt-submit.json", a, &ta, &|v| {
+        v["prompt"] = "start phoenix in background".into();
+    });
+    event("session-end.json", a, &ta, &none);
+    event("session-start.json", b, &tb, &|v| {
+        v["source"] = "resume".into()
+    });
+    event("user-prompt-submit.json", b, &tb, &|v| {
+        v["prompt"] = "RESUMED PROMPT".into();
+    });
+    event("stop.json", b, &tb, &none);
+    let files = sessions(&dir);
+    assert_eq!(files.len(), 1, "linked, not duplicated: {files:?}");
+    let text = std::fs::read_to_string(&files[0].0).unwrap()
+        + &std::fs::read_to_string(files[0].0.with_file_name(format!(
+            ".{}.journal",
+            files[0].0.file_name().unwrap().to_string_lossy()
+        )))
+        .unwrap_or_default();
+    assert!(
+        text.contains("RESUMED PROMPT") && text.contains("start phoenix"),
+        "{text}"
+    );
+}
