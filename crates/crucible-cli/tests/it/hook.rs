@@ -543,4 +543,6 @@ fn a_watcher_leaves_a_session_the_hooks_record_until_it_ends() {
         after[0]["tokens"], live[0]["tokens"],
         "each request counted once"
     );
+    // The hooks saw it end: the watcher's import keeps it completed.
+    assert_eq!(after[0]["status"], "completed", "{after:?}");
 }
