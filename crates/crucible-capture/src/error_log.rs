@@ -14,8 +14,12 @@ use serde::{Deserialize, Serialize};
 use crucible_core::Timestamp;
 use crucible_core::store::names;
 
-/// The log grows to this size, then keeps its newer half.
+/// The log grows to this size, then keeps its newer half, after a line
+/// that says older failures were dropped ([`DROPPED`]).
 const MAX_BYTES: u64 = 256 * 1024;
+
+/// The first line of a log that was cut: older failures were dropped.
+const DROPPED: &[u8] = b"{\"older_failures_dropped\":true}\n";
 
 /// One failed hook run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,7 +48,8 @@ pub fn append(path: &Path, entry: &HookError) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     if std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_BYTES) {
-        let kept = tail(path, MAX_BYTES / 2)?;
+        let mut kept = DROPPED.to_vec();
+        kept.extend(tail(path, MAX_BYTES / 2)?);
         crucible_core::store::atomic::write_atomic(path, &kept)?;
     }
     let mut line = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
@@ -75,21 +80,45 @@ fn tail(path: &Path, bytes: u64) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The last failures of a log, and whether there were more.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recent {
+    /// Oldest first.
+    pub errors: Vec<HookError>,
+    /// More failures than these happened: older lines in the log, or
+    /// dropped when it was cut to its size.
+    pub more: bool,
+}
+
+impl Recent {
+    /// How many failed, as a reader should be told: `3`, or `at least 50`.
+    pub fn count(&self) -> String {
+        if self.more {
+            format!("at least {}", self.errors.len())
+        } else {
+            self.errors.len().to_string()
+        }
+    }
+}
+
 /// The last `n` failures in the log at `path`, oldest first; none when
 /// there is no log. Lines that do not read (a crash mid-line) are skipped.
-pub fn recent(path: &Path, n: usize) -> std::io::Result<Vec<HookError>> {
+pub fn recent(path: &Path, n: usize) -> std::io::Result<Recent> {
     let bytes = match tail(path, MAX_BYTES) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Recent::default()),
         Err(e) => return Err(e),
     };
+    let mut more = bytes.starts_with(DROPPED)
+        || std::fs::metadata(path).is_ok_and(|m| m.len() > bytes.len() as u64);
     let mut all: Vec<HookError> = bytes
         .split(|&b| b == b'\n')
         .filter_map(|l| serde_json::from_slice(l).ok())
         .collect();
     let drop = all.len().saturating_sub(n);
+    more |= drop > 0;
     all.drain(..drop);
-    Ok(all)
+    Ok(Recent { errors: all, more })
 }
 
 #[cfg(test)]
@@ -110,13 +139,20 @@ mod tests {
     fn failures_are_read_back_newest_last_and_the_log_stays_small() {
         let dir = tempfile::tempdir().unwrap();
         let p = path_in(dir.path());
-        assert!(recent(&p, 5).unwrap().is_empty());
-        for i in 0..4000 {
+        assert!(recent(&p, 5).unwrap().errors.is_empty());
+        append(&p, &entry(0)).unwrap();
+        let one = recent(&p, 5).unwrap();
+        assert_eq!(one.count(), "1");
+        for i in 1..4000 {
             append(&p, &entry(i)).unwrap();
         }
         assert!(std::fs::metadata(&p).unwrap().len() <= MAX_BYTES + 200);
         let last = recent(&p, 3).unwrap();
-        assert_eq!(last.len(), 3);
-        assert!(last[2].error.starts_with("failure 3999 "));
+        assert_eq!(last.errors.len(), 3);
+        assert!(last.errors[2].error.starts_with("failure 3999 "));
+        assert_eq!(last.count(), "at least 3");
+        // All that is left of a cut log, read whole: still "at least".
+        let all = recent(&p, 100_000).unwrap();
+        assert!(all.more && all.errors.len() < 4000, "{}", all.errors.len());
     }
 }

@@ -19,6 +19,10 @@ pub struct HookInput {
     pub cwd: Option<PathBuf>,
     #[serde(flatten)]
     pub event: HookEvent,
+    /// Bytes of strings over [`crate::huge_strings::KEPT`] dropped before
+    /// the input was parsed (their markers say where).
+    #[serde(skip)]
+    pub dropped: u64,
 }
 
 /// The event, by its `hook_event_name`.
@@ -137,6 +141,16 @@ impl HookInput {
     /// Reads one hook input. A payload that is not one names the line and
     /// column serde stopped at.
     pub fn from_json(bytes: &[u8]) -> Result<Self, serde_json::Error> {
+        let capped = crate::huge_strings::cap(bytes, crate::huge_strings::KEPT);
+        let (bytes, dropped) = capped
+            .as_ref()
+            .map_or((bytes, 0), |(b, d)| (b.as_slice(), *d));
+        let mut input = Self::parse(bytes)?;
+        input.dropped = dropped;
+        Ok(input)
+    }
+
+    fn parse(bytes: &[u8]) -> Result<Self, serde_json::Error> {
         serde_json::from_slice(bytes).or_else(|e| {
             // Claude Code is JavaScript: a string cut mid-emoji reaches the
             // hook as a lone surrogate escape, which must not lose the event.

@@ -20,6 +20,7 @@ pub mod claude_code;
 pub mod codex;
 pub mod error_log;
 mod event;
+pub mod huge_strings;
 mod payload;
 pub mod setup;
 pub mod state;

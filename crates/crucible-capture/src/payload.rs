@@ -18,6 +18,12 @@ pub(crate) fn cut_marker(bytes: usize) -> String {
     format!(" …[cut: {bytes} bytes, whole in the sidecar]")
 }
 
+/// The marker of a result so large that the hook kept only the start of
+/// its long texts ([`crate::huge_strings`]), in the sidecar too.
+pub(crate) fn partly_kept_marker(bytes: usize, kept: usize) -> String {
+    format!(" …[cut: {bytes} bytes, {kept} of them in the sidecar]")
+}
+
 /// `text` cut to at most `limit` bytes (on a character boundary) with the
 /// marker, or as it is when it fits.
 pub(crate) fn cut_to(text: &str, limit: usize) -> (String, bool) {

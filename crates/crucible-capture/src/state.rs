@@ -137,6 +137,9 @@ pub struct Locked {
     path: PathBuf,
     _lock: File,
     pub state: Option<SessionState>,
+    /// Why the state file could not be read (cut short, not JSON): the
+    /// state is then rebuilt from the session, and this said once.
+    pub damaged: Option<String>,
 }
 
 impl Locked {
@@ -156,11 +159,16 @@ impl Locked {
         crucible_core::store::lock::wait_for(&lock, &lock_path, crate::LOCK_WAIT)
             .map_err(io_err(&lock_path))?;
         let path = dir.join(format!("{stem}.json"));
-        let state = read(&path)?;
+        let (state, damaged) = match read(&path) {
+            Ok(state) => (state, None),
+            Err(e @ StateError::Decode { .. }) => (None, Some(e.to_string())),
+            Err(e) => return Err(e),
+        };
         Ok(Self {
             path,
             _lock: lock,
             state,
+            damaged,
         })
     }
 
@@ -176,6 +184,53 @@ impl Locked {
             source,
         })?;
         write_atomic_with(&self.path, &[&bytes], Durability::Deferred).map_err(io_err(&self.path))
+    }
+}
+
+/// What a `SessionStart` said of a session that has no prompt yet: kept in
+/// `<session id>.start.json` until its first prompt names the cru session
+/// (docs/recording.md, "Hooks").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Start {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `startup`, `clear`, ...: a session that starts now was never
+    /// imported, so its first prompt need not look for an import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+impl Locked {
+    fn start_path(&self) -> PathBuf {
+        self.path.with_extension("start.json")
+    }
+
+    /// Forgets the session's state (a `/clear`, a new start) and keeps
+    /// `start` until the first prompt makes the session.
+    pub fn wait_for_prompt(&mut self, start: &Start) -> Result<(), StateError> {
+        match std::fs::remove_file(&self.path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_err(&self.path)(e)),
+            _ => {}
+        }
+        self.state = None;
+        let path = self.start_path();
+        let bytes = serde_json::to_vec(start).map_err(|source| StateError::Decode {
+            path: path.clone(),
+            source,
+        })?;
+        write_atomic_with(&path, &[&bytes], Durability::Deferred).map_err(io_err(&path))
+    }
+
+    /// What the session's `SessionStart` said, if it waits for its first
+    /// prompt. A damaged one is as good as none.
+    pub fn start(&self) -> Option<Start> {
+        let bytes = std::fs::read(self.start_path()).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// The session is made: what its `SessionStart` said is no longer kept.
+    pub fn started(&self) {
+        let _ = std::fs::remove_file(self.start_path());
     }
 }
 

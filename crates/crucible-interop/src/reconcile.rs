@@ -13,8 +13,13 @@
 //! transcripts repeat history) is recorded in the first session stored
 //! that holds it ([`crate::request_owners`]).
 //!
+//! A session hooks recorded is merged with the import of its transcript,
+//! not replaced by it ([`captured`]).
+//!
 //! Nothing here prints: each stored session is reported to the caller as
 //! a [`Stored`] through [`Event`]s, in the order they happen.
+
+mod captured;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -285,6 +290,12 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         // hash, its links) only once every child is in place. A run killed
         // in between leaves a parent that the next run does not take for
         // imported already: it goes on where the killed run stopped.
+        // What hooks recorded of the parent, for the links only they made.
+        let hooked = self
+            .existing
+            .find(&provenance)
+            .filter(|(_, old)| captured::holds_hook_work(old))
+            .map(|(_, old)| old.clone());
         let (path, mut log, fate) = self.store_one(log, &data, &provenance, true, on)?;
         let mut linked = Vec::new();
         for child in children {
@@ -306,10 +317,16 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         // now: one that is unchanged or kept already has them (or its own).
         if matches!(fate, Fate::Created | Fate::Updated) {
             link_children(&mut log, &mut linked);
+            if let Some(old) = &hooked {
+                captured::merge_links(old, &mut log);
+            }
             let mut provenance = provenance;
             provenance.data_hash = Provenance::of(&log).and_then(|p| p.data_hash);
             provenance.session_hash = content_hash(&log);
             provenance.store(&mut log);
+            if hooked.is_some() {
+                captured::mark(&mut log);
+            }
             self.store.save_to(&path, &log)?;
         }
         Ok(())
@@ -345,7 +362,7 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         // The sidecar's records, serialized once: hashed into the session's
         // `import` key (so `validate` can tell them changed) and written.
         let records = &data.records;
-        let written = Provenance {
+        let mut written = Provenance {
             source_hash: if pending {
                 PENDING.to_owned()
             } else {
@@ -368,9 +385,17 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
                 Fate::Kept => (path.clone(), old.clone(), fate),
                 _ => {
                     log.frontmatter.session_id = old.id().clone();
-                    written.store(&mut log);
+                    let mut records = std::borrow::Cow::Borrowed(records.as_slice());
+                    captured::keep_hook_work(
+                        self.store,
+                        (path, old),
+                        &mut log,
+                        &mut records,
+                        &mut written,
+                        !pending,
+                    );
                     // The sidecar first: a session is never newer than its data.
-                    self.store.save_data_records(path, log.id(), records)?;
+                    self.store.save_data_records(path, log.id(), &records)?;
                     self.store.save_to(path, &log)?;
                     (path.clone(), log, Fate::Updated)
                 }

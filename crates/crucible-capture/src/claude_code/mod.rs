@@ -5,7 +5,7 @@
 //!
 //! | event | in the cru session |
 //! |---|---|
-//! | `SessionStart` | `startup` (or no state yet): a new session; `resume`: the session recorded before for this id, or for the Claude Code session whose lines the new transcript repeats, reopened; `clear`: a new session; `compact`: nothing |
+//! | `SessionStart` | `startup`, `clear` (or no state yet): nothing yet, the session is made at the first prompt and named from it, with the model said here; `resume`: the session recorded before for this id, or for the Claude Code session whose lines the new transcript repeats, reopened; `compact`: nothing |
 //! | `UserPromptSubmit` | a phase named from the prompt, the prompt in a `[!user]` callout (as the importer writes a turn) |
 //! | `PreToolUse` | nothing yet: the call waits in the state for its result, by `tool_use_id` |
 //! | `PostToolUse`, `PostToolUseFailure` | the tool call, its inputs and a summary of its result (✗ when it failed); a payload over the limit goes whole to the sidecar and is cut with a marker |
@@ -21,6 +21,7 @@
 //! importing the transcript later updates this session (same id) instead
 //! of making a second one.
 
+mod resumed;
 mod session;
 mod subagent;
 mod tools;
@@ -74,10 +75,18 @@ impl Default for CaptureOptions {
 /// What an event did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Recorded {
-    /// An event cru does not record (`Notification`, unknown ones).
+    /// An event cru does not record (`Notification`, unknown ones), or
+    /// not yet (a `SessionStart`: the session is made at its first prompt).
     Nothing,
-    /// Recorded into (or waiting in the state of) this session.
-    Session { id: SessionId, path: PathBuf },
+    /// Recorded into (or waiting in the state of) this session;
+    /// `rebuilt`: the session's state file was damaged (why, and what was
+    /// done: rebuilt from the session, or a new session), for the hook
+    /// error log.
+    Session {
+        id: SessionId,
+        path: PathBuf,
+        rebuilt: Option<String>,
+    },
 }
 
 /// Records Claude Code hook events into a store.
@@ -111,13 +120,19 @@ impl<'s, C: SessionCodec> Capture<'s, C> {
             events: Vec::new(),
             calls: Vec::new(),
             durable: false,
+            rebuilt: None,
         };
-        let state = turn.session_for(&mut locked)?;
+        turn.rebuild(&mut locked)?;
+        let Some(state) = turn.session_for(&mut locked)? else {
+            // A session that starts now waits for its first prompt.
+            return Ok(Recorded::Nothing);
+        };
         turn.apply(state)?;
         turn.write(state)?;
         let recorded = Recorded::Session {
             id: state.session.clone(),
             path: state.path.clone(),
+            rebuilt: turn.rebuilt.take(),
         };
         locked.save()?;
         Ok(recorded)
@@ -134,6 +149,8 @@ struct Turn<'a, C: SessionCodec> {
     /// Sidecar records for the calls among `events`.
     calls: Vec<crucible_core::CallData>,
     durable: bool,
+    /// The state was damaged and rebuilt: what to tell.
+    rebuilt: Option<String>,
 }
 
 impl<C: SessionCodec> Turn<'_, C> {

@@ -1,7 +1,6 @@
 //! Which cru session an event goes to: the one the state names, a new
 //! one, or (a resumed Claude Code session) the one recorded before.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use crucible_core::{Frontmatter, SessionCodec, SessionEvent, SessionLog};
@@ -9,19 +8,17 @@ use crucible_interop::{CAPTURED, Provenance};
 
 use super::{AGENT, CaptureError, Turn, path_text};
 use crate::event::HookEvent;
-use crate::state::{Locked, SessionState, peek};
-
-/// How many lines of a resumed transcript are looked at for the session
-/// it continues (its repeated history comes first).
-const HEAD_LINES: usize = 64;
+use crate::state::{Locked, SessionState, Start, peek};
 
 impl<C: SessionCodec> Turn<'_, C> {
     /// The state of the event's session, made (with a new cru session)
-    /// when there is none yet or the event starts afresh.
+    /// when there is none yet or the event starts afresh; `None` for a
+    /// session that starts now: it is made at its first prompt, and named
+    /// from it as an import names it (the `SessionStart` kept till then).
     pub(super) fn session_for<'l>(
         &mut self,
         locked: &'l mut Locked,
-    ) -> Result<&'l mut SessionState, CaptureError> {
+    ) -> Result<Option<&'l mut SessionState>, CaptureError> {
         let source = match &self.input.event {
             HookEvent::SessionStart { source, .. } => source.as_deref(),
             _ => None,
@@ -40,9 +37,21 @@ impl<C: SessionCodec> Turn<'_, C> {
                 Some("resume") => self.continued().transpose()?,
                 _ => None,
             };
-            let (mut state, counted) = match state {
-                Some(s) => (s, true),
-                None => self.create()?,
+            let (mut state, counted) = if let Some(s) = state {
+                (s, true)
+            } else {
+                if let HookEvent::SessionStart { model, .. } = &self.input.event
+                    && source != Some("resume")
+                {
+                    locked.wait_for_prompt(&Start {
+                        model: model.clone(),
+                        source: source.map(str::to_owned),
+                    })?;
+                    return Ok(None);
+                }
+                let made = self.create(locked.start().unwrap_or_default())?;
+                locked.started();
+                made
             };
             state.transcript.clone_from(&self.input.transcript_path);
             // A transcript already written (a resumed session's repeated
@@ -64,7 +73,7 @@ impl<C: SessionCodec> Turn<'_, C> {
             self.add(SessionEvent::Reopen);
             self.durable = true;
         }
-        Ok(state)
+        Ok(Some(state))
     }
 
     /// A resumed session whose transcript repeats another Claude Code
@@ -72,23 +81,65 @@ impl<C: SessionCodec> Turn<'_, C> {
     /// if hooks recorded it.
     fn continued(&self) -> Option<Result<SessionState, CaptureError>> {
         let path = self.input.transcript_path.as_deref()?;
-        let earlier = earlier_session_id(path, &self.input.session_id)?;
-        match peek(self.store.dir(), AGENT, &earlier) {
-            Ok(Some(state)) if state.path.exists() => Some(Ok(state)),
-            Ok(_) => None,
-            Err(e) => Some(Err(e.into())),
+        for earlier in super::resumed::earlier_sessions(path, &self.input.session_id) {
+            match peek(self.store.dir(), AGENT, &earlier) {
+                Ok(Some(state)) if state.path.exists() => return Some(Ok(state)),
+                Ok(_) => {}
+                Err(e) => return Some(Err(e.into())),
+            }
         }
+        None
     }
 
     /// A new cru session for this Claude Code session, carrying the
     /// provenance an import of its transcript is matched by, or the one an
     /// import made of it already (then `true`: its usage is counted).
-    fn create(&self) -> Result<(SessionState, bool), CaptureError> {
+    fn create(&self, start: Start) -> Result<(SessionState, bool), CaptureError> {
         let model = match &self.input.event {
             HookEvent::SessionStart { model, .. } => model.clone(),
-            _ => None,
+            _ => start.model,
         };
-        let provenance = Provenance {
+        // Named from the first prompt, as an import names it; a session
+        // whose first event is not a prompt (hooks installed mid-session)
+        // gets the placeholder.
+        let title = match &self.input.event {
+            HookEvent::UserPromptSubmit { prompt } => title_of(prompt),
+            _ => None,
+        }
+        .unwrap_or_else(|| PLACEHOLDER.to_owned());
+        let provenance = self.provenance();
+        // A session that starts now (`startup`, `clear`) cannot have been
+        // imported: only the others look for an import, and only when
+        // there is a transcript to have imported, so a new session is
+        // spared the scan of the directory.
+        let new_now = matches!(start.source.as_deref(), Some("startup" | "clear"));
+        if !new_now
+            && file_len(self.input.transcript_path.as_deref()) > 0
+            && let Some(state) = self.adopt(&provenance)?
+        {
+            return Ok((state, true));
+        }
+        let (path, log) = self.store.create_new(self.now, Some(&title), |id| {
+            let mut fm = Frontmatter::new(id, self.now.clone());
+            fm.title = Some(title.clone());
+            fm.participants
+                .push(AGENT.parse().expect("a valid agent name"));
+            fm.model.clone_from(&model);
+            if let Some(cwd) = &self.input.cwd {
+                fm.set_working_dir(cwd);
+            }
+            let mut log = SessionLog::new(fm);
+            provenance.store(&mut log);
+            log
+        })?;
+        Ok((SessionState::new(log.id().clone(), path), false))
+    }
+}
+
+impl<C: SessionCodec> Turn<'_, C> {
+    /// The `import` key of this Claude Code session's cru session.
+    fn provenance(&self) -> Provenance {
+        Provenance {
             format: AGENT.into(),
             path: self
                 .input
@@ -99,41 +150,30 @@ impl<C: SessionCodec> Turn<'_, C> {
             source_hash: CAPTURED.into(),
             session_hash: CAPTURED.into(),
             data_hash: None,
-        };
-        // A session that starts now (`startup`, `clear`) cannot have been
-        // imported: only the others look for an import, and only when
-        // there is a transcript to have imported, so a new session is
-        // spared the scan of the directory.
-        let new_now = matches!(
-            &self.input.event,
-            HookEvent::SessionStart { source: Some(s), .. } if s == "startup" || s == "clear"
-        );
-        if !new_now
-            && file_len(self.input.transcript_path.as_deref()) > 0
-            && let Some(state) = self.adopt(&provenance)?
-        {
-            return Ok((state, true));
         }
-        let (path, log) = self
-            .store
-            .create_new(self.now, Some("Claude Code session"), |id| {
-                let mut fm = Frontmatter::new(id, self.now.clone());
-                fm.title = Some("Claude Code session".into());
-                fm.participants
-                    .push(AGENT.parse().expect("a valid agent name"));
-                fm.model.clone_from(&model);
-                if let Some(cwd) = &self.input.cwd {
-                    fm.set_working_dir(cwd);
-                }
-                let mut log = SessionLog::new(fm);
-                provenance.store(&mut log);
-                log
-            })?;
-        Ok((SessionState::new(log.id().clone(), path), false))
     }
-}
 
-impl<C: SessionCodec> Turn<'_, C> {
+    /// A state that could not be read, rebuilt from the session it names
+    /// (found, as an import finds it, by the transcript's path or the
+    /// Claude session id): recording goes on there. Its usage is taken as
+    /// counted up to the transcript's end.
+    pub(super) fn rebuild(&mut self, locked: &mut Locked) -> Result<(), CaptureError> {
+        let Some(why) = locked.damaged.take() else {
+            return Ok(());
+        };
+        let found = self.adopt(&self.provenance())?;
+        self.rebuilt = Some(match &found {
+            Some(state) => format!("{why}; rebuilt from session {}", state.session),
+            None => format!("{why}; no session of it found, a new one is made"),
+        });
+        if let Some(mut state) = found {
+            state.transcript.clone_from(&self.input.transcript_path);
+            state.transcript_offset = file_len(self.input.transcript_path.as_deref());
+            locked.state = Some(state);
+        }
+        Ok(())
+    }
+
     /// The session an earlier import of this transcript made, if any
     /// (hooks installed after the session began, or a session resumed
     /// after an import): recording goes on there, and it is marked as
@@ -156,6 +196,7 @@ impl<C: SessionCodec> Turn<'_, C> {
             }
         })?;
         let mut state = SessionState::new(id, path);
+        state.ended = log.frontmatter.status == crucible_core::SessionStatus::Completed;
         state.phases = log.phase_count();
         state.calls = log.phases().last().map_or(0, |(_, p)| {
             p.blocks
@@ -170,22 +211,18 @@ impl<C: SessionCodec> Turn<'_, C> {
     }
 }
 
+/// The title of a session with no prompt to name it by.
+const PLACEHOLDER: &str = "Claude Code session";
+
+/// A session's title from its first prompt, by the importer's rule: the
+/// first line, on one line, cut to 80 characters.
+fn title_of(prompt: &str) -> Option<String> {
+    let line = crucible_core::one_line(prompt.lines().next().unwrap_or("").trim());
+    let title = crucible_core::cut(&line, 80);
+    (!title.is_empty()).then_some(title)
+}
+
 fn file_len(path: Option<&Path>) -> u64 {
     path.and_then(|p| std::fs::metadata(p).ok())
         .map_or(0, |m| m.len())
-}
-
-/// The first `sessionId` in the head of a transcript that is not
-/// `current`: the session a resumed transcript repeats the history of.
-fn earlier_session_id(path: &Path, current: &str) -> Option<String> {
-    let (file, _) = crucible_core::store::safe_file::open_regular(path, u64::MAX).ok()?;
-    BufReader::new(file)
-        .lines()
-        .take(HEAD_LINES)
-        .map_while(Result::ok)
-        .find_map(|line| {
-            let v: serde_json::Value = serde_json::from_str(&line).ok()?;
-            let sid = v.get("sessionId")?.as_str()?;
-            (sid != current).then(|| sid.to_owned())
-        })
 }

@@ -99,13 +99,19 @@ impl<C: SessionCodec> Turn<'_, C> {
         let limit = self.options.payload_limit;
         let (args, args_cut) = cut_to(&args_line(input), limit);
         let result_len = json_len(response);
+        // What the hook dropped of a huge input before parsing it.
+        let dropped = usize::try_from(self.input.dropped).unwrap_or(usize::MAX);
         let large = args_cut || result_len > limit;
         // The summary is a line of the result; a result too large for the
         // markdown says where the whole of it is.
         let summary = if result_len > limit {
             // Cut first so that the marker is what the summary ends with
             // (the summary line is cut at a hundred characters).
-            let marker = crate::payload::cut_marker(result_len);
+            let marker = if dropped > 0 {
+                crate::payload::partly_kept_marker(result_len.saturating_add(dropped), result_len)
+            } else {
+                crate::payload::cut_marker(result_len)
+            };
             let room = crucible_core::session::SUMMARY_LIMIT.saturating_sub(marker.chars().count());
             format!(
                 "{}{marker}",

@@ -59,9 +59,13 @@ fn session_path(r: &Recorded) -> PathBuf {
 #[test]
 fn a_replayed_session_has_its_phase_calls_marker_usage_subagent_and_end() {
     let w = world();
-    let path = session_path(&w.record("session-start.json", 0));
+    assert_eq!(
+        w.record("session-start.json", 0),
+        Recorded::Nothing,
+        "made at its first prompt"
+    );
     assert_eq!(w.record("notification.json", 1), Recorded::Nothing);
-    w.record("user-prompt-submit.json", 1);
+    let path = session_path(&w.record("user-prompt-submit.json", 1));
     w.record("pre-tool-use.json", 2);
     // The transcript grows as Claude Code writes it.
     std::fs::copy(fixtures().join("transcript.jsonl"), &w.transcript).unwrap();
@@ -124,15 +128,17 @@ fn a_replayed_session_has_its_phase_calls_marker_usage_subagent_and_end() {
 fn parallel_tool_calls_of_one_session_and_two_interleaved_sessions_lose_nothing() {
     let w = world();
     let cap = || Capture::new(&w.store, CaptureOptions::default());
-    let path_a = session_path(&w.record("session-start.json", 0));
-    w.record("user-prompt-submit.json", 1);
+    w.record("session-start.json", 0);
+    let path_a = session_path(&w.record("user-prompt-submit.json", 1));
     let b_sid = "0b0b0b0b-1111-2222-3333-444444444444";
+    for name in ["session-start.json", "user-prompt-submit.json"] {
+        cap()
+            .record(&payload(name, &w.transcript, Some(b_sid)), &at(1))
+            .unwrap();
+    }
     let path_b = session_path(
         &cap()
-            .record(
-                &payload("session-start.json", &w.transcript, Some(b_sid)),
-                &at(1),
-            )
+            .record(&payload("stop.json", &w.transcript, Some(b_sid)), &at(1))
             .unwrap(),
     );
     assert_ne!(path_a, path_b);
@@ -192,8 +198,8 @@ fn record_limited(w: &World, v: serde_json::Value, limit: usize) {
 #[test]
 fn a_payload_over_the_limit_goes_whole_to_the_sidecar_and_is_cut_in_the_markdown() {
     let w = world();
-    let path = session_path(&w.record("session-start.json", 0));
-    w.record("user-prompt-submit.json", 1);
+    w.record("session-start.json", 0);
+    let path = session_path(&w.record("user-prompt-submit.json", 1));
     let mut v = input_json("post-tool-use.json", &w.transcript, None);
     let big = "x".repeat(5000);
     v["tool_input"]["command"] = format!("echo {big}").into();
@@ -229,8 +235,8 @@ fn a_payload_over_the_limit_goes_whole_to_the_sidecar_and_is_cut_in_the_markdown
 #[test]
 fn a_result_over_the_limit_says_in_the_markdown_that_it_is_whole_in_the_sidecar() {
     let w = world();
-    let path = session_path(&w.record("session-start.json", 0));
-    w.record("user-prompt-submit.json", 1);
+    w.record("session-start.json", 0);
+    let path = session_path(&w.record("user-prompt-submit.json", 1));
     let mut v = input_json("post-tool-use.json", &w.transcript, None);
     v["tool_response"]["stdout"] = "line\n".repeat(1000).into();
     record_limited(&w, v, 1000);
@@ -243,7 +249,8 @@ fn a_result_over_the_limit_says_in_the_markdown_that_it_is_whole_in_the_sidecar(
 #[test]
 fn clear_starts_a_new_session_and_resume_goes_on_in_the_one_it_continues() {
     let w = world();
-    let first = session_path(&w.record("session-start.json", 0));
+    w.record("session-start.json", 0);
+    let first = session_path(&w.record("user-prompt-submit.json", 0));
     w.record("session-end.json", 1);
     // `--resume`: a new id, a transcript repeating the first one's lines.
     let resumed = "5e5e5e5e-0000-4000-8000-000000000001";
@@ -276,6 +283,11 @@ fn clear_starts_a_new_session_and_resume_goes_on_in_the_one_it_continues() {
     let r = Capture::new(&w.store, CaptureOptions::default())
         .record(&serde_json::from_value(v).unwrap(), &at(4))
         .unwrap();
+    assert_eq!(r, Recorded::Nothing, "made at its first prompt");
+    let v = input_json("user-prompt-submit.json", &t2, Some(resumed));
+    let r = Capture::new(&w.store, CaptureOptions::default())
+        .record(&serde_json::from_value(v).unwrap(), &at(5))
+        .unwrap();
     assert_ne!(session_path(&r), first);
 }
 
@@ -289,8 +301,8 @@ fn an_unknown_event_is_recorded_nowhere_and_an_unanswered_call_is_failed_at_stop
         .unwrap();
     assert_eq!(r, Recorded::Nothing);
     assert!(!w.store.dir().exists(), "not even a state");
-    let path = session_path(&w.record("session-start.json", 0));
-    w.record("user-prompt-submit.json", 1);
+    w.record("session-start.json", 0);
+    let path = session_path(&w.record("user-prompt-submit.json", 1));
     w.record("pre-tool-use.json", 2);
     assert_eq!(
         w.store.load_path(&path).unwrap().tool_calls().count(),
@@ -309,7 +321,15 @@ fn an_unknown_event_is_recorded_nowhere_and_an_unanswered_call_is_failed_at_stop
 #[test]
 fn a_session_deleted_meanwhile_is_started_again_not_written_through() {
     let w = world();
-    let first = session_path(&w.record("session-start.json", 0));
+    w.record("session-start.json", 0);
+    // Another prompt: the new session is named otherwise than the one
+    // deleted (whose journal stays beside it).
+    let mut v = input_json("user-prompt-submit.json", &w.transcript, None);
+    v["prompt"] = "A first question".into();
+    let r = Capture::new(&w.store, CaptureOptions::default())
+        .record(&serde_json::from_value(v).unwrap(), &at(0))
+        .unwrap();
+    let first = session_path(&r);
     std::fs::remove_file(&first).unwrap();
     let second = session_path(&w.record("user-prompt-submit.json", 1));
     assert!(second.is_file());

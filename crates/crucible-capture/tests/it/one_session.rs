@@ -27,6 +27,17 @@ fn hook(store: &SessionStore<MarkdownCodec>, name: &str, transcript: &Path) -> P
     }
 }
 
+/// `SessionStart`: nothing yet, the session is made at the first prompt.
+fn start(store: &SessionStore<MarkdownCodec>, transcript: &Path) {
+    let text = std::fs::read_to_string(fixtures().join("session-start.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["transcript_path"] = transcript.to_str().unwrap().into();
+    let input: HookInput = serde_json::from_value(v).unwrap();
+    let now: Timestamp = "2026-03-02T10:00:20Z".parse().unwrap();
+    let r = Capture::new(store, CaptureOptions::default()).record(&input, &now);
+    assert_eq!(r.unwrap(), Recorded::Nothing);
+}
+
 fn import(store: &SessionStore<MarkdownCodec>, transcript: &Path) -> Vec<(PathBuf, Fate)> {
     let imported =
         crucible_interop::import(transcript, crucible_interop::Format::ClaudeCode).unwrap();
@@ -57,8 +68,8 @@ fn sessions(store: &SessionStore<MarkdownCodec>) -> usize {
 fn hooks_then_import_is_one_session_filled_in_by_the_import() {
     let (_d, store, transcript) = setup();
     std::fs::write(&transcript, "").unwrap();
-    let path = hook(&store, "session-start.json", &transcript);
-    hook(&store, "user-prompt-submit.json", &transcript);
+    start(&store, &transcript);
+    let path = hook(&store, "user-prompt-submit.json", &transcript);
     std::fs::copy(fixtures().join("transcript.jsonl"), &transcript).unwrap();
     hook(&store, "post-tool-use.json", &transcript);
     hook(&store, "session-end.json", &transcript);

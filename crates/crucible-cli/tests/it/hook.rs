@@ -8,13 +8,18 @@ use std::process::{Command as StdCommand, Stdio};
 
 use assert_cmd::Command;
 
-fn fixtures() -> PathBuf {
+pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hooks")
 }
 
 /// A fixture payload with its transcript path pointed at `transcript`
 /// and, when given, another session id and tool call.
-fn payload(name: &str, transcript: &Path, sid: Option<&str>, call: Option<usize>) -> Vec<u8> {
+pub(crate) fn payload(
+    name: &str,
+    transcript: &Path,
+    sid: Option<&str>,
+    call: Option<usize>,
+) -> Vec<u8> {
     let text = std::fs::read_to_string(fixtures().join(name)).unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["transcript_path"] = transcript.to_str().unwrap().into();
@@ -41,7 +46,7 @@ fn hook(dir: &Path, state: &Path) -> Command {
 }
 
 /// Runs one event; it must exit 0 with nothing on stdout.
-fn run(dir: &Path, state: &Path, stdin: Vec<u8>) {
+pub(crate) fn run(dir: &Path, state: &Path, stdin: Vec<u8>) {
     let out = hook(dir, state).write_stdin(stdin).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     assert!(
@@ -52,7 +57,7 @@ fn run(dir: &Path, state: &Path, stdin: Vec<u8>) {
 }
 
 /// The sessions of `dir` as `cru session list --format json` gives them.
-fn listed(dir: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn listed(dir: &Path) -> Vec<serde_json::Value> {
     let out = Command::cargo_bin("cru")
         .unwrap()
         .arg("--dir")
@@ -132,7 +137,8 @@ fn replayed_events_make_one_session_with_its_phase_tool_calls_and_subagent() {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
         .collect();
-    files.sort();
+    // The session first, then its subagent.
+    files.sort_by_key(|f| std::fs::read_to_string(f).unwrap().contains("\nparent: "));
     assert_eq!(files.len(), 2, "the session and its subagent: {files:?}");
     let text: Vec<String> = files
         .iter()
@@ -407,8 +413,11 @@ fn a_held_lock_costs_the_event_not_the_agent() {
         &state,
         payload("session-start.json", &transcript, None, None),
     );
+    // The session is made at the first prompt: nothing holds the lock file yet.
     let lock = std::fs::OpenOptions::new()
         .write(true)
+        .create(true)
+        .truncate(false)
         .open(dir.join(".cru.lock"))
         .unwrap();
     lock.lock().unwrap();
@@ -534,4 +543,6 @@ fn a_watcher_leaves_a_session_the_hooks_record_until_it_ends() {
         after[0]["tokens"], live[0]["tokens"],
         "each request counted once"
     );
+    // The hooks saw it end: the watcher's import keeps it completed.
+    assert_eq!(after[0]["status"], "completed", "{after:?}");
 }

@@ -13,6 +13,8 @@ mod exit_codes;
 mod export;
 mod frontmatter_forms;
 mod hook;
+mod hook_import;
+mod hook_limits;
 mod hook_real;
 mod hostile;
 mod import;

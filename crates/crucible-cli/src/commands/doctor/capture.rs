@@ -164,16 +164,16 @@ pub fn hooks(capture_dir: &Path, now: SystemTime) -> Section {
     let logs = [Some(error_log::path_in(capture_dir)), fallback_path()];
     for log in logs.iter().flatten() {
         match error_log::recent(log, 50) {
-            Ok(errors) if errors.is_empty() => {}
-            Ok(errors) => {
-                let last = &errors[errors.len() - 1];
+            Ok(recent) if recent.errors.is_empty() => {}
+            Ok(recent) => {
+                let last = &recent.errors[recent.errors.len() - 1];
                 checks.push(
                     Check::new(
                         Level::Warning,
                         log.display().to_string(),
                         format!(
                             "{} hook runs failed lately; the last, at {} ({} {}): {}",
-                            errors.len(),
+                            recent.count(),
                             last.at,
                             last.agent,
                             last.event.as_deref().unwrap_or("event"),

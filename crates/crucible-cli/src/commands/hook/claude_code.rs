@@ -17,9 +17,16 @@ const MAX_INPUT: u64 = 256 * 1024 * 1024;
 
 pub fn run(args: &ClaudeCodeArgs, global: &GlobalArgs) {
     let mut bytes = Vec::new();
+    // An input that cannot be read names no project: its failure goes to
+    // the user's sessions directory (the fallback only when that is broken).
+    let user_dir = || {
+        Context::for_capture(global, None)
+            .ok()
+            .map(|c| c.store.dir().to_owned())
+    };
     if let Err(e) = std::io::stdin().take(MAX_INPUT).read_to_end(&mut bytes) {
         log(
-            None,
+            user_dir().as_deref(),
             Failure::new(AGENT, None, None, format!("reading stdin: {e}")),
         );
         return;
@@ -28,7 +35,10 @@ pub fn run(args: &ClaudeCodeArgs, global: &GlobalArgs) {
         Ok(i) => i,
         Err(e) => {
             let message = format!("the hook input is not a Claude Code event: {e}");
-            log(None, Failure::new(AGENT, None, None, message));
+            log(
+                user_dir().as_deref(),
+                Failure::new(AGENT, None, None, message),
+            );
             return;
         }
     };
@@ -57,10 +67,16 @@ pub fn run(args: &ClaudeCodeArgs, global: &GlobalArgs) {
         .store
         .clone()
         .with_lock_wait(crucible_capture::LOCK_WAIT);
-    if let Err(e) = Capture::new(&store, options).record(&input, &Timestamp::now()) {
-        log(
-            Some(ctx.store.dir()),
-            Failure::new(AGENT, Some(event), Some(&input.session_id), e.to_string()),
-        );
-    }
+    let message = match Capture::new(&store, options).record(&input, &Timestamp::now()) {
+        Err(e) => e.to_string(),
+        // A damaged state, rebuilt: recorded, and said once.
+        Ok(crucible_capture::Recorded::Session {
+            rebuilt: Some(why), ..
+        }) => why,
+        Ok(_) => return,
+    };
+    log(
+        Some(ctx.store.dir()),
+        Failure::new(AGENT, Some(event), Some(&input.session_id), message),
+    );
 }

@@ -26,7 +26,8 @@ pub(super) struct Expected {
     /// The answered calls' arguments as one line (`args_line`, what the
     /// markdown shows of them).
     pub(super) args: Vec<String>,
-    /// Whether any event records something (a Notification alone does not).
+    /// Whether any event records something (a Notification or a
+    /// SessionStart alone does not).
     pub(super) recorded: bool,
     /// By tool, the answered calls whose result has words in it: each
     /// must show a summary of its result.
@@ -45,7 +46,8 @@ impl Expected {
             .iter()
             .any(|p| matches!(event(p), "Stop" | "SessionEnd"));
         for p in payloads {
-            exp.recorded |= event(p) != "Notification";
+            // A SessionStart waits for the first prompt to name the session.
+            exp.recorded |= !matches!(event(p), "Notification" | "SessionStart");
             let tool = p["tool_name"].as_str().unwrap_or("").to_owned();
             match event(p) {
                 "UserPromptSubmit" => exp.prompts.push(p["prompt"].as_str().unwrap().to_owned()),
