@@ -19,3 +19,4 @@ mod names_spelled_once;
 pub mod peer_check;
 pub mod record_bench;
 pub mod search_bench;
+pub mod site_bench;

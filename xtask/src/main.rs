@@ -19,7 +19,7 @@ use clap::{Parser, Subcommand};
 
 use xtask::{
     bench, capture_bench, claude_corpus, corpus, cru_binary, deps, docs, import_bench, index_bench,
-    learn_bench, learn_check, messages_check, peer_check, record_bench, search_bench,
+    learn_bench, learn_check, messages_check, peer_check, record_bench, search_bench, site_bench,
 };
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
@@ -43,6 +43,7 @@ enum Only {
     Import,
     Search,
     Capture,
+    Site,
 }
 
 #[derive(Debug, Subcommand)]
@@ -106,6 +107,30 @@ fn claude_spec(seed: u64) -> claude_corpus::ClaudeCorpus {
     }
 }
 
+/// The benchmarks of what reads the index benchmark's corpus to show it:
+/// search and the site.
+fn views_benches<'a>(
+    root: &std::path::Path,
+    cru: impl Fn() -> &'a std::path::Path,
+    only: Only,
+    index_sessions: usize,
+    seed: u64,
+) -> anyhow::Result<()> {
+    if matches!(only, Only::All | Only::Search) {
+        let dir = corpus::recorded_size(root, index_sessions, seed)?;
+        let scratch = root.join("target/bench-search");
+        print!("{}", search_bench::run(cru(), &dir, &scratch, 3)?);
+        println!();
+    }
+    if matches!(only, Only::All | Only::Site) {
+        let dir = corpus::recorded_size(root, index_sessions, seed)?;
+        let scratch = root.join("target/bench-site");
+        print!("{}", site_bench::run(cru(), &dir, &scratch, 2)?);
+        println!();
+    }
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -167,12 +192,7 @@ fn main() -> anyhow::Result<()> {
                 );
                 println!();
             }
-            if matches!(only, Only::All | Only::Search) {
-                let dir = corpus::recorded_size(&root, index_sessions, seed)?;
-                let scratch = root.join("target/bench-search");
-                print!("{}", search_bench::run(cru(), &dir, &scratch, 3)?);
-                println!();
-            }
+            views_benches(&root, cru, only, index_sessions, seed)?;
             if matches!(only, Only::All | Only::Capture) {
                 let (claude, _) = import_bench::corpus(&root, &claude_spec(seed))?;
                 let scratch = root.join("target/bench-capture");
