@@ -124,6 +124,9 @@ _cru() {
             cru__subcmd__help__subcmd__session,pause)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__pause"
                 ;;
+            cru__subcmd__help__subcmd__session,pick)
+                cmd="cru__subcmd__help__subcmd__session__subcmd__pick"
+                ;;
             cru__subcmd__help__subcmd__session,replay)
                 cmd="cru__subcmd__help__subcmd__session__subcmd__replay"
                 ;;
@@ -274,6 +277,9 @@ _cru() {
             cru__subcmd__session,pause)
                 cmd="cru__subcmd__session__subcmd__pause"
                 ;;
+            cru__subcmd__session,pick)
+                cmd="cru__subcmd__session__subcmd__pick"
+                ;;
             cru__subcmd__session,replay)
                 cmd="cru__subcmd__session__subcmd__replay"
                 ;;
@@ -327,6 +333,9 @@ _cru() {
                 ;;
             cru__subcmd__session__subcmd__help,pause)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__pause"
+                ;;
+            cru__subcmd__session__subcmd__help,pick)
+                cmd="cru__subcmd__session__subcmd__help__subcmd__pick"
                 ;;
             cru__subcmd__session__subcmd__help,replay)
                 cmd="cru__subcmd__session__subcmd__help__subcmd__replay"
@@ -725,7 +734,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session)
-            opts="start log pause resume codify learn import export eval replay end list stats search index show validate"
+            opts="start log pause resume pick codify learn import export eval replay end list stats search index show validate"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -991,6 +1000,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__session__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__session__subcmd__pick)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1551,7 +1574,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session)
-            opts="-v -h -V --verbose --dir --strict --help --version start log pause resume codify learn import export eval replay end list stats search index show validate help"
+            opts="-v -h -V --verbose --dir --strict --help --version start log pause resume pick codify learn import export eval replay end list stats search index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1697,7 +1720,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help)
-            opts="start log pause resume codify learn import export eval replay end list stats search index show validate help"
+            opts="start log pause resume pick codify learn import export eval replay end list stats search index show validate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1977,6 +2000,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__help__subcmd__pick)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2714,6 +2751,52 @@ _cru() {
             fi
             case "${prev}" in
                 --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__session__subcmd__pick)
+            opts="-v -h -V --status --agent --channel --model --since --until --project --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -4,9 +4,18 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+/// Set while a full-screen view owns the terminal (the picker): a bar
+/// drawn on stderr would write over it.
+static SILENCED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// No bar from now on (see [`SILENCED`]).
+pub fn silence() {
+    SILENCED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// A hidden bar unless stderr is a terminal: piped output stays clean.
 pub fn bar(what: &str) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
+    if !std::io::stderr().is_terminal() || SILENCED.load(std::sync::atomic::Ordering::Relaxed) {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(0);

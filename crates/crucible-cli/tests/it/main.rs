@@ -28,6 +28,7 @@ mod index;
 mod json;
 mod kiln;
 mod learn;
+mod picker;
 mod project;
 mod record;
 mod resume;

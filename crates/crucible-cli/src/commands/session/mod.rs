@@ -10,6 +10,7 @@ mod learn;
 mod list;
 mod log;
 mod pause;
+mod pick;
 pub(crate) mod query;
 mod replay;
 mod resume;
@@ -66,6 +67,9 @@ pub enum SessionCommand {
     /// agent (--agent-cmd or [agent] in config). No id: list resumable ones.
     #[command(after_long_help = exit_status::RESUME)]
     Resume(resume::ResumeArgs),
+    /// Choose a session in a full-screen picker (type to filter) and print
+    /// its id; a plain list when stdin or stdout is not a terminal.
+    Pick(pick::PickArgs),
     /// Turn sessions into a reusable workflow (workflow markup); several
     /// sessions of one task merge. No id: the newest session.
     #[command(after_long_help = exit_status::CODIFY)]
@@ -132,6 +136,7 @@ pub fn run(cmd: SessionCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> 
         SessionCommand::Log(args) => log::run(&ctx, &args),
         SessionCommand::Pause(args) => pause::run(&ctx, &args),
         SessionCommand::Resume(args) => resume::run(&ctx, &args),
+        SessionCommand::Pick(args) => pick::run(&ctx, &args),
         SessionCommand::Codify(args) => codify::run(&ctx, &args),
         SessionCommand::Learn(args) => learn::run(&ctx, &args),
         SessionCommand::Import(args) => import::run(&ctx, &args),

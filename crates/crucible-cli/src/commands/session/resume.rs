@@ -152,8 +152,8 @@ fn print_context(cx: &ResumeContext, format: ResumeFormat) -> anyhow::Result<()>
 }
 
 /// The sessions that can be resumed: paused ones, then active ones, each
-/// newest first. On a terminal, asks for one; else prints them and returns
-/// `None`.
+/// newest first. On a terminal (stdin and stdout), the picker; else they
+/// are printed, and asked for by number when stdin is a terminal.
 fn choose(ctx: &Context) -> anyhow::Result<Option<String>> {
     let filter = FilterArgs::default().filter()?;
     let states = visit_index(
@@ -172,6 +172,18 @@ fn choose(ctx: &Context) -> anyhow::Result<Option<String>> {
         crucible_index::query::sort_newest_first(states.into_iter().flatten().collect(), None);
     // Stable: newest first within each status.
     found.sort_by_key(|r| r.status != SessionStatus::Paused);
+    if !found.is_empty() && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        let entries: Vec<_> = found.iter().map(super::pick::entry).collect();
+        let budget = ctx.config.session.resume_token_budget;
+        return Ok(crate::picker::pick(
+            "Resume a session (paused first)",
+            move || entries,
+            &|e| match ctx.store.load(&e.id) {
+                Ok((_, log)) => ResumeContext::build(&log, budget).summary_text(),
+                Err(err) => format!("{}: {err}", e.id),
+            },
+        )?);
+    }
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if found.is_empty() {
         eprintln!(

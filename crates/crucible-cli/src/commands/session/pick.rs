@@ -1,0 +1,107 @@
+//! `cru session pick [filters]`: choose a session in a full-screen picker
+//! and print its id (a plain list when stdin or stdout is not a terminal).
+
+use std::io::{IsTerminal, Write};
+
+use clap::Args;
+use crucible_index::SessionRecord;
+
+use super::query::{FilterArgs, visit_index};
+use crate::context::Context;
+use crate::error::Outcome;
+use crate::picker::{self, Entry};
+
+#[derive(Debug, Args)]
+pub struct PickArgs {
+    #[command(flatten)]
+    pub filters: FilterArgs,
+}
+
+pub fn run(ctx: &Context, args: &PickArgs) -> anyhow::Result<Outcome> {
+    let filter = args.filters.filter()?;
+    let load = || sessions(ctx, &filter, |_| true).unwrap_or_default();
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        let mut out = std::io::stdout().lock();
+        for r in load() {
+            writeln!(out, "{}  {:<9}  {}  {}", r.id, r.status, r.started, r.title)?;
+        }
+        return Ok(Outcome::Success);
+    }
+    let chosen = picker::pick("Pick a session", load, &|e| session_preview(ctx, e))?;
+    match chosen {
+        Some(id) => {
+            println!("{id}");
+            Ok(Outcome::Success)
+        }
+        None => Ok(Outcome::ChoiceNeeded),
+    }
+}
+
+/// The sessions `filter` and `keep` take, newest first, as the picker
+/// offers them.
+pub fn sessions(
+    ctx: &Context,
+    filter: &crucible_index::Filter,
+    keep: impl Fn(&SessionRecord) -> bool + Sync,
+) -> anyhow::Result<Vec<Entry>> {
+    let states = visit_index(
+        ctx,
+        filter,
+        &Vec::new,
+        &|found: &mut Vec<SessionRecord>, _, decode| {
+            if let Ok(r) = decode()
+                && keep(&r)
+            {
+                found.push(r);
+            }
+        },
+    )?;
+    let found =
+        crucible_index::query::sort_newest_first(states.into_iter().flatten().collect(), None);
+    Ok(found.into_iter().map(|r| entry(&r)).collect())
+}
+
+pub fn entry(r: &SessionRecord) -> Entry {
+    Entry {
+        id: r.id.clone(),
+        title: r.title.clone().unwrap_or_default(),
+        status: r.status.as_str().to_owned(),
+        agents: r
+            .participants
+            .iter()
+            .chain(&r.agents)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", "),
+        project: r.project.clone().unwrap_or_default(),
+        started: r.started.clone(),
+    }
+}
+
+/// A session in a few lines: its header and its phases.
+fn session_preview(ctx: &Context, e: &Entry) -> String {
+    let Ok((_, log)) = ctx.store.load(&e.id) else {
+        return format!("{}: cannot be read", e.id);
+    };
+    let fm = &log.frontmatter;
+    let mut text = format!(
+        "{}\n\n{}  {}  {}\n",
+        log.title().unwrap_or(fm.session_id.as_str()),
+        fm.status.as_str(),
+        fm.started,
+        e.agents
+    );
+    if !e.project.is_empty() {
+        text.push_str(&format!("project {}\n", e.project));
+    }
+    text.push('\n');
+    for (n, (_, p)) in log.phases().enumerate() {
+        let agent = p
+            .agent
+            .as_ref()
+            .map(|a| format!(" @{a}"))
+            .unwrap_or_default();
+        text.push_str(&format!("{}. {}{agent}\n", n + 1, p.name));
+    }
+    text
+}
