@@ -380,6 +380,7 @@ mod tests {
         assert_eq!(install(Some(&after), CMD).unwrap(), Edit::Unchanged);
         assert!(is_installed(&after) && !is_installed(before));
         let removed = changed(remove(&after).unwrap());
+        assert_eq!(removed, before, "the same bytes back");
         let back: Value = serde_json::from_str(&removed).unwrap();
         assert_eq!(back, serde_json::from_str::<Value>(before).unwrap());
         assert_eq!(remove(&removed).unwrap(), Edit::Unchanged);

@@ -18,9 +18,9 @@ use crate::error::{CliError, Outcome};
 
 #[derive(Debug, Subcommand)]
 pub enum SetupCommand {
-    /// Install cru's hooks in Claude Code's settings.json (the user's unless --project).
+    /// Install cru's hooks in Claude Code's settings.json (the user's unless --project); with --dir, they record there.
     ClaudeCode(ClaudeCodeArgs),
-    /// Make cru Codex's notify program in its config.toml.
+    /// Make cru Codex's notify program in its config.toml; with --dir, it records there.
     Codex(CodexArgs),
 }
 
@@ -42,7 +42,7 @@ pub struct CodexArgs {
     /// Take cru's notify out instead.
     #[arg(long)]
     pub remove: bool,
-    /// Replace another program's notify (a backup of the file is kept).
+    /// Replace another program's notify (kept in a comment above cru's; --remove puts it back).
     #[arg(long)]
     pub force: bool,
 }
@@ -81,20 +81,32 @@ fn hooks_dir(global: &GlobalArgs) -> Result<Option<String>, CliError> {
     })
 }
 
-/// The first directory a `$CLAUDE_CONFIG_DIR` or `$CODEX_HOME` names: both
-/// may list several, with commas, as ccusage reads them; setup writes to
-/// one, and says which when there were more.
+/// The directories a `$CLAUDE_CONFIG_DIR` or `$CODEX_HOME` lists: both may
+/// name several, with commas, as ccusage reads them.
+fn listed(var: &str) -> Vec<PathBuf> {
+    std::env::var(var)
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .collect()
+}
+
+/// The first directory `var` lists: the one setup writes to (and the one
+/// doctor and the Codex hook read, so that all agree).
 fn first_listed(var: &str) -> Option<PathBuf> {
-    let value = std::env::var(var).ok()?;
-    let mut dirs = value.split(',').map(str::trim).filter(|d| !d.is_empty());
-    let first = PathBuf::from(dirs.next()?);
-    if dirs.next().is_some() {
+    listed(var).into_iter().next()
+}
+
+/// Says which directory setup took when `var` lists several.
+fn note_first_listed(var: &str) {
+    if let [first, _, ..] = listed(var).as_slice() {
         eprintln!(
             "note: ${var} lists several directories; setup uses the first, {}",
             first.display()
         );
     }
-    Some(first)
 }
 
 /// The file's text, `None` when there is none. `what` names it in errors

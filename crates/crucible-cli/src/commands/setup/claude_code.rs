@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use crucible_capture::setup::claude_settings::{self, SettingsError};
 
-use super::{Change, ClaudeCodeArgs, apply, first_listed, program::cru_program, read};
+use super::{
+    Change, ClaudeCodeArgs, apply, first_listed, note_first_listed, program::cru_program, read,
+};
 use crate::error::{CliError, Outcome};
 
 /// Claude Code's settings file: the project's, or the user's (the first
@@ -62,6 +64,9 @@ fn refusal(path: &std::path::Path, e: SettingsError) -> CliError {
 /// `dir`: the sessions directory written into the hook (`--dir`), if any.
 pub fn run(args: &ClaudeCodeArgs, dir: Option<&str>) -> anyhow::Result<Outcome> {
     let path = settings_path(args)?;
+    if !args.project {
+        note_first_listed("CLAUDE_CONFIG_DIR");
+    }
     let had = read(&path, "settings file")?;
     let program = if args.remove {
         None

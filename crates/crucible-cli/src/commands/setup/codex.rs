@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use crucible_capture::setup::{codex_config, hook_words};
 
-use super::{Change, CodexArgs, apply, first_listed, program::cru_program, read};
+use super::{
+    Change, CodexArgs, apply, first_listed, note_first_listed, program::cru_program, read,
+};
 use crate::error::{CliError, Outcome};
 
 /// Codex's home: the first directory `$CODEX_HOME` lists, else `~/.codex`.
@@ -26,6 +28,7 @@ pub(crate) fn config_path() -> Result<PathBuf, CliError> {
 /// `dir`: the sessions directory written into the notify (`--dir`), if any.
 pub fn run(args: &CodexArgs, dir: Option<&str>) -> anyhow::Result<Outcome> {
     let path = config_path()?;
+    note_first_listed("CODEX_HOME");
     let had = read(&path, "config file")?;
     let text = had.as_deref().unwrap_or("");
     // Said after the write: what cru kept of the user's own notify.
