@@ -144,6 +144,10 @@ struct Change<'a> {
     edit: Edit,
     done: &'a str,
     unchanged: &'a str,
+    /// Whether to keep a backup (when there is none yet). `--remove`
+    /// keeps none: it takes out only cru's entries, the inverse of what
+    /// setup did, and a backup taken then would hold cru's hooks.
+    backup: bool,
 }
 
 /// Writes the change (backing up what was there first); tells what it
@@ -155,6 +159,7 @@ fn apply(change: Change<'_>) -> Result<bool, CliError> {
         edit,
         done,
         unchanged,
+        backup: keep_backup,
     } = change;
     let Edit::Changed(text) = edit else {
         println!("{unchanged}: {}", path.display());
@@ -187,7 +192,7 @@ fn apply(change: Change<'_>) -> Result<bool, CliError> {
             path.display()
         )));
     }
-    let backup = backup(path, had, mode).map_err(io)?;
+    let backup = backup(path, had.filter(|_| keep_backup), mode).map_err(io)?;
     crucible_core::store::atomic::write_atomic_mode(path, text.as_bytes(), mode).map_err(io)?;
     match backup {
         Some(b) => println!(

@@ -92,6 +92,7 @@ pub fn run(args: &ClaudeCodeArgs, dir: Option<&str>) -> anyhow::Result<Outcome> 
         edit,
         done,
         unchanged,
+        backup: !args.remove,
     })?;
     if let (true, true, Some(program)) = (wrote, args.project, &program) {
         eprintln!(

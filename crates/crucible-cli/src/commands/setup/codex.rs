@@ -60,6 +60,7 @@ pub fn run(args: &CodexArgs, dir: Option<&str>) -> anyhow::Result<Outcome> {
         edit,
         done,
         unchanged,
+        backup: !args.remove,
     })?;
     if let (true, Some(kept)) = (wrote, kept) {
         println!("{kept}");

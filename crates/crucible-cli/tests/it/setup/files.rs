@@ -108,6 +108,19 @@ fn the_first_backup_is_kept_through_later_runs() {
         "{out:?}"
     );
     assert_eq!(std::fs::read(&backup).unwrap(), original);
+    // A file cru made has no backup; --remove, which takes out only cru's
+    // entries, makes none (it would hold cru's hooks, not the user's file).
+    let fresh = tempfile::tempdir().unwrap();
+    setup(fresh.path(), &["claude-code"]).assert().success();
+    let out = setup(fresh.path(), &["claude-code", "--remove"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("bak-cru"),
+        "{out:?}"
+    );
+    assert!(!fresh.path().join(".claude/settings.json.bak-cru").exists());
 }
 
 /// F13: a settings file its owner may not write is refused, named, with
