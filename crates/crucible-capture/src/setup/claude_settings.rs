@@ -415,6 +415,16 @@ mod program_tests {
             panic!("installed");
         };
         assert_eq!(hook_programs(&text), ["/opt/my tools/cru"]);
+        let with_dir = command("/opt/cru-dev", Some("/srv/my sessions"));
+        assert_eq!(
+            with_dir,
+            "/opt/cru-dev --dir '/srv/my sessions' hook claude-code"
+        );
+        let Edit::Changed(text) = install(Some(&text), &with_dir).unwrap() else {
+            panic!("repointed");
+        };
+        assert_eq!(hook_programs(&text), ["/opt/cru-dev"]);
+        assert!(is_installed(&text));
         assert!(hook_programs("not json").is_empty());
     }
 }
