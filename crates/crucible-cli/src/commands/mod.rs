@@ -24,7 +24,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Doctor(args) => doctor::run(&crate::context::Context::load(&cli.global)?, &args),
         Command::Site(args) => site::run(&crate::context::Context::load(&cli.global)?, &args),
         Command::Hook(cmd) => Ok(hook::run(&cmd, &cli.global)),
-        Command::Setup(cmd) => setup::run(&cmd),
+        Command::Setup(cmd) => setup::run(&cmd, &cli.global),
         Command::Watch(args) => watch::run(&args, &cli.global),
     }
 }

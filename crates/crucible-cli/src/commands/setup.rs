@@ -1,23 +1,26 @@
 //! `cru setup claude-code` and `cru setup codex`: the agents' own settings
 //! made to run cru's hooks, everything else in them left as it was, a
-//! backup of the file kept beside it (`<file>.bak-cru`) before any change.
+//! backup of the file as it was before cru first changed it kept beside it
+//! (`<file>.bak-cru`).
 //! The edits themselves are crucible-capture's (`setup`).
 
 pub(crate) mod claude_code;
 pub(crate) mod codex;
+mod program;
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use crucible_capture::setup::Edit;
 
+use crate::cli::GlobalArgs;
 use crate::error::{CliError, Outcome};
 
 #[derive(Debug, Subcommand)]
 pub enum SetupCommand {
-    /// Install cru's hooks in Claude Code's settings.json (the user's unless --project).
+    /// Install cru's hooks in Claude Code's settings.json (the user's unless --project); with --dir, they record there.
     ClaudeCode(ClaudeCodeArgs),
-    /// Make cru Codex's notify program in its config.toml.
+    /// Make cru Codex's notify program in its config.toml; with --dir, it records there.
     Codex(CodexArgs),
 }
 
@@ -39,36 +42,90 @@ pub struct CodexArgs {
     /// Take cru's notify out instead.
     #[arg(long)]
     pub remove: bool,
-    /// Replace another program's notify (a backup of the file is kept).
+    /// Replace another program's notify (kept in a comment above cru's; --remove puts it back).
     #[arg(long)]
     pub force: bool,
 }
 
-pub fn run(cmd: &SetupCommand) -> anyhow::Result<Outcome> {
+pub fn run(cmd: &SetupCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
+    let dir = hooks_dir(global)?;
     match cmd {
-        SetupCommand::ClaudeCode(args) => claude_code::run(args),
-        SetupCommand::Codex(args) => codex::run(args),
+        SetupCommand::ClaudeCode(args) => claude_code::run(args, dir.as_deref()),
+        SetupCommand::Codex(args) => codex::run(args, dir.as_deref()),
     }
 }
 
-/// The running cru binary's absolute path: what the hooks run.
-fn cru_program() -> Result<String, CliError> {
-    let exe = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .map_err(|e| CliError::new(format!("cannot tell where the cru binary is: {e}")))?;
-    exe.to_str().map(str::to_owned).ok_or_else(|| {
+/// The sessions directory the hooks are told to record into: `--dir`,
+/// made absolute (the agent runs its hooks from its own working
+/// directory). Without `--dir` the hooks find theirs when they run, as
+/// every cru command does: `$CRU_SESSIONS_DIR` is then the agent's, not
+/// this shell's, so a note says so when it is set here.
+fn hooks_dir(global: &GlobalArgs) -> Result<Option<String>, CliError> {
+    let Some(dir) = &global.dir else {
+        if let Some(env) = std::env::var_os("CRU_SESSIONS_DIR").filter(|v| !v.is_empty()) {
+            eprintln!(
+                "note: $CRU_SESSIONS_DIR ({}) is not written into the hooks: they read it from the agent's environment when they run; to record there whatever that says, run this again with --dir {}",
+                env.to_string_lossy(),
+                env.to_string_lossy()
+            );
+        }
+        return Ok(None);
+    };
+    let abs =
+        std::path::absolute(dir).map_err(|e| CliError::new(format!("{}: {e}", dir.display())))?;
+    abs.to_str().map(|s| Some(s.to_owned())).ok_or_else(|| {
         CliError::new(format!(
-            "{}: the cru binary's path is not UTF-8; settings files cannot name it",
-            exe.display()
+            "{}: the sessions directory's path is not UTF-8; settings files cannot name it",
+            abs.display()
         ))
     })
 }
 
-/// The file's text, `None` when there is none.
-fn read(path: &Path) -> Result<Option<String>, CliError> {
+/// The directories a `$CLAUDE_CONFIG_DIR` or `$CODEX_HOME` lists: both may
+/// name several, with commas, as ccusage reads them.
+fn listed(var: &str) -> Vec<PathBuf> {
+    std::env::var(var)
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .collect()
+}
+
+/// The first directory `var` lists: the one setup writes to (and the one
+/// doctor and the Codex hook read, so that all agree).
+fn first_listed(var: &str) -> Option<PathBuf> {
+    listed(var).into_iter().next()
+}
+
+/// Says which directory setup took when `var` lists several.
+fn note_first_listed(var: &str) {
+    if let [first, _, ..] = listed(var).as_slice() {
+        eprintln!(
+            "note: ${var} lists several directories; setup uses the first, {}",
+            first.display()
+        );
+    }
+}
+
+/// The file's text, `None` when there is none. `what` names it in errors
+/// ("settings file", "config file").
+fn read(path: &Path, what: &str) -> Result<Option<String>, CliError> {
+    if path.is_dir() {
+        return Err(
+            CliError::new(format!("{} is a folder, not a {what}", path.display())).with_hint(
+                "the agent reads a file of that name: move the folder away (or rename it) and run again",
+            ),
+        );
+    }
     match std::fs::read_to_string(path) {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(CliError::new(format!(
+            "{}: not UTF-8 text; nothing was written",
+            path.display()
+        ))),
         Err(e) => Err(CliError::new(format!("{}: {e}", path.display()))),
     }
 }
@@ -80,18 +137,33 @@ fn backup_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Writes `edit` to `path` (backing up what was there first); tells what
-/// it did in `done`, or `unchanged` when there was nothing to do.
-fn apply(
-    path: &Path,
-    had: Option<&str>,
+/// What `apply` writes, and what it says it did.
+struct Change<'a> {
+    path: &'a Path,
+    had: Option<&'a str>,
     edit: Edit,
-    done: &str,
-    unchanged: &str,
-) -> anyhow::Result<Outcome> {
+    done: &'a str,
+    unchanged: &'a str,
+    /// Whether to keep a backup (when there is none yet). `--remove`
+    /// keeps none: it takes out only cru's entries, the inverse of what
+    /// setup did, and a backup taken then would hold cru's hooks.
+    backup: bool,
+}
+
+/// Writes the change (backing up what was there first); tells what it
+/// did, or that there was nothing to do. True when it wrote.
+fn apply(change: Change<'_>) -> Result<bool, CliError> {
+    let Change {
+        path,
+        had,
+        edit,
+        done,
+        unchanged,
+        backup: keep_backup,
+    } = change;
     let Edit::Changed(text) = edit else {
         println!("{unchanged}: {}", path.display());
-        return Ok(Outcome::Success);
+        return Ok(false);
     };
     let io = |e: std::io::Error| CliError::new(format!("{}: {e}", path.display()));
     // A settings file kept elsewhere and linked here (dotfiles) is edited
@@ -105,21 +177,44 @@ fn apply(
         std::fs::create_dir_all(dir).map_err(io)?;
     }
     // Its permissions are kept, and the backup's are the same: settings
-    // may hold API keys and tokens.
+    // may hold API keys and tokens. A file its owner may not write was
+    // made so on purpose (a managed or frozen config): left alone.
     let mode = std::fs::metadata(path).map_or(0o600, |m| {
         std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o7777
     });
-    let backup = had
-        .map(|old| {
-            let b = backup_path(path);
-            crucible_core::store::atomic::write_atomic_mode(&b, old.as_bytes(), mode).map(|()| b)
-        })
-        .transpose()
-        .map_err(io)?;
+    if had.is_some() && mode & 0o200 == 0 {
+        return Err(CliError::new(format!(
+            "{} is read-only (its owner may not write it); nothing was written",
+            path.display()
+        ))
+        .with_hint(format!(
+            "make it writable (chmod u+w {}) and run again, or make the change by hand",
+            path.display()
+        )));
+    }
+    let backup = backup(path, had.filter(|_| keep_backup), mode).map_err(io)?;
     crucible_core::store::atomic::write_atomic_mode(path, text.as_bytes(), mode).map_err(io)?;
     match backup {
-        Some(b) => println!("{done}: {} (the old file: {})", path.display(), b.display()),
+        Some(b) => println!(
+            "{done}: {} (the file before cru first changed it: {})",
+            path.display(),
+            b.display()
+        ),
         None => println!("{done}: {}", path.display()),
     }
-    Ok(Outcome::Success)
+    Ok(true)
+}
+
+/// Keeps `had` (the file before this change) as `<file>.bak-cru`, unless
+/// a backup is there already: the first one holds the file as it was
+/// before cru ever changed it, and a later run must not lose it.
+fn backup(path: &Path, had: Option<&str>, mode: u32) -> std::io::Result<Option<PathBuf>> {
+    let Some(old) = had else {
+        return Ok(None);
+    };
+    let b = backup_path(path);
+    if std::fs::symlink_metadata(&b).is_err() {
+        crucible_core::store::atomic::write_atomic_mode(&b, old.as_bytes(), mode)?;
+    }
+    Ok(Some(b))
 }

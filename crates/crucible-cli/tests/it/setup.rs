@@ -11,6 +11,7 @@ fn setup(home: &Path, args: &[&str]) -> Command {
         .env("HOME", home)
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
+        .env_remove("CRU_SESSIONS_DIR")
         .current_dir(home);
     c
 }
@@ -30,7 +31,8 @@ const OTHERS: &str = r#"{
 "#;
 
 fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_json::from_str(text.trim_start_matches('\u{feff}')).unwrap()
 }
 
 #[test]
@@ -175,9 +177,16 @@ fn codex_notify_is_set_once_another_is_refused_unless_forced_and_removed_again()
             .unwrap()
             .contains("\"hook\", \"codex\"")
     );
+    // The backup is the file before cru first changed it (kept from the
+    // first run); the notify --force replaced is kept in the file itself.
     assert_eq!(
         std::fs::read_to_string(home.path().join(".codex/config.toml.bak-cru")).unwrap(),
-        other
+        mine
+    );
+    assert!(
+        std::fs::read_to_string(&config)
+            .unwrap()
+            .contains("notify-send")
     );
     // $CODEX_HOME wins.
     let codex_home = home.path().join("ch");
@@ -222,4 +231,72 @@ fn permissions_are_kept_and_a_linked_settings_file_is_edited_where_it_is() {
         mode(&dotfiles.with_file_name("claude-settings.json.bak-cru")),
         0o600
     );
+}
+
+mod by_shape;
+mod codex;
+mod files;
+
+/// Every event cru's hooks are installed on.
+const EVENTS: [&str; 10] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+    "SessionEnd",
+    "Notification",
+];
+
+/// The hook commands of cru's shape (`… hook claude-code`) at each event.
+fn cru_commands(settings: &Path) -> Vec<(String, Vec<String>)> {
+    let v = json(settings);
+    EVENTS
+        .iter()
+        .map(|event| {
+            let commands = v["hooks"][*event]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|g| g["hooks"].as_array())
+                .flatten()
+                .filter_map(|h| h["command"].as_str())
+                .filter(|c| c.ends_with(" hook claude-code"))
+                .map(str::to_owned)
+                .collect();
+            ((*event).to_owned(), commands)
+        })
+        .collect()
+}
+
+/// Asserts that each event runs exactly `command` of cru's, once.
+fn assert_once(settings: &Path, command: &str) {
+    for (event, commands) in cru_commands(settings) {
+        assert_eq!(commands, [command], "{event}");
+    }
+}
+
+/// The cru binary under another name: a hard link (no copy of a big
+/// binary) in a folder of the target directory.
+fn cru_named(dir: &Path, name: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::hard_link(assert_cmd::cargo::cargo_bin("cru"), &path).unwrap();
+    path
+}
+
+/// `setup` run by the binary at `program`.
+fn setup_by(program: &Path, home: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(program);
+    c.arg("setup")
+        .args(args)
+        .env("HOME", home)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .env_remove("CRU_SESSIONS_DIR")
+        .current_dir(home);
+    c
 }

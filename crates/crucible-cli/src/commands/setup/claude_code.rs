@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use crucible_capture::setup::claude_settings::{self, SettingsError};
 
-use super::{ClaudeCodeArgs, apply, cru_program, read};
+use super::{
+    Change, ClaudeCodeArgs, apply, first_listed, note_first_listed, program::cru_program, read,
+};
 use crate::error::{CliError, Outcome};
 
 /// Claude Code's settings file: the project's, or the user's (the first
@@ -25,13 +27,7 @@ pub(crate) fn project_settings_path() -> Result<PathBuf, CliError> {
 
 /// The user's settings file.
 pub(crate) fn user_settings_path() -> Result<PathBuf, CliError> {
-    let configured = std::env::var("CLAUDE_CONFIG_DIR").ok().and_then(|v| {
-        v.split(',')
-            .map(str::trim)
-            .find(|d| !d.is_empty())
-            .map(PathBuf::from)
-    });
-    let dir = match configured {
+    let dir = match first_listed("CLAUDE_CONFIG_DIR") {
         Some(d) => d,
         None => std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
@@ -46,18 +42,9 @@ pub(crate) fn user_settings_path() -> Result<PathBuf, CliError> {
     Ok(dir.join("settings.json"))
 }
 
-pub fn run(args: &ClaudeCodeArgs) -> anyhow::Result<Outcome> {
-    let path = settings_path(args)?;
-    let had = read(&path)?;
-    let edit = if args.remove {
-        match &had {
-            Some(text) => claude_settings::remove(text),
-            None => Ok(crucible_capture::setup::Edit::Unchanged),
-        }
-    } else {
-        claude_settings::install(had.as_deref(), &claude_settings::command(&cru_program()?))
-    };
-    let edit = edit.map_err(|e| match e {
+/// The CLI's message for a settings file that cannot be edited.
+fn refusal(path: &std::path::Path, e: SettingsError) -> CliError {
+    match e {
         SettingsError::Invalid {
             line,
             column,
@@ -69,25 +56,48 @@ pub fn run(args: &ClaudeCodeArgs) -> anyhow::Result<Outcome> {
         .with_hint(
             "fix the file (Claude Code reads it as plain JSON, without comments) and run again",
         ),
-        other @ SettingsError::NotAnObject(_) => {
-            CliError::new(format!("{}: {other}; nothing was written", path.display()))
-        }
-    })?;
-    if args.remove {
-        apply(
-            &path,
-            had.as_deref(),
-            edit,
-            "removed cru's hooks",
-            "no cru hooks in",
-        )
-    } else {
-        apply(
-            &path,
-            had.as_deref(),
-            edit,
-            "installed cru's hooks",
-            "cru's hooks are already in",
-        )
+        other => CliError::new(format!("{}: {other}; nothing was written", path.display()))
+            .with_hint("fix it by hand (see Claude Code's settings reference) and run again"),
     }
+}
+
+/// `dir`: the sessions directory written into the hook (`--dir`), if any.
+pub fn run(args: &ClaudeCodeArgs, dir: Option<&str>) -> anyhow::Result<Outcome> {
+    let path = settings_path(args)?;
+    if !args.project {
+        note_first_listed("CLAUDE_CONFIG_DIR");
+    }
+    let had = read(&path, "settings file")?;
+    let program = if args.remove {
+        None
+    } else {
+        Some(cru_program()?)
+    };
+    let edit = match (&program, &had) {
+        (Some(program), _) => {
+            claude_settings::install(had.as_deref(), &claude_settings::command(program, dir))
+        }
+        (None, Some(text)) => claude_settings::remove(text),
+        (None, None) => Ok(crucible_capture::setup::Edit::Unchanged),
+    }
+    .map_err(|e| refusal(&path, e))?;
+    let (done, unchanged) = if args.remove {
+        ("removed cru's hooks", "no cru hooks in")
+    } else {
+        ("installed cru's hooks", "cru's hooks are already in")
+    };
+    let wrote = apply(Change {
+        path: &path,
+        had: had.as_deref(),
+        edit,
+        done,
+        unchanged,
+        backup: !args.remove,
+    })?;
+    if let (true, true, Some(program)) = (wrote, args.project, &program) {
+        eprintln!(
+            "note: a project's .claude/settings.json is usually committed: its hooks run this machine's cru, {program}"
+        );
+    }
+    Ok(Outcome::Success)
 }
