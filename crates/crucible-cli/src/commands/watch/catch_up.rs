@@ -15,21 +15,18 @@ use crate::context::Context;
 
 /// Everything once: every source new or changed since it was last read,
 /// then the indexes (`--once`, a watcher's start, the catch-up after lost
-/// events), with the idle rule (a live session whose source is gone is
-/// paused). Says what it did in one line.
+/// events). Says what it did in one line.
 pub fn everything(ctx: &Context, sources: &mut Sources, live: &mut Live) -> anyhow::Result<bool> {
     let now = SystemTime::now();
     let marked = Mutex::new(Vec::new());
-    let done = import::import_watched(
-        ctx,
-        &mut |state| sources.plan_all(state, None),
-        &|p| live.mark(p, now, &marked),
-    )?;
+    let done = import::import_watched(ctx, &mut |state| sources.plan_all(state, None), &|p| {
+        live.mark(p, now, &marked)
+    })?;
     after_import(sources, live, &done, marked);
     say_caught_up(ctx, &done);
     let quiet = live.gone_quiet(SystemTime::now());
     settle(ctx, sources, live, &quiet)?;
-    Ok(indexes(ctx, Some(live.idle())))
+    Ok(indexes(ctx, None))
 }
 
 /// The line a catch-up ends with.
@@ -133,20 +130,29 @@ pub fn settle(
 
 /// Brings the index and the search index up to the session files, by the
 /// same freshness proof a read runs (the watcher never trusts itself);
-/// with `idle`, active sessions idle that long are paused on the way.
+/// with `idle`, the idle rule first: every active session idle that long
+/// is paused, as `cru session pause --idle` does (run when a live source
+/// was deleted: nothing else would settle its session).
 /// True when both were saved, so that readers may trust them.
 pub fn indexes(ctx: &Context, idle: Option<std::time::Duration>) -> bool {
+    if let Some(idle) = idle {
+        // Every active session is looked at (as `cru session pause
+        // --idle` does), those just changed too.
+        match SessionIndex::new(&ctx.store).open(Some(idle), &|_, _| {}) {
+            Ok(opened) => {
+                for id in &opened.paused {
+                    eprintln!("paused {id}: idle for [session] idle_timeout");
+                }
+            }
+            Err(e) => eprintln!("warning: the idle rule could not be applied: {e}"),
+        }
+    }
     let index = SessionIndex::new(&ctx.store)
         .without_usage()
         .proving_freshness();
-    let visited = index.visit(idle, &Filter::default(), &|_, _| {}, &|| (), &|(), _, _| {});
-    match &visited {
-        Err(e) => eprintln!("warning: the index could not be brought up to date: {e}"),
-        Ok((opened, _)) => {
-            for id in &opened.paused {
-                eprintln!("paused {id}: idle for the idle time ([session] idle_timeout)");
-            }
-        }
+    let visited = index.visit(None, &Filter::default(), &|_, _| {}, &|| (), &|(), _, _| {});
+    if let Err(e) = &visited {
+        eprintln!("warning: the index could not be brought up to date: {e}");
     }
     let dir = ctx.store.dir();
     let searched = crucible_search::catch_up_fully(dir, ctx.store.max_file_bytes());

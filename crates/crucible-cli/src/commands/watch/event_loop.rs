@@ -286,7 +286,8 @@ impl Watch<'_> {
                 continue;
             }
             eprintln!("watching {} (it appeared)", root.display());
-            if let Err(e) = catch_up::import_root(self.ctx, &mut self.sources, &mut self.live, &root)
+            if let Err(e) =
+                catch_up::import_root(self.ctx, &mut self.sources, &mut self.live, &root)
             {
                 eprintln!("warning: import: {e:#}");
             }

@@ -58,11 +58,16 @@ mod tests {
         )
         .unwrap();
         let at = last_record_time(&t).unwrap();
-        let ms = at.duration_since(SystemTime::UNIX_EPOCH).unwrap().as_millis();
+        let ms = at
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_millis();
         assert_eq!(
             ms,
-            u128::try_from(crucible_core::Timestamp::parse_unix_ms("2025-06-10T12:36:23.500Z").unwrap())
-                .unwrap()
+            u128::try_from(
+                crucible_core::Timestamp::parse_unix_ms("2025-06-10T12:36:23.500Z").unwrap()
+            )
+            .unwrap()
         );
         std::fs::write(&t, "not json\n").unwrap();
         assert_eq!(last_record_time(&t), None);

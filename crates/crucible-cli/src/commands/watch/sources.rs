@@ -1,7 +1,7 @@
 //! The transcripts a watcher imports: the sources found under each path it
 //! was given, found again when a change names a file none of them covers.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crucible_interop::import_state::{ImportState, Role};
@@ -43,6 +43,8 @@ pub struct Sources {
     /// inode): a file keeps them when it is renamed (rotated), so a
     /// truncated transcript moved aside is still known for what it was.
     imported_at: HashMap<(u64, u64), u64>,
+    /// The sources this watcher imported: one of them deleted is said.
+    known: HashSet<PathBuf>,
 }
 
 impl Sources {
@@ -121,7 +123,7 @@ impl Sources {
                     walked: Some(root),
                 });
             } else {
-                let found = self.find(&root);
+                let found = Self::find(&root);
                 self.found.retain(|(s, _)| !s.starts_with(&root));
                 self.found.extend(found.iter().cloned());
                 out.push(listed(self.worth_importing(found)));
@@ -158,7 +160,10 @@ impl Sources {
                     out.push(Planned { plan, walked: None });
                 }
                 Ok(_) => files.push(path.clone()),
-                Err(_) => deleted(path, state.get(path).is_some() || is_transcript(path)),
+                Err(_) => {
+                    let source = state.get(path).is_some_and(|e| e.role == Role::Source);
+                    deleted(path, self.known.remove(path) || source);
+                }
             }
         }
         let (plans, _) = plan_paths(&self.stores, &files, state);
@@ -173,7 +178,7 @@ impl Sources {
     }
 
     /// The sources under `root`, in no store, found afresh.
-    fn find(&self, root: &Path) -> Vec<(PathBuf, Format)> {
+    fn find(root: &Path) -> Vec<(PathBuf, Format)> {
         let Found {
             sources, skipped, ..
         } = crucible_interop::find_sources(root, None);
@@ -186,6 +191,11 @@ impl Sources {
     /// The sources in no store a change of `changed` concerns (found
     /// again when one of them is covered by none: a new transcript).
     fn touched(&mut self, changed: &BTreeSet<PathBuf>) -> Vec<(PathBuf, Format)> {
+        for c in changed {
+            if !c.exists() && self.known.remove(c) {
+                deleted(c, true);
+            }
+        }
         let uncovered = changed
             .iter()
             .any(|c| !self.found.iter().any(|(s, _)| covers(s, c)));
@@ -196,7 +206,7 @@ impl Sources {
                 .filter(|r| r.exists() && self.store_of(r).is_none())
                 .cloned()
                 .collect();
-            self.found = roots.iter().flat_map(|r| self.find(r)).collect();
+            self.found = roots.iter().flat_map(|r| Self::find(r)).collect();
         }
         let mut hit = Vec::new();
         for (s, f) in &self.found {
@@ -205,8 +215,6 @@ impl Sources {
             }
             if s.exists() {
                 hit.push((s.clone(), *f));
-            } else if changed.contains(s) {
-                deleted(s, true);
             }
         }
         self.found.retain(|(s, _)| s.exists());
@@ -253,6 +261,7 @@ impl Sources {
             if let Some((file, size)) = identity(path) {
                 self.imported_at.insert(file, size);
             }
+            self.known.insert(path.clone());
         }
     }
 }
@@ -276,12 +285,6 @@ fn deleted(path: &Path, known: bool) {
             path.display()
         );
     }
-}
-
-/// Whether `path` names a transcript (by its name: it is gone).
-fn is_transcript(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e == "jsonl" || e == "json")
 }
 
 /// Whether a change at `changed` concerns `source`: the source itself, a

@@ -153,13 +153,7 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
         report: true,
     };
     let result = import_plans(
-        &cap,
-        labelled,
-        &mut state,
-        args.force,
-        &mut tally,
-        how,
-        &mut 0,
+        &cap, labelled, &mut state, args.force, &mut tally, how, &mut 0,
     );
     save_state(&cap, &state);
     result?;

@@ -72,7 +72,15 @@ pub fn import_watched(
         report: false,
     };
     let mut to_projects = 0;
-    let result = import_plans(cap, plans, &mut state, false, &mut tally, how, &mut to_projects);
+    let result = import_plans(
+        cap,
+        plans,
+        &mut state,
+        false,
+        &mut tally,
+        how,
+        &mut to_projects,
+    );
     save_state(cap, &state);
     result?;
     done.report = ImportReport::of(&tally);
