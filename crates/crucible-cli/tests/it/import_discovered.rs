@@ -244,6 +244,9 @@ fn list_sources_shows_every_store_found_or_not() {
     assert_eq!(sessions_in(&user_sessions(&kiln)), 0);
     let table = cru(&kiln, &["session", "import", "--list-sources"]);
     assert!(table.stdout.contains("Claude Code"), "{}", table.stdout);
+    // Piped (as here): no escapes, as every table.
+    assert!(table.stdout.starts_with("AGENT"), "{:?}", table.stdout);
+    assert!(!table.stdout.contains('\x1b'), "{:?}", table.stdout);
     // The import itself warns of the file and goes on.
     let imported = cru(&kiln, &["session", "import"]);
     assert_eq!(imported.code, 3, "{}", imported.stderr);
@@ -354,6 +357,30 @@ enabled = false
     assert!(explicit.stderr.contains("1 created"), "{}", explicit.stderr);
 }
 
+/// Capture turned off in the user's own config: the report names that
+/// file, not "their project's".
+#[test]
+fn sessions_left_out_by_the_users_config_are_said_to_be() {
+    let kiln = TestKiln::empty();
+    write(
+        &home(&kiln).join(".config/crucible/config.toml"),
+        "[capture]\nenabled = false\n",
+    );
+    write(
+        &home(&kiln).join(".claude/projects/-open/o.jsonl"),
+        &transcript("o", "/work/open", 1),
+    );
+    let out = cru(&kiln, &["session", "import"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("1 left out by your [capture] ([KILN]/home/.config/crucible/config.toml)"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("their project's"), "{}", out.stderr);
+}
+
 #[test]
 fn a_project_that_keeps_its_own_sessions_gets_them_in_its_own_directory() {
     let kiln = TestKiln::empty();
@@ -380,6 +407,13 @@ fn a_project_that_keeps_its_own_sessions_gets_them_in_its_own_directory() {
     );
     assert!(
         out.stderr.contains("[KILN]/own: keeps its own sessions ([KILN]/own/.crucible/sessions): 1 parsed: 1 created"),
+        "{}",
+        out.stderr
+    );
+    // Each file counted once in the totals (it was read once).
+    assert!(
+        out.stderr
+            .contains("\n2 parsed: 2 created, 0 updated, 0 unchanged, 0 skipped"),
         "{}",
         out.stderr
     );

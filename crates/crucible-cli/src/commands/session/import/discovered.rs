@@ -213,6 +213,7 @@ pub(super) fn import_plans(
     for (label, plan, root) in plans {
         let before = ImportReport::of(tally);
         let deferred_before = deferred.len();
+        let by_user_before = router.left_by_user;
         if !plan.sources.is_empty() && result.is_ok() {
             let rec = match &mut reconciler {
                 Some(r) => r,
@@ -236,8 +237,18 @@ pub(super) fn import_plans(
         }
         let d = ImportReport::of(tally).minus(before);
         let mut also = String::new();
-        if d.not_captured > 0 {
-            also += &format!(", {} left out by their project's [capture]", d.not_captured);
+        let by_user = router.left_by_user - by_user_before;
+        if d.not_captured > by_user {
+            also += &format!(
+                ", {} left out by their project's [capture]",
+                d.not_captured - by_user
+            );
+        }
+        if by_user > 0 {
+            also += &format!(
+                ", {by_user} left out by your [capture] ({})",
+                router.user_config()
+            );
         }
         if d.live > 0 {
             also += &format!(

@@ -26,6 +26,8 @@ pub(crate) struct Router {
     named: bool,
     policy: CapturePolicy,
     warned: HashSet<Option<PathBuf>>,
+    /// Sessions run in no project, left out by the user's own config.
+    pub(super) left_by_user: usize,
 }
 
 impl Router {
@@ -37,10 +39,18 @@ impl Router {
             ),
             policy: CapturePolicy::load(),
             warned: HashSet::new(),
+            left_by_user: 0,
         }
     }
 
     /// Here, nowhere, or the project's own sessions directory.
+    /// Where the user's own config is, as a report names it.
+    pub(super) fn user_config(&self) -> String {
+        self.policy
+            .user_config()
+            .map_or_else(|| "your config".to_owned(), |p| p.display().to_string())
+    }
+
     pub(super) fn route(&mut self, imp: &Imported) -> (Keep, Option<PathBuf>) {
         let Some(cwd) = imp
             .log
@@ -58,6 +68,10 @@ impl Router {
             eprintln!("warning: {e}; the sessions of that project are not captured");
         }
         match (&d.project, d.enabled, d.keeps_own && !self.named) {
+            (None, false, _) => {
+                self.left_by_user += 1;
+                (Keep::Leave, None)
+            }
             (_, false, _) => (Keep::Leave, None),
             (Some(project), true, true) => (Keep::Defer, Some(project.clone())),
             _ => (Keep::Store, None),
