@@ -8,6 +8,7 @@
 //! it; warnings (something a person may want to look at) do not fail it.
 
 mod capture;
+mod left_out;
 mod report;
 mod store;
 
