@@ -106,7 +106,7 @@ fn no_path_imports_every_store_found_into_the_users_sessions_directory() {
     assert!(
         again
             .stderr
-            .contains("0 parsed: 0 created, 0 updated, 0 unchanged, 0 skipped")
+            .contains("0 parsed into [KILN]/home/.crucible/sessions: 0 created, 0 updated, 0 unchanged, 0 skipped")
             && again
                 .stderr
                 .contains("(default): 2 sources, 0 parsed: 0 created, 0 updated, 0 unchanged"),
@@ -413,7 +413,7 @@ fn a_project_that_keeps_its_own_sessions_gets_them_in_its_own_directory() {
     // Each file counted once in the totals (it was read once).
     assert!(
         out.stderr
-            .contains("\n2 parsed: 2 created, 0 updated, 0 unchanged, 0 skipped"),
+            .contains("\n2 parsed into [KILN]/home/.crucible/sessions: 2 created, 0 updated, 0 unchanged, 0 skipped"),
         "{}",
         out.stderr
     );
@@ -643,4 +643,35 @@ fn a_fifo_in_a_store_is_skipped_and_a_run_with_nothing_new_still_succeeds() {
         );
     }
     assert_eq!(sessions_in(&user_sessions(&kiln)), 1);
+}
+
+/// Inside a project with its own sessions directory, captured sessions go
+/// to the user's: the import says where, and `list` (when it lists
+/// nothing) and `doctor` say how many of this project's are there.
+#[test]
+fn a_project_with_its_own_directory_is_told_where_its_captured_sessions_are() {
+    let kiln = TestKiln::empty();
+    let cwd = kiln.root.path().join("src").display().to_string();
+    write(
+        &home(&kiln).join(".claude/projects/-proj/p.jsonl"),
+        &transcript("p", &cwd, 1),
+    );
+    write(
+        &home(&kiln).join(".claude/projects/-other/o.jsonl"),
+        &transcript("o", "/work/other", 1),
+    );
+    let out = cru(&kiln, &["session", "import"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("2 parsed into [KILN]/home/.crucible/sessions: 2 created"),
+        "{}",
+        out.stderr
+    );
+    let note = "1 captured sessions of this project are in [KILN]/home/.crucible/sessions (set `[capture] project = true`";
+    let list = cru(&kiln, &["session", "list"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    assert!(list.stderr.contains(note), "{}", list.stderr);
+    let doctor = cru(&kiln, &["doctor"]);
+    assert!(doctor.stdout.contains(note), "{}", doctor.stdout);
 }

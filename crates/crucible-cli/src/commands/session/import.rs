@@ -3,11 +3,13 @@
 //! With paths, what they hold; with none, every agent store found on this
 //! machine ([`discovered`]), reading only its new or grown sources.
 
+mod captured_elsewhere;
 mod discovered;
 mod list_sources;
 mod routing;
 mod watched;
 
+pub use captured_elsewhere::{captured_elsewhere, note as captured_elsewhere_note};
 pub use discovered::{capture_context, store_env};
 pub use watched::{Planned, WatchedImport, import_watched};
 

@@ -159,8 +159,13 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     result?;
     let t = &tally;
     eprintln!(
-        "{} parsed: {} created, {} updated, {} unchanged, {} skipped",
-        t.parsed, t.created, t.updated, t.unchanged, t.skipped
+        "{} parsed into {}: {} created, {} updated, {} unchanged, {} skipped",
+        t.parsed,
+        cap.store.dir().display(),
+        t.created,
+        t.updated,
+        t.unchanged,
+        t.skipped
     );
     let read = t.created + t.updated + t.unchanged + t.not_captured + t.empty + t.live;
     Ok(Outcome::from_files(
