@@ -675,3 +675,52 @@ fn a_project_with_its_own_directory_is_told_where_its_captured_sessions_are() {
     let doctor = cru(&kiln, &["doctor"]);
     assert!(doctor.stdout.contains(note), "{}", doctor.stdout);
 }
+
+/// The first import of an ordinary real Claude Code store (summary-only
+/// and snapshot-only transcripts among the rest, as Claude Code leaves
+/// them): exit 0, no `error:`; and a summary-only parent whose work is in
+/// its subagents' files is dated by them, not by the import.
+#[test]
+fn the_first_import_of_a_real_store_succeeds_without_errors() {
+    let kiln = TestKiln::empty();
+    let projects = home(&kiln).join(".claude/projects");
+    for corpus in ["kfischer-claude-history", "sniffly"] {
+        let from = crate::kiln::fixtures()
+            .join("real/claude-code")
+            .join(corpus);
+        copy_tree(&from, &projects);
+    }
+    let out = cru(&kiln, &["session", "import"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("error:"), "{}", out.stderr);
+    let dir = user_sessions(&kiln);
+    let list = cru(
+        &kiln,
+        &[
+            "session",
+            "list",
+            "--format",
+            "json",
+            "--dir",
+            dir.to_str().unwrap(),
+        ],
+    );
+    let today = crucible_core::Timestamp::now().utc_day();
+    for s in crate::kiln::listed_sessions(&list.stdout) {
+        let started = s["started"].as_str().unwrap();
+        assert!(!started.starts_with(&today), "{} dated today", s["id"]);
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
