@@ -217,6 +217,11 @@ impl CapturePolicy {
         }
     }
 
+    /// The user's config file, where there is one to read.
+    pub fn user_config(&self) -> Option<&Path> {
+        self.user.as_ref().map(|l| l.path.as_path())
+    }
+
     /// What capture does for a session run in `cwd`: the user's config,
     /// then the project's `[capture]` table.
     pub fn decide(&mut self, cwd: &Path) -> &CaptureDecision {

@@ -155,10 +155,64 @@ fn listed(value: &str, home: Option<&Path>) -> Vec<PathBuf> {
         .collect()
 }
 
+/// How deep below a `$CLAUDE_CONFIG_DIR` folder its `projects/` folders
+/// are looked for (the folder itself is depth 0).
+const PROJECTS_DEPTH: usize = 4;
+
+/// At most this many folders are listed looking for them (a variable
+/// naming `/` must not walk the disk).
+const PROJECTS_SEARCH_LIMIT: usize = 10_000;
+
+/// The `projects/` folders at or below `dir`, up to [`PROJECTS_DEPTH`]:
+/// no link followed, a folder that cannot be listed passed over, nothing
+/// looked for inside a `projects/` found. None found: `dir/projects` (a
+/// store not there yet, said as such).
+fn projects_below(dir: &Path) -> Vec<PathBuf> {
+    let direct = dir.join("projects");
+    if std::fs::symlink_metadata(&direct).is_ok() {
+        return vec![direct];
+    }
+    let mut found = Vec::new();
+    let mut level = vec![dir.to_owned()];
+    let mut listed = 0;
+    for _ in 0..PROJECTS_DEPTH {
+        let mut next = Vec::new();
+        for folder in level {
+            listed += 1;
+            if listed > PROJECTS_SEARCH_LIMIT {
+                break;
+            }
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            let mut subs: Vec<PathBuf> = entries
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path())
+                .collect();
+            subs.sort();
+            for sub in subs {
+                if sub.file_name().is_some_and(|n| n == "projects") {
+                    found.push(sub);
+                } else {
+                    next.push(sub);
+                }
+            }
+        }
+        level = next;
+    }
+    if found.is_empty() {
+        found.push(direct);
+    }
+    found
+}
+
 /// Claude Code: each folder of `$CLAUDE_CONFIG_DIR` contributes its
 /// `projects/` (a folder named `projects` is taken as that folder itself,
-/// as ccusage takes it); else both `~/.claude/projects` and
-/// `$XDG_CONFIG_HOME/claude/projects` (`~/.config/claude/projects`).
+/// as ccusage takes it), found at any depth below it up to
+/// [`PROJECTS_DEPTH`] (see [`projects_below`]); else both
+/// `~/.claude/projects` and `$XDG_CONFIG_HOME/claude/projects`
+/// (`~/.config/claude/projects`).
 fn claude_code(env: &StoreEnv) -> Vec<(Format, PathBuf, Origin)> {
     let home = env.home.as_deref();
     if let Some(value) = &env.claude_config_dir {
@@ -167,13 +221,15 @@ fn claude_code(env: &StoreEnv) -> Vec<(Format, PathBuf, Origin)> {
             let origin = Origin::Variable("CLAUDE_CONFIG_DIR");
             return dirs
                 .into_iter()
-                .map(|d| {
-                    let root = if d.file_name().is_some_and(|n| n == "projects") {
-                        d
+                .flat_map(|d| {
+                    let roots = if d.file_name().is_some_and(|n| n == "projects") {
+                        vec![d]
                     } else {
-                        d.join("projects")
+                        projects_below(&d)
                     };
-                    (Format::ClaudeCode, root, origin)
+                    roots
+                        .into_iter()
+                        .map(move |root| (Format::ClaudeCode, root, origin))
                 })
                 .collect();
         }
@@ -291,6 +347,38 @@ mod tests {
             .map(|s| s.format)
             .collect();
         assert_eq!(found, [Format::ClaudeCode, Format::Codex]);
+    }
+
+    #[test]
+    fn claude_config_dir_finds_projects_at_any_depth_without_following_links() {
+        let t = tempfile::tempdir().unwrap();
+        let deep = t.path().join("deep");
+        std::fs::create_dir_all(deep.join("a/b/projects/-z")).unwrap();
+        std::fs::create_dir_all(deep.join("c/projects")).unwrap();
+        std::fs::create_dir_all(deep.join("1/2/3/4/projects")).unwrap();
+        std::fs::create_dir_all(t.path().join("elsewhere/projects")).unwrap();
+        std::os::unix::fs::symlink(t.path().join("elsewhere"), deep.join("link")).unwrap();
+        let env = StoreEnv {
+            claude_config_dir: Some(format!(
+                "{},{}",
+                deep.display(),
+                t.path().join("none").display()
+            )),
+            ..StoreEnv::default()
+        };
+        let got: Vec<PathBuf> = agent_stores(&env)
+            .into_iter()
+            .filter(|s| s.format == Format::ClaudeCode)
+            .map(|s| s.root)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                deep.join("c/projects"),
+                deep.join("a/b/projects"),
+                t.path().join("none/projects"),
+            ]
+        );
     }
 
     #[test]

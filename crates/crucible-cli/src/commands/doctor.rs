@@ -8,6 +8,7 @@
 //! it; warnings (something a person may want to look at) do not fail it.
 
 mod capture;
+mod left_out;
 mod report;
 mod store;
 
@@ -42,7 +43,18 @@ pub fn run(ctx: &Context, args: &DoctorArgs) -> anyhow::Result<Outcome> {
     let cap = crate::commands::session::import::capture_context(ctx)?;
     let capture_dir = cap.store.dir();
     if capture_dir != ctx.store.dir() {
-        sections.push(store::capture_dir(&cap));
+        let mut section = store::capture_dir(&cap);
+        // Inside a project with its own directory: its captured sessions
+        // are not here, and where they are is said.
+        let elsewhere = crate::commands::session::import::captured_elsewhere(ctx);
+        if let Some(note) = elsewhere
+            .and_then(|(n, dir)| crate::commands::session::import::captured_elsewhere_note(n, &dir))
+        {
+            section
+                .checks
+                .push(report::Check::new(Level::Note, "this project", note));
+        }
+        sections.push(section);
     }
     let now = std::time::SystemTime::now();
     sections.push(capture::stores(capture_dir));

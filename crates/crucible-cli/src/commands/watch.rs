@@ -7,6 +7,7 @@ mod backend;
 mod catch_up;
 mod changes;
 mod event_loop;
+mod last_record;
 mod live;
 mod sources;
 

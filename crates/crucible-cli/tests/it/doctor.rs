@@ -218,3 +218,46 @@ fn hooks_that_run_a_cru_no_longer_there_are_a_problem() {
         "{hooks:?}"
     );
 }
+
+/// A store's sessions that `[capture]` leaves out are said to be, naming
+/// the config file: never "never imported", nor "all imported".
+#[test]
+fn the_store_line_names_sessions_left_out_by_capture() {
+    let kiln = TestKiln::empty();
+    let off = kiln.root.path().join("off");
+    std::fs::create_dir_all(off.join(".crucible")).unwrap();
+    std::fs::write(
+        off.join(".crucible/config.toml"),
+        "[capture]\nenabled = false\n",
+    )
+    .unwrap();
+    let store = kiln.root.path().join("home/.claude/projects/-off");
+    std::fs::create_dir_all(&store).unwrap();
+    let text = std::fs::read_to_string(
+        crate::kiln::fixtures().join("real/claude-code/agentcmd/full/full-session-two.jsonl"),
+    )
+    .unwrap()
+    .replace(
+        "/Users/jnarowski/Dev/sourceborn/src/agent-workflows-monorepo-v2",
+        &off.display().to_string(),
+    );
+    std::fs::write(store.join("off.jsonl"), text).unwrap();
+    let claude_line = || {
+        let out = kiln.run(&["doctor", "--format", "json"]);
+        let stores = section(&out.stdout, "agent stores");
+        stores
+            .into_iter()
+            .find(|(_, what, _)| what.contains(".claude/projects"))
+            .unwrap()
+    };
+    let want = "1 left out by [capture] ([KILN]/off/.crucible/config.toml)";
+    for round in ["before an import", "after one"] {
+        let (level, _, message) = claude_line();
+        assert!(message.contains(want), "{round}: {message}");
+        assert!(!message.contains("never imported"), "{round}: {message}");
+        assert!(!message.contains("all imported"), "{round}: {message}");
+        assert_eq!(level, "ok", "{round}: {message}");
+        let out = kiln.run(&["session", "import"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+}

@@ -106,7 +106,7 @@ fn no_path_imports_every_store_found_into_the_users_sessions_directory() {
     assert!(
         again
             .stderr
-            .contains("0 parsed: 0 created, 0 updated, 0 unchanged, 0 skipped")
+            .contains("0 parsed into [KILN]/home/.crucible/sessions: 0 created, 0 updated, 0 unchanged, 0 skipped")
             && again
                 .stderr
                 .contains("(default): 2 sources, 0 parsed: 0 created, 0 updated, 0 unchanged"),
@@ -244,6 +244,9 @@ fn list_sources_shows_every_store_found_or_not() {
     assert_eq!(sessions_in(&user_sessions(&kiln)), 0);
     let table = cru(&kiln, &["session", "import", "--list-sources"]);
     assert!(table.stdout.contains("Claude Code"), "{}", table.stdout);
+    // Piped (as here): no escapes, as every table.
+    assert!(table.stdout.starts_with("AGENT"), "{:?}", table.stdout);
+    assert!(!table.stdout.contains('\x1b'), "{:?}", table.stdout);
     // The import itself warns of the file and goes on.
     let imported = cru(&kiln, &["session", "import"]);
     assert_eq!(imported.code, 3, "{}", imported.stderr);
@@ -354,6 +357,30 @@ enabled = false
     assert!(explicit.stderr.contains("1 created"), "{}", explicit.stderr);
 }
 
+/// Capture turned off in the user's own config: the report names that
+/// file, not "their project's".
+#[test]
+fn sessions_left_out_by_the_users_config_are_said_to_be() {
+    let kiln = TestKiln::empty();
+    write(
+        &home(&kiln).join(".config/crucible/config.toml"),
+        "[capture]\nenabled = false\n",
+    );
+    write(
+        &home(&kiln).join(".claude/projects/-open/o.jsonl"),
+        &transcript("o", "/work/open", 1),
+    );
+    let out = cru(&kiln, &["session", "import"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("1 left out by your [capture] ([KILN]/home/.config/crucible/config.toml)"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("their project's"), "{}", out.stderr);
+}
+
 #[test]
 fn a_project_that_keeps_its_own_sessions_gets_them_in_its_own_directory() {
     let kiln = TestKiln::empty();
@@ -380,6 +407,13 @@ fn a_project_that_keeps_its_own_sessions_gets_them_in_its_own_directory() {
     );
     assert!(
         out.stderr.contains("[KILN]/own: keeps its own sessions ([KILN]/own/.crucible/sessions): 1 parsed: 1 created"),
+        "{}",
+        out.stderr
+    );
+    // Each file counted once in the totals (it was read once).
+    assert!(
+        out.stderr
+            .contains("\n2 parsed into [KILN]/home/.crucible/sessions: 2 created, 0 updated, 0 unchanged, 0 skipped"),
         "{}",
         out.stderr
     );
@@ -609,4 +643,84 @@ fn a_fifo_in_a_store_is_skipped_and_a_run_with_nothing_new_still_succeeds() {
         );
     }
     assert_eq!(sessions_in(&user_sessions(&kiln)), 1);
+}
+
+/// Inside a project with its own sessions directory, captured sessions go
+/// to the user's: the import says where, and `list` (when it lists
+/// nothing) and `doctor` say how many of this project's are there.
+#[test]
+fn a_project_with_its_own_directory_is_told_where_its_captured_sessions_are() {
+    let kiln = TestKiln::empty();
+    let cwd = kiln.root.path().join("src").display().to_string();
+    write(
+        &home(&kiln).join(".claude/projects/-proj/p.jsonl"),
+        &transcript("p", &cwd, 1),
+    );
+    write(
+        &home(&kiln).join(".claude/projects/-other/o.jsonl"),
+        &transcript("o", "/work/other", 1),
+    );
+    let out = cru(&kiln, &["session", "import"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("2 parsed into [KILN]/home/.crucible/sessions: 2 created"),
+        "{}",
+        out.stderr
+    );
+    let note = "1 captured sessions of this project are in [KILN]/home/.crucible/sessions (set `[capture] project = true`";
+    let list = cru(&kiln, &["session", "list"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    assert!(list.stderr.contains(note), "{}", list.stderr);
+    let doctor = cru(&kiln, &["doctor"]);
+    assert!(doctor.stdout.contains(note), "{}", doctor.stdout);
+}
+
+/// The first import of an ordinary real Claude Code store (summary-only
+/// and snapshot-only transcripts among the rest, as Claude Code leaves
+/// them): exit 0, no `error:`; and a summary-only parent whose work is in
+/// its subagents' files is dated by them, not by the import.
+#[test]
+fn the_first_import_of_a_real_store_succeeds_without_errors() {
+    let kiln = TestKiln::empty();
+    let projects = home(&kiln).join(".claude/projects");
+    for corpus in ["kfischer-claude-history", "sniffly"] {
+        let from = crate::kiln::fixtures()
+            .join("real/claude-code")
+            .join(corpus);
+        copy_tree(&from, &projects);
+    }
+    let out = cru(&kiln, &["session", "import"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("error:"), "{}", out.stderr);
+    let dir = user_sessions(&kiln);
+    let list = cru(
+        &kiln,
+        &[
+            "session",
+            "list",
+            "--format",
+            "json",
+            "--dir",
+            dir.to_str().unwrap(),
+        ],
+    );
+    let today = crucible_core::Timestamp::now().utc_day();
+    for s in crate::kiln::listed_sessions(&list.stdout) {
+        let started = s["started"].as_str().unwrap();
+        assert!(!started.starts_with(&today), "{} dated today", s["id"]);
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
 }

@@ -48,3 +48,4 @@ mod usage_rollup;
 mod validate;
 mod walkthrough;
 mod watch;
+mod watch_capture;

@@ -11,17 +11,68 @@ use crate::kiln::{TestKiln, fixtures, listed_sessions};
 /// How long a test waits for something the watcher does.
 const PATIENCE: Duration = Duration::from_secs(10);
 
+/// A real transcript, its records moved in time to end now: a live one
+/// (the watcher judges liveness by the last record's time, not by the
+/// file's mtime alone).
 fn transcript() -> String {
-    std::fs::read_to_string(
-        fixtures().join("real/claude-code/agentcmd/full/full-session-two.jsonl"),
+    fresh(
+        &std::fs::read_to_string(
+            fixtures().join("real/claude-code/agentcmd/full/full-session-two.jsonl"),
+        )
+        .unwrap(),
     )
-    .unwrap()
 }
 
 /// A second transcript, of another session: written to see that the
 /// watcher has handled every event before it.
 fn other_transcript() -> String {
-    std::fs::read_to_string(fixtures().join("real/claude-code/spotter/short.jsonl")).unwrap()
+    fresh(
+        &std::fs::read_to_string(fixtures().join("real/claude-code/spotter/short.jsonl")).unwrap(),
+    )
+}
+
+/// `text` with every record's `"timestamp"` moved by one amount, so that
+/// the latest is now.
+pub fn fresh(text: &str) -> String {
+    use crucible_core::Timestamp;
+    const KEY: &str = "\"timestamp\":\"";
+    let stamps = |mut rest: &str| {
+        let mut out = Vec::new();
+        while let Some(at) = rest.find(KEY) {
+            let from = at + KEY.len();
+            let len = rest[from..].find('"').unwrap();
+            out.push((from, len));
+            rest = &rest[from + len..];
+        }
+        out
+    };
+    let mut out = String::new();
+    let mut rest = text;
+    let latest = {
+        let mut r = text;
+        stamps(text)
+            .into_iter()
+            .filter_map(|(from, len)| {
+                let ms = Timestamp::parse_unix_ms(&r[from..from + len]);
+                r = &r[from + len..];
+                ms
+            })
+            .max()
+            .unwrap()
+    };
+    let shift = Timestamp::now().unix_ms() - latest;
+    for (from, len) in stamps(text) {
+        let old = &rest[from..from + len];
+        let new = Timestamp::parse_unix_ms(old).map_or_else(
+            || old.to_owned(),
+            |ms| Timestamp::from_unix_ms(ms + shift).as_str().to_owned(),
+        );
+        out.push_str(&rest[..from]);
+        out.push_str(&new);
+        rest = &rest[from + len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A running `cru watch`, killed when dropped.
@@ -65,6 +116,8 @@ fn kiln_with_idle(idle: &str) -> (TestKiln, PathBuf) {
 trait WatchKiln {
     fn write_config(&self, idle: &str);
     fn watch(&self, args: &[&str]) -> Watcher;
+    fn watch_capturing(&self, args: &[&str]) -> Watcher;
+    fn spawn_watch(&self, args: &[&str], dir: Option<&Path>) -> Watcher;
     fn heartbeat(&self) -> Option<String>;
     fn wait_ready(&self, w: &Watcher);
     fn sessions_json(&self) -> Vec<serde_json::Value>;
@@ -81,15 +134,31 @@ impl WatchKiln for TestKiln {
     }
 
     fn watch(&self, args: &[&str]) -> Watcher {
+        // A watcher captures into the user's sessions directory, not
+        // the project it starts in: named here, as the kiln's.
+        self.spawn_watch(args, Some(&self.sessions()))
+    }
+
+    /// A watcher capturing into the user's own sessions directory (under
+    /// the kiln's HOME), none named: projects may keep their own.
+    fn watch_capturing(&self, args: &[&str]) -> Watcher {
+        self.spawn_watch(args, None)
+    }
+
+    fn spawn_watch(&self, args: &[&str], dir: Option<&Path>) -> Watcher {
         let stderr = self.root.path().join(format!("watch-{}.err", args.len()));
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("cru"));
+        match dir {
+            Some(dir) => cmd.env("CRU_SESSIONS_DIR", dir),
+            None => cmd.env_remove("CRU_SESSIONS_DIR"),
+        };
         cmd.current_dir(self.root.path())
             .env("HOME", self.root.path().join("home"))
             .env("CRUCIBLE_CONFIG", self.root.path().join("config.toml"))
-            // A watcher captures into the user's sessions directory, not
-            // the project it starts in: named here, as the kiln's.
-            .env("CRU_SESSIONS_DIR", self.sessions())
             .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
             .env_remove("CRU_LOG")
             .arg("watch")
             .args(args)
@@ -104,7 +173,12 @@ impl WatchKiln for TestKiln {
     }
 
     fn heartbeat(&self) -> Option<String> {
-        std::fs::read_to_string(self.sessions().join(".cru-watch/heartbeat")).ok()
+        [
+            self.sessions(),
+            self.root.path().join("home/.crucible/sessions"),
+        ]
+        .iter()
+        .find_map(|d| std::fs::read_to_string(d.join(".cru-watch/heartbeat")).ok())
     }
 
     /// Until the watcher's first catch-up is done (its beat says every
@@ -264,6 +338,87 @@ fn truncation_rotation_and_deletion_of_the_source_leave_the_session_intact() {
         (kiln.sessions_json().len() == 2).then_some(())
     });
     assert_eq!(kiln.session_text(&id), kept, "after rotation and deletion");
+    let said = w.stderr();
+    assert!(
+        said.contains("t.jsonl: deleted; its session keeps what was captured"),
+        "{said}"
+    );
+    // Not an error (agents delete their transcripts), and no folder of
+    // subagents looked for under the rotated file's name.
+    assert!(!said.contains("error:"), "{said}");
+    assert!(!said.contains("subagents"), "{said}");
+}
+
+/// A live session whose transcript is deleted (Claude Code's clean-up)
+/// is paused by the idle rule, on the watcher's timer: no event of its
+/// source will come to settle it.
+#[test]
+fn a_live_session_whose_transcript_is_deleted_is_paused_by_the_idle_rule() {
+    let (kiln, src) = kiln_with_idle("2s");
+    let w = kiln.watch(&[src.to_str().unwrap()]);
+    let t = src.join("t.jsonl");
+    std::fs::write(&t, transcript()).unwrap();
+    poll("the live session", || {
+        with_status(&kiln.sessions_json(), "active")
+    });
+    std::fs::remove_file(&t).unwrap();
+    let deleted = Instant::now();
+    poll("the session paused", || {
+        with_status(&kiln.sessions_json(), "paused")
+    });
+    assert!(
+        deleted.elapsed() >= Duration::from_secs(1),
+        "not before it was idle"
+    );
+    let said = w.stderr();
+    assert!(said.contains("t.jsonl: deleted"), "{said}");
+    assert!(!said.contains("error:"), "{said}");
+}
+
+/// The watcher imports as `cru session import` with no path does: a
+/// project keeping its own sessions (`[capture] project = true`) gets
+/// them, live, and its start line says where sessions go.
+#[test]
+fn a_project_keeping_its_own_sessions_gets_them_from_the_watcher() {
+    let (kiln, _src) = kiln_with_idle("1h");
+    let own = kiln.root.path().join("own");
+    std::fs::create_dir_all(own.join(".crucible")).unwrap();
+    std::fs::write(
+        own.join(".crucible/config.toml"),
+        "[capture]\nproject = true\n",
+    )
+    .unwrap();
+    let store = kiln.root.path().join("home/.claude/projects/-own");
+    std::fs::create_dir_all(&store).unwrap();
+    let w = kiln.watch_capturing(&[]);
+    assert!(
+        w.stderr().contains(
+            "sessions into [KILN]/home/.crucible/sessions"
+                .replace("[KILN]", &kiln.root.path().display().to_string())
+                .as_str()
+        ),
+        "{}",
+        w.stderr()
+    );
+    assert!(w.stderr().contains("project = true"), "{}", w.stderr());
+    let cwd = own.display().to_string();
+    let text = transcript().replace(
+        "/Users/jnarowski/Dev/sourceborn/src/agent-workflows-monorepo-v2",
+        &cwd,
+    );
+    assert!(text.contains(&cwd));
+    std::fs::write(store.join("own.jsonl"), text).unwrap();
+    let own_sessions = own.join(".crucible/sessions");
+    poll("the session in the project's own directory", || {
+        let files = crucible_core::store::session_files(&own_sessions).ok()?;
+        (files.len() == 1).then_some(())
+    });
+    let user = kiln.root.path().join("home/.crucible/sessions");
+    assert_eq!(
+        crucible_core::store::session_files(&user).map_or(0, |f| f.len()),
+        0,
+        "not in the user's directory"
+    );
 }
 
 /// `cru session list --format json` with the index's debug log: the

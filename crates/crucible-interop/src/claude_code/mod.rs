@@ -274,7 +274,7 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     let mut not_utf8 = Vec::new();
     let text = crate::transcript::utf8_warned(path, &bytes, &mut not_utf8);
     let Read {
-        main,
+        mut main,
         chains,
         tally,
         mut warnings,
@@ -296,6 +296,15 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
         &mut skipped,
     );
     let children = subagents::children(&main, runs);
+    if main.started.is_none() {
+        // A parent of only summary lines, its work in its subagents'
+        // files: dated by the earliest of them, not by its own file's
+        // mtime (a copied or restored store's is today).
+        main.started = children
+            .iter()
+            .map(|c| c.imported.log.frontmatter.started.clone())
+            .min_by_key(crucible_core::Timestamp::unix_ms);
+    }
     let sid = main.session_id.clone();
     let (log, data) = main.into_log(path, "Claude Code session");
     let mut imported = crate::imported_with_hash(

@@ -186,9 +186,16 @@ fn subagent_files(
         return Vec::new();
     };
     let jsonl = crate::folder::with_extension("jsonl");
-    let own = crate::folder::list(&path.with_extension("").join("subagents"), dir, &jsonl);
-    skipped.extend(own.skipped);
-    let mut out = own.files;
+    // `<stem>/` beside the transcript; for a transcript moved aside with
+    // a suffix (`t.jsonl.1`) that names the live transcript, a file: no
+    // folder of subagents, not a folder that cannot be read.
+    let stem_dir = path.with_extension("");
+    let mut out = Vec::new();
+    if !std::fs::symlink_metadata(&stem_dir).is_ok_and(|m| m.is_file()) {
+        let own = crate::folder::list(&stem_dir.join("subagents"), dir, &jsonl);
+        skipped.extend(own.skipped);
+        out = own.files;
+    }
     if let Some(sid) = session_id {
         let is_agent =
             |n: &std::ffi::OsStr| jsonl(n) && n.to_str().is_some_and(|n| n.starts_with("agent-"));

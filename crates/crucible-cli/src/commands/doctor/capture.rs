@@ -10,9 +10,10 @@ use crucible_capture::error_log;
 use crucible_capture::setup::{claude_settings, codex_config};
 use crucible_index::watcher::WatcherHeartbeat;
 use crucible_interop::import_state::ImportState;
-use crucible_interop::store_scan::store_statuses;
+use crucible_interop::store_scan::plan_store;
 use crucible_interop::stores::{Presence, agent_name, agent_stores};
 
+use super::left_out;
 use super::report::{Check, Level, Section};
 use crate::commands::hook::failures::fallback_path;
 use crate::commands::session::import::store_env;
@@ -33,38 +34,59 @@ fn ago(t: SystemTime, now: SystemTime) -> String {
 /// into `capture_dir` (the directory capture writes to).
 pub fn stores(capture_dir: &Path) -> Section {
     let (state, _) = ImportState::load(capture_dir);
+    let mut policy = crate::context::CapturePolicy::load();
     let mut checks = Vec::new();
-    for s in store_statuses(agent_stores(&store_env()), &state) {
-        let name = agent_name(s.store.format);
-        let what = format!("{name} ({})", s.store.root.display());
-        let check = match (&s.store.presence, s.sources, s.to_read) {
-            (Presence::Missing, ..) => Check::new(Level::Note, what, "not on this machine"),
-            (Presence::Refused(why), ..) => Check::new(Level::Warning, what, why.clone()),
-            (Presence::Found, Some(0), _) => {
-                Check::new(Level::Note, what, "found, no sessions yet")
+    for store in agent_stores(&store_env()) {
+        let name = agent_name(store.format);
+        let what = format!("{name} ({})", store.root.display());
+        let check = match &store.presence {
+            Presence::Missing => Check::new(Level::Note, what, "not on this machine"),
+            Presence::Refused(why) => Check::new(Level::Warning, what, why.clone()),
+            Presence::Found => {
+                let plan = plan_store(&store, &state, false);
+                // Sources `[capture]` leaves out are never recorded as
+                // read: they are not "new", nor "imported".
+                let left = left_out::left_out(&plan.sources, &mut policy);
+                found_store(what, plan.total(), plan.sources.len() - left.count, &left)
             }
-            (Presence::Found, Some(n), Some(new)) if new == n => Check::new(
-                Level::Warning,
-                what,
-                format!("{n} sessions, never imported here"),
-            )
-            .hint("`cru session import` (with no path) imports them; `cru watch` keeps importing"),
-            (Presence::Found, Some(n), Some(0)) => {
-                Check::new(Level::Ok, what, format!("{n} sessions, all imported"))
-            }
-            (Presence::Found, Some(n), Some(new)) => Check::new(
-                Level::Note,
-                what,
-                format!("{n} sessions, {new} new or grown since the last import"),
-            )
-            .hint("`cru session import`"),
-            (Presence::Found, ..) => Check::new(Level::Note, what, "found"),
         };
         checks.push(check);
     }
     Section {
         name: "agent stores",
         checks,
+    }
+}
+
+/// A store found with `n` sessions, `new` of them to import, and those
+/// `[capture]` leaves out.
+fn found_store(what: String, n: usize, new: usize, left: &left_out::LeftOut) -> Check {
+    let also = if left.count > 0 {
+        format!(", {}", left.describe())
+    } else {
+        String::new()
+    };
+    let wanted = n - left.count;
+    match (n, new) {
+        (0, _) => Check::new(Level::Note, what, "found, no sessions yet"),
+        (_, new) if new == wanted && new > 0 => Check::new(
+            Level::Warning,
+            what,
+            format!("{n} sessions, {new} never imported here{also}"),
+        )
+        .hint("`cru session import` (with no path) imports them; `cru watch` keeps importing"),
+        (_, 0) if left.count > 0 => Check::new(
+            Level::Ok,
+            what,
+            format!("{n} sessions: {wanted} imported{also}"),
+        ),
+        (_, 0) => Check::new(Level::Ok, what, format!("{n} sessions, all imported")),
+        (_, new) => Check::new(
+            Level::Note,
+            what,
+            format!("{n} sessions, {new} new or grown since the last import{also}"),
+        )
+        .hint("`cru session import`"),
     }
 }
 

@@ -3,11 +3,15 @@
 //! With paths, what they hold; with none, every agent store found on this
 //! machine ([`discovered`]), reading only its new or grown sources.
 
+mod captured_elsewhere;
 mod discovered;
 mod list_sources;
 mod routing;
+mod watched;
 
-pub use discovered::{ImportReport, capture_context, store_env};
+pub use captured_elsewhere::{captured_elsewhere, note as captured_elsewhere_note};
+pub use discovered::{capture_context, store_env};
+pub use watched::{Planned, WatchedImport, import_watched};
 
 use std::path::{Path, PathBuf};
 
@@ -164,33 +168,6 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     ))
 }
 
-/// Imports `sources` (found by `cru watch` under the paths it watches)
-/// into `ctx`'s directory, as `cru session import` would, each passed
-/// through `adjust` before it is stored. The sessions of a project that
-/// opted out of capture are left out; those of a project keeping its own
-/// sessions are left to `cru session import`, which puts them there.
-pub fn import_listed(
-    ctx: &Context,
-    sources: &[(PathBuf, Format)],
-    force: bool,
-    adjust: &(dyn Fn(&mut reconcile::Prepared) + Sync),
-) -> anyhow::Result<ImportReport> {
-    let _import = prepare_dir(ctx)?;
-    let store = ctx.store.clone().for_bulk_write();
-    let mut reconciler = Reconciler::new(&store, force).map_err(CliError::from)?;
-    let mut tally = Tally::default();
-    let mut sink = routing::Watched {
-        router: routing::Router::new(ctx),
-        adjust,
-        sessions: ctx.store.dir(),
-    };
-    let imported = import_sources(ctx, &mut reconciler, sources, &mut tally, &mut sink);
-    let synced = store.sync_bulk().map_err(CliError::from);
-    imported?;
-    synced?;
-    Ok(ImportReport::of(&tally))
-}
-
 /// Makes the sessions directory, takes its import lock (held until the
 /// guard is dropped: imports run one at a time, each looking for the
 /// session a source made before it creates one), and clears what an
@@ -259,7 +236,12 @@ pub(crate) trait SourceSink {
     fn done(&mut self, source: &Path, end: SourceEnd);
     /// Changes a source to be stored before it is stored (`cru watch`
     /// marks one still being written as live).
-    fn adjust(&mut self, _prepared: &mut reconcile::Prepared) {}
+    fn adjust(&mut self, _source: &Path, _prepared: &mut reconcile::Prepared) {}
+    /// Whether each source stored is named with the records read from it
+    /// (otherwise only with `-v`: a watcher's journal would fill up).
+    fn per_file_lines(&self) -> bool {
+        true
+    }
     /// Whether an agent file with no conversation in it is counted
     /// quietly rather than named as an error: in the agents' own stores
     /// they are common (summaries, snapshots), in a path named to import
@@ -290,6 +272,7 @@ pub(crate) fn import_sources(
     sink: &mut dyn SourceSink,
 ) -> anyhow::Result<()> {
     let bar = progress::bar("importing");
+    let per_file = sink.per_file_lines();
     let mut failed: Option<anyhow::Error> = None;
     tally.parsed += sources.len();
     crate::in_order::map_in_order(
@@ -310,8 +293,8 @@ pub(crate) fn import_sources(
                         sink.done(source, SourceEnd::Left);
                     }
                     Keep::Store => {
-                        sink.adjust(&mut prepared);
-                        match store_one(ctx, reconciler, prepared, &bar, tally) {
+                        sink.adjust(source, &mut prepared);
+                        match store_one(ctx, reconciler, prepared, &bar, tally, per_file) {
                             Ok(end) => sink.done(source, end),
                             Err(e) => {
                                 failed = Some(e);
@@ -350,6 +333,7 @@ fn store_one(
     prepared: reconcile::Prepared,
     bar: &ProgressBar,
     tally: &mut Tally,
+    per_file: bool,
 ) -> anyhow::Result<SourceEnd> {
     let imp = &prepared.imported;
     for w in &imp.warnings {
@@ -360,7 +344,11 @@ fn store_one(
         tally.skip(&s.path, &s.reason, Some(bar));
     }
     let records = imp.all_records();
-    bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
+    if per_file {
+        bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
+    } else {
+        tracing::info!("{}: {records}", imp.provenance.path);
+    }
     let damaged = records.skipped_count() > 0 || imp.has_warnings() || !left_out.is_empty();
     if ctx.strict && damaged {
         bar.suspend(|| {

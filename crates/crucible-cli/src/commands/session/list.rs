@@ -34,6 +34,16 @@ pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
         Vec::extend,
     )?;
     let rows = query::sort_newest_first(found.tally, args.limit);
+    if rows.is_empty() {
+        // Only when nothing is listed (the user's directory is read for
+        // it): captured sessions of this project may be elsewhere.
+        let elsewhere = crate::commands::session::import::captured_elsewhere(ctx);
+        if let Some(note) = elsewhere
+            .and_then(|(n, dir)| crate::commands::session::import::captured_elsewhere_note(n, &dir))
+        {
+            eprintln!("note: {note}");
+        }
+    }
     let answer = || ListAnswer {
         sessions: rows.iter().map(SessionRecord::view).collect(),
         skipped: found.skipped.iter().map(SkippedFile::from).collect(),

@@ -60,6 +60,8 @@ struct Watch<'a> {
     running: backend::Running,
     /// Sources' folders not there when the watcher started.
     waiting: Vec<PathBuf>,
+    /// The idle rule is due at the next catch-up of the index.
+    idle_rule: bool,
 }
 
 /// Watches until Ctrl-C or SIGTERM, then removes the heartbeat.
@@ -93,6 +95,7 @@ pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
         beat_failed: false,
         running,
         waiting,
+        idle_rule: false,
     };
     // Not trusted until the first catch-up is done.
     w.beat.received = 1;
@@ -106,15 +109,7 @@ pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
-    eprintln!(
-        "watching {}{} (Ctrl-C stops)",
-        w.dir.display(),
-        w.sources
-            .roots()
-            .iter()
-            .map(|r| format!(", {}", r.display()))
-            .collect::<String>()
-    );
+    eprintln!("{}", start_line(&w.dir, w.sources.roots()));
     w.run_until(&rx, &stop);
     if let Err(e) = WatcherHeartbeat::remove(&w.dir) {
         eprintln!("warning: the heartbeat could not be removed: {e}");
@@ -191,9 +186,8 @@ impl Watch<'_> {
         {
             self.pending.sources_since = None;
             let changed = std::mem::take(&mut self.pending.sources);
-            let list = self.sources.touched(&changed);
             if let Err(e) =
-                catch_up::import_sources(self.ctx, &mut self.sources, &mut self.live, &list)
+                catch_up::import_changed(self.ctx, &mut self.sources, &mut self.live, &changed)
             {
                 eprintln!("warning: import: {e:#}");
             }
@@ -216,6 +210,13 @@ impl Watch<'_> {
             if let Err(e) = catch_up::settle(self.ctx, &mut self.sources, &mut self.live, &quiet) {
                 eprintln!("warning: import: {e:#}");
             }
+            if self.live.idle_rule_due(SystemTime::now()) {
+                // A live source deleted: nothing will settle its session,
+                // so the idle rule does, at the next catch-up of the index.
+                self.idle_rule = true;
+                self.pending.sessions = true;
+                self.pending.sessions_since.get_or_insert(now);
+            }
             self.write_beat();
         }
     }
@@ -228,7 +229,8 @@ impl Watch<'_> {
         self.pending.sessions = false;
         self.pending.sessions_since = None;
         let target = self.beat.received;
-        if catch_up::indexes(self.ctx) {
+        let idle = std::mem::take(&mut self.idle_rule).then(|| self.live.idle());
+        if catch_up::indexes(self.ctx, idle) {
             self.beat.applied = target;
         } else {
             // Not vouched for (the search index's lock was held by a
@@ -284,14 +286,8 @@ impl Watch<'_> {
                 continue;
             }
             eprintln!("watching {} (it appeared)", root.display());
-            let list: Vec<_> = self
-                .sources
-                .all()
-                .into_iter()
-                .filter(|(p, _)| p.starts_with(&root))
-                .collect();
             if let Err(e) =
-                catch_up::import_sources(self.ctx, &mut self.sources, &mut self.live, &list)
+                catch_up::import_root(self.ctx, &mut self.sources, &mut self.live, &root)
             {
                 eprintln!("warning: import: {e:#}");
             }
@@ -309,4 +305,19 @@ impl Watch<'_> {
             Err(_) => {}
         }
     }
+}
+
+/// What the watcher says once it watches: what, and where the sessions go
+/// (a project that keeps its own gets its sessions, as from `cru session
+/// import`).
+fn start_line(dir: &Path, roots: &[PathBuf]) -> String {
+    let watched: Vec<String> = std::iter::once(dir)
+        .chain(roots.iter().map(PathBuf::as_path))
+        .map(|p| p.display().to_string())
+        .collect();
+    format!(
+        "watching {}; sessions into {} (those of a project with `[capture] project = true` into its own) (Ctrl-C stops)",
+        watched.join(", "),
+        dir.display()
+    )
 }

@@ -454,3 +454,18 @@ fn compaction_and_warmup_runs_are_titled_for_what_they_are() {
     assert_eq!(seen, expected.len());
     assert!(tokens > 0, "their tokens are kept");
 }
+
+/// A transcript rotated aside (`t.jsonl.1`) beside the live one
+/// (`t.jsonl`): `<stem>` is the live transcript, a file, not a folder of
+/// subagents that cannot be read.
+#[test]
+fn a_transcript_moved_aside_has_no_subagents_folder_named_after_its_sibling() {
+    let t = tempfile::tempdir().unwrap();
+    let real = root().join("spotter/short.jsonl");
+    std::fs::copy(&real, t.path().join("t.jsonl")).unwrap();
+    let moved = t.path().join("t.jsonl.1");
+    std::fs::copy(&real, &moved).unwrap();
+    let imp = import(&moved, Format::ClaudeCode).unwrap();
+    assert!(imp.skipped_files.is_empty(), "{:?}", imp.skipped_files);
+    assert!(imp.warnings.is_empty(), "{:?}", imp.warnings);
+}

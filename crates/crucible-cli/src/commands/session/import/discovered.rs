@@ -9,7 +9,7 @@ use crucible_interop::reconcile::Reconciler;
 use crucible_interop::store_scan::{StorePlan, plan_store};
 use crucible_interop::stores::{AgentStore, Presence, StoreEnv, agent_name, agent_stores};
 
-use super::routing::{CaptureSink, Router, store_deferred};
+use super::routing::{CaptureSink, How, Router, store_deferred};
 use super::{ImportArgs, Tally, import_sources, prepare_dir};
 use crate::cli::GlobalArgs;
 use crate::context::Context;
@@ -105,7 +105,7 @@ pub fn capture_context(ctx: &Context) -> anyhow::Result<Context> {
 
 /// The import state of the capture directory; a state that had to be
 /// rebuilt is said with `-v`.
-fn load_state(cap: &Context) -> ImportState {
+pub(super) fn load_state(cap: &Context) -> ImportState {
     let (state, rebuilt) = ImportState::load(cap.store.dir());
     match rebuilt {
         None | Some(Rebuilt::Missing) => {}
@@ -148,13 +148,24 @@ pub fn run(ctx: &Context, args: &ImportArgs) -> anyhow::Result<Outcome> {
     // Sources skipped on a stat (unchanged since they were read) are done
     // too: a FIFO or a link beside them must not make the run a failure.
     let known: usize = labelled.iter().map(|(_, p, _)| p.total()).sum();
-    let result = import_plans(&cap, labelled, &mut state, args.force, &mut tally);
+    let how = How {
+        adjust: &|_| false,
+        report: true,
+    };
+    let result = import_plans(
+        &cap, labelled, &mut state, args.force, &mut tally, how, &mut 0,
+    );
     save_state(&cap, &state);
     result?;
     let t = &tally;
     eprintln!(
-        "{} parsed: {} created, {} updated, {} unchanged, {} skipped",
-        t.parsed, t.created, t.updated, t.unchanged, t.skipped
+        "{} parsed into {}: {} created, {} updated, {} unchanged, {} skipped",
+        t.parsed,
+        cap.store.dir().display(),
+        t.created,
+        t.updated,
+        t.unchanged,
+        t.skipped
     );
     let read = t.created + t.updated + t.unchanged + t.not_captured + t.empty + t.live;
     Ok(Outcome::from_files(
@@ -173,7 +184,7 @@ fn label(s: &AgentStore) -> String {
     )
 }
 
-fn save_state(cap: &Context, state: &ImportState) {
+pub(super) fn save_state(cap: &Context, state: &ImportState) {
     if !state.is_changed() {
         return;
     }
@@ -190,12 +201,14 @@ fn save_state(cap: &Context, state: &ImportState) {
 /// `state` what was read. The reconciler (which reads every session of
 /// the directory) is made only if something is to be read. Sessions of
 /// projects that keep their own go there after.
-fn import_plans(
+pub(super) fn import_plans(
     cap: &Context,
     plans: Vec<(String, StorePlan, Option<PathBuf>)>,
     state: &mut ImportState,
     force: bool,
     tally: &mut Tally,
+    how: How<'_>,
+    to_projects: &mut usize,
 ) -> anyhow::Result<()> {
     let store = cap.store.clone().for_bulk_write();
     let mut reconciler = None;
@@ -205,6 +218,7 @@ fn import_plans(
     for (label, plan, root) in plans {
         let before = ImportReport::of(tally);
         let deferred_before = deferred.len();
+        let by_user_before = router.left_by_user;
         if !plan.sources.is_empty() && result.is_ok() {
             let rec = match &mut reconciler {
                 Some(r) => r,
@@ -216,6 +230,8 @@ fn import_plans(
                 router: &mut router,
                 deferred: &mut deferred,
                 sessions: cap.store.dir(),
+                how,
+                live: std::collections::HashSet::new(),
             };
             result = import_sources(cap, rec, &plan.sources, tally, &mut sink);
         }
@@ -226,8 +242,18 @@ fn import_plans(
         }
         let d = ImportReport::of(tally).minus(before);
         let mut also = String::new();
-        if d.not_captured > 0 {
-            also += &format!(", {} left out by their project's [capture]", d.not_captured);
+        let by_user = router.left_by_user - by_user_before;
+        if d.not_captured > by_user {
+            also += &format!(
+                ", {} left out by their project's [capture]",
+                d.not_captured - by_user
+            );
+        }
+        if by_user > 0 {
+            also += &format!(
+                ", {by_user} left out by your [capture] ({})",
+                router.user_config()
+            );
         }
         if d.live > 0 {
             also += &format!(
@@ -247,18 +273,21 @@ fn import_plans(
                 deferred.len() - deferred_before
             );
         }
-        eprintln!(
-            "{label}: {} sources, {} parsed: {} created, {} updated, {} unchanged{also}",
-            plan.total(),
-            d.parsed,
-            d.created,
-            d.updated,
-            d.unchanged
-        );
+        if how.report {
+            eprintln!(
+                "{label}: {} sources, {} parsed: {} created, {} updated, {} unchanged{also}",
+                plan.total(),
+                d.parsed,
+                d.created,
+                d.updated,
+                d.unchanged
+            );
+        }
     }
     // Synced even when a source failed: what was stored before it stays.
     let synced = store.sync_bulk().map_err(CliError::from);
     result?;
     synced?;
-    store_deferred(cap, deferred, state, force, tally)
+    *to_projects += deferred.len();
+    store_deferred(cap, deferred, state, force, tally, how)
 }

@@ -75,6 +75,10 @@ fn print_table(rows: &[serde_json::Value]) -> anyhow::Result<()> {
             text(&r["to_read"]),
         ]);
     }
-    t.write(&mut std::io::stdout().lock())?;
+    // Through anstream, as every table: no bold escapes when stdout is
+    // not a terminal or NO_COLOR is set.
+    let mut out = anstream::stdout().lock();
+    t.write(&mut out)?;
+    std::io::Write::flush(&mut out)?;
     Ok(())
 }

@@ -12,6 +12,7 @@ use crucible_interop::reconcile::Reconciler;
 use crucible_interop::store_scan::StorePlan;
 
 use super::discovered::ImportReport;
+use super::watched::Adjust;
 use super::{Keep, SourceEnd, SourceSink, Tally, import_sources, prepare_dir};
 use crate::cli::GlobalArgs;
 use crate::context::{CapturePolicy, Context};
@@ -25,6 +26,8 @@ pub(crate) struct Router {
     named: bool,
     policy: CapturePolicy,
     warned: HashSet<Option<PathBuf>>,
+    /// Sessions run in no project, left out by the user's own config.
+    pub(super) left_by_user: usize,
 }
 
 impl Router {
@@ -36,10 +39,18 @@ impl Router {
             ),
             policy: CapturePolicy::load(),
             warned: HashSet::new(),
+            left_by_user: 0,
         }
     }
 
     /// Here, nowhere, or the project's own sessions directory.
+    /// Where the user's own config is, as a report names it.
+    pub(super) fn user_config(&self) -> String {
+        self.policy
+            .user_config()
+            .map_or_else(|| "your config".to_owned(), |p| p.display().to_string())
+    }
+
     pub(super) fn route(&mut self, imp: &Imported) -> (Keep, Option<PathBuf>) {
         let Some(cwd) = imp
             .log
@@ -57,6 +68,10 @@ impl Router {
             eprintln!("warning: {e}; the sessions of that project are not captured");
         }
         match (&d.project, d.enabled, d.keeps_own && !self.named) {
+            (None, false, _) => {
+                self.left_by_user += 1;
+                (Keep::Leave, None)
+            }
             (_, false, _) => (Keep::Leave, None),
             (Some(project), true, true) => (Keep::Defer, Some(project.clone())),
             _ => (Keep::Store, None),
@@ -73,6 +88,20 @@ pub(super) struct Deferred {
     read_with: Vec<(PathBuf, Fingerprint, Role)>,
 }
 
+/// How an import of the agents' stores goes: the no-path import's, or a
+/// watcher's.
+#[derive(Clone, Copy)]
+pub(crate) struct How<'a> {
+    /// Changes each session before it is stored; true when it marked it
+    /// live (`cru watch`): a live source is not recorded as read, so that
+    /// the import that settles it reads it again.
+    pub(crate) adjust: &'a Adjust<'a>,
+    /// Whether each store, each project and each source gets its line
+    /// (a one-shot import); a watcher says one line per catch-up, the
+    /// rest with `-v`.
+    pub(crate) report: bool,
+}
+
 /// A store's import into the user's directory: routes each session, and
 /// records what was read once it is stored or left out.
 pub(super) struct CaptureSink<'a> {
@@ -82,6 +111,9 @@ pub(super) struct CaptureSink<'a> {
     pub(super) deferred: &'a mut Vec<Deferred>,
     /// The sessions directory (see [`recorded_by_hooks`]).
     pub(super) sessions: &'a Path,
+    pub(super) how: How<'a>,
+    /// Sources stored live: not recorded as read.
+    pub(super) live: HashSet<PathBuf>,
 }
 
 impl SourceSink for CaptureSink<'_> {
@@ -115,9 +147,20 @@ impl SourceSink for CaptureSink<'_> {
         if !matches!(
             end,
             SourceEnd::Retry | SourceEnd::Deferred | SourceEnd::Left
-        ) {
+        ) && !self.live.remove(source)
+        {
             self.plan.record_read(source, self.state);
         }
+    }
+
+    fn adjust(&mut self, source: &Path, prepared: &mut crucible_interop::reconcile::Prepared) {
+        if (self.how.adjust)(prepared) {
+            self.live.insert(source.to_owned());
+        }
+    }
+
+    fn per_file_lines(&self) -> bool {
+        self.how.report
     }
 
     fn quiet_empty(&self) -> bool {
@@ -125,10 +168,12 @@ impl SourceSink for CaptureSink<'_> {
     }
 }
 
-/// Records what was read for each source once it is stored.
+/// Records what was read for each source once it is stored (not live).
 struct RecordSink<'a> {
     read_with: std::collections::HashMap<PathBuf, Vec<(PathBuf, Fingerprint, Role)>>,
     state: &'a mut ImportState,
+    how: How<'a>,
+    live: HashSet<PathBuf>,
 }
 
 impl SourceSink for RecordSink<'_> {
@@ -137,11 +182,26 @@ impl SourceSink for RecordSink<'_> {
     }
 
     fn done(&mut self, source: &Path, end: SourceEnd) {
-        if end != SourceEnd::Retry {
-            for (p, fp, role) in self.read_with.remove(source).into_iter().flatten() {
+        let read_with = self.read_with.remove(source);
+        if end != SourceEnd::Retry && !self.live.remove(source) {
+            for (p, fp, role) in read_with.into_iter().flatten() {
                 self.state.record(p, fp, role);
             }
         }
+    }
+
+    fn adjust(&mut self, source: &Path, prepared: &mut crucible_interop::reconcile::Prepared) {
+        if (self.how.adjust)(prepared) {
+            self.live.insert(source.to_owned());
+        }
+    }
+
+    fn per_file_lines(&self) -> bool {
+        self.how.report
+    }
+
+    fn quiet_empty(&self) -> bool {
+        true
     }
 }
 
@@ -153,6 +213,7 @@ pub(super) fn store_deferred(
     state: &mut ImportState,
     force: bool,
     tally: &mut Tally,
+    how: How<'_>,
 ) -> anyhow::Result<()> {
     let mut by_project: std::collections::BTreeMap<PathBuf, Vec<Deferred>> =
         std::collections::BTreeMap::new();
@@ -179,35 +240,34 @@ pub(super) fn store_deferred(
         let mut sink = RecordSink {
             read_with: items.into_iter().map(|d| (d.source, d.read_with)).collect(),
             state,
+            how,
+            live: HashSet::new(),
         };
         let before = ImportReport::of(tally);
         let result = import_sources(&own, &mut reconciler, &sources, tally, &mut sink);
+        // Each was counted as parsed when it was read for the user's
+        // directory: it is not read twice over in the totals.
+        tally.parsed = before.parsed;
         let synced = store.sync_bulk().map_err(CliError::from);
         result?;
         synced?;
         let d = ImportReport::of(tally).minus(before);
-        eprintln!(
+        let line = format!(
             "{}: keeps its own sessions ({}): {} parsed: {} created, {} updated, {} unchanged",
             project.display(),
             own.store.dir().display(),
-            d.parsed,
+            sources.len(),
             d.created,
             d.updated,
             d.unchanged
         );
+        if how.report {
+            eprintln!("{line}");
+        } else {
+            tracing::info!("{line}");
+        }
     }
     Ok(())
-}
-
-/// What `cru watch` stores: every source, through `adjust`, but for the
-/// sessions of a project that captures nothing, or keeps its own (which
-/// `cru session import` routes there; a watcher writes one directory).
-pub(crate) struct Watched<'a> {
-    pub(crate) router: Router,
-    pub(crate) adjust: &'a (dyn Fn(&mut crucible_interop::reconcile::Prepared) + Sync),
-    /// The sessions directory: where Claude Code's hooks keep the state of
-    /// the sessions they record.
-    pub(crate) sessions: &'a Path,
 }
 
 /// Whether Claude Code's hooks are recording this session live into
@@ -234,34 +294,3 @@ fn recorded_by_hooks(sessions: &Path, imported: &Imported) -> bool {
 /// recorded live by the hooks: a Claude Code killed before `SessionEnd`
 /// leaves it to the imports after this.
 const HOOKS_LIVE_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 60);
-
-impl SourceSink for Watched<'_> {
-    fn keep(&mut self, _: &Path, imported: &Imported) -> Keep {
-        if recorded_by_hooks(self.sessions, imported) {
-            tracing::info!(
-                id = ?imported.provenance.id,
-                "recorded live by Claude Code's hooks: left to them until it ends"
-            );
-            return Keep::Later;
-        }
-        match self.router.route(imported) {
-            (Keep::Store, _) => Keep::Store,
-            (Keep::Defer, Some(project)) => {
-                if self.router.warned.insert(Some(project.clone())) {
-                    eprintln!(
-                        "{}: keeps its own sessions ([capture] project = true); `cru session import` puts them there, the watcher leaves them",
-                        project.display()
-                    );
-                }
-                Keep::Leave
-            }
-            _ => Keep::Leave,
-        }
-    }
-
-    fn done(&mut self, _: &Path, _: SourceEnd) {}
-
-    fn adjust(&mut self, prepared: &mut crucible_interop::reconcile::Prepared) {
-        (self.adjust)(prepared);
-    }
-}
