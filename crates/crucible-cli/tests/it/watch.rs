@@ -500,7 +500,7 @@ fn a_hand_edit_is_seen_by_the_next_list_while_the_watcher_vouches_for_the_index(
 fn a_hand_edit_is_found_by_the_next_search_while_the_watcher_vouches_for_the_index() {
     let kiln = TestKiln::with_fixtures();
     kiln.write_config("1h");
-    let _w = kiln.watch(&[]);
+    let w = kiln.watch(&["-vv"]);
     let path = kiln.sessions().join("2025-12-10-investigate-ci.md");
     let original = std::fs::read_to_string(&path).unwrap();
     let search = |word: &str| {
@@ -539,6 +539,14 @@ fn a_hand_edit_is_found_by_the_next_search_while_the_watcher_vouches_for_the_ind
             );
         }
     }
+    // The fences were answered before any commit: the changed file read
+    // into the index and named as pending (not a whole catch-up).
+    assert!(
+        w.stderr()
+            .contains("a reader waits: changed files read into the index"),
+        "{}",
+        w.stderr()
+    );
 }
 
 #[test]

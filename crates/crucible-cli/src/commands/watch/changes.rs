@@ -11,8 +11,14 @@ use notify::event::{CreateKind, EventKind};
 pub enum Change {
     /// A session, journal or sidecar of the sessions directory (or a
     /// folder of sessions) changed: the indexes must catch up. `new_dir`
-    /// when a folder appeared (see [`super::event_loop`] on settling).
-    Sessions { new_dir: bool },
+    /// when a folder appeared (see [`super::event_loop`] on settling);
+    /// `session` the session file concerned, relative to the sessions
+    /// directory, when there is one (a folder, or the directory itself,
+    /// has none).
+    Sessions {
+        new_dir: bool,
+        session: Option<String>,
+    },
     /// A file under a watched source path changed.
     Source(PathBuf),
     /// A reader's sync file appeared (crucible-index's `watcher` fence).
@@ -45,8 +51,10 @@ pub fn classify(
                     out.push(Change::Sync(path.clone()));
                 }
             } else if concerns_sessions(rel) {
+                let new_dir = new_dir || path.is_dir();
                 out.push(Change::Sessions {
-                    new_dir: new_dir || path.is_dir(),
+                    new_dir,
+                    session: (!new_dir).then(|| session_of(rel)).flatten(),
                 });
             }
         } else if is_source(path) {
@@ -75,6 +83,24 @@ fn concerns_sessions(rel: &Path) -> bool {
         || name.to_str().is_some_and(names::is_sidecar)
 }
 
+/// The session file a changed file of the sessions directory belongs to
+/// (itself, or the one whose journal or sidecar it is), relative to the
+/// directory; `None` for anything else.
+fn session_of(rel: &Path) -> Option<String> {
+    let name = rel.file_name()?;
+    let session = if let Some(s) = names::journal_of(name) {
+        s.to_str()?.to_owned()
+    } else if let Some(stem) = name.to_str().and_then(names::sidecar_of) {
+        format!("{stem}.md")
+    } else if crucible_core::store::walk::is_markdown(name) {
+        name.to_str()?.to_owned()
+    } else {
+        return None;
+    };
+    let path = rel.with_file_name(session);
+    path.to_str().map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,11 +117,25 @@ mod tests {
     #[test]
     fn sessions_changes_are_told_from_cru_s_own_files() {
         let write = EventKind::Modify(ModifyKind::Data(DataChange::Content));
-        let sessions = vec![Change::Sessions { new_dir: false }];
-        assert_eq!(of(&event(write, "/s/2026-01-01-a.md")), sessions);
-        assert_eq!(of(&event(write, "/s/sub/b.md")), sessions);
-        assert_eq!(of(&event(write, "/s/.2026-01-01-a.md.journal")), sessions);
-        assert_eq!(of(&event(write, "/s/.2026-01-01-a.data.jsonl")), sessions);
+        let session = |s: &str| {
+            vec![Change::Sessions {
+                new_dir: false,
+                session: Some(s.to_owned()),
+            }]
+        };
+        assert_eq!(
+            of(&event(write, "/s/2026-01-01-a.md")),
+            session("2026-01-01-a.md")
+        );
+        assert_eq!(of(&event(write, "/s/sub/b.md")), session("sub/b.md"));
+        assert_eq!(
+            of(&event(write, "/s/.2026-01-01-a.md.journal")),
+            session("2026-01-01-a.md")
+        );
+        assert_eq!(
+            of(&event(write, "/s/sub/.2026-01-01-a.data.jsonl")),
+            session("sub/2026-01-01-a.md")
+        );
         for own in [
             "/s/.index-delta.toon",
             "/s/.cru.lock",
@@ -114,7 +154,10 @@ mod tests {
         );
         assert_eq!(
             of(&event(EventKind::Create(CreateKind::Folder), "/s/new")),
-            [Change::Sessions { new_dir: true }]
+            [Change::Sessions {
+                new_dir: true,
+                session: None
+            }]
         );
         assert_eq!(
             of(&event(write, "/src/t.jsonl")),

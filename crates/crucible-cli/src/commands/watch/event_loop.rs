@@ -43,6 +43,14 @@ struct Pending {
     sources_since: Option<Instant>,
     sessions: bool,
     sessions_since: Option<Instant>,
+    /// The session files those changes were to (relative paths).
+    session_files: BTreeSet<String>,
+    /// A sessions change with no file of its own (a folder, the idle rule):
+    /// only a whole catch-up applies it.
+    whole: bool,
+    /// Every change received so far is in the index and named in the
+    /// search index's pending list, though not committed yet.
+    vouched: bool,
     syncs: Vec<PathBuf>,
     settle_until: Option<Instant>,
     overflow: bool,
@@ -62,6 +70,9 @@ struct Watch<'a> {
     waiting: Vec<PathBuf>,
     /// The idle rule is due at the next catch-up of the index.
     idle_rule: bool,
+    /// Session files named in the search index's pending list (changed
+    /// since its last commit), cleared by the next whole catch-up.
+    search_pending: BTreeSet<String>,
 }
 
 /// Watches until Ctrl-C or SIGTERM, then removes the heartbeat.
@@ -96,6 +107,7 @@ pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
         running,
         waiting,
         idle_rule: false,
+        search_pending: BTreeSet::new(),
     };
     // Not trusted until the first catch-up is done.
     w.beat.received = 1;
@@ -145,10 +157,17 @@ impl Watch<'_> {
         let p = &mut self.pending;
         for change in classify(&event, &self.dir, &|path: &Path| sources.under_a_root(path)) {
             match change {
-                Change::Sessions { new_dir } => {
+                Change::Sessions { new_dir, session } => {
                     self.beat.received += 1;
                     p.sessions = true;
+                    p.vouched = false;
                     p.sessions_since.get_or_insert(now);
+                    match session {
+                        Some(file) => {
+                            p.session_files.insert(file);
+                        }
+                        None => p.whole = true,
+                    }
                     if new_dir {
                         p.settle_until = Some(now + SETTLE);
                     }
@@ -199,7 +218,14 @@ impl Watch<'_> {
                 .pending
                 .sessions_since
                 .is_some_and(|t| now >= t + DEBOUNCE);
-            if self.pending.sessions && (due || !self.pending.syncs.is_empty()) {
+            let asked = !self.pending.syncs.is_empty();
+            if self.pending.sessions && asked && !due && !self.pending.vouched {
+                // A reader waits: the files it may read are named at once,
+                // the commit waits for the batch (`vouch_for_files`).
+                if !self.vouch_for_files() {
+                    self.apply_sessions();
+                }
+            } else if self.pending.sessions && (due || asked) {
                 self.apply_sessions();
             }
             self.answer_syncs();
@@ -215,10 +241,43 @@ impl Watch<'_> {
                 // so the idle rule does, at the next catch-up of the index.
                 self.idle_rule = true;
                 self.pending.sessions = true;
+                self.pending.whole = true;
+                self.pending.vouched = false;
                 self.pending.sessions_since.get_or_insert(now);
             }
             self.write_beat();
         }
+    }
+
+    /// The changed session files read again into the index and named in
+    /// the search index's pending list, without a `stat` of every file or
+    /// a commit: what lets a reader's fence be answered in milliseconds at
+    /// 100,000 sessions. The whole catch-up (the commit) still follows the
+    /// batch. False when it cannot be done this way (a folder changed, no
+    /// index yet, a write failed): the caller catches up whole.
+    fn vouch_for_files(&mut self) -> bool {
+        if self.pending.whole || self.pending.session_files.is_empty() {
+            return false;
+        }
+        let target = self.beat.received;
+        let files: Vec<String> = self.pending.session_files.iter().cloned().collect();
+        if !crucible_index::SessionIndex::new(&self.ctx.store).reread(files) {
+            return false;
+        }
+        let mut named = self.search_pending.clone();
+        named.extend(self.pending.session_files.iter().cloned());
+        if crucible_search::pending::write(&self.dir, &named).is_err() {
+            return false;
+        }
+        tracing::debug!(
+            files = self.pending.session_files.len(),
+            "a reader waits: changed files read into the index and named as pending, commit later"
+        );
+        self.search_pending = named;
+        self.pending.vouched = true;
+        self.beat.applied = target;
+        self.write_beat();
+        true
     }
 
     /// Brings the indexes up to the sessions directory; the events received
@@ -228,15 +287,26 @@ impl Watch<'_> {
         // applied by the next one.
         self.pending.sessions = false;
         self.pending.sessions_since = None;
+        let files = std::mem::take(&mut self.pending.session_files);
+        let whole = std::mem::take(&mut self.pending.whole);
+        self.pending.vouched = false;
         let target = self.beat.received;
         let idle = std::mem::take(&mut self.idle_rule).then(|| self.live.idle());
         if catch_up::indexes(self.ctx, idle) {
             self.beat.applied = target;
+            // Committed: every file named as pending is in the index now.
+            if !self.search_pending.is_empty()
+                && crucible_search::pending::write(&self.dir, &BTreeSet::new()).is_ok()
+            {
+                self.search_pending.clear();
+            }
         } else {
             // Not vouched for (the search index's lock was held by a
             // search, say): tried again after the next debounce.
             self.pending.sessions = true;
             self.pending.sessions_since = Some(Instant::now());
+            self.pending.session_files.extend(files);
+            self.pending.whole |= whole;
         }
         self.write_beat();
     }
@@ -249,7 +319,8 @@ impl Watch<'_> {
             return;
         }
         let syncs = std::mem::take(&mut self.pending.syncs);
-        if self.pending.sessions || self.beat.applied != self.beat.received {
+        let unapplied = self.pending.sessions && !self.pending.vouched;
+        if unapplied || self.beat.applied != self.beat.received {
             return;
         }
         for s in syncs {
@@ -265,6 +336,11 @@ impl Watch<'_> {
                 self.beat.applied = target.max(self.beat.applied);
                 self.beat.received = self.beat.received.max(self.beat.applied);
                 self.beat.overflowed = false;
+                if !self.search_pending.is_empty()
+                    && crucible_search::pending::write(&self.dir, &BTreeSet::new()).is_ok()
+                {
+                    self.search_pending.clear();
+                }
             }
             Ok(false) => {}
             Err(e) => eprintln!("warning: catching up: {e:#}"),
