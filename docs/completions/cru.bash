@@ -3228,7 +3228,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__site)
-            opts="-o -v -h -V --output --force --status --agent --channel --model --since --until --project --verbose --dir --strict --help --version"
+            opts="-o -v -h -V --output --force --workflows --status --agent --channel --model --since --until --project --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3239,6 +3239,10 @@ _cru() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --workflows)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3931,7 +3935,7 @@ _cru() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "text json mermaid" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json mermaid html" -- "${cur}"))
                     return 0
                     ;;
                 --dir)

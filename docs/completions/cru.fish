@@ -369,7 +369,8 @@ complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcom
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from validate" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -l format -d 'How to print the answer' -r -f -a "text\t'Steps in run order with agents, channels, inputs, outputs and run totals'
 json\t'The workflow, its graph, run totals and problems'
-mermaid\t'A Mermaid flowchart (GitHub and Obsidian draw it)'"
+mermaid\t'A Mermaid flowchart (GitHub and Obsidian draw it)'
+html\t'One self-contained page: the step graph drawn in SVG, then each step (no network, no script)'"
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
@@ -577,6 +578,7 @@ complete -c cru -n "__fish_cru_using_subcommand doctor" -l strict -d 'Fail (exit
 complete -c cru -n "__fish_cru_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand doctor" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand site" -s o -l output -d 'The folder to write the site into (made if missing)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand site" -l workflows -d 'A folder of workflow files (as `cru session codify` writes them) to add to the site: a page each with its step graph, and a list' -r -F
 complete -c cru -n "__fish_cru_using_subcommand site" -l status -d 'Only sessions with this status' -r
 complete -c cru -n "__fish_cru_using_subcommand site" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
 complete -c cru -n "__fish_cru_using_subcommand site" -l channel -d 'Only sessions in this channel' -r

@@ -14,5 +14,6 @@ pub mod escape;
 pub mod markdown;
 pub mod page;
 pub mod site;
+pub mod workflow;
 
 pub use page::{Figures, Neighbours, SessionPage};

@@ -61,8 +61,14 @@ const STYLE: &str = include_str!("site.css");
 const SCRIPT: &str = include_str!("site.js");
 
 /// Index page `n` (from 1) of `pages`, showing `rows` (that page's share),
-/// out of `total` sessions.
-pub fn index_page(title: &str, rows: &[Row], n: usize, pages: usize, total: usize) -> String {
+/// out of `total` sessions; `workflows` when the site has a workflows page.
+pub fn index_page(
+    title: &str,
+    rows: &[Row],
+    (n, pages): (usize, usize),
+    total: usize,
+    workflows: bool,
+) -> String {
     let mut out = String::with_capacity(512 + rows.len() * 400);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     // Scripts: this page's own, and `sessions.js` beside it (`file:`).
@@ -78,8 +84,13 @@ pub fn index_page(title: &str, rows: &[Row], n: usize, pages: usize, total: usiz
     out.push_str("</style>\n</head>\n<body>\n<header>\n<h1>");
     push(&mut out, title);
     out.push_str(&format!(
-        "</h1>\n<p class=\"meta\">{} sessions · page {n} of {pages}</p>\n",
-        thousands(total as u64)
+        "</h1>\n<p class=\"meta\">{} sessions · page {n} of {pages}{}</p>\n",
+        thousands(total as u64),
+        if workflows {
+            " · <a href=\"workflows.html\">workflows</a>"
+        } else {
+            ""
+        }
     ));
     out.push_str("<input id=\"filter\" type=\"search\" placeholder=\"Filter every session: words of the id, title, status, agents or project\" autocomplete=\"off\">\n<p id=\"note\" class=\"meta\"></p>\n</header>\n<main>\n");
     table(&mut out, rows);
@@ -159,6 +170,59 @@ fn pager(out: &mut String, n: usize, pages: usize) {
     out.push_str("</nav>\n");
 }
 
+/// One workflow as the site lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkflowRow {
+    pub title: String,
+    /// Its page, relative to the site.
+    pub href: String,
+    /// Its file, as given.
+    pub file: String,
+    pub steps: usize,
+}
+
+/// The address of a workflow's page from the site's root: its path below
+/// the workflows folder, every character but letters, digits, `-` and `_`
+/// made `-` (the page name is safe whatever the file is called).
+pub fn workflow_href(relative: &str) -> String {
+    let stem = relative.strip_suffix(".md").unwrap_or(relative);
+    let safe: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("w/{safe}.html")
+}
+
+/// `workflows.html`: every workflow of the site.
+pub fn workflows_page(rows: &[WorkflowRow]) -> String {
+    let mut out = String::with_capacity(1024 + rows.len() * 200);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n");
+    out.push_str(
+        "<meta name=\"color-scheme\" content=\"light dark\">\n<title>Workflows</title>\n<style>\n",
+    );
+    out.push_str(crate::page::STYLE);
+    out.push_str(STYLE);
+    out.push_str("</style>\n</head>\n<body>\n<header>\n<nav class=\"home\"><a href=\"index.html\">← all sessions</a></nav>\n<h1>Workflows</h1>\n</header>\n<main>\n<table id=\"sessions\">\n<thead><tr><th>workflow</th><th>steps</th><th>file</th></tr></thead>\n<tbody>\n");
+    for r in rows {
+        out.push_str("<tr><td><a href=\"");
+        push(&mut out, &r.href);
+        out.push_str("\">");
+        push(&mut out, &r.title);
+        out.push_str(&format!("</a></td><td>{}</td><td>", r.steps));
+        push(&mut out, &r.file);
+        out.push_str("</td></tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n</main>\n</body>\n</html>\n");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,13 +242,20 @@ mod tests {
 
     #[test]
     fn an_index_page_holds_its_rows_escaped_and_links_its_neighbours() {
-        let page = index_page("Sessions", &[r("a", "<b>x</b>")], 2, 3, 1001);
+        let page = index_page("Sessions", &[r("a", "<b>x</b>")], (2, 3), 1001, true);
+        assert!(page.contains("<a href=\"workflows.html\">workflows</a>"));
         assert!(page.contains("<a href=\"s/a.html\">a</a>"));
         assert!(page.contains("&lt;b&gt;x&lt;/b&gt;"));
         assert!(page.contains("<a href=\"index.html\">← newer</a>"));
         assert!(page.contains("<a href=\"index-3.html\">older →</a>"));
         assert!(page.contains("1,001 sessions · page 2 of 3"));
         assert!(page.contains("<td data-value=\"1234\">1,234</td>"));
+    }
+
+    #[test]
+    fn workflow_pages_have_safe_names() {
+        assert_eq!(workflow_href("review.md"), "w/review.html");
+        assert_eq!(workflow_href("a/b c\"<x>.md"), "w/a-b-c---x-.html");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod manifest;
 mod neighbours;
+mod workflows;
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +27,10 @@ pub struct SiteArgs {
     /// Write every page again, even those whose session did not change.
     #[arg(long)]
     pub force: bool,
+    /// A folder of workflow files (as `cru session codify` writes them) to
+    /// add to the site: a page each with its step graph, and a list.
+    #[arg(long, value_name = "DIR")]
+    pub workflows: Option<PathBuf>,
     #[command(flatten)]
     pub filters: FilterArgs,
 }
@@ -53,10 +58,15 @@ pub fn run(ctx: &Context, args: &SiteArgs) -> anyhow::Result<Outcome> {
         dir: ctx.store.dir(),
         by_id: records.iter().map(|r| (r.id.as_str(), r)).collect(),
     };
-    let written = write_pages(ctx, &records, &old, &site, &pages_dir);
+    let mut written = write_pages(ctx, &records, &old, &site, &pages_dir);
     let removed = old.remove_gone(&pages_dir, &site.by_id);
     let rows: Vec<Row> = records.iter().map(row).collect();
-    write_indexes(out, &rows)?;
+    let mut warnings = std::mem::take(&mut written.warnings);
+    let has_workflows = match &args.workflows {
+        Some(dir) => workflows::write(dir, out, &mut warnings)? > 0,
+        None => false,
+    };
+    write_indexes(out, &rows, has_workflows)?;
     written.manifest.write(out)?;
     let pages = format!(
         "{} {}",
@@ -74,10 +84,10 @@ pub fn run(ctx: &Context, args: &SiteArgs) -> anyhow::Result<Outcome> {
         records.len(),
         records.len() - written.count,
     );
-    for w in &written.warnings {
+    for w in &warnings {
         eprintln!("warning: {w}");
     }
-    Ok(if written.warnings.is_empty() {
+    Ok(if warnings.is_empty() {
         found.outcome
     } else {
         Outcome::Skipped
@@ -204,7 +214,7 @@ fn row(r: &SessionRecord) -> Row {
 }
 
 /// The index pages and `sessions.js`, each written only when it changed.
-fn write_indexes(out: &Path, rows: &[Row]) -> anyhow::Result<()> {
+fn write_indexes(out: &Path, rows: &[Row], workflows: bool) -> anyhow::Result<()> {
     let pages = rows.len().div_ceil(site::ROWS_PER_PAGE).max(1);
     let title = "Sessions";
     for n in 1..=pages {
@@ -212,7 +222,7 @@ fn write_indexes(out: &Path, rows: &[Row]) -> anyhow::Result<()> {
             .chunks(site::ROWS_PER_PAGE)
             .nth(n - 1)
             .unwrap_or_default();
-        let html = site::index_page(title, share, n, pages, rows.len());
+        let html = site::index_page(title, share, (n, pages), rows.len(), workflows);
         write_if_changed(&out.join(site::index_name(n)), html.as_bytes())?;
     }
     // Index pages of an earlier, longer run.
@@ -226,7 +236,7 @@ fn write_indexes(out: &Path, rows: &[Row]) -> anyhow::Result<()> {
     )
 }
 
-fn write_if_changed(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(());
     }

@@ -52,6 +52,63 @@ fn a_site_has_an_index_a_page_per_session_and_rewrites_only_what_changed() {
     assert!(page.contains("2025-12-10-investigate-ci <small>(not in this directory)</small>"));
 }
 
+#[test]
+fn workflows_get_a_page_each_with_their_step_graph() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.sessions().join("../../site");
+    let flows = crate::kiln::fixtures().join("workflows");
+    let run = kiln.run(&[
+        "site",
+        "-o",
+        &out.display().to_string(),
+        "--workflows",
+        &flows.display().to_string(),
+    ]);
+    // malformed-toon.md and the samples that are not workflows are named
+    // and left out (exit 3), the rest written.
+    assert!(run.code == 0 || run.code == 3, "{}", run.stderr);
+    let list = std::fs::read_to_string(out.join("workflows.html")).unwrap();
+    assert!(
+        list.contains("<a href=\"w/parallel-merge.html\">Review a pull request</a>"),
+        "{list}"
+    );
+    let page = std::fs::read_to_string(out.join("w/parallel-merge.html")).unwrap();
+    assert!(page.contains("<svg class=\"graph\""));
+    assert_eq!(page.matches("<rect ").count(), 4, "one box per step");
+    assert!(page.contains("<a href=\"../workflows.html\">← all workflows</a>"));
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("<a href=\"workflows.html\">workflows</a>"));
+}
+
+#[test]
+fn workflow_show_html_draws_the_steps_and_escapes_their_names() {
+    let kiln = TestKiln::empty();
+    let file = kiln.sessions().join("../flow.md");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &file,
+        "# Flow <script>alert(1)</script>\n\n## Fetch <b>it</b> @fetcher\nurl → diff\n\n## Use @user\ndiff → done\n",
+    )
+    .unwrap();
+    let out = kiln.run(&[
+        "workflow",
+        "show",
+        &file.display().to_string(),
+        "--format",
+        "html",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stdout.contains("<script"), "{}", out.stdout);
+    assert!(!out.stdout.contains("<b>"), "{}", out.stdout);
+    assert!(out.stdout.contains("Fetch &lt;b&gt;it&lt;/b&gt;"));
+    assert_eq!(out.stdout.matches("<rect ").count(), 2);
+    assert!(
+        out.stdout.contains(">diff</text>"),
+        "the edge is named: {}",
+        out.stdout
+    );
+}
+
 /// Chromium, if it is installed (CI installs it).
 fn chromium() -> Option<PathBuf> {
     ["chromium", "chromium-browser", "google-chrome"]

@@ -1,4 +1,4 @@
-//! `cru workflow show FILE [--format text|json|mermaid]`.
+//! `cru workflow show FILE [--format text|json|mermaid|html]`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -27,6 +27,9 @@ pub enum ShowFormat {
     Json,
     /// A Mermaid flowchart (GitHub and Obsidian draw it).
     Mermaid,
+    /// One self-contained page: the step graph drawn in SVG, then each
+    /// step (no network, no script).
+    Html,
 }
 
 pub fn run(args: &ShowArgs) -> anyhow::Result<Outcome> {
@@ -54,6 +57,10 @@ pub fn render(checked: &CheckedWorkflow, format: ShowFormat) -> anyhow::Result<S
         ShowFormat::Mermaid => {
             out.write_all(crucible_codify::mermaid(&checked.workflow, &checked.graph).as_bytes())?;
         }
+        ShowFormat::Html => out.write_all(
+            crucible_view::workflow::workflow_page(&checked.workflow, &checked.graph, None)
+                .as_bytes(),
+        )?,
         ShowFormat::Json => {
             let doc = super::json::WorkflowJson {
                 version: super::json::VERSION,
