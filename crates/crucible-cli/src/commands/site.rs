@@ -67,6 +67,12 @@ pub fn run(ctx: &Context, args: &SiteArgs) -> anyhow::Result<Outcome> {
         None => false,
     };
     write_indexes(out, &rows, has_workflows)?;
+    // One durability point for every page: a crash of the machine before
+    // it leaves the old manifest, which makes the pages again.
+    if written.count > 0 {
+        crucible_core::store::atomic::sync_file_system(out)
+            .map_err(|e| CliError::new(format!("{}: {e}", out.display())))?;
+    }
     written.manifest.write(out)?;
     let pages = format!(
         "{} {}",
@@ -151,7 +157,13 @@ fn page_share(
         }
         match render(ctx, record, site) {
             Ok((html, key)) => {
-                match crucible_core::store::atomic::write_atomic(&page, html.as_bytes()) {
+                // Not synced one by one: the run ends with one sync before
+                // the manifest that says the pages are made (`run`).
+                match crucible_core::store::atomic::write_atomic_with(
+                    &page,
+                    &[html.as_bytes()],
+                    crucible_core::store::atomic::Durability::Deferred,
+                ) {
                     Ok(()) => {
                         share.count += 1;
                         share.manifest.insert(record.id.clone(), key);
@@ -240,6 +252,10 @@ pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> anyhow::Result<()> 
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(());
     }
-    crucible_core::store::atomic::write_atomic(path, bytes)
-        .map_err(|e| CliError::new(format!("{}: {e}", path.display())).into())
+    crucible_core::store::atomic::write_atomic_with(
+        path,
+        &[bytes],
+        crucible_core::store::atomic::Durability::Deferred,
+    )
+    .map_err(|e| CliError::new(format!("{}: {e}", path.display())).into())
 }
