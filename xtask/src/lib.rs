@@ -18,5 +18,6 @@ pub mod messages_check;
 mod names_spelled_once;
 pub mod peer_check;
 pub mod record_bench;
+pub mod screenshots;
 pub mod search_bench;
 pub mod site_bench;

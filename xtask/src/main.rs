@@ -19,7 +19,8 @@ use clap::{Parser, Subcommand};
 
 use xtask::{
     bench, capture_bench, claude_corpus, corpus, cru_binary, deps, docs, import_bench, index_bench,
-    learn_bench, learn_check, messages_check, peer_check, record_bench, search_bench, site_bench,
+    learn_bench, learn_check, messages_check, peer_check, record_bench, screenshots, search_bench,
+    site_bench,
 };
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
@@ -61,6 +62,10 @@ enum Task {
     /// Load every learning-case JSONL schema with Hugging Face `datasets`
     /// (python3 with the package installed).
     LearnCheck,
+    /// The README's pictures from the fixtures (docs/images/): a session
+    /// page and the site's index by headless Chromium, the picker's screen
+    /// from a tmux pane.
+    Screenshots,
     /// Validate `resume --format messages` of every fixture session and of
     /// imported real sessions with the `openai` Python package's types.
     MessagesCheck,
@@ -141,6 +146,7 @@ fn main() -> anyhow::Result<()> {
         Task::Deps => deps::run(&root),
         Task::LearnCheck => learn_check::run(&root),
         Task::MessagesCheck => messages_check::run(&root),
+        Task::Screenshots => screenshots::run(&root),
         Task::PeerCheck { transcripts } => peer_check::run(&root, transcripts),
         Task::Bench {
             sessions,
