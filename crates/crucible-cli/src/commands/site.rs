@@ -54,11 +54,15 @@ pub fn run(ctx: &Context, args: &SiteArgs) -> anyhow::Result<Outcome> {
     } else {
         Manifest::read(out)
     };
-    let site = Site {
-        dir: ctx.store.dir(),
-        by_id: records.iter().map(|r| (r.id.as_str(), r)).collect(),
-    };
-    let mut written = write_pages(ctx, &records, &old, &site, &pages_dir);
+    let site = Site::new(ctx.store.dir(), &records);
+    let existing: std::collections::HashSet<String> = std::fs::read_dir(&pages_dir)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut written = write_pages(ctx, &records, &old, (&site, &existing), &pages_dir);
     let removed = old.remove_gone(&pages_dir, &site.by_id);
     let rows: Vec<Row> = records.iter().map(row).collect();
     let mut warnings = std::mem::take(&mut written.warnings);
@@ -113,7 +117,7 @@ fn write_pages(
     ctx: &Context,
     records: &[SessionRecord],
     old: &Manifest,
-    site: &Site<'_>,
+    (site, existing): (&Site<'_>, &std::collections::HashSet<String>),
     pages_dir: &Path,
 ) -> Written {
     let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
@@ -121,7 +125,7 @@ fn write_pages(
     let shares: Vec<Written> = std::thread::scope(|s| {
         let handles: Vec<_> = records
             .chunks(chunk)
-            .map(|part| s.spawn(move || page_share(ctx, part, old, site, pages_dir)))
+            .map(|part| s.spawn(move || page_share(ctx, part, old, (site, existing), pages_dir)))
             .collect();
         handles
             .into_iter()
@@ -142,15 +146,17 @@ fn page_share(
     ctx: &Context,
     part: &[SessionRecord],
     old: &Manifest,
-    site: &Site<'_>,
+    (site, existing): (&Site<'_>, &std::collections::HashSet<String>),
     pages_dir: &Path,
 ) -> Written {
     let mut share = Written::default();
     for record in part {
-        let page = pages_dir.join(format!("{}.html", record.id));
+        let name = format!("{}.html", record.id);
+        let page = pages_dir.join(&name);
+        // A page found by one listing of the folder, not a `stat` each.
         if !record.live
+            && existing.contains(&name)
             && let Some(key) = old.unchanged(&record.id, &|id| site.stamp(id))
-            && page.is_file()
         {
             share.manifest.insert(record.id.clone(), key);
             continue;
