@@ -35,7 +35,6 @@ pub struct Model {
     pub matched: Vec<usize>,
     /// Position in `matched`.
     pub selected: usize,
-    matcher: Matcher,
 }
 
 impl std::fmt::Debug for Model {
@@ -58,7 +57,6 @@ impl Model {
             query: String::new(),
             matched: Vec::new(),
             selected: 0,
-            matcher: Matcher::new(Config::DEFAULT),
         };
         model.refilter();
         model
@@ -76,9 +74,23 @@ impl Model {
         self.matched.get(self.selected).map(|&i| &self.entries[i])
     }
 
+    /// A character typed: only the sessions that matched the query
+    /// before can match it now (a longer subsequence), so only they are
+    /// scored again; not so for nucleo's negations and anchors (`!`, `^`,
+    /// `$`, `'`), after which everything is scored.
     pub fn push_char(&mut self, c: char) {
+        let plain = |t: &str| !t.contains(['!', '^', '$', '\'', '\\']);
+        let narrowing = !self.query.trim().is_empty()
+            && !c.is_whitespace()
+            && plain(&self.query)
+            && plain(&c.to_string());
         self.query.push(c);
-        self.refilter();
+        if narrowing {
+            let candidates = std::mem::take(&mut self.matched);
+            self.score(candidates);
+        } else {
+            self.refilter();
+        }
     }
 
     pub fn pop_char(&mut self) {
@@ -101,24 +113,47 @@ impl Model {
     /// (newest first), so an empty query lists every session as given.
     fn refilter(&mut self) {
         self.selected = 0;
-        let query = self.query.trim();
-        if query.is_empty() {
+        if self.query.trim().is_empty() {
             self.matched = (0..self.entries.len()).collect();
             return;
         }
-        let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
-        let mut buf = Vec::new();
-        let mut scored: Vec<(u32, usize)> = self
-            .haystacks
-            .iter()
-            .enumerate()
-            .filter_map(|(i, h)| {
-                pattern
-                    .score(Utf32Str::new(h, &mut buf), &mut self.matcher)
-                    .map(|s| (s, i))
-            })
-            .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.score((0..self.entries.len()).collect());
+    }
+
+    /// Scores `candidates` against the query on every core (nucleo's
+    /// matcher is a few microseconds a session: 100,000 of them on one core
+    /// would be felt at every key).
+    fn score(&mut self, mut candidates: Vec<usize>) {
+        self.selected = 0;
+        let pattern = Pattern::parse(self.query.trim(), CaseMatching::Smart, Normalization::Smart);
+        let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        let chunk = candidates.len().div_ceil(threads).max(1);
+        let haystacks = &self.haystacks;
+        let mut scored: Vec<(u32, usize)> = std::thread::scope(|s| {
+            let handles: Vec<_> = candidates
+                .chunks(chunk)
+                .map(|part| {
+                    let pattern = &pattern;
+                    s.spawn(move || {
+                        let mut matcher = Matcher::new(Config::DEFAULT);
+                        let mut buf = Vec::new();
+                        part.iter()
+                            .filter_map(|&i| {
+                                pattern
+                                    .score(Utf32Str::new(&haystacks[i], &mut buf), &mut matcher)
+                                    .map(|score| (score, i))
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        candidates.clear();
+        scored.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         self.matched = scored.into_iter().map(|(_, i)| i).collect();
     }
 }
@@ -162,5 +197,27 @@ mod tests {
         m.pop_char();
         m.pop_char();
         assert_eq!(m.matched.len(), 3);
+    }
+
+    #[test]
+    fn narrowing_a_query_finds_what_scoring_every_session_finds() {
+        let entries: Vec<Entry> = (0..500)
+            .map(|i| {
+                entry(
+                    &format!("2026-01-01-s{i}"),
+                    &format!("title {} of {}", i * 7, i % 13),
+                )
+            })
+            .collect();
+        for query in ["s1", "t1 o", "s1!2", "^2026 4"] {
+            let mut typed = Model::new(entries.clone());
+            for c in query.chars() {
+                typed.push_char(c);
+            }
+            let mut whole = Model::new(entries.clone());
+            whole.query = query.to_owned();
+            whole.refilter();
+            assert_eq!(typed.matched, whole.matched, "{query}");
+        }
     }
 }
