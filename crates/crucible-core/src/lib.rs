@@ -13,6 +13,7 @@
 
 pub mod calendar;
 pub mod config;
+pub mod figures;
 pub mod project;
 pub mod recorder;
 pub mod resume;

@@ -122,10 +122,7 @@ fn header(out: &mut String, page: &SessionPage<'_>) {
     );
     field("started", escaped(fm.started.as_str()));
     if let Some(ms) = fm.duration_ms() {
-        field(
-            "duration",
-            escaped(&duration(u64::try_from(ms).unwrap_or(0))),
-        );
+        field("duration", escaped(&duration(ms)));
     }
     if !fm.participants.is_empty() {
         let agents: Vec<String> = fm.participants.iter().map(ToString::to_string).collect();
@@ -463,7 +460,7 @@ fn call_data(out: &mut String, full: &CallData) {
         facts.push(format!("exit code {code}"));
     }
     if let Some(ms) = full.duration_ms {
-        facts.push(duration(ms));
+        facts.push(duration(i64::try_from(ms).unwrap_or(i64::MAX)));
     }
     if !facts.is_empty() {
         out.push_str("<p class=\"meta\">");
@@ -533,7 +530,7 @@ fn phase_meta(p: &Phase) -> Vec<String> {
         parts.push(model.clone());
     }
     if let Some(ms) = m.duration_ms {
-        parts.push(duration(ms));
+        parts.push(duration(i64::try_from(ms).unwrap_or(i64::MAX)));
     }
     if let Some(tokens) = m.tokens {
         parts.push(format!("{} tokens", thousands(tokens)));
@@ -544,44 +541,11 @@ fn phase_meta(p: &Phase) -> Vec<String> {
     parts
 }
 
-/// `1h 02m`, `3m 05s`, `12s`, `450ms`.
-pub fn duration(ms: u64) -> String {
-    let s = ms / 1000;
-    match (s / 3600, s / 60 % 60, s % 60) {
-        (0, 0, 0) => format!("{ms}ms"),
-        (0, 0, sec) => format!("{sec}s"),
-        (0, min, sec) => format!("{min}m {sec:02}s"),
-        (h, min, _) => format!("{h}h {min:02}m"),
-    }
-}
-
-/// `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crucible_core::figures::{duration, thousands};
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn figures_read_as_people_write_them() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1234), "1,234");
-        assert_eq!(thousands(1_234_567), "1,234,567");
-        assert_eq!(duration(450), "450ms");
-        assert_eq!(duration(12_000), "12s");
-        assert_eq!(duration(185_000), "3m 05s");
-        assert_eq!(duration(3_720_000), "1h 02m");
-    }
 
     #[test]
     fn kinds_become_safe_class_names() {

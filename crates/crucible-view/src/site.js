@@ -19,9 +19,10 @@
   function duration(ms) {
     if (!(ms > 0)) return "";
     var s = Math.floor(ms / 1000), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60;
-    if (h > 0) return h + "h " + String(m).padStart(2, "0") + "m";
-    if (m > 0) return m + "m " + String(s % 60).padStart(2, "0") + "s";
-    return s > 0 ? s + "s" : ms + "ms";
+    // As the pages write it (crucible_core::figures::duration).
+    if (h > 0) return h + "h " + m + "m " + (s % 60) + "s";
+    if (m > 0) return m + "m " + (s % 60) + "s";
+    return s + "s";
   }
   function row(s) {
     var tr = document.createElement("tr");

@@ -142,7 +142,7 @@ fn row(out: &mut String, r: &Row) {
         "</td><td data-value=\"{0}\">{1}</td><td data-value=\"{2}\">{3}</td></tr>\n",
         r.duration_ms,
         if r.duration_ms > 0 {
-            duration(r.duration_ms)
+            duration(i64::try_from(r.duration_ms).unwrap_or(i64::MAX))
         } else {
             String::new()
         },
@@ -255,7 +255,7 @@ mod tests {
     #[test]
     fn workflow_pages_have_safe_names() {
         assert_eq!(workflow_href("review.md"), "w/review.html");
-        assert_eq!(workflow_href("a/b c\"<x>.md"), "w/a-b-c---x-.html");
+        assert_eq!(workflow_href("a/b c\"<x>.md"), "w/a-b-c--x-.html");
     }
 
     #[test]

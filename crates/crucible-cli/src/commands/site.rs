@@ -15,7 +15,7 @@ use crucible_view::site::{self, Row};
 
 use self::manifest::{Manifest, PageKey};
 use self::neighbours::{Site, SiteNeighbours};
-use super::session::query::{FilterArgs, tally_index};
+use super::session::query::{FilterArgs, agents_of, records};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
 
@@ -37,13 +37,7 @@ pub struct SiteArgs {
 
 pub fn run(ctx: &Context, args: &SiteArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
-    let found = tally_index(
-        ctx,
-        &filter,
-        &Vec::new,
-        &|rows: &mut Vec<SessionRecord>, _, decode| decode().map(|r| rows.push(r)).is_ok(),
-        Vec::extend,
-    )?;
+    let found = records(ctx, &filter)?;
     let records = crucible_index::query::sort_newest_first(found.tally, None);
     let out = &args.output;
     let pages_dir = out.join("s");
@@ -212,13 +206,7 @@ fn row(r: &SessionRecord) -> Row {
         id: r.id.clone(),
         title: r.title.clone().unwrap_or_default(),
         status: r.status.as_str().to_owned(),
-        agents: r
-            .participants
-            .iter()
-            .chain(&r.agents)
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .join(", "),
+        agents: agents_of(r),
         project: r.project.clone().unwrap_or_default(),
         started: r.started.clone(),
         duration_ms: r.duration_ms.unwrap_or(0),

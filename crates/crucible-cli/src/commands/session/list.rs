@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use clap::Args;
 use crucible_index::{SessionRecord, query};
 
-use super::query::{DataFormat, FilterArgs, tally_index};
+use super::query::{DataFormat, FilterArgs};
 use crate::context::Context;
 use crate::error::Outcome;
 use crate::render::output::list::ListAnswer;
@@ -26,13 +26,7 @@ pub struct ListArgs {
 
 pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
-    let found = tally_index(
-        ctx,
-        &filter,
-        &Vec::new,
-        &|rows: &mut Vec<SessionRecord>, _, decode| decode().map(|r| rows.push(r)).is_ok(),
-        Vec::extend,
-    )?;
+    let found = super::query::records(ctx, &filter)?;
     let rows = query::sort_newest_first(found.tally, args.limit);
     if rows.is_empty() {
         // Only when nothing is listed (the user's directory is read for

@@ -66,13 +66,7 @@ pub fn entry(r: &SessionRecord) -> Entry {
         id: r.id.clone(),
         title: r.title.clone().unwrap_or_default(),
         status: r.status.as_str().to_owned(),
-        agents: r
-            .participants
-            .iter()
-            .chain(&r.agents)
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .join(", "),
+        agents: super::query::agents_of(r),
         project: r.project.clone().unwrap_or_default(),
         started: r.started.clone(),
     }

@@ -215,6 +215,34 @@ pub fn tally_index<T: Send>(
     tally_index_reading(ctx, UsageCells::Skip, filter, init, add, merge)
 }
 
+/// Every session `filter` takes, as the index's records (in no order),
+/// with what the reading skipped.
+pub fn records(
+    ctx: &Context,
+    filter: &Filter,
+) -> anyhow::Result<Tallied<Vec<crucible_index::SessionRecord>>> {
+    tally_index(
+        ctx,
+        filter,
+        &Vec::new,
+        &|rows: &mut Vec<crucible_index::SessionRecord>, _, decode| {
+            decode().map(|r| rows.push(r)).is_ok()
+        },
+        Vec::extend,
+    )
+}
+
+/// A session's agents on one line: its participants, then the agents of
+/// phases that are not among them.
+pub fn agents_of(r: &crucible_index::SessionRecord) -> String {
+    r.participants
+        .iter()
+        .chain(&r.agents)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// [`tally_index`], reading the usage cells or not.
 pub fn tally_index_reading<T: Send>(
     ctx: &Context,
