@@ -45,6 +45,7 @@ mod transcript;
 
 use std::path::{Path, PathBuf};
 
+pub use claude_code::resumed::earlier_sessions as claude_code_earlier_sessions;
 pub use claude_code::{LineUsage, line_usage};
 pub use detect::detect;
 pub use export::{EXPORT_FORMATS, ExportError, Exported, export};

@@ -81,7 +81,8 @@ impl<C: SessionCodec> Turn<'_, C> {
     /// if hooks recorded it.
     fn continued(&self) -> Option<Result<SessionState, CaptureError>> {
         let path = self.input.transcript_path.as_deref()?;
-        for earlier in super::resumed::earlier_sessions(path, &self.input.session_id) {
+        for earlier in crucible_interop::claude_code_earlier_sessions(path, &self.input.session_id)
+        {
             match peek(self.store.dir(), AGENT, &earlier) {
                 Ok(Some(state)) if state.path.exists() => return Some(Ok(state)),
                 Ok(_) => {}

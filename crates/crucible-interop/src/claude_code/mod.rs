@@ -30,6 +30,7 @@
 //! - a line that does not parse is a warning.
 
 mod conversation;
+pub(crate) mod resumed;
 mod subagents;
 mod synthetic;
 mod tokens;

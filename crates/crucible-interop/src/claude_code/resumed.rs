@@ -15,8 +15,9 @@ use std::path::Path;
 const HEAD_LINES: usize = 64;
 
 /// The Claude Code sessions `path` (the transcript of session `current`)
-/// may continue, the likeliest first.
-pub(super) fn earlier_sessions(path: &Path, current: &str) -> Vec<String> {
+/// may continue, the likeliest first. The hooks (crucible-capture) and the
+/// importer both ask this, so that they agree on what a resume is.
+pub fn earlier_sessions(path: &Path, current: &str) -> Vec<String> {
     let lines = head(path);
     let mut found: Vec<String> = lines
         .iter()
