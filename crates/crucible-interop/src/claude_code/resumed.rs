@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How many lines of a transcript are looked at (its repeated history
 /// comes first).
@@ -57,6 +57,84 @@ pub fn earlier_sessions(path: &Path, current: &str) -> Vec<String> {
     found
 }
 
+/// What an import finds of the transcript a Claude Code transcript
+/// continues.
+#[derive(Debug)]
+pub(crate) enum Continues {
+    /// A transcript of its own.
+    Nothing,
+    /// The earlier transcript beside it, and the `uuid`s of its lines:
+    /// the lines of this one with those `uuid`s are the earlier session's.
+    Beside {
+        path: PathBuf,
+        id: String,
+        uuids: HashSet<String>,
+    },
+    /// It names an earlier session whose transcript is not beside it.
+    Missing(String),
+}
+
+/// The transcript `path` continues, found as the hooks find it
+/// ([`earlier_sessions`]), for an import. The hooks know which transcript
+/// is the new one (the one `--resume` started); an import has both, and
+/// they share their first lines: the earlier is the one whose every line
+/// the other repeats, the longest such when several are (a chain A → B →
+/// C: C continues B).
+pub(crate) fn continues(path: &Path) -> Continues {
+    let Some(current) = path.file_stem().and_then(|s| s.to_str()) else {
+        return Continues::Nothing;
+    };
+    let earlier = earlier_sessions(path, current);
+    let Some(first) = earlier.first().cloned() else {
+        return Continues::Nothing;
+    };
+    let ours = uuids(path);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let best = earlier
+        .into_iter()
+        .filter_map(|id| {
+            let theirs_path = dir.join(format!("{id}.jsonl"));
+            let theirs = uuids(&theirs_path);
+            let repeated = !theirs.is_empty()
+                && theirs.len() < ours.len()
+                && theirs.iter().all(|u| ours.contains(u));
+            repeated.then_some((theirs_path, id, theirs))
+        })
+        .max_by_key(|(_, _, theirs)| theirs.len());
+    match best {
+        Some((path, id, uuids)) => Continues::Beside { path, id, uuids },
+        // Lines under another session id with no transcript of it here:
+        // the repeated lines stay (nothing else holds them). Lines that
+        // only share `uuid`s with a longer transcript are not a resume.
+        None if !dir.join(format!("{first}.jsonl")).is_file() && names(path, &first) => {
+            Continues::Missing(first)
+        }
+        None => Continues::Nothing,
+    }
+}
+
+/// The `uuid`s of every line of a transcript.
+fn uuids(path: &Path) -> HashSet<String> {
+    let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {
+        return HashSet::new();
+    };
+    BufReader::new(file)
+        .lines()
+        .map_while(Result::ok)
+        .filter_map(|line| {
+            let v: serde_json::Value = serde_json::from_str(&line).ok()?;
+            Some(v.get("uuid")?.as_str()?.to_owned())
+        })
+        .collect()
+}
+
+/// Whether the head of `path` holds lines of session `id`.
+fn names(path: &Path, id: &str) -> bool {
+    head(path)
+        .iter()
+        .any(|v| v.get("sessionId").and_then(|s| s.as_str()) == Some(id))
+}
+
 /// The first lines of a transcript that read as JSON objects.
 fn head(path: &Path) -> Vec<serde_json::Value> {
     let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {
@@ -96,5 +174,27 @@ mod tests {
         let c = dir.path().join("cccc.jsonl");
         std::fs::write(&c, line("cccc", "u9") + "\n").unwrap();
         assert!(earlier_sessions(&c, "cccc").is_empty());
+    }
+
+    #[test]
+    fn of_two_transcripts_sharing_lines_the_longer_continues_the_shorter() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("aaaa.jsonl");
+        std::fs::write(&a, line("aaaa", "u1") + "\n").unwrap();
+        let b = dir.path().join("bbbb.jsonl");
+        std::fs::write(&b, line("bbbb", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
+        match continues(&b) {
+            Continues::Beside { path, id, uuids } => {
+                assert_eq!((path, id.as_str()), (a.clone(), "aaaa"));
+                assert_eq!(uuids, HashSet::from(["u1".to_owned()]));
+            }
+            other => panic!("{other:?}"),
+        }
+        // The earlier one continues nothing, though it shares a line.
+        assert!(matches!(continues(&a), Continues::Nothing));
+        // Naming a session whose transcript is not here: kept whole.
+        std::fs::remove_file(&a).unwrap();
+        std::fs::write(&b, line("aaaa", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
+        assert!(matches!(continues(&b), Continues::Missing(id) if id == "aaaa"));
     }
 }
