@@ -310,8 +310,7 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
                 ids.contains(&earlier.id) || provenance.id.as_ref().is_some_and(|i| ids.contains(i))
             });
             if hooked_as_one
-                && let Ok(whole) =
-                    crate::claude_code::import_whole(Path::new(&provenance.path))
+                && let Ok(whole) = crate::claude_code::import_whole(Path::new(&provenance.path))
             {
                 return self.store(whole, on);
             }
@@ -416,8 +415,14 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
             None
         };
         let current = now.as_ref().unwrap_or(old);
-        Provenance::of(current).is_some_and(|p| p.path != source.path)
-            && resumed::resumed_ids(current).contains(id)
+        // Both transcripts are named in the session; the continuation is
+        // the one that repeats the other's lines.
+        Provenance::of(current).is_some_and(|p| {
+            p.path != source.path
+                && resumed::resumed_ids(current).contains(id)
+                && crate::claude_code::resumed::continues_file(Path::new(&p.path))
+                    .is_some_and(|earlier| earlier == Path::new(&source.path))
+        })
     }
 
     /// Stores one session: created, updated, or left as it is. Returns where

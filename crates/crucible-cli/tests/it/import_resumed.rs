@@ -91,11 +91,21 @@ fn field<'t>(text: &'t str, key: &str) -> Option<&'t str> {
 /// only its own, linked to the earlier one (key and a first block).
 fn assert_linked_pair(dir: &Path) {
     let files = sessions(dir);
-    assert_eq!(files.len(), 2, "{:#?}", files.iter().map(|f| &f.0).collect::<Vec<_>>());
-    let (later, earlier): (Vec<_>, Vec<_>) = files.iter().partition(|(_, t)| t.contains(NEW_PROMPT));
+    assert_eq!(
+        files.len(),
+        2,
+        "{:#?}",
+        files.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    let (later, earlier): (Vec<_>, Vec<_>) =
+        files.iter().partition(|(_, t)| t.contains(NEW_PROMPT));
     let (later, earlier) = (&later[0].1, &earlier[0]);
     let earlier_id = &earlier.0;
-    assert_eq!(field(later, "resumed_from"), Some(earlier_id.as_str()), "{later}");
+    assert_eq!(
+        field(later, "resumed_from"),
+        Some(earlier_id.as_str()),
+        "{later}"
+    );
     let first_block = later.split("\n## ").nth(1).unwrap();
     assert!(
         first_block.contains(&format!("[[{earlier_id}]]")),
@@ -104,7 +114,10 @@ fn assert_linked_pair(dir: &Path) {
     // The earlier turns are not repeated: one prompt, the new one.
     assert_eq!(later.matches("> [!user]").count(), 1, "{later}");
     assert!(!earlier.1.contains(NEW_PROMPT));
-    assert!(later.contains(LATER_ID), "its own Claude session id: {later}");
+    assert!(
+        later.contains(LATER_ID),
+        "its own Claude session id: {later}"
+    );
     cru(dir).args(["session", "validate"]).assert().success();
 }
 
@@ -122,7 +135,10 @@ fn resumed_pair_imports_as_two_linked_sessions(keep_id: bool) {
     assert_linked_pair(&dir);
     let before = sessions(&dir);
     // A forced re-import gives the same: no split, no duplicate.
-    run(&dir, &["session", "import", "--force", folder.to_str().unwrap()]);
+    run(
+        &dir,
+        &["session", "import", "--force", folder.to_str().unwrap()],
+    );
     assert_linked_pair(&dir);
     let ids = |f: &[(String, String)]| f.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&sessions(&dir)), ids(&before));
@@ -218,7 +234,13 @@ fn a_pair_the_hooks_recorded_as_one_stays_one_when_imported() {
         assert_eq!(files.len(), 1, "still one session: {files:?}");
         let text = with_journal(&files[0]);
         assert!(text.contains("start phoenix in background"), "{text}");
-        assert_eq!(text.matches(NEW_PROMPT).count(), 1, "{text}");
+        let prompt = format!("> \"{NEW_PROMPT}\"");
+        assert_eq!(text.matches(&prompt).count(), 1, "{text}");
+        assert_eq!(
+            text.matches("> \"start phoenix in background\"").count(),
+            1,
+            "{text}"
+        );
         assert!(!text.contains("resumed_from"), "{text}");
         cru(&dir).args(["session", "validate"]).assert().success();
     }

@@ -359,7 +359,9 @@ fn earlier_source(
 ) -> Option<crate::EarlierSource> {
     match continues {
         resumed::Continues::Nothing => None,
-        resumed::Continues::Beside { path: earlier, id, .. } => {
+        resumed::Continues::Beside {
+            path: earlier, id, ..
+        } => {
             if let Some(own) = path.file_stem().and_then(|s| s.to_str()) {
                 main.session_id = Some(own.to_owned());
             }

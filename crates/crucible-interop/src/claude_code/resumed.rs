@@ -113,6 +113,14 @@ pub(crate) fn continues(path: &Path) -> Continues {
     }
 }
 
+/// The transcript beside `path` that it continues, if any.
+pub(crate) fn continues_file(path: &Path) -> Option<PathBuf> {
+    match continues(path) {
+        Continues::Beside { path, .. } => Some(path),
+        _ => None,
+    }
+}
+
 /// The `uuid`s of every line of a transcript.
 fn uuids(path: &Path) -> HashSet<String> {
     let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {

@@ -12,9 +12,7 @@ pub(crate) const RESUMED_FROM: &str = "resumed_from";
 pub(super) fn link(log: &mut SessionLog, earlier: Option<&SessionId>) {
     let body = match earlier {
         Some(id) => {
-            log.frontmatter
-                .extra
-                .insert(RESUMED_FROM, id.to_string());
+            log.frontmatter.extra.insert(RESUMED_FROM, id.to_string());
             format!("Continues [[{id}]]: its turns are there, not repeated here.")
         }
         None => "Continues an earlier Claude Code session that could not be imported; \
@@ -66,8 +64,7 @@ fn set_resumed(log: &mut SessionLog, ids: &[String]) {
         .get_mut(crate::provenance::KEY)
         .and_then(crucible_core::yaml::Value::as_mapping_mut)
     {
-        let list: Vec<crucible_core::yaml::Value> =
-            ids.iter().map(|i| i.clone().into()).collect();
+        let list: Vec<crucible_core::yaml::Value> = ids.iter().map(|i| i.clone().into()).collect();
         m.insert(RESUMED, list);
     }
 }
