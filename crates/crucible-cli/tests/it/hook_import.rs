@@ -294,7 +294,7 @@ fn a_resumed_session_whose_copied_lines_carry_the_new_id_goes_on_in_the_earlier_
     });
     event("session-end.json", a, &ta, &none);
     event("session-start.json", b, &tb, &|v| {
-        v["source"] = "resume".into()
+        v["source"] = "resume".into();
     });
     event("user-prompt-submit.json", b, &tb, &|v| {
         v["prompt"] = "RESUMED PROMPT".into();
