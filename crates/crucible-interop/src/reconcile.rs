@@ -136,7 +136,7 @@ pub struct Imports {
     by_id: HashMap<(String, String), Vec<String>>,
     /// (format, id) of a resumed session the hooks went on recording in
     /// an earlier one → that session's source path ([`resumed`]).
-    by_resumed: HashMap<(String, String), String>,
+    resumed_in: HashMap<(String, String), String>,
 }
 
 impl Imports {
@@ -166,13 +166,13 @@ impl Imports {
     /// Imports keyed by the source path their provenance names.
     pub fn new(by_path: HashMap<String, (PathBuf, SessionLog)>) -> Self {
         let mut by_id: HashMap<(String, String), Vec<String>> = HashMap::new();
-        let mut by_resumed = HashMap::new();
+        let mut resumed_in = HashMap::new();
         for (path, (_, log)) in &by_path {
             let Some(p) = Provenance::of(log) else {
                 continue;
             };
             for other in resumed::resumed_ids(log) {
-                by_resumed.insert((p.format.clone(), other), path.clone());
+                resumed_in.insert((p.format.clone(), other), path.clone());
             }
             if let Some(id) = p.id {
                 by_id.entry((p.format, id)).or_default().push(path.clone());
@@ -181,7 +181,7 @@ impl Imports {
         Self {
             by_path,
             by_id,
-            by_resumed,
+            resumed_in,
         }
     }
 
@@ -196,7 +196,7 @@ impl Imports {
         }
         let key = (provenance.format.clone(), provenance.id.clone()?);
         // A resumed session the hooks recorded in the earlier one.
-        if let Some(found) = self.by_resumed.get(&key).and_then(|p| self.by_path.get(p)) {
+        if let Some(found) = self.resumed_in.get(&key).and_then(|p| self.by_path.get(p)) {
             return Some(found);
         }
         // A session recorded live by hooks is this source's whatever path
@@ -401,12 +401,12 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         Ok(self.stored.get(&earlier.path).map(|(_, id)| id.clone()))
     }
 
-    /// Whether the session `old` (at `path`) found for `source` is the
-    /// one the hooks recorded it and its resumed continuation in, fed now
-    /// by the continuation's transcript, which repeats this one: then this
-    /// source leaves it alone. (As stored in this run, when it was.)
-    fn fed_by_its_continuation(&self, path: &Path, old: &SessionLog, source: &Provenance) -> bool {
-        let Some(id) = &source.id else {
+    /// Whether the session found for `source` is the one the hooks
+    /// recorded it and its resumed continuation in, fed now by the
+    /// continuation's transcript, which repeats this one: then this source
+    /// leaves it alone. (As stored in this run, when it was.)
+    fn fed_by_its_continuation(&self, source: &Provenance) -> bool {
+        let (Some(id), Some((path, old))) = (&source.id, self.existing.find(source)) else {
             return false;
         };
         let now = if self.stored.values().any(|(_, s)| s == old.id()) {
@@ -425,6 +425,52 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         })
     }
 
+    /// A source stored already in this run (first, as the source a
+    /// resumed one continues): its session as it is.
+    fn stored_this_run(
+        &self,
+        provenance: &Provenance,
+        on: &mut dyn FnMut(Event<'_>),
+    ) -> Result<Option<(PathBuf, SessionLog, Fate)>, StoreError> {
+        let Some((path, _)) = self.stored.get(&provenance.path) else {
+            return Ok(None);
+        };
+        let log = self.store.load_path(path)?;
+        on(Event::Stored(&Stored {
+            id: log.id().clone(),
+            path: path.clone(),
+            source: provenance.path.clone(),
+            fate: Fate::Unchanged,
+        }));
+        Ok(Some((path.clone(), log, Fate::Unchanged)))
+    }
+
+    /// Replaces `old` (at its path) by `log`, which takes its id, keeping
+    /// what only hooks recorded in it and which sources feed it.
+    fn update(
+        &self,
+        (path, old): (&Path, &SessionLog),
+        log: &mut SessionLog,
+        records: &[u8],
+        written: &mut Provenance,
+        pending: bool,
+    ) -> Result<(), StoreError> {
+        log.frontmatter.session_id = old.id().clone();
+        let mut records = std::borrow::Cow::Borrowed(records);
+        captured::keep_hook_work(
+            self.store,
+            (path, old),
+            log,
+            &mut records,
+            written,
+            !pending,
+        );
+        resumed::carry(old, log);
+        // The sidecar first: a session is never newer than its data.
+        self.store.save_data_records(path, log.id(), &records)?;
+        self.store.save_to(path, log)
+    }
+
     /// Stores one session: created, updated, or left as it is. Returns where
     /// it is and the session as stored (with its id). A session written
     /// `pending` gets [`PENDING`] for its source's hash, for the caller to
@@ -437,18 +483,8 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         pending: bool,
         on: &mut dyn FnMut(Event<'_>),
     ) -> Result<(PathBuf, SessionLog, Fate), StoreError> {
-        // Stored already in this run (first, as the source a resumed one
-        // continues): as it is.
-        if let Some((path, _)) = self.stored.get(&provenance.path) {
-            let path = path.clone();
-            let log = self.store.load_path(&path)?;
-            on(Event::Stored(&Stored {
-                id: log.id().clone(),
-                path: path.clone(),
-                source: provenance.path.clone(),
-                fate: Fate::Unchanged,
-            }));
-            return Ok((path, log, Fate::Unchanged));
+        if let Some(done) = self.stored_this_run(provenance, on)? {
+            return Ok(done);
         }
         // The source this one was imported from before, when it moved.
         let moved_from = self
@@ -477,10 +513,7 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
             data_hash: data.hash.clone(),
             ..provenance.clone()
         };
-        let fed = self
-            .existing
-            .find(provenance)
-            .is_some_and(|(path, old)| self.fed_by_its_continuation(path, old, provenance));
+        let fed = self.fed_by_its_continuation(provenance);
         let (path, log, fate) = if let Some((path, old)) = self.existing.find(provenance) {
             let fate = if fed {
                 Fate::Unchanged
@@ -498,20 +531,7 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
                 }
                 Fate::Kept => (path.clone(), old.clone(), fate),
                 _ => {
-                    log.frontmatter.session_id = old.id().clone();
-                    let mut records = std::borrow::Cow::Borrowed(records.as_slice());
-                    captured::keep_hook_work(
-                        self.store,
-                        (path, old),
-                        &mut log,
-                        &mut records,
-                        &mut written,
-                        !pending,
-                    );
-                    resumed::carry(old, &mut log);
-                    // The sidecar first: a session is never newer than its data.
-                    self.store.save_data_records(path, log.id(), &records)?;
-                    self.store.save_to(path, &log)?;
+                    self.update((path, old), &mut log, records, &mut written, pending)?;
                     (path.clone(), log, Fate::Updated)
                 }
             }
