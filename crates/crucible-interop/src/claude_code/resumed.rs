@@ -136,11 +136,21 @@ fn uuids(path: &Path) -> HashSet<String> {
         .collect()
 }
 
-/// Whether the head of `path` holds lines of session `id`.
+/// Whether `path` holds lines of session `id` in its head and lines of
+/// another session after them: a copy of another session's transcript
+/// under another name holds one session only, and continues nothing.
 fn names(path: &Path, id: &str) -> bool {
-    head(path)
-        .iter()
-        .any(|v| v.get("sessionId").and_then(|s| s.as_str()) == Some(id))
+    let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {
+        return false;
+    };
+    let mut ids = BufReader::new(file)
+        .lines()
+        .map_while(Result::ok)
+        .filter_map(|line| {
+            let v: serde_json::Value = serde_json::from_str(&line).ok()?;
+            Some(v.get("sessionId")?.as_str()?.to_owned())
+        });
+    ids.any(|s| s == id) && ids.any(|s| s != id)
 }
 
 /// The first lines of a transcript that read as JSON objects.
@@ -182,6 +192,19 @@ mod tests {
         let c = dir.path().join("cccc.jsonl");
         std::fs::write(&c, line("cccc", "u9") + "\n").unwrap();
         assert!(earlier_sessions(&c, "cccc").is_empty());
+    }
+
+    #[test]
+    fn a_real_transcript_continues_a_copy_of_its_first_lines() {
+        let real = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/real/claude-code/ai-sessions/claude-code-pomodoro-timer.jsonl");
+        let text = std::fs::read_to_string(real).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let head: String = text.lines().take(40).map(|l| format!("{l}\n")).collect();
+        std::fs::write(dir.path().join("a-head.jsonl"), head).unwrap();
+        let full = dir.path().join("b-full.jsonl");
+        std::fs::write(&full, &text).unwrap();
+        assert_eq!(continues_file(&full), Some(dir.path().join("a-head.jsonl")));
     }
 
     #[test]
