@@ -202,8 +202,8 @@ struct Read {
 
 /// Reads the lines of one transcript file; in a subagent's own file
 /// (`own_file`) every line is on the side chain, and all are its run.
-/// Lines whose `uuid` is in `theirs` are left out: a resumed session's
-/// copy of the earlier session's lines ([`resumed`]).
+/// Lines whose key ([`resumed::line_key`]: the `uuid`) is in `theirs` are
+/// left out: a resumed session's copy of the earlier session's lines.
 fn read_lines(path: &Path, text: &str, own_file: bool, theirs: &HashSet<String>) -> Read {
     let mut warnings = Vec::new();
     let mut tally = RecordTally::default();
@@ -213,10 +213,7 @@ fn read_lines(path: &Path, text: &str, own_file: bool, theirs: &HashSet<String>)
     let mut chains: Vec<SideChain> = Vec::new();
     let mut chain_of: HashMap<String, usize> = HashMap::new();
     for (n, v) in crate::transcript::json_lines(path, text, &mut warnings) {
-        if v.get("uuid")
-            .and_then(Value::as_str)
-            .is_some_and(|u| theirs.contains(u))
-        {
+        if resumed::line_key(&v).is_some_and(|k| theirs.contains(k)) {
             continue;
         }
         let kind = kind_of(&v).to_owned();

@@ -121,7 +121,20 @@ pub(crate) fn continues_file(path: &Path) -> Option<PathBuf> {
     }
 }
 
-/// The `uuid`s of every line of a transcript.
+/// What tells a line of a transcript from the others: its `uuid`, or a
+/// file-history snapshot's `messageId` (snapshots have no `uuid`, and a
+/// resumed transcript repeats them too).
+pub(crate) fn line_key(v: &serde_json::Value) -> Option<&str> {
+    v.get("uuid")
+        .or_else(|| {
+            (v.get("type")?.as_str()? == "file-history-snapshot")
+                .then(|| v.get("messageId"))
+                .flatten()
+        })?
+        .as_str()
+}
+
+/// The keys ([`line_key`]) of every line of a transcript.
 fn uuids(path: &Path) -> HashSet<String> {
     let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {
         return HashSet::new();
@@ -131,7 +144,7 @@ fn uuids(path: &Path) -> HashSet<String> {
         .map_while(Result::ok)
         .filter_map(|line| {
             let v: serde_json::Value = serde_json::from_str(&line).ok()?;
-            Some(v.get("uuid")?.as_str()?.to_owned())
+            line_key(&v).map(str::to_owned)
         })
         .collect()
 }
