@@ -45,6 +45,7 @@ mod transcript;
 
 use std::path::{Path, PathBuf};
 
+pub use claude_code::resumed::earlier_sessions as claude_code_earlier_sessions;
 pub use claude_code::{LineUsage, line_usage};
 pub use detect::detect;
 pub use export::{EXPORT_FORMATS, ExportError, Exported, export};
@@ -157,6 +158,20 @@ pub struct Imported {
     /// Files of the source left out whole (a FIFO, a link out of its
     /// folder, a folder that cannot be read), with why: never opened.
     pub skipped_files: Vec<crucible_core::store::walk::Skipped>,
+    /// The source this one continues (a resumed Claude Code session): the
+    /// lines it repeats of that source are left out of it, and the store
+    /// links its session to that source's.
+    pub resumed_from: Option<EarlierSource>,
+}
+
+/// The source a source continues, as the store finds its session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EarlierSource {
+    pub format: Format,
+    /// Its path, as a provenance names it.
+    pub path: String,
+    /// Its own id (the Claude Code session id).
+    pub id: String,
 }
 
 impl Imported {
@@ -306,6 +321,7 @@ fn imported_with_hash(
         records: RecordTally::default(),
         children: Vec::new(),
         skipped_files: Vec::new(),
+        resumed_from: None,
     }
 }
 

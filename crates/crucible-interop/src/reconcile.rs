@@ -20,6 +20,7 @@
 //! a [`Stored`] through [`Event`]s, in the order they happen.
 
 mod captured;
+pub mod resumed;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -133,6 +134,9 @@ pub struct Imports {
     by_path: HashMap<String, (PathBuf, SessionLog)>,
     /// (format, source id) → the source paths imported with them.
     by_id: HashMap<(String, String), Vec<String>>,
+    /// (format, id) of a resumed session the hooks went on recording in
+    /// an earlier one → that session's source path ([`resumed`]).
+    resumed_in: HashMap<(String, String), String>,
 }
 
 impl Imports {
@@ -162,14 +166,23 @@ impl Imports {
     /// Imports keyed by the source path their provenance names.
     pub fn new(by_path: HashMap<String, (PathBuf, SessionLog)>) -> Self {
         let mut by_id: HashMap<(String, String), Vec<String>> = HashMap::new();
+        let mut resumed_in = HashMap::new();
         for (path, (_, log)) in &by_path {
-            if let Some(p) = Provenance::of(log)
-                && let Some(id) = p.id
-            {
+            let Some(p) = Provenance::of(log) else {
+                continue;
+            };
+            for other in resumed::resumed_ids(log) {
+                resumed_in.insert((p.format.clone(), other), path.clone());
+            }
+            if let Some(id) = p.id {
                 by_id.entry((p.format, id)).or_default().push(path.clone());
             }
         }
-        Self { by_path, by_id }
+        Self {
+            by_path,
+            by_id,
+            resumed_in,
+        }
     }
 
     /// The session imported before from this source: by its path, or, for
@@ -182,6 +195,10 @@ impl Imports {
             return Some(found);
         }
         let key = (provenance.format.clone(), provenance.id.clone()?);
+        // A resumed session the hooks recorded in the earlier one.
+        if let Some(found) = self.resumed_in.get(&key).and_then(|p| self.by_path.get(p)) {
+            return Some(found);
+        }
         // A session recorded live by hooks is this source's whatever path
         // the hooks named it by (one session, not two).
         let captured = self.by_id.get(&key)?.iter().find(|old| {
@@ -222,6 +239,9 @@ pub struct Reconciler<'s, C: SessionCodec> {
     /// Which session holds each Claude Code request, the store's and
     /// those stored so far.
     requests: RequestOwners,
+    /// The sessions stored in this run, by their source's path: where
+    /// each is and its id.
+    stored: HashMap<String, (PathBuf, SessionId)>,
 }
 
 impl<C: SessionCodec> std::fmt::Debug for Reconciler<'_, C> {
@@ -253,6 +273,7 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
             ids: IdAllocator::new(store)?,
             force,
             requests,
+            stored: HashMap::new(),
         })
     }
 
@@ -275,11 +296,28 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
     ) -> Result<(), StoreError> {
         let Prepared { imported, sidecars } = prepared;
         let Imported {
-            log,
-            provenance,
+            mut log,
+            mut provenance,
             children,
+            resumed_from,
             ..
         } = imported;
+        if let Some(earlier) = resumed_from {
+            // The hooks recorded it in the earlier session (one session):
+            // its whole transcript goes there, as any hook session's does.
+            let hooked_as_one = self.existing.find(&provenance).is_some_and(|(_, old)| {
+                let ids = resumed::resumed_ids(old);
+                ids.contains(&earlier.id) || provenance.id.as_ref().is_some_and(|i| ids.contains(i))
+            });
+            if hooked_as_one
+                && let Ok(whole) = crate::claude_code::import_whole(Path::new(&provenance.path))
+            {
+                return self.store(whole, on);
+            }
+            let earlier = self.earlier_session(&earlier, on)?;
+            resumed::link(&mut log, earlier.as_ref());
+            provenance.session_hash = content_hash(&log);
+        }
         let mut sidecars = sidecars.into_iter();
         let data = sidecars.next().unwrap_or_default();
         if children.is_empty() {
@@ -324,12 +362,113 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
             provenance.data_hash = Provenance::of(&log).and_then(|p| p.data_hash);
             provenance.session_hash = content_hash(&log);
             provenance.store(&mut log);
-            if hooked.is_some() {
+            if let Some(old) = &hooked {
                 captured::mark(&mut log);
+                resumed::carry(old, &mut log);
             }
             self.store.save_to(&path, &log)?;
         }
         Ok(())
+    }
+
+    /// The session of the source a resumed one continues: stored before
+    /// (in the store, or earlier in this run), else imported now, first,
+    /// so that the lines the resumed source repeats are that session's.
+    fn earlier_session(
+        &mut self,
+        earlier: &crate::EarlierSource,
+        on: &mut dyn FnMut(Event<'_>),
+    ) -> Result<Option<SessionId>, StoreError> {
+        if let Some((_, id)) = self.stored.get(&earlier.path) {
+            return Ok(Some(id.clone()));
+        }
+        let wanted = Provenance {
+            format: earlier.format.as_str().into(),
+            path: earlier.path.clone(),
+            id: Some(earlier.id.clone()),
+            source_hash: String::new(),
+            session_hash: String::new(),
+            data_hash: None,
+        };
+        if let Some((_, log)) = self.existing.find(&wanted) {
+            return Ok(Some(log.id().clone()));
+        }
+        // Not stored yet: a read error is that source's own to report
+        // when its turn comes; the resumed session goes without its link.
+        if let Ok(imported) = crate::import(Path::new(&earlier.path), earlier.format) {
+            self.store(imported, on)?;
+        }
+        Ok(self.stored.get(&earlier.path).map(|(_, id)| id.clone()))
+    }
+
+    /// Whether the session found for `source` is the one the hooks
+    /// recorded it and its resumed continuation in, fed now by the
+    /// continuation's transcript, which repeats this one: then this source
+    /// leaves it alone. (As stored in this run, when it was.)
+    fn fed_by_its_continuation(&self, source: &Provenance) -> bool {
+        let (Some(id), Some((path, old))) = (&source.id, self.existing.find(source)) else {
+            return false;
+        };
+        let now = if self.stored.values().any(|(_, s)| s == old.id()) {
+            self.store.load_path(path).ok()
+        } else {
+            None
+        };
+        let current = now.as_ref().unwrap_or(old);
+        // Both transcripts are named in the session; the continuation is
+        // the one that repeats the other's lines.
+        Provenance::of(current).is_some_and(|p| {
+            p.path != source.path
+                && resumed::resumed_ids(current).contains(id)
+                && crate::claude_code::resumed::continues_file(Path::new(&p.path))
+                    .is_some_and(|earlier| earlier == Path::new(&source.path))
+        })
+    }
+
+    /// A source stored already in this run (first, as the source a
+    /// resumed one continues): its session as it is.
+    fn stored_this_run(
+        &self,
+        provenance: &Provenance,
+        on: &mut dyn FnMut(Event<'_>),
+    ) -> Result<Option<(PathBuf, SessionLog, Fate)>, StoreError> {
+        let Some((path, _)) = self.stored.get(&provenance.path) else {
+            return Ok(None);
+        };
+        let log = self.store.load_path(path)?;
+        on(Event::Stored(&Stored {
+            id: log.id().clone(),
+            path: path.clone(),
+            source: provenance.path.clone(),
+            fate: Fate::Unchanged,
+        }));
+        Ok(Some((path.clone(), log, Fate::Unchanged)))
+    }
+
+    /// Replaces `old` (at its path) by `log`, which takes its id, keeping
+    /// what only hooks recorded in it and which sources feed it.
+    fn update(
+        &self,
+        (path, old): (&Path, &SessionLog),
+        log: &mut SessionLog,
+        records: &[u8],
+        written: &mut Provenance,
+        pending: bool,
+    ) -> Result<(), StoreError> {
+        log.frontmatter.session_id = old.id().clone();
+        let mut records = std::borrow::Cow::Borrowed(records);
+        captured::keep_hook_work(
+            self.store,
+            (path, old),
+            log,
+            &mut records,
+            written,
+            !pending,
+        );
+        resumed::carry(old, log);
+        // The sidecar first: a session is never newer than its data.
+        self.store.save_data_records(path, log.id(), &records)?;
+        self.store.save_to(path, log)
     }
 
     /// Stores one session: created, updated, or left as it is. Returns where
@@ -344,6 +483,9 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         pending: bool,
         on: &mut dyn FnMut(Event<'_>),
     ) -> Result<(PathBuf, SessionLog, Fate), StoreError> {
+        if let Some(done) = self.stored_this_run(provenance, on)? {
+            return Ok(done);
+        }
         // The source this one was imported from before, when it moved.
         let moved_from = self
             .existing
@@ -371,8 +513,13 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
             data_hash: data.hash.clone(),
             ..provenance.clone()
         };
+        let fed = self.fed_by_its_continuation(provenance);
         let (path, log, fate) = if let Some((path, old)) = self.existing.find(provenance) {
-            let fate = decide(old, provenance, self.force);
+            let fate = if fed {
+                Fate::Unchanged
+            } else {
+                decide(old, provenance, self.force)
+            };
             match fate {
                 Fate::Unchanged => {
                     // A run killed between a session and its sidecar
@@ -384,19 +531,7 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
                 }
                 Fate::Kept => (path.clone(), old.clone(), fate),
                 _ => {
-                    log.frontmatter.session_id = old.id().clone();
-                    let mut records = std::borrow::Cow::Borrowed(records.as_slice());
-                    captured::keep_hook_work(
-                        self.store,
-                        (path, old),
-                        &mut log,
-                        &mut records,
-                        &mut written,
-                        !pending,
-                    );
-                    // The sidecar first: a session is never newer than its data.
-                    self.store.save_data_records(path, log.id(), &records)?;
-                    self.store.save_to(path, &log)?;
+                    self.update((path, old), &mut log, records, &mut written, pending)?;
                     (path.clone(), log, Fate::Updated)
                 }
             }
@@ -417,7 +552,12 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         let replaced: Vec<&str> = std::iter::once(provenance.path.as_str())
             .chain(moved_from.as_deref())
             .collect();
-        self.requests.stored(&log, provenance, &replaced);
+        // A source whose session its continuation feeds holds none of it.
+        if !fed {
+            self.requests.stored(&log, provenance, &replaced);
+        }
+        self.stored
+            .insert(provenance.path.clone(), (path.clone(), log.id().clone()));
         on(Event::Stored(&Stored {
             id: log.id().clone(),
             path: path.clone(),

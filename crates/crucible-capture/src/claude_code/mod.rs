@@ -21,7 +21,6 @@
 //! importing the transcript later updates this session (same id) instead
 //! of making a second one.
 
-mod resumed;
 mod session;
 mod subagent;
 mod tools;

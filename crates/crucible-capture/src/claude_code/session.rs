@@ -81,9 +81,18 @@ impl<C: SessionCodec> Turn<'_, C> {
     /// if hooks recorded it.
     fn continued(&self) -> Option<Result<SessionState, CaptureError>> {
         let path = self.input.transcript_path.as_deref()?;
-        for earlier in super::resumed::earlier_sessions(path, &self.input.session_id) {
+        for earlier in crucible_interop::claude_code_earlier_sessions(path, &self.input.session_id)
+        {
             match peek(self.store.dir(), AGENT, &earlier) {
-                Ok(Some(state)) if state.path.exists() => return Some(Ok(state)),
+                Ok(Some(state)) if state.path.exists() => {
+                    // The import of either transcript finds this one
+                    // session by it (one session, not two).
+                    let sid = &self.input.session_id;
+                    let noted = self.store.update(&state.path, |log| {
+                        crucible_interop::reconcile::resumed::note_resumed(log, sid);
+                    });
+                    return Some(noted.map(|()| state).map_err(Into::into));
+                }
                 Ok(_) => {}
                 Err(e) => return Some(Err(e.into())),
             }

@@ -24,6 +24,7 @@ mod import_codex;
 mod import_connectonion;
 mod import_discovered;
 mod import_opencode;
+mod import_resumed;
 mod index;
 mod json;
 mod kiln;

@@ -30,11 +30,12 @@
 //! - a line that does not parse is a warning.
 
 mod conversation;
+pub(crate) mod resumed;
 mod subagents;
 mod synthetic;
 mod tokens;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
@@ -201,7 +202,9 @@ struct Read {
 
 /// Reads the lines of one transcript file; in a subagent's own file
 /// (`own_file`) every line is on the side chain, and all are its run.
-fn read_lines(path: &Path, text: &str, own_file: bool) -> Read {
+/// Lines whose key ([`resumed::line_key`]: the `uuid`) is in `theirs` are
+/// left out: a resumed session's copy of the earlier session's lines.
+fn read_lines(path: &Path, text: &str, own_file: bool, theirs: &HashSet<String>) -> Read {
     let mut warnings = Vec::new();
     let mut tally = RecordTally::default();
     let mut main = Conversation::new(AGENT.parse().expect("valid"));
@@ -210,6 +213,9 @@ fn read_lines(path: &Path, text: &str, own_file: bool) -> Read {
     let mut chains: Vec<SideChain> = Vec::new();
     let mut chain_of: HashMap<String, usize> = HashMap::new();
     for (n, v) in crate::transcript::json_lines(path, text, &mut warnings) {
+        if resumed::line_key(&v).is_some_and(|k| theirs.contains(k)) {
+            continue;
+        }
         let kind = kind_of(&v).to_owned();
         let message = matches!(kind.as_str(), "user" | "assistant" | "usage")
             && v.get("message").is_some_and(Value::is_object);
@@ -270,16 +276,39 @@ fn title_line(v: &Value, kind: &str, title: &mut Option<String>) {
 }
 
 pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
+    import_with(path, true)
+}
+
+/// The import of a transcript as it is, the lines it repeats of one it
+/// continues kept (a resumed session the hooks recorded in the earlier
+/// one: that session is the whole transcript's).
+pub(crate) fn import_whole(path: &Path) -> Result<Imported, ImportError> {
+    import_with(path, false)
+}
+
+fn import_with(path: &Path, resumes: bool) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
     let mut not_utf8 = Vec::new();
     let text = crate::transcript::utf8_warned(path, &bytes, &mut not_utf8);
+    let own_file = is_subagent_file(path);
+    let continues = if own_file || !resumes {
+        resumed::Continues::Nothing
+    } else {
+        resumed::continues(path)
+    };
+    let no_lines = HashSet::new();
+    let theirs = match &continues {
+        resumed::Continues::Beside { uuids, .. } => uuids,
+        _ => &no_lines,
+    };
     let Read {
         mut main,
         chains,
         tally,
         mut warnings,
-    } = read_lines(path, &text, is_subagent_file(path));
+    } = read_lines(path, &text, own_file, theirs);
     warnings.splice(0..0, not_utf8);
+    let resumed_from = earlier_source(path, continues, &mut main, &mut warnings);
     // The transcript's bytes and its subagents' files, hashed as they are
     // read rather than copied together first.
     let mut hashed = crate::BytesHasher::new();
@@ -319,7 +348,47 @@ pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
     imported.records = tally;
     imported.children = children;
     imported.skipped_files = skipped;
+    imported.resumed_from = resumed_from;
     Ok(imported)
+}
+
+/// The source a resumed transcript continues, its lines left out of this
+/// one. The session is the transcript's own (named by its file, as Claude
+/// Code names it), whichever id its repeated lines carried. A transcript
+/// naming an earlier session that is not beside it is kept whole, and
+/// says so.
+fn earlier_source(
+    path: &Path,
+    continues: resumed::Continues,
+    main: &mut Conversation,
+    warnings: &mut Vec<ImportWarning>,
+) -> Option<crate::EarlierSource> {
+    match continues {
+        resumed::Continues::Nothing => None,
+        resumed::Continues::Beside {
+            path: earlier, id, ..
+        } => {
+            if let Some(own) = path.file_stem().and_then(|s| s.to_str()) {
+                main.session_id = Some(own.to_owned());
+            }
+            Some(crate::EarlierSource {
+                format: crate::Format::ClaudeCode,
+                path: earlier.display().to_string(),
+                id,
+            })
+        }
+        resumed::Continues::Missing(id) => {
+            warnings.push(ImportWarning {
+                path: path.to_path_buf(),
+                line: None,
+                message: format!(
+                    "continues Claude Code session {id}, whose transcript is not beside it: \
+                     the lines it repeats are kept in this session"
+                ),
+            });
+            None
+        }
+    }
 }
 
 #[cfg(test)]

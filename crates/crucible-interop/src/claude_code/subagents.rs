@@ -88,7 +88,12 @@ pub(super) fn runs(
             tally,
             warnings: child_warnings,
             ..
-        } = read_lines(&file, &String::from_utf8_lossy(&child_bytes), true);
+        } = read_lines(
+            &file,
+            &String::from_utf8_lossy(&child_bytes),
+            true,
+            &HashSet::new(),
+        );
         let key = c.agent_id.clone().or_else(|| {
             file.file_stem()
                 .map(|s| s.to_string_lossy().trim_start_matches("agent-").to_owned())

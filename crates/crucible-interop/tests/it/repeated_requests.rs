@@ -20,17 +20,26 @@ fn transcript() -> PathBuf {
 const COPIED_LINES: usize = 40;
 
 /// `projects/p/` with the transcript as `name_full` and its first lines as
-/// `name_resumed`.
+/// `name_resumed`, which goes on with a prompt of its own: a fork, so
+/// that neither file repeats every line of the other (a file that does is
+/// a resumed session, whose copied lines the import leaves out before
+/// counting: crucible-cli's `tests/it/import_resumed.rs`).
 fn projects(dir: &Path, name_full: &str, name_resumed: &str) -> PathBuf {
     let p = dir.join("projects/p");
     std::fs::create_dir_all(&p).unwrap();
     let text = std::fs::read_to_string(transcript()).unwrap();
     std::fs::write(p.join(name_full), &text).unwrap();
-    let head: String = text
+    let mut head: String = text
         .lines()
         .take(COPIED_LINES)
         .map(|l| format!("{l}\n"))
         .collect();
+    head.push_str(concat!(
+        r#"{"type":"user","sessionId":"36d9e1bc-63bf-4e97-8a3e-2b20ba8583f2","#,
+        r#""uuid":"f0000000-0000-4000-8000-00000000f0f0","timestamp":"2025-10-21T21:00:00.000Z","#,
+        r#""message":{"role":"user","content":"a fork's own prompt"}}"#,
+        "\n"
+    ));
     std::fs::write(p.join(name_resumed), head).unwrap();
     p
 }

@@ -249,8 +249,26 @@ fn every_real_transcript_imports_with_the_counted_facts() {
         match import(t, Format::ClaudeCode) {
             Ok(imp) => {
                 assert_eq!(facts_of(&imp), expected, "{}", t.display());
+                // The one real transcript that continues another session
+                // (its first 48 lines are session e9f146fa's, the rest its
+                // own) without that session's transcript beside it: kept
+                // whole, and said so.
+                let resumed_whole = t.ends_with("vibecodingtracker/claude_code.jsonl");
+                assert_eq!(
+                    imp.warnings
+                        .iter()
+                        .filter(|w| w
+                            .message
+                            .starts_with("continues Claude Code session e9f146fa"))
+                        .count(),
+                    usize::from(resumed_whole),
+                    "{}",
+                    t.display()
+                );
                 assert!(
-                    imp.warnings.is_empty(),
+                    imp.warnings
+                        .iter()
+                        .all(|w| resumed_whole && w.message.starts_with("continues ")),
                     "{}: {:?}",
                     t.display(),
                     imp.warnings
