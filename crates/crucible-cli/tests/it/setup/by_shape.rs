@@ -109,17 +109,21 @@ fn the_dir_given_to_setup_is_where_the_hooks_record() {
         "{command}"
     );
     assert_once(&settings, &command);
-    let payload =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hooks/session-start.json");
-    Command::new("sh")
-        .args(["-c", &command])
-        .pipe_stdin(payload)
-        .unwrap()
-        .env("HOME", home.path())
-        .env_remove("CRU_SESSIONS_DIR")
-        .current_dir("/")
-        .assert()
-        .success();
+    // A session is made at its first prompt (the hooks name it from it).
+    for event in ["session-start.json", "user-prompt-submit.json"] {
+        let payload = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/hooks")
+            .join(event);
+        Command::new("sh")
+            .args(["-c", &command])
+            .pipe_stdin(payload)
+            .unwrap()
+            .env("HOME", home.path())
+            .env_remove("CRU_SESSIONS_DIR")
+            .current_dir("/")
+            .assert()
+            .success();
+    }
     let recorded: Vec<_> = std::fs::read_dir(&sessions)
         .unwrap()
         .filter_map(Result::ok)
