@@ -9,6 +9,10 @@ use nucleo_matcher::{Config, Matcher, Utf32Str};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     pub id: String,
+    /// The session file, relative to the sessions directory: the preview
+    /// reads it by its path (finding a file by its id may list the whole
+    /// directory when the file is not named after it).
+    pub path: String,
     pub title: String,
     pub status: String,
     pub agents: String,
@@ -165,6 +169,7 @@ mod tests {
     fn entry(id: &str, title: &str) -> Entry {
         Entry {
             id: id.into(),
+            path: format!("{id}.md"),
             title: title.into(),
             status: "paused".into(),
             agents: "dev@1".into(),

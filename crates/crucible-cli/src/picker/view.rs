@@ -116,6 +116,7 @@ mod tests {
     fn the_screen_shows_the_query_the_matches_and_the_preview() {
         let mut model = Model::new(vec![Entry {
             id: "2026-01-01-a".into(),
+            path: "2026-01-01-a.md".into(),
             title: "Fix it".into(),
             status: "paused".into(),
             agents: String::new(),

@@ -64,6 +64,7 @@ pub fn sessions(
 pub fn entry(r: &SessionRecord) -> Entry {
     Entry {
         id: r.id.clone(),
+        path: r.path.clone(),
         title: r.title.clone().unwrap_or_default(),
         status: r.status.as_str().to_owned(),
         agents: super::query::agents_of(r),
@@ -74,7 +75,7 @@ pub fn entry(r: &SessionRecord) -> Entry {
 
 /// A session in a few lines: its header and its phases.
 fn session_preview(ctx: &Context, e: &Entry) -> String {
-    let Ok((_, log)) = ctx.store.load(&e.id) else {
+    let Ok(log) = ctx.store.load_path(&ctx.store.dir().join(&e.path)) else {
         return format!("{}: cannot be read", e.id);
     };
     let fm = &log.frontmatter;

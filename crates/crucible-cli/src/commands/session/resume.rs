@@ -178,8 +178,8 @@ fn choose(ctx: &Context) -> anyhow::Result<Option<String>> {
         return Ok(crate::picker::pick(
             "Resume a session (paused first)",
             move || entries,
-            &|e| match ctx.store.load(&e.id) {
-                Ok((_, log)) => ResumeContext::build(&log, budget).summary_text(),
+            &|e| match ctx.store.load_path(&ctx.store.dir().join(&e.path)) {
+                Ok(log) => ResumeContext::build(&log, budget).summary_text(),
                 Err(err) => format!("{}: {err}", e.id),
             },
         )?);
