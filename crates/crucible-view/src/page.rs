@@ -60,22 +60,35 @@ pub const MAX_EMBEDDED: usize = 100;
 /// The style every page shares.
 pub(crate) const STYLE: &str = include_str!("page.css");
 
+/// What a page may run and load: nothing but its own style...
+pub(crate) const NO_SCRIPT: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+/// ...and, for the site's index pages, their own script and `sessions.js`
+/// beside them (`file:`).
+pub(crate) const OWN_SCRIPT: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' file: 'self'";
+
+/// The start of every page up to `<body>`: its policy `csp`, its `title`,
+/// the shared style and `style` after it.
+pub(crate) fn head(out: &mut String, csp: &str, title: &str, style: &str) {
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"");
+    out.push_str(csp);
+    out.push_str("\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str("<meta name=\"color-scheme\" content=\"light dark\">\n<title>");
+    push(out, title);
+    out.push_str("</title>\n<style>\n");
+    out.push_str(STYLE);
+    out.push_str(style);
+    out.push_str("</style>\n</head>\n<body>\n");
+}
+
 impl SessionPage<'_> {
     /// The whole page.
     pub fn render(&self) -> String {
         let log = self.log;
         let title = log.title().unwrap_or(log.id().as_str());
         let mut out = String::with_capacity(16 * 1024);
-        out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-        out.push_str(
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n",
-        );
-        out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-        out.push_str("<meta name=\"color-scheme\" content=\"light dark\">\n<title>");
-        push(&mut out, title);
-        out.push_str("</title>\n<style>\n");
-        out.push_str(STYLE);
-        out.push_str("</style>\n</head>\n<body>\n");
+        head(&mut out, NO_SCRIPT, title, "");
         header(&mut out, self);
         out.push_str("<main>\n");
         let mut body = Body {

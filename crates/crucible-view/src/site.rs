@@ -70,18 +70,8 @@ pub fn index_page(
     workflows: bool,
 ) -> String {
     let mut out = String::with_capacity(512 + rows.len() * 400);
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    // Scripts: this page's own, and `sessions.js` beside it (`file:`).
-    out.push_str(
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' file: 'self'\">\n",
-    );
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    out.push_str("<meta name=\"color-scheme\" content=\"light dark\">\n<title>");
-    push(&mut out, title);
-    out.push_str("</title>\n<style>\n");
-    out.push_str(crate::page::STYLE);
-    out.push_str(STYLE);
-    out.push_str("</style>\n</head>\n<body>\n<header>\n<h1>");
+    crate::page::head(&mut out, crate::page::OWN_SCRIPT, title, STYLE);
+    out.push_str("<header>\n<h1>");
     push(&mut out, title);
     out.push_str(&format!(
         "</h1>\n<p class=\"meta\">{} sessions · page {n} of {pages}{}</p>\n",
@@ -202,14 +192,8 @@ pub fn workflow_href(relative: &str) -> String {
 /// `workflows.html`: every workflow of the site.
 pub fn workflows_page(rows: &[WorkflowRow]) -> String {
     let mut out = String::with_capacity(1024 + rows.len() * 200);
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n");
-    out.push_str(
-        "<meta name=\"color-scheme\" content=\"light dark\">\n<title>Workflows</title>\n<style>\n",
-    );
-    out.push_str(crate::page::STYLE);
-    out.push_str(STYLE);
-    out.push_str("</style>\n</head>\n<body>\n<header>\n<nav class=\"home\"><a href=\"index.html\">← all sessions</a></nav>\n<h1>Workflows</h1>\n</header>\n<main>\n<table id=\"sessions\">\n<thead><tr><th>workflow</th><th>steps</th><th>file</th></tr></thead>\n<tbody>\n");
+    crate::page::head(&mut out, crate::page::NO_SCRIPT, "Workflows", STYLE);
+    out.push_str("<header>\n<nav class=\"home\"><a href=\"index.html\">← all sessions</a></nav>\n<h1>Workflows</h1>\n</header>\n<main>\n<table id=\"sessions\">\n<thead><tr><th>workflow</th><th>steps</th><th>file</th></tr></thead>\n<tbody>\n");
     for r in rows {
         out.push_str("<tr><td><a href=\"");
         push(&mut out, &r.href);

@@ -30,17 +30,8 @@ const LEFT: usize = 110;
 pub fn workflow_page(w: &Workflow, g: &WorkflowGraph, home: Option<&str>) -> String {
     let title = w.title.as_deref().unwrap_or("Workflow");
     let mut out = String::with_capacity(8 * 1024);
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str(
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n",
-    );
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    out.push_str("<meta name=\"color-scheme\" content=\"light dark\">\n<title>");
-    push(&mut out, title);
-    out.push_str("</title>\n<style>\n");
-    out.push_str(crate::page::STYLE);
-    out.push_str(STYLE);
-    out.push_str("</style>\n</head>\n<body>\n<header>\n");
+    crate::page::head(&mut out, crate::page::NO_SCRIPT, title, STYLE);
+    out.push_str("<header>\n");
     if let Some(home) = home {
         out.push_str("<nav class=\"home\"><a href=\"");
         push(&mut out, crate::escape::safe_href(home));

@@ -22,27 +22,28 @@ fn status_of(opened: &crucible_index::Opened, id: &str) -> Option<SessionStatus>
         .map(|s| s.status)
 }
 
+/// Changes the fixtures as a person would: a session copied to `added`,
+/// one removed, one replaced the way editors save (a new file renamed
+/// over the old).
+fn change_by_hand(dir: &std::path::Path, added: &str) {
+    std::fs::copy(dir.join("2025-12-11-write-tests.md"), dir.join(added)).unwrap();
+    std::fs::remove_file(dir.join("2025-12-12-start-docs.md")).unwrap();
+    let p = dir.join("2025-11/2025-11-28-ci-failure.md");
+    let text = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("status: failed", "status: completed");
+    std::fs::write(dir.join("2025-11/.tmp"), text).unwrap();
+    std::fs::rename(dir.join("2025-11/.tmp"), &p).unwrap();
+}
+
 #[test]
 fn files_added_removed_and_replaced_by_hand_are_seen() {
     let dir = copy_fixtures();
     let store = SessionStore::new(dir.path(), MarkdownCodec);
     assert_eq!(open(&store).index.sessions.len(), 9);
-    // Added in a new folder.
+    // Added in a new folder, removed, replaced by rename.
     std::fs::create_dir_all(dir.path().join("2026/01")).unwrap();
-    std::fs::copy(
-        dir.path().join("2025-12-11-write-tests.md"),
-        dir.path().join("2026/01/copy.md"),
-    )
-    .unwrap();
-    // Removed.
-    std::fs::remove_file(dir.path().join("2025-12-12-start-docs.md")).unwrap();
-    // Replaced the way editors save: a new file renamed over the old.
-    let p = dir.path().join("2025-11/2025-11-28-ci-failure.md");
-    let text = std::fs::read_to_string(&p)
-        .unwrap()
-        .replace("status: failed", "status: completed");
-    std::fs::write(dir.path().join("2025-11/.tmp"), text).unwrap();
-    std::fs::rename(dir.path().join("2025-11/.tmp"), &p).unwrap();
+    change_by_hand(dir.path(), "2026/01/copy.md");
     let o = open(&store);
     assert_eq!(o.index.sessions.len(), 9);
     assert_eq!(status_of(&o, "2025-12-12-start-docs"), None);
@@ -394,18 +395,7 @@ fn rereading_the_files_a_watcher_was_told_of_equals_a_full_parse() {
     let store = SessionStore::new(dir.path(), MarkdownCodec);
     open(&store);
     // Added, removed, replaced by rename and edited in place.
-    std::fs::copy(
-        dir.path().join("2025-12-11-write-tests.md"),
-        dir.path().join("2025-11/copy.md"),
-    )
-    .unwrap();
-    std::fs::remove_file(dir.path().join("2025-12-12-start-docs.md")).unwrap();
-    let p = dir.path().join("2025-11/2025-11-28-ci-failure.md");
-    let text = std::fs::read_to_string(&p)
-        .unwrap()
-        .replace("status: failed", "status: completed");
-    std::fs::write(dir.path().join("2025-11/.tmp"), text).unwrap();
-    std::fs::rename(dir.path().join("2025-11/.tmp"), &p).unwrap();
+    change_by_hand(dir.path(), "2025-11/copy.md");
     let q = dir.path().join("2025-12-11-write-tests.md");
     let text = std::fs::read_to_string(&q)
         .unwrap()
