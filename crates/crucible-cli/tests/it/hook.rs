@@ -12,6 +12,20 @@ pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hooks")
 }
 
+/// The fixture event `name` for Claude session `sid` with transcript `t`,
+/// changed by `edit`, run through the real `cru hook claude-code`.
+pub(crate) fn replay_edited(
+    dir: &Path,
+    state: &Path,
+    (name, sid, t): (&str, &str, &Path),
+    edit: &dyn Fn(&mut serde_json::Value),
+) {
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&payload(name, t, Some(sid), None)).unwrap();
+    edit(&mut v);
+    run(dir, state, serde_json::to_vec(&v).unwrap());
+}
+
 /// A fixture payload with its transcript path pointed at `transcript`
 /// and, when given, another session id and tool call.
 pub(crate) fn payload(

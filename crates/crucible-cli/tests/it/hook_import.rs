@@ -282,10 +282,7 @@ fn a_resumed_session_whose_copied_lines_carry_the_new_id_goes_on_in_the_earlier_
     std::fs::write(&ta, &lines).unwrap();
     std::fs::write(&tb, lines.replace(a, b)).unwrap();
     let event = |name: &str, sid: &str, t: &Path, edit: &dyn Fn(&mut serde_json::Value)| {
-        let mut v: serde_json::Value =
-            serde_json::from_slice(&payload(name, t, Some(sid), None)).unwrap();
-        edit(&mut v);
-        run(&dir, &state, serde_json::to_vec(&v).unwrap());
+        super::hook::replay_edited(&dir, &state, (name, sid, t), edit);
     };
     let none = |_: &mut serde_json::Value| {};
     event("session-start.json", a, &ta, &none);

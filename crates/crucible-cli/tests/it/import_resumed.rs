@@ -193,16 +193,12 @@ fn with_journal(path: &Path) -> String {
 /// `--force`) keeps that one session, the import filling it in.
 #[test]
 fn a_pair_the_hooks_recorded_as_one_stays_one_when_imported() {
-    use super::hook::{payload, run as hook};
     let tmp = tempfile::tempdir().unwrap();
     let (dir, state) = (tmp.path().join("sessions"), tmp.path().join("state"));
     let folder = tmp.path().join("projects/-home-marco-projects-spotter");
     let (earlier, later) = resumed_pair(&folder, false);
     let event = |name: &str, sid: &str, t: &Path, edit: &dyn Fn(&mut serde_json::Value)| {
-        let mut v: serde_json::Value =
-            serde_json::from_slice(&payload(name, t, Some(sid), None)).unwrap();
-        edit(&mut v);
-        hook(&dir, &state, serde_json::to_vec(&v).unwrap());
+        super::hook::replay_edited(&dir, &state, (name, sid, t), edit);
     };
     let none = |_: &mut serde_json::Value| {};
     event("session-start.json", EARLIER_ID, &earlier, &none);
