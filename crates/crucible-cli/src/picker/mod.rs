@@ -51,6 +51,8 @@ fn run(
 ) -> std::io::Result<Option<String>> {
     let mut model = Model::new(Vec::new());
     let mut loading = true;
+    // An event read while gathering typed keys, handled next.
+    let mut queued: Option<Event> = None;
     // The preview of the entry it was made for.
     let mut shown: Option<(String, String)> = None;
     loop {
@@ -79,10 +81,14 @@ fn run(
             };
             view::draw(frame, &model, &screen);
         })?;
-        if !event::poll(Duration::from_millis(if loading { 20 } else { 250 }))? {
-            continue;
-        }
-        let key = match event::read()? {
+        let event = match queued.take() {
+            Some(event) => event,
+            None if event::poll(Duration::from_millis(if loading { 20 } else { 250 }))? => {
+                event::read()?
+            }
+            None => continue,
+        };
+        let key = match event {
             Event::Key(key) => key,
             Event::Resize(..) => {
                 terminal.clear()?;
@@ -110,8 +116,33 @@ fn run(
             KeyCode::PageDown => model.move_by(10),
             KeyCode::Char('u') if ctrl => model.clear_query(),
             KeyCode::Backspace => model.pop_char(),
-            KeyCode::Char(c) if !ctrl => model.push_char(c),
+            KeyCode::Char(c) if !ctrl => model.push_str(&typed_with(c, &mut queued)?),
             _ => {}
         }
     }
+}
+
+/// `first` and the keys typed after it that are already waiting: keys
+/// typed faster than a match takes are matched at once. Any other event
+/// read meanwhile is left in `queued`.
+fn typed_with(first: char, queued: &mut Option<Event>) -> std::io::Result<String> {
+    let mut typed = String::from(first);
+    while event::poll(Duration::ZERO)? {
+        match event::read()? {
+            Event::Key(k) if k.kind != KeyEventKind::Press => {}
+            Event::Key(k) if !k.modifiers.contains(KeyModifiers::CONTROL) => {
+                if let KeyCode::Char(c) = k.code {
+                    typed.push(c);
+                } else {
+                    *queued = Some(Event::Key(k));
+                    break;
+                }
+            }
+            other => {
+                *queued = Some(other);
+                break;
+            }
+        }
+    }
+    Ok(typed)
 }

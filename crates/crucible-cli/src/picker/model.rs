@@ -78,17 +78,23 @@ impl Model {
         self.matched.get(self.selected).map(|&i| &self.entries[i])
     }
 
-    /// A character typed: only the sessions that matched the query
-    /// before can match it now (a longer subsequence), so only they are
-    /// scored again; not so for nucleo's negations and anchors (`!`, `^`,
-    /// `$`, `'`), after which everything is scored.
+    /// A character typed (see [`Model::push_str`]).
     pub fn push_char(&mut self, c: char) {
+        self.push_str(&c.to_string());
+    }
+
+    /// Characters typed, matched once for all of them: only the sessions
+    /// that matched the query before can match it now (a longer
+    /// subsequence), so only they are scored again; not so after a space
+    /// or nucleo's negations and anchors (`!`, `^`, `$`, `'`), after which
+    /// everything is scored.
+    pub fn push_str(&mut self, typed: &str) {
         let plain = |t: &str| !t.contains(['!', '^', '$', '\'', '\\']);
         let narrowing = !self.query.trim().is_empty()
-            && !c.is_whitespace()
+            && !typed.contains(char::is_whitespace)
             && plain(&self.query)
-            && plain(&c.to_string());
-        self.query.push(c);
+            && plain(typed);
+        self.query.push_str(typed);
         if narrowing {
             let candidates = std::mem::take(&mut self.matched);
             self.score(candidates);
@@ -219,6 +225,12 @@ mod tests {
             for c in query.chars() {
                 typed.push_char(c);
             }
+            // Typed fast: the keys waiting are matched at once.
+            let mut burst = Model::new(entries.clone());
+            let (head, tail) = query.split_at(1);
+            burst.push_str(head);
+            burst.push_str(tail);
+            assert_eq!(burst.matched, typed.matched, "{query}: at once");
             let mut whole = Model::new(entries.clone());
             whole.query = query.to_owned();
             whole.refilter();
