@@ -12,6 +12,44 @@ pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hooks")
 }
 
+/// The fixture transcript copied into `folder` under its session's name,
+/// as Claude Code keeps it: the transcript the fixture events point at.
+pub(crate) fn fixture_transcript(folder: &Path) -> PathBuf {
+    std::fs::create_dir_all(folder).unwrap();
+    let transcript = folder.join("9d2c4b1e-5f6a-4c7d-8e9f-0a1b2c3d4e5f.jsonl");
+    std::fs::copy(fixtures().join("transcript.jsonl"), &transcript).unwrap();
+    transcript
+}
+
+/// The hooks of a session `a` (transcript `ta`: started, one prompt,
+/// ended) then of its resumed continuation `b` (`tb`: started with
+/// `source: resume`, the prompt `prompt`, a stop), as Claude Code sends
+/// them around `claude --resume`.
+pub(crate) fn replay_resumed(
+    dir: &Path,
+    state: &Path,
+    (a, ta): (&str, &Path),
+    (b, tb): (&str, &Path),
+    prompt: &str,
+) {
+    let none = |_: &mut serde_json::Value| {};
+    let event = |name: &str, sid: &str, t: &Path, edit: &dyn Fn(&mut serde_json::Value)| {
+        replay_edited(dir, state, (name, sid, t), edit);
+    };
+    event("session-start.json", a, ta, &none);
+    event("user-prompt-submit.json", a, ta, &|v| {
+        v["prompt"] = "start phoenix in background".into();
+    });
+    event("session-end.json", a, ta, &none);
+    event("session-start.json", b, tb, &|v| {
+        v["source"] = "resume".into();
+    });
+    event("user-prompt-submit.json", b, tb, &|v| {
+        v["prompt"] = prompt.into();
+    });
+    event("stop.json", b, tb, &none);
+}
+
 /// The fixture event `name` for Claude session `sid` with transcript `t`,
 /// changed by `edit`, run through the real `cru hook claude-code`.
 pub(crate) fn replay_edited(

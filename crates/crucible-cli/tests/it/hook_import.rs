@@ -220,10 +220,7 @@ fn a_real_session_imported_after_its_hooks_keeps_every_child_linked() {
 fn a_hook_session_is_named_from_its_first_prompt_and_the_import_finds_it() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, state) = (tmp.path().join("sessions"), tmp.path().join("state"));
-    let transcript = tmp
-        .path()
-        .join("9d2c4b1e-5f6a-4c7d-8e9f-0a1b2c3d4e5f.jsonl");
-    std::fs::copy(fixtures().join("transcript.jsonl"), &transcript).unwrap();
+    let transcript = super::hook::fixture_transcript(tmp.path());
     run(
         &dir,
         &state,
@@ -281,22 +278,7 @@ fn a_resumed_session_whose_copied_lines_carry_the_new_id_goes_on_in_the_earlier_
     let lines = std::fs::read_to_string(&real).unwrap();
     std::fs::write(&ta, &lines).unwrap();
     std::fs::write(&tb, lines.replace(a, b)).unwrap();
-    let event = |name: &str, sid: &str, t: &Path, edit: &dyn Fn(&mut serde_json::Value)| {
-        super::hook::replay_edited(&dir, &state, (name, sid, t), edit);
-    };
-    let none = |_: &mut serde_json::Value| {};
-    event("session-start.json", a, &ta, &none);
-    event("user-prompt-submit.json", a, &ta, &|v| {
-        v["prompt"] = "start phoenix in background".into();
-    });
-    event("session-end.json", a, &ta, &none);
-    event("session-start.json", b, &tb, &|v| {
-        v["source"] = "resume".into();
-    });
-    event("user-prompt-submit.json", b, &tb, &|v| {
-        v["prompt"] = "RESUMED PROMPT".into();
-    });
-    event("stop.json", b, &tb, &none);
+    super::hook::replay_resumed(&dir, &state, (a, &ta), (b, &tb), "RESUMED PROMPT");
     let files = sessions(&dir);
     assert_eq!(files.len(), 1, "linked, not duplicated: {files:?}");
     let text = std::fs::read_to_string(&files[0].0).unwrap()

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-use super::hook::{fixtures, payload, run};
+use super::hook::{payload, run};
 
 fn cru(dir: &Path) -> Command {
     let mut c = Command::cargo_bin("cru").unwrap();
@@ -31,10 +31,7 @@ fn sessions(dir: &Path) -> Vec<std::path::PathBuf> {
 fn a_damaged_state_is_rebuilt_from_its_session_and_recording_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, state) = (tmp.path().join("sessions"), tmp.path().join("state"));
-    let transcript = tmp
-        .path()
-        .join("9d2c4b1e-5f6a-4c7d-8e9f-0a1b2c3d4e5f.jsonl");
-    std::fs::copy(fixtures().join("transcript.jsonl"), &transcript).unwrap();
+    let transcript = super::hook::fixture_transcript(tmp.path());
     for name in ["session-start.json", "user-prompt-submit.json"] {
         run(&dir, &state, payload(name, &transcript, None, None));
     }

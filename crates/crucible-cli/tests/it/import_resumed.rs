@@ -197,22 +197,13 @@ fn a_pair_the_hooks_recorded_as_one_stays_one_when_imported() {
     let (dir, state) = (tmp.path().join("sessions"), tmp.path().join("state"));
     let folder = tmp.path().join("projects/-home-marco-projects-spotter");
     let (earlier, later) = resumed_pair(&folder, false);
-    let event = |name: &str, sid: &str, t: &Path, edit: &dyn Fn(&mut serde_json::Value)| {
-        super::hook::replay_edited(&dir, &state, (name, sid, t), edit);
-    };
-    let none = |_: &mut serde_json::Value| {};
-    event("session-start.json", EARLIER_ID, &earlier, &none);
-    event("user-prompt-submit.json", EARLIER_ID, &earlier, &|v| {
-        v["prompt"] = "start phoenix in background".into();
-    });
-    event("session-end.json", EARLIER_ID, &earlier, &none);
-    event("session-start.json", LATER_ID, &later, &|v| {
-        v["source"] = "resume".into();
-    });
-    event("user-prompt-submit.json", LATER_ID, &later, &|v| {
-        v["prompt"] = NEW_PROMPT.into();
-    });
-    event("stop.json", LATER_ID, &later, &none);
+    super::hook::replay_resumed(
+        &dir,
+        &state,
+        (EARLIER_ID, &earlier),
+        (LATER_ID, &later),
+        NEW_PROMPT,
+    );
     assert_eq!(sessions(&dir).len(), 1, "the hooks make one session");
     for force in [false, true] {
         let mut args = vec!["session", "import", folder.to_str().unwrap()];
