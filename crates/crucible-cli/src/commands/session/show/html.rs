@@ -27,6 +27,7 @@ pub fn write(
     let figures = figures(ctx, &log)?;
     let neighbours = StoreNeighbours {
         ctx,
+        found: std::cell::RefCell::default(),
         beside: output.map(|o| {
             o.parent()
                 .filter(|p| !p.as_os_str().is_empty())
@@ -115,15 +116,25 @@ struct StoreNeighbours<'c> {
     ctx: &'c Context,
     /// The folder the page is written to (`None`: standard output).
     beside: Option<PathBuf>,
+    /// Each session looked up so far: a page asks for an embed's link and
+    /// then its content, and finding a file by its id may read the whole
+    /// directory (to refuse an id two files declare).
+    found: std::cell::RefCell<std::collections::HashMap<String, Option<(PathBuf, SessionLog)>>>,
 }
 
 impl StoreNeighbours<'_> {
     /// The file of session `id` exactly (not a prefix of another id).
     fn file_of(&self, id: &str) -> Option<(PathBuf, SessionLog)> {
-        let id = SessionId::new(id).ok()?;
-        let path = self.ctx.store.resolve_id(&id).ok()?;
-        let log = self.ctx.store.load_path(&path).ok()?;
-        (log.id() == &id).then_some((path, log))
+        if let Some(found) = self.found.borrow().get(id) {
+            return found.clone();
+        }
+        let found = SessionId::new(id).ok().and_then(|sid| {
+            let path = self.ctx.store.resolve_id(&sid).ok()?;
+            let log = self.ctx.store.load_path(&path).ok()?;
+            (log.id() == &sid).then_some((path, log))
+        });
+        self.found.borrow_mut().insert(id.to_owned(), found.clone());
+        found
     }
 }
 
