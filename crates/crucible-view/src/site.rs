@@ -23,15 +23,16 @@ use crate::page::{duration, thousands};
 /// Sessions per index page.
 pub const ROWS_PER_PAGE: usize = 500;
 
-/// One session as the index shows it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Row {
-    pub id: String,
-    pub title: String,
-    pub status: String,
-    pub agents: String,
-    pub project: String,
-    pub started: String,
+/// One session as the index shows it, borrowed from what the caller holds
+/// (100,000 of them are made on every run of `cru site`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Row<'a> {
+    pub id: &'a str,
+    pub title: &'a str,
+    pub status: &'a str,
+    pub agents: std::borrow::Cow<'a, str>,
+    pub project: &'a str,
+    pub started: &'a str,
     /// Milliseconds; 0 when unknown.
     pub duration_ms: u64,
     pub tokens: u64,
@@ -52,7 +53,7 @@ pub fn index_name(n: usize) -> String {
 }
 
 /// `sessions.js`: every row, for the filter.
-pub fn sessions_script(rows: &[Row]) -> String {
+pub fn sessions_script(rows: &[Row<'_>]) -> String {
     let json = serde_json::to_string(rows).unwrap_or_else(|_| "[]".to_owned());
     format!("window.cruSessions = {json};\n")
 }
@@ -64,7 +65,7 @@ const SCRIPT: &str = include_str!("site.js");
 /// out of `total` sessions; `workflows` when the site has a workflows page.
 pub fn index_page(
     title: &str,
-    rows: &[Row],
+    rows: &[Row<'_>],
     (n, pages): (usize, usize),
     total: usize,
     workflows: bool,
@@ -91,7 +92,7 @@ pub fn index_page(
     out
 }
 
-fn table(out: &mut String, rows: &[Row]) {
+fn table(out: &mut String, rows: &[Row<'_>]) {
     out.push_str("<table id=\"sessions\">\n<thead><tr>");
     for (key, label) in [
         ("id", "id"),
@@ -112,22 +113,22 @@ fn table(out: &mut String, rows: &[Row]) {
     out.push_str("</tbody>\n</table>\n");
 }
 
-fn row(out: &mut String, r: &Row) {
+fn row(out: &mut String, r: &Row<'_>) {
     out.push_str("<tr><td><a href=\"");
-    push(out, &session_href(&r.id));
+    push(out, &session_href(r.id));
     out.push_str("\">");
-    push(out, &r.id);
+    push(out, r.id);
     out.push_str("</a></td><td>");
-    push(out, &r.title);
+    push(out, r.title);
     out.push_str(&format!(
         "</td><td><span class=\"status status-{0}\">{0}</span></td><td>",
-        escaped(&r.status)
+        escaped(r.status)
     ));
     push(out, &r.agents);
     out.push_str("</td><td>");
-    push(out, &r.project);
+    push(out, r.project);
     out.push_str("</td><td>");
-    push(out, &r.started);
+    push(out, r.started);
     out.push_str(&format!(
         "</td><td data-value=\"{0}\">{1}</td><td data-value=\"{2}\">{3}</td></tr>\n",
         r.duration_ms,
@@ -211,14 +212,14 @@ pub fn workflows_page(rows: &[WorkflowRow]) -> String {
 mod tests {
     use super::*;
 
-    fn r(id: &str, title: &str) -> Row {
+    fn r<'a>(id: &'a str, title: &'a str) -> Row<'a> {
         Row {
-            id: id.into(),
-            title: title.into(),
-            status: "completed".into(),
+            id,
+            title,
+            status: "completed",
             agents: "dev@1".into(),
-            project: "/p".into(),
-            started: "2026-01-01T00:00:00Z".into(),
+            project: "/p",
+            started: "2026-01-01T00:00:00Z",
             duration_ms: 61_000,
             tokens: 1234,
         }

@@ -3,19 +3,20 @@
 //! index's filter searches. A second run writes only the pages whose
 //! session, sidecar or linked sessions changed (`site/manifest.rs`).
 
+mod indexes;
 mod manifest;
 mod neighbours;
 mod workflows;
 
+use foldhash::HashSet;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use crucible_index::SessionRecord;
-use crucible_view::site::{self, Row};
 
 use self::manifest::{Manifest, PageKey};
 use self::neighbours::{Site, SiteNeighbours};
-use super::session::query::{FilterArgs, agents_of, records};
+use super::session::query::{FilterArgs, records};
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
 
@@ -37,60 +38,50 @@ pub struct SiteArgs {
 
 pub fn run(ctx: &Context, args: &SiteArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
-    let found = records(ctx, &filter)?;
-    let records = crucible_index::query::sort_newest_first(found.tally, None);
     let out = &args.output;
     let pages_dir = out.join("s");
     std::fs::create_dir_all(&pages_dir)
         .map_err(|e| CliError::new(format!("{}: {e}", pages_dir.display())))?;
-    let old = if args.force {
-        Manifest::default()
-    } else {
-        Manifest::read(out)
-    };
+    // What the last run made is read while the index is visited.
+    let (found, (old, existing)) = std::thread::scope(|s| {
+        let last = s.spawn(|| last_run(out, &pages_dir, args.force));
+        let found = records(ctx, &filter);
+        (found, last.join().unwrap_or_default())
+    });
+    let found = found?;
+    let records = crucible_index::query::sort_newest_first(found.tally, None);
     let site = Site::new(ctx.store.dir(), &records);
-    let existing: std::collections::HashSet<String> = std::fs::read_dir(&pages_dir)
-        .map(|d| {
-            d.flatten()
-                .filter_map(|e| e.file_name().into_string().ok())
-                .collect()
-        })
-        .unwrap_or_default();
     let mut written = write_pages(ctx, &records, &old, (&site, &existing), &pages_dir);
     let removed = old.remove_gone(&pages_dir, &site.by_id);
-    let rows: Vec<Row> = records.iter().map(row).collect();
     let mut warnings = std::mem::take(&mut written.warnings);
     let has_workflows = match &args.workflows {
         Some(dir) => workflows::write(dir, out, &mut warnings)? > 0,
         None => false,
     };
-    write_indexes(out, &rows, has_workflows)?;
+    let drawn = indexes::write(out, &records, has_workflows, args.force)?;
     // One durability point for every page: a crash of the machine before
-    // it leaves the old manifest, which makes the pages again.
-    if written.count > 0 {
+    // it leaves the old manifest and keys, which make the pages again.
+    if written.count > 0 || drawn.wrote {
         crucible_core::store::atomic::sync_file_system(out)
             .map_err(|e| CliError::new(format!("{}: {e}", out.display())))?;
     }
-    written.manifest.write(out)?;
-    let pages = format!(
-        "{} {}",
-        written.count,
-        crate::render::plural(written.count, "page", "pages")
-    );
-    let removed = if removed > 0 {
-        format!(", {removed} removed")
+    let same = written.count == 0
+        && written.failed.is_empty()
+        && removed == 0
+        && old.len() == records.len();
+    if same {
+        left_to_exit(old);
     } else {
-        String::new()
-    };
-    eprintln!(
-        "{}: {} sessions, {pages} written, {} unchanged{removed}",
-        out.display(),
-        records.len(),
-        records.len() - written.count,
-    );
-    for w in &warnings {
-        eprintln!("warning: {w}");
+        let mut manifest = old;
+        manifest.retain(|id| site.by_id.contains_key(id) && !written.failed.contains(id));
+        manifest.merge(written.manifest);
+        manifest.write(out)?;
+        left_to_exit(manifest);
     }
+    drawn.save(out)?;
+    report(out, records.len(), written.count, removed, &warnings);
+    left_to_exit((site, existing));
+    left_to_exit(records);
     Ok(if warnings.is_empty() {
         found.outcome
     } else {
@@ -98,11 +89,60 @@ pub fn run(ctx: &Context, args: &SiteArgs) -> anyhow::Result<Outcome> {
     })
 }
 
+/// The run's summary and warnings, on stderr.
+fn report(out: &Path, sessions: usize, written: usize, removed: usize, warnings: &[String]) {
+    let pages = format!(
+        "{written} {}",
+        crate::render::plural(written, "page", "pages")
+    );
+    let removed = if removed > 0 {
+        format!(", {removed} removed")
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "{}: {sessions} sessions, {pages} written, {} unchanged{removed}",
+        out.display(),
+        sessions - written,
+    );
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+/// The manifest of the last run and the pages there now (from one
+/// listing of the folder, not a `stat` each); nothing with `force`.
+fn last_run(out: &Path, pages_dir: &Path, force: bool) -> (Manifest, HashSet<String>) {
+    if force {
+        return Default::default();
+    }
+    let existing = std::fs::read_dir(pages_dir)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter_map(|name| name.strip_suffix(".html").map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    (Manifest::read(out), existing)
+}
+
+/// Leaves `value` to the end of the process instead of freeing it: `cru
+/// site` returns to exit, and freeing 100,000 records and their manifest
+/// entries one by one took a twentieth of a second run.
+fn left_to_exit<T>(value: T) {
+    std::mem::forget(value);
+}
+
 /// What [`write_pages`] did (or one thread's share of it).
 #[derive(Default)]
 struct Written {
     count: usize,
+    /// The keys of the pages written (those unchanged keep theirs).
     manifest: Manifest,
+    /// Sessions whose page could not be made: their old keys are dropped,
+    /// so the next run tries again.
+    failed: HashSet<String>,
     warnings: Vec<String>,
 }
 
@@ -111,7 +151,7 @@ fn write_pages(
     ctx: &Context,
     records: &[SessionRecord],
     old: &Manifest,
-    (site, existing): (&Site<'_>, &std::collections::HashSet<String>),
+    (site, existing): (&Site<'_>, &HashSet<String>),
     pages_dir: &Path,
 ) -> Written {
     let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
@@ -119,7 +159,7 @@ fn write_pages(
     let shares: Vec<Written> = std::thread::scope(|s| {
         let handles: Vec<_> = records
             .chunks(chunk)
-            .map(|part| s.spawn(move || page_share(ctx, part, old, (site, existing), pages_dir)))
+            .map(|part| s.spawn(|| page_share(ctx, part, old, (site, existing), pages_dir)))
             .collect();
         handles
             .into_iter()
@@ -130,6 +170,7 @@ fn write_pages(
     for share in shares {
         written.count += share.count;
         written.manifest.merge(share.manifest);
+        written.failed.extend(share.failed);
         written.warnings.extend(share.warnings);
     }
     written
@@ -140,40 +181,42 @@ fn page_share(
     ctx: &Context,
     part: &[SessionRecord],
     old: &Manifest,
-    (site, existing): (&Site<'_>, &std::collections::HashSet<String>),
+    (site, existing): (&Site<'_>, &HashSet<String>),
     pages_dir: &Path,
 ) -> Written {
     let mut share = Written::default();
+    let mut stamp = String::new();
+    let stamp_of = |id: &str, out: &mut String| site.stamp_into(id, out);
     for record in part {
-        let name = format!("{}.html", record.id);
-        let page = pages_dir.join(&name);
-        // A page found by one listing of the folder, not a `stat` each.
         if !record.live
-            && existing.contains(&name)
-            && let Some(key) = old.unchanged(&record.id, &|id| site.stamp(id))
+            && existing.contains(&record.id)
+            && old.unchanged(&record.id, &stamp_of, &mut stamp)
         {
-            share.manifest.insert(record.id.clone(), key);
             continue;
         }
-        match render(ctx, record, site) {
-            Ok((html, key)) => {
-                // Not synced one by one: the run ends with one sync before
-                // the manifest that says the pages are made (`run`).
-                match crucible_core::store::atomic::write_atomic_with(
-                    &page,
-                    &[html.as_bytes()],
-                    crucible_core::store::atomic::Durability::Deferred,
-                ) {
-                    Ok(()) => {
-                        share.count += 1;
-                        share.manifest.insert(record.id.clone(), key);
-                    }
-                    Err(e) => share.warnings.push(format!("{}: {e}", page.display())),
-                }
+        let page = pages_dir.join(format!("{}.html", record.id));
+        let made = render(ctx, record, site).and_then(|(html, key)| {
+            // Not synced one by one: the run ends with one sync before
+            // the manifest that says the pages are made (`run`).
+            crucible_core::store::atomic::write_atomic_with(
+                &page,
+                &[html.as_bytes()],
+                crucible_core::store::atomic::Durability::Deferred,
+            )
+            .map_err(|e| anyhow::anyhow!("{}: {e}", page.display()))?;
+            Ok(key)
+        });
+        match made {
+            Ok(key) => {
+                share.count += 1;
+                share.manifest.insert(record.id.clone(), key);
             }
-            Err(e) => share
-                .warnings
-                .push(format!("{}: {e}; its page is left out", record.path)),
+            Err(e) => {
+                share.failed.insert(record.id.clone());
+                share
+                    .warnings
+                    .push(format!("{}: {e}; its page is left out", record.path));
+            }
         }
     }
     share
@@ -201,55 +244,16 @@ fn render(
     Ok((html, PageKey::new(own, neighbours.asked())))
 }
 
-fn row(r: &SessionRecord) -> Row {
-    Row {
-        id: r.id.clone(),
-        title: r.title.clone().unwrap_or_default(),
-        status: r.status.as_str().to_owned(),
-        agents: agents_of(r),
-        project: r.project.clone().unwrap_or_default(),
-        started: r.started.clone(),
-        duration_ms: r.duration_ms.unwrap_or(0),
-        tokens: r
-            .usage
-            .iter()
-            .map(crucible_core::UsageLine::total)
-            .sum::<u64>()
-            .max(r.tokens_used.unwrap_or(0)),
-    }
-}
-
-/// The index pages and `sessions.js`, each written only when it changed.
-fn write_indexes(out: &Path, rows: &[Row], workflows: bool) -> anyhow::Result<()> {
-    let pages = rows.len().div_ceil(site::ROWS_PER_PAGE).max(1);
-    let title = "Sessions";
-    for n in 1..=pages {
-        let share = rows
-            .chunks(site::ROWS_PER_PAGE)
-            .nth(n - 1)
-            .unwrap_or_default();
-        let html = site::index_page(title, share, (n, pages), rows.len(), workflows);
-        write_if_changed(&out.join(site::index_name(n)), html.as_bytes())?;
-    }
-    // Index pages of an earlier, longer run.
-    let mut n = pages + 1;
-    while std::fs::remove_file(out.join(site::index_name(n))).is_ok() {
-        n += 1;
-    }
-    write_if_changed(
-        &out.join("sessions.js"),
-        site::sessions_script(rows).as_bytes(),
-    )
-}
-
-pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+/// Writes `bytes` to `path` unless it holds them already; whether it wrote.
+pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> anyhow::Result<bool> {
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
-        return Ok(());
+        return Ok(false);
     }
     crucible_core::store::atomic::write_atomic_with(
         path,
         &[bytes],
         crucible_core::store::atomic::Durability::Deferred,
     )
+    .map(|()| true)
     .map_err(|e| CliError::new(format!("{}: {e}", path.display())).into())
 }

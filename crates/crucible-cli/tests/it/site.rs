@@ -53,6 +53,61 @@ fn a_site_has_an_index_a_page_per_session_and_rewrites_only_what_changed() {
 }
 
 #[test]
+fn a_second_run_keeps_what_is_current_and_makes_again_what_changed_or_went() {
+    use std::os::unix::fs::MetadataExt;
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.sessions().join("../../site");
+    site(&kiln, &out);
+    let stamp = |name: &str| {
+        let m = std::fs::metadata(out.join(name)).unwrap();
+        (m.ino(), m.mtime_nsec(), m.mtime())
+    };
+    let files = [".cru-site", ".cru-site-index", "index.html", "sessions.js"];
+    let before: Vec<_> = files.iter().map(|f| stamp(f)).collect();
+
+    // Nothing changed: not a file is written, the manifests included.
+    assert!(site(&kiln, &out).contains("0 pages written, 9 unchanged"));
+    let after: Vec<_> = files.iter().map(|f| stamp(f)).collect();
+    assert_eq!(before, after, "{files:?}");
+
+    // Files removed by hand come back: a session's page, the index, the data.
+    for f in [
+        "s/2025-12-10-fix-flaky-test.html",
+        "index.html",
+        "sessions.js",
+    ] {
+        std::fs::remove_file(out.join(f)).unwrap();
+    }
+    assert!(site(&kiln, &out).contains("1 page written, 8 unchanged"));
+    for f in [
+        "s/2025-12-10-fix-flaky-test.html",
+        "index.html",
+        "sessions.js",
+    ] {
+        assert!(out.join(f).is_file(), "{f} made again");
+    }
+
+    // A title changed: the index and the data show it.
+    let session = kiln.sessions().join("2025-12-10-investigate-ci.md");
+    let text = std::fs::read_to_string(&session).unwrap();
+    let retitled = text.replacen("title: ", "title: Renamed ", 1);
+    assert_ne!(text, retitled, "the fixture has a title");
+    std::fs::write(&session, retitled).unwrap();
+    assert!(site(&kiln, &out).contains("2 pages written, 7 unchanged"));
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let js = std::fs::read_to_string(out.join("sessions.js")).unwrap();
+    assert!(index.contains(">Renamed "), "{index}");
+    assert!(js.contains("\"title\":\"Renamed "), "{js}");
+
+    // Keys another version wrote are not trusted: everything is drawn again.
+    std::fs::write(out.join(".cru-site-index"), "cru-site-index 0 old\n").unwrap();
+    std::fs::write(out.join("index.html"), "stale").unwrap();
+    site(&kiln, &out);
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains(">Renamed "), "{index}");
+}
+
+#[test]
 fn workflows_get_a_page_each_with_their_step_graph() {
     let kiln = TestKiln::with_fixtures();
     let out = kiln.sessions().join("../../site");

@@ -8,7 +8,7 @@
 //! the manifest was written by another version of cru (pages would look
 //! different).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::path::Path;
 
 use crucible_index::SessionRecord;
@@ -65,13 +65,32 @@ impl Manifest {
         Self { pages }
     }
 
-    /// The key of session `id`'s page when nothing it was made from
-    /// changed (`stamp` gives each session's stamp now).
-    pub fn unchanged(&self, id: &str, stamp: &dyn Fn(&str) -> Option<String>) -> Option<PageKey> {
-        let key = self.pages.get(id)?;
-        let same = stamp(id).as_ref() == Some(&key.own)
-            && key.refs.iter().all(|(r, then)| stamp(r) == *then);
-        same.then(|| key.clone())
+    /// How many pages the manifest names.
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Whether nothing session `id`'s page was made from changed: `stamp`
+    /// writes each session's stamp now into the buffer it is given (false
+    /// when the session is not in the site), `buffer` is reused so that
+    /// asking this of 100,000 pages allocates nothing.
+    pub fn unchanged(
+        &self,
+        id: &str,
+        stamp: &dyn Fn(&str, &mut String) -> bool,
+        buffer: &mut String,
+    ) -> bool {
+        let Some(key) = self.pages.get(id) else {
+            return false;
+        };
+        let mut same = |id: &str, then: Option<&str>| {
+            let there = stamp(id, buffer);
+            match then {
+                Some(then) => there && buffer == then,
+                None => !there,
+            }
+        };
+        same(id, Some(&key.own)) && key.refs.iter().all(|(r, then)| same(r, then.as_deref()))
     }
 
     pub fn insert(&mut self, id: String, key: PageKey) {
@@ -80,6 +99,11 @@ impl Manifest {
 
     pub fn merge(&mut self, other: Manifest) {
         self.pages.extend(other.pages);
+    }
+
+    /// Keeps only the pages `keep` says yes to.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.pages.retain(|id, _| keep(id));
     }
 
     /// Removes the pages of sessions no longer in the site; how many.
@@ -110,7 +134,15 @@ impl Manifest {
             text.push('\n');
         }
         let path = out.join(NAME);
-        crucible_core::store::atomic::write_atomic(&path, text.as_bytes())
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+        // Not synced: the pages it names were made durable before it, and
+        // a manifest lost or cut short by a crash only makes the pages it
+        // no longer names again (a line that does not read is left out,
+        // another version's header is ignored).
+        crucible_core::store::atomic::write_atomic_with(
+            &path,
+            &[text.as_bytes()],
+            crucible_core::store::atomic::Durability::Deferred,
+        )
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
     }
 }

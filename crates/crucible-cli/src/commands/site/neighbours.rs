@@ -1,7 +1,7 @@
 //! The sessions a site page may link to, and which ones it asked about.
 
+use foldhash::{HashMap, HashSet};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crucible_core::store::names;
@@ -15,10 +15,11 @@ use crate::context::Context;
 pub struct Site<'a> {
     pub dir: &'a Path,
     pub by_id: HashMap<&'a str, &'a SessionRecord>,
-    /// The sidecars of the sessions directory (paths relative to it), from
-    /// one listing of each folder: most sessions have none, and a `stat`
-    /// of each absent one was a third of a second run at 100,000.
-    pub sidecars: HashSet<String>,
+    /// The sessions of the directory that have a sidecar, as their paths
+    /// without the extension, from one listing of each folder: most
+    /// sessions have none, and a `stat` of each absent one was a third of
+    /// a second run at 100,000.
+    with_sidecar: HashSet<String>,
 }
 
 impl<'a> Site<'a> {
@@ -28,17 +29,17 @@ impl<'a> Site<'a> {
             .iter()
             .map(|r| r.path.rsplit_once('/').map_or("", |(folder, _)| folder))
             .collect();
-        let mut sidecars = HashSet::new();
+        let mut with_sidecar = HashSet::default();
         for folder in folders {
             let Ok(entries) = std::fs::read_dir(dir.join(folder)) else {
                 continue;
             };
             for name in entries.flatten().map(|e| e.file_name()) {
-                if let Some(name) = name.to_str().filter(|n| names::is_sidecar(n)) {
-                    sidecars.insert(if folder.is_empty() {
-                        name.to_owned()
+                if let Some(stem) = name.to_str().and_then(names::sidecar_of) {
+                    with_sidecar.insert(if folder.is_empty() {
+                        stem.to_owned()
                     } else {
-                        format!("{folder}/{name}")
+                        format!("{folder}/{stem}")
                     });
                 }
             }
@@ -46,44 +47,71 @@ impl<'a> Site<'a> {
         Self {
             dir,
             by_id,
-            sidecars,
+            with_sidecar,
         }
     }
 
     /// What a page of session `id` depends on of its files: the session
     /// file's stamp and its sidecar's; `None` when it is not in the site.
     pub fn stamp(&self, id: &str) -> Option<String> {
-        let r = self.by_id.get(id)?;
-        let path = self.dir.join(&r.path);
+        let mut stamp = String::new();
+        self.stamp_into(id, &mut stamp).then_some(stamp)
+    }
+
+    /// [`Site::stamp`] written into `out` (cleared first), without
+    /// allocating: a second run asks this of every session; false when
+    /// `id` is not in the site.
+    pub fn stamp_into(&self, id: &str, out: &mut String) -> bool {
+        use std::fmt::Write;
+        out.clear();
+        let Some(r) = self.by_id.get(id) else {
+            return false;
+        };
         // The index's stamp, proven fresh by the visit that listed the
         // session, unless it says "look again" (a change within a clock
         // tick of its stat): then the file itself.
-        let own = if r.stamp.ctime_ns == 0 {
-            std::fs::metadata(&path).map_or_else(|_| "-".to_owned(), |m| stamp_of(&m))
+        if r.stamp.ctime_ns == 0 {
+            match std::fs::metadata(self.dir.join(&r.path)) {
+                Ok(m) => push_stamp(out, &m),
+                Err(_) => out.push('-'),
+            }
         } else {
             let s = &r.stamp;
-            format!("{}:{}:{}:{}", s.size, s.mtime_ns, s.ino, s.ctime_ns)
-        };
-        let sidecar = names::sidecar(Path::new(&r.path));
-        let side = if self.sidecars.contains(sidecar.to_string_lossy().as_ref()) {
-            std::fs::metadata(self.dir.join(&sidecar))
-                .map_or_else(|_| "-".to_owned(), |m| stamp_of(&m))
+            let _ = write!(out, "{}:{}:{}:{}", s.size, s.mtime_ns, s.ino, s.ctime_ns);
+        }
+        out.push('+');
+        if self.with_sidecar.contains(without_extension(&r.path)) {
+            match std::fs::metadata(self.dir.join(names::sidecar(Path::new(&r.path)))) {
+                Ok(m) => push_stamp(out, &m),
+                Err(_) => out.push('-'),
+            }
         } else {
-            "-".to_owned()
-        };
-        Some(format!("{own}+{side}"))
+            out.push('-');
+        }
+        true
     }
 }
 
-fn stamp_of(m: &std::fs::Metadata) -> String {
+/// `a/b.md` → `a/b`, as the file stem a sidecar is named after.
+fn without_extension(path: &str) -> &str {
+    let name_at = path.rfind('/').map_or(0, |i| i + 1);
+    match path[name_at..].rfind('.') {
+        Some(dot) if dot > 0 => &path[..name_at + dot],
+        _ => path,
+    }
+}
+
+fn push_stamp(out: &mut String, m: &std::fs::Metadata) {
+    use std::fmt::Write;
     use std::os::unix::fs::MetadataExt;
-    format!(
+    let _ = write!(
+        out,
         "{}:{}:{}:{}",
         m.len(),
         m.mtime() * 1_000_000_000 + m.mtime_nsec(),
         m.ino(),
         m.ctime() * 1_000_000_000 + m.ctime_nsec()
-    )
+    );
 }
 
 /// A page's view of the site, noting every session it asked about (a link
@@ -131,5 +159,34 @@ impl Neighbours for SiteNeighbours<'_> {
         let log = self.ctx.store.load_path(&path).ok()?;
         let data = self.ctx.store.load_data_for(&path, &log).ok().flatten();
         Some((log, data))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_extension;
+
+    #[test]
+    fn a_path_without_its_extension_is_what_a_sidecar_is_named_after() {
+        for (path, stem) in [
+            ("a.md", "a"),
+            ("dir/a.b.md", "dir/a.b"),
+            ("dir.x/a", "dir.x/a"),
+            ("dir/.md", "dir/.md"),
+            ("plain", "plain"),
+        ] {
+            assert_eq!(without_extension(path), stem, "{path}");
+            let sidecar = crucible_core::store::names::sidecar(std::path::Path::new(path));
+            let name = sidecar.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+            let from_sidecar = crucible_core::store::names::sidecar_of(name).map(|s| {
+                if folder.is_empty() {
+                    s.to_owned()
+                } else {
+                    format!("{folder}/{s}")
+                }
+            });
+            assert_eq!(from_sidecar.as_deref(), Some(stem), "{path}");
+        }
     }
 }
