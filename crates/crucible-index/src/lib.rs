@@ -228,16 +228,18 @@ impl<'s> SessionIndex<'s> {
             files::load(root)
         };
         let mut opened = match loaded {
-            Ok(mut index) => {
-                let delta = refresh::refresh(self.store, &mut index);
-                self.save_delta(&delta);
-                Opened {
-                    index,
-                    warnings: Vec::new(),
-                    paused: Vec::new(),
-                    generation: None,
+            Ok(mut index) => match refresh::refresh(self.store, &mut index) {
+                Some(delta) => {
+                    self.save_delta(&delta);
+                    Opened {
+                        index,
+                        warnings: Vec::new(),
+                        paused: Vec::new(),
+                        generation: None,
+                    }
                 }
-            }
+                None => self.rebuild(progress)?,
+            },
             Err(IndexFileError::Missing(_)) => self.rebuild(progress)?,
             Err(e) => {
                 let mut o = self.rebuild(progress)?;
@@ -267,10 +269,17 @@ impl<'s> SessionIndex<'s> {
         init: &(dyn Fn() -> S + Sync),
         each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
     ) -> Result<(Opened, Vec<S>), IndexError> {
-        if let Some(visited) = self.visit_fast(idle, filter, init, each) {
-            return Ok(visited);
-        }
-        let opened = self.open(idle, progress)?;
+        let opened = match self.visit_fast(idle, filter, init, each) {
+            Fast::Answered(visited) => return Ok(visited),
+            Fast::Rebuild => {
+                let mut opened = self.rebuild(progress)?;
+                if let Some(idle) = idle {
+                    opened.paused = self.pause_idle(&mut opened.index, idle);
+                }
+                opened
+            }
+            Fast::Slow => self.open(idle, progress)?,
+        };
         let mut state = init();
         for r in &opened.index.sessions {
             each(&mut state, &Facts::of(r), &|| Ok(r.clone()));
@@ -303,7 +312,7 @@ impl<'s> SessionIndex<'s> {
         Ok(query::sort_newest_first(seen, None))
     }
 
-    /// The fast path of [`SessionIndex::visit`]; `None` to take the slow one.
+    /// The fast path of [`SessionIndex::visit`], or which other to take.
     ///
     /// Freshness is proven on the way (see [`refresh`]): every row's file is
     /// `stat`ed as the rows are scanned, changed directories are listed
@@ -315,7 +324,22 @@ impl<'s> SessionIndex<'s> {
         filter: &Filter,
         init: &(dyn Fn() -> S + Sync),
         each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
-    ) -> Option<(Opened, Vec<S>)> {
+    ) -> Fast<S> {
+        let Some(answer) = self.visit_fast_or_slow(idle, filter, init, each) else {
+            return Fast::Slow;
+        };
+        answer.map_or(Fast::Rebuild, Fast::Answered)
+    }
+
+    /// [`SessionIndex::visit_fast`]: `None` for the slow path, `Some(None)`
+    /// when so many files changed that a rebuild is cheaper.
+    fn visit_fast_or_slow<S: Send>(
+        &self,
+        idle: Option<Duration>,
+        filter: &Filter,
+        init: &(dyn Fn() -> S + Sync),
+        each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
+    ) -> Option<Option<(Opened, Vec<S>)>> {
         let root = self.store.dir();
         // Before the index is read: the fence makes the watcher save every
         // change made before this point (see [`watcher`]).
@@ -364,6 +388,10 @@ impl<'s> SessionIndex<'s> {
         // must not read (and count) them a second time.
         let live: HashSet<&String> = pending.later.iter().collect();
         pending.stale.reread.retain(|p| !live.contains(p));
+        let rows = pending.rows + light.delta.sessions.len();
+        if refresh::worth_rebuilding(pending.stale.reread.len(), rows) {
+            return Some(None);
+        }
 
         // What changed: read again, answered from, and saved for next time.
         let (delta, entries) = refresh::read_stale(self.store, pending.stale);
@@ -393,7 +421,7 @@ impl<'s> SessionIndex<'s> {
             each(&mut rest, &Facts::of(r), &|| Ok(r.clone()));
         });
         states.push(rest);
-        Some((
+        Some(Some((
             Opened {
                 index,
                 warnings: Vec::new(),
@@ -401,7 +429,7 @@ impl<'s> SessionIndex<'s> {
                 generation: Some(light.generation).filter(|&g| g != 0),
             },
             states,
-        ))
+        )))
     }
 
     /// Pauses the idle candidates that are idle for `limit` (when given),
@@ -754,7 +782,19 @@ impl RowPass<'_> {
 }
 
 /// What the fast path must still do after the rows, from every thread.
+/// What the fast path of [`SessionIndex::visit`] came to.
+enum Fast<S> {
+    Answered((Opened, Vec<S>)),
+    /// So many files changed that a rebuild is cheaper than reading them
+    /// again ([`refresh::worth_rebuilding`]).
+    Rebuild,
+    /// The index cannot be read this way: open it whole.
+    Slow,
+}
+
 struct Pending {
+    /// Rows of the base scanned.
+    rows: usize,
     later: Vec<String>,
     stale: refresh::Stale,
     /// Indexed paths in changed directories.
@@ -776,6 +816,7 @@ impl Pending {
             return None;
         }
         let mut pending = Self {
+            rows: hashes.len(),
             later: Vec::new(),
             stale: refresh::Stale::default(),
             indexed: PathSet::with_capacity_and_hasher(

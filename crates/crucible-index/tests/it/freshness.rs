@@ -419,3 +419,64 @@ fn rereading_the_files_a_watcher_was_told_of_equals_a_full_parse() {
     assert_eq!(after, truth, "the stored index, read as it is");
     assert_agrees(dir.path());
 }
+
+/// Every file changed at once (a copy made with hard links changes every
+/// file's ctime; so do `chown -R` and a restore): the next query rebuilds
+/// the index rather than reading each file again into a delta, and answers
+/// as a full parse does.
+#[test]
+fn a_directory_whose_every_file_changed_is_rebuilt_not_read_again() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = copy_fixtures();
+    let root = dir.path();
+    let model = std::fs::read_to_string(root.join("2025-12-11-write-tests.md")).unwrap();
+    let id = "session_id: 2025-12-11-write-tests";
+    assert!(model.contains(id), "the fixture declares its id");
+    for n in 0..100 {
+        let name = format!("2026-01-01-copy-{n:03}");
+        let text = model.replacen(id, &format!("session_id: {name}"), 1);
+        std::fs::write(root.join(format!("{name}.md")), text).unwrap();
+    }
+    let store = SessionStore::new(root, MarkdownCodec);
+    let all = crucible_index::Filter::default();
+    let before = SessionIndex::new(&store).matching(&all).unwrap();
+    assert_eq!(before.len(), 109);
+    let generation = |root: &std::path::Path| {
+        let text = std::fs::read_to_string(root.join(".index.toon")).unwrap();
+        text.lines()
+            .find(|l| l.starts_with("generation:"))
+            .map(str::to_owned)
+    };
+    let built = generation(root);
+
+    // A change of mode changes each file's ctime, nothing else.
+    for entry in std::fs::read_dir(root).unwrap().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "md") {
+            let mode = entry.metadata().unwrap().permissions().mode();
+            let p = std::fs::Permissions::from_mode(mode ^ 0o040);
+            std::fs::set_permissions(entry.path(), p).unwrap();
+        }
+    }
+    let after = SessionIndex::new(&store).matching(&all).unwrap();
+    assert_eq!(after.len(), 109);
+    assert_ne!(generation(root), built, "the base was written again");
+    let delta = std::fs::read_to_string(root.join(".index-delta.toon")).unwrap_or_default();
+    assert!(
+        !delta.contains("copy-0"),
+        "no session row in the delta: {delta}"
+    );
+    assert_agrees(root);
+
+    // A few files changed: read again into the delta, as before.
+    for n in 0..3 {
+        let p = root.join(format!("2026-01-01-copy-{n:03}.md"));
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, text.replace("status: completed", "status: paused")).unwrap();
+    }
+    let rebuilt = generation(root);
+    SessionIndex::new(&store).matching(&all).unwrap();
+    assert_eq!(generation(root), rebuilt, "the base was kept");
+    let delta = std::fs::read_to_string(root.join(".index-delta.toon")).unwrap();
+    assert!(delta.contains("2026-01-01-copy-000.md"), "{delta}");
+    assert_agrees(root);
+}
