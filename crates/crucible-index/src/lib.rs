@@ -270,15 +270,15 @@ impl<'s> SessionIndex<'s> {
         each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
     ) -> Result<(Opened, Vec<S>), IndexError> {
         let opened = match self.visit_fast(idle, filter, init, each) {
-            Fast::Answered(visited) => return Ok(visited),
-            Fast::Rebuild => {
+            Some(Fast::Answered(visited)) => return Ok(visited),
+            Some(Fast::Rebuild) => {
                 let mut opened = self.rebuild(progress)?;
                 if let Some(idle) = idle {
                     opened.paused = self.pause_idle(&mut opened.index, idle);
                 }
                 opened
             }
-            Fast::Slow => self.open(idle, progress)?,
+            None => self.open(idle, progress)?,
         };
         let mut state = init();
         for r in &opened.index.sessions {
@@ -312,7 +312,7 @@ impl<'s> SessionIndex<'s> {
         Ok(query::sort_newest_first(seen, None))
     }
 
-    /// The fast path of [`SessionIndex::visit`], or which other to take.
+    /// The fast path of [`SessionIndex::visit`]; `None` to take the slow one.
     ///
     /// Freshness is proven on the way (see [`refresh`]): every row's file is
     /// `stat`ed as the rows are scanned, changed directories are listed
@@ -324,22 +324,7 @@ impl<'s> SessionIndex<'s> {
         filter: &Filter,
         init: &(dyn Fn() -> S + Sync),
         each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
-    ) -> Fast<S> {
-        let Some(answer) = self.visit_fast_or_slow(idle, filter, init, each) else {
-            return Fast::Slow;
-        };
-        answer.map_or(Fast::Rebuild, Fast::Answered)
-    }
-
-    /// [`SessionIndex::visit_fast`]: `None` for the slow path, `Some(None)`
-    /// when so many files changed that a rebuild is cheaper.
-    fn visit_fast_or_slow<S: Send>(
-        &self,
-        idle: Option<Duration>,
-        filter: &Filter,
-        init: &(dyn Fn() -> S + Sync),
-        each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
-    ) -> Option<Option<(Opened, Vec<S>)>> {
+    ) -> Option<Fast<S>> {
         let root = self.store.dir();
         // Before the index is read: the fence makes the watcher save every
         // change made before this point (see [`watcher`]).
@@ -390,21 +375,12 @@ impl<'s> SessionIndex<'s> {
         pending.stale.reread.retain(|p| !live.contains(p));
         let rows = pending.rows + light.delta.sessions.len();
         if refresh::worth_rebuilding(pending.stale.reread.len(), rows) {
-            return Some(None);
+            return Some(Fast::Rebuild);
         }
 
         // What changed: read again, answered from, and saved for next time.
         let (delta, entries) = refresh::read_stale(self.store, pending.stale);
-        for entry in entries {
-            match entry {
-                scan::Entry::Session(r, _) => each(&mut rest, &Facts::of(&r), &|| Ok((*r).clone())),
-                scan::Entry::Problem(p) => problems.push(p),
-                scan::Entry::NotASession(_) => {}
-            }
-        }
-        problems.extend(delta.problems.iter().cloned());
-        problems.sort_by(|a, b| a.path.cmp(&b.path));
-        problems.dedup_by(|a, b| a.path == b.path);
+        answer_read_again(entries, &delta, &mut rest, each, &mut problems);
         self.save_delta(&delta);
 
         let mut later = pending.later;
@@ -421,7 +397,7 @@ impl<'s> SessionIndex<'s> {
             each(&mut rest, &Facts::of(r), &|| Ok(r.clone()));
         });
         states.push(rest);
-        Some(Some((
+        Some(Fast::Answered((
             Opened {
                 index,
                 warnings: Vec::new(),
@@ -788,8 +764,27 @@ enum Fast<S> {
     /// So many files changed that a rebuild is cheaper than reading them
     /// again ([`refresh::worth_rebuilding`]).
     Rebuild,
-    /// The index cannot be read this way: open it whole.
-    Slow,
+}
+
+/// Gives `each` the sessions read again, and adds the files that could
+/// not be read to `problems` (sorted by path, one row each).
+fn answer_read_again<S>(
+    entries: Vec<scan::Entry>,
+    delta: &files::Delta,
+    state: &mut S,
+    each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
+    problems: &mut Vec<Problem>,
+) {
+    for entry in entries {
+        match entry {
+            scan::Entry::Session(r, _) => each(state, &Facts::of(&r), &|| Ok((*r).clone())),
+            scan::Entry::Problem(p) => problems.push(p),
+            scan::Entry::NotASession(_) => {}
+        }
+    }
+    problems.extend(delta.problems.iter().cloned());
+    problems.sort_by(|a, b| a.path.cmp(&b.path));
+    problems.dedup_by(|a, b| a.path == b.path);
 }
 
 struct Pending {
