@@ -187,7 +187,7 @@ fn page(text: &str) {
 pub fn write_file(path: &Path, text: &str, overwrite: bool) -> Result<(), CliError> {
     let io = |e: std::io::Error| CliError::new(format!("{}: cannot write: {e}", path.display()));
     if overwrite {
-        crucible_core::store::atomic::write_atomic(path, text.as_bytes()).map_err(io)
+        crucible_core::store::atomic::write_output(path, text.as_bytes()).map_err(io)
     } else {
         crucible_core::store::atomic::create_atomic(path, text.as_bytes()).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AlreadyExists {

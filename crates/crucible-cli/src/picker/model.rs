@@ -4,6 +4,7 @@
 
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
+use std::sync::Arc;
 
 /// One session the picker offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,11 +33,14 @@ impl Entry {
 
 pub struct Model {
     entries: Vec<Entry>,
-    haystacks: Vec<String>,
+    haystacks: Arc<[String]>,
     pub query: String,
-    /// Indexes into `entries` of those that match, best first (in the
-    /// given order when the query is empty).
+    /// Indexes into `entries` of those that match `matched_for`, best
+    /// first (in the given order when it is empty).
     pub matched: Vec<usize>,
+    /// The query `matched` answers: the one typed, or an earlier one while
+    /// a match of the one typed is under way (see [`Model::job`]).
+    matched_for: Option<String>,
     /// Position in `matched`.
     pub selected: usize,
 }
@@ -52,6 +56,28 @@ impl std::fmt::Debug for Model {
     }
 }
 
+/// A match to make: the sessions to score against a query. Made by
+/// [`Model::job`], run anywhere ([`Job::run`]), answered with
+/// [`Model::answer`], so a terminal can keep taking keys while 100,000
+/// sessions are scored.
+pub struct Job {
+    pub query: String,
+    haystacks: Arc<[String]>,
+    /// Those to score; every session when `None`.
+    candidates: Option<Vec<usize>>,
+}
+
+impl Job {
+    /// The matches, best first (ties in the given order), on every core;
+    /// `None` when `cancelled` says so before the end (a newer query came).
+    pub fn run(self, cancelled: &(dyn Fn() -> bool + Sync)) -> Option<Vec<usize>> {
+        let candidates = self
+            .candidates
+            .unwrap_or_else(|| (0..self.haystacks.len()).collect());
+        score(&self.haystacks, &self.query, &candidates, cancelled)
+    }
+}
+
 impl Model {
     pub fn new(entries: Vec<Entry>) -> Self {
         let haystacks = entries.iter().map(Entry::haystack).collect();
@@ -60,9 +86,10 @@ impl Model {
             haystacks,
             query: String::new(),
             matched: Vec::new(),
+            matched_for: None,
             selected: 0,
         };
-        model.refilter();
+        model.settle();
         model
     }
 
@@ -78,39 +105,92 @@ impl Model {
         self.matched.get(self.selected).map(|&i| &self.entries[i])
     }
 
-    /// A character typed (see [`Model::push_str`]).
+    /// Whether `matched` answers an earlier query than the one typed.
+    pub fn matching(&self) -> bool {
+        self.matched_for.as_deref() != Some(self.query.as_str())
+    }
+
+    /// A character typed, matched at once (see [`Model::type_str`]).
+    #[cfg(test)]
     pub fn push_char(&mut self, c: char) {
         self.push_str(&c.to_string());
     }
 
-    /// Characters typed, matched once for all of them: only the sessions
-    /// that matched the query before can match it now (a longer
-    /// subsequence), so only they are scored again; not so after a space
-    /// or nucleo's negations and anchors (`!`, `^`, `$`, `'`), after which
-    /// everything is scored.
+    /// Characters typed, matched at once.
+    #[cfg(test)]
     pub fn push_str(&mut self, typed: &str) {
-        let plain = |t: &str| !t.contains(['!', '^', '$', '\'', '\\']);
-        let narrowing = !self.query.trim().is_empty()
-            && !typed.contains(char::is_whitespace)
-            && plain(&self.query)
-            && plain(typed);
-        self.query.push_str(typed);
-        if narrowing {
-            let candidates = std::mem::take(&mut self.matched);
-            self.score(candidates);
-        } else {
-            self.refilter();
-        }
+        self.type_str(typed);
+        self.settle();
     }
 
+    #[cfg(test)]
     pub fn pop_char(&mut self) {
-        self.query.pop();
-        self.refilter();
+        self.backspace();
+        self.settle();
     }
 
+    #[cfg(test)]
     pub fn clear_query(&mut self) {
         self.query.clear();
-        self.refilter();
+        self.settle();
+    }
+
+    /// Characters typed; the match is left to [`Model::job`].
+    pub fn type_str(&mut self, typed: &str) {
+        self.query.push_str(typed);
+    }
+
+    /// The last character taken away; the match is left to [`Model::job`].
+    pub fn backspace(&mut self) {
+        self.query.pop();
+    }
+
+    /// What must be matched for the query typed, if anything. Only the
+    /// sessions that matched an earlier query this one extends can match
+    /// it (a longer subsequence), so only they are scored again; not so
+    /// after a space or nucleo's negations and anchors (`!`, `^`, `$`,
+    /// `'`), after which everything is. An empty query lists every session
+    /// as given, at once.
+    pub fn job(&mut self) -> Option<Job> {
+        if !self.matching() {
+            return None;
+        }
+        if self.query.trim().is_empty() {
+            let everything = (0..self.entries.len()).collect();
+            self.answer(self.query.clone(), everything);
+            return None;
+        }
+        let plain = |t: &str| !t.contains(['!', '^', '$', '\'', '\\']);
+        let narrowing = self.matched_for.as_deref().is_some_and(|before| {
+            self.query.strip_prefix(before).is_some_and(|typed| {
+                !before.trim().is_empty()
+                    && !typed.contains(char::is_whitespace)
+                    && plain(before)
+                    && plain(typed)
+            })
+        });
+        Some(Job {
+            query: self.query.clone(),
+            haystacks: Arc::clone(&self.haystacks),
+            candidates: narrowing.then(|| self.matched.clone()),
+        })
+    }
+
+    /// The matches of `query` (from a [`Job`]), shown with the first one
+    /// selected.
+    pub fn answer(&mut self, query: String, matched: Vec<usize>) {
+        self.matched = matched;
+        self.matched_for = Some(query);
+        self.selected = 0;
+    }
+
+    /// Matches the query typed here and now.
+    fn settle(&mut self) {
+        if let Some(job) = self.job() {
+            let query = job.query.clone();
+            let matched = job.run(&|| false).unwrap_or_default();
+            self.answer(query, matched);
+        }
     }
 
     /// Moves the selection by `delta`, within the matches.
@@ -118,54 +198,54 @@ impl Model {
         let last = self.matched.len().saturating_sub(1);
         self.selected = self.selected.saturating_add_signed(delta).min(last);
     }
+}
 
-    /// The matches of the query, best first; ties keep the given order
-    /// (newest first), so an empty query lists every session as given.
-    fn refilter(&mut self) {
-        self.selected = 0;
-        if self.query.trim().is_empty() {
-            self.matched = (0..self.entries.len()).collect();
-            return;
-        }
-        self.score((0..self.entries.len()).collect());
-    }
-
-    /// Scores `candidates` against the query on every core (nucleo's
-    /// matcher is a few microseconds a session: 100,000 of them on one core
-    /// would be felt at every key).
-    fn score(&mut self, mut candidates: Vec<usize>) {
-        self.selected = 0;
-        let pattern = Pattern::parse(self.query.trim(), CaseMatching::Smart, Normalization::Smart);
-        let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-        let chunk = candidates.len().div_ceil(threads).max(1);
-        let haystacks = &self.haystacks;
-        let mut scored: Vec<(u32, usize)> = std::thread::scope(|s| {
-            let handles: Vec<_> = candidates
-                .chunks(chunk)
-                .map(|part| {
-                    let pattern = &pattern;
-                    s.spawn(move || {
-                        let mut matcher = Matcher::new(Config::DEFAULT);
-                        let mut buf = Vec::new();
-                        part.iter()
-                            .filter_map(|&i| {
-                                pattern
-                                    .score(Utf32Str::new(&haystacks[i], &mut buf), &mut matcher)
-                                    .map(|score| (score, i))
-                            })
-                            .collect::<Vec<_>>()
-                    })
+/// Scores `candidates` against `query` on every core (nucleo's matcher is
+/// a few microseconds a session: 100,000 of them on one core would be felt
+/// at every key); best first, ties in the given order. Each thread asks
+/// `cancelled` every 1,024 sessions.
+fn score(
+    haystacks: &[String],
+    query: &str,
+    candidates: &[usize],
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Option<Vec<usize>> {
+    let pattern = Pattern::parse(query.trim(), CaseMatching::Smart, Normalization::Smart);
+    let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    let chunk = candidates.len().div_ceil(threads).max(1);
+    let shares: Vec<Option<Vec<(u32, usize)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = candidates
+            .chunks(chunk)
+            .map(|part| {
+                let pattern = &pattern;
+                s.spawn(move || {
+                    let mut matcher = Matcher::new(Config::DEFAULT);
+                    let mut buf = Vec::new();
+                    let mut found = Vec::new();
+                    for (n, &i) in part.iter().enumerate() {
+                        if n % 1024 == 1023 && cancelled() {
+                            return None;
+                        }
+                        let haystack = Utf32Str::new(&haystacks[i], &mut buf);
+                        if let Some(score) = pattern.score(haystack, &mut matcher) {
+                            found.push((score, i));
+                        }
+                    }
+                    Some(found)
                 })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
-                .collect()
-        });
-        candidates.clear();
-        scored.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        self.matched = scored.into_iter().map(|(_, i)| i).collect();
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut scored = Vec::with_capacity(shares.iter().flatten().map(Vec::len).sum());
+    for share in shares {
+        scored.extend(share?);
     }
+    scored.sort_unstable_by(|a: &(u32, usize), b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    Some(scored.into_iter().map(|(_, i)| i).collect())
 }
 
 #[cfg(test)]
@@ -233,7 +313,8 @@ mod tests {
             assert_eq!(burst.matched, typed.matched, "{query}: at once");
             let mut whole = Model::new(entries.clone());
             whole.query = query.to_owned();
-            whole.refilter();
+            whole.matched_for = None;
+            whole.settle();
             assert_eq!(typed.matched, whole.matched, "{query}");
         }
     }

@@ -49,6 +49,9 @@ pub fn draw(frame: &mut Frame<'_>, model: &Model, screen: &Screen<'_>) {
 fn query(frame: &mut Frame<'_>, area: Rect, model: &Model, screen: &Screen<'_>) {
     let count = if screen.loading {
         " loading… ".to_owned()
+    } else if model.matching() {
+        // The matches shown are an earlier query's until the match ends.
+        format!(" matching… {}/{} ", model.matched.len(), model.len())
     } else {
         format!(" {}/{} ", model.matched.len(), model.len())
     };

@@ -109,6 +109,26 @@ pub fn write_atomic_with(target: &Path, parts: &[&[u8]], durability: Durability)
     Ok(())
 }
 
+/// Writes a file a person named as a command's output (`-o FILE`): a
+/// regular file, or a new one, atomically ([`write_atomic`]); through a
+/// symbolic link, the file it leads to (the link stays); a device, FIFO or
+/// socket (`/dev/null`, `/dev/stdout`, a named pipe) written into as a
+/// stream, never replaced: a rename over `/dev/null` by root would leave a
+/// regular file in its place for every program on the machine.
+pub fn write_output(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    match fs::metadata(target) {
+        Ok(m) if m.is_file() => write_atomic(&fs::canonicalize(target)?, bytes),
+        // A directory: the rename below refuses it with the system's words.
+        Ok(m) if m.is_dir() => write_atomic(target, bytes),
+        Ok(_) => OpenOptions::new()
+            .write(true)
+            .open(target)?
+            .write_all(bytes),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => write_atomic(target, bytes),
+        Err(e) => Err(e),
+    }
+}
+
 /// Creates `target` with `contents` only if it does not exist yet, atomically:
 /// the complete file appears under its name or nothing does. A hard link
 /// fails when the name is taken, which is what makes concurrent creators safe.
@@ -242,6 +262,55 @@ pub use super::names::is_temp_for;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An output named by a person: a FIFO stays a FIFO and gets the bytes
+    /// as a stream, a symbolic link stays a link and its file gets them, a
+    /// regular file is replaced whole.
+    #[test]
+    fn an_output_is_written_through_links_and_into_pipes_never_over_them() {
+        use std::os::unix::fs::FileTypeExt;
+        let t = tempfile::tempdir().unwrap();
+        let fifo = t.path().join("pipe");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .unwrap();
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || fs::read(fifo).unwrap())
+        };
+        write_output(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+
+        let file = t.path().join("real.html");
+        fs::write(&file, b"old").unwrap();
+        let link = t.path().join("link.html");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        write_output(&link, b"new").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(&file).unwrap(), b"new");
+
+        let fresh = t.path().join("fresh.html");
+        write_output(&fresh, b"one").unwrap();
+        write_output(&fresh, b"two").unwrap();
+        assert_eq!(fs::read(&fresh).unwrap(), b"two");
+        assert!(
+            write_output(t.path(), b"x").is_err(),
+            "a directory is refused"
+        );
+        let names: Vec<_> = fs::read_dir(t.path()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 4, "no temporary file left");
+    }
 
     #[test]
     fn create_refuses_an_existing_name_and_leaves_no_temp_files() {

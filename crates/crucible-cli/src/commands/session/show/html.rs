@@ -43,7 +43,7 @@ pub fn write(
     }
     .render();
     if let Some(file) = output {
-        crucible_core::store::atomic::write_atomic(file, page.as_bytes())
+        crucible_core::store::atomic::write_output(file, page.as_bytes())
             .map_err(|e| CliError::new(format!("{}: {e}", file.display())))?;
     } else {
         let mut out = crate::render::data_out();
