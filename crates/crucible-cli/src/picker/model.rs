@@ -203,7 +203,7 @@ impl Model {
 /// Scores `candidates` against `query` on every core (nucleo's matcher is
 /// a few microseconds a session: 100,000 of them on one core would be felt
 /// at every key); best first, ties in the given order. Each thread asks
-/// `cancelled` every 1,024 sessions.
+/// `cancelled` first and every 1,024 sessions.
 fn score(
     haystacks: &[String],
     query: &str,
@@ -223,7 +223,7 @@ fn score(
                     let mut buf = Vec::new();
                     let mut found = Vec::new();
                     for (n, &i) in part.iter().enumerate() {
-                        if n % 1024 == 1023 && cancelled() {
+                        if n % 1024 == 0 && cancelled() {
                             return None;
                         }
                         let haystack = Utf32Str::new(&haystacks[i], &mut buf);
@@ -317,5 +317,49 @@ mod tests {
             whole.settle();
             assert_eq!(typed.matched, whole.matched, "{query}");
         }
+    }
+
+    /// Keys typed while a match is under way: an answer to an older query
+    /// is shown (marked as matching), and the newer query is matched from
+    /// it when it narrows it, or from everything, to the same result as a
+    /// match made at once; a cancelled match gives nothing.
+    #[test]
+    fn answers_may_come_late_and_a_newer_query_still_finds_the_same() {
+        let entries: Vec<Entry> = (0..300)
+            .map(|i| entry(&format!("2026-01-01-s{i}"), &format!("title {}", i * 7)))
+            .collect();
+        let mut m = Model::new(entries.clone());
+        m.type_str("s1");
+        let first = m.job().expect("a match to make");
+        m.type_str("2");
+        assert!(m.matching());
+        let older = first.query.clone();
+        let matched = first.run(&|| false).unwrap();
+        m.answer(older, matched);
+        assert!(m.matching(), "the answer is to an older query");
+        let second = m.job().expect("the query typed is still to match");
+        assert!(second.candidates.is_some(), "narrowed from `s1`");
+        let query = second.query.clone();
+        let matched = second.run(&|| false).unwrap();
+        m.answer(query, matched);
+        assert!(!m.matching());
+        let mut at_once = Model::new(entries);
+        at_once.push_str("s12");
+        assert_eq!(m.matched, at_once.matched);
+
+        m.type_str("3");
+        let cancelled = m.job().unwrap();
+        assert!(cancelled.run(&|| true).is_none());
+        assert!(m.job().is_some(), "still to match");
+        m.backspace();
+        m.backspace();
+        m.backspace();
+        m.backspace();
+        m.backspace();
+        assert!(
+            m.job().is_none(),
+            "an empty query lists every session at once"
+        );
+        assert_eq!(m.matched.len(), 300);
     }
 }
