@@ -12,6 +12,7 @@ mod complete;
 mod context;
 mod error;
 mod in_order;
+mod output_guard;
 mod picker;
 mod render;
 mod workflow_stages;

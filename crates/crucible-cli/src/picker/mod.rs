@@ -29,17 +29,19 @@ pub fn pick(
     // The sessions are read while the picker is on screen: no progress
     // bar may draw over it.
     crate::render::progress::silence();
+    crate::render::held::hold();
     let (tx, rx) = mpsc::channel();
     std::thread::scope(|s| {
         s.spawn(move || {
             let _ = tx.send(load());
         });
-        let mut terminal = ratatui::try_init()?;
+        let mut terminal = ratatui::try_init().inspect_err(|_| crate::render::held::release())?;
         // A terminal that was resized as the program started (a new tmux
         // pane) may hold stale cells the first frame would not overwrite.
         terminal.clear()?;
         let chosen = run(&mut terminal, heading, &rx, preview);
         ratatui::restore();
+        crate::render::held::release();
         chosen
     })
 }

@@ -31,7 +31,14 @@ pub fn draw(frame: &mut Frame<'_>, model: &Model, screen: &Screen<'_>) {
         .constraints([Constraint::Percentage(50), Constraint::Percentage(50)])
         .split(rows[1]);
     list(frame, columns[0], model);
-    let preview = Paragraph::new(screen.preview)
+    // A session's text may hold escape sequences: each line is drawn with
+    // none a terminal would obey.
+    let lines: Vec<Line<'_>> = screen
+        .preview
+        .lines()
+        .map(|l| Line::from(crate::render::table::one_line(l)))
+        .collect();
+    let preview = Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .block(Block::default().borders(Borders::ALL).title(" Preview "));
     frame.render_widget(preview, columns[1]);
@@ -88,7 +95,7 @@ fn list(frame: &mut Frame<'_>, area: Rect, model: &Model) {
             };
             ListItem::new(Line::from(vec![
                 Span::styled(format!("{:<10}", e.status), Style::default().fg(status)),
-                Span::raw(e.id.as_str()),
+                Span::raw(crate::render::table::one_line(&e.id)),
                 Span::styled(
                     if e.title.is_empty() {
                         String::new()

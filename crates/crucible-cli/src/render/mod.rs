@@ -1,5 +1,6 @@
 //! Rendering results for people.
 
+pub mod held;
 pub mod output;
 pub mod progress;
 

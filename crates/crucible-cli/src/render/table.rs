@@ -123,6 +123,20 @@ impl Table {
     }
 }
 
+/// `text` on one line with nothing a terminal would obey: control
+/// characters (a newline, an escape sequence's ESC) become spaces. Every
+/// value from a session printed on a line of plain text goes through it.
+pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains(char::is_control) {
+        text.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect::<String>()
+            .into()
+    } else {
+        text.into()
+    }
+}
+
 /// `text` on one line and at most `width` columns wide, ending in `…` when
 /// it was cut. Control characters (a newline in a title) become spaces: a
 /// cell never breaks its row.

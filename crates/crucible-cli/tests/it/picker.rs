@@ -177,3 +177,52 @@ fn esc_leaves_with_the_terminal_restored_and_resume_offers_paused_first() {
     assert!(screen.contains("exit=2"), "{screen}");
     assert!(!screen.contains("Resume a session"), "restored:\n{screen}");
 }
+
+/// Not on a terminal, `pick` prints the sessions `list` shows for the same
+/// filters, one a line, with nothing a terminal would obey.
+#[test]
+fn the_plain_list_takes_every_filter_and_neutralises_escapes() {
+    let kiln = TestKiln::with_fixtures();
+    for filter in [
+        &["--agent", "tester"][..],
+        &["--agent", "nobody"],
+        &["--channel", "ops"],
+        &["--since", "2025-12-12"],
+        &["--until", "2025-12-01"],
+        &["--status", "paused"],
+    ] {
+        let mut pick = vec!["session", "pick"];
+        pick.extend(filter);
+        let mut list = vec!["session", "list", "--format", "json"];
+        list.extend(filter);
+        let picked = kiln.run(&pick);
+        assert_eq!(picked.code, 0, "{}", picked.stderr);
+        let listed: serde_json::Value = serde_json::from_str(&kiln.run(&list).stdout).unwrap();
+        let ids: Vec<&str> = picked
+            .stdout
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        let expected: Vec<&str> = listed["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["id"].as_str())
+            .collect();
+        assert_eq!(ids, expected, "{filter:?}");
+    }
+    let session = kiln.sessions().join("2025-12-10-fix-flaky-test.md");
+    let text = std::fs::read_to_string(&session).unwrap();
+    let hostile = text.replacen(
+        "title: Fix the flaky store test",
+        "title: \"\\e]0;PWNED\\a\\e[2JFix it\"",
+        1,
+    );
+    assert_ne!(text, hostile, "the fixture has a title");
+    std::fs::write(&session, hostile).unwrap();
+    for args in [&["session", "pick"][..], &["session", "resume"]] {
+        let out = kiln.run(args);
+        assert!(!out.stdout.contains('\u{1b}'), "{args:?}: {:?}", out.stdout);
+        assert!(!out.stderr.contains('\u{1b}'), "{args:?}: {:?}", out.stderr);
+    }
+}

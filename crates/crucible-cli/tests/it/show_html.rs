@@ -117,3 +117,48 @@ fn output_goes_with_html_only() {
         out.stderr
     );
 }
+
+/// `-o` naming a session (a slip of `fix.md` for `fix.html`) is refused,
+/// and the session is left as it was; so is a file of the index.
+#[test]
+fn a_page_is_never_written_over_a_session() {
+    let kiln = TestKiln::with_fixtures();
+    for target in [
+        "2025-12-10-fix-flaky-test.md",
+        "2025-12-11-write-tests.md",
+        ".index.toon",
+    ] {
+        kiln.run(&["session", "list"]);
+        let path = kiln.sessions().join(target);
+        let before = std::fs::read(&path).unwrap();
+        let out = kiln.run(&[
+            "session",
+            "show",
+            "2025-12-10-fix-flaky-test",
+            "--format",
+            "html",
+            "-o",
+            &path.display().to_string(),
+        ]);
+        assert_eq!(out.code, 2, "{target}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("cru will not write over it"),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before, "{target} unchanged");
+    }
+    let page = kiln.sessions().join("../page.html");
+    let out = kiln.run(&[
+        "session",
+        "show",
+        "2025-12-10-fix-flaky-test",
+        "--format",
+        "html",
+        "-o",
+        &page.display().to_string(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let written = std::fs::read_to_string(&page).unwrap();
+    assert!(written.starts_with("<!DOCTYPE html>"));
+}

@@ -10,6 +10,7 @@ use super::query::{FilterArgs, visit_index};
 use crate::context::Context;
 use crate::error::Outcome;
 use crate::picker::{self, Entry};
+use crate::render::table::one_line;
 
 #[derive(Debug, Args)]
 pub struct PickArgs {
@@ -23,7 +24,14 @@ pub fn run(ctx: &Context, args: &PickArgs) -> anyhow::Result<Outcome> {
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         let mut out = std::io::stdout().lock();
         for r in load() {
-            writeln!(out, "{}  {:<9}  {}  {}", r.id, r.status, r.started, r.title)?;
+            writeln!(
+                out,
+                "{}  {:<9}  {}  {}",
+                one_line(&r.id),
+                r.status,
+                one_line(&r.started),
+                one_line(&r.title)
+            )?;
         }
         return Ok(Outcome::Success);
     }
@@ -48,8 +56,10 @@ pub fn sessions(
         ctx,
         filter,
         &Vec::new,
-        &|found: &mut Vec<SessionRecord>, _, decode| {
-            if let Ok(r) = decode()
+        // The rows are only pre-screened by the filter: each is asked.
+        &|found: &mut Vec<SessionRecord>, facts, decode| {
+            if filter.matches(facts)
+                && let Ok(r) = decode()
                 && keep(&r)
             {
                 found.push(r);
@@ -61,15 +71,18 @@ pub fn sessions(
     Ok(found.into_iter().map(|r| entry(&r)).collect())
 }
 
+/// A session as the picker offers it: what it shows is on one line, with
+/// nothing a terminal would obey (see [`one_line`]); the id and path are
+/// kept as they are, to find the session.
 pub fn entry(r: &SessionRecord) -> Entry {
     Entry {
         id: r.id.clone(),
         path: r.path.clone(),
-        title: r.title.clone().unwrap_or_default(),
+        title: one_line(r.title.as_deref().unwrap_or_default()).into_owned(),
         status: r.status.as_str().to_owned(),
-        agents: super::query::agents_of(r),
-        project: r.project.clone().unwrap_or_default(),
-        started: r.started.clone(),
+        agents: one_line(&super::query::agents_of(r)).into_owned(),
+        project: one_line(r.project.as_deref().unwrap_or_default()).into_owned(),
+        started: one_line(&r.started).into_owned(),
     }
 }
 

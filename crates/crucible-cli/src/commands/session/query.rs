@@ -327,7 +327,7 @@ pub fn open_index(ctx: &Context) -> anyhow::Result<crucible_index::Opened> {
 /// Index warnings, idle sessions paused, files skipped (each by its path):
 /// one line each.
 pub fn report(ctx: &Context, opened: &crucible_index::Opened) -> std::io::Result<()> {
-    let mut err = anstream::stderr();
+    let mut err = crate::render::held::stderr();
     for w in &opened.warnings {
         writeln!(err, "{w}")?;
     }
@@ -365,7 +365,7 @@ pub fn report(ctx: &Context, opened: &crucible_index::Opened) -> std::io::Result
 /// Warns of every id declared by more than one file, naming the files:
 /// the rows are all shown, but `show ID` and the rest refuse such an id.
 pub fn warn_duplicates(ctx: &Context, dups: &[crucible_index::Duplicate]) -> std::io::Result<()> {
-    let mut err = anstream::stderr();
+    let mut err = crate::render::held::stderr();
     for d in dups {
         let paths: Vec<String> = d
             .paths

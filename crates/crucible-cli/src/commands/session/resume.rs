@@ -25,6 +25,7 @@ use super::query::{FilterArgs, visit_index};
 use crate::agent_backend;
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
+use crate::render::table::one_line;
 
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
@@ -203,10 +204,10 @@ fn choose(ctx: &Context) -> anyhow::Result<Option<String>> {
             out,
             "{:>3}  {}  {:<6}  {}  {}",
             i + 1,
-            r.id,
+            one_line(&r.id),
             r.status.as_str(),
-            r.started,
-            r.title.as_deref().unwrap_or("")
+            one_line(&r.started),
+            one_line(r.title.as_deref().unwrap_or(""))
         )?;
     }
     if !interactive {

@@ -19,6 +19,9 @@ pub fn write(
     phase: Option<usize>,
     output: Option<&Path>,
 ) -> anyhow::Result<()> {
+    if let Some(file) = output {
+        crate::output_guard::not_a_session(ctx, file)?;
+    }
     let data = ctx.store.load_data_for(path, log).map_err(CliError::from)?;
     let (log, data) = match phase {
         Some(n) => only_phase(log, data, n),
