@@ -126,7 +126,7 @@ complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pick" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pick" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pick" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
-complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pick" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pick" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from pick" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -s o -l output -d 'Write the workflow to this file instead of stdout; a directory: one file per workflow, `<first session id>.workflow.md`' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from codify" -l agent-cmd -d 'The agent for --refine: a command run with `sh -c`, as `cru session resume` takes it. Overrides [agent] in the configuration' -r
@@ -590,7 +590,7 @@ complete -c cru -n "__fish_cru_using_subcommand site" -l dir -d 'The sessions di
 complete -c cru -n "__fish_cru_using_subcommand site" -l force -d 'Write every page again, even those whose session did not change'
 complete -c cru -n "__fish_cru_using_subcommand site" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand site" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
-complete -c cru -n "__fish_cru_using_subcommand site" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand site" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand site" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand hook; and not __fish_seen_subcommand_from claude-code codex help" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'

@@ -56,6 +56,9 @@ pub enum Command {
     Doctor(crate::commands::doctor::DoctorArgs),
     /// Write the sessions directory as a static site: a table of sessions
     /// that sorts and filters in the browser, a page per session; no server.
+    #[command(
+        after_long_help = "Exit status:\n  0  written\n  1  the directory is missing; the output folder holds files cru did not write (without --force); a --workflows folder that is not there; a page that cannot be written\n  2  a bad flag or filter value\n  3  written, but sessions (unreadable, or a second file with one id) or workflow files were left out"
+    )]
     Site(crate::commands::site::SiteArgs),
     /// What agents run at each event to record into cru (installed by `cru setup`).
     #[command(subcommand)]

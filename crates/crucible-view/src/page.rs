@@ -62,10 +62,12 @@ pub(crate) const STYLE: &str = include_str!("page.css");
 
 /// What a page may run and load: nothing but its own style...
 pub(crate) const NO_SCRIPT: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
-/// ...and, for the site's index pages, their own script and `sessions.js`
-/// beside them (`file:`).
+/// ...and, for the site's index pages, the scripts beside them
+/// (`site.js`, `sessions.js`; `file:` is how a page opened from disk
+/// names them) and no inline script: markup slipped into a page could not
+/// run.
 pub(crate) const OWN_SCRIPT: &str =
-    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' file: 'self'";
+    "default-src 'none'; style-src 'unsafe-inline'; script-src file: 'self'";
 
 /// The start of every page up to `<body>`: its policy `csp`, its `title`,
 /// the shared style and `style` after it.

@@ -65,9 +65,20 @@
     var hash = q ? "#q=" + encodeURIComponent(input.value.trim()) : "";
     if (location.hash !== hash) history.replaceState(null, "", hash || location.pathname);
   }
+  // The filter as the address gives it: `+` is a space (a form-encoded
+  // link), and text that is not valid percent-encoding is taken as it is
+  // rather than throwing.
+  function fromAddress(text) {
+    var spaced = text.replace(/\+/g, " ");
+    try {
+      return decodeURIComponent(spaced);
+    } catch (e) {
+      return spaced;
+    }
+  }
   function fromHash() {
     var m = /^#q=(.*)$/.exec(location.hash);
-    input.value = m ? decodeURIComponent(m[1]) : "";
+    input.value = m ? fromAddress(m[1]) : "";
     apply();
   }
   function sortBy(th) {

@@ -7,6 +7,7 @@
 //! - `index.html`, `index-2.html`, ...: [`ROWS_PER_PAGE`] sessions each,
 //!   newest first (100,000 sessions are 200 pages, never one giant one);
 //! - `s/<id>.html`: the page of each session ([`crate::SessionPage`]);
+//! - `site.js`: the index pages' script ([`SCRIPT`]);
 //! - `sessions.js`: every session's row as data (`window.cruSessions =
 //!   [...]`), which the filter box of every index page searches. A script
 //!   file, not JSON: a page opened from `file://` may load a script beside
@@ -59,7 +60,9 @@ pub fn sessions_script(rows: &[Row<'_>]) -> String {
 }
 
 const STYLE: &str = include_str!("site.css");
-const SCRIPT: &str = include_str!("site.js");
+/// `site.js`, the index pages' script (sort and filter), a file beside them
+/// so that their policy allows no inline script at all.
+pub const SCRIPT: &str = include_str!("site.js");
 
 /// Index page `n` (from 1) of `pages`, showing `rows` (that page's share),
 /// out of `total` sessions; `workflows` when the site has a workflows page.
@@ -86,9 +89,9 @@ pub fn index_page(
     out.push_str("<input id=\"filter\" type=\"search\" placeholder=\"Filter every session: words of the id, title, status, agents or project\" autocomplete=\"off\">\n<p id=\"note\" class=\"meta\"></p>\n</header>\n<main>\n");
     table(&mut out, rows);
     pager(&mut out, n, pages);
-    out.push_str("</main>\n<script src=\"sessions.js\"></script>\n<script>\n");
-    out.push_str(SCRIPT);
-    out.push_str("</script>\n</body>\n</html>\n");
+    out.push_str(
+        "</main>\n<script src=\"sessions.js\"></script>\n<script src=\"site.js\"></script>\n</body>\n</html>\n",
+    );
     out
 }
 

@@ -8,7 +8,7 @@ mod manifest;
 mod neighbours;
 mod workflows;
 
-use foldhash::HashSet;
+use foldhash::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -39,6 +39,7 @@ pub struct SiteArgs {
 pub fn run(ctx: &Context, args: &SiteArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
     let out = &args.output;
+    claim(out, args.force)?;
     let pages_dir = out.join("s");
     std::fs::create_dir_all(&pages_dir)
         .map_err(|e| CliError::new(format!("{}: {e}", pages_dir.display())))?;
@@ -49,11 +50,12 @@ pub fn run(ctx: &Context, args: &SiteArgs) -> anyhow::Result<Outcome> {
         (found, last.join().unwrap_or_default())
     });
     let found = found?;
-    let records = crucible_index::query::sort_newest_first(found.tally, None);
+    let (records, mut warnings) =
+        one_per_id(crucible_index::query::sort_newest_first(found.tally, None));
     let site = Site::new(ctx.store.dir(), &records);
     let mut written = write_pages(ctx, &records, &old, (&site, &existing), &pages_dir);
     let removed = old.remove_gone(&pages_dir, &site.by_id);
-    let mut warnings = std::mem::take(&mut written.warnings);
+    warnings.append(&mut written.warnings);
     let has_workflows = match &args.workflows {
         Some(dir) => workflows::write(dir, out, &mut warnings)? > 0,
         None => false,
@@ -108,6 +110,59 @@ fn report(out: &Path, sessions: usize, written: usize, removed: usize, warnings:
     for w in warnings {
         eprintln!("warning: {w}");
     }
+}
+
+/// Makes `out` a site folder, or checks that it is one: a folder that
+/// holds files and no manifest was not written by cru, and its
+/// `index.html` is not ours to replace without `--force`. A new or empty
+/// folder gets a manifest at once, so that a first run cut short is still
+/// known for a site.
+fn claim(out: &Path, force: bool) -> anyhow::Result<()> {
+    if manifest::exists(out) {
+        return Ok(());
+    }
+    let holds_files = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some());
+    if holds_files && !force {
+        return Err(CliError::new(format!(
+            "{}: holds files cru did not write (no site of cru's is there)",
+            out.display()
+        ))
+        .with_hint("name a new folder, or pass --force to write the site over them")
+        .into());
+    }
+    std::fs::create_dir_all(out).map_err(|e| CliError::new(format!("{}: {e}", out.display())))?;
+    Manifest::default().write(out)
+}
+
+/// The records with one per id: a page is named by its session's id, so a
+/// second file declaring an id (a copy, a link inside the directory) is
+/// left out of the site, with a warning naming both files. The file kept
+/// is the first by path, whatever order the index gave.
+fn one_per_id(records: Vec<SessionRecord>) -> (Vec<SessionRecord>, Vec<String>) {
+    let mut first: HashMap<&str, &str> = HashMap::default();
+    for r in &records {
+        first
+            .entry(&r.id)
+            .and_modify(|p| *p = (*p).min(r.path.as_str()))
+            .or_insert(&r.path);
+    }
+    let mut warnings = Vec::new();
+    let mut left_out = HashSet::default();
+    for r in &records {
+        let shown = first[r.id.as_str()];
+        if shown != r.path {
+            warnings.push(format!(
+                "{}: declares the id {} of {shown}, whose page the site has; left out",
+                r.path, r.id
+            ));
+            left_out.insert(r.path.clone());
+        }
+    }
+    let kept = records
+        .into_iter()
+        .filter(|r| !left_out.contains(&r.path))
+        .collect();
+    (kept, warnings)
 }
 
 /// The manifest of the last run and the pages there now (from one

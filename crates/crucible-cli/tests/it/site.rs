@@ -107,6 +107,93 @@ fn a_second_run_keeps_what_is_current_and_makes_again_what_changed_or_went() {
     assert!(index.contains(">Renamed "), "{index}");
 }
 
+/// A folder cru did not make is not written over without `--force`; a
+/// second file declaring an id is left out with a warning, and the count
+/// is of the pages there.
+#[test]
+fn a_site_claims_only_its_own_folder_and_one_page_per_id() {
+    let kiln = TestKiln::with_fixtures();
+    let theirs = kiln.sessions().join("../../theirs");
+    std::fs::create_dir_all(&theirs).unwrap();
+    std::fs::write(theirs.join("index.html"), "mine").unwrap();
+    let out = kiln.run(&["site", "-o", &theirs.display().to_string()]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("holds files cru did not write"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(theirs.join("index.html")).unwrap(),
+        "mine"
+    );
+    let out = kiln.run(&["site", "-o", &theirs.display().to_string(), "--force"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        site(&kiln, &theirs).contains("0 pages written"),
+        "a site of cru's now"
+    );
+
+    let copy = kiln.sessions().join("zz-copy.md");
+    std::fs::copy(kiln.sessions().join("2025-12-11-refactor-store.md"), &copy).unwrap();
+    let site_dir = kiln.sessions().join("../../site");
+    let out = kiln.run(&["site", "-o", &site_dir.display().to_string()]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("9 sessions, 9 pages written"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("zz-copy.md: declares the id 2025-12-11-refactor-store"),
+        "{}",
+        out.stderr
+    );
+    let js = std::fs::read_to_string(site_dir.join("sessions.js")).unwrap();
+    assert_eq!(
+        js.matches("\"id\":\"2025-12-11-refactor-store\"").count(),
+        1
+    );
+}
+
+/// `--workflows` naming no folder is an error; two files whose page names
+/// meet get a page each.
+#[test]
+fn workflow_pages_never_share_a_name_and_a_missing_folder_is_an_error() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.sessions().join("../../site");
+    let missing = kiln.root.path().join("no-such-folder");
+    let run = kiln.run(&[
+        "site",
+        "-o",
+        &out.display().to_string(),
+        "--workflows",
+        &missing.display().to_string(),
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("no-such-folder"), "{}", run.stderr);
+
+    let flows = kiln.root.path().join("flows");
+    std::fs::create_dir_all(flows.join("a")).unwrap();
+    let linear = crate::kiln::fixtures().join("workflows/linear.md");
+    std::fs::copy(&linear, flows.join("a/x.md")).unwrap();
+    let text = std::fs::read_to_string(&linear).unwrap();
+    std::fs::write(flows.join("a-x.md"), text.replacen("# ", "# Other ", 1)).unwrap();
+    let run = kiln.run(&[
+        "site",
+        "-o",
+        &out.display().to_string(),
+        "--workflows",
+        &flows.display().to_string(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let list = std::fs::read_to_string(out.join("workflows.html")).unwrap();
+    assert!(list.contains("href=\"w/a-x.html\""), "{list}");
+    assert!(list.contains("href=\"w/a-x-2.html\""), "{list}");
+    assert!(out.join("w/a-x-2.html").is_file());
+}
+
 #[test]
 fn workflows_get_a_page_each_with_their_step_graph() {
     let kiln = TestKiln::with_fixtures();
@@ -237,4 +324,42 @@ fn a_browser_filters_the_table_by_the_address_and_shows_no_console_error() {
         assert!(shot.is_file(), "{log}");
         assert!(!log.contains("Refused to"), "{log}");
     }
+}
+
+/// `workflow show` of an invalid workflow, or of a file that is none:
+/// shown all the same, with its errors, and exit 1 as its help says.
+#[test]
+fn workflow_show_of_an_invalid_workflow_exits_1() {
+    let kiln = TestKiln::empty();
+    let not_one = kiln.root.path().join("readme.md");
+    std::fs::write(&not_one, "not a workflow at all\n").unwrap();
+    let cycle = crate::kiln::fixtures().join("workflows/cycle.md");
+    let linear = crate::kiln::fixtures().join("workflows/linear.md");
+    for (file, code) in [(&not_one, 1), (&linear, 0)] {
+        for format in ["text", "html"] {
+            let out = kiln.run(&[
+                "workflow",
+                "show",
+                &file.display().to_string(),
+                "--format",
+                format,
+            ]);
+            assert_eq!(
+                out.code,
+                code,
+                "{} {format}: {}",
+                file.display(),
+                out.stderr
+            );
+            assert!(!out.stdout.is_empty(), "shown all the same");
+        }
+    }
+    let out = kiln.run(&["workflow", "validate", &cycle.display().to_string()]);
+    let show = kiln.run(&["workflow", "show", &cycle.display().to_string()]);
+    assert_eq!(
+        out.code == 0,
+        show.code == 0,
+        "show and validate agree on {}",
+        cycle.display()
+    );
 }

@@ -47,6 +47,7 @@ mod exit_status {
     pub const SHOW: &str = "Exit status:\n  0  shown\n  1  no such session, a file that cannot be read, the directory is missing\n  2  a bad flag; an id prefix of several sessions; an id two files declare; `#phase-N` naming no phase of the session";
     pub const VALIDATE: &str = "Exit status:\n  0  every file valid\n  1  a file invalid or unreadable (what validate checks), a target that names no file\n  2  a bad flag";
     pub const SEARCH: &str = "Exit status:\n  0  answered, hits or none (`no sessions match`); with `--open`, the editor exited 0 (or no hit)\n  1  the directory is missing; the search index cannot be written or read; with `--open`, the editor could not start or exited non-zero\n  2  a bad flag or query (the column named)\n  3  answered, but session files that could not be read were left out";
+    pub const PICK: &str = "Exit status:\n  0  a session chosen (its id printed), or the plain list printed (files that could not be read named on stderr)\n  1  the plain list: the directory is missing or cannot be read\n  2  a bad flag or filter value; Esc or Ctrl-C in the picker";
     /// `stats` answers like `list`.
     pub const STATS: &str = LIST;
 }
@@ -69,6 +70,7 @@ pub enum SessionCommand {
     Resume(resume::ResumeArgs),
     /// Choose a session in a full-screen picker (type to filter) and print
     /// its id; a plain list when stdin or stdout is not a terminal.
+    #[command(after_long_help = exit_status::PICK)]
     Pick(pick::PickArgs),
     /// Turn sessions into a reusable workflow (workflow markup); several
     /// sessions of one task merge. No id: the newest session.

@@ -20,10 +20,9 @@ pub struct PickArgs {
 
 pub fn run(ctx: &Context, args: &PickArgs) -> anyhow::Result<Outcome> {
     let filter = args.filters.filter()?;
-    let load = || sessions(ctx, &filter, |_| true).unwrap_or_default();
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         let mut out = std::io::stdout().lock();
-        for r in load() {
+        for r in sessions(ctx, &filter, |_| true)? {
             writeln!(
                 out,
                 "{}  {:<9}  {}  {}",
@@ -35,6 +34,14 @@ pub fn run(ctx: &Context, args: &PickArgs) -> anyhow::Result<Outcome> {
         }
         return Ok(Outcome::Success);
     }
+    // On screen, a directory that cannot be read shows no session; what
+    // went wrong is printed when the picker closes.
+    let load = || {
+        sessions(ctx, &filter, |_| true).unwrap_or_else(|e| {
+            let _ = writeln!(crate::render::held::stderr(), "error: {e}");
+            Vec::new()
+        })
+    };
     let chosen = picker::pick("Pick a session", load, &|e| session_preview(ctx, e))?;
     match chosen {
         Some(id) => {

@@ -92,6 +92,8 @@ pub fn write(
             super::write_if_changed(&out.join(SCRIPT), site::sessions_script(&rows).as_bytes())?;
     }
     keys.push((SCRIPT.to_owned(), key));
+    // The index pages' own script: small, compared byte for byte.
+    wrote |= super::write_if_changed(&out.join("site.js"), site::SCRIPT.as_bytes())?;
     let changed =
         keys.len() != old.len() || keys.iter().any(|(name, key)| old.get(name) != Some(key));
     Ok(Drawn {

@@ -37,6 +37,11 @@ fn header() -> String {
     format!("cru-site 1 {}", env!("CARGO_PKG_VERSION"))
 }
 
+/// Whether `out` holds a manifest (of any version): a site cru made.
+pub fn exists(out: &Path) -> bool {
+    std::fs::read(out.join(NAME)).is_ok_and(|bytes| bytes.starts_with(b"cru-site "))
+}
+
 impl Manifest {
     /// The manifest of the site in `out`; an empty one when there is none
     /// or it cannot be read (every page is then made).

@@ -11,6 +11,8 @@ use crucible_view::site::{self, WorkflowRow};
 /// list; a file that is not a workflow is named in `warnings`. How many
 /// workflows were written.
 pub fn write(dir: &Path, out: &Path, warnings: &mut Vec<String>) -> anyhow::Result<usize> {
+    // A folder mistyped is an error, not a site without workflows.
+    std::fs::metadata(dir).map_err(|e| anyhow::anyhow!("--workflows {}: {e}", dir.display()))?;
     let tree = walk::walk(
         dir,
         walk::WalkOptions {
@@ -24,6 +26,9 @@ pub fn write(dir: &Path, out: &Path, warnings: &mut Vec<String>) -> anyhow::Resu
     warnings.extend(tree.skipped.iter().map(ToString::to_string));
     std::fs::create_dir_all(out.join("w"))?;
     let mut rows = Vec::new();
+    // Pages are named after the files' paths with `/` and dots made `-`:
+    // `a/x.md` and `a-x.md` would share one; the second gets a number.
+    let mut taken = std::collections::HashSet::new();
     for file in &tree.files {
         let checked = match crate::commands::workflow::read(file) {
             Ok(c) if !c.workflow.steps.is_empty() => c,
@@ -44,7 +49,7 @@ pub fn write(dir: &Path, out: &Path, warnings: &mut Vec<String>) -> anyhow::Resu
             .unwrap_or(file)
             .to_string_lossy()
             .into_owned();
-        let href = site::workflow_href(&relative);
+        let href = unique(&site::workflow_href(&relative), &mut taken);
         let html = crucible_view::workflow::workflow_page(
             &checked.workflow,
             &checked.graph,
@@ -69,4 +74,16 @@ pub fn write(dir: &Path, out: &Path, warnings: &mut Vec<String>) -> anyhow::Resu
         )?;
     }
     Ok(rows.len())
+}
+
+/// `href` itself, or with `-2`, `-3`, ... before `.html` when it is taken.
+fn unique(href: &str, taken: &mut std::collections::HashSet<String>) -> String {
+    let mut candidate = href.to_owned();
+    let mut n = 1;
+    while !taken.insert(candidate.clone()) {
+        n += 1;
+        let stem = href.strip_suffix(".html").unwrap_or(href);
+        candidate = format!("{stem}-{n}.html");
+    }
+    candidate
 }

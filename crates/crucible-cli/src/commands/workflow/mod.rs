@@ -19,8 +19,7 @@ use crate::error::{CliError, Outcome};
 /// `cru workflow X --help` and generated into docs/cli.md.
 mod exit_status {
     pub const VALIDATE: &str = "Exit status:\n  0  every workflow valid\n  1  a workflow invalid or unreadable\n  2  a bad flag\n  3  every workflow valid, but entries of a folder named were skipped (FIFOs, links out of it or to folders)";
-    pub const SHOW: &str =
-        "Exit status:\n  0  shown\n  1  a workflow invalid or unreadable\n  2  a bad flag";
+    pub const SHOW: &str = "Exit status:\n  0  shown\n  1  the workflow unreadable, or invalid (shown all the same, its errors on stderr)\n  2  a bad flag";
     pub const REFINE: &str = "Exit status:\n  0  refined and saved\n  1  a workflow invalid or unreadable; the agent failed; a refinement rejected (the original kept)\n  2  a bad flag";
     pub const EDIT: &str = "Exit status:\n  0  saved, or left as it was when the edit was given up\n  1  the file cannot be read or written; the editor failed\n  2  a bad flag";
 }

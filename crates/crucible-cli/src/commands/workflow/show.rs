@@ -38,7 +38,13 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<Outcome> {
     for line in super::problem_lines(&args.file, &checked) {
         eprintln!("{line}");
     }
-    Ok(Outcome::Success)
+    // Shown all the same (what there is of it helps to mend it), but a
+    // script must not take an invalid workflow for a good one.
+    Ok(if checked.has_errors() {
+        Outcome::Failure
+    } else {
+        Outcome::Success
+    })
 }
 
 /// Prints a checked workflow in `format` (also used by `session codify`).
