@@ -1,0 +1,295 @@
+//! `cru session export ... --to otlp`: sessions as OpenTelemetry traces,
+//! in batches, to an OTLP/HTTP endpoint; what reached it is entered in the
+//! sent-record beside the index, so that `--since-last` sends only what is
+//! new, changed, or was not sent the last time.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use crucible_core::SessionStore;
+use crucible_otel::{Exporter, RetryPolicy, SentRecord, Span};
+use crucible_parser::MarkdownCodec;
+
+use super::otlp_settings::settings;
+use crate::commands::session::query::{FilterArgs, open_index};
+use crate::context::Context;
+use crate::error::{CliError, Outcome};
+
+/// The sent-record's file name, in the sessions directory beside the index.
+pub const SENT_RECORD: &str = ".otlp-sent.json";
+
+/// A request holds the spans of whole sessions, about this many at most
+/// (a session with more goes alone): small enough for any engine's request
+/// limit, large enough that requests are few.
+const BATCH_SPANS: usize = 2_048;
+
+/// How many sessions the readers may map ahead of the sender.
+const WINDOW: usize = 1_024;
+
+#[derive(Debug, Args, Default, Clone)]
+pub struct OtlpArgs {
+    /// With --to otlp: every session matching the filters, sent again
+    /// whether it was sent before or not.
+    #[arg(long, conflicts_with = "sessions")]
+    pub all: bool,
+    /// With --to otlp: only the sessions (given, or matching the filters)
+    /// not sent to this endpoint yet, or changed since they were.
+    #[arg(long)]
+    pub since_last: bool,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// With --to otlp: the OTLP/HTTP endpoint, a base URL (`/v1/traces` is
+    /// added) or the traces URL itself. Default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    /// $OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// With --to otlp: a header sent with every request (repeat for more),
+    /// after those of $OTEL_EXPORTER_OTLP_HEADERS.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub header: Vec<String>,
+    /// With --to otlp: the encoding. Default: $OTEL_EXPORTER_OTLP_PROTOCOL,
+    /// else http/protobuf.
+    #[arg(long, value_name = "PROTOCOL", value_parser = ["http/protobuf", "http/json"])]
+    pub protocol: Option<String>,
+    /// With --to otlp: keep secrets (API keys, tokens, passwords) as they
+    /// are. Redaction is on by default for OTLP: the spans leave the machine.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+impl OtlpArgs {
+    /// True when a flag that only OTLP reads was given.
+    pub fn is_used(&self) -> bool {
+        let f = &self.filters;
+        self.all
+            || self.since_last
+            || self.endpoint.is_some()
+            || !self.header.is_empty()
+            || self.protocol.is_some()
+            || self.no_redact
+            || f.status.is_some()
+            || f.agent.is_some()
+            || f.channel.is_some()
+            || f.model.is_some()
+            || f.since.is_some()
+            || f.until.is_some()
+            || f.project.is_some()
+    }
+}
+
+/// One session, mapped and hashed, ready to send.
+struct Mapped {
+    id: String,
+    spans: Vec<Span>,
+    hash: String,
+}
+
+/// What the run did, session by session.
+#[derive(Default)]
+struct Tally {
+    exported: Vec<String>,
+    spans: usize,
+    requests: usize,
+    unchanged: usize,
+    unreadable: usize,
+    failed: Vec<(String, String)>,
+    rejected_spans: i64,
+}
+
+pub fn run(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Result<Outcome> {
+    let (endpoint, resource) = settings(args, &|name| std::env::var(name).ok())?;
+    let (paths, index_skipped) = select(ctx, sessions, args)?;
+    let record_path = ctx.store.dir().join(SENT_RECORD);
+    let before = SentRecord::load(&record_path).map_err(|e| CliError::new(e.to_string()))?;
+    let url = endpoint.url.clone();
+    let exporter = Exporter::new(endpoint, RetryPolicy::default());
+    let mut sent = SentRecord::default();
+    let mut tally = Tally::default();
+    let mut batch: Vec<Mapped> = Vec::new();
+    let redact = !args.no_redact;
+    crate::in_order::map_in_order(
+        &paths,
+        WINDOW,
+        |p| map_session(&ctx.store, p, redact),
+        |_, mapped| {
+            match mapped {
+                Ok(m) if args.since_last && before.is_sent(&url, &m.id, &m.hash) => tally.unchanged += 1,
+                Ok(m) => {
+                    batch.push(m);
+                    if batch.iter().map(|m| m.spans.len()).sum::<usize>() >= BATCH_SPANS {
+                        send(&exporter, &resource, &mut batch, &mut sent, &mut tally);
+                    }
+                }
+                Err(e) => {
+                    tally.unreadable += 1;
+                    eprintln!("warning: skipped {e}");
+                }
+            }
+            true
+        },
+    );
+    send(&exporter, &resource, &mut batch, &mut sent, &mut tally);
+    save_record(&ctx.store, &record_path, sent)?;
+    eprintln!("{}", summary(&tally, &url));
+    if !tally.failed.is_empty() {
+        return Err(unsent(&tally).into());
+    }
+    Ok(Outcome::from_files(
+        tally.exported.len() + tally.unchanged,
+        tally.unreadable + index_skipped,
+    ))
+}
+
+/// The files to send: the sessions named, else those the filters select
+/// (with `--all` or `--since-last`), oldest first.
+fn select(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Result<(Vec<PathBuf>, usize)> {
+    if !sessions.is_empty() {
+        let paths = sessions
+            .iter()
+            .map(|q| ctx.store.resolve(q).map_err(CliError::from))
+            .collect::<Result<_, _>>()?;
+        return Ok((paths, 0));
+    }
+    if !args.all && !args.since_last {
+        return Err(CliError::usage("--to otlp needs sessions to send")
+            .with_hint("name them, or pass --all (every session matching the filters) or --since-last (those not sent yet or changed)")
+            .into());
+    }
+    let filter = args.filters.filter()?;
+    let opened = open_index(ctx)?;
+    let mut records: Vec<&crucible_index::SessionRecord> = opened
+        .index
+        .sessions
+        .iter()
+        .filter(|r| filter.matches(&crucible_index::Facts::of(r)))
+        .collect();
+    records.sort_by(|a, b| (a.started_ms(), &a.id).cmp(&(b.started_ms(), &b.id)));
+    let paths = records.iter().map(|r| ctx.store.dir().join(&r.path)).collect();
+    Ok((paths, opened.index.problems.len()))
+}
+
+/// Reads a session (its journal applied) and its sidecar, redacts both
+/// unless told not to, and maps them to spans.
+fn map_session(store: &SessionStore<MarkdownCodec>, path: &Path, redact: bool) -> Result<Mapped, String> {
+    let mut log = store.load_path(path).map_err(|e| e.to_string())?;
+    // A sidecar that does not match its session is left out (its records
+    // would go on the wrong calls); the markdown alone is still a trace.
+    let mut data = match store.load_data_for(path, &log) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("warning: {e}; {} sent without its sidecar", log.id());
+            None
+        }
+    };
+    if redact {
+        let r = crucible_redact::Redactor::shared();
+        log.redact(r);
+        if let Some(d) = data.as_mut() {
+            d.redact(r);
+        }
+    }
+    let spans = crucible_otel::session_spans(&log, data.as_ref());
+    Ok(Mapped {
+        id: log.id().to_string(),
+        hash: crucible_otel::content_hash(&spans),
+        spans,
+    })
+}
+
+/// Sends the batch as one request; its sessions are entered in `sent`
+/// when the endpoint accepted it, and listed as failed when it did not.
+fn send(
+    exporter: &Exporter,
+    resource: &crucible_otel::Resource,
+    batch: &mut Vec<Mapped>,
+    sent: &mut SentRecord,
+    tally: &mut Tally,
+) {
+    if batch.is_empty() {
+        return;
+    }
+    let mut ids = Vec::with_capacity(batch.len());
+    let mut spans = Vec::new();
+    let mut hashes = Vec::with_capacity(batch.len());
+    for m in batch.drain(..) {
+        ids.push(m.id);
+        hashes.push(m.hash);
+        spans.extend(m.spans);
+    }
+    let n_spans = spans.len();
+    let request = crucible_otel::request(resource, env!("CARGO_PKG_VERSION"), spans);
+    let e = exporter.endpoint();
+    let body = crucible_otel::encode(&request, e.protocol, e.compression);
+    match exporter.send(&body) {
+        Ok(delivery) => {
+            tally.requests += 1;
+            tally.rejected_spans += delivery.rejected_spans;
+            if delivery.rejected_spans > 0 {
+                eprintln!(
+                    "warning: {} dropped {} of {n_spans} spans: {}",
+                    e.url, delivery.rejected_spans, delivery.message
+                );
+            }
+            for (id, hash) in ids.iter().zip(&hashes) {
+                sent.mark_sent(&e.url, id, hash);
+            }
+            tally.spans += n_spans;
+            tally.exported.extend(ids);
+        }
+        Err(err) => {
+            let why = err.to_string();
+            tally.failed.extend(ids.into_iter().map(|id| (id, why.clone())));
+        }
+    }
+}
+
+/// Folds what this run sent into the record on disk, under the store's
+/// lock, so that two runs at once both keep what they sent.
+fn save_record(store: &SessionStore<MarkdownCodec>, path: &Path, sent: SentRecord) -> anyhow::Result<()> {
+    if sent == SentRecord::default() {
+        return Ok(());
+    }
+    let _lock = store.lock().map_err(CliError::from)?;
+    let mut record = SentRecord::load(path).map_err(|e| CliError::new(e.to_string()))?;
+    record.merge(sent);
+    record.save(path).map_err(|e| CliError::new(e.to_string()))?;
+    Ok(())
+}
+
+fn summary(t: &Tally, url: &str) -> String {
+    let plural = crate::render::plural;
+    let n = t.exported.len();
+    let mut s = format!(
+        "exported {n} {} ({} {}) to {url} in {} {}",
+        plural(n, "session", "sessions"),
+        t.spans,
+        plural(t.spans, "span", "spans"),
+        t.requests,
+        plural(t.requests, "request", "requests"),
+    );
+    if t.unchanged > 0 {
+        s.push_str(&format!("; {} skipped (sent before, unchanged)", t.unchanged));
+    }
+    if t.unreadable > 0 {
+        s.push_str(&format!("; {} skipped (unreadable)", t.unreadable));
+    }
+    if !t.failed.is_empty() {
+        s.push_str(&format!("; {} failed", t.failed.len()));
+    }
+    s
+}
+
+/// The error naming every session not sent, and why.
+fn unsent(t: &Tally) -> CliError {
+    let mut why: Vec<&str> = t.failed.iter().map(|(_, w)| w.as_str()).collect();
+    why.dedup();
+    let ids: Vec<&str> = t.failed.iter().map(|(id, _)| id.as_str()).collect();
+    CliError::new(format!(
+        "{} {} not sent ({}): {}",
+        ids.len(),
+        crate::render::plural(ids.len(), "session", "sessions"),
+        why.join("; "),
+        ids.join(", ")
+    ))
+    .with_hint("nothing was lost: `cru session export --to otlp --since-last` sends them once the endpoint answers")
+}
