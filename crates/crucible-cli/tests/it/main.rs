@@ -29,6 +29,8 @@ mod index;
 mod json;
 mod kiln;
 mod learn;
+mod otlp;
+mod otlp_receiver;
 mod picker;
 mod project;
 mod record;

@@ -91,7 +91,10 @@ pub fn run(ctx: &Context, args: &ExportArgs) -> anyhow::Result<Outcome> {
     let [session] = args.sessions.as_slice() else {
         return Err(CliError::usage(format!(
             "--to {} writes one session; {} given",
-            args.to.to_possible_value().expect("no variant is skipped").get_name(),
+            args.to
+                .to_possible_value()
+                .expect("no variant is skipped")
+                .get_name(),
             args.sessions.len()
         ))
         .with_hint("give one session id, or use --to otlp for several")

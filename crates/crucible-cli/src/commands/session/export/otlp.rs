@@ -51,6 +51,11 @@ pub struct OtlpArgs {
     /// else http/protobuf.
     #[arg(long, value_name = "PROTOCOL", value_parser = ["http/protobuf", "http/json"])]
     pub protocol: Option<String>,
+    /// With --to otlp: how many times a request is tried again after a
+    /// 429, 502, 503, 504, a timeout or a refused connection (waiting
+    /// 0.5 s, then twice as long each time, or what `Retry-After` says).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub retries: u32,
     /// With --to otlp: keep secrets (API keys, tokens, passwords) as they
     /// are. Redaction is on by default for OTLP: the spans leave the machine.
     #[arg(long)]
@@ -67,6 +72,7 @@ impl OtlpArgs {
             || !self.header.is_empty()
             || self.protocol.is_some()
             || self.no_redact
+            || self.retries != 4
             || f.status.is_some()
             || f.agent.is_some()
             || f.channel.is_some()
@@ -102,7 +108,11 @@ pub fn run(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Resul
     let record_path = ctx.store.dir().join(SENT_RECORD);
     let before = SentRecord::load(&record_path).map_err(|e| CliError::new(e.to_string()))?;
     let url = endpoint.url.clone();
-    let exporter = Exporter::new(endpoint, RetryPolicy::default());
+    let retry = RetryPolicy {
+        attempts: args.retries.saturating_add(1),
+        ..RetryPolicy::default()
+    };
+    let exporter = Exporter::new(endpoint, retry);
     let mut sent = SentRecord::default();
     let mut tally = Tally::default();
     let mut batch: Vec<Mapped> = Vec::new();
@@ -113,7 +123,9 @@ pub fn run(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Resul
         |p| map_session(&ctx.store, p, redact),
         |_, mapped| {
             match mapped {
-                Ok(m) if args.since_last && before.is_sent(&url, &m.id, &m.hash) => tally.unchanged += 1,
+                Ok(m) if args.since_last && before.is_sent(&url, &m.id, &m.hash) => {
+                    tally.unchanged += 1;
+                }
                 Ok(m) => {
                     batch.push(m);
                     if batch.iter().map(|m| m.spans.len()).sum::<usize>() >= BATCH_SPANS {
@@ -142,7 +154,11 @@ pub fn run(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Resul
 
 /// The files to send: the sessions named, else those the filters select
 /// (with `--all` or `--since-last`), oldest first.
-fn select(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Result<(Vec<PathBuf>, usize)> {
+fn select(
+    ctx: &Context,
+    sessions: &[String],
+    args: &OtlpArgs,
+) -> anyhow::Result<(Vec<PathBuf>, usize)> {
     if !sessions.is_empty() {
         let paths = sessions
             .iter()
@@ -164,13 +180,20 @@ fn select(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Result
         .filter(|r| filter.matches(&crucible_index::Facts::of(r)))
         .collect();
     records.sort_by(|a, b| (a.started_ms(), &a.id).cmp(&(b.started_ms(), &b.id)));
-    let paths = records.iter().map(|r| ctx.store.dir().join(&r.path)).collect();
+    let paths = records
+        .iter()
+        .map(|r| ctx.store.dir().join(&r.path))
+        .collect();
     Ok((paths, opened.index.problems.len()))
 }
 
 /// Reads a session (its journal applied) and its sidecar, redacts both
 /// unless told not to, and maps them to spans.
-fn map_session(store: &SessionStore<MarkdownCodec>, path: &Path, redact: bool) -> Result<Mapped, String> {
+fn map_session(
+    store: &SessionStore<MarkdownCodec>,
+    path: &Path,
+    redact: bool,
+) -> Result<Mapped, String> {
     let mut log = store.load_path(path).map_err(|e| e.to_string())?;
     // A sidecar that does not match its session is left out (its records
     // would go on the wrong calls); the markdown alone is still a trace.
@@ -238,21 +261,29 @@ fn send(
         }
         Err(err) => {
             let why = err.to_string();
-            tally.failed.extend(ids.into_iter().map(|id| (id, why.clone())));
+            tally
+                .failed
+                .extend(ids.into_iter().map(|id| (id, why.clone())));
         }
     }
 }
 
 /// Folds what this run sent into the record on disk, under the store's
 /// lock, so that two runs at once both keep what they sent.
-fn save_record(store: &SessionStore<MarkdownCodec>, path: &Path, sent: SentRecord) -> anyhow::Result<()> {
+fn save_record(
+    store: &SessionStore<MarkdownCodec>,
+    path: &Path,
+    sent: SentRecord,
+) -> anyhow::Result<()> {
     if sent == SentRecord::default() {
         return Ok(());
     }
     let _lock = store.lock().map_err(CliError::from)?;
     let mut record = SentRecord::load(path).map_err(|e| CliError::new(e.to_string()))?;
     record.merge(sent);
-    record.save(path).map_err(|e| CliError::new(e.to_string()))?;
+    record
+        .save(path)
+        .map_err(|e| CliError::new(e.to_string()))?;
     Ok(())
 }
 
@@ -268,7 +299,10 @@ fn summary(t: &Tally, url: &str) -> String {
         plural(t.requests, "request", "requests"),
     );
     if t.unchanged > 0 {
-        s.push_str(&format!("; {} skipped (sent before, unchanged)", t.unchanged));
+        s.push_str(&format!(
+            "; {} skipped (sent before, unchanged)",
+            t.unchanged
+        ));
     }
     if t.unreadable > 0 {
         s.push_str(&format!("; {} skipped (unreadable)", t.unreadable));

@@ -29,7 +29,9 @@ pub fn settings(
         (Some(flag), _) => traces_url(flag),
         // The traces-specific variable is the whole URL, used as given.
         (None, Some(url)) if !url.trim().is_empty() => url.trim().to_owned(),
-        _ => traces_url(&env("OTEL_EXPORTER_OTLP_ENDPOINT").unwrap_or_else(|| DEFAULT_ENDPOINT.to_owned())),
+        _ => traces_url(
+            &env("OTEL_EXPORTER_OTLP_ENDPOINT").unwrap_or_else(|| DEFAULT_ENDPOINT.to_owned()),
+        ),
     };
     let protocol = match args.protocol.clone().or_else(|| var("PROTOCOL")) {
         None => Protocol::Protobuf,
@@ -120,12 +122,13 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
         }
         out.push(bytes[i]);
         i += 1;
@@ -147,7 +150,13 @@ fn resource(env: &dyn Fn(&str) -> Option<String>) -> Result<Resource, CliError> 
     let service = env("OTEL_SERVICE_NAME").filter(|s| !s.trim().is_empty());
     attributes.retain(|(k, _)| k != "service.name" || service.is_none());
     if !attributes.iter().any(|(k, _)| k == "service.name") {
-        attributes.insert(0, ("service.name".to_owned(), service.unwrap_or_else(|| "cru".to_owned())));
+        attributes.insert(
+            0,
+            (
+                "service.name".to_owned(),
+                service.unwrap_or_else(|| "cru".to_owned()),
+            ),
+        );
     }
     Ok(Resource { attributes })
 }
@@ -157,9 +166,16 @@ mod tests {
     use super::*;
 
     fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> =
-            pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-        move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
     }
 
     #[test]
@@ -168,9 +184,15 @@ mod tests {
             ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/"),
             ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"),
             ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf"),
-            ("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Basic%20abc,x-tenant=t1"),
+            (
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "Authorization=Basic%20abc,x-tenant=t1",
+            ),
             ("OTEL_EXPORTER_OTLP_TIMEOUT", "2500"),
-            ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=dev,service.name=x"),
+            (
+                "OTEL_RESOURCE_ATTRIBUTES",
+                "deployment.environment=dev,service.name=x",
+            ),
             ("OTEL_SERVICE_NAME", "team-agents"),
         ]);
         let (e, r) = settings(&OtlpArgs::default(), &env).unwrap();
@@ -198,12 +220,21 @@ mod tests {
             ..OtlpArgs::default()
         };
         let (e, _) = settings(&args, &env).unwrap();
-        assert_eq!(e.url, "https://cloud.langfuse.com/api/public/otel/v1/traces");
+        assert_eq!(
+            e.url,
+            "https://cloud.langfuse.com/api/public/otel/v1/traces"
+        );
         assert_eq!(e.protocol, Protocol::Json);
         let traces = env_of(&[("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://h:1/custom")]);
-        assert_eq!(settings(&OtlpArgs::default(), &traces).unwrap().0.url, "http://h:1/custom");
+        assert_eq!(
+            settings(&OtlpArgs::default(), &traces).unwrap().0.url,
+            "http://h:1/custom"
+        );
         let none = env_of(&[]);
-        assert_eq!(settings(&OtlpArgs::default(), &none).unwrap().0.url, "http://localhost:4318/v1/traces");
+        assert_eq!(
+            settings(&OtlpArgs::default(), &none).unwrap().0.url,
+            "http://localhost:4318/v1/traces"
+        );
     }
 
     #[test]
