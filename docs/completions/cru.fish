@@ -191,11 +191,27 @@ codeloops\t'codeloops JSONL: session_start, iterations, session_end'
 agent-dir\t'An `.agent/sessions/<YYYY-MM-DD-HH-MM-SS>/` folder: agent.log, todos.json'
 openai-messages\t'A JSON array of OpenAI chat-completions messages'
 claude-code\t'A Claude Code transcript (`~/.claude/projects/<slug>/<sessionId>.jsonl`)'
-codex\t'A Codex rollout, `<YYYY>/<MM>/<DD>/rollout-<time>-<uuid>.jsonl` below `--output` (give `~/.codex/sessions` for `codex resume`)'"
+codex\t'A Codex rollout, `<YYYY>/<MM>/<DD>/rollout-<time>-<uuid>.jsonl` below `--output` (give `~/.codex/sessions` for `codex resume`)'
+otlp\t'OpenTelemetry traces sent over OTLP/HTTP to an engine (Phoenix, Langfuse, Jaeger, Tempo...): one trace per session (docs/otel.md)'"
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s o -l output -d 'Where to write: a file (stdout when left out); for agent-dir, the sessions folder the `<YYYY-MM-DD-HH-MM-SS>/` folder goes in (default `.agent/sessions`); for codex, the sessions folder the `<YYYY>/<MM>/<DD>/` folder goes in (`~/.codex/sessions`; `--force` when that day\'s folder exists: its other files are left alone)' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l status -d 'Only sessions with this status' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l model -d 'Only sessions with this primary model' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l since -d 'Only sessions started on or after this date or time (a timestamp, YYYY-MM-DD, YYYYMMDD, or a span back from today: 7d, 2w, 3m; days are UTC)' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l until -d 'Only sessions started on or before this date (or before this time); the same forms as --since' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l endpoint -d 'With --to otlp: the OTLP/HTTP endpoint, a base URL (`/v1/traces` is added) or the traces URL itself. Default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, $OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l header -d 'With --to otlp: a header sent with every request (repeat for more), after those of $OTEL_EXPORTER_OTLP_HEADERS' -r
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l protocol -d 'With --to otlp: the encoding. Default: $OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf' -r -f -a "http/protobuf\t''
+http/json\t''"
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l retries -d 'With --to otlp: how many times a request is tried again after a 429, 502, 503, 504, a timeout or a refused connection (waiting 0.5 s, then twice as long each time, or what `Retry-After` says)' -r
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l force -d 'Replace a file or folder that exists'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l redact -d 'Replace secrets (API keys, tokens, passwords) with `[REDACTED:<kind>]`. Off by default: export is a format conversion of your own data; turn it on for anything you share'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l all -d 'With --to otlp: every session matching the filters, sent again whether it was sent before or not'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l since-last -d 'With --to otlp: only the sessions (given, or matching the filters) not sent to this endpoint yet, or changed since they were'
+complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l no-redact -d 'With --to otlp: keep secrets (API keys, tokens, passwords) as they are. Redaction is on by default for OTLP: the spans leave the machine'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand session; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -5,19 +5,19 @@ use std::path::PathBuf;
 /// Why a batch did not reach the endpoint (after every retry).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SendError {
-    #[error("{url}: no answer within {timeout_ms} ms (after {attempts} attempts)")]
+    #[error("{url}: no answer within {timeout_ms} ms (attempts: {attempts})")]
     Timeout {
         url: String,
         timeout_ms: u128,
         attempts: u32,
     },
-    #[error("{url}: cannot connect: {message} (after {attempts} attempts)")]
+    #[error("{url}: cannot connect: {message} (attempts: {attempts})")]
     Connect {
         url: String,
         message: String,
         attempts: u32,
     },
-    #[error("{url}: HTTP {status}: {body} (after {attempts} attempts)")]
+    #[error("{url}: HTTP {status}: {body} (attempts: {attempts})")]
     Status {
         url: String,
         status: u16,

@@ -30,6 +30,7 @@ mod json;
 mod kiln;
 mod learn;
 mod otlp;
+mod otlp_phoenix;
 mod otlp_receiver;
 mod picker;
 mod project;

@@ -2,7 +2,7 @@
 //! and `cru session export [<id|path>...] [--all|--since-last] [filters] --to otlp [--endpoint URL] [--header K=V]
 //! [--protocol P] [--no-redact]` (the [`otlp`] module).
 
-mod otlp;
+pub(crate) mod otlp;
 mod otlp_settings;
 
 use std::io::Write;

@@ -103,6 +103,17 @@ struct Tally {
 }
 
 pub fn run(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Result<Outcome> {
+    send(ctx, sessions, args, false)
+}
+
+/// Sends what `sessions` and `args` select; `quiet`: no summary when
+/// nothing was to be sent (the watcher calls this after every change).
+fn send(
+    ctx: &Context,
+    sessions: &[String],
+    args: &OtlpArgs,
+    quiet: bool,
+) -> anyhow::Result<Outcome> {
     let (endpoint, resource) = settings(args, &|name| std::env::var(name).ok())?;
     let (paths, index_skipped) = select(ctx, sessions, args)?;
     let record_path = ctx.store.dir().join(SENT_RECORD);
@@ -129,7 +140,7 @@ pub fn run(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Resul
                 Ok(m) => {
                     batch.push(m);
                     if batch.iter().map(|m| m.spans.len()).sum::<usize>() >= BATCH_SPANS {
-                        send(&exporter, &resource, &mut batch, &mut sent, &mut tally);
+                        send_batch(&exporter, &resource, &mut batch, &mut sent, &mut tally);
                     }
                 }
                 Err(e) => {
@@ -140,9 +151,11 @@ pub fn run(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Resul
             true
         },
     );
-    send(&exporter, &resource, &mut batch, &mut sent, &mut tally);
+    send_batch(&exporter, &resource, &mut batch, &mut sent, &mut tally);
     save_record(&ctx.store, &record_path, sent)?;
-    eprintln!("{}", summary(&tally, &url));
+    if !quiet || !tally.exported.is_empty() || !tally.failed.is_empty() {
+        eprintln!("{}", summary(&tally, &url));
+    }
     if !tally.failed.is_empty() {
         return Err(unsent(&tally).into());
     }
@@ -150,6 +163,26 @@ pub fn run(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Resul
         tally.exported.len() + tally.unchanged,
         tally.unreadable + index_skipped,
     ))
+}
+
+/// `cru watch --otlp URL`: every session not sent to `url` yet or changed
+/// since, as `export --to otlp --since-last` sends them. A failure is a
+/// warning (the watcher goes on; the next call sends what this one could
+/// not); false then.
+pub fn send_changed(ctx: &Context, url: &str) -> bool {
+    let args = OtlpArgs {
+        since_last: true,
+        endpoint: Some(url.to_owned()),
+        retries: 2,
+        ..OtlpArgs::default()
+    };
+    match send(ctx, &[], &args, true) {
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!("warning: OTLP: {e:#}");
+            false
+        }
+    }
 }
 
 /// The files to send: the sessions named, else those the filters select
@@ -221,7 +254,7 @@ fn map_session(
 
 /// Sends the batch as one request; its sessions are entered in `sent`
 /// when the endpoint accepted it, and listed as failed when it did not.
-fn send(
+fn send_batch(
     exporter: &Exporter,
     resource: &crucible_otel::Resource,
     batch: &mut Vec<Mapped>,
