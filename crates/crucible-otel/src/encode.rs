@@ -39,51 +39,117 @@ pub enum Compression {
     Gzip,
 }
 
-/// The request that carries `spans` (the spans of one or more sessions)
-/// under `resource`, in one scope named `cru`.
-pub fn request(resource: &Resource, version: &str, spans: Vec<Span>) -> ExportTraceServiceRequest {
+/// One session's part of a request body: its spans under `resource` and
+/// a scope named `cru`, encoded in `protocol`. Parts are made apart (on
+/// every core) and joined by [`body`] without decoding: a protobuf message
+/// is the concatenation of its repeated fields' entries, so one
+/// `ExportTraceServiceRequest` per session, concatenated, is the request
+/// with all their `ResourceSpans`; for JSON, each part is one
+/// `ResourceSpans` object and [`body`] writes the array around them.
+pub fn session_part(
+    resource: &Resource,
+    version: &str,
+    spans: Vec<Span>,
+    protocol: Protocol,
+) -> Vec<u8> {
     let attributes = resource
         .attributes
         .iter()
         .map(|(k, v)| kv(k, Value::StringValue(v.clone())))
         .collect();
-    ExportTraceServiceRequest {
-        resource_spans: vec![ResourceSpans {
-            resource: Some(OtlpResource {
-                attributes,
-                ..OtlpResource::default()
+    let resource_spans = ResourceSpans {
+        resource: Some(OtlpResource {
+            attributes,
+            ..OtlpResource::default()
+        }),
+        scope_spans: vec![ScopeSpans {
+            scope: Some(InstrumentationScope {
+                name: "cru".to_owned(),
+                version: version.to_owned(),
+                ..InstrumentationScope::default()
             }),
-            scope_spans: vec![ScopeSpans {
-                scope: Some(InstrumentationScope {
-                    name: "cru".to_owned(),
-                    version: version.to_owned(),
-                    ..InstrumentationScope::default()
-                }),
-                spans,
-                schema_url: String::new(),
-            }],
+            spans,
             schema_url: String::new(),
         }],
+        schema_url: String::new(),
+    };
+    match protocol {
+        Protocol::Protobuf => ExportTraceServiceRequest {
+            resource_spans: vec![resource_spans],
+        }
+        .encode_to_vec(),
+        Protocol::Json => serde_json::to_vec(&resource_spans)
+            .expect("OTLP messages serialize to JSON: no map keys but strings"),
     }
 }
 
-/// The body of `request` in `protocol`, compressed with `compression`.
-pub fn encode(
-    request: &ExportTraceServiceRequest,
-    protocol: Protocol,
-    compression: Compression,
-) -> Vec<u8> {
-    let raw = match protocol {
-        Protocol::Protobuf => request.encode_to_vec(),
-        Protocol::Json => serde_json::to_vec(request)
-            .expect("OTLP messages serialize to JSON: no map keys but strings"),
-    };
+/// The request body of the sessions whose [`session_part`]s are `parts`,
+/// compressed with `compression`.
+pub fn body(parts: &[&[u8]], protocol: Protocol, compression: Compression) -> Vec<u8> {
+    let len: usize = parts.iter().map(|p| p.len() + 1).sum::<usize>() + 20;
+    let mut raw = Vec::with_capacity(len);
+    match protocol {
+        Protocol::Protobuf => {
+            for p in parts {
+                raw.extend_from_slice(p);
+            }
+        }
+        Protocol::Json => {
+            raw.extend_from_slice(b"{\"resourceSpans\":[");
+            for (i, p) in parts.iter().enumerate() {
+                if i > 0 {
+                    raw.push(b',');
+                }
+                raw.extend_from_slice(p);
+            }
+            raw.extend_from_slice(b"]}");
+        }
+    }
     match compression {
         Compression::None => raw,
         Compression::Gzip => {
             let mut gz = GzEncoder::new(Vec::with_capacity(raw.len() / 4), Level::fast());
             gz.write_all(&raw).expect("writing to memory does not fail");
             gz.finish().expect("writing to memory does not fail")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    fn span(name: &str) -> Span {
+        Span {
+            trace_id: vec![1; 16],
+            span_id: vec![2; 8],
+            name: name.to_owned(),
+            ..Span::default()
+        }
+    }
+
+    #[test]
+    fn joined_parts_are_one_request_in_either_encoding() {
+        let r = Resource {
+            attributes: vec![("service.name".to_owned(), "cru".to_owned())],
+        };
+        for protocol in [Protocol::Protobuf, Protocol::Json] {
+            let a = session_part(&r, "1", vec![span("a")], protocol);
+            let b = session_part(&r, "1", vec![span("b"), span("c")], protocol);
+            let raw = body(&[&a, &b], protocol, Compression::None);
+            let req: ExportTraceServiceRequest = match protocol {
+                Protocol::Protobuf => ExportTraceServiceRequest::decode(&raw[..]).unwrap(),
+                Protocol::Json => serde_json::from_slice(&raw).unwrap(),
+            };
+            let names: Vec<&str> = req
+                .resource_spans
+                .iter()
+                .flat_map(|r| &r.scope_spans)
+                .flat_map(|s| &s.spans)
+                .map(|s| s.name.as_str())
+                .collect();
+            assert_eq!(names, ["a", "b", "c"], "{protocol:?}");
         }
     }
 }

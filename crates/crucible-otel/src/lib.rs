@@ -7,8 +7,8 @@
 //! derived from the session and phase ids ([`ids`]), so sending a session
 //! twice gives an engine that keys on ids the same spans.
 //!
-//! [`encode`] turns a batch of sessions into an OTLP request body
-//! (protobuf or JSON, gzip); [`Exporter`] posts it with retries and a
+//! [`session_part`] encodes one session's spans (protobuf or JSON) and
+//! [`body`] joins the parts of a batch into one OTLP request body (gzip); [`Exporter`] posts it with retries and a
 //! timeout; [`SentRecord`] remembers what reached which endpoint, so that a
 //! later run sends only what is new, changed, or was not sent.
 //!
@@ -24,7 +24,7 @@ mod mapping;
 mod sent;
 mod times;
 
-pub use encode::{Compression, Protocol, encode, request};
+pub use encode::{Compression, Protocol, body, session_part};
 pub use error::{SendError, SentRecordError};
 pub use exporter::{Delivery, Endpoint, Exporter, RetryPolicy};
 pub use mapping::{Resource, session_spans};

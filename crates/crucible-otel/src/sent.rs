@@ -19,19 +19,10 @@ pub struct SentRecord {
     endpoints: BTreeMap<String, BTreeMap<String, String>>,
 }
 
-/// The hash of a session's spans as encoded (protobuf, uncompressed):
+/// The hash of a session's part as encoded ([`crate::session_part`]):
 /// whatever changes what would be sent changes it.
-pub fn content_hash(spans: &[opentelemetry_proto::tonic::trace::v1::Span]) -> String {
-    use prost::Message;
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    let mut buf = Vec::new();
-    for s in spans {
-        buf.clear();
-        s.encode(&mut buf).expect("a Vec grows as needed");
-        h.update(&(buf.len() as u64).to_le_bytes());
-        h.update(&buf);
-    }
-    hex(&h.digest128().to_be_bytes())
+pub fn content_hash(part: &[u8]) -> String {
+    hex(&xxhash_rust::xxh3::xxh3_128(part).to_be_bytes())
 }
 
 impl SentRecord {

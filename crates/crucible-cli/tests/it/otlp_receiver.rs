@@ -32,6 +32,18 @@ pub struct Received {
     pub request: ExportTraceServiceRequest,
 }
 
+impl Received {
+    /// Every span of the request, in order.
+    pub fn spans(&self) -> Vec<Span> {
+        self.request
+            .resource_spans
+            .iter()
+            .flat_map(|r| &r.scope_spans)
+            .flat_map(|s| s.spans.clone())
+            .collect()
+    }
+}
+
 #[derive(Default)]
 struct State {
     script: VecDeque<Reply>,

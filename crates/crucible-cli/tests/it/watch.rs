@@ -652,11 +652,7 @@ fn watch_otlp_sends_sessions_as_they_change() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let spans = poll("the new phase", || {
         let got = rx.received();
-        (got.len() >= 2).then(|| {
-            got[got.len() - 1].request.resource_spans[0].scope_spans[0]
-                .spans
-                .clone()
-        })
+        (got.len() >= 2).then(|| got[got.len() - 1].spans())
     });
     let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
     assert!(

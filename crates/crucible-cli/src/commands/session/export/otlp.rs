@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use crucible_core::SessionStore;
-use crucible_otel::{Exporter, RetryPolicy, SentRecord, Span};
+use crucible_otel::{Exporter, RetryPolicy, SentRecord};
 use crucible_parser::MarkdownCodec;
 
 use super::otlp_settings::settings;
@@ -83,10 +83,11 @@ impl OtlpArgs {
     }
 }
 
-/// One session, mapped and hashed, ready to send.
+/// One session, mapped, encoded and hashed, ready to send.
 struct Mapped {
     id: String,
-    spans: Vec<Span>,
+    spans: usize,
+    part: Vec<u8>,
     hash: String,
 }
 
@@ -131,7 +132,15 @@ fn send(
     crate::in_order::map_in_order(
         &paths,
         WINDOW,
-        |p| map_session(&ctx.store, p, redact),
+        |p| {
+            map_session(
+                &ctx.store,
+                p,
+                redact,
+                &resource,
+                exporter.endpoint().protocol,
+            )
+        },
         |_, mapped| {
             match mapped {
                 Ok(m) if args.since_last && before.is_sent(&url, &m.id, &m.hash) => {
@@ -139,8 +148,8 @@ fn send(
                 }
                 Ok(m) => {
                     batch.push(m);
-                    if batch.iter().map(|m| m.spans.len()).sum::<usize>() >= BATCH_SPANS {
-                        send_batch(&exporter, &resource, &mut batch, &mut sent, &mut tally);
+                    if batch.iter().map(|m| m.spans).sum::<usize>() >= BATCH_SPANS {
+                        send_batch(&exporter, &mut batch, &mut sent, &mut tally);
                     }
                 }
                 Err(e) => {
@@ -151,7 +160,7 @@ fn send(
             true
         },
     );
-    send_batch(&exporter, &resource, &mut batch, &mut sent, &mut tally);
+    send_batch(&exporter, &mut batch, &mut sent, &mut tally);
     save_record(&ctx.store, &record_path, sent)?;
     if !quiet || !tally.exported.is_empty() || !tally.failed.is_empty() {
         eprintln!("{}", summary(&tally, &url));
@@ -221,11 +230,14 @@ fn select(
 }
 
 /// Reads a session (its journal applied) and its sidecar, redacts both
-/// unless told not to, and maps them to spans.
+/// unless told not to, maps them to spans and encodes those: all of it on
+/// the reading threads, so that the sender only joins parts and sends.
 fn map_session(
     store: &SessionStore<MarkdownCodec>,
     path: &Path,
     redact: bool,
+    resource: &crucible_otel::Resource,
+    protocol: crucible_otel::Protocol,
 ) -> Result<Mapped, String> {
     let mut log = store.load_path(path).map_err(|e| e.to_string())?;
     // A sidecar that does not match its session is left out (its records
@@ -245,10 +257,13 @@ fn map_session(
         }
     }
     let spans = crucible_otel::session_spans(&log, data.as_ref());
+    let n = spans.len();
+    let part = crucible_otel::session_part(resource, env!("CARGO_PKG_VERSION"), spans, protocol);
     Ok(Mapped {
         id: log.id().to_string(),
-        hash: crucible_otel::content_hash(&spans),
-        spans,
+        spans: n,
+        hash: crucible_otel::content_hash(&part),
+        part,
     })
 }
 
@@ -256,7 +271,6 @@ fn map_session(
 /// when the endpoint accepted it, and listed as failed when it did not.
 fn send_batch(
     exporter: &Exporter,
-    resource: &crucible_otel::Resource,
     batch: &mut Vec<Mapped>,
     sent: &mut SentRecord,
     tally: &mut Tally,
@@ -264,18 +278,11 @@ fn send_batch(
     if batch.is_empty() {
         return;
     }
-    let mut ids = Vec::with_capacity(batch.len());
-    let mut spans = Vec::new();
-    let mut hashes = Vec::with_capacity(batch.len());
-    for m in batch.drain(..) {
-        ids.push(m.id);
-        hashes.push(m.hash);
-        spans.extend(m.spans);
-    }
-    let n_spans = spans.len();
-    let request = crucible_otel::request(resource, env!("CARGO_PKG_VERSION"), spans);
+    let n_spans: usize = batch.iter().map(|m| m.spans).sum();
     let e = exporter.endpoint();
-    let body = crucible_otel::encode(&request, e.protocol, e.compression);
+    let parts: Vec<&[u8]> = batch.iter().map(|m| m.part.as_slice()).collect();
+    let body = crucible_otel::body(&parts, e.protocol, e.compression);
+    let batch = std::mem::take(batch);
     match exporter.send(&body) {
         Ok(delivery) => {
             tally.requests += 1;
@@ -286,17 +293,17 @@ fn send_batch(
                     e.url, delivery.rejected_spans, delivery.message
                 );
             }
-            for (id, hash) in ids.iter().zip(&hashes) {
-                sent.mark_sent(&e.url, id, hash);
+            for m in &batch {
+                sent.mark_sent(&e.url, &m.id, &m.hash);
             }
             tally.spans += n_spans;
-            tally.exported.extend(ids);
+            tally.exported.extend(batch.into_iter().map(|m| m.id));
         }
         Err(err) => {
             let why = err.to_string();
             tally
                 .failed
-                .extend(ids.into_iter().map(|id| (id, why.clone())));
+                .extend(batch.into_iter().map(|m| (m.id, why.clone())));
         }
     }
 }
