@@ -232,8 +232,7 @@ fn a_hung_engine_hits_the_timeout_and_a_later_run_sends_what_was_not_sent() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert!(
-        out.stderr
-            .contains("no answer within 300 ms (attempts: 2)"),
+        out.stderr.contains("no answer within 300 ms (attempts: 2)"),
         "{}",
         out.stderr
     );

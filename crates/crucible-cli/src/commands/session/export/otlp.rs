@@ -83,6 +83,18 @@ impl OtlpArgs {
     }
 }
 
+impl Tally {
+    fn add(&mut self, o: Self) {
+        self.exported.extend(o.exported);
+        self.spans += o.spans;
+        self.requests += o.requests;
+        self.unchanged += o.unchanged;
+        self.unreadable += o.unreadable;
+        self.failed.extend(o.failed);
+        self.rejected_spans += o.rejected_spans;
+    }
+}
+
 /// One session, mapped, encoded and hashed, ready to send.
 struct Mapped {
     id: String,
@@ -125,42 +137,11 @@ fn send(
         ..RetryPolicy::default()
     };
     let exporter = Exporter::new(endpoint, retry);
-    let mut sent = SentRecord::default();
-    let mut tally = Tally::default();
-    let mut batch: Vec<Mapped> = Vec::new();
     let redact = !args.no_redact;
-    crate::in_order::map_in_order(
-        &paths,
-        WINDOW,
-        |p| {
-            map_session(
-                &ctx.store,
-                p,
-                redact,
-                &resource,
-                exporter.endpoint().protocol,
-            )
-        },
-        |_, mapped| {
-            match mapped {
-                Ok(m) if args.since_last && before.is_sent(&url, &m.id, &m.hash) => {
-                    tally.unchanged += 1;
-                }
-                Ok(m) => {
-                    batch.push(m);
-                    if batch.iter().map(|m| m.spans).sum::<usize>() >= BATCH_SPANS {
-                        send_batch(&exporter, &mut batch, &mut sent, &mut tally);
-                    }
-                }
-                Err(e) => {
-                    tally.unreadable += 1;
-                    eprintln!("warning: skipped {e}");
-                }
-            }
-            true
-        },
-    );
-    send_batch(&exporter, &mut batch, &mut sent, &mut tally);
+    let protocol = exporter.endpoint().protocol;
+    let map = |p: &PathBuf| map_session(&ctx.store, p, redact, &resource, protocol);
+    let is_sent = |m: &Mapped| args.since_last && before.is_sent(&url, &m.id, &m.hash);
+    let (sent, tally) = map_and_send(&paths, map, is_sent, &exporter);
     save_record(&ctx.store, &record_path, sent)?;
     if !quiet || !tally.exported.is_empty() || !tally.failed.is_empty() {
         eprintln!("{}", summary(&tally, &url));
@@ -172,6 +153,57 @@ fn send(
         tally.exported.len() + tally.unchanged,
         tally.unreadable + index_skipped,
     ))
+}
+
+/// Maps the sessions on the reading threads while a thread of its own
+/// joins, compresses and posts the batches: the compression of one batch
+/// overlaps the reading of the next.
+fn map_and_send(
+    paths: &[PathBuf],
+    map: impl Fn(&PathBuf) -> Result<Mapped, String> + Sync,
+    is_sent: impl Fn(&Mapped) -> bool,
+    exporter: &Exporter,
+) -> (SentRecord, Tally) {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Mapped>>(2);
+    std::thread::scope(|scope| {
+        let sender = scope.spawn(move || {
+            let mut sent = SentRecord::default();
+            let mut tally = Tally::default();
+            for mut batch in rx {
+                send_batch(exporter, &mut batch, &mut sent, &mut tally);
+            }
+            (sent, tally)
+        });
+        let mut tally = Tally::default();
+        let mut batch: Vec<Mapped> = Vec::new();
+        let mut spans = 0;
+        crate::in_order::map_in_order(paths, WINDOW, map, |_, mapped| {
+            match mapped {
+                Ok(m) if is_sent(&m) => tally.unchanged += 1,
+                Ok(m) => {
+                    spans += m.spans;
+                    batch.push(m);
+                    if spans >= BATCH_SPANS {
+                        spans = 0;
+                        // The sender gone (it panicked) is seen at the join.
+                        let _ = tx.send(std::mem::take(&mut batch));
+                    }
+                }
+                Err(e) => {
+                    tally.unreadable += 1;
+                    eprintln!("warning: skipped {e}");
+                }
+            }
+            true
+        });
+        if !batch.is_empty() {
+            let _ = tx.send(batch);
+        }
+        drop(tx);
+        let (sent, sender_tally) = sender.join().expect("the sender does not panic");
+        tally.add(sender_tally);
+        (sent, tally)
+    })
 }
 
 /// `cru watch --otlp URL`: every session not sent to `url` yet or changed
