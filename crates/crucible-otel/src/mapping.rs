@@ -146,7 +146,8 @@ impl<'a> Session<'a> {
     }
 
     /// The request the session started from: its `prompt` block, else the
-    /// first words a user said in it.
+    /// first words a user said in it, else its title (what an engine's
+    /// session list shows as the session's first input).
     fn prompt(&self) -> Option<String> {
         self.log
             .blocks()
@@ -159,6 +160,7 @@ impl<'a> Session<'a> {
                     .phases()
                     .find_map(|(_, p)| crucible_core::first_user_words(&p.blocks))
             })
+            .or_else(|| self.log.title().map(str::to_owned))
     }
 }
 
