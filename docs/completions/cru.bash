@@ -3804,12 +3804,16 @@ _cru() {
             return 0
             ;;
         cru__subcmd__watch)
-            opts="-v -h -V --once --verbose --dir --strict --help --version"
+            opts="-v -h -V --once --otlp --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --otlp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
