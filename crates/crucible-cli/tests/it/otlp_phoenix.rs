@@ -47,9 +47,14 @@ fn free_port() -> u16 {
 
 impl Phoenix {
     /// Starts Phoenix on `port` with its data in `dir`, and waits (up to
-    /// 3 minutes: a first start migrates its database) until it answers.
+    /// 5 minutes: a first start migrates its database, and the whole test
+    /// suite may be running beside it) until it answers.
     fn start(program: &Path, port: u16, dir: &Path) -> Self {
-        let log = std::fs::File::create(dir.join("phoenix.log")).unwrap();
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("phoenix.log"))
+            .unwrap();
         let child = Command::new(program)
             .arg("serve")
             .env("PHOENIX_WORKING_DIR", dir)
@@ -57,6 +62,8 @@ impl Phoenix {
             .env("PHOENIX_PORT", port.to_string())
             .env("PHOENIX_GRPC_PORT", free_port().to_string())
             .env("PHOENIX_TELEMETRY_ENABLED", "false")
+            // Its log unbuffered: what it said is there when it fails to start.
+            .env("PYTHONUNBUFFERED", "1")
             .env_remove("PHOENIX_COLLECTOR_ENDPOINT")
             .stdout(log.try_clone().unwrap())
             .stderr(log)
@@ -151,7 +158,20 @@ impl Phoenix {
 }
 
 impl Drop for Phoenix {
+    /// SIGTERM first, so that Phoenix shuts its server and database down
+    /// and a Phoenix started after it on the same port and directory finds
+    /// both free; SIGKILL after 20 s.
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(20) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
