@@ -1690,14 +1690,14 @@ _cru() {
             return 0
             ;;
         cru__subcmd__session__subcmd__export)
-            opts="-o -v -h -V --to --output --force --redact --verbose --dir --strict --help --version"
+            opts="-o -v -h -V --to --output --force --redact --all --since-last --status --agent --channel --model --since --until --project --endpoint --header --protocol --retries --no-redact --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --to)
-                    COMPREPLY=($(compgen -W "connectonion codeloops agent-dir openai-messages claude-code codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "connectonion codeloops agent-dir openai-messages claude-code codex otlp" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -1705,6 +1705,50 @@ _cru() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --protocol)
+                    COMPREPLY=($(compgen -W "http/protobuf http/json" -- "${cur}"))
+                    return 0
+                    ;;
+                --retries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3760,12 +3804,16 @@ _cru() {
             return 0
             ;;
         cru__subcmd__watch)
-            opts="-v -h -V --once --verbose --dir --strict --help --version"
+            opts="-v -h -V --once --otlp --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --otlp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -16,6 +16,7 @@ pub mod learn_check;
 pub mod messages_check;
 #[cfg(test)]
 mod names_spelled_once;
+pub mod otlp_bench;
 pub mod peer_check;
 pub mod record_bench;
 pub mod screenshots;

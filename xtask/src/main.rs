@@ -19,8 +19,8 @@ use clap::{Parser, Subcommand};
 
 use xtask::{
     bench, capture_bench, claude_corpus, corpus, cru_binary, deps, docs, import_bench, index_bench,
-    learn_bench, learn_check, messages_check, peer_check, record_bench, screenshots, search_bench,
-    site_bench,
+    learn_bench, learn_check, messages_check, otlp_bench, peer_check, record_bench, screenshots,
+    search_bench, site_bench,
 };
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
@@ -45,6 +45,7 @@ enum Only {
     Search,
     Capture,
     Site,
+    Otlp,
 }
 
 #[derive(Debug, Subcommand)]
@@ -184,6 +185,11 @@ fn main() -> anyhow::Result<()> {
             if matches!(only, Only::All | Only::Learn) {
                 let dir = corpus::recorded_size(&root, 10_000, seed)?;
                 print!("{}", learn_bench::run(cru(), &dir, 10_000, 3)?);
+                println!();
+            }
+            if matches!(only, Only::All | Only::Otlp) {
+                let dir = corpus::recorded_size(&root, 10_000, seed)?;
+                print!("{}", otlp_bench::run(cru(), &dir, 10_000, 3)?);
                 println!();
             }
             if matches!(only, Only::All | Only::Import) {

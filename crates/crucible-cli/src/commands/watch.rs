@@ -35,6 +35,12 @@ pub struct WatchArgs {
     /// session import` reads). Without any, the default agent stores.
     #[arg(value_name = "SOURCE")]
     pub sources: Vec<PathBuf>,
+    /// Also send every session that changed to this OTLP/HTTP endpoint as
+    /// an OpenTelemetry trace, as `cru session export --to otlp
+    /// --since-last` does (docs/otel.md): a phase reaches the engine once
+    /// it is written.
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
 }
 
 pub fn run(args: &WatchArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
@@ -64,9 +70,14 @@ pub fn run(args: &WatchArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
     let mut live = live::Live::new(ctx.config.session.idle_timeout);
     if args.once {
         catch_up::everything(&ctx, &mut sources, &mut live)?;
+        if let Some(url) = &args.otlp
+            && !crate::commands::session::export::otlp::send_changed(&ctx, url)
+        {
+            return Ok(Outcome::Failure);
+        }
         return Ok(Outcome::Success);
     }
-    event_loop::run(&ctx, sources, live)?;
+    event_loop::run(&ctx, sources, live, args.otlp.as_deref())?;
     drop(lock);
     Ok(Outcome::Success)
 }

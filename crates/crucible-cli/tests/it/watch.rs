@@ -2,6 +2,7 @@
 //! transcripts and the sessions directory, read by other `cru` processes
 //! while it runs, stopped by signals and by `kill -9`.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -623,4 +624,46 @@ fn a_store_made_after_the_watcher_started_is_watched_once_it_appears() {
         (kiln.sessions_json().len() == 1).then_some(())
     });
     assert!(w.stderr().contains("not there yet"), "{}", w.stderr());
+}
+
+/// `cru watch --otlp URL`: the first catch-up sends every session, and a
+/// phase written while it watches reaches the engine, in its session's
+/// trace, without anything else being sent again.
+#[test]
+fn watch_otlp_sends_sessions_as_they_change() {
+    let kiln = TestKiln::with_fixtures();
+    kiln.write_config("30m");
+    let rx = crate::otlp_receiver::Receiver::start();
+    let empty = tempfile::tempdir().unwrap();
+    let w = kiln.watch(&["--otlp", &rx.url, empty.path().to_str().unwrap()]);
+    poll("the first send", || (rx.spans().len() == 109).then_some(()));
+    let mut log = kiln.command();
+    log.env("CRU_SESSIONS_DIR", kiln.sessions());
+    let out = kiln.run_cmd(log.args([
+        "session",
+        "log",
+        "--session",
+        "2025-12-12-start-docs",
+        "phase",
+        "Write the guide",
+        "--agent",
+        "writer",
+    ]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let spans = poll("the new phase", || {
+        let got = rx.received();
+        (got.len() >= 2).then(|| got[got.len() - 1].spans())
+    });
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+    assert!(
+        names.contains(&"Write the guide"),
+        "{names:?}\n{}",
+        w.stderr()
+    );
+    // Only the session that changed.
+    let sessions: BTreeSet<&str> = spans
+        .iter()
+        .filter_map(|s| crate::otlp::attr_str(s, "session.id"))
+        .collect();
+    assert_eq!(sessions, BTreeSet::from(["2025-12-12-start-docs"]));
 }

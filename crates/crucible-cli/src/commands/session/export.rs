@@ -1,4 +1,9 @@
-//! `cru session export <id|path> --to connectonion|codeloops|agent-dir|openai-messages|codex [--output PATH] [--force] [--redact]`.
+//! `cru session export <id|path> --to connectonion|codeloops|agent-dir|openai-messages|codex [--output PATH] [--force] [--redact]`,
+//! and `cru session export [<id|path>...] [--all|--since-last] [filters] --to otlp [--endpoint URL] [--header K=V]
+//! [--protocol P] [--no-redact]` (the [`otlp`] module).
+
+pub(crate) mod otlp;
+mod otlp_settings;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,9 +17,11 @@ use crate::workflow_stages::write_file;
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// A session id, a unique prefix of one (any case), or a path to a file.
+    /// A session id, a unique prefix of one (any case), or a path to a
+    /// file. With `--to otlp`, any number of them (none: `--all` or
+    /// `--since-last` with the filters).
     #[arg(add = crate::complete::sessions())]
-    pub session: String,
+    pub sessions: Vec<String>,
     /// The format to write.
     #[arg(long, value_enum)]
     pub to: To,
@@ -33,6 +40,8 @@ pub struct ExportArgs {
     /// it on for anything you share.
     #[arg(long)]
     pub redact: bool,
+    #[command(flatten)]
+    pub otlp: otlp::OtlpArgs,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -50,11 +59,15 @@ pub enum To {
     /// A Codex rollout, `<YYYY>/<MM>/<DD>/rollout-<time>-<uuid>.jsonl`
     /// below `--output` (give `~/.codex/sessions` for `codex resume`).
     Codex,
+    /// OpenTelemetry traces sent over OTLP/HTTP to an engine (Phoenix,
+    /// Langfuse, Jaeger, Tempo...): one trace per session (docs/otel.md).
+    Otlp,
 }
 
 impl To {
     fn format(self) -> Format {
         match self {
+            Self::Otlp => unreachable!("OTLP is sent by the otlp module, not written as a file"),
             Self::Connectonion => Format::ConnectOnion,
             Self::Codeloops => Format::Codeloops,
             Self::AgentDir => Format::AgentDir,
@@ -66,7 +79,28 @@ impl To {
 }
 
 pub fn run(ctx: &Context, args: &ExportArgs) -> anyhow::Result<Outcome> {
-    let (path, mut log) = ctx.store.load(&args.session).map_err(CliError::from)?;
+    if matches!(args.to, To::Otlp) {
+        return otlp::run(ctx, &args.sessions, &args.otlp);
+    }
+    if args.otlp.is_used() {
+        return Err(CliError::usage(
+            "--all, --since-last, the filters, --endpoint, --header, --protocol and --no-redact go with --to otlp",
+        )
+        .into());
+    }
+    let [session] = args.sessions.as_slice() else {
+        return Err(CliError::usage(format!(
+            "--to {} writes one session; {} given",
+            args.to
+                .to_possible_value()
+                .expect("no variant is skipped")
+                .get_name(),
+            args.sessions.len()
+        ))
+        .with_hint("give one session id, or use --to otlp for several")
+        .into());
+    };
+    let (path, mut log) = ctx.store.load(session).map_err(CliError::from)?;
     // A sidecar that does not match the session is not used (its results
     // would go on the wrong calls) and the export stops: better no file
     // than one that says what the source did not.

@@ -3,7 +3,7 @@
 mod codify;
 mod end;
 mod eval;
-mod export;
+pub(crate) mod export;
 pub(crate) mod import;
 mod index;
 mod learn;
@@ -87,7 +87,8 @@ pub enum SessionCommand {
     Import(import::ImportArgs),
     /// Write a session out for another tool: a Claude Code transcript, a
     /// Codex rollout, ConnectOnion YAML, codeloops JSONL, an .agent/sessions
-    /// folder, or OpenAI messages.
+    /// folder, or OpenAI messages; or send sessions to an OpenTelemetry
+    /// engine as traces (`--to otlp`).
     #[command(after_long_help = exit_status::EXPORT)]
     Export(export::ExportArgs),
     /// Evaluate phases against their [!expect] callouts: deterministic

@@ -28,6 +28,10 @@ use crate::context::Context;
 pub const DEBOUNCE: Duration = Duration::from_millis(300);
 /// How often the heartbeat is written (and quiet sources looked for).
 const BEAT_EVERY: Duration = Duration::from_secs(1);
+
+/// How long sessions an OTLP engine did not take wait, without a change, to
+/// be sent again: the sends of a down engine's retries hold the loop.
+const OTLP_RETRY_EVERY: Duration = Duration::from_secs(30);
 /// How long a new folder in the sessions directory is given before its
 /// changes count as seen: the watcher adds its watch on the new folder
 /// only after handing over the folder's creation, and a file written in
@@ -73,10 +77,15 @@ struct Watch<'a> {
     /// Session files named in the search index's pending list (changed
     /// since its last commit), cleared by the next whole catch-up.
     search_pending: BTreeSet<String>,
+    /// `--otlp URL`, and when the last send that left sessions unsent
+    /// failed: they are sent again at the next change, or after
+    /// [`OTLP_RETRY_EVERY`] without one.
+    otlp: Option<&'a str>,
+    otlp_failed: Option<Instant>,
 }
 
 /// Watches until Ctrl-C or SIGTERM, then removes the heartbeat.
-pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
+pub fn run(ctx: &Context, sources: Sources, live: Live, otlp: Option<&str>) -> anyhow::Result<()> {
     let dir = ctx.store.dir().to_owned();
     let (tx, rx) = mpsc::channel();
     let mut targets = sources.watch_targets();
@@ -108,6 +117,8 @@ pub fn run(ctx: &Context, sources: Sources, live: Live) -> anyhow::Result<()> {
         waiting,
         idle_rule: false,
         search_pending: BTreeSet::new(),
+        otlp,
+        otlp_failed: None,
     };
     // Not trusted until the first catch-up is done.
     w.beat.received = 1;
@@ -231,6 +242,12 @@ impl Watch<'_> {
             self.answer_syncs();
         }
         if now >= self.last_beat + BEAT_EVERY {
+            if self
+                .otlp_failed
+                .is_some_and(|t| now >= t + OTLP_RETRY_EVERY)
+            {
+                self.send_otlp();
+            }
             self.watch_appeared();
             let quiet = self.live.gone_quiet(SystemTime::now());
             if let Err(e) = catch_up::settle(self.ctx, &mut self.sources, &mut self.live, &quiet) {
@@ -294,6 +311,7 @@ impl Watch<'_> {
         let idle = std::mem::take(&mut self.idle_rule).then(|| self.live.idle());
         if catch_up::indexes(self.ctx, idle) {
             self.beat.applied = target;
+            self.send_otlp();
             // Committed: every file named as pending is in the index now.
             if !self.search_pending.is_empty()
                 && crucible_search::pending::write(&self.dir, &BTreeSet::new()).is_ok()
@@ -309,6 +327,15 @@ impl Watch<'_> {
             self.pending.whole |= whole;
         }
         self.write_beat();
+    }
+
+    /// With `--otlp`: the sessions changed since the last send, sent (the
+    /// index is fresh here, so the selection is cheap).
+    fn send_otlp(&mut self) {
+        if let Some(url) = self.otlp {
+            let sent = crate::commands::session::export::otlp::send_changed(self.ctx, url);
+            self.otlp_failed = (!sent).then(Instant::now);
+        }
     }
 
     /// Removes the readers' sync files once every change before them is
@@ -333,6 +360,7 @@ impl Watch<'_> {
     fn catch_up_everything(&mut self, target: u64) {
         match catch_up::everything(self.ctx, &mut self.sources, &mut self.live) {
             Ok(true) => {
+                self.send_otlp();
                 self.beat.applied = target.max(self.beat.applied);
                 self.beat.received = self.beat.received.max(self.beat.applied);
                 self.beat.overflowed = false;

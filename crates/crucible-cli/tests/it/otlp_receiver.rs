@@ -1,0 +1,166 @@
+//! A minimal OTLP/HTTP receiver for the export tests: std's TcpListener,
+//! HTTP/1.1 one request per connection, bodies gunzipped and decoded with
+//! the OpenTelemetry project's own types (prost for protobuf, serde for
+//! JSON). Each request is answered as the test scripted: a status (with
+//! `Retry-After`), or no answer at all (a hung engine).
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::trace::v1::Span;
+use prost::Message;
+
+/// How the receiver answers one request.
+#[derive(Debug, Clone, Copy)]
+pub enum Reply {
+    Status(u16, Option<u64>),
+    /// Reads the request and never answers (the connection stays open).
+    Hang,
+}
+
+/// One request as received.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub content_type: String,
+    pub content_encoding: Option<String>,
+    pub headers: Vec<(String, String)>,
+    /// The body, gunzipped.
+    pub body: Vec<u8>,
+    pub request: ExportTraceServiceRequest,
+}
+
+impl Received {
+    /// Every span of the request, in order.
+    pub fn spans(&self) -> Vec<Span> {
+        self.request
+            .resource_spans
+            .iter()
+            .flat_map(|r| &r.scope_spans)
+            .flat_map(|s| s.spans.clone())
+            .collect()
+    }
+}
+
+#[derive(Default)]
+struct State {
+    script: VecDeque<Reply>,
+    received: Vec<Received>,
+    hung: Vec<TcpStream>,
+}
+
+pub struct Receiver {
+    pub url: String,
+    state: Arc<Mutex<State>>,
+}
+
+impl Receiver {
+    /// A receiver on a free port of 127.0.0.1 that answers 200 to anything
+    /// not scripted; it runs until the test process ends.
+    pub fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        Self::on(listener)
+    }
+
+    /// A receiver on `listener` (one bound earlier, for a port known before).
+    pub fn on(listener: TcpListener) -> Self {
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let state = Arc::new(Mutex::new(State::default()));
+        let shared = Arc::clone(&state);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                serve(stream, &shared);
+            }
+        });
+        Self { url, state }
+    }
+
+    /// The next requests are answered so, in order.
+    pub fn script(&self, replies: &[Reply]) {
+        self.state.lock().unwrap().script.extend(replies);
+    }
+
+    pub fn received(&self) -> Vec<Received> {
+        self.state.lock().unwrap().received.clone()
+    }
+
+    /// Every span of every request received, in order.
+    pub fn spans(&self) -> Vec<Span> {
+        self.received()
+            .into_iter()
+            .flat_map(|r| r.request.resource_spans)
+            .flat_map(|r| r.scope_spans)
+            .flat_map(|s| s.spans)
+            .collect()
+    }
+}
+
+fn serve(stream: TcpStream, state: &Mutex<State>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut headers = Vec::new();
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+        return;
+    }
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        if line.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = line.split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
+        }
+    }
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let len: usize = header("content-length").map_or(0, |v| v.parse().unwrap());
+    let mut raw = vec![0; len];
+    reader.read_exact(&mut raw).unwrap();
+    let content_encoding = header("content-encoding");
+    let body = if content_encoding.as_deref() == Some("gzip") {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&raw[..])
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    } else {
+        raw
+    };
+    let content_type = header("content-type").unwrap_or_default();
+    let request = if content_type == "application/x-protobuf" {
+        ExportTraceServiceRequest::decode(&body[..]).expect("a protobuf ExportTraceServiceRequest")
+    } else {
+        serde_json::from_slice(&body).expect("an OTLP/JSON ExportTraceServiceRequest")
+    };
+    let mut s = state.lock().unwrap();
+    s.received.push(Received {
+        content_type,
+        content_encoding,
+        headers,
+        body,
+        request,
+    });
+    let reply = s.script.pop_front().unwrap_or(Reply::Status(200, None));
+    let mut stream = stream;
+    match reply {
+        Reply::Hang => s.hung.push(stream),
+        Reply::Status(status, retry_after) => {
+            drop(s);
+            let extra = retry_after
+                .map(|r| format!("Retry-After: {r}\r\n"))
+                .unwrap_or_default();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\n{extra}Content-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+        }
+    }
+}

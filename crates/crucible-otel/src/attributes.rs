@@ -1,0 +1,96 @@
+//! Span attributes: a small builder over OTLP's `KeyValue`, and the names
+//! the mapping uses (GenAI semantic conventions, OpenInference, cru's own).
+
+use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value::Value};
+
+/// Attributes in the order they were added; a key is added once.
+#[derive(Debug, Default)]
+pub struct Attributes(Vec<KeyValue>);
+
+impl Attributes {
+    pub fn str(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.0.push(kv(key, Value::StringValue(value.into())));
+        self
+    }
+
+    pub fn opt_str(self, key: &str, value: Option<impl Into<String>>) -> Self {
+        match value {
+            Some(v) => self.str(key, v),
+            None => self,
+        }
+    }
+
+    /// A non-empty text; an empty one says nothing and is left out.
+    pub fn text(self, key: &str, value: &str) -> Self {
+        if value.is_empty() {
+            self
+        } else {
+            self.str(key, value)
+        }
+    }
+
+    pub fn int(mut self, key: &str, value: u64) -> Self {
+        self.0.push(kv(
+            key,
+            Value::IntValue(i64::try_from(value).unwrap_or(i64::MAX)),
+        ));
+        self
+    }
+
+    pub fn double(mut self, key: &str, value: f64) -> Self {
+        self.0.push(kv(key, Value::DoubleValue(value)));
+        self
+    }
+
+    pub fn into_vec(self) -> Vec<KeyValue> {
+        self.0
+    }
+}
+
+pub fn kv(key: &str, value: Value) -> KeyValue {
+    KeyValue {
+        key: key.to_owned(),
+        value: Some(AnyValue { value: Some(value) }),
+        ..KeyValue::default()
+    }
+}
+
+// OpenTelemetry GenAI semantic conventions.
+pub const OPERATION: &str = "gen_ai.operation.name";
+pub const AGENT_NAME: &str = "gen_ai.agent.name";
+pub const AGENT_VERSION: &str = "gen_ai.agent.version";
+pub const CONVERSATION: &str = "gen_ai.conversation.id";
+pub const REQUEST_MODEL: &str = "gen_ai.request.model";
+pub const RESPONSE_ID: &str = "gen_ai.response.id";
+pub const INPUT_TOKENS: &str = "gen_ai.usage.input_tokens";
+pub const OUTPUT_TOKENS: &str = "gen_ai.usage.output_tokens";
+pub const CACHE_READ_TOKENS: &str = "gen_ai.usage.cache_read.input_tokens";
+pub const CACHE_CREATION_TOKENS: &str = "gen_ai.usage.cache_creation.input_tokens";
+pub const TOOL_NAME: &str = "gen_ai.tool.name";
+pub const TOOL_CALL_ID: &str = "gen_ai.tool.call.id";
+
+// OpenInference (what Arize Phoenix reads).
+pub const SPAN_KIND: &str = "openinference.span.kind";
+pub const SESSION_ID: &str = "session.id";
+pub const INPUT_VALUE: &str = "input.value";
+pub const OUTPUT_VALUE: &str = "output.value";
+pub const LLM_MODEL: &str = "llm.model_name";
+pub const LLM_PROMPT_TOKENS: &str = "llm.token_count.prompt";
+pub const LLM_COMPLETION_TOKENS: &str = "llm.token_count.completion";
+pub const LLM_TOTAL_TOKENS: &str = "llm.token_count.total";
+pub const LLM_CACHE_READ: &str = "llm.token_count.prompt_details.cache_read";
+pub const LLM_CACHE_WRITE: &str = "llm.token_count.prompt_details.cache_write";
+pub const LLM_REASONING: &str = "llm.token_count.completion_details.reasoning";
+pub const LLM_COST_TOTAL: &str = "llm.cost.total";
+pub const OI_TOOL_NAME: &str = "tool.name";
+pub const AGENT_NAME_OI: &str = "agent.name";
+
+// cru's own.
+pub const CRU_SESSION_TITLE: &str = "cru.session.title";
+pub const CRU_SESSION_STATUS: &str = "cru.session.status";
+pub const CRU_CHANNEL: &str = "cru.channel";
+pub const CRU_PHASE: &str = "cru.phase.id";
+pub const CRU_PARENT_SESSION: &str = "cru.session.parent";
+pub const CRU_SUBAGENT_MODE: &str = "cru.subagent.mode";
+pub const CRU_UNTYPED_TOKENS: &str = "cru.usage.untyped_tokens";
+pub const CRU_CALLOUT_TEXT: &str = "cru.callout.text";

@@ -1,0 +1,33 @@
+//! cru sessions as OpenTelemetry traces, sent over OTLP/HTTP.
+//!
+//! [`session_spans`] maps one session to the spans of one trace (the
+//! mapping is written down in `docs/otel.md`): a root `invoke_agent` span,
+//! a span per phase, `execute_tool` and `chat` spans under their phase,
+//! callouts as span events, subagent sessions joined by span links. Ids are
+//! derived from the session and phase ids ([`ids`]), so sending a session
+//! twice gives an engine that keys on ids the same spans.
+//!
+//! [`session_part`] encodes one session's spans (protobuf or JSON) and
+//! [`body`] joins the parts of a batch into one OTLP request body (gzip); [`Exporter`] posts it with retries and a
+//! timeout; [`SentRecord`] remembers what reached which endpoint, so that a
+//! later run sends only what is new, changed, or was not sent.
+//!
+//! The library reads neither the environment nor the clock: the CLI passes
+//! the endpoint, headers and resource attributes in.
+
+mod attributes;
+mod encode;
+mod error;
+mod exporter;
+pub mod ids;
+mod mapping;
+mod sent;
+mod times;
+
+pub use encode::{Compression, Protocol, body, session_part};
+pub use error::{SendError, SentRecordError};
+pub use exporter::{Delivery, Endpoint, Exporter, RetryPolicy};
+pub use mapping::{Resource, session_spans};
+pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+pub use opentelemetry_proto::tonic::trace::v1::Span;
+pub use sent::{SentRecord, content_hash};

@@ -1,0 +1,220 @@
+//! One session, one trace: the mapping `docs/otel.md` describes.
+
+mod phase;
+
+use crucible_core::{Block, PhaseId, SessionData, SessionLog, SessionStatus, UsageLine};
+use opentelemetry_proto::tonic::trace::v1::span::{Link, SpanKind};
+use opentelemetry_proto::tonic::trace::v1::{Span, Status, status::StatusCode};
+
+use crate::attributes::{self as a, Attributes};
+use crate::ids;
+use crate::times::{self, Interval, PhaseClock};
+
+/// The resource every exported span belongs to: `service.name` and the
+/// rest of what the caller read from `OTEL_SERVICE_NAME` and
+/// `OTEL_RESOURCE_ATTRIBUTES`, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Resource {
+    pub attributes: Vec<(String, String)>,
+}
+
+/// The spans of `log`'s trace: the root first, then each phase followed by
+/// what happened in it. `data` (the session's sidecar) gives tool calls
+/// their source's ids and durations where it has them.
+pub fn session_spans(log: &SessionLog, data: Option<&SessionData>) -> Vec<Span> {
+    let session = Session::new(log, data);
+    let mut spans = vec![session.root_span()];
+    for (i, (id, phase)) in log.phases().enumerate() {
+        phase::spans(&session, i, id, phase, &mut spans);
+    }
+    spans
+}
+
+/// What every span of one session needs.
+struct Session<'a> {
+    log: &'a SessionLog,
+    data: Option<&'a SessionData>,
+    id: &'a str,
+    trace_id: [u8; 16],
+    interval: Interval,
+    phases: Vec<Interval>,
+    usage: Vec<UsageLine>,
+}
+
+impl<'a> Session<'a> {
+    fn new(log: &'a SessionLog, data: Option<&'a SessionData>) -> Self {
+        let fm = &log.frontmatter;
+        let clocks: Vec<PhaseClock> = log
+            .phases()
+            .map(|(_, p)| PhaseClock {
+                level: p.level,
+                started_ms: p
+                    .meta
+                    .started
+                    .as_ref()
+                    .map(crucible_core::Timestamp::unix_ms),
+                duration_ms: p.meta.duration_ms,
+                last_record_ms: p
+                    .usage
+                    .iter()
+                    .filter_map(|r| r.at.as_ref())
+                    .map(crucible_core::Timestamp::unix_ms)
+                    .max(),
+            })
+            .collect();
+        let interval = times::session_interval(
+            fm.started.unix_ms(),
+            fm.ended.as_ref().map(crucible_core::Timestamp::unix_ms),
+            &clocks,
+        );
+        let id = log.id().as_str();
+        Self {
+            log,
+            data,
+            id,
+            trace_id: ids::trace_id(id),
+            interval,
+            phases: times::phase_intervals(interval, &clocks),
+            usage: log.usage_lines(),
+        }
+    }
+
+    fn span_id(&self, path: &str) -> Vec<u8> {
+        ids::span_id(self.id, path).to_vec()
+    }
+
+    fn phase_span_id(&self, id: PhaseId) -> Vec<u8> {
+        self.span_id(&id.to_string())
+    }
+
+    /// A span of this trace with the times and ids filled in.
+    fn span(&self, path: &str, parent: Vec<u8>, name: String, iv: Interval) -> Span {
+        Span {
+            trace_id: self.trace_id.to_vec(),
+            span_id: self.span_id(path),
+            parent_span_id: parent,
+            name,
+            kind: SpanKind::Internal as i32,
+            start_time_unix_nano: times::nanos(iv.start),
+            end_time_unix_nano: times::nanos(iv.end),
+            ..Span::default()
+        }
+    }
+
+    /// Attributes every span of the session carries, so that an engine
+    /// groups any one of them with its session.
+    fn common(&self) -> Attributes {
+        Attributes::default()
+            .str(a::SESSION_ID, self.id)
+            .str(a::CONVERSATION, self.id)
+    }
+
+    fn root_span(&self) -> Span {
+        let fm = &self.log.frontmatter;
+        let agent = fm.participants.first();
+        let name = format!("invoke_agent {}", agent.map_or("cru", |a| a.name.as_str()));
+        let mut span = self.span(ids::ROOT, Vec::new(), name, self.interval);
+        let mut attrs = self
+            .common()
+            .str(a::OPERATION, "invoke_agent")
+            .str(a::SPAN_KIND, "AGENT")
+            .opt_str(a::AGENT_NAME, agent.map(|a| a.name.clone()))
+            .opt_str(a::AGENT_NAME_OI, agent.map(|a| a.name.clone()))
+            .opt_str(a::AGENT_VERSION, agent.and_then(|a| a.version.clone()))
+            .opt_str(a::REQUEST_MODEL, fm.model.clone())
+            .opt_str(a::LLM_MODEL, fm.model.clone())
+            .opt_str(a::INPUT_VALUE, self.prompt())
+            .opt_str(a::CRU_SESSION_TITLE, self.log.title())
+            .str(a::CRU_SESSION_STATUS, fm.status.as_str())
+            .opt_str(a::CRU_CHANNEL, fm.channel.clone())
+            .opt_str(
+                a::CRU_PARENT_SESSION,
+                fm.parent.as_ref().map(ToString::to_string),
+            );
+        // Figures the session holds only in its frontmatter (no phase has
+        // any) are the root's: the attribution rule credits them to the
+        // session, and no other span carries them.
+        attrs = figures(attrs, self.usage.iter().filter(|l| l.phase.is_none()));
+        span.attributes = attrs.into_vec();
+        if let Some(parent) = &fm.parent {
+            span.links.push(link_to_session(parent.as_str(), "parent"));
+        }
+        if fm.status == SessionStatus::Failed {
+            span.status = Some(error_status("the session failed"));
+        }
+        span
+    }
+
+    /// The request the session started from: its `prompt` block, else the
+    /// first words a user said in it, else its title (what an engine's
+    /// session list shows as the session's first input).
+    fn prompt(&self) -> Option<String> {
+        self.log
+            .blocks()
+            .find_map(|b| match b {
+                Block::Prompt { text } => Some(text.clone()),
+                _ => None,
+            })
+            .or_else(|| {
+                self.log
+                    .phases()
+                    .find_map(|(_, p)| crucible_core::first_user_words(&p.blocks))
+            })
+            .or_else(|| self.log.title().map(str::to_owned))
+    }
+}
+
+/// Token figures without requests (a phase's `tokens=`, a frontmatter's
+/// totals): OpenInference's counts where the kinds are known, the untyped
+/// rest as cru's own attribute and in the total.
+/// Nothing is added when the lines hold no token.
+fn figures<'l>(attrs: Attributes, lines: impl Iterator<Item = &'l UsageLine>) -> Attributes {
+    let mut tokens = crucible_core::Tokens::default();
+    let mut untyped = 0u64;
+    for line in lines {
+        tokens.add(line.tokens);
+        untyped = untyped.saturating_add(line.untyped);
+    }
+    let mut attrs = attrs;
+    if !tokens.is_zero() {
+        attrs = attrs
+            .int(a::LLM_PROMPT_TOKENS, prompt_tokens(tokens))
+            .int(a::LLM_COMPLETION_TOKENS, tokens.output);
+    }
+    if untyped > 0 {
+        attrs = attrs.int(a::CRU_UNTYPED_TOKENS, untyped);
+    }
+    let total = tokens.total().saturating_add(untyped);
+    if total > 0 {
+        attrs = attrs.int(a::LLM_TOTAL_TOKENS, total);
+    }
+    attrs
+}
+
+/// The prompt as OpenInference and the GenAI conventions count it: the
+/// input with its cached parts.
+fn prompt_tokens(t: crucible_core::Tokens) -> u64 {
+    t.input
+        .saturating_add(t.cache_read)
+        .saturating_add(t.cache_creation)
+}
+
+/// A link to the root span of another session's trace.
+fn link_to_session(session_id: &str, relation: &str) -> Link {
+    Link {
+        trace_id: ids::trace_id(session_id).to_vec(),
+        span_id: ids::span_id(session_id, ids::ROOT).to_vec(),
+        attributes: Attributes::default()
+            .str("cru.link.relation", relation)
+            .str(a::SESSION_ID, session_id)
+            .into_vec(),
+        ..Link::default()
+    }
+}
+
+fn error_status(message: &str) -> Status {
+    Status {
+        message: message.to_owned(),
+        code: StatusCode::Error as i32,
+    }
+}
