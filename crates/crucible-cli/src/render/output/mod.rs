@@ -43,6 +43,12 @@ pub fn print_json(body: &impl Serialize) -> anyhow::Result<()> {
     super::print_json(&Versioned::new(body))
 }
 
+/// `body` as `{"version": 1, ...}`: what `print_json` prints, as a value
+/// (`cru mcp` answers with it).
+pub fn to_json(body: &impl Serialize) -> serde_json::Result<serde_json::Value> {
+    serde_json::to_value(Versioned::new(body))
+}
+
 /// Prints `body` as `{"version": 1, ...}` in TOON on stdout: the same
 /// fields as the JSON.
 pub fn print_toon(body: &impl Serialize) -> anyhow::Result<()> {
