@@ -29,6 +29,7 @@ mod index;
 mod json;
 mod kiln;
 mod learn;
+mod mcp;
 mod picker;
 mod project;
 mod record;

@@ -50,13 +50,14 @@ impl CliBackend {
 
 /// A command's error as the model reads it: the message, then the hint.
 pub(super) fn failure(e: anyhow::Error) -> ToolError {
-    match e.downcast_ref::<CliError>() {
-        Some(CliError {
+    match e.downcast::<CliError>() {
+        Ok(CliError {
             message,
             hint: Some(hint),
             ..
         }) => ToolError::new(format!("{message}\nhint: {hint}")),
-        _ => ToolError::new(format!("{e:#}")),
+        Ok(e) => ToolError::new(e.message),
+        Err(e) => ToolError::new(format!("{e:#}")),
     }
 }
 

@@ -211,12 +211,18 @@ pub enum Stdin {
     Never,
 }
 
+impl Stdin {
+    fn text(self, arg: &str) -> anyhow::Result<String> {
+        match self {
+            Self::Dash => text(arg),
+            Self::Never => Ok(arg.to_owned()),
+        }
+    }
+}
+
 /// Writes the event `args` describes into its session.
 pub fn log(ctx: &Context, args: &LogArgs, stdin: Stdin) -> anyhow::Result<()> {
-    let text = |arg: &str| match stdin {
-        Stdin::Dash => text(arg),
-        Stdin::Never => Ok(arg.to_owned()),
-    };
+    let text = |arg: &str| stdin.text(arg);
     let query = session_query(args.session.as_deref(), "pass --session ID")?;
     let mut rec = Recorder::open(&ctx.store, &query, &ctx.config.session, args.reopen)
         .map_err(CliError::from)?;

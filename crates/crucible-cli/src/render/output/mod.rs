@@ -46,7 +46,10 @@ pub fn print_json(body: &impl Serialize) -> anyhow::Result<()> {
 /// `body` as `{"version": 1, ...}`: what `print_json` prints, as a value
 /// (`cru mcp` answers with it).
 pub fn to_json(body: &impl Serialize) -> serde_json::Result<serde_json::Value> {
-    serde_json::to_value(Versioned::new(body))
+    // Through the text, not `to_value`: a value keeps an `f32` (a search
+    // score) as the `f64` nearest to it, 2.770374059677124, where the
+    // printed JSON says 2.770374; the answers must be the same numbers.
+    serde_json::from_str(&serde_json::to_string(&Versioned::new(body))?)
 }
 
 /// Prints `body` as `{"version": 1, ...}` in TOON on stdout: the same
