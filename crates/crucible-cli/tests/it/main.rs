@@ -30,6 +30,7 @@ mod json;
 mod kiln;
 mod learn;
 mod mcp;
+mod mcp_python;
 mod picker;
 mod project;
 mod record;
