@@ -1,8 +1,9 @@
 """`cru mcp` driven by the official MCP Python SDK (`pip install mcp`).
 
-Run by the Rust test `mcp_python` (crates/crucible-cli/tests/it/mcp_python.rs):
+Run by the Rust tests in crates/crucible-cli/tests/it/mcp_python.rs:
 
-    python3 mcp_client.py CRU SESSIONS_DIR
+    python3 mcp_client.py CRU SESSIONS_DIR            # stdio: cru mcp started here
+    python3 mcp_client.py CRU SESSIONS_DIR URL        # streamable HTTP at URL
 
 Lists the tools and resources, calls every tool on the sessions in
 SESSIONS_DIR (a copy of the fixtures), checks each structured result
@@ -18,8 +19,11 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 CRU, DIR = sys.argv[1], sys.argv[2]
+URL = sys.argv[3] if len(sys.argv) > 3 else None
+CLIENTS, EVENTS = 20, 5
 ID = "2025-12-10-fix-flaky-test"
 
 
@@ -104,26 +108,66 @@ async def errors(session):
           and ID in typo.content[0].text, typo)
 
 
-async def main():
-    params = StdioServerParameters(command=CRU, args=["--dir", DIR, "mcp"])
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+async def checks(read, write):
+    async with ClientSession(read, write) as session:
+        await session.initialize()
+        tools = await session.list_tools()
+        names = {t.name for t in tools.tools}
+        check("every tool is listed", names == {
+            "list_sessions", "show_session", "session_stats", "search_sessions",
+            "resume_context", "record", "codify_session", "learning_cases",
+        }, names)
+        check("every tool has an output schema", all(t.output_schema for t in tools.tools))
+        resources = await session.list_resources()
+        uris = {str(r.uri) for r in resources.resources}
+        check("sessions are resources", f"cru://session/{ID}" in uris, uris)
+        read = await session.read_resource(f"cru://session/{ID}")
+        check("a session resource is its markdown", "## " in read.contents[0].text)
+        await reading_tools(session)
+        await recording(session)
+        await errors(session)
+
+
+async def one_http_client(n, sid):
+    """A client of its own that logs EVENTS decisions into session `sid`."""
+    async with streamable_http_client(URL) as streams:
+        async with ClientSession(streams[0], streams[1]) as session:
             await session.initialize()
-            tools = await session.list_tools()
-            names = {t.name for t in tools.tools}
-            check("every tool is listed", names == {
-                "list_sessions", "show_session", "session_stats", "search_sessions",
-                "resume_context", "record", "codify_session", "learning_cases",
-            }, names)
-            check("every tool has an output schema", all(t.output_schema for t in tools.tools))
-            resources = await session.list_resources()
-            uris = {str(r.uri) for r in resources.resources}
-            check("sessions are resources", f"cru://session/{ID}" in uris, uris)
-            read = await session.read_resource(f"cru://session/{ID}")
-            check("a session resource is its markdown", "## " in read.contents[0].text)
-            await reading_tools(session)
-            await recording(session)
-            await errors(session)
+            for e in range(EVENTS):
+                await structured(
+                    session, "record",
+                    {"event": "decision", "session": sid, "text": f"client {n} event {e}"},
+                )
+
+
+async def concurrent_http_clients():
+    async with streamable_http_client(URL) as streams:
+        async with ClientSession(streams[0], streams[1]) as session:
+            await session.initialize()
+            started = await structured(
+                session, "record", {"event": "start", "title": "Twenty clients at once"}
+            )
+    sid = started["session"]
+    await asyncio.gather(*(one_http_client(n, sid) for n in range(CLIENTS)))
+    text = json.dumps(cli("session", "show", sid, "--format", "json"))
+    lost = [
+        f"client {n} event {e}"
+        for n in range(CLIENTS)
+        for e in range(EVENTS)
+        if f"client {n} event {e}" not in text
+    ]
+    check(f"{CLIENTS} clients recording at once lose no event", not lost, lost)
+
+
+async def main():
+    if URL is None:
+        params = StdioServerParameters(command=CRU, args=["--dir", DIR, "mcp"])
+        async with stdio_client(params) as (read, write):
+            await checks(read, write)
+    else:
+        async with streamable_http_client(URL) as streams:
+            await checks(streams[0], streams[1])
+        await concurrent_http_clients()
     print("mcp python client: all checks passed")
 
 

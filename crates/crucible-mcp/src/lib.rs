@@ -13,12 +13,14 @@
 //! Nothing here prints: the protocol owns stdout, and logs go through
 //! `tracing` to wherever the binary sends them.
 
+mod http;
 mod resources;
 mod server;
 pub mod tools;
 
 use std::sync::Arc;
 
+pub use http::{HttpOptions, serve_http};
 pub use server::CruServer;
 pub use tools::{
     CodifyInput, Filters, LearnInput, ListInput, RecordEvent, RecordInput, ResumeInput,
@@ -107,6 +109,10 @@ pub struct Options {
 pub enum ServeError {
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
+    #[error("{0} is not a loopback address: pass --allow-remote to serve other machines")]
+    Remote(std::net::SocketAddr),
+    #[error("cannot listen on {0}: {1}")]
+    Bind(std::net::SocketAddr, std::io::Error),
     #[error("the MCP session could not start: {0}")]
     Start(String),
     #[error("the MCP session ended with an error: {0}")]

@@ -23,22 +23,42 @@ pub struct McpArgs {
     /// when its list of sessions changed; 0 never checks.
     #[arg(long, value_name = "SECS", default_value_t = 5)]
     pub poll: u64,
+    /// Serve over streamable HTTP at http://ADDR/mcp instead of stdio
+    /// (a loopback address such as 127.0.0.1:8765; port 0 picks one).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// With --http: allow an address other machines can reach (anyone who
+    /// reaches it reads your sessions; nothing authenticates them).
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
 }
 
 pub fn run(args: &McpArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
     let ctx = Context::load(global)?;
-    // stdout is the protocol's: a word for the person who started it by
-    // hand goes to stderr.
-    eprintln!(
-        "cru mcp: serving {} over stdio{}",
-        ctx.store.dir().display(),
-        if args.read_only { " (read-only)" } else { "" }
-    );
+    let dir = ctx.store.dir().display().to_string();
+    let mode = if args.read_only { " (read-only)" } else { "" };
     let options = crucible_mcp::Options {
         read_only: args.read_only,
         poll: (args.poll > 0).then(|| Duration::from_secs(args.poll)),
     };
-    crucible_mcp::serve_stdio(backend::CliBackend::new(ctx), options)
-        .map_err(|e| CliError::new(e.to_string()))?;
+    let backend = backend::CliBackend::new(ctx);
+    let served = match args.http {
+        // stdout is the protocol's: a word for the person who started it
+        // by hand goes to stderr.
+        None => {
+            eprintln!("cru mcp: serving {dir} over stdio{mode}");
+            crucible_mcp::serve_stdio(backend, options)
+        }
+        Some(addr) => {
+            let http = crucible_mcp::HttpOptions {
+                addr,
+                allow_remote: args.allow_remote,
+            };
+            crucible_mcp::serve_http(backend, options, http, |at| {
+                eprintln!("cru mcp: serving {dir} at http://{at}/mcp{mode}");
+            })
+        }
+    };
+    served.map_err(|e| CliError::new(e.to_string()))?;
     Ok(Outcome::Success)
 }

@@ -459,3 +459,97 @@ fn sessions_are_resources_and_their_list_changes_with_them() {
     let changed = c.wait_for(|m| m["method"] == "notifications/resources/list_changed");
     assert!(changed.get("id").is_none(), "{changed}");
 }
+
+/// `cru mcp --http 127.0.0.1:0` started, with the URL it says it serves
+/// (on stderr, once it listens).
+pub struct HttpServer {
+    child: Child,
+    pub url: String,
+}
+
+impl HttpServer {
+    pub fn start(kiln: &TestKiln) -> Self {
+        let mut child = kiln
+            .std_command()
+            .args(["mcp", "--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(url) = line.split(" at ").nth(1) {
+                    let _ = tx.send(url.split_whitespace().next().unwrap_or("").to_owned());
+                }
+            }
+        });
+        let url = rx
+            .recv_timeout(PATIENCE)
+            .expect("cru mcp --http never said where it listens");
+        Self { child, url }
+    }
+
+    /// One POST of `body` with these extra headers: the status code.
+    pub fn post(&self, body: &str, headers: &[(&str, &str)]) -> u16 {
+        let rest = self.url.strip_prefix("http://").unwrap();
+        let (authority, path) = rest.split_once('/').unwrap();
+        let mut stream = std::net::TcpStream::connect(authority).unwrap();
+        stream.set_read_timeout(Some(PATIENCE)).unwrap();
+        let host = headers
+            .iter()
+            .find(|(k, _)| *k == "Host")
+            .map_or(authority, |(_, v)| v);
+        let mut request = format!(
+            "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        for (k, v) in headers.iter().filter(|(k, _)| *k != "Host") {
+            request.push_str(&format!("{k}: {v}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut status = String::new();
+        BufReader::new(stream).read_line(&mut status).unwrap();
+        status.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn over_http_a_foreign_origin_is_forbidden_and_a_local_one_served() {
+    let kiln = TestKiln::with_fixtures();
+    let server = HttpServer::start(&kiln);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string();
+    assert_eq!(
+        server.post(&init, &[("Origin", "https://evil.example")]),
+        403
+    );
+    assert_eq!(server.post(&init, &[("Host", "evil.example")]), 403);
+    assert_eq!(
+        server.post(&init, &[("Origin", "http://localhost:3000")]),
+        200
+    );
+    assert_eq!(server.post(&init, &[]), 200);
+}
+
+#[test]
+fn http_refuses_a_non_loopback_address_unless_allowed() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.run(&["mcp", "--http", "0.0.0.0:0"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("--allow-remote"), "{}", out.stderr);
+}
