@@ -352,6 +352,9 @@ fn bad_requests_get_protocol_errors_and_the_server_goes_on() {
         json!({"name": "list_sessions", "arguments": {"limit": "ten"}}),
     );
     assert_eq!(wrong_type["error"]["code"], -32602, "{wrong_type}");
+    c.send_raw(r#"{"jsonrpc": "2.0", "id": 76, "method": 5}"#);
+    let shapeless = c.wait_for(|m| m["id"] == 76 || m["error"]["code"] == -32600);
+    assert_eq!(shapeless["error"]["code"], -32600, "{shapeless}");
     c.send_raw("{\"jsonrpc\": \"2.0\", \"id\": 77, \"method\": ");
     c.send_raw("not json at all");
     // 20 MB on one line: past the transport's 16 MiB line limit.
