@@ -41,7 +41,7 @@ pub fn run(args: &McpArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
         read_only: args.read_only,
         poll: (args.poll > 0).then(|| Duration::from_secs(args.poll)),
     };
-    let backend = backend::CliBackend::new(ctx);
+    let backend = backend::CliBackend::new(ctx, Context::load(global)?);
     let served = match args.http {
         // stdout is the protocol's: a word for the person who started it
         // by hand goes to stderr.

@@ -419,6 +419,13 @@ fn record_writes_a_session_the_cli_reads_back() {
     );
     let no_name = c.call("record", json!({"event": "phase", "session": id}));
     assert_eq!(no_name["isError"], true, "{no_name}");
+    let typo = c.call(
+        "record",
+        json!({"event": "decision", "session": "2025-12-10-fix-flakey-test", "text": "x"}),
+    );
+    assert_eq!(typo["isError"], true, "{typo}");
+    let text = typo["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("- 2025-12-10-fix-flaky-test\n"), "{text}");
 }
 
 #[test]

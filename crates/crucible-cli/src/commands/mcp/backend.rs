@@ -20,11 +20,16 @@ use crate::render::output;
 
 pub struct CliBackend {
     pub(super) ctx: Context,
+    /// What `record` writes through: the store as `cru session log` has
+    /// it, trusting that `<id>.md` is the session `id` (one file read to
+    /// find it, not every file's head: `record` is called once per event).
+    pub(super) writer: Context,
 }
 
 impl CliBackend {
-    pub fn new(ctx: Context) -> Self {
-        Self { ctx }
+    pub fn new(ctx: Context, mut writer: Context) -> Self {
+        writer.store = writer.store.trusting_file_names();
+        Self { ctx, writer }
     }
 
     /// The file a session id or prefix names; an unknown one names the

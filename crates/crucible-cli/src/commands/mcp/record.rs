@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::backend::{CliBackend, failure};
 use crate::commands::session::{end, log, pause, start};
+use crate::error::CliError;
 use crate::render::output;
 
 /// A field the event needs.
@@ -24,7 +25,7 @@ fn agent(typed: Option<&String>) -> Result<Option<AgentRef>, ToolError> {
 }
 
 pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
-    let ctx = &backend.ctx;
+    let ctx = &backend.writer;
     if input.event == RecordEvent::Start {
         let args = start::StartArgs {
             title: input.title.clone(),
@@ -41,7 +42,17 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
     }
     let event = event_name(input.event);
     let query = required(input.session.as_ref(), "session", event)?;
-    let path = backend.resolve(query)?;
+    // Found as `cru session log` finds it (fast); when it is not, the
+    // reading store says why, with the ids that were meant.
+    let path = match ctx.store.resolve(query) {
+        Ok(path) => path,
+        Err(e) => {
+            return Err(backend
+                .resolve(query)
+                .err()
+                .unwrap_or_else(|| failure(CliError::from(e).into())));
+        }
+    };
     let session = path.display().to_string();
     match input.event {
         RecordEvent::Start => unreachable!("answered above"),
