@@ -28,6 +28,9 @@ _cru() {
             cru,hook)
                 cmd="cru__subcmd__hook"
                 ;;
+            cru,mcp)
+                cmd="cru__subcmd__mcp"
+                ;;
             cru,pricing)
                 cmd="cru__subcmd__pricing"
                 ;;
@@ -60,6 +63,9 @@ _cru() {
                 ;;
             cru__subcmd__help,hook)
                 cmd="cru__subcmd__help__subcmd__hook"
+                ;;
+            cru__subcmd__help,mcp)
+                cmd="cru__subcmd__help__subcmd__mcp"
                 ;;
             cru__subcmd__help,pricing)
                 cmd="cru__subcmd__help__subcmd__pricing"
@@ -180,6 +186,9 @@ _cru() {
                 ;;
             cru__subcmd__help__subcmd__setup,codex)
                 cmd="cru__subcmd__help__subcmd__setup__subcmd__codex"
+                ;;
+            cru__subcmd__help__subcmd__setup,gemini)
+                cmd="cru__subcmd__help__subcmd__setup__subcmd__gemini"
                 ;;
             cru__subcmd__help__subcmd__usage,blocks)
                 cmd="cru__subcmd__help__subcmd__usage__subcmd__blocks"
@@ -451,6 +460,9 @@ _cru() {
             cru__subcmd__setup,codex)
                 cmd="cru__subcmd__setup__subcmd__codex"
                 ;;
+            cru__subcmd__setup,gemini)
+                cmd="cru__subcmd__setup__subcmd__gemini"
+                ;;
             cru__subcmd__setup,help)
                 cmd="cru__subcmd__setup__subcmd__help"
                 ;;
@@ -459,6 +471,9 @@ _cru() {
                 ;;
             cru__subcmd__setup__subcmd__help,codex)
                 cmd="cru__subcmd__setup__subcmd__help__subcmd__codex"
+                ;;
+            cru__subcmd__setup__subcmd__help,gemini)
+                cmd="cru__subcmd__setup__subcmd__help__subcmd__gemini"
                 ;;
             cru__subcmd__setup__subcmd__help,help)
                 cmd="cru__subcmd__setup__subcmd__help__subcmd__help"
@@ -536,7 +551,7 @@ _cru() {
 
     case "${cmd}" in
         cru)
-            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions doctor site hook setup watch help"
+            opts="-v -h -V --verbose --dir --strict --help --version session workflow usage pricing completions doctor site hook setup watch mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -594,7 +609,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help)
-            opts="session workflow usage pricing completions doctor site hook setup watch help"
+            opts="session workflow usage pricing completions doctor site hook setup watch mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -680,6 +695,20 @@ _cru() {
         cru__subcmd__help__subcmd__hook__subcmd__codex)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1126,7 +1155,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__setup)
-            opts="claude-code codex"
+            opts="claude-code codex gemini"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1154,6 +1183,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__help__subcmd__setup__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__help__subcmd__setup__subcmd__gemini)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1456,6 +1499,32 @@ _cru() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__mcp)
+            opts="-v -h -V --read-only --poll --http --allow-remote --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3162,7 +3231,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__setup)
-            opts="-v -h -V --verbose --dir --strict --help --version claude-code codex help"
+            opts="-v -h -V --verbose --dir --strict --help --version claude-code codex gemini help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3180,7 +3249,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__setup__subcmd__claude__subcmd__code)
-            opts="-v -h -V --project --user --remove --verbose --dir --strict --help --version"
+            opts="-v -h -V --project --user --remove --mcp --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3198,7 +3267,25 @@ _cru() {
             return 0
             ;;
         cru__subcmd__setup__subcmd__codex)
-            opts="-v -h -V --remove --force --verbose --dir --strict --help --version"
+            opts="-v -h -V --remove --force --mcp --verbose --dir --strict --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__setup__subcmd__gemini)
+            opts="-v -h -V --mcp --project --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3216,7 +3303,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__setup__subcmd__help)
-            opts="claude-code codex help"
+            opts="claude-code codex gemini help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3244,6 +3331,20 @@ _cru() {
             return 0
             ;;
         cru__subcmd__setup__subcmd__help__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cru__subcmd__setup__subcmd__help__subcmd__gemini)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

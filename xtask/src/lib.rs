@@ -13,6 +13,7 @@ pub mod import_bench;
 pub mod index_bench;
 pub mod learn_bench;
 pub mod learn_check;
+pub mod mcp_bench;
 pub mod messages_check;
 #[cfg(test)]
 mod names_spelled_once;

@@ -19,8 +19,8 @@ use clap::{Parser, Subcommand};
 
 use xtask::{
     bench, capture_bench, claude_corpus, corpus, cru_binary, deps, docs, import_bench, index_bench,
-    learn_bench, learn_check, messages_check, otlp_bench, peer_check, record_bench, screenshots,
-    search_bench, site_bench,
+    learn_bench, learn_check, mcp_bench, messages_check, otlp_bench, peer_check, record_bench,
+    screenshots, search_bench, site_bench,
 };
 
 // The allocator `cru` itself uses, so the benchmarks measure what users get.
@@ -46,6 +46,7 @@ enum Only {
     Capture,
     Site,
     Otlp,
+    Mcp,
 }
 
 #[derive(Debug, Subcommand)]
@@ -132,6 +133,16 @@ fn views_benches<'a>(
         let dir = corpus::recorded_size(root, index_sessions, seed)?;
         let scratch = root.join("target/bench-site");
         print!("{}", site_bench::run(cru(), &dir, &scratch, 2)?);
+        println!();
+    }
+    if matches!(only, Only::All | Only::Mcp) {
+        let dir = corpus::recorded_size(root, index_sessions, seed)?;
+        // The sessions linked, not copied, into a folder of their own: the
+        // benchmark records a session and builds indexes there, and the
+        // corpus the other benchmarks read stays as it is.
+        let scratch = root.join("target/bench-mcp");
+        mcp_bench::link_sessions(&dir, &scratch)?;
+        print!("{}", mcp_bench::run(cru(), &scratch, 3)?);
         println!();
     }
     Ok(())

@@ -68,4 +68,7 @@ pub enum Command {
     Setup(crate::commands::setup::SetupCommand),
     /// Import agents' transcripts as they are written, and keep the indexes fresh.
     Watch(crate::commands::watch::WatchArgs),
+    /// Serve cru to agents over the Model Context Protocol (stdio): search,
+    /// list, show, resume and record sessions as tools.
+    Mcp(crate::commands::mcp::McpArgs),
 }

@@ -26,7 +26,7 @@ pub enum CodexConfigError {
 
 /// `doc` written out with the line ends of `text`: toml_edit ends each line
 /// it writes with `\n`, and a file written with `\r\n` keeps them.
-fn written(doc: &DocumentMut, text: &str) -> Edit {
+pub(crate) fn written(doc: &DocumentMut, text: &str) -> Edit {
     let out = doc.to_string();
     Edit::Changed(if text.contains("\r\n") {
         out.replace("\r\n", "\n").replace('\n', "\r\n")

@@ -7,6 +7,7 @@ pub mod claude_settings;
 pub mod codex_config;
 mod json_edit;
 mod json_text;
+pub mod mcp_servers;
 
 /// The result of an edit.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 pub mod completions;
 pub mod doctor;
 pub mod hook;
+pub mod mcp;
 pub mod pricing;
 pub mod session;
 pub mod setup;
@@ -26,5 +27,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Hook(cmd) => Ok(hook::run(&cmd, &cli.global)),
         Command::Setup(cmd) => setup::run(&cmd, &cli.global),
         Command::Watch(args) => watch::run(&args, &cli.global),
+        Command::Mcp(args) => mcp::run(&args, &cli.global),
     }
 }

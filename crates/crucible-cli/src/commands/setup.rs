@@ -6,6 +6,7 @@
 
 pub(crate) mod claude_code;
 pub(crate) mod codex;
+mod mcp;
 mod program;
 
 use std::path::{Path, PathBuf};
@@ -22,6 +23,18 @@ pub enum SetupCommand {
     ClaudeCode(ClaudeCodeArgs),
     /// Make cru Codex's notify program in its config.toml; with --dir, it records there.
     Codex(CodexArgs),
+    /// Add cru's MCP server to Gemini CLI's settings.json (--mcp; Gemini CLI has no cru hooks).
+    Gemini(GeminiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GeminiArgs {
+    /// Add `cru mcp` to ~/.gemini/settings.json's mcpServers (required: the one thing set up for Gemini CLI).
+    #[arg(long, required = true)]
+    pub mcp: bool,
+    /// This project's .gemini/settings.json (in the working directory) instead of the user's.
+    #[arg(long)]
+    pub project: bool,
 }
 
 #[derive(Debug, Args)]
@@ -35,6 +48,10 @@ pub struct ClaudeCodeArgs {
     /// Take cru's hooks out instead (other hooks stay).
     #[arg(long)]
     pub remove: bool,
+    /// Add cru's MCP server (`cru mcp`) instead of its hooks: to
+    /// ~/.claude.json (user scope), or with --project to ./.mcp.json.
+    #[arg(long, conflicts_with = "remove")]
+    pub mcp: bool,
 }
 
 #[derive(Debug, Args)]
@@ -45,13 +62,29 @@ pub struct CodexArgs {
     /// Replace another program's notify (kept in a comment above cru's; --remove puts it back).
     #[arg(long)]
     pub force: bool,
+    /// Add cru's MCP server (`cru mcp`) as [mcp_servers.cru] instead of its notify.
+    #[arg(long, conflicts_with_all = ["remove", "force"])]
+    pub mcp: bool,
 }
 
 pub fn run(cmd: &SetupCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
     let dir = hooks_dir(global)?;
     match cmd {
+        SetupCommand::ClaudeCode(args) if args.mcp => mcp::run(
+            mcp::Agent::ClaudeCode {
+                project: args.project,
+            },
+            dir.as_deref(),
+        ),
         SetupCommand::ClaudeCode(args) => claude_code::run(args, dir.as_deref()),
+        SetupCommand::Codex(args) if args.mcp => mcp::run(mcp::Agent::Codex, dir.as_deref()),
         SetupCommand::Codex(args) => codex::run(args, dir.as_deref()),
+        SetupCommand::Gemini(args) => mcp::run(
+            mcp::Agent::Gemini {
+                project: args.project,
+            },
+            dir.as_deref(),
+        ),
     }
 }
 

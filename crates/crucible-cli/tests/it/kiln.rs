@@ -56,7 +56,13 @@ impl TestKiln {
     /// `cru` run from the kiln's root with nothing of the caller's
     /// environment that could change what it does.
     pub fn command(&self) -> Command {
-        let mut cmd = Command::cargo_bin("cru").unwrap();
+        Command::from_std(self.std_command())
+    }
+
+    /// [`TestKiln::command`] as the standard library's, for a test that
+    /// talks to `cru` while it runs (`cru mcp`).
+    pub fn std_command(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("cru"));
         cmd.current_dir(self.root.path())
             .env("HOME", self.root.path().join("home"))
             .env_remove("CRU_SESSIONS_DIR")

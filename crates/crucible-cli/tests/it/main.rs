@@ -29,6 +29,8 @@ mod index;
 mod json;
 mod kiln;
 mod learn;
+mod mcp;
+mod mcp_python;
 mod otlp;
 mod otlp_phoenix;
 mod otlp_receiver;

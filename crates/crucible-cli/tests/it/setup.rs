@@ -236,6 +236,7 @@ fn permissions_are_kept_and_a_linked_settings_file_is_edited_where_it_is() {
 mod by_shape;
 mod codex;
 mod files;
+mod mcp;
 
 /// Every event cru's hooks are installed on.
 const EVENTS: [&str; 10] = [

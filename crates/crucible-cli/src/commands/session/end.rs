@@ -32,7 +32,18 @@ pub fn run(ctx: &Context, args: &EndArgs) -> anyhow::Result<Outcome> {
         args.session.as_deref(),
         "name the session: `cru session end ID`",
     )?;
-    let status = match args.status {
+    end(ctx, &query, args.status, args.summary.as_deref())?;
+    Ok(Outcome::Success)
+}
+
+/// Ends the session `query` names with `status` (and a summary).
+pub fn end(
+    ctx: &Context,
+    query: &str,
+    status: EndStatus,
+    summary: Option<&str>,
+) -> Result<(), CliError> {
+    let status = match status {
         EndStatus::Completed => SessionStatus::Completed,
         EndStatus::Failed => SessionStatus::Failed,
     };
@@ -40,19 +51,18 @@ pub fn run(ctx: &Context, args: &EndArgs) -> anyhow::Result<Outcome> {
     // and again under the writers' lock when the end is written, so of two
     // racing `end`s (or an `end` and a `log`) exactly one order wins.
     let ended =
-        Recorder::open(&ctx.store, &query, &ctx.config.session, false).and_then(|mut rec| {
-            rec.end(status, args.summary.as_deref())?;
+        Recorder::open(&ctx.store, query, &ctx.config.session, false).and_then(|mut rec| {
+            rec.end(status, summary)?;
             rec.close()
         });
     match ended {
-        Ok(()) => Ok(Outcome::Success),
+        Ok(()) => Ok(()),
         Err(RecordError::Ended { id, status }) => Err(CliError::new(format!(
             "session `{id}` already ended ({status}); a second end is refused"
         ))
         .with_hint(format!(
             "to go on with it, `cru session log --session {id} --reopen ...`, then end it again"
-        ))
-        .into()),
-        Err(e) => Err(CliError::from(e).into()),
+        ))),
+        Err(e) => Err(CliError::from(e)),
     }
 }

@@ -24,10 +24,46 @@ pub struct ListArgs {
     pub format: DataFormat,
 }
 
-pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
+/// What `list` found, before it is printed.
+pub struct Listed {
+    /// Newest first, at most `--limit`.
+    pub rows: Vec<SessionRecord>,
+    skipped: Vec<crucible_index::Problem>,
+    duplicates: Vec<crucible_index::Duplicate>,
+    pub outcome: Outcome,
+}
+
+impl Listed {
+    /// The answer `--format json` prints (and `cru mcp` gives).
+    pub fn answer(&self) -> ListAnswer<'_> {
+        ListAnswer {
+            sessions: self.rows.iter().map(SessionRecord::view).collect(),
+            skipped: self.skipped.iter().map(SkippedFile::from).collect(),
+            duplicates: self
+                .duplicates
+                .iter()
+                .cloned()
+                .map(DuplicateId::from)
+                .collect(),
+        }
+    }
+}
+
+/// The sessions the filters take, newest first, at most `--limit`.
+pub fn listed(ctx: &Context, args: &ListArgs) -> anyhow::Result<Listed> {
     let filter = args.filters.filter()?;
     let found = super::query::records(ctx, &filter)?;
-    let rows = query::sort_newest_first(found.tally, args.limit);
+    Ok(Listed {
+        rows: query::sort_newest_first(found.tally, args.limit),
+        skipped: found.skipped,
+        duplicates: found.duplicates,
+        outcome: found.outcome,
+    })
+}
+
+pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
+    let listed = listed(ctx, args)?;
+    let rows = &listed.rows;
     if rows.is_empty() {
         // Only when nothing is listed (the user's directory is read for
         // it): captured sessions of this project may be elsewhere.
@@ -38,30 +74,20 @@ pub fn run(ctx: &Context, args: &ListArgs) -> anyhow::Result<Outcome> {
             eprintln!("note: {note}");
         }
     }
-    let answer = || ListAnswer {
-        sessions: rows.iter().map(SessionRecord::view).collect(),
-        skipped: found.skipped.iter().map(SkippedFile::from).collect(),
-        duplicates: found
-            .duplicates
-            .iter()
-            .cloned()
-            .map(DuplicateId::from)
-            .collect(),
-    };
     match args.format {
-        DataFormat::Json => output::print_json(&answer())?,
-        DataFormat::Toon => output::print_toon(&answer())?,
+        DataFormat::Json => output::print_json(&listed.answer())?,
+        DataFormat::Toon => output::print_toon(&listed.answer())?,
         DataFormat::Table => {
             let mut out = anstream::stdout().lock();
             // The title only on a terminal, in the room its width leaves.
             let width = terminal_size::terminal_size()
                 .filter(|_| std::io::stdout().is_terminal())
                 .map(|(w, _)| usize::from(w.0));
-            table(&mut out, &rows, width)?;
+            table(&mut out, rows, width)?;
             out.flush()?;
         }
     }
-    Ok(found.outcome)
+    Ok(listed.outcome)
 }
 
 /// The sessions as a table; with a terminal `width`, their titles too, cut

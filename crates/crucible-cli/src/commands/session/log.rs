@@ -199,6 +199,30 @@ fn read_tasks(source: &str) -> anyhow::Result<Vec<Task>> {
 }
 
 pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<Outcome> {
+    log(ctx, args, Stdin::Dash)?;
+    Ok(Outcome::Success)
+}
+
+/// Whether a text given as `-` means standard input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stdin {
+    Dash,
+    /// `cru mcp`: standard input is the protocol's, and `-` is just text.
+    Never,
+}
+
+impl Stdin {
+    fn text(self, arg: &str) -> anyhow::Result<String> {
+        match self {
+            Self::Dash => text(arg),
+            Self::Never => Ok(arg.to_owned()),
+        }
+    }
+}
+
+/// Writes the event `args` describes into its session.
+pub fn log(ctx: &Context, args: &LogArgs, stdin: Stdin) -> anyhow::Result<()> {
+    let text = |arg: &str| stdin.text(arg);
     let query = session_query(args.session.as_deref(), "pass --session ID")?;
     let mut rec = Recorder::open(&ctx.store, &query, &ctx.config.session, args.reopen)
         .map_err(CliError::from)?;
@@ -223,7 +247,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<Outcome> {
             failed,
             exit_code,
         } => {
-            let result = result.as_deref().map(text).transpose()?;
+            let result = result.as_deref().map(&text).transpose()?;
             let failed = *failed || exit_code.is_some_and(|c| c != 0);
             rec.tool_call(tool, tool_args, result.as_deref(), failed)
         }
@@ -250,7 +274,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<Outcome> {
             if mode == SubagentMode::Inline {
                 let content = content
                     .as_deref()
-                    .map(text)
+                    .map(&text)
                     .transpose()?
                     .unwrap_or_default();
                 rec.inline_subagent(
@@ -276,7 +300,7 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<Outcome> {
     };
     result.map_err(CliError::from)?;
     rec.close().map_err(CliError::from)?;
-    Ok(Outcome::Success)
+    Ok(())
 }
 
 /// What `log tokens` records.

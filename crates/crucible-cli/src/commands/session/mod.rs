@@ -1,23 +1,23 @@
 //! `cru session ...`.
 
-mod codify;
-mod end;
+pub(crate) mod codify;
+pub(crate) mod end;
 mod eval;
 pub(crate) mod export;
 pub(crate) mod import;
 mod index;
-mod learn;
-mod list;
-mod log;
-mod pause;
+pub(crate) mod learn;
+pub(crate) mod list;
+pub(crate) mod log;
+pub(crate) mod pause;
 mod pick;
 pub(crate) mod query;
 mod replay;
-mod resume;
-mod search;
-mod show;
-mod start;
-mod stats;
+pub(crate) mod resume;
+pub(crate) mod search;
+pub(crate) mod show;
+pub(crate) mod start;
+pub(crate) mod stats;
 mod validate;
 
 use clap::{Subcommand, ValueEnum};

@@ -40,9 +40,14 @@ pub fn run(ctx: &Context, args: &PauseArgs) -> anyhow::Result<Outcome> {
         args.session.as_deref(),
         "name the session: `cru session pause ID`",
     )?;
-    let mut rec =
-        Recorder::open(&ctx.store, &query, &ctx.config.session, false).map_err(CliError::from)?;
-    rec.pause(args.at).map_err(CliError::from)?;
-    rec.close().map_err(CliError::from)?;
+    pause(ctx, &query, args.at)?;
     Ok(Outcome::Success)
+}
+
+/// Pauses the session `query` names, at phase `at` (else its last).
+pub fn pause(ctx: &Context, query: &str, at: Option<PhaseId>) -> Result<(), CliError> {
+    let mut rec =
+        Recorder::open(&ctx.store, query, &ctx.config.session, false).map_err(CliError::from)?;
+    rec.pause(at).map_err(CliError::from)?;
+    rec.close().map_err(CliError::from)
 }

@@ -134,6 +134,24 @@ pub fn run(ctx: &Context, args: &ResumeArgs) -> anyhow::Result<Outcome> {
     run::continue_session(ctx, &path, &cx, backend.as_ref(), &opts)
 }
 
+/// The context of the session `query` names, as `--format json` prints
+/// it, with the prompt an agent is given (`--format prompt`) as `prompt`:
+/// what `cru mcp` answers. Changes nothing.
+pub fn context_json(
+    ctx: &Context,
+    query: &str,
+    max_tokens: Option<u64>,
+) -> anyhow::Result<serde_json::Value> {
+    let (_, log) = ctx.store.load(query).map_err(CliError::from)?;
+    let budget = max_tokens.unwrap_or(ctx.config.session.resume_token_budget);
+    let cx = ResumeContext::build(&log, budget);
+    let mut value = serde_json::to_value(json::ResumeJson::of(&cx))?;
+    if let Some(o) = value.as_object_mut() {
+        o.insert("prompt".into(), cx.prompt().into());
+    }
+    Ok(value)
+}
+
 fn print_context(cx: &ResumeContext, format: ResumeFormat) -> anyhow::Result<()> {
     match format {
         ResumeFormat::Text => {

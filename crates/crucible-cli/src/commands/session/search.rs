@@ -80,9 +80,41 @@ pub enum SearchFormat {
     Json,
 }
 
+/// What `--format json` prints (and `cru mcp` gives).
 #[derive(Debug, Serialize)]
-struct SearchAnswer {
+pub struct SearchAnswer {
     hits: Vec<JsonHit>,
+}
+
+impl SearchAnswer {
+    fn of(hits: &[Hit]) -> Self {
+        Self {
+            hits: hits
+                .iter()
+                .map(|h| JsonHit {
+                    id: h.id.clone(),
+                    phase: phase_of(h),
+                    file: h.file.display().to_string(),
+                    line: h.line,
+                    snippet: h.snippet.clone(),
+                    score: h.score,
+                    subagent: h.subagent.clone(),
+                    parent: h.parent.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The hits `args` asks for, as `--format json` prints them, and whether
+/// files were skipped.
+pub fn answer(ctx: &Context, args: &SearchArgs) -> anyhow::Result<(SearchAnswer, bool)> {
+    let request = request(args)?;
+    let (mut answers, skipped) = hits(ctx, std::slice::from_ref(&request))?;
+    Ok((
+        SearchAnswer::of(&answers.pop().unwrap_or_default()),
+        skipped,
+    ))
 }
 
 #[derive(Debug, Serialize)]
@@ -225,21 +257,7 @@ pub fn run(ctx: &Context, args: &SearchArgs) -> anyhow::Result<Outcome> {
         return open_best(&hits, skipped);
     }
     match args.format {
-        SearchFormat::Json => output::print_json(&SearchAnswer {
-            hits: hits
-                .iter()
-                .map(|h| JsonHit {
-                    id: h.id.clone(),
-                    phase: phase_of(h),
-                    file: h.file.display().to_string(),
-                    line: h.line,
-                    snippet: h.snippet.clone(),
-                    score: h.score,
-                    subagent: h.subagent.clone(),
-                    parent: h.parent.clone(),
-                })
-                .collect(),
-        })?,
+        SearchFormat::Json => output::print_json(&SearchAnswer::of(&hits))?,
         SearchFormat::Table => table(&hits)?,
     }
     Ok(if skipped {

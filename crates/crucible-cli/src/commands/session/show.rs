@@ -76,7 +76,7 @@ impl<'a> Target<'a> {
 }
 
 /// The phase `typed` names in `log` (from 1), or an error that says which exist.
-fn phase_number(log: &SessionLog, typed: &str) -> Result<usize, CliError> {
+pub(crate) fn phase_number(log: &SessionLog, typed: &str) -> Result<usize, CliError> {
     let count = log.phase_count();
     let exist = match count {
         0 => format!("session {} has no phases", log.id()),
@@ -106,7 +106,7 @@ fn phase_section(log: &SessionLog, number: usize) -> &Section {
 
 /// The canonical markdown of one phase: as `write_session` writes it in
 /// the file, without the frontmatter (it is the session's, not the phase's).
-fn phase_markdown(log: &SessionLog, number: usize) -> String {
+pub(crate) fn phase_markdown(log: &SessionLog, number: usize) -> String {
     let alone = SessionLog {
         preamble: Vec::new(),
         sections: vec![phase_section(log, number).clone()],

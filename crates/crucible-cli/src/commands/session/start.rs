@@ -41,6 +41,13 @@ pub struct StartArgs {
 }
 
 pub fn run(ctx: &Context, args: &StartArgs) -> anyhow::Result<Outcome> {
+    let (id, path) = start(ctx, args)?;
+    print_id(args.format, &id, &path)?;
+    Ok(Outcome::Success)
+}
+
+/// Starts the session `args` describes: its id and file.
+pub fn start(ctx: &Context, args: &StartArgs) -> anyhow::Result<(String, std::path::PathBuf)> {
     // Read before the file exists: a prompt that cannot be read leaves no
     // half-started session behind.
     let prompt = prompt_text(args)?;
@@ -62,9 +69,9 @@ pub fn run(ctx: &Context, args: &StartArgs) -> anyhow::Result<Outcome> {
         // The user's words before any phase are the prompt (`SessionLog::apply`).
         rec.user(text, None).map_err(CliError::from)?;
     }
-    print_id(args.format, rec.id().as_str(), rec.path())?;
+    let started = (rec.id().as_str().to_owned(), rec.path().to_owned());
     rec.close().map_err(CliError::from)?;
-    Ok(Outcome::Success)
+    Ok(started)
 }
 
 /// `--cwd` made absolute, else the process's working directory: what the

@@ -53,7 +53,44 @@ fn group_by_parser() -> impl clap::builder::TypedValueParser<Value = GroupBy> {
         .map(|name| GroupBy::from_name(&name).expect("clap took one of the possible values"))
 }
 
-pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
+/// What `stats` computed, before it is printed.
+pub struct Computed {
+    rows: Vec<StatsRow>,
+    total: StatsRow,
+    prices: PriceTable,
+    skipped: Vec<crucible_index::Problem>,
+    duplicates: Vec<crucible_index::Duplicate>,
+    pub outcome: Outcome,
+}
+
+impl Computed {
+    fn priced(&self, r: &StatsRow, args: &StatsArgs) -> RowCost {
+        RowCost::of(r, &self.prices, args.mode.into())
+    }
+
+    /// The answer `--format json` prints (and `cru mcp` gives).
+    pub fn answer(&self, args: &StatsArgs) -> StatsAnswer<'_> {
+        StatsAnswer {
+            group_by: args.group_by.name(),
+            groups: self
+                .rows
+                .iter()
+                .map(|r| self.priced(r, args).json(r))
+                .collect(),
+            total: self.priced(&self.total, args).json(&self.total),
+            skipped: self.skipped.iter().map(SkippedFile::from).collect(),
+            duplicates: self
+                .duplicates
+                .iter()
+                .cloned()
+                .map(DuplicateId::from)
+                .collect(),
+        }
+    }
+}
+
+/// The groups the filters take, with their totals and the price table.
+pub fn computed(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Computed> {
     let filter = args.filters.filter()?;
     let by = args.group_by;
     let phases = if by == GroupBy::Phase {
@@ -82,31 +119,29 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
     };
     warn_unreadable_usage(ctx, tallied.tally.unreadable().to_vec())?;
     let (rows, total) = tallied.tally.finish(&phases);
-    let prices = price_table(ctx, jiff::Timestamp::now())?;
-    let priced = |r: &StatsRow| RowCost::of(r, &prices, args.mode.into());
-    let answer = || StatsAnswer {
-        group_by: args.group_by.name(),
-        groups: rows.iter().map(|r| priced(r).json(r)).collect(),
-        total: priced(&total).json(&total),
-        skipped: tallied.skipped.iter().map(SkippedFile::from).collect(),
-        duplicates: tallied
-            .duplicates
-            .iter()
-            .cloned()
-            .map(DuplicateId::from)
-            .collect(),
-    };
+    Ok(Computed {
+        rows,
+        total,
+        prices: price_table(ctx, jiff::Timestamp::now())?,
+        skipped: tallied.skipped,
+        duplicates: tallied.duplicates,
+        outcome: tallied.outcome,
+    })
+}
+
+pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Outcome> {
+    let computed = computed(ctx, args)?;
     match args.format {
-        DataFormat::Json => output::print_json(&answer())?,
-        DataFormat::Toon => output::print_toon(&answer())?,
+        DataFormat::Json => output::print_json(&computed.answer(args))?,
+        DataFormat::Toon => output::print_toon(&computed.answer(args))?,
         DataFormat::Table => {
-            let cost = |r: &StatsRow| cost_cell(priced(r).cost);
+            let cost = |r: &StatsRow| cost_cell(computed.priced(r, args).cost);
             let mut out = anstream::stdout().lock();
-            table(&mut out, &rows, &total, &cost)?;
+            table(&mut out, &computed.rows, &computed.total, &cost)?;
             out.flush()?;
         }
     }
-    Ok(tallied.outcome)
+    Ok(computed.outcome)
 }
 
 /// What one thread of the rollup path's visit found.

@@ -43,6 +43,15 @@ pub fn print_json(body: &impl Serialize) -> anyhow::Result<()> {
     super::print_json(&Versioned::new(body))
 }
 
+/// `body` as `{"version": 1, ...}`: what `print_json` prints, as a value
+/// (`cru mcp` answers with it).
+pub fn to_json(body: &impl Serialize) -> serde_json::Result<serde_json::Value> {
+    // Through the text, not `to_value`: a value keeps an `f32` (a search
+    // score) as the `f64` nearest to it, 2.770374059677124, where the
+    // printed JSON says 2.770374; the answers must be the same numbers.
+    serde_json::from_str(&serde_json::to_string(&Versioned::new(body))?)
+}
+
 /// Prints `body` as `{"version": 1, ...}` in TOON on stdout: the same
 /// fields as the JSON.
 pub fn print_toon(body: &impl Serialize) -> anyhow::Result<()> {

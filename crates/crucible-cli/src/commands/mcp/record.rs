@@ -1,0 +1,155 @@
+//! The `record` tool: the events of `cru session start`, `log`, `pause`
+//! and `end`, through the same functions, so through the same store and
+//! writer lock.
+
+use crucible_core::AgentRef;
+use crucible_mcp::{Answer, RecordEvent, RecordInput, ToolError};
+use serde_json::json;
+
+use super::backend::{CliBackend, failure};
+use crate::commands::session::{end, log, pause, start};
+use crate::error::CliError;
+use crate::render::output;
+
+/// A field the event needs.
+fn required<'a>(value: Option<&'a String>, field: &str, event: &str) -> Result<&'a str, ToolError> {
+    value
+        .map(String::as_str)
+        .ok_or_else(|| ToolError::new(format!("record {event}: `{field}` is missing")))
+}
+
+fn agent(typed: Option<&String>) -> Result<Option<AgentRef>, ToolError> {
+    typed
+        .map(|a| a.parse().map_err(|e| ToolError::new(format!("agent: {e}"))))
+        .transpose()
+}
+
+pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
+    let ctx = &backend.writer;
+    if input.event == RecordEvent::Start {
+        let args = start::StartArgs {
+            title: input.title.clone(),
+            channel: input.channel.clone(),
+            agent: agent(input.agent.as_ref())?,
+            model: input.model.clone(),
+            prompt: input.prompt.clone(),
+            prompt_file: None,
+            cwd: input.cwd.clone().map(Into::into),
+            format: crate::commands::session::IdFormat::Json,
+        };
+        let (id, path) = start::start(ctx, &args).map_err(failure)?;
+        return Ok(answer(&id, &path, "start"));
+    }
+    let event = event_name(input.event);
+    let query = required(input.session.as_ref(), "session", event)?;
+    // Found as `cru session log` finds it (fast); when it is not, the
+    // reading store says why, with the ids that were meant.
+    let path = match ctx.store.resolve(query) {
+        Ok(path) => path,
+        Err(e) => {
+            return Err(backend
+                .resolve(query)
+                .err()
+                .unwrap_or_else(|| failure(CliError::from(e).into())));
+        }
+    };
+    let session = path.display().to_string();
+    match input.event {
+        RecordEvent::Start => unreachable!("answered above"),
+        RecordEvent::Pause => {
+            let at = input
+                .at
+                .as_deref()
+                .map(str::parse)
+                .transpose()
+                .map_err(|e| ToolError::new(format!("at: {e}")))?;
+            pause::pause(ctx, &session, at).map_err(|e| failure(e.into()))?;
+        }
+        RecordEvent::End => {
+            let status = match input.status.as_deref().unwrap_or("completed") {
+                "completed" => end::EndStatus::Completed,
+                "failed" => end::EndStatus::Failed,
+                other => {
+                    return Err(ToolError::new(format!(
+                        "status: `{other}` is not one of completed, failed"
+                    )));
+                }
+            };
+            end::end(ctx, &session, status, input.summary.as_deref())
+                .map_err(|e| failure(e.into()))?;
+        }
+        _ => {
+            let args = log::LogArgs {
+                session: Some(session),
+                reopen: input.reopen,
+                kind: log_kind(input, event)?,
+            };
+            log::log(ctx, &args, log::Stdin::Never).map_err(failure)?;
+        }
+    }
+    // cru names a session's file after its id.
+    let id = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    Ok(answer(&id, &path, event))
+}
+
+fn answer(id: &str, path: &std::path::Path, event: &str) -> serde_json::Value {
+    json!({
+        "version": output::VERSION,
+        "session": id,
+        "path": path.display().to_string(),
+        "event": event,
+    })
+}
+
+fn event_name(event: RecordEvent) -> &'static str {
+    match event {
+        RecordEvent::Start => "start",
+        RecordEvent::Phase => "phase",
+        RecordEvent::Tool => "tool",
+        RecordEvent::Decision => "decision",
+        RecordEvent::Error => "error",
+        RecordEvent::User => "user",
+        RecordEvent::Pause => "pause",
+        RecordEvent::End => "end",
+    }
+}
+
+/// The `cru session log` subcommand of a phase, tool, decision, error or
+/// user event.
+fn log_kind(input: &RecordInput, event: &str) -> Result<log::LogKind, ToolError> {
+    let text = || required(input.text.as_ref(), "text", event).map(str::to_owned);
+    Ok(match input.event {
+        RecordEvent::Phase => log::LogKind::Phase {
+            name: required(input.name.as_ref(), "name", event)?.to_owned(),
+            agent: agent(input.agent.as_ref())?,
+            channel: input.channel.clone(),
+            nested: input.nested,
+        },
+        RecordEvent::Tool => log::LogKind::Tool {
+            tool: required(input.tool.as_ref(), "tool", event)?.to_owned(),
+            args: input.args.clone().unwrap_or_default(),
+            result: input.result.clone(),
+            failed: input.failed,
+            exit_code: input.exit_code,
+        },
+        RecordEvent::Decision => log::LogKind::Decision { text: text()? },
+        RecordEvent::Error => log::LogKind::Error {
+            text: text()?,
+            resolution: input.resolution.clone(),
+        },
+        RecordEvent::User => log::LogKind::User {
+            // `text` too: a model may well call the user's words that.
+            quote: input
+                .quote
+                .clone()
+                .or_else(|| input.text.clone())
+                .ok_or_else(|| ToolError::new("record user: `quote` is missing"))?,
+            interpretation: input.interpretation.clone(),
+        },
+        RecordEvent::Start | RecordEvent::Pause | RecordEvent::End => {
+            unreachable!("not a `cru session log` event")
+        }
+    })
+}

@@ -1,0 +1,182 @@
+//! The protocol handler: tools listed and called, resources listed and
+//! read, and the resource list's change notifications.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde::de::DeserializeOwned;
+
+use crate::tools::{self, RECORD};
+use crate::{Answer, Backend, Options, ToolError};
+
+/// The server: one [`Backend`] shared by every call.
+#[derive(Debug)]
+pub struct CruServer<B> {
+    backend: Arc<B>,
+    options: Options,
+}
+
+impl<B> Clone for CruServer<B> {
+    fn clone(&self) -> Self {
+        Self {
+            backend: Arc::clone(&self.backend),
+            options: self.options,
+        }
+    }
+}
+
+impl<B: Backend> CruServer<B> {
+    pub fn new(backend: Arc<B>, options: Options) -> Self {
+        Self { backend, options }
+    }
+
+    /// Runs `answer` on a blocking thread: the backend reads files, and
+    /// the protocol's own loop must go on meanwhile (pings, cancellations,
+    /// other clients over HTTP).
+    async fn blocking<T: Send + 'static>(
+        &self,
+        answer: impl FnOnce(&B) -> T + Send + 'static,
+    ) -> Result<T, McpError> {
+        let backend = Arc::clone(&self.backend);
+        tokio::task::spawn_blocking(move || answer(&backend))
+            .await
+            .map_err(|e| McpError::internal_error(format!("the tool call stopped: {e}"), None))
+    }
+
+    /// Parses the call's arguments, then answers them on a blocking thread.
+    async fn answer<I: DeserializeOwned + Send + 'static>(
+        &self,
+        request: &CallToolRequestParams,
+        answer: fn(&B, &I) -> Answer,
+    ) -> Result<CallToolResult, McpError> {
+        let input: I = arguments(request)?;
+        let answered = self.blocking(move |b| answer(b, &input)).await?;
+        Ok(match answered {
+            Ok(value) => CallToolResult::structured(value),
+            Err(e) => failed(&e),
+        })
+    }
+}
+
+/// The call's arguments as `I`; a wrong shape is the protocol's "invalid
+/// params", naming the field.
+fn arguments<I: DeserializeOwned>(request: &CallToolRequestParams) -> Result<I, McpError> {
+    let args = serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
+    serde_json::from_value(args).map_err(|e| {
+        McpError::invalid_params(format!("{}: invalid arguments: {e}", request.name), None)
+    })
+}
+
+/// A failed call as the model reads it: the message, then the ids it may
+/// have meant, one a line.
+fn failed(e: &ToolError) -> CallToolResult {
+    let mut text = e.message.clone();
+    if !e.candidates.is_empty() {
+        text.push_str("\n\nDid you mean one of these ids?\n");
+        for c in &e.candidates {
+            text.push_str(&format!("- {c}\n"));
+        }
+    }
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+impl<B: Backend> ServerHandler for CruServer<B> {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("cru", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "cru keeps AI-agent sessions as markdown. Before a task, search_sessions \
+                 for what was done and decided before; resume_context goes on from a \
+                 paused session; record logs what you do (start, then phase, tool, \
+                 decision, error, user, pause, end).",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(tools::all(
+            self.options.read_only,
+        )))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let result = match request.name.as_ref() {
+            tools::LIST_SESSIONS => self.answer(&request, B::list_sessions).await,
+            tools::SHOW_SESSION => self.answer(&request, B::show_session).await,
+            tools::SESSION_STATS => self.answer(&request, B::session_stats).await,
+            tools::SEARCH_SESSIONS => self.answer(&request, B::search_sessions).await,
+            tools::RESUME_CONTEXT => self.answer(&request, B::resume_context).await,
+            tools::CODIFY_SESSION => self.answer(&request, B::codify_session).await,
+            tools::LEARNING_CASES => self.answer(&request, B::learning_cases).await,
+            RECORD if !self.options.read_only => self.answer(&request, B::record).await,
+            other => Err(unknown_tool(other, self.options.read_only)),
+        };
+        result.map(CallToolResponse::from)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let listed = self.blocking(crate::resources::list).await?;
+        listed.map(ListResourcesResult::with_all_items)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let read = self
+            .blocking(move |b| crate::resources::read(b, &request.uri))
+            .await?;
+        read.map(ReadResourceResponse::from)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(every) = self.options.poll {
+            let backend = Arc::clone(&self.backend);
+            tokio::spawn(crate::resources::watch(backend, context.peer, every));
+        }
+    }
+}
+
+/// A tool this server does not have: the protocol's "invalid params", with
+/// the names it has (and why `record` is missing, when it is).
+fn unknown_tool(name: &str, read_only: bool) -> McpError {
+    let names: Vec<String> = tools::all(read_only)
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect();
+    let why = if read_only && name == RECORD {
+        " (the server runs with --read-only)"
+    } else {
+        ""
+    };
+    McpError::invalid_params(
+        format!(
+            "unknown tool `{name}`{why}; the tools are: {}",
+            names.join(", ")
+        ),
+        None,
+    )
+}
