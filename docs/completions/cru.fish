@@ -585,7 +585,7 @@ complete -c cru -n "__fish_cru_using_subcommand completions" -l dir -d 'The sess
 complete -c cru -n "__fish_cru_using_subcommand completions" -l static -d 'A script that does not call cru: commands and flags, no session ids'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand completions" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
-complete -c cru -n "__fish_cru_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c cru -n "__fish_cru_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cru -n "__fish_cru_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand doctor" -l format -d 'How to print the report' -r -f -a "text\t'A section per thing checked, a line per check'
 json\t'`{"version": 1, "sections": [{"name", "checks": [{"level", "what", "message", "hint"}]}]}` (docs/json.md)'"

@@ -50,6 +50,9 @@ pub enum Command {
     #[command(subcommand)]
     Pricing(crate::commands::pricing::PricingCommand),
     /// Print a shell completion script.
+    #[command(
+        after_long_help = "Turn completion on (session ids complete, with their titles):\n  bash:  echo 'source <(cru completions bash)' >> ~/.bashrc\n  zsh:   echo 'source <(cru completions zsh)' >> ~/.zshrc\n  fish:  echo 'cru completions fish | source' >> ~/.config/fish/config.fish\nthen open a new shell. `--static` prints a script that completes commands and flags only, without running cru, for packagers."
+    )]
     Completions(crate::commands::completions::CompletionsArgs),
     /// What cru sees on this machine: the sessions directory and its indexes
     /// (exit 1 on a problem).

@@ -42,6 +42,10 @@ pub struct SessionPage<'a> {
     pub neighbours: &'a dyn Neighbours,
     /// The address of the site's index, for a link back to it.
     pub home: Option<&'a str>,
+    /// The number of the session's first phase: 1, or N for a page of
+    /// phase N alone (`show ID#phase-N`), so that it keeps its number and
+    /// its anchor.
+    pub first_phase: usize,
 }
 
 impl std::fmt::Debug for SessionPage<'_> {
@@ -98,6 +102,8 @@ impl SessionPage<'_> {
             neighbours: self.neighbours,
             seen: HashSet::from([log.id().to_string()]),
             embedded: 0,
+            prefix: String::new(),
+            first_phase: self.first_phase.max(1),
         };
         body.session(log, self.data);
         out.push_str("</main>\n</body>\n</html>\n");
@@ -187,6 +193,11 @@ struct Body<'o, 'n> {
     /// a session embedding itself stops.
     seen: HashSet<String>,
     embedded: usize,
+    /// Put before the ids of the phases of an embedded session (its own
+    /// id and `-`), so that no two elements of the page share an id.
+    prefix: String,
+    /// The number of the first phase of the session being written.
+    first_phase: usize,
 }
 
 impl Body<'_, '_> {
@@ -222,10 +233,11 @@ impl Body<'_, '_> {
     }
 
     fn phase(&mut self, p: &Phase, index: usize, data: Option<&SessionData>) {
-        let number = index + 1;
+        let number = index + self.first_phase;
         let level = p.level.clamp(2, 5);
+        let id = format!("{}phase-{number}", escaped(&self.prefix));
         self.out.push_str(&format!(
-            "<section class=\"phase\" id=\"phase-{number}\">\n<h{level}><a class=\"anchor\" href=\"#phase-{number}\">{number}.</a> "
+            "<section class=\"phase\" id=\"{id}\">\n<h{level}><a class=\"anchor\" href=\"#{id}\">{number}.</a> "
         ));
         push(self.out, &p.name);
         if let Some(agent) = &p.agent {
@@ -332,7 +344,13 @@ impl Body<'_, '_> {
             push_with_wikilinks(self.out, &c.title, &|id| neighbours.href(id));
         }
         self.out.push_str("</div>\n");
-        if !c.body.is_empty() {
+        if !c.body.is_empty() && matches!(class.as_str(), "expect" | "eval") {
+            // Records, not prose: a key a line, as written (a pattern's
+            // `\.` is not markdown's escape).
+            self.out.push_str("<pre class=\"callout-body record\">");
+            push(self.out, &c.body.join("\n"));
+            self.out.push_str("</pre>\n");
+        } else if !c.body.is_empty() {
             self.out.push_str("<div class=\"callout-body\">\n");
             self.markdown(&c.body.join("\n"));
             self.out.push_str("</div>\n");
@@ -388,7 +406,12 @@ impl Body<'_, '_> {
         self.embedded += 1;
         self.session_link(target);
         self.out.push_str("<div class=\"embedded\">\n");
+        let inner = format!("{}{target}-", self.prefix);
+        let prefix = std::mem::replace(&mut self.prefix, inner);
+        let first = std::mem::replace(&mut self.first_phase, 1);
         self.session(&log, data.as_ref());
+        self.prefix = prefix;
+        self.first_phase = first;
         self.out.push_str("</div>\n");
     }
 }

@@ -288,6 +288,7 @@ fn render(
     let data = ctx.store.load_data_for(&path, &log).ok().flatten();
     let neighbours = SiteNeighbours::new(ctx, site);
     let html = crucible_view::SessionPage {
+        first_phase: 1,
         log: &log,
         data: data.as_ref(),
         figures: None,

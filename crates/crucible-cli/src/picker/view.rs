@@ -30,7 +30,7 @@ pub fn draw(frame: &mut Frame<'_>, model: &Model, screen: &Screen<'_>) {
         .direction(Direction::Horizontal)
         .constraints([Constraint::Percentage(50), Constraint::Percentage(50)])
         .split(rows[1]);
-    list(frame, columns[0], model);
+    list(frame, columns[0], model, screen.loading);
     // A session's text may hold escape sequences: each line is drawn with
     // none a terminal would obey.
     let lines: Vec<Line<'_>> = screen
@@ -76,7 +76,15 @@ fn query(frame: &mut Frame<'_>, area: Rect, model: &Model, screen: &Screen<'_>) 
     frame.set_cursor_position((x.min(area.right().saturating_sub(2)), area.y + 1));
 }
 
-fn list(frame: &mut Frame<'_>, area: Rect, model: &Model) {
+fn list(frame: &mut Frame<'_>, area: Rect, model: &Model, loading: bool) {
+    if model.len() == 0 && !loading {
+        // Said, not left as an empty pane: nothing to pick here.
+        let none =
+            Paragraph::new("No session in this directory (or none these filters take). Esc quits.")
+                .block(Block::default().borders(Borders::ALL).title(" Sessions "));
+        frame.render_widget(none, area);
+        return;
+    }
     // Only the rows that fit are built: 100,000 matches cost nothing more.
     let height = usize::from(area.height.saturating_sub(2)).max(1);
     let first = model.selected.saturating_sub(height - 1);
@@ -165,5 +173,35 @@ mod tests {
         assert!(text.contains("paused    2026-01-01-a"), "{text}");
         assert!(text.contains("the preview"), "{text}");
         assert!(text.contains("1/1"), "{text}");
+    }
+
+    #[test]
+    fn an_empty_directory_says_so() {
+        let model = Model::new(Vec::new());
+        let mut terminal = Terminal::new(TestBackend::new(100, 8)).unwrap();
+        for (loading, said) in [(true, false), (false, true)] {
+            terminal
+                .draw(|f| {
+                    let screen = Screen {
+                        heading: "Pick a session",
+                        preview: "",
+                        loading,
+                    };
+                    draw(f, &model, &screen);
+                })
+                .unwrap();
+            let text: String = terminal
+                .backend()
+                .buffer()
+                .content()
+                .iter()
+                .map(ratatui::buffer::Cell::symbol)
+                .collect();
+            assert_eq!(
+                text.contains("No session in this directory"),
+                said,
+                "{text}"
+            );
+        }
     }
 }

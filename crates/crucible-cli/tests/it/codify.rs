@@ -86,13 +86,14 @@ fn show_in_three_formats() {
         serde_json::json!(["Fetch Diff", "Lint", "Test", "Summarize"])
     );
     assert_eq!(v["workflow"]["steps"][3]["name"], "Summarize");
-    // A cyclic workflow is still shown, in document order, problems on stderr.
+    // A cyclic workflow is still shown, in document order, problems on
+    // stderr, and exit 1: it is invalid.
     let out = kiln.run(&[
         "workflow",
         "show",
         workflows().join("cycle.md").to_str().unwrap(),
     ]);
-    assert_eq!(out.code, 0);
+    assert_eq!(out.code, 1);
     assert!(out.stdout.contains("(the graph has a cycle"));
     assert!(
         out.stderr

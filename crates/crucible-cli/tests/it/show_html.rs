@@ -162,3 +162,77 @@ fn a_page_is_never_written_over_a_session() {
     let written = std::fs::read_to_string(&page).unwrap();
     assert!(written.starts_with("<!DOCTYPE html>"));
 }
+
+/// A page of one phase keeps that phase's number and anchor, and no two
+/// elements of a page share an id (an embedded session's phases are
+/// prefixed with its id).
+#[test]
+fn phase_numbers_and_element_ids_are_the_sessions_own() {
+    let kiln = TestKiln::with_fixtures();
+    let one = kiln.run(&[
+        "session",
+        "show",
+        "2025-12-10-fix-flaky-test#phase-2",
+        "--format",
+        "html",
+    ]);
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    assert!(one.stdout.contains("id=\"phase-2\""), "{}", one.stdout);
+    assert!(
+        one.stdout.contains("href=\"#phase-2\">2.</a>"),
+        "{}",
+        one.stdout
+    );
+    assert!(!one.stdout.contains("id=\"phase-1\""));
+    let page = page(&kiln, "2025-12-10-fix-flaky-test");
+    assert!(
+        page.contains("class=\"embedded\""),
+        "the fixture embeds a session"
+    );
+    let mut ids: Vec<&str> = page
+        .split(" id=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    let all = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), all, "every id once: {ids:?}");
+    assert!(
+        ids.iter()
+            .any(|id| id.ends_with("-phase-1") && id.len() > "phase-1".len())
+    );
+}
+
+/// `[!expect]` and `[!eval]` are records: a key a line, as written.
+#[test]
+fn expect_and_eval_callouts_keep_their_lines_as_written() {
+    let kiln = TestKiln::empty();
+    let dir = kiln.sessions();
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixture = crate::kiln::fixtures().join("eval/2025-12-16-add-upload-retry.md");
+    std::fs::copy(&fixture, dir.join("2025-12-16-add-upload-retry.md")).unwrap();
+    let text = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        text.contains("[!expect]"),
+        "the fixture has an expect callout"
+    );
+    let out = kiln.run(&[
+        "session",
+        "show",
+        "2025-12-16-add-upload-retry",
+        "--format",
+        "html",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let body = out
+        .stdout
+        .split("<pre class=\"callout-body record\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</pre>").next())
+        .unwrap_or_else(|| panic!("an expect record: {}", out.stdout));
+    assert!(body.lines().count() > 1, "a key a line: {body}");
+    if text.contains("upload\\.py") {
+        assert!(body.contains("upload\\.py"), "as written: {body}");
+    }
+}

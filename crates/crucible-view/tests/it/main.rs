@@ -40,6 +40,7 @@ impl Neighbours for Directory {
 /// The page of session `id` of `dir`.
 pub fn page_of(dir: &Directory, id: &str) -> String {
     SessionPage {
+        first_phase: 1,
         log: &dir.sessions[id],
         data: None,
         figures: None,

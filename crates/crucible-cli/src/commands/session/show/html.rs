@@ -38,6 +38,7 @@ pub fn write(
         }),
     };
     let page = SessionPage {
+        first_phase: phase.unwrap_or(1),
         log: &log,
         data: data.as_ref(),
         figures,
