@@ -218,13 +218,7 @@ fn sources(ctx: &Context, args: &LearnArgs) -> anyhow::Result<(Vec<Source>, usiz
     }
     let filter = args.filters.filter()?;
     let opened = open_index(ctx)?;
-    let mut records: Vec<&crucible_index::SessionRecord> = opened
-        .index
-        .sessions
-        .iter()
-        .filter(|r| filter.matches(&crucible_index::Facts::of(r)))
-        .collect();
-    records.sort_by(|a, b| (a.started_ms(), &a.id).cmp(&(b.started_ms(), &b.id)));
+    let records = super::query::oldest_first(&opened, &filter);
     let sources = records
         .iter()
         .map(|r| Source {

@@ -313,6 +313,22 @@ pub fn tally_index_reading<T: Send>(
     })
 }
 
+/// The sessions of an opened index that `filter` takes, oldest first (ties
+/// by id): the order batch commands (learn, export) go through them in.
+pub fn oldest_first<'a>(
+    opened: &'a crucible_index::Opened,
+    filter: &crucible_index::Filter,
+) -> Vec<&'a crucible_index::SessionRecord> {
+    let mut records: Vec<&crucible_index::SessionRecord> = opened
+        .index
+        .sessions
+        .iter()
+        .filter(|r| filter.matches(&crucible_index::Facts::of(r)))
+        .collect();
+    records.sort_by(|a, b| (a.started_ms(), &a.id).cmp(&(b.started_ms(), &b.id)));
+    records
+}
+
 /// Opens the index with every record, printing what `visit_index` prints.
 pub fn open_index(ctx: &Context) -> anyhow::Result<crucible_index::Opened> {
     let bar = progress::bar("indexing sessions");

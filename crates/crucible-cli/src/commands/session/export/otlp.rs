@@ -247,13 +247,7 @@ fn select(
     }
     let filter = args.filters.filter()?;
     let opened = open_index(ctx)?;
-    let mut records: Vec<&crucible_index::SessionRecord> = opened
-        .index
-        .sessions
-        .iter()
-        .filter(|r| filter.matches(&crucible_index::Facts::of(r)))
-        .collect();
-    records.sort_by(|a, b| (a.started_ms(), &a.id).cmp(&(b.started_ms(), &b.id)));
+    let records = crate::commands::session::query::oldest_first(&opened, &filter);
     let paths = records
         .iter()
         .map(|r| ctx.store.dir().join(&r.path))
