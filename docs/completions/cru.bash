@@ -4077,7 +4077,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__workflow__subcmd__show)
-            opts="-v -h -V --format --verbose --dir --strict --help --version"
+            opts="-o -v -h -V --format --output --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4085,6 +4085,14 @@ _cru() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json mermaid html" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --dir)

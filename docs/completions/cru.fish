@@ -388,6 +388,7 @@ complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcom
 json\t'The workflow, its graph, run totals and problems'
 mermaid\t'A Mermaid flowchart (GitHub and Obsidian draw it)'
 html\t'One self-contained page: the step graph drawn in SVG, then each step (no network, no script)'"
+complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -s o -l output -d 'Write to this file instead of standard output' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand workflow; and __fish_seen_subcommand_from show" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'

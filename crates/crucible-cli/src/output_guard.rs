@@ -17,6 +17,12 @@ pub fn not_a_session(ctx: &Context, target: &Path) -> Result<(), CliError> {
     let Ok(meta) = std::fs::metadata(target) else {
         return Ok(());
     };
+    if meta.is_dir() {
+        return Err(CliError::usage(format!(
+            "-o {}: is a folder; name a file",
+            target.display()
+        )));
+    }
     if !meta.is_file() {
         return Ok(());
     }

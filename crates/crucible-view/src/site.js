@@ -62,6 +62,7 @@
       note.textContent = found.length + " of " + all.length + " sessions match" +
         (found.length > SHOWN ? " (the newest " + SHOWN + " shown)" : "");
     }
+    sortRows();
     var hash = q ? "#q=" + encodeURIComponent(input.value.trim()) : "";
     if (location.hash !== hash) history.replaceState(null, "", hash || location.pathname);
   }
@@ -81,22 +82,29 @@
     input.value = m ? fromAddress(m[1]) : "";
     apply();
   }
+  // The column the table is sorted by, kept when the filter changes the
+  // rows (else the header would show a sort the rows no longer have).
+  var sorted = null;
+  function sortRows() {
+    if (!sorted) return;
+    var rows = Array.prototype.slice.call(tbody.rows);
+    rows.sort(function (a, b) {
+      var x = a.cells[sorted.index], y = b.cells[sorted.index];
+      var vx = x.getAttribute("data-value"), vy = y.getAttribute("data-value");
+      var c = vx !== null && vy !== null ? Number(vx) - Number(vy)
+        : x.textContent.localeCompare(y.textContent);
+      return sorted.desc ? -c : c;
+    });
+    show(rows);
+  }
   function sortBy(th) {
-    var index = th.cellIndex;
     var desc = th.classList.contains("sorted-asc");
     Array.prototype.forEach.call(th.parentNode.cells, function (c) {
       c.classList.remove("sorted-asc", "sorted-desc");
     });
     th.classList.add(desc ? "sorted-desc" : "sorted-asc");
-    var rows = Array.prototype.slice.call(tbody.rows);
-    rows.sort(function (a, b) {
-      var x = a.cells[index], y = b.cells[index];
-      var vx = x.getAttribute("data-value"), vy = y.getAttribute("data-value");
-      var c = vx !== null && vy !== null ? Number(vx) - Number(vy)
-        : x.textContent.localeCompare(y.textContent);
-      return desc ? -c : c;
-    });
-    show(rows);
+    sorted = { index: th.cellIndex, desc: desc };
+    sortRows();
   }
   input.addEventListener("input", apply);
   window.addEventListener("hashchange", fromHash);

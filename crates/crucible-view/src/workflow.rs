@@ -48,14 +48,19 @@ pub fn workflow_page(w: &Workflow, g: &WorkflowGraph, home: Option<&str>) -> Str
     if !w.intro.trim().is_empty() {
         push_markdown(&mut out, &w.intro, 1, &|_| None);
     }
+    // At its own size, scrolled sideways when wider than the page: scaled
+    // to fit, a graph of many parallel steps was a strip of unreadable text.
+    out.push_str("<div class=\"graph\">\n");
     out.push_str(&graph_svg(w, g));
+    out.push_str("</div>\n");
     steps(&mut out, w);
     out.push_str("</main>\n</body>\n</html>\n");
     out
 }
 
 const STYLE: &str = "
-svg.graph { display: block; max-width: 100%; height: auto; margin: 1rem 0; }
+div.graph { overflow-x: auto; margin: 1rem 0; }
+svg.graph { display: block; }
 svg.graph rect { fill: var(--code-bg); stroke: rgb(var(--decision)); stroke-width: 1.5; rx: 6; }
 svg.graph text { fill: var(--fg); font: 13px -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; }
 svg.graph text.sub { fill: var(--muted); font-size: 11px; }

@@ -118,6 +118,13 @@ fn report(out: &Path, sessions: usize, written: usize, removed: usize, warnings:
 /// folder gets a manifest at once, so that a first run cut short is still
 /// known for a site.
 fn claim(out: &Path, force: bool) -> anyhow::Result<()> {
+    if std::fs::metadata(out).is_ok_and(|m| !m.is_dir()) {
+        return Err(CliError::usage(format!(
+            "-o {}: is a file; cru site writes a folder",
+            out.display()
+        ))
+        .into());
+    }
     if manifest::exists(out) {
         return Ok(());
     }

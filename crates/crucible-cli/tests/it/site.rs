@@ -363,3 +363,55 @@ fn workflow_show_of_an_invalid_workflow_exits_1() {
         cycle.display()
     );
 }
+
+/// Outputs that cannot be what the command writes are named as such: a
+/// file for the site's folder, a folder for a page; `workflow show -o`
+/// writes its page to the file named.
+#[test]
+fn outputs_of_the_wrong_kind_are_refused_and_workflow_show_writes_a_file() {
+    let kiln = TestKiln::with_fixtures();
+    let file = kiln.root.path().join("afile");
+    std::fs::write(&file, "x").unwrap();
+    let out = kiln.run(&["site", "-o", &file.display().to_string()]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("is a file; cru site writes a folder"),
+        "{}",
+        out.stderr
+    );
+    let dir = kiln.root.path().to_path_buf();
+    let out = kiln.run(&[
+        "session",
+        "show",
+        "2025-12-10-fix-flaky-test",
+        "--format",
+        "html",
+        "-o",
+        &dir.display().to_string(),
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("is a folder; name a file"),
+        "{}",
+        out.stderr
+    );
+
+    let linear = crate::kiln::fixtures().join("workflows/linear.md");
+    let page = kiln.root.path().join("flow.html");
+    let out = kiln.run(&[
+        "workflow",
+        "show",
+        &linear.display().to_string(),
+        "--format",
+        "html",
+        "-o",
+        &page.display().to_string(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<div class=\"graph\">\n<svg class=\"graph\""),
+        "scrolls, not scaled"
+    );
+}

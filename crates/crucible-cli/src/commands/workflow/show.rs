@@ -17,6 +17,9 @@ pub struct ShowArgs {
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
     pub format: ShowFormat,
+    /// Write to this file instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -34,7 +37,23 @@ pub enum ShowFormat {
 
 pub fn run(args: &ShowArgs) -> anyhow::Result<Outcome> {
     let checked = super::read(&args.file)?;
-    print(&checked, args.format)?;
+    match &args.output {
+        Some(file) if file.is_dir() => {
+            return Err(crate::error::CliError::usage(format!(
+                "-o {}: is a folder; name a file",
+                file.display()
+            ))
+            .into());
+        }
+        Some(file) => {
+            crucible_core::store::atomic::write_output(
+                file,
+                render(&checked, args.format)?.as_bytes(),
+            )
+            .map_err(|e| crate::error::CliError::new(format!("{}: {e}", file.display())))?;
+        }
+        None => print(&checked, args.format)?,
+    }
     for line in super::problem_lines(&args.file, &checked) {
         eprintln!("{line}");
     }
