@@ -27,7 +27,12 @@ const LEFT: usize = 110;
 
 /// The whole page; `home`, the address of a page to go back to (a site's
 /// list of workflows).
-pub fn workflow_page(w: &Workflow, g: &WorkflowGraph, home: Option<&str>) -> String {
+pub fn workflow_page(
+    w: &Workflow,
+    g: &WorkflowGraph,
+    problems: &[String],
+    home: Option<&str>,
+) -> String {
     let title = w.title.as_deref().unwrap_or("Workflow");
     let mut out = String::with_capacity(8 * 1024);
     crate::page::head(&mut out, crate::page::NO_SCRIPT, title, STYLE);
@@ -45,6 +50,17 @@ pub fn workflow_page(w: &Workflow, g: &WorkflowGraph, home: Option<&str>) -> Str
         w.steps.len(),
         g.edges.len()
     );
+    if !problems.is_empty() {
+        // What `cru workflow validate` says of it, first: a page that looks
+        // whole must not hide that the workflow is not.
+        out.push_str("<aside class=\"problems\"><p>This workflow has problems:</p>\n<ul>\n");
+        for p in problems {
+            out.push_str("<li>");
+            push(&mut out, p);
+            out.push_str("</li>\n");
+        }
+        out.push_str("</ul></aside>\n");
+    }
     if !w.intro.trim().is_empty() {
         push_markdown(&mut out, &w.intro, 1, &|_| None);
     }
@@ -60,6 +76,7 @@ pub fn workflow_page(w: &Workflow, g: &WorkflowGraph, home: Option<&str>) -> Str
 
 const STYLE: &str = "
 div.graph { overflow-x: auto; margin: 1rem 0; }
+aside.problems { border-left: 3px solid rgb(var(--error, 207 34 46)); padding: .3rem .8rem; margin: 1rem 0; }
 svg.graph { display: block; }
 svg.graph rect { fill: var(--code-bg); stroke: rgb(var(--decision)); stroke-width: 1.5; rx: 6; }
 svg.graph text { fill: var(--fg); font: 13px -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; }

@@ -50,9 +50,17 @@ pub fn write(dir: &Path, out: &Path, warnings: &mut Vec<String>) -> anyhow::Resu
             .to_string_lossy()
             .into_owned();
         let href = unique(&site::workflow_href(&relative), &mut taken);
+        let problems: Vec<String> = checked.problems.iter().map(ToString::to_string).collect();
+        if checked.has_errors() {
+            warnings.push(format!(
+                "{}: the workflow has errors (its page lists them; `cru workflow validate` explains)",
+                file.display()
+            ));
+        }
         let html = crucible_view::workflow::workflow_page(
             &checked.workflow,
             &checked.graph,
+            &problems,
             Some("../workflows.html"),
         );
         super::write_if_changed(&out.join(&href), html.as_bytes())?;

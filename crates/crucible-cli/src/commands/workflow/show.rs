@@ -83,8 +83,17 @@ pub fn render(checked: &CheckedWorkflow, format: ShowFormat) -> anyhow::Result<S
             out.write_all(crucible_codify::mermaid(&checked.workflow, &checked.graph).as_bytes())?;
         }
         ShowFormat::Html => out.write_all(
-            crucible_view::workflow::workflow_page(&checked.workflow, &checked.graph, None)
-                .as_bytes(),
+            crucible_view::workflow::workflow_page(
+                &checked.workflow,
+                &checked.graph,
+                &checked
+                    .problems
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>(),
+                None,
+            )
+            .as_bytes(),
         )?,
         ShowFormat::Json => {
             let doc = super::json::WorkflowJson {
