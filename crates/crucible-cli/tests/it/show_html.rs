@@ -236,3 +236,34 @@ fn expect_and_eval_callouts_keep_their_lines_as_written() {
         assert!(body.contains("upload\\.py"), "as written: {body}");
     }
 }
+
+/// A page's links to session files are relative to the page: sent to
+/// someone else, it shows none of the writer's folders.
+#[test]
+fn links_to_session_files_are_relative() {
+    let kiln = TestKiln::with_fixtures();
+    let page = kiln.root.path().join("pages/fix.html");
+    std::fs::create_dir_all(page.parent().unwrap()).unwrap();
+    let out = kiln.run(&[
+        "session",
+        "show",
+        "2025-12-10-fix-flaky-test",
+        "--format",
+        "html",
+        "-o",
+        &page.display().to_string(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let hrefs: Vec<&str> = html
+        .split("class=\"session-link\" href=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(!hrefs.is_empty(), "the fixture links a session");
+    for href in hrefs {
+        assert!(!href.starts_with('/'), "{href}");
+        let target = page.parent().unwrap().join(href);
+        assert!(target.is_file(), "{href} leads to the session file");
+    }
+}

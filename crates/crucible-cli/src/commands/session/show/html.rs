@@ -151,7 +151,11 @@ impl Neighbours for StoreNeighbours<'_> {
                 return Some(page);
             }
         }
-        let path = std::path::absolute(&path).unwrap_or(path);
+        // Relative to where the page is (or to here, for a page on standard
+        // output): an absolute path would be broken on anyone else's machine
+        // and would show the writer's folders (`/home/NAME/...`).
+        let from = self.beside.clone().unwrap_or_else(|| PathBuf::from("."));
+        let path = relative_path(&from, &path).unwrap_or(path);
         Some(path.to_string_lossy().into_owned())
     }
 
@@ -159,5 +163,37 @@ impl Neighbours for StoreNeighbours<'_> {
         let (path, log) = self.file_of(id)?;
         let data = self.ctx.store.load_data_for(&path, &log).ok().flatten();
         Some((log, data))
+    }
+}
+
+/// The path of `to` as seen from the folder `from` (`../s/a.md`), both made
+/// absolute first; `None` when either cannot be.
+fn relative_path(from: &Path, to: &Path) -> Option<PathBuf> {
+    let from = std::path::absolute(from).ok()?;
+    let to = std::path::absolute(to).ok()?;
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut relative = PathBuf::new();
+    for _ in common..from.len() {
+        relative.push("..");
+    }
+    for part in &to[common..] {
+        relative.push(part);
+    }
+    Some(relative)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_path;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn a_link_to_a_session_file_is_relative_to_the_page() {
+        let rel = |from: &str, to: &str| relative_path(Path::new(from), Path::new(to)).unwrap();
+        assert_eq!(rel("/a/pages", "/a/s/x.md"), PathBuf::from("../s/x.md"));
+        assert_eq!(rel("/a", "/a/s/x.md"), PathBuf::from("s/x.md"));
+        assert_eq!(rel("/a/b/c", "/x.md"), PathBuf::from("../../../x.md"));
     }
 }
