@@ -180,6 +180,8 @@ fn workflow_pages_never_share_a_name_and_a_missing_folder_is_an_error() {
     std::fs::copy(&linear, flows.join("a/x.md")).unwrap();
     let text = std::fs::read_to_string(&linear).unwrap();
     std::fs::write(flows.join("a-x.md"), text.replacen("# ", "# Other ", 1)).unwrap();
+    // A link out of the folder is not followed, and said so in its words.
+    std::os::unix::fs::symlink(&linear, flows.join("out.md")).unwrap();
     let run = kiln.run(&[
         "site",
         "-o",
@@ -187,7 +189,13 @@ fn workflow_pages_never_share_a_name_and_a_missing_folder_is_an_error() {
         "--workflows",
         &flows.display().to_string(),
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("outside the workflows folder; not followed"),
+        "{}",
+        run.stderr
+    );
     let list = std::fs::read_to_string(out.join("workflows.html")).unwrap();
     assert!(list.contains("href=\"w/a-x.html\""), "{list}");
     assert!(list.contains("href=\"w/a-x-2.html\""), "{list}");

@@ -125,6 +125,13 @@ pub const SESSIONS: Rules = Rules {
     tree: "the sessions directory",
 };
 
+/// The rules of a folder of workflow files (`cru site --workflows`,
+/// `cru workflow validate DIR`).
+pub const WORKFLOWS: Rules = Rules {
+    take_hidden: false,
+    tree: "the workflows folder",
+};
+
 /// [`walk`] with other [`Rules`].
 pub fn walk_with(root: &Path, options: WalkOptions<'_>, rules: &Rules) -> io::Result<Tree> {
     let mut walk = Walk {

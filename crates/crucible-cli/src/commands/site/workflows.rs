@@ -13,7 +13,7 @@ use crucible_view::site::{self, WorkflowRow};
 pub fn write(dir: &Path, out: &Path, warnings: &mut Vec<String>) -> anyhow::Result<usize> {
     // A folder mistyped is an error, not a site without workflows.
     std::fs::metadata(dir).map_err(|e| anyhow::anyhow!("--workflows {}: {e}", dir.display()))?;
-    let tree = walk::walk(
+    let tree = walk::walk_with(
         dir,
         walk::WalkOptions {
             file_filter: &walk::is_markdown,
@@ -21,6 +21,7 @@ pub fn write(dir: &Path, out: &Path, warnings: &mut Vec<String>) -> anyhow::Resu
             recursive: true,
             confine_to: None,
         },
+        &walk::WORKFLOWS,
     )
     .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
     warnings.extend(tree.skipped.iter().map(ToString::to_string));
