@@ -44,15 +44,21 @@ pub fn run(ctx: &Context, args: &SiteArgs) -> anyhow::Result<Outcome> {
     std::fs::create_dir_all(&pages_dir)
         .map_err(|e| CliError::new(format!("{}: {e}", pages_dir.display())))?;
     // What the last run made is read while the index is visited.
+    // Every session is read, and the filters applied here: a page links a
+    // session the filters leave out to its file rather than calling it
+    // missing.
     let (found, (old, existing)) = std::thread::scope(|s| {
         let last = s.spawn(|| last_run(out, &pages_dir, args.force));
-        let found = records(ctx, &filter);
+        let found = records(ctx, &crucible_index::Filter::default());
         (found, last.join().unwrap_or_default())
     });
     let found = found?;
-    let (records, mut warnings) =
-        one_per_id(crucible_index::query::sort_newest_first(found.tally, None));
-    let site = Site::new(ctx.store.dir(), &records);
+    let (taken, left): (Vec<_>, Vec<_>) = found
+        .tally
+        .into_iter()
+        .partition(|r| filter.matches(&crucible_index::Facts::of(r)));
+    let (records, mut warnings) = one_per_id(crucible_index::query::sort_newest_first(taken, None));
+    let site = Site::new(ctx.store.dir(), &records, &left, &pages_dir);
     let mut written = write_pages(ctx, &records, &old, (&site, &existing), &pages_dir);
     let removed = old.remove_gone(&pages_dir, &site.by_id);
     warnings.append(&mut written.warnings);
@@ -83,7 +89,7 @@ pub fn run(ctx: &Context, args: &SiteArgs) -> anyhow::Result<Outcome> {
     drawn.save(out)?;
     report(out, records.len(), written.count, removed, &warnings);
     left_to_exit((site, existing));
-    left_to_exit(records);
+    left_to_exit((records, left));
     Ok(if warnings.is_empty() {
         found.outcome
     } else {

@@ -423,3 +423,34 @@ fn outputs_of_the_wrong_kind_are_refused_and_workflow_show_writes_a_file() {
         "scrolls, not scaled"
     );
 }
+
+/// A session the filters leave out of the site is linked to its file, not
+/// called missing; one not in the directory still is.
+#[test]
+fn a_session_left_out_by_the_filters_is_linked_to_its_file() {
+    let kiln = TestKiln::with_fixtures();
+    let out = kiln.sessions().join("../../site");
+    let run = kiln.run(&[
+        "site",
+        "-o",
+        &out.display().to_string(),
+        "--status",
+        "paused",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page_path = out.join("s/2025-12-10-fix-flaky-test.html");
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    assert!(
+        !out.join("s/2025-12-10-investigate-ci.html").exists(),
+        "filtered out"
+    );
+    let href = page
+        .split("class=\"session-link\" href=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .find(|h| h.ends_with("2025-12-10-investigate-ci.md"))
+        .unwrap_or_else(|| panic!("a link to the file: {page}"));
+    assert!(!href.starts_with('/'), "{href}");
+    assert!(out.join("s").join(href).is_file(), "{href}");
+    assert!(!page.contains("2025-12-10-investigate-ci <small>(not in this directory)"));
+}

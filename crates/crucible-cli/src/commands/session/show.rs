@@ -1,6 +1,6 @@
 //! `cru session show <id|path>[#phase-N] [--format text|markdown|json|html]`.
 
-mod html;
+pub(crate) mod html;
 
 use std::io::Write;
 use std::path::Path;

@@ -20,11 +20,25 @@ pub struct Site<'a> {
     /// sessions have none, and a `stat` of each absent one was a third of
     /// a second run at 100,000.
     with_sidecar: HashSet<String>,
+    /// Sessions of the directory the filters left out of the site, by id:
+    /// linked to their files.
+    elsewhere: HashMap<&'a str, &'a str>,
+    /// Where the site's pages are, for links from them to session files.
+    pages_dir: &'a Path,
 }
 
 impl<'a> Site<'a> {
-    pub fn new(dir: &'a Path, records: &'a [SessionRecord]) -> Self {
+    pub fn new(
+        dir: &'a Path,
+        records: &'a [SessionRecord],
+        left_out: &'a [SessionRecord],
+        pages_dir: &'a Path,
+    ) -> Self {
         let by_id = records.iter().map(|r| (r.id.as_str(), r)).collect();
+        let elsewhere = left_out
+            .iter()
+            .map(|r| (r.id.as_str(), r.path.as_str()))
+            .collect();
         let folders: HashSet<&str> = records
             .iter()
             .map(|r| r.path.rsplit_once('/').map_or("", |(folder, _)| folder))
@@ -48,7 +62,17 @@ impl<'a> Site<'a> {
             dir,
             by_id,
             with_sidecar,
+            elsewhere,
+            pages_dir,
         }
+    }
+
+    /// The file of a session the filters left out of the site, from the
+    /// pages' folder.
+    fn file_link(&self, id: &str) -> Option<String> {
+        let path = self.dir.join(self.elsewhere.get(id)?);
+        let relative = crate::commands::session::show::html::relative_path(self.pages_dir, &path)?;
+        Some(relative.to_string_lossy().into_owned())
     }
 
     /// What a page of session `id` depends on of its files: the session
@@ -149,7 +173,10 @@ impl<'a> SiteNeighbours<'a> {
 
 impl Neighbours for SiteNeighbours<'_> {
     fn href(&self, id: &str) -> Option<String> {
-        self.note(id).map(|_| format!("{id}.html"))
+        match self.note(id) {
+            Some(_) => Some(format!("{id}.html")),
+            None => self.site.file_link(id),
+        }
     }
 
     fn embedded(&self, id: &str) -> Option<(SessionLog, Option<SessionData>)> {

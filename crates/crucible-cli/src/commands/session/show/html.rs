@@ -166,11 +166,17 @@ impl Neighbours for StoreNeighbours<'_> {
     }
 }
 
-/// The path of `to` as seen from the folder `from` (`../s/a.md`), both made
-/// absolute first; `None` when either cannot be.
-fn relative_path(from: &Path, to: &Path) -> Option<PathBuf> {
-    let from = std::path::absolute(from).ok()?;
-    let to = std::path::absolute(to).ok()?;
+/// The path of `to` as seen from the folder `from` (`../s/a.md`); `None`
+/// when either cannot be made absolute.
+pub(crate) fn relative_path(from: &Path, to: &Path) -> Option<PathBuf> {
+    // Resolved where they exist (`a/../b` and links), else made absolute.
+    let real = |p: &Path| {
+        std::fs::canonicalize(p)
+            .or_else(|_| std::path::absolute(p))
+            .ok()
+    };
+    let from = real(from)?;
+    let to = real(to)?;
     let from: Vec<_> = from.components().collect();
     let to: Vec<_> = to.components().collect();
     let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
