@@ -6,7 +6,15 @@ use crate::kiln::{TestKiln, fixtures};
 /// The page of `id` written to a file in the kiln, and the run's stderr.
 fn page(kiln: &TestKiln, id: &str) -> String {
     let file = kiln.sessions().join("../page.html");
-    let out = kiln.run(&[
+    let out = page_to(kiln, id, &file);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "", "the page went to the file");
+    std::fs::read_to_string(file).unwrap()
+}
+
+/// `cru session show ID --format html -o FILE`.
+pub fn page_to(kiln: &TestKiln, id: &str, file: &std::path::Path) -> crate::kiln::Output {
+    kiln.run(&[
         "session",
         "show",
         id,
@@ -14,10 +22,7 @@ fn page(kiln: &TestKiln, id: &str) -> String {
         "html",
         "-o",
         &file.display().to_string(),
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.stdout, "", "the page went to the file");
-    std::fs::read_to_string(file).unwrap()
+    ])
 }
 
 #[test]
@@ -131,15 +136,7 @@ fn a_page_is_never_written_over_a_session() {
         kiln.run(&["session", "list"]);
         let path = kiln.sessions().join(target);
         let before = std::fs::read(&path).unwrap();
-        let out = kiln.run(&[
-            "session",
-            "show",
-            "2025-12-10-fix-flaky-test",
-            "--format",
-            "html",
-            "-o",
-            &path.display().to_string(),
-        ]);
+        let out = page_to(&kiln, "2025-12-10-fix-flaky-test", &path);
         assert_eq!(out.code, 2, "{target}: {}", out.stderr);
         assert!(
             out.stderr.contains("cru will not write over it"),
@@ -149,15 +146,7 @@ fn a_page_is_never_written_over_a_session() {
         assert_eq!(std::fs::read(&path).unwrap(), before, "{target} unchanged");
     }
     let page = kiln.sessions().join("../page.html");
-    let out = kiln.run(&[
-        "session",
-        "show",
-        "2025-12-10-fix-flaky-test",
-        "--format",
-        "html",
-        "-o",
-        &page.display().to_string(),
-    ]);
+    let out = page_to(&kiln, "2025-12-10-fix-flaky-test", &page);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let written = std::fs::read_to_string(&page).unwrap();
     assert!(written.starts_with("<!DOCTYPE html>"));
@@ -244,15 +233,7 @@ fn links_to_session_files_are_relative() {
     let kiln = TestKiln::with_fixtures();
     let page = kiln.root.path().join("pages/fix.html");
     std::fs::create_dir_all(page.parent().unwrap()).unwrap();
-    let out = kiln.run(&[
-        "session",
-        "show",
-        "2025-12-10-fix-flaky-test",
-        "--format",
-        "html",
-        "-o",
-        &page.display().to_string(),
-    ]);
+    let out = page_to(&kiln, "2025-12-10-fix-flaky-test", &page);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let html = std::fs::read_to_string(&page).unwrap();
     let hrefs: Vec<&str> = html

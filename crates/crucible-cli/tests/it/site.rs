@@ -388,15 +388,7 @@ fn outputs_of_the_wrong_kind_are_refused_and_workflow_show_writes_a_file() {
         out.stderr
     );
     let dir = kiln.root.path().to_path_buf();
-    let out = kiln.run(&[
-        "session",
-        "show",
-        "2025-12-10-fix-flaky-test",
-        "--format",
-        "html",
-        "-o",
-        &dir.display().to_string(),
-    ]);
+    let out = crate::show_html::page_to(&kiln, "2025-12-10-fix-flaky-test", &dir);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr.contains("is a folder; name a file"),
