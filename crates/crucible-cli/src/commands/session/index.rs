@@ -102,7 +102,7 @@ pub fn run(ctx: &Context, args: &IndexArgs) -> anyhow::Result<Outcome> {
             dir: ctx.store.dir().display().to_string(),
             sessions: sessions.len(),
             unreadable: index.problems.iter().map(SkippedFile::from).collect(),
-            duplicates: duplicates.iter().cloned().map(DuplicateId::from).collect(),
+            duplicates: DuplicateId::all(&duplicates),
             search: SearchIndexAnswer::of(&search),
         })?,
         IndexFormat::Text if args.check => {

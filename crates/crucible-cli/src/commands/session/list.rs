@@ -38,13 +38,8 @@ impl Listed {
     pub fn answer(&self) -> ListAnswer<'_> {
         ListAnswer {
             sessions: self.rows.iter().map(SessionRecord::view).collect(),
-            skipped: self.skipped.iter().map(SkippedFile::from).collect(),
-            duplicates: self
-                .duplicates
-                .iter()
-                .cloned()
-                .map(DuplicateId::from)
-                .collect(),
+            skipped: SkippedFile::all(&self.skipped),
+            duplicates: DuplicateId::all(&self.duplicates),
         }
     }
 }

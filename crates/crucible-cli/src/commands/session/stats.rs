@@ -78,13 +78,8 @@ impl Computed {
                 .map(|r| self.priced(r, args).json(r))
                 .collect(),
             total: self.priced(&self.total, args).json(&self.total),
-            skipped: self.skipped.iter().map(SkippedFile::from).collect(),
-            duplicates: self
-                .duplicates
-                .iter()
-                .cloned()
-                .map(DuplicateId::from)
-                .collect(),
+            skipped: SkippedFile::all(&self.skipped),
+            duplicates: DuplicateId::all(&self.duplicates),
         }
     }
 }

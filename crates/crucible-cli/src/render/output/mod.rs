@@ -86,6 +86,20 @@ pub struct DuplicateId {
     pub paths: Vec<String>,
 }
 
+impl SkippedFile {
+    /// Every file a listing left out, as answers carry them.
+    pub fn all(problems: &[crucible_index::Problem]) -> Vec<Self> {
+        problems.iter().map(Self::from).collect()
+    }
+}
+
+impl DuplicateId {
+    /// Every id more than one file declares, as answers carry them.
+    pub fn all(duplicates: &[crucible_index::Duplicate]) -> Vec<Self> {
+        duplicates.iter().cloned().map(Self::from).collect()
+    }
+}
+
 impl From<crucible_index::Duplicate> for DuplicateId {
     fn from(d: crucible_index::Duplicate) -> Self {
         Self {
