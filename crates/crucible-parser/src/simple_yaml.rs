@@ -3,7 +3,8 @@
 //! serde_yaml was about a third of cru's own parsing time on frontmatter a
 //! few hundred bytes long. This reader handles what cru writes and what people
 //! usually write by hand (`key: scalar`, lists of scalars, lists of flat
-//! mappings) and returns `None` for anything else, which then goes to
+//! mappings, block mappings of scalars such as an imported session's `usage`
+//! by model) and returns `None` for anything else, which then goes to
 //! serde_yaml. It must never disagree with serde_yaml: a property test feeds
 //! both the same documents, and the scalar rules below are deliberately
 //! narrower than YAML's, giving up wherever the two could differ.
@@ -46,9 +47,14 @@ pub(crate) fn parse(yaml: &str) -> Option<Vec<(&str, Value)>> {
         }
         let (key, value) = key_value(line)?;
         let value = if value.is_empty() {
-            let (seq, next) = sequence(&lines, i)?;
+            let (block, next) = match lines.get(i) {
+                Some(l) if indent(l) > 0 && !is_dash_line(l) => {
+                    mapping(&lines, i, indent(l), MAX_DEPTH)?
+                }
+                _ => sequence(&lines, i)?,
+            };
             i = next;
-            seq
+            block
         } else {
             scalar(value)?
         };
@@ -114,6 +120,73 @@ fn is_special_word(s: &str) -> bool {
 
 fn indent(line: &str) -> usize {
     line.len() - line.trim_start_matches(' ').len()
+}
+
+/// How deep block mappings may nest before the reader gives up (a
+/// document nested deeper is serde_yaml's, which has its own limit).
+const MAX_DEPTH: usize = 8;
+
+fn is_dash_line(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("- ") || t == "-"
+}
+
+/// The block mapping whose keys are at `ind` spaces, starting at
+/// `lines[start]`: keys that YAML reads as text, values that are scalars,
+/// empty (null) or mappings nested deeper. Returns the mapping and the
+/// index of the first line after it, or `None` for anything else (a
+/// sequence inside, a blank line, a line indented oddly).
+fn mapping(lines: &[&str], start: usize, ind: usize, depth: usize) -> Option<(Value, usize)> {
+    let depth = depth.checked_sub(1)?;
+    let mut m = Mapping::new();
+    let mut i = start;
+    while let Some(line) = lines.get(i) {
+        if line.trim().is_empty() {
+            return None;
+        }
+        match indent(line) {
+            n if n < ind => break,
+            n if n > ind => return None,
+            _ => {}
+        }
+        let (key, value) = text_key_value(&line[ind..])?;
+        i += 1;
+        let value = if value.is_empty() {
+            match lines.get(i) {
+                Some(next) if indent(next) > ind => {
+                    if is_dash_line(next) {
+                        return None;
+                    }
+                    let (nested, after) = mapping(lines, i, indent(next), depth)?;
+                    i = after;
+                    nested
+                }
+                // A sequence at the key's own indent is YAML, but rare
+                // enough here to leave to serde_yaml.
+                Some(next) if is_dash_line(next) => return None,
+                _ => Value::Null,
+            }
+        } else {
+            scalar(value)?
+        };
+        if m.insert(Value::String(key.to_owned()), value).is_some() {
+            return None; // a duplicate key: serde_yaml's error to report
+        }
+    }
+    Some((Value::Mapping(m), i))
+}
+
+/// `key: value` inside a block mapping, where a key is any one-line
+/// plain text (model names such as `gpt-5.1-codex-max`), not only a word.
+fn text_key_value(line: &str) -> Option<(&str, &str)> {
+    let (key, rest) = line.split_once(':')?;
+    if !(rest.is_empty() || rest.starts_with(' ')) || key.is_empty() || key.trim() != key {
+        return None;
+    }
+    match scalar(key)? {
+        Value::String(s) if s == key => Some((key, rest.trim())),
+        _ => None,
+    }
 }
 
 /// The block sequence starting at `lines[start]`, or null when the key has
@@ -272,6 +345,9 @@ mod tests {
             "a: 7",
             "a: v1.2",
             "a: 'x'",
+            "a:\n  b: c",
+            "usage:\n  input: 5\n  models:\n    claude-opus-4-5-20251101:\n      input: 3\n    gpt-5.1-codex-max:\n      output: 2\nstatus: paused",
+            "a:\n  b:\n  c: d",
         ] {
             assert!(parse(doc).is_some(), "{doc}");
             same_as_serde_yaml(doc);
@@ -304,7 +380,17 @@ mod tests {
             "a: {b: c}",
             "a: b: c",
             "a: b # comment",
-            "a:\n  b: c",
+            "a:\n  b:\n  - c",
+            "a:\n  b:\n    - c",
+            "a:\n  b: c\n    d",
+            "a:\n  b: c\n\n  d: e",
+            "a:\n    b: c\n  d: e",
+            "a:\n  b: 1\n  b: 2",
+            "a:\n  'b': c",
+            "a:\n  b c : d",
+            "a:\n  1: c",
+            "a:\n  ~: c",
+            "a:\n  b:\n   c:\n    d:\n     e:\n      f:\n       g:\n        h:\n         i:\n          j: k",
             "a: &x 1",
             "a: |\n  text",
             "a: 012",
@@ -364,17 +450,36 @@ mod tests {
             ]
         }
 
+        /// A block mapping at `ind` spaces whose keys are the values
+        /// themselves (model names and YAML's awkward words alike), a
+        /// level deeper every other entry.
+        fn nested(vals: &[String], ind: usize, depth: usize) -> String {
+            let pad = " ".repeat(ind);
+            vals.iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    if i % 2 == 1 && depth > 0 {
+                        let inner = nested(&vals[..i], ind + 2, depth - 1);
+                        format!("{pad}{v}:\n{inner}")
+                    } else {
+                        format!("{pad}{v}: {}\n", vals[vals.len() - 1 - i])
+                    }
+                })
+                .collect()
+        }
+
         fn doc() -> impl Strategy<Value = String> {
             let entry = (
                 "[a-z_]{1,6}",
                 prop::collection::vec(scalar_text(), 0..3),
-                0usize..3,
+                0usize..4,
                 any::<bool>(),
             )
                 .prop_map(|(k, vals, shape, indent)| {
                     let pad = if indent { "  " } else { "" };
                     match (shape, vals.first()) {
                         (0, Some(v)) => format!("{k}: {v}\n"),
+                        (3, _) => format!("{k}:\n{}", nested(&vals, if indent { 2 } else { 1 }, 2)),
                         (1, _) => {
                             let items: String =
                                 vals.iter().map(|v| format!("{pad}- {v}\n")).collect();
