@@ -27,7 +27,7 @@ mod times;
 pub use encode::{Compression, Protocol, body, session_part};
 pub use error::{SendError, SentRecordError};
 pub use exporter::{Delivery, Endpoint, Exporter, RetryPolicy};
-pub use mapping::{Resource, session_spans};
+pub use mapping::{PhaseSpans, Resource, Trace, session_spans, session_trace};
 pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 pub use opentelemetry_proto::tonic::trace::v1::Span;
 pub use sent::{SentRecord, content_hash};

@@ -22,12 +22,70 @@ pub struct Resource {
 /// what happened in it. `data` (the session's sidecar) gives tool calls
 /// their source's ids and durations where it has them.
 pub fn session_spans(log: &SessionLog, data: Option<&SessionData>) -> Vec<Span> {
-    let session = Session::new(log, data);
-    let mut spans = vec![session.root_span()];
-    for (i, (id, phase)) in log.phases().enumerate() {
-        phase::spans(&session, i, id, phase, &mut spans);
+    session_trace(log, data).into_spans()
+}
+
+/// A session's trace cut where its parts settle: the root (with what
+/// happened before the first phase) and each phase with what happened in
+/// it. A part that is not settled yet will still change (an open phase's
+/// end, the root's end and status); an engine that keeps the first copy
+/// of a span (Phoenix) must not be sent it before it settles.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    /// The root span, then the spans of what came before the first phase.
+    pub root: Vec<Span>,
+    /// The session is over (paused, completed or failed): the root's end,
+    /// status and figures are final unless it is resumed.
+    pub root_settled: bool,
+    pub phases: Vec<PhaseSpans>,
+}
+
+/// One phase's span followed by its children's.
+#[derive(Debug, Clone, Default)]
+pub struct PhaseSpans {
+    pub spans: Vec<Span>,
+    /// A phase is closed once another phase follows it or the session is
+    /// over.
+    pub closed: bool,
+}
+
+impl Trace {
+    /// Every span, settled or not, in the order of [`session_spans`].
+    pub fn into_spans(self) -> Vec<Span> {
+        let mut spans = self.root;
+        for p in self.phases {
+            spans.extend(p.spans);
+        }
+        spans
     }
-    spans
+
+    pub fn span_count(&self) -> usize {
+        self.root.len() + self.phases.iter().map(|p| p.spans.len()).sum::<usize>()
+    }
+}
+
+/// `log`'s trace in its parts ([`Trace`]).
+pub fn session_trace(log: &SessionLog, data: Option<&SessionData>) -> Trace {
+    let session = Session::new(log, data);
+    let over = log.frontmatter.status != SessionStatus::Active;
+    let n = log.phases().count();
+    let phases = log
+        .phases()
+        .enumerate()
+        .map(|(i, (id, phase))| {
+            let mut spans = Vec::new();
+            phase::spans(&session, i, id, phase, &mut spans);
+            PhaseSpans {
+                spans,
+                closed: over || i + 1 < n,
+            }
+        })
+        .collect();
+    Trace {
+        root: vec![session.root_span()],
+        root_settled: over,
+        phases,
+    }
 }
 
 /// What every span of one session needs.
