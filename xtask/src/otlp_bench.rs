@@ -91,6 +91,14 @@ pub fn measure_otlp(
 ) -> anyhow::Result<OtlpFigures> {
     let dir_arg = dir.to_string_lossy().into_owned();
     measure(cru, &["--dir", &dir_arg, "session", "index"], 1)?;
+    // Each run's receiver has a port of its own, so an earlier run's
+    // sent-record would hold another 10,000 entries per run: read and
+    // written again by every export, it made the figure depend on how
+    // often the corpus had been measured.
+    match std::fs::remove_file(dir.join(".otlp-sent.json")) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+        _ => {}
+    }
     let rx = Discard::start()?;
     let args = [
         "--dir",

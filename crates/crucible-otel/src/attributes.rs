@@ -8,6 +8,11 @@ use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value::Valu
 pub struct Attributes(Vec<KeyValue>);
 
 impl Attributes {
+    /// Room for `n` attributes, so that a span's list is allocated once.
+    pub fn with_capacity(n: usize) -> Self {
+        Self(Vec::with_capacity(n))
+    }
+
     pub fn str(mut self, key: &str, value: impl Into<String>) -> Self {
         self.0.push(kv(key, Value::StringValue(value.into())));
         self

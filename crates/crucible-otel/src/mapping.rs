@@ -162,7 +162,8 @@ impl<'a> Session<'a> {
     /// Attributes every span of the session carries, so that an engine
     /// groups any one of them with its session.
     fn common(&self) -> Attributes {
-        Attributes::default()
+        // Room for a `chat` span's, the most any span has.
+        Attributes::with_capacity(18)
             .str(a::SESSION_ID, self.id)
             .str(a::CONVERSATION, self.id)
     }
