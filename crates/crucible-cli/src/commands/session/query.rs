@@ -329,6 +329,34 @@ pub fn oldest_first<'a>(
     records
 }
 
+/// The files of the sessions `filter` takes, in [`oldest_first`]'s order,
+/// and how many files the index could not read: from a visit of the index
+/// that decodes no usage cell (a whole open did, a fifth of a second at
+/// 10,000 sessions, for a batch command that reads each file anyway).
+pub fn oldest_first_paths(
+    ctx: &Context,
+    filter: &crucible_index::Filter,
+) -> anyhow::Result<(Vec<std::path::PathBuf>, usize)> {
+    // The rows are only pre-screened by the filter: each is asked.
+    let visited = visit_index(ctx, filter, &Vec::new, &|rows, facts, _| {
+        if filter.matches(facts) {
+            rows.push((
+                facts.started_ms(),
+                facts.id.to_string(),
+                facts.path.to_string(),
+            ));
+        }
+    })?;
+    let skipped = visited.skipped.len();
+    let mut rows: Vec<(i64, String, String)> = visited.into_iter().flatten().collect();
+    rows.sort_unstable();
+    let dir = ctx.store.dir();
+    Ok((
+        rows.into_iter().map(|(_, _, p)| dir.join(p)).collect(),
+        skipped,
+    ))
+}
+
 /// Opens the index with every record, printing what `visit_index` prints.
 pub fn open_index(ctx: &Context) -> anyhow::Result<crucible_index::Opened> {
     let bar = progress::bar("indexing sessions");

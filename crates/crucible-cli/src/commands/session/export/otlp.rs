@@ -11,7 +11,7 @@ use crucible_otel::{Exporter, RetryPolicy, SentRecord};
 use crucible_parser::MarkdownCodec;
 
 use super::otlp_settings::settings;
-use crate::commands::session::query::{FilterArgs, open_index};
+use crate::commands::session::query::FilterArgs;
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
 
@@ -246,13 +246,7 @@ fn select(
             .into());
     }
     let filter = args.filters.filter()?;
-    let opened = open_index(ctx)?;
-    let records = crate::commands::session::query::oldest_first(&opened, &filter);
-    let paths = records
-        .iter()
-        .map(|r| ctx.store.dir().join(&r.path))
-        .collect();
-    Ok((paths, opened.index.problems.len()))
+    crate::commands::session::query::oldest_first_paths(ctx, &filter)
 }
 
 /// Reads a session (its journal applied) and its sidecar, redacts both
