@@ -2,7 +2,7 @@
 
 mod phase;
 
-use crucible_core::{Block, PhaseId, SessionData, SessionLog, SessionStatus, UsageLine};
+use crucible_core::{Block, PhaseId, Section, SessionData, SessionLog, SessionStatus, UsageLine};
 use opentelemetry_proto::tonic::trace::v1::span::{Link, SpanKind};
 use opentelemetry_proto::tonic::trace::v1::{Span, Status, status::StatusCode};
 
@@ -69,7 +69,7 @@ pub fn session_trace(log: &SessionLog, data: Option<&SessionData>) -> Trace {
     let session = Session::new(log, data);
     let over = log.frontmatter.status != SessionStatus::Active;
     let n = log.phases().count();
-    let phases = log
+    let phases: Vec<PhaseSpans> = log
         .phases()
         .enumerate()
         .map(|(i, (id, phase))| {
@@ -81,8 +81,19 @@ pub fn session_trace(log: &SessionLog, data: Option<&SessionData>) -> Trace {
             }
         })
         .collect();
+    let mut root = vec![session.root_span()];
+    session.own_blocks(&mut root);
+    // The root holds every phase, and what lasted longer than its share.
+    for p in &phases {
+        if let Some(first) = p.spans.first() {
+            root[0].start_time_unix_nano =
+                root[0].start_time_unix_nano.min(first.start_time_unix_nano);
+            root[0].end_time_unix_nano = root[0].end_time_unix_nano.max(first.end_time_unix_nano);
+        }
+    }
+    phase::widen_to_children(&mut root, 0);
     Trace {
-        root: vec![session.root_span()],
+        root,
         root_settled: over,
         phases,
     }
@@ -104,20 +115,23 @@ impl<'a> Session<'a> {
         let fm = &log.frontmatter;
         let clocks: Vec<PhaseClock> = log
             .phases()
-            .map(|(_, p)| PhaseClock {
-                level: p.level,
-                started_ms: p
-                    .meta
-                    .started
-                    .as_ref()
-                    .map(crucible_core::Timestamp::unix_ms),
-                duration_ms: p.meta.duration_ms,
-                last_record_ms: p
+            .map(|(_, p)| {
+                let responses = p
                     .usage
                     .iter()
                     .filter_map(|r| r.at.as_ref())
-                    .map(crucible_core::Timestamp::unix_ms)
-                    .max(),
+                    .map(crucible_core::Timestamp::unix_ms);
+                PhaseClock {
+                    level: p.level,
+                    started_ms: p
+                        .meta
+                        .started
+                        .as_ref()
+                        .map(crucible_core::Timestamp::unix_ms),
+                    duration_ms: p.meta.duration_ms,
+                    first_record_ms: responses.clone().min(),
+                    last_record_ms: responses.max(),
+                }
             })
             .collect();
         let interval = times::session_interval(
@@ -125,6 +139,8 @@ impl<'a> Session<'a> {
             fm.ended.as_ref().map(crucible_core::Timestamp::unix_ms),
             &clocks,
         );
+        let phases = times::phase_intervals(interval, &clocks);
+        let interval = times::enclosing(interval, &phases);
         let id = log.id().as_str();
         Self {
             log,
@@ -132,7 +148,7 @@ impl<'a> Session<'a> {
             id,
             trace_id: ids::trace_id(id),
             interval,
-            phases: times::phase_intervals(interval, &clocks),
+            phases,
             usage: log.usage_lines(),
         }
     }
@@ -202,6 +218,49 @@ impl<'a> Session<'a> {
             span.status = Some(error_status("the session failed"));
         }
         span
+    }
+
+    /// What the session holds outside its phases (before the first, or
+    /// in sections that are not phases): tool calls as spans of the root,
+    /// callouts as its events, in the time before the first phase.
+    fn own_blocks(&self, root: &mut Vec<Span>) {
+        let own: Vec<Block> = self
+            .log
+            .preamble
+            .iter()
+            .chain(
+                self.log
+                    .sections
+                    .iter()
+                    .filter_map(|s| match s {
+                        Section::Plain(p) => Some(&p.blocks),
+                        Section::Phase(_) => None,
+                    })
+                    .flatten(),
+            )
+            .filter(|b| matches!(b, Block::ToolCalls { .. } | Block::Callout(_)))
+            .cloned()
+            .collect();
+        if own.is_empty() {
+            return;
+        }
+        let window = Interval {
+            start: self.interval.start,
+            end: self
+                .phases
+                .first()
+                .map_or(self.interval.end, |p| p.start)
+                .max(self.interval.start),
+        };
+        let owner = phase::Owner {
+            span_id: self.span_id(ids::ROOT),
+            path: ids::ROOT.to_owned(),
+            phase_index: None,
+        };
+        phase::blocks(self, &owner, &own, window, root);
+        if root[0].status.is_none() && root[1..].iter().any(|c| c.status.is_some()) {
+            root[0].status = Some(error_status("a tool call of the session failed"));
+        }
     }
 
     /// The request the session started from: its `prompt` block, else the

@@ -9,7 +9,8 @@ pub struct PhaseClock {
     pub level: u8,
     pub started_ms: Option<i64>,
     pub duration_ms: Option<u64>,
-    /// The latest model response the phase recorded.
+    /// The earliest and the latest model response the phase recorded.
+    pub first_record_ms: Option<i64>,
     pub last_record_ms: Option<i64>,
 }
 
@@ -52,9 +53,11 @@ pub fn session_interval(started_ms: i64, ended_ms: Option<i64>, phases: &[PhaseC
         })
         .flatten()
         .max();
+    // An `ended` before `started` is not believed; the phases' own times
+    // still are.
     let end = ended_ms
-        .or(latest)
         .filter(|e| *e > started_ms)
+        .or(latest.filter(|e| *e > started_ms))
         .unwrap_or(started_ms + DERIVED_MS_PER_PHASE * phases.len().max(1) as i64);
     Interval {
         start: started_ms,
@@ -62,11 +65,15 @@ pub fn session_interval(started_ms: i64, ended_ms: Option<i64>, phases: &[PhaseC
     }
 }
 
-/// Each phase's interval. A phase without `started` is placed evenly
-/// between the phases around it that have one (the session's start and
-/// end standing in at either side); a phase ends after its `duration`, else
-/// where the next phase at its level or shallower starts, else at the
-/// session's end.
+/// Each phase's interval. A phase without `started` that recorded model
+/// responses starts at the previous phase's last response (or its own
+/// first, when that is earlier), so that its `chat` spans lie inside it;
+/// any other phase without `started` is placed evenly between the phases
+/// around it that have a start (after the earlier one's end when it has a
+/// duration; the session's start and end standing in at either side). A
+/// phase ends after its `duration`, else where the next phase at its level
+/// or shallower starts, else at the session's end; never before its last
+/// response.
 pub fn phase_intervals(session: Interval, phases: &[PhaseClock]) -> Vec<Interval> {
     let starts = phase_starts(session, phases);
     (0..phases.len())
@@ -78,6 +85,7 @@ pub fn phase_intervals(session: Interval, phases: &[PhaseClock]) -> Vec<Interval
                     .find(|&j| phases[j].level <= phases[i].level)
                     .map_or(session.end, |j| starts[j]),
             };
+            let end = end.max(phases[i].last_record_ms.unwrap_or(end));
             Interval {
                 start,
                 end: end.max(start),
@@ -86,8 +94,30 @@ pub fn phase_intervals(session: Interval, phases: &[PhaseClock]) -> Vec<Interval
         .collect()
 }
 
+/// The interval of the session's root: the session's own, widened to
+/// hold every phase (an engine draws a child outside its parent as
+/// broken).
+pub fn enclosing(session: Interval, phases: &[Interval]) -> Interval {
+    phases.iter().fold(session, |acc, p| Interval {
+        start: acc.start.min(p.start),
+        end: acc.end.max(p.end),
+    })
+}
+
+/// Where a phase without `started` but with timed responses begins.
+fn anchored_start(phases: &[PhaseClock], i: usize) -> Option<i64> {
+    let first = phases[i].first_record_ms?;
+    let previous = i
+        .checked_sub(1)
+        .and_then(|p| phases[p].last_record_ms)
+        .filter(|p| *p <= first);
+    Some(previous.unwrap_or(first))
+}
+
 fn phase_starts(session: Interval, phases: &[PhaseClock]) -> Vec<i64> {
-    let mut starts: Vec<Option<i64>> = phases.iter().map(|p| p.started_ms).collect();
+    let mut starts: Vec<Option<i64>> = (0..phases.len())
+        .map(|i| phases[i].started_ms.or_else(|| anchored_start(phases, i)))
+        .collect();
     let mut i = 0;
     while i < starts.len() {
         if starts[i].is_some() {
@@ -103,7 +133,18 @@ fn phase_starts(session: Interval, phases: &[PhaseClock]) -> Vec<i64> {
             .flatten()
             .unwrap_or(session.end);
         let m = (run_end - i) as i64;
-        if let Some(before) = i.checked_sub(1).and_then(|p| starts[p]) {
+        let previous = i.checked_sub(1);
+        let before_end = previous.and_then(|p| {
+            let d = phases[p].duration_ms?;
+            starts[p].map(|s| s.saturating_add(d as i64))
+        });
+        if let Some(end) = before_end.filter(|e| *e < after) {
+            // After a phase that says how long it took: evenly from its end.
+            let gap = after - end;
+            for (k, s) in starts[i..run_end].iter_mut().enumerate() {
+                *s = Some(end + gap * k as i64 / m);
+            }
+        } else if let Some(before) = previous.and_then(|p| starts[p]) {
             // Between two known starts: evenly inside the gap.
             let gap = (after - before).max(0);
             for (k, s) in starts[i..run_end].iter_mut().enumerate() {
@@ -138,8 +179,77 @@ mod tests {
             level: 2,
             started_ms,
             duration_ms,
+            first_record_ms: None,
             last_record_ms: None,
         }
+    }
+
+    #[test]
+    fn a_phase_without_a_start_holds_its_responses() {
+        // Imported sessions: no `started`, only response times.
+        let mut a = clock(None, None);
+        a.first_record_ms = Some(2_000);
+        a.last_record_ms = Some(3_000);
+        let mut b = clock(None, None);
+        b.first_record_ms = Some(8_000);
+        b.last_record_ms = Some(9_500);
+        let phases = [clock(None, None), a, b];
+        let s = session_interval(0, Some(9_000), &phases);
+        let iv = phase_intervals(s, &phases);
+        // b starts at a's last response and runs to its own last one.
+        assert_eq!(
+            iv[1],
+            Interval {
+                start: 2_000,
+                end: 3_000
+            }
+        );
+        assert_eq!(
+            iv[2],
+            Interval {
+                start: 3_000,
+                end: 9_500
+            }
+        );
+        assert_eq!(
+            iv[0],
+            Interval {
+                start: 0,
+                end: 2_000
+            }
+        );
+        // The root is widened to hold them.
+        assert_eq!(
+            enclosing(s, &iv),
+            Interval {
+                start: 0,
+                end: 9_500
+            }
+        );
+    }
+
+    #[test]
+    fn an_untimed_phase_starts_after_a_timed_one_ends() {
+        let phases = [
+            clock(Some(1_000), Some(5_000)),
+            clock(None, None),
+            clock(Some(8_000), None),
+        ];
+        let iv = phase_intervals(session_interval(0, Some(10_000), &phases), &phases);
+        assert_eq!(iv[1].start, 6_000);
+    }
+
+    #[test]
+    fn an_ended_before_started_gives_way_to_the_phases_times() {
+        let phases = [clock(Some(1_000), Some(4_000))];
+        let s = session_interval(0, Some(-5), &phases);
+        assert_eq!(
+            s,
+            Interval {
+                start: 0,
+                end: 5_000
+            }
+        );
     }
 
     #[test]
@@ -154,9 +264,10 @@ mod tests {
         let s = session_interval(0, Some(10_000), &phases);
         let iv = phase_intervals(s, &phases);
         let starts: Vec<i64> = iv.iter().map(|i| i.start).collect();
-        assert_eq!(starts, [0, 1_000, 2_000, 3_000, 4_000]);
+        // The two after the phase of 500 ms share the gap from its end.
+        assert_eq!(starts, [0, 1_000, 1_500, 2_750, 4_000]);
         let ends: Vec<i64> = iv.iter().map(|i| i.end).collect();
-        assert_eq!(ends, [1_000, 1_500, 3_000, 4_000, 10_000]);
+        assert_eq!(ends, [1_000, 1_500, 2_750, 4_000, 10_000]);
     }
 
     #[test]

@@ -56,7 +56,12 @@ pub(super) fn spans(
     span.attributes = figures(attrs, lines).into_vec();
     let first_child = out.len() + 1;
     out.push(span);
-    blocks(s, id, phase, iv, out);
+    let owner = Owner {
+        span_id: s.phase_span_id(id),
+        path,
+        phase_index: Some(id.index()),
+    };
+    blocks(s, &owner, &phase.blocks, iv, out);
     chats(s, id, phase, iv, out);
     // A phase in which something failed says so in its status, so that an
     // engine's error filter finds it; the failed call is the child in error.
@@ -64,59 +69,85 @@ pub(super) fn spans(
     if failed {
         out[first_child - 1].status = Some(error_status("a tool call of the phase failed"));
     }
+    // A call that lasted longer than the phase's share (its sidecar's
+    // duration) widens the phase: a child is drawn inside its parent.
+    widen_to_children(out, first_child - 1);
+}
+
+/// Widens `out[parent]` to hold every span after it.
+pub(super) fn widen_to_children(out: &mut [Span], parent: usize) {
+    let (head, children) = out.split_at_mut(parent + 1);
+    let p = &mut head[parent];
+    for c in children.iter() {
+        p.start_time_unix_nano = p.start_time_unix_nano.min(c.start_time_unix_nano);
+        p.end_time_unix_nano = p.end_time_unix_nano.max(c.end_time_unix_nano);
+    }
+}
+
+/// The span that tool calls, subagents and callouts belong to: a phase's,
+/// or the root's for those before the first phase.
+pub(super) struct Owner {
+    pub span_id: Vec<u8>,
+    /// The owner's path in the session (`phase-2`, `root`), the stem of
+    /// its children's paths.
+    pub path: String,
+    /// The phase's index, where the sidecar files its calls.
+    pub phase_index: Option<usize>,
 }
 
 /// Tool calls, subagents and callouts, each at its place in the phase: the
 /// phase's interval is shared evenly among its blocks in document order
 /// (docs/otel.md, "Times"); a call whose sidecar has its duration lasts
 /// that long.
-fn blocks(s: &Session<'_>, id: PhaseId, phase: &Phase, iv: Interval, out: &mut Vec<Span>) {
-    let parent = s.phase_span_id(id);
-    let slots = phase.blocks.len();
+pub(super) fn blocks(
+    s: &Session<'_>,
+    owner: &Owner,
+    blocks: &[Block],
+    iv: Interval,
+    out: &mut Vec<Span>,
+) {
+    let slots = blocks.len();
     let mut call = 0;
     let mut subagent = 0;
-    for (b, block) in phase.blocks.iter().enumerate() {
+    for (b, block) in blocks.iter().enumerate() {
         let slot = iv.slot(b, slots);
         match block {
             Block::ToolCalls { calls } => {
                 for (k, c) in calls.iter().enumerate() {
                     let at = slot.slot(k, calls.len());
-                    out.push(tool_span(s, id, call, c, at, parent.clone()));
+                    out.push(tool_span(s, owner, call, c, at));
                     call += 1;
                 }
             }
             Block::Callout(c) if c.kind() == CalloutKind::Subagent => {
                 subagent += 1;
-                subagent_span(s, id, subagent, c, slot, out);
+                subagent_span(s, owner, subagent, c, slot, out);
             }
             Block::Callout(c) => {
-                let phase_span = out
-                    .iter_mut()
-                    .rev()
-                    .find(|sp| sp.span_id == parent)
-                    .expect("the phase's span was pushed before its blocks");
-                phase_span.events.push(callout_event(c, slot.start));
+                if let Some(p) = out.iter_mut().rev().find(|sp| sp.span_id == owner.span_id) {
+                    p.events.push(callout_event(c, slot.start));
+                }
             }
             _ => {}
         }
     }
 }
 
-fn tool_span(
-    s: &Session<'_>,
-    id: PhaseId,
-    call: usize,
-    c: &ToolCall,
-    slot: Interval,
-    parent: Vec<u8>,
-) -> Span {
-    let data = s.data.and_then(|d| d.call_at(id.index(), call));
-    let path = format!("{id}/tool-{}", call + 1);
+fn tool_span(s: &Session<'_>, owner: &Owner, call: usize, c: &ToolCall, slot: Interval) -> Span {
+    let data = owner
+        .phase_index
+        .and_then(|i| s.data.and_then(|d| d.call_at(i, call)));
+    let path = format!("{}/tool-{}", owner.path, call + 1);
     let mut iv = slot;
     if let Some(d) = data.and_then(|d| d.duration_ms) {
         iv.end = iv.start.saturating_add(d as i64);
     }
-    let mut span = s.span(&path, parent, format!("execute_tool {}", c.tool), iv);
+    let mut span = s.span(
+        &path,
+        owner.span_id.clone(),
+        format!("execute_tool {}", c.tool),
+        iv,
+    );
     let call_id = data
         .and_then(|d| d.id.clone())
         .unwrap_or_else(|| format!("{}#{path}", s.id));
@@ -142,13 +173,13 @@ fn tool_span(
 /// session of its own, so its own trace, which the phase's span links to.
 fn subagent_span(
     s: &Session<'_>,
-    id: PhaseId,
+    owner: &Owner,
     n: usize,
     c: &Callout,
     slot: Interval,
     out: &mut Vec<Span>,
 ) {
-    let parent = s.phase_span_id(id);
+    let parent = owner.span_id.clone();
     let Ok(sub) = c.subagent() else {
         // Unreadable: kept as what it is, a callout.
         if let Some(p) = out.iter_mut().rev().find(|sp| sp.span_id == parent) {
@@ -169,7 +200,7 @@ fn subagent_span(
         return;
     }
     let agent = sub.agent.as_ref().map_or("subagent", |a| a.name.as_str());
-    let path = format!("{id}/subagent-{n}");
+    let path = format!("{}/subagent-{n}", owner.path);
     let mut span = s.span(&path, parent, format!("invoke_agent {agent}"), slot);
     let output = sub
         .summary
