@@ -66,6 +66,7 @@ pub const AGENT_NAME: &str = "gen_ai.agent.name";
 pub const AGENT_VERSION: &str = "gen_ai.agent.version";
 pub const CONVERSATION: &str = "gen_ai.conversation.id";
 pub const REQUEST_MODEL: &str = "gen_ai.request.model";
+pub const PROVIDER: &str = "gen_ai.provider.name";
 pub const RESPONSE_ID: &str = "gen_ai.response.id";
 pub const INPUT_TOKENS: &str = "gen_ai.usage.input_tokens";
 pub const OUTPUT_TOKENS: &str = "gen_ai.usage.output_tokens";

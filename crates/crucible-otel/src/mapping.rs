@@ -198,7 +198,16 @@ impl<'a> Session<'a> {
             .opt_str(a::AGENT_VERSION, agent.and_then(|a| a.version.clone()))
             .opt_str(a::REQUEST_MODEL, fm.model.clone())
             .opt_str(a::LLM_MODEL, fm.model.clone())
+            .opt_str(a::PROVIDER, fm.model.as_deref().and_then(provider))
             .opt_str(a::INPUT_VALUE, self.prompt())
+            .opt_str(
+                a::OUTPUT_VALUE,
+                self.log
+                    .phases()
+                    .filter_map(|(_, p)| last_words(p.blocks.iter()))
+                    .last()
+                    .or_else(|| last_words(self.log.preamble.iter())),
+            )
             .opt_str(a::CRU_SESSION_TITLE, self.log.title())
             .str(a::CRU_SESSION_STATUS, fm.status.as_str())
             .opt_str(a::CRU_CHANNEL, fm.channel.clone())
@@ -263,9 +272,10 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// The request the session started from: its `prompt` block, else the
-    /// first words a user said in it, else its title (what an engine's
-    /// session list shows as the session's first input).
+    /// The request the session started from: its `prompt` block, else its
+    /// title (what the task was), else the first words a user said in it
+    /// (what an engine's session list shows as the session's first input;
+    /// a `[!user]` correction halfway through is a poor name for a task).
     fn prompt(&self) -> Option<String> {
         self.log
             .blocks()
@@ -273,12 +283,48 @@ impl<'a> Session<'a> {
                 Block::Prompt { text } => Some(text.clone()),
                 _ => None,
             })
+            .or_else(|| self.log.title().map(str::to_owned))
             .or_else(|| {
                 self.log
                     .phases()
                     .find_map(|(_, p)| crucible_core::first_user_words(&p.blocks))
             })
-            .or_else(|| self.log.title().map(str::to_owned))
+    }
+}
+
+/// The last words written in `blocks` (an agent's reply, a phase's
+/// closing note): what an engine shows as a span's output.
+fn last_words<'b>(blocks: impl DoubleEndedIterator<Item = &'b Block>) -> Option<String> {
+    blocks.rev().find_map(|b| match b {
+        Block::Prose { text } if !text.trim().is_empty() => Some(text.trim().to_owned()),
+        _ => None,
+    })
+}
+
+/// The GenAI conventions' `gen_ai.provider.name` of a model, where its
+/// name says it.
+fn provider(model: &str) -> Option<&'static str> {
+    let m = model.to_ascii_lowercase();
+    let m = m.rsplit('/').next().unwrap_or(&m);
+    if m.starts_with("claude") {
+        Some("anthropic")
+    } else if m.starts_with("gpt")
+        || m.starts_with("o1")
+        || m.starts_with("o3")
+        || m.starts_with("o4")
+        || m.contains("codex")
+    {
+        Some("openai")
+    } else if m.starts_with("gemini") {
+        Some("gcp.gemini")
+    } else if m.starts_with("mistral") || m.starts_with("codestral") {
+        Some("mistral_ai")
+    } else if m.starts_with("deepseek") {
+        Some("deepseek")
+    } else if m.starts_with("grok") {
+        Some("x_ai")
+    } else {
+        None
     }
 }
 

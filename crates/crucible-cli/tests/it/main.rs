@@ -32,6 +32,7 @@ mod learn;
 mod mcp;
 mod mcp_python;
 mod otlp;
+mod otlp_inputs_outputs;
 mod otlp_outside_phases;
 mod otlp_phoenix;
 mod otlp_receiver;

@@ -46,7 +46,8 @@ pub(super) fn spans(
         .opt_str(
             a::INPUT_VALUE,
             crucible_core::first_user_words(&phase.blocks),
-        );
+        )
+        .opt_str(a::OUTPUT_VALUE, super::last_words(phase.blocks.iter()));
     // A phase's figures without requests (`tokens=`) are the phase's own;
     // with requests they are on its `chat` spans, never on both.
     let lines = s
@@ -259,7 +260,8 @@ fn chats(s: &Session<'_>, id: PhaseId, phase: &Phase, iv: Interval, out: &mut Ve
             .model
             .as_ref());
         let path = format!("{id}/chat-{}", k + 1);
-        let name = format!("chat {}", model.map_or("unknown", String::as_str));
+        // The conventions' name is `chat {model}`, plain `chat` without one.
+        let name = model.map_or_else(|| "chat".to_owned(), |m| format!("chat {m}"));
         let mut span = s.span(&path, parent.clone(), name, Interval { start, end });
         span.kind = SpanKind::Client as i32;
         span.attributes = chat_attributes(s.common(), r, model).into_vec();
@@ -273,6 +275,7 @@ fn chat_attributes(attrs: Attributes, r: &UsageRecord, model: Option<&String>) -
         .str(a::OPERATION, "chat")
         .str(a::SPAN_KIND, "LLM")
         .opt_str(a::REQUEST_MODEL, model.cloned())
+        .opt_str(a::PROVIDER, model.and_then(|m| super::provider(m)))
         .opt_str(a::LLM_MODEL, model.cloned())
         .opt_str(a::RESPONSE_ID, r.id.clone())
         .int(a::INPUT_TOKENS, prompt_tokens(t))
