@@ -197,6 +197,9 @@ fn subagent_span(
                     .into_vec(),
             );
             p.links.push(link);
+            // Also an event, for engines that drop span links (Phoenix):
+            // its text names the child session.
+            p.events.push(callout_event(c, slot.start));
         }
         return;
     }
