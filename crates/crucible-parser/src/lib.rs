@@ -66,6 +66,24 @@ pub fn parse_session(path: &Path, bytes: &[u8]) -> Result<SessionLog, ParseError
     }
 }
 
+/// A warning when `ended` is before `started`: both parse, but a reader
+/// that needs the session's length cannot believe both.
+fn ended_before_started(
+    path: &Path,
+    yaml: &str,
+    fm: &crucible_core::Frontmatter,
+) -> Option<Warning> {
+    let ended = fm.ended.as_ref()?;
+    (ended.unix_ms() < fm.started.unix_ms()).then(|| Warning {
+        path: path.to_owned(),
+        line: frontmatter::key_line(yaml, "ended"),
+        message: format!(
+            "`ended` ({ended}) is before `started` ({}): tools that need the session's length use its phases' times instead",
+            fm.started
+        ),
+    })
+}
+
 /// Parses a session file and reports every problem in it, in line order.
 pub fn check_session(path: &Path, bytes: &[u8]) -> Checked {
     let mut checked = Checked {
@@ -124,6 +142,9 @@ pub fn check_session(path: &Path, bytes: &[u8]) -> Checked {
             preamble: body.preamble,
             sections: body.sections,
         };
+        checked
+            .warnings
+            .extend(ended_before_started(path, split.yaml, &log.frontmatter));
         if let Some(point) = log.frontmatter.resume_point {
             let phases = log.phase_count();
             if point.index() >= phases {

@@ -12,4 +12,5 @@ mod store;
 mod strategy;
 mod summary;
 mod tiers;
+mod times;
 mod workflow;
