@@ -2,7 +2,9 @@
 
 mod phase;
 
-use crucible_core::{Block, PhaseId, Section, SessionData, SessionLog, SessionStatus, UsageLine};
+use crucible_core::{
+    Block, CalloutKind, PhaseId, Section, SessionData, SessionLog, SessionStatus, UsageLine,
+};
 use opentelemetry_proto::tonic::trace::v1::span::{Link, SpanKind};
 use opentelemetry_proto::tonic::trace::v1::{Span, Status, status::StatusCode};
 
@@ -273,7 +275,8 @@ impl<'a> Session<'a> {
     }
 
     /// The request the session started from: its `prompt` block, else its
-    /// title (what the task was), else the first words a user said in it
+    /// title (what the task was), else the first words a user said in it,
+    /// else the name of its first phase
     /// (what an engine's session list shows as the session's first input;
     /// a `[!user]` correction halfway through is a poor name for a task).
     fn prompt(&self) -> Option<String> {
@@ -289,14 +292,28 @@ impl<'a> Session<'a> {
                     .phases()
                     .find_map(|(_, p)| crucible_core::first_user_words(&p.blocks))
             })
+            // What the first phase set out to do.
+            .or_else(|| self.log.phases().next().map(|(_, p)| p.name.clone()))
     }
 }
 
-/// The last words written in `blocks` (an agent's reply, a phase's
-/// closing note): what an engine shows as a span's output.
+/// The last words written in `blocks`: a paragraph (an agent's reply), a
+/// callout other than a user's (a decision, a summary), else the result of
+/// the last tool call: what an engine shows as a span's output.
 fn last_words<'b>(blocks: impl DoubleEndedIterator<Item = &'b Block>) -> Option<String> {
+    let text = |t: &str| {
+        let t = t.trim();
+        (!t.is_empty()).then(|| t.to_owned())
+    };
     blocks.rev().find_map(|b| match b {
-        Block::Prose { text } if !text.trim().is_empty() => Some(text.trim().to_owned()),
+        Block::Prose { text: t } => text(t),
+        Block::Callout(c) if !matches!(c.kind(), CalloutKind::User) => {
+            text(&c.text()).or_else(|| text(&c.title))
+        }
+        Block::ToolCalls { calls } => calls
+            .last()
+            .and_then(|c| c.summary.as_deref())
+            .and_then(text),
         _ => None,
     })
 }
