@@ -636,7 +636,8 @@ fn watch_otlp_sends_sessions_as_they_change() {
     let rx = crate::otlp_receiver::Receiver::start();
     let empty = tempfile::tempdir().unwrap();
     let w = kiln.watch(&["--otlp", &rx.url, empty.path().to_str().unwrap()]);
-    poll("the first send", || (rx.spans().len() == 109).then_some(()));
+    // Every settled part: all but the running session's open phase and root.
+    poll("the first send", || (rx.spans().len() == 106).then_some(()));
     let mut log = kiln.command();
     log.env("CRU_SESSIONS_DIR", kiln.sessions());
     let out = kiln.run_cmd(log.args([
@@ -650,14 +651,26 @@ fn watch_otlp_sends_sessions_as_they_change() {
         "writer",
     ]));
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let spans = poll("the new phase", || {
+    // The new phase closes the one before it: that one goes, the new one waits.
+    let spans = poll("the closed phase", || {
         let got = rx.received();
         (got.len() >= 2).then(|| got[got.len() - 1].spans())
     });
     let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
-    assert!(
-        names.contains(&"Write the guide"),
-        "{names:?}\n{}",
+    assert_eq!(names, ["Outline"], "{}", w.stderr());
+    let mut end = kiln.command();
+    end.env("CRU_SESSIONS_DIR", kiln.sessions());
+    let out = kiln.run_cmd(end.args(["session", "end", "2025-12-12-start-docs"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let spans = poll("the ended session", || {
+        let got = rx.received();
+        (got.len() >= 3).then(|| got[got.len() - 1].spans())
+    });
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["invoke_agent writer", "Write the guide"],
+        "{}",
         w.stderr()
     );
     // Only the session that changed.
