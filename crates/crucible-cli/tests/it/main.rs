@@ -34,6 +34,7 @@ mod mcp_python;
 mod otlp;
 mod otlp_phoenix;
 mod otlp_receiver;
+mod otlp_settled;
 mod picker;
 mod project;
 mod record;

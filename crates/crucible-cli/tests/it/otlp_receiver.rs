@@ -17,6 +17,8 @@ use prost::Message;
 #[derive(Debug, Clone, Copy)]
 pub enum Reply {
     Status(u16, Option<u64>),
+    /// A status with a JSON body (an OTLP/JSON partial success).
+    Json(u16, &'static str),
     /// Reads the request and never answers (the connection stays open).
     Hang,
 }
@@ -24,6 +26,8 @@ pub enum Reply {
 /// One request as received.
 #[derive(Debug, Clone)]
 pub struct Received {
+    /// The request target: path and query.
+    pub path: String,
     pub content_type: String,
     pub content_encoding: Option<String>,
     pub headers: Vec<(String, String)>,
@@ -47,6 +51,9 @@ impl Received {
 #[derive(Default)]
 struct State {
     script: VecDeque<Reply>,
+    /// Bodies larger than this (gunzipped) get a 413, as the OpenTelemetry
+    /// Collector's `max_request_body_size` gives them.
+    refuse_over: Option<usize>,
     received: Vec<Received>,
     hung: Vec<TcpStream>,
 }
@@ -81,6 +88,11 @@ impl Receiver {
     /// The next requests are answered so, in order.
     pub fn script(&self, replies: &[Reply]) {
         self.state.lock().unwrap().script.extend(replies);
+    }
+
+    /// Requests whose body is larger than `bytes` are answered 413.
+    pub fn refuse_over(&self, bytes: usize) {
+        self.state.lock().unwrap().refuse_over = Some(bytes);
     }
 
     pub fn received(&self) -> Vec<Received> {
@@ -135,6 +147,23 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
         raw
     };
     let content_type = header("content-type").unwrap_or_default();
+    let path = request_line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned();
+    let too_large = {
+        let s = state.lock().unwrap();
+        s.refuse_over.is_some_and(|limit| body.len() > limit)
+    };
+    if too_large {
+        let mut stream = stream;
+        let _ = write!(
+            stream,
+            "HTTP/1.1 413 X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        );
+        return;
+    }
     let request = if content_type == "application/x-protobuf" {
         ExportTraceServiceRequest::decode(&body[..]).expect("a protobuf ExportTraceServiceRequest")
     } else {
@@ -142,6 +171,7 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
     };
     let mut s = state.lock().unwrap();
     s.received.push(Received {
+        path,
         content_type,
         content_encoding,
         headers,
@@ -152,6 +182,14 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
     let mut stream = stream;
     match reply {
         Reply::Hang => s.hung.push(stream),
+        Reply::Json(status, body) => {
+            drop(s);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
         Reply::Status(status, retry_after) => {
             drop(s);
             let extra = retry_after
