@@ -33,6 +33,7 @@ mod mcp;
 mod mcp_python;
 mod otlp;
 mod otlp_phoenix;
+mod otlp_limits;
 mod otlp_receiver;
 mod otlp_settled;
 mod picker;

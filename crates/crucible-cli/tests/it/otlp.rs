@@ -12,19 +12,27 @@ use opentelemetry_proto::tonic::trace::v1::Span;
 use crate::kiln::{Output, TestKiln, fixtures};
 use crate::otlp_receiver::{Receiver, Reply};
 
-fn export(kiln: &TestKiln, url: &str, extra: &[&str]) -> Output {
+pub fn export(kiln: &TestKiln, url: &str, extra: &[&str]) -> Output {
+    export_env(kiln, url, extra, &[])
+}
+
+/// [`export`] with variables set.
+pub fn export_env(kiln: &TestKiln, url: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let mut args = vec!["session", "export", "--to", "otlp", "--endpoint", url];
     args.extend_from_slice(extra);
-    kiln.run_cmd(
-        kiln.command()
-            .args(&args)
-            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-            .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-            .env_remove("OTEL_EXPORTER_OTLP_HEADERS")
-            .env_remove("OTEL_EXPORTER_OTLP_PROTOCOL")
-            .env_remove("OTEL_EXPORTER_OTLP_COMPRESSION")
-            .env("OTEL_EXPORTER_OTLP_TIMEOUT", "2000"),
-    )
+    let mut cmd = kiln.command();
+    cmd.args(&args)
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        .env_remove("OTEL_EXPORTER_OTLP_HEADERS")
+        .env_remove("OTEL_EXPORTER_OTLP_PROTOCOL")
+        .env_remove("OTEL_EXPORTER_OTLP_COMPRESSION")
+        .env_remove("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT")
+        .env("OTEL_EXPORTER_OTLP_TIMEOUT", "2000");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    kiln.run_cmd(&mut cmd)
 }
 
 pub fn attr<'a>(span: &'a Span, key: &str) -> Option<&'a Value> {
