@@ -32,6 +32,7 @@ mod learn;
 mod mcp;
 mod mcp_python;
 mod otlp;
+mod otlp_flags;
 mod otlp_phoenix;
 mod otlp_limits;
 mod otlp_receiver;
