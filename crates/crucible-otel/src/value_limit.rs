@@ -133,7 +133,10 @@ mod tests {
             [
                 ("input.value".to_owned(), "ééé…".to_owned()),
                 ("tool.name".to_owned(), "bash".to_owned()),
-                ("cru.original_length.input.value".to_owned(), "10".to_owned()),
+                (
+                    "cru.original_length.input.value".to_owned(),
+                    "10".to_owned()
+                ),
             ]
         );
         assert_eq!(text(&s.events[0].attributes[0]), "ééé…");

@@ -88,7 +88,14 @@ pub fn run(args: &WatchArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
         }
         return Ok(Outcome::Success);
     }
-    event_loop::run(&ctx, sources, live, otlp.as_ref())?;
+    let sending = match otlp {
+        Some(target) => Some(otlp_send::start(
+            Context::for_capture(global, None)?,
+            target,
+        )),
+        None => None,
+    };
+    event_loop::run(&ctx, sources, live, sending)?;
     drop(lock);
     Ok(Outcome::Success)
 }

@@ -43,10 +43,21 @@ fn bad_settings_and_flags_that_do_nothing_are_usage_errors_before_anything_is_se
         out.stderr
     };
     assert!(usage("localhost:6006", &[ONE], &[]).contains("not an http:// or https:// URL"));
-    let e = usage(&rx.url, &["--since-last", "--header", "X-Bad Header=v"], &[]);
+    let e = usage(
+        &rx.url,
+        &["--since-last", "--header", "X-Bad Header=v"],
+        &[],
+    );
     assert!(e.contains("not a header name"), "{e}");
-    let e = usage(&rx.url, &[ONE], &[("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "br")]);
-    assert!(e.contains("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION `br`"), "{e}");
+    let e = usage(
+        &rx.url,
+        &[ONE],
+        &[("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "br")],
+    );
+    assert!(
+        e.contains("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION `br`"),
+        "{e}"
+    );
     let e = usage(&rx.url, &[ONE, "-o", "x.out"], &[]);
     assert!(e.contains("-o/--output does not go with --to otlp"), "{e}");
     assert!(usage(&rx.url, &[ONE, "--redact"], &[]).contains("--redact does not go"));
@@ -56,10 +67,19 @@ fn bad_settings_and_flags_that_do_nothing_are_usage_errors_before_anything_is_se
     assert!(e.contains("do not go with sessions named"), "{e}");
     assert!(rx.received().is_empty());
     // An empty variable is an unset one.
-    let out = export_env(&kiln, &rx.url, &[ONE, ONE], &[("OTEL_EXPORTER_OTLP_ENDPOINT", "")]);
+    let out = export_env(
+        &kiln,
+        &rx.url,
+        &[ONE, ONE],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", "")],
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     // A session named twice is sent once.
-    assert!(out.stderr.starts_with("exported 1 session (7 spans)"), "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("exported 1 session (7 spans)"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -74,9 +94,15 @@ fn files_left_out_are_counted_and_a_named_unreadable_session_is_an_error() {
     let rx = Receiver::start();
     let out = export(&kiln, &rx.url, &["--all"]);
     assert_eq!(out.code, 3, "{}", out.stderr);
-    assert!(out.stderr.contains("1 skipped (unreadable); 1 skipped (id of another file)"), "{}", out.stderr);
     assert!(
-        out.stderr.contains(&format!("session id `{ONE}` is used by 2 files")),
+        out.stderr
+            .contains("1 skipped (unreadable); 1 skipped (id of another file)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains(&format!("session id `{ONE}` is used by 2 files")),
         "{}",
         out.stderr
     );
@@ -91,7 +117,13 @@ fn files_left_out_are_counted_and_a_named_unreadable_session_is_an_error() {
     let broken = kiln.sessions().join("broken.md");
     let named = export(&kiln, &rx.url, &[broken.to_str().unwrap()]);
     assert_eq!(named.code, 1, "{}", named.stderr);
-    assert!(named.stderr.contains("error: 1 of the sessions named could not be read"), "{}", named.stderr);
+    assert!(
+        named
+            .stderr
+            .contains("error: 1 of the sessions named could not be read"),
+        "{}",
+        named.stderr
+    );
 }
 
 #[test]
@@ -101,12 +133,24 @@ fn a_damaged_record_is_explained_and_does_not_block_sessions_named() {
     kiln.write(".otlp-sent.json", "{\"http://x\": {\"a\": ");
     let since = export(&kiln, &rx.url, &["--since-last"]);
     assert_eq!(since.code, 1, "{}", since.stderr);
-    assert!(since.stderr.contains("the record can be deleted"), "{}", since.stderr);
+    assert!(
+        since.stderr.contains("the record can be deleted"),
+        "{}",
+        since.stderr
+    );
     let named = export(&kiln, &rx.url, &[ONE]);
     assert_eq!(named.code, 0, "{}", named.stderr);
-    assert!(named.stderr.contains("it is written anew"), "{}", named.stderr);
+    assert!(
+        named.stderr.contains("it is written anew"),
+        "{}",
+        named.stderr
+    );
     // Written anew: `--since-last` works again, and knows what was sent.
     let since = export(&kiln, &rx.url, &["--since-last"]);
     assert_eq!(since.code, 0, "{}", since.stderr);
-    assert!(since.stderr.starts_with("exported 7 sessions"), "{}", since.stderr);
+    assert!(
+        since.stderr.starts_with("exported 7 sessions"),
+        "{}",
+        since.stderr
+    );
 }

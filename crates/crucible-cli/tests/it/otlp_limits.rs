@@ -82,7 +82,11 @@ fn a_batch_too_large_is_split_and_only_the_session_too_large_fails() {
     // Cut at the default limit, it goes.
     let out = export(&kiln, &rx.url, &["--since-last"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stderr.starts_with("exported 1 session "), "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("exported 1 session "),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -106,7 +110,10 @@ fn an_engine_that_is_down_is_not_tried_again_for_every_batch() {
     let out = export(&kiln, &url, &["--all", "--retries", "1"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     let err = out.stderr.replace(&url, "[URL]");
-    assert!(err.contains("error: 200 sessions not sent: 186 ([URL]/v1/traces: cannot connect"), "{err}");
+    assert!(
+        err.contains("error: 200 sessions not sent: 186 ([URL]/v1/traces: cannot connect"),
+        "{err}"
+    );
     assert!(
         err.contains("; 14 not tried after that: 2025-12-10-copy-186, 2025-12-10-copy-187, 2025-12-10-copy-188 and 11 more"),
         "{err}"
@@ -122,8 +129,16 @@ fn credentials_refused_get_a_hint_about_credentials() {
     rx.script(&[Reply::Status(401, None)]);
     let out = export(&kiln, &rx.url, &["2025-12-11-write-tests"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(out.stderr.contains("refused the credentials"), "{}", out.stderr);
-    assert!(!out.stderr.contains("once the endpoint answers"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("refused the credentials"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("once the endpoint answers"),
+        "{}",
+        out.stderr
+    );
     rx.script(&[Reply::Status(400, None)]);
     let out = export(&kiln, &rx.url, &["2025-12-11-write-tests"]);
     assert!(out.stderr.contains("fails the same way"), "{}", out.stderr);
@@ -137,12 +152,21 @@ fn a_json_partial_success_warns_and_leaves_the_session_to_the_next_run() {
         200,
         r#"{"partialSuccess":{"rejectedSpans":"3","errorMessage":"too old"}}"#,
     )]);
-    let json = ["2025-12-11-write-tests", "--since-last", "--protocol", "http/json"];
+    let json = [
+        "2025-12-11-write-tests",
+        "--since-last",
+        "--protocol",
+        "http/json",
+    ];
     let out = export(&kiln, &rx.url, &json);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stderr.contains("dropped 3 spans"), "{}", out.stderr);
     assert!(out.stderr.contains("too old"), "{}", out.stderr);
     assert!(out.stderr.contains("1 partly dropped"), "{}", out.stderr);
     let again = export(&kiln, &rx.url, &json);
-    assert!(again.stderr.starts_with("exported 1 session "), "{}", again.stderr);
+    assert!(
+        again.stderr.starts_with("exported 1 session "),
+        "{}",
+        again.stderr
+    );
 }

@@ -46,14 +46,27 @@ fn a_session_grown_step_by_step_sends_each_span_once_and_ends_as_one_export() {
     let kiln = TestKiln::empty();
     let rx = Receiver::start();
     let export = |url: &str, how: &str| {
-        let out = cru(&kiln, None, &["session", "export", "--to", "otlp", how, "--endpoint", url]);
+        let out = cru(
+            &kiln,
+            None,
+            &["session", "export", "--to", "otlp", how, "--endpoint", url],
+        );
         assert_eq!(out.code, 0, "{}", out.stderr);
         out.stderr
     };
     let start = cru(
         &kiln,
         None,
-        &["session", "start", "--title", "Live growing session", "--agent", "coder@1.0", "--prompt", "grow"],
+        &[
+            "session",
+            "start",
+            "--title",
+            "Live growing session",
+            "--agent",
+            "coder@1.0",
+            "--prompt",
+            "grow",
+        ],
     );
     assert_eq!(start.code, 0, "{}", start.stderr);
     let id = start.stdout.trim().to_owned();
@@ -67,9 +80,20 @@ fn a_session_grown_step_by_step_sends_each_span_once_and_ends_as_one_export() {
     log(&["tool", "bash", "ls", "--result", "3 files"]);
     // One open phase, a running session: nothing is settled.
     let first = export(&rx.url, "--since-last");
-    assert!(first.contains("held back: 1 open phase of 1 running session"), "{first}");
+    assert!(
+        first.contains("held back: 1 open phase of 1 running session"),
+        "{first}"
+    );
     assert!(rx.spans().is_empty());
-    log(&["tool", "bash", "make", "--result", "boom", "--exit-code", "2"]);
+    log(&[
+        "tool",
+        "bash",
+        "make",
+        "--result",
+        "boom",
+        "--exit-code",
+        "2",
+    ]);
     log(&["error", "make failed", "--resolution", "fixed the Makefile"]);
     log(&["phase", "Two", "--agent", "coder@1.0"]);
     // Phase One is closed now: it goes, with its failed call and its error.
@@ -85,7 +109,10 @@ fn a_session_grown_step_by_step_sends_each_span_once_and_ends_as_one_export() {
     assert_eq!(end.code, 0, "{}", end.stderr);
     export(&rx.url, "--since-last");
     let again = export(&rx.url, "--since-last");
-    assert!(again.contains("1 skipped (sent before, unchanged)"), "{again}");
+    assert!(
+        again.contains("1 skipped (sent before, unchanged)"),
+        "{again}"
+    );
     let grown = by_id(&rx);
     // The finished session at once, elsewhere: the same spans.
     let whole = Receiver::start();

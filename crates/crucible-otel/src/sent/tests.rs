@@ -44,11 +44,20 @@ fn a_growing_session_sends_each_part_once_as_it_settles() {
     // One open phase: nothing is settled.
     assert_eq!(step(trace("r", &["a"], 0, false)), (false, 0..0, false));
     // A second phase closes the first.
-    assert_eq!(step(trace("r", &["a", "b"], 1, false)), (false, 0..1, false));
-    assert_eq!(step(trace("r", &["a", "b"], 1, false)), (false, 1..1, false));
+    assert_eq!(
+        step(trace("r", &["a", "b"], 1, false)),
+        (false, 0..1, false)
+    );
+    assert_eq!(
+        step(trace("r", &["a", "b"], 1, false)),
+        (false, 1..1, false)
+    );
     // The session ends: the last phase and the root.
     assert_eq!(step(trace("r2", &["a", "b"], 2, true)), (true, 1..2, false));
-    assert_eq!(step(trace("r2", &["a", "b"], 2, true)), (false, 2..2, false));
+    assert_eq!(
+        step(trace("r2", &["a", "b"], 2, true)),
+        (false, 2..2, false)
+    );
     // A phase sent before edited: everything settled again, flagged.
     assert_eq!(step(trace("r2", &["A", "b"], 2, true)), (true, 0..2, true));
     // An inserted phase renumbers the later ones: a change too.
@@ -66,7 +75,10 @@ fn again_sends_every_settled_part_and_a_legacy_entry_means_resend() {
     let p = record.plan(URL, "s", &h, false);
     record.mark_sent(URL, "s", p.entry.clone());
     let again = record.plan(URL, "s", &h, true);
-    assert_eq!((again.root, again.phases, again.changed), (false, 0..1, false));
+    assert_eq!(
+        (again.root, again.phases, again.changed),
+        (false, 0..1, false)
+    );
     let old: SentRecord =
         serde_json::from_str(r#"{"http://x/v1/traces": {"s": "0123abcd"}}"#).unwrap();
     let p = old.plan(URL, "s", &h, false);

@@ -83,20 +83,6 @@ pub fn run(
     ctx: &Context,
     sources: Sources,
     live: Live,
-    otlp: Option<&otlp_send::Target>,
-) -> anyhow::Result<()> {
-    // The OTLP sender borrows the context on a thread of its own; the
-    // scope waits for its last send when the loop ends.
-    std::thread::scope(|scope| {
-        let sending = otlp.map(|t| otlp_send::start(scope, ctx, t));
-        watch(ctx, sources, live, sending)
-    })
-}
-
-fn watch(
-    ctx: &Context,
-    sources: Sources,
-    live: Live,
     otlp: Option<otlp_send::Sending>,
 ) -> anyhow::Result<()> {
     let dir = ctx.store.dir().to_owned();

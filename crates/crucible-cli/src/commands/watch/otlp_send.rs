@@ -6,7 +6,6 @@
 
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
-use std::thread::Scope;
 use std::time::{Duration, Instant};
 
 use crate::commands::session::export::otlp::{self, OtlpArgs};
@@ -41,9 +40,12 @@ impl Target {
             retries: 2,
             ..OtlpArgs::default()
         };
-        let timeout_set = ["OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"]
-            .iter()
-            .any(|n| std::env::var(n).is_ok_and(|v| !v.trim().is_empty()));
+        let timeout_set = [
+            "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+            "OTEL_EXPORTER_OTLP_TIMEOUT",
+        ]
+        .iter()
+        .any(|n| std::env::var(n).is_ok_and(|v| !v.trim().is_empty()));
         let env = |name: &str| match std::env::var(name) {
             Ok(v) => Some(v),
             Err(_) if name == "OTEL_EXPORTER_OTLP_TIMEOUT" && !timeout_set => {
@@ -69,20 +71,18 @@ pub struct Sending {
     failed_at: Arc<Mutex<Option<Instant>>>,
 }
 
-/// Starts the sending thread in `scope`; it ends once the [`Sending`] is
-/// dropped and its current send is done.
-pub fn start<'s, 'e: 's>(
-    scope: &'s Scope<'s, 'e>,
-    ctx: &'e Context,
-    target: &'e Target,
-) -> Sending {
+/// Starts the sending thread with a context of its own. It is not waited
+/// for: a watcher stopped during a send to a hung engine exits at once
+/// (the record is written atomically, and what was not entered is sent by
+/// the next run).
+pub fn start(ctx: Context, target: Target) -> Sending {
     // One send waiting at most: a change while one waits is in it already.
     let (wanted, rx) = sync_channel::<()>(1);
     let failed_at = Arc::new(Mutex::new(None));
     let failed = Arc::clone(&failed_at);
-    scope.spawn(move || {
+    std::thread::spawn(move || {
         for () in rx {
-            let ok = otlp::send_changed(ctx, &target.args, &target.settings);
+            let ok = otlp::send_changed(&ctx, &target.args, &target.settings);
             *failed.lock().expect("no thread panics holding it") = (!ok).then(Instant::now);
         }
     });

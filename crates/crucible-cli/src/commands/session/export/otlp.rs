@@ -86,7 +86,6 @@ impl OtlpArgs {
     }
 }
 
-
 pub fn run(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Result<Outcome> {
     let s = settings(args, &|name| std::env::var(name).ok())?;
     send(ctx, sessions, args, &s, false)
@@ -138,7 +137,11 @@ pub(crate) fn send(
     if tally.unsent() > 0 {
         return Err(summary::unsent(&tally).into());
     }
-    let named_unreadable = if sessions.is_empty() { 0 } else { tally.unreadable };
+    let named_unreadable = if sessions.is_empty() {
+        0
+    } else {
+        tally.unreadable
+    };
     if named_unreadable > 0 {
         return Err(CliError::new(format!(
             "{named_unreadable} of the sessions named could not be read (see the warnings above)"

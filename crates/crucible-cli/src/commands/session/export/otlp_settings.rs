@@ -31,14 +31,20 @@ pub struct Settings {
 
 /// The settings from `args` and the variables `env` reads; every one
 /// checked here, before anything is read or sent.
-pub fn settings(args: &OtlpArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, CliError> {
+pub fn settings(
+    args: &OtlpArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Settings, CliError> {
     // An empty variable is an unset one (a shell's `VAR=` to turn it off).
     let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
     // The variable that is set, traces-specific first, with its name.
     let var = |name: &str| {
-        [format!("OTEL_EXPORTER_OTLP_TRACES_{name}"), format!("OTEL_EXPORTER_OTLP_{name}")]
-            .into_iter()
-            .find_map(|n| set(&n).map(|v| (n, v.trim().to_owned())))
+        [
+            format!("OTEL_EXPORTER_OTLP_TRACES_{name}"),
+            format!("OTEL_EXPORTER_OTLP_{name}"),
+        ]
+        .into_iter()
+        .find_map(|n| set(&n).map(|v| (n, v.trim().to_owned())))
     };
     let url = match (&args.endpoint, set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) {
         (Some(flag), _) => checked_url(&traces_url(flag), "--endpoint")?,
@@ -136,7 +142,9 @@ fn checked_url(url: &str, from: &str) -> Result<String, CliError> {
         _ => Err(CliError::usage(format!(
             "{from}: `{url}` is not an http:// or https:// URL with a host"
         ))
-        .with_hint("for example http://localhost:4318 (a collector) or http://localhost:6006 (Phoenix)")),
+        .with_hint(
+            "for example http://localhost:4318 (a collector) or http://localhost:6006 (Phoenix)",
+        )),
     }
 }
 
@@ -333,7 +341,10 @@ mod tests {
         assert_eq!(e.protocol, Protocol::Json);
         let traces = env_of(&[("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://h:1/custom")]);
         assert_eq!(
-            settings(&OtlpArgs::default(), &traces).unwrap().endpoint.url,
+            settings(&OtlpArgs::default(), &traces)
+                .unwrap()
+                .endpoint
+                .url,
             "http://h:1/custom"
         );
         let none = env_of(&[]);
@@ -391,8 +402,13 @@ mod tests {
             endpoint: Some(url.to_owned()),
             ..OtlpArgs::default()
         };
-        assert!(err(&flag("localhost:6006"), &[]).starts_with("--endpoint: `localhost:6006/v1/traces`"));
-        let e = err(&OtlpArgs::default(), &[("OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318")]);
+        assert!(
+            err(&flag("localhost:6006"), &[]).starts_with("--endpoint: `localhost:6006/v1/traces`")
+        );
+        let e = err(
+            &OtlpArgs::default(),
+            &[("OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318")],
+        );
         assert!(e.starts_with("OTEL_EXPORTER_OTLP_ENDPOINT"), "{e}");
         let bad = |h: &str| OtlpArgs {
             header: vec![h.to_owned()],
@@ -400,19 +416,40 @@ mod tests {
         };
         assert!(err(&bad("X-Bad Header=v"), &[]).contains("not a header name"));
         assert!(err(&bad("X-Ok=a\nb"), &[]).contains("line break"));
-        let e = err(&OtlpArgs::default(), &[("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "br")]);
-        assert!(e.starts_with("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION `br`"), "{e}");
-        let e = err(&OtlpArgs::default(), &[("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "10s")]);
-        assert!(e.starts_with("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT `10s`"), "{e}");
-        let e = err(&OtlpArgs::default(), &[("OTEL_RESOURCE_ATTRIBUTES", "a=b,bad")]);
+        let e = err(
+            &OtlpArgs::default(),
+            &[("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "br")],
+        );
+        assert!(
+            e.starts_with("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION `br`"),
+            "{e}"
+        );
+        let e = err(
+            &OtlpArgs::default(),
+            &[("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "10s")],
+        );
+        assert!(
+            e.starts_with("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT `10s`"),
+            "{e}"
+        );
+        let e = err(
+            &OtlpArgs::default(),
+            &[("OTEL_RESOURCE_ATTRIBUTES", "a=b,bad")],
+        );
         assert!(e.contains("is not a resource attribute"), "{e}");
-        let e = err(&OtlpArgs::default(), &[("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "big")]);
+        let e = err(
+            &OtlpArgs::default(),
+            &[("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "big")],
+        );
         assert!(e.starts_with("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"), "{e}");
     }
 
     #[test]
     fn the_traces_path_goes_before_a_query() {
-        assert_eq!(traces_url("http://h:1/api?key=1"), "http://h:1/api/v1/traces?key=1");
+        assert_eq!(
+            traces_url("http://h:1/api?key=1"),
+            "http://h:1/api/v1/traces?key=1"
+        );
         assert_eq!(traces_url("http://h:1/v1/traces/"), "http://h:1/v1/traces");
         assert_eq!(traces_url("http://h:1/"), "http://h:1/v1/traces");
     }

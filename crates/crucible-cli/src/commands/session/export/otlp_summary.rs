@@ -53,7 +53,11 @@ impl Tally {
     }
 
     pub fn unsent(&self) -> usize {
-        self.failures.iter().map(|(ids, _)| ids.len()).sum::<usize>() + self.not_tried.len()
+        self.failures
+            .iter()
+            .map(|(ids, _)| ids.len())
+            .sum::<usize>()
+            + self.not_tried.len()
     }
 
     pub fn skipped_files(&self) -> usize {
