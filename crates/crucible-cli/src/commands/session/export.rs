@@ -83,23 +83,7 @@ impl To {
 
 pub fn run(ctx: &Context, args: &ExportArgs) -> anyhow::Result<Outcome> {
     if matches!(args.to, To::Otlp) {
-        // Flags of the file formats would do nothing here: said, not ignored.
-        let unused = [
-            (args.output.is_some(), "-o/--output"),
-            (args.force, "--force"),
-            (args.redact, "--redact"),
-        ];
-        if let Some((_, flag)) = unused.iter().find(|(given, _)| *given) {
-            return Err(CliError::usage(format!(
-                "{flag} does not go with --to otlp: the spans are sent, not written{}",
-                if args.redact {
-                    " (and redacted unless --no-redact)"
-                } else {
-                    ""
-                }
-            ))
-            .into());
-        }
+        otlp::refuse_file_flags(args.output.is_some(), args.force, args.redact)?;
         return otlp::run(ctx, &args.sessions, &args.otlp);
     }
     if args.otlp.is_used() {

@@ -86,6 +86,26 @@ impl OtlpArgs {
     }
 }
 
+/// The file formats' flags would do nothing with `--to otlp`: said, not
+/// ignored.
+pub fn refuse_file_flags(output: bool, force: bool, redact: bool) -> Result<(), CliError> {
+    let given = [
+        (output, "-o/--output", ""),
+        (force, "--force", ""),
+        (
+            redact,
+            "--redact",
+            " (they are redacted unless --no-redact)",
+        ),
+    ];
+    match given.iter().find(|(g, _, _)| *g) {
+        Some((_, flag, more)) => Err(CliError::usage(format!(
+            "{flag} does not go with --to otlp: the spans are sent, not written{more}"
+        ))),
+        None => Ok(()),
+    }
+}
+
 pub fn run(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Result<Outcome> {
     let s = settings(args, &|name| std::env::var(name).ok())?;
     send(ctx, sessions, args, &s, false)
