@@ -23,6 +23,27 @@ pub struct Endpoint {
     pub compression: Compression,
     /// How long one attempt may take, connecting and answering included.
     pub timeout: Duration,
+    /// The certificates (PEM) of the authorities HTTPS trusts, in place of
+    /// the public ones built in (`OTEL_EXPORTER_OTLP_CERTIFICATE`): an
+    /// engine behind a company's own CA.
+    pub ca_pem: Option<Vec<u8>>,
+}
+
+/// The certificates in `pem`, checked before anything is sent; an error
+/// says what is wrong with the file's text.
+pub fn certificates(pem: &[u8]) -> Result<Vec<ureq::tls::Certificate<'static>>, String> {
+    let mut certs = Vec::new();
+    for item in ureq::tls::parse_pem(pem) {
+        match item {
+            Ok(ureq::tls::PemItem::Certificate(c)) => certs.push(c),
+            Ok(_) => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    if certs.is_empty() {
+        return Err("no `-----BEGIN CERTIFICATE-----` block in it".to_owned());
+    }
+    Ok(certs)
 }
 
 /// How often and how patiently to try again.
@@ -75,11 +96,20 @@ struct Failed {
 
 impl Exporter {
     pub fn new(endpoint: Endpoint, retry: RetryPolicy) -> Self {
-        let agent = ureq::Agent::config_builder()
+        let mut config = ureq::Agent::config_builder()
             .timeout_global(Some(endpoint.timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
+            .http_status_as_error(false);
+        // Checked by the caller ([`certificates`]); a file that changed
+        // since leaves the built-in roots, and the request says why it fails.
+        if let Some(certs) = endpoint
+            .ca_pem
+            .as_deref()
+            .and_then(|p| certificates(p).ok())
+        {
+            let roots = ureq::tls::RootCerts::Specific(std::sync::Arc::new(certs));
+            config = config.tls_config(ureq::tls::TlsConfig::builder().root_certs(roots).build());
+        }
+        let agent = config.build().into();
         Self {
             endpoint,
             retry,
@@ -271,6 +301,15 @@ mod tests {
         let past = "Wed, 21 Oct 2015 07:27:00 GMT";
         assert_eq!(retry_after(past, Some(now)), Some(Duration::ZERO));
         assert_eq!(retry_after("soon", Some(now)), None);
+    }
+
+    #[test]
+    fn a_pem_file_without_certificates_is_refused() {
+        assert!(
+            certificates(b"hello")
+                .unwrap_err()
+                .contains("BEGIN CERTIFICATE")
+        );
     }
 
     #[test]

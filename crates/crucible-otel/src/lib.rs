@@ -30,7 +30,7 @@ mod value_limit;
 
 pub use encode::{Compression, Protocol, body, session_part};
 pub use error::{SendError, SentRecordError};
-pub use exporter::{Delivery, Endpoint, Exporter, RetryPolicy};
+pub use exporter::{Delivery, Endpoint, Exporter, RetryPolicy, certificates};
 pub use mapping::{PhaseSpans, Resource, Trace, session_spans, session_trace};
 pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 pub use opentelemetry_proto::tonic::trace::v1::Span;

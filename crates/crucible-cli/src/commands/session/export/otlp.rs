@@ -24,8 +24,9 @@ pub const SENT_RECORD: &str = ".otlp-sent.json";
 
 #[derive(Debug, Args, Default, Clone)]
 pub struct OtlpArgs {
-    /// With --to otlp: every session matching the filters, sent again
-    /// whether it was sent before or not.
+    /// With --to otlp: every session matching the filters, its settled
+    /// parts (closed phases; an ended session's root) sent again whether
+    /// they were sent before or not.
     #[arg(long, conflicts_with_all = ["sessions", "since_last"])]
     pub all: bool,
     /// With --to otlp: only what was not sent to this endpoint yet of the
@@ -140,6 +141,7 @@ pub(crate) fn send(
         again: !args.since_last,
     };
     let (sent, mut tally) = map_and_send(&selected.paths, |p| map_session(&cx, p), &exporter);
+    let read = selected.paths.len() - tally.unreadable;
     tally.unreadable += selected.index_skipped;
     tally.duplicates += selected.duplicates;
     // What reached the endpoint is told before the record is written: a
@@ -169,10 +171,7 @@ pub(crate) fn send(
         .with_hint("`cru session validate` says what is wrong with each")
         .into());
     }
-    Ok(Outcome::from_files(
-        tally.exported.len() + tally.unchanged,
-        tally.skipped_files(),
-    ))
+    Ok(Outcome::from_files(read, tally.skipped_files()))
 }
 
 /// The record, or with `--all` and named sessions (which do not need it

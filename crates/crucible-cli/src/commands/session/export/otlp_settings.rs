@@ -78,12 +78,17 @@ pub fn settings(
     };
     let headers = headers(args, var("HEADERS"))?;
     let value_limit = value_limit(&set)?;
+    let ca_pem = match var("CERTIFICATE") {
+        Some((name, path)) => Some(ca_pem(&name, &path)?),
+        None => None,
+    };
     let endpoint = Endpoint {
         url,
         headers,
         protocol,
         compression,
         timeout: Duration::from_millis(timeout_ms.max(1)),
+        ca_pem,
     };
     Ok(Settings {
         endpoint,
@@ -109,6 +114,17 @@ fn headers(
         headers.push((k, v));
     }
     Ok(headers)
+}
+
+/// The PEM file `OTEL_EXPORTER_OTLP_[TRACES_]CERTIFICATE` names, read and
+/// checked now: a missing or wrong file is a usage error, not a refused
+/// connection at the first request.
+fn ca_pem(name: &str, path: &str) -> Result<Vec<u8>, CliError> {
+    let pem = std::fs::read(path)
+        .map_err(|e| CliError::usage(format!("{name}: {path}: cannot read: {e}")))?;
+    crucible_otel::certificates(&pem)
+        .map_err(|e| CliError::usage(format!("{name}: {path}: not a PEM certificate file: {e}")))?;
+    Ok(pem)
 }
 
 /// `OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT`, else
