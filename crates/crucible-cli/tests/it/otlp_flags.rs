@@ -154,3 +154,17 @@ fn a_damaged_record_is_explained_and_does_not_block_sessions_named() {
         since.stderr
     );
 }
+
+#[test]
+fn a_record_that_cannot_be_written_does_not_hide_what_was_sent() {
+    let kiln = TestKiln::with_fixtures();
+    let rx = Receiver::start();
+    // A folder where the record goes: neither read nor written.
+    std::fs::create_dir_all(kiln.sessions().join(".otlp-sent.json")).unwrap();
+    let out = export(&kiln, &rx.url, &[ONE]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let sent = out.stderr.find("exported 1 session (7 spans)");
+    let error = out.stderr.find("cannot write the OTLP sent-record");
+    assert!(sent.is_some() && error.is_some() && sent < error, "{}", out.stderr);
+    assert!(out.stderr.contains("reached the endpoint"), "{}", out.stderr);
+}
