@@ -32,6 +32,16 @@ pub enum SendError {
     },
 }
 
+impl SendError {
+    /// The HTTP status the endpoint answered with, if it answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Self::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
 /// The sent-record could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum SentRecordError {
@@ -41,7 +51,7 @@ pub enum SentRecordError {
         source: std::io::Error,
     },
     #[error(
-        "{path}:{line}: the OTLP sent-record is not valid (expected a JSON object of endpoints, each an object of session id to content hash): {message}"
+        "{path}:{line}: the OTLP sent-record is not valid (expected a JSON object of endpoints, each an object of session id to what was sent): {message}"
     )]
     Invalid {
         path: PathBuf,

@@ -1,9 +1,10 @@
 //! Posting request bodies to an OTLP/HTTP endpoint: a blocking client
 //! with a timeout per attempt, retries with exponential backoff on what
 //! OTLP calls retryable (429, 502, 503, 504, and no answer at all),
-//! honouring `Retry-After`.
+//! honouring `Retry-After` (seconds, or an HTTP date when the caller gave
+//! a clock).
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceResponse;
 use prost::Message;
@@ -22,6 +23,27 @@ pub struct Endpoint {
     pub compression: Compression,
     /// How long one attempt may take, connecting and answering included.
     pub timeout: Duration,
+    /// The certificates (PEM) of the authorities HTTPS trusts, in place of
+    /// the public ones built in (`OTEL_EXPORTER_OTLP_CERTIFICATE`): an
+    /// engine behind a company's own CA.
+    pub ca_pem: Option<Vec<u8>>,
+}
+
+/// The certificates in `pem`, checked before anything is sent; an error
+/// says what is wrong with the file's text.
+pub fn certificates(pem: &[u8]) -> Result<Vec<ureq::tls::Certificate<'static>>, String> {
+    let mut certs = Vec::new();
+    for item in ureq::tls::parse_pem(pem) {
+        match item {
+            Ok(ureq::tls::PemItem::Certificate(c)) => certs.push(c),
+            Ok(_) => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    if certs.is_empty() {
+        return Err("no `-----BEGIN CERTIFICATE-----` block in it".to_owned());
+    }
+    Ok(certs)
 }
 
 /// How often and how patiently to try again.
@@ -51,6 +73,9 @@ pub struct Exporter {
     endpoint: Endpoint,
     retry: RetryPolicy,
     agent: ureq::Agent,
+    /// The time now, to read a `Retry-After` date; without one, dates are
+    /// ignored (the library reads no clock of its own).
+    clock: Option<fn() -> SystemTime>,
 }
 
 /// What an accepted request came back with.
@@ -71,16 +96,33 @@ struct Failed {
 
 impl Exporter {
     pub fn new(endpoint: Endpoint, retry: RetryPolicy) -> Self {
-        let agent = ureq::Agent::config_builder()
+        let mut config = ureq::Agent::config_builder()
             .timeout_global(Some(endpoint.timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
+            .http_status_as_error(false);
+        // Checked by the caller ([`certificates`]); a file that changed
+        // since leaves the built-in roots, and the request says why it fails.
+        if let Some(certs) = endpoint
+            .ca_pem
+            .as_deref()
+            .and_then(|p| certificates(p).ok())
+        {
+            let roots = ureq::tls::RootCerts::Specific(std::sync::Arc::new(certs));
+            config = config.tls_config(ureq::tls::TlsConfig::builder().root_certs(roots).build());
+        }
+        let agent = config.build().into();
         Self {
             endpoint,
             retry,
             agent,
+            clock: None,
         }
+    }
+
+    /// Reads `Retry-After` dates against `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: fn() -> SystemTime) -> Self {
+        self.clock = Some(clock);
+        self
     }
 
     pub fn endpoint(&self) -> &Endpoint {
@@ -130,8 +172,7 @@ impl Exporter {
             .headers()
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+            .and_then(|v| retry_after(v, self.clock));
         let bytes = response
             .into_body()
             .with_config()
@@ -176,28 +217,104 @@ impl Exporter {
 
     /// The partial success an accepting endpoint may report.
     fn delivery(&self, body: &[u8]) -> Delivery {
-        let response = match self.endpoint.protocol {
-            Protocol::Protobuf => ExportTraceServiceResponse::decode(body).ok(),
-            Protocol::Json => serde_json::from_slice::<ExportTraceServiceResponse>(body).ok(),
+        let (rejected_spans, message) = match self.endpoint.protocol {
+            Protocol::Protobuf => ExportTraceServiceResponse::decode(body)
+                .ok()
+                .and_then(|r| r.partial_success)
+                .map(|p| (p.rejected_spans, p.error_message))
+                .unwrap_or_default(),
+            Protocol::Json => json_partial_success(body),
         };
-        let partial = response.and_then(|r| r.partial_success).unwrap_or_default();
         Delivery {
             attempts: 0,
-            rejected_spans: partial.rejected_spans,
-            message: partial.error_message,
+            rejected_spans,
+            message,
         }
     }
 }
 
-/// An error body as shown in a message: its text, cut short.
+/// OTLP/JSON's partial success. The proto3 JSON mapping writes an int64 as
+/// a decimal string (`"rejectedSpans": "3"`); some servers write a number.
+/// Either is read; an answer that is no JSON object is no partial success.
+fn json_partial_success(body: &[u8]) -> (i64, String) {
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return (0, String::new());
+    };
+    let p = &v["partialSuccess"];
+    let rejected = match &p["rejectedSpans"] {
+        serde_json::Value::Number(n) => n.as_i64().unwrap_or(0),
+        serde_json::Value::String(s) => s.trim().parse().unwrap_or(0),
+        _ => 0,
+    };
+    let message = p["errorMessage"].as_str().unwrap_or_default().to_owned();
+    (rejected, message)
+}
+
+/// `Retry-After`: seconds, or an HTTP date (RFC 9110) measured from
+/// `clock`'s now.
+fn retry_after(value: &str, clock: Option<fn() -> SystemTime>) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(clock?()).unwrap_or(Duration::ZERO))
+}
+
+/// An error body as shown in a message: its text on one line (an engine's
+/// line breaks would start lines of their own in cru's output), cut short.
 fn shown_body(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
-    let text = text.trim();
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.is_empty() {
         return "(empty body)".to_owned();
     }
     match text.char_indices().nth(200) {
         Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_owned(),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_json_partial_success_is_read_with_its_count_as_a_string_or_a_number() {
+        let spec = br#"{"partialSuccess":{"rejectedSpans":"3","errorMessage":"too old"}}"#;
+        assert_eq!(json_partial_success(spec), (3, "too old".to_owned()));
+        let number = br#"{"partialSuccess":{"rejectedSpans":2}}"#;
+        assert_eq!(json_partial_success(number), (2, String::new()));
+        assert_eq!(json_partial_success(b"{}"), (0, String::new()));
+        assert_eq!(json_partial_success(b"not json"), (0, String::new()));
+    }
+
+    #[test]
+    fn retry_after_takes_seconds_and_dates() {
+        fn now() -> SystemTime {
+            httpdate::parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT").unwrap()
+        }
+        assert_eq!(retry_after(" 3 ", None), Some(Duration::from_secs(3)));
+        let date = "Wed, 21 Oct 2015 07:28:07 GMT";
+        assert_eq!(retry_after(date, Some(now)), Some(Duration::from_secs(7)));
+        assert_eq!(retry_after(date, None), None);
+        let past = "Wed, 21 Oct 2015 07:27:00 GMT";
+        assert_eq!(retry_after(past, Some(now)), Some(Duration::ZERO));
+        assert_eq!(retry_after("soon", Some(now)), None);
+    }
+
+    #[test]
+    fn a_pem_file_without_certificates_is_refused() {
+        assert!(
+            certificates(b"hello")
+                .unwrap_err()
+                .contains("BEGIN CERTIFICATE")
+        );
+    }
+
+    #[test]
+    fn an_error_body_is_shown_on_one_line() {
+        assert_eq!(shown_body(b"red\r\nfake:  line\n"), "red fake: line");
+        assert_eq!(shown_body(b" \n"), "(empty body)");
     }
 }

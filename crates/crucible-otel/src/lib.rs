@@ -9,8 +9,11 @@
 //!
 //! [`session_part`] encodes one session's spans (protobuf or JSON) and
 //! [`body`] joins the parts of a batch into one OTLP request body (gzip); [`Exporter`] posts it with retries and a
-//! timeout; [`SentRecord`] remembers what reached which endpoint, so that a
-//! later run sends only what is new, changed, or was not sent.
+//! timeout; [`SentRecord`] remembers which settled parts of a trace
+//! reached which endpoint, so that a later run sends only what settled
+//! since, changed, or was not sent ([`SentRecord::plan`]); an open phase
+//! or a running session's root is never sent. [`cut_long_values`] keeps
+//! attribute values under an engine's limits.
 //!
 //! The library reads neither the environment nor the clock: the CLI passes
 //! the endpoint, headers and resource attributes in.
@@ -23,11 +26,13 @@ pub mod ids;
 mod mapping;
 mod sent;
 mod times;
+mod value_limit;
 
 pub use encode::{Compression, Protocol, body, session_part};
 pub use error::{SendError, SentRecordError};
-pub use exporter::{Delivery, Endpoint, Exporter, RetryPolicy};
+pub use exporter::{Delivery, Endpoint, Exporter, RetryPolicy, certificates};
 pub use mapping::{PhaseSpans, Resource, Trace, session_spans, session_trace};
 pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 pub use opentelemetry_proto::tonic::trace::v1::Span;
-pub use sent::{SentRecord, content_hash};
+pub use sent::{PartHashes, Plan, Sent, SentParts, SentRecord};
+pub use value_limit::cut_long_values;

@@ -9,6 +9,7 @@ mod changes;
 mod event_loop;
 mod last_record;
 mod live;
+mod otlp_send;
 mod sources;
 
 use std::path::PathBuf;
@@ -24,7 +25,7 @@ pub use sources::default_sources;
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit status:\n  0  stopped by Ctrl-C or SIGTERM; `--once` caught up (or another watcher runs)\n  1  another watcher runs (without `--once`); the sessions directory cannot be used\n  2  a bad flag"
+    after_help = "Exit status:\n  0  stopped by Ctrl-C or SIGTERM; `--once` caught up (or another watcher runs)\n  1  another watcher runs (without `--once`); the sessions directory cannot be used; with `--once --otlp`: sessions not sent (named; the next run sends them)\n  2  a bad flag; with `--otlp`: a bad URL or OTEL_* variable"
 )]
 pub struct WatchArgs {
     /// Catch up once (import what changed, bring the indexes up to date)
@@ -37,8 +38,13 @@ pub struct WatchArgs {
     pub sources: Vec<PathBuf>,
     /// Also send every session that changed to this OTLP/HTTP endpoint as
     /// an OpenTelemetry trace, as `cru session export --to otlp
-    /// --since-last` does (docs/otel.md): a phase reaches the engine once
-    /// it is written.
+    /// --since-last` does (docs/otel.md, "Live"): a phase reaches the
+    /// engine once it closes, the session's root once it ends. Headers,
+    /// protocol, compression, timeout (default 5 s here) and resource come
+    /// from the OTEL_EXPORTER_OTLP_* variables, OTEL_SERVICE_NAME and
+    /// OTEL_RESOURCE_ATTRIBUTES (e.g. OTEL_EXPORTER_OTLP_HEADERS=
+    /// "Authorization=Bearer%20KEY"). Sending runs beside capture, never
+    /// holding it up.
     #[arg(long, value_name = "URL")]
     pub otlp: Option<String>,
 }
@@ -66,18 +72,30 @@ pub fn run(args: &WatchArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {
             .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
             .collect()
     };
+    // Checked before anything is imported: a bad URL or variable is a
+    // usage error now, not a warning at every change.
+    let otlp = args
+        .otlp
+        .as_deref()
+        .map(otlp_send::Target::new)
+        .transpose()?;
     let mut sources = sources::Sources::new(roots);
     let mut live = live::Live::new(ctx.config.session.idle_timeout);
     if args.once {
         catch_up::everything(&ctx, &mut sources, &mut live)?;
-        if let Some(url) = &args.otlp
-            && !crate::commands::session::export::otlp::send_changed(&ctx, url)
-        {
-            return Ok(Outcome::Failure);
+        if let Some(target) = &otlp {
+            target.send_now(&ctx)?;
         }
         return Ok(Outcome::Success);
     }
-    event_loop::run(&ctx, sources, live, args.otlp.as_deref())?;
+    let sending = match otlp {
+        Some(target) => Some(otlp_send::start(
+            Context::for_capture(global, None)?,
+            target,
+        )),
+        None => None,
+    };
+    event_loop::run(&ctx, sources, live, sending)?;
     drop(lock);
     Ok(Outcome::Success)
 }

@@ -17,6 +17,8 @@ use prost::Message;
 #[derive(Debug, Clone, Copy)]
 pub enum Reply {
     Status(u16, Option<u64>),
+    /// A status with a JSON body (an OTLP/JSON partial success).
+    Json(u16, &'static str),
     /// Reads the request and never answers (the connection stays open).
     Hang,
 }
@@ -24,6 +26,8 @@ pub enum Reply {
 /// One request as received.
 #[derive(Debug, Clone)]
 pub struct Received {
+    /// The request target: path and query.
+    pub path: String,
     pub content_type: String,
     pub content_encoding: Option<String>,
     pub headers: Vec<(String, String)>,
@@ -47,6 +51,9 @@ impl Received {
 #[derive(Default)]
 struct State {
     script: VecDeque<Reply>,
+    /// Bodies larger than this (gunzipped) get a 413, as the OpenTelemetry
+    /// Collector's `max_request_body_size` gives them.
+    refuse_over: Option<usize>,
     received: Vec<Received>,
     hung: Vec<TcpStream>,
 }
@@ -83,6 +90,11 @@ impl Receiver {
         self.state.lock().unwrap().script.extend(replies);
     }
 
+    /// Requests whose body is larger than `bytes` are answered 413.
+    pub fn refuse_over(&self, bytes: usize) {
+        self.state.lock().unwrap().refuse_over = Some(bytes);
+    }
+
     pub fn received(&self) -> Vec<Received> {
         self.state.lock().unwrap().received.clone()
     }
@@ -98,12 +110,17 @@ impl Receiver {
     }
 }
 
-fn serve(stream: TcpStream, state: &Mutex<State>) {
+/// Headers, names in lower case.
+type Headers = Vec<(String, String)>;
+
+/// The request line's target, the headers and the body as sent; `None`
+/// for a connection closed without a request.
+fn read_request(stream: &TcpStream) -> Option<(String, Headers, Vec<u8>)> {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut headers = Vec::new();
     let mut request_line = String::new();
     if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
-        return;
+        return None;
     }
     loop {
         let mut line = String::new();
@@ -115,16 +132,29 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
             headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
         }
     }
-    let header = |name: &str| {
-        headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    };
-    let len: usize = header("content-length").map_or(0, |v| v.parse().unwrap());
+    let len: usize = header(&headers, "content-length").map_or(0, |v| v.parse().unwrap());
     let mut raw = vec![0; len];
     reader.read_exact(&mut raw).unwrap();
-    let content_encoding = header("content-encoding");
+    let path = request_line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned();
+    Some((path, headers, raw))
+}
+
+fn header(headers: &[(String, String)], name: &str) -> Option<String> {
+    headers
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
+}
+
+fn serve(mut stream: TcpStream, state: &Mutex<State>) {
+    let Some((path, headers, raw)) = read_request(&stream) else {
+        return;
+    };
+    let content_encoding = header(&headers, "content-encoding");
     let body = if content_encoding.as_deref() == Some("gzip") {
         let mut out = Vec::new();
         flate2::read::GzDecoder::new(&raw[..])
@@ -134,7 +164,15 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
     } else {
         raw
     };
-    let content_type = header("content-type").unwrap_or_default();
+    let content_type = header(&headers, "content-type").unwrap_or_default();
+    let too_large = {
+        let s = state.lock().unwrap();
+        s.refuse_over.is_some_and(|limit| body.len() > limit)
+    };
+    if too_large {
+        answer(&mut stream, 413, "", "");
+        return;
+    }
     let request = if content_type == "application/x-protobuf" {
         ExportTraceServiceRequest::decode(&body[..]).expect("a protobuf ExportTraceServiceRequest")
     } else {
@@ -142,6 +180,7 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
     };
     let mut s = state.lock().unwrap();
     s.received.push(Received {
+        path,
         content_type,
         content_encoding,
         headers,
@@ -149,18 +188,32 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
         request,
     });
     let reply = s.script.pop_front().unwrap_or(Reply::Status(200, None));
-    let mut stream = stream;
     match reply {
         Reply::Hang => s.hung.push(stream),
+        Reply::Json(status, body) => {
+            drop(s);
+            answer(
+                &mut stream,
+                status,
+                "Content-Type: application/json\r\n",
+                body,
+            );
+        }
         Reply::Status(status, retry_after) => {
             drop(s);
             let extra = retry_after
                 .map(|r| format!("Retry-After: {r}\r\n"))
                 .unwrap_or_default();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status} X\r\n{extra}Content-Length: 0\r\nConnection: close\r\n\r\n"
-            );
+            answer(&mut stream, status, &extra, "");
         }
     }
+}
+
+/// An HTTP answer with `extra` headers (each ending in CRLF) and `body`.
+fn answer(stream: &mut TcpStream, status: u16, extra: &str, body: &str) {
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status} X\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
 }

@@ -4,7 +4,8 @@
 use crate::kiln::TestKiln;
 use crate::otlp_receiver::Receiver;
 
-/// The ids `cru session list` gives for `filter`, oldest first.
+/// The ids `cru session list` gives for `filter`, oldest first, less the
+/// running sessions (whose root is held back until they end).
 fn listed(kiln: &TestKiln, filter: &[&str]) -> Vec<String> {
     let mut args = vec!["session", "list", "--format", "json", "--limit", "1000"];
     args.extend_from_slice(filter);
@@ -15,6 +16,7 @@ fn listed(kiln: &TestKiln, filter: &[&str]) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
+        .filter(|r| r["status"] != "active")
         .map(|r| {
             (
                 r["started"].as_str().unwrap().to_owned(),

@@ -636,7 +636,8 @@ fn watch_otlp_sends_sessions_as_they_change() {
     let rx = crate::otlp_receiver::Receiver::start();
     let empty = tempfile::tempdir().unwrap();
     let w = kiln.watch(&["--otlp", &rx.url, empty.path().to_str().unwrap()]);
-    poll("the first send", || (rx.spans().len() == 109).then_some(()));
+    // Every settled part: all but the running session's open phase and root.
+    poll("the first send", || (rx.spans().len() == 106).then_some(()));
     let mut log = kiln.command();
     log.env("CRU_SESSIONS_DIR", kiln.sessions());
     let out = kiln.run_cmd(log.args([
@@ -650,14 +651,26 @@ fn watch_otlp_sends_sessions_as_they_change() {
         "writer",
     ]));
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let spans = poll("the new phase", || {
+    // The new phase closes the one before it: that one goes, the new one waits.
+    let spans = poll("the closed phase", || {
         let got = rx.received();
         (got.len() >= 2).then(|| got[got.len() - 1].spans())
     });
     let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
-    assert!(
-        names.contains(&"Write the guide"),
-        "{names:?}\n{}",
+    assert_eq!(names, ["Outline", "execute_tool read"], "{}", w.stderr());
+    let mut end = kiln.command();
+    end.env("CRU_SESSIONS_DIR", kiln.sessions());
+    let out = kiln.run_cmd(end.args(["session", "end", "2025-12-12-start-docs"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let spans = poll("the ended session", || {
+        let got = rx.received();
+        (got.len() >= 3).then(|| got[got.len() - 1].spans())
+    });
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["invoke_agent writer", "Write the guide"],
+        "{}",
         w.stderr()
     );
     // Only the session that changed.
@@ -666,4 +679,47 @@ fn watch_otlp_sends_sessions_as_they_change() {
         .filter_map(|s| crate::otlp::attr_str(s, "session.id"))
         .collect();
     assert_eq!(sessions, BTreeSet::from(["2025-12-12-start-docs"]));
+}
+
+/// The heartbeat's `received=` and `applied=` counts.
+fn beat_counts(kiln: &TestKiln) -> Option<(u64, u64)> {
+    let beat = kiln.heartbeat()?;
+    let count = |key: &str| {
+        beat.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|n| n.parse::<u64>().ok())
+    };
+    Some((count("received=")?, count("applied=")?))
+}
+
+#[test]
+fn watch_otlp_to_a_hung_engine_does_not_hold_capture_up() {
+    let kiln = TestKiln::with_fixtures();
+    kiln.write_config("30m");
+    let rx = crate::otlp_receiver::Receiver::start();
+    rx.script(&[crate::otlp_receiver::Reply::Hang; 20]);
+    let empty = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let w = kiln.watch(&["--otlp", &rx.url, empty.path().to_str().unwrap()]);
+    // Each send to the hung engine takes 3 attempts of 5 s: capture goes on.
+    kiln.wait_ready(&w);
+    assert!(started.elapsed() < Duration::from_secs(5), "{}", w.stderr());
+    let (received, _) = beat_counts(&kiln).unwrap();
+    let mut log = kiln.command();
+    log.env("CRU_SESSIONS_DIR", kiln.sessions());
+    let changed = Instant::now();
+    let out = kiln.run_cmd(log.args([
+        "session",
+        "log",
+        "--session",
+        "2025-12-12-start-docs",
+        "decision",
+        "Docs first.",
+    ]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    poll("the change applied while the engine hangs", || {
+        let (r, a) = beat_counts(&kiln)?;
+        (r > received && a == r).then_some(())
+    });
+    assert!(changed.elapsed() < Duration::from_secs(5), "{}", w.stderr());
 }

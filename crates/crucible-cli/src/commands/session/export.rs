@@ -3,7 +3,10 @@
 //! [--protocol P] [--no-redact]` (the [`otlp`] module).
 
 pub(crate) mod otlp;
-mod otlp_settings;
+mod otlp_batches;
+mod otlp_map;
+pub(crate) mod otlp_settings;
+mod otlp_summary;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -80,6 +83,7 @@ impl To {
 
 pub fn run(ctx: &Context, args: &ExportArgs) -> anyhow::Result<Outcome> {
     if matches!(args.to, To::Otlp) {
+        otlp::refuse_file_flags(args.output.is_some(), args.force, args.redact)?;
         return otlp::run(ctx, &args.sessions, &args.otlp);
     }
     if args.otlp.is_used() {

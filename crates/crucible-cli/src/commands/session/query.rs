@@ -329,14 +329,21 @@ pub fn oldest_first<'a>(
     records
 }
 
-/// The files of the sessions `filter` takes, in [`oldest_first`]'s order,
-/// and how many files the index could not read: from a visit of the index
-/// that decodes no usage cell (a whole open did, a fifth of a second at
-/// 10,000 sessions, for a batch command that reads each file anyway).
-pub fn oldest_first_paths(
+/// A session as a batch command first needs it: its id and its file
+/// (relative to the sessions directory).
+pub struct SessionRow {
+    pub id: String,
+    pub path: String,
+}
+
+/// The sessions `filter` takes, in [`oldest_first`]'s order, and how many
+/// files the index could not read: from a visit of the index that decodes
+/// no usage cell (a whole open did, a fifth of a second at 10,000
+/// sessions, for a batch command that reads each file anyway).
+pub fn oldest_first_rows(
     ctx: &Context,
     filter: &crucible_index::Filter,
-) -> anyhow::Result<(Vec<std::path::PathBuf>, usize)> {
+) -> anyhow::Result<(Vec<SessionRow>, usize)> {
     // The rows are only pre-screened by the filter: each is asked.
     let visited = visit_index(ctx, filter, &Vec::new, &|rows, facts, _| {
         if filter.matches(facts) {
@@ -350,11 +357,11 @@ pub fn oldest_first_paths(
     let skipped = visited.skipped.len();
     let mut rows: Vec<(i64, String, String)> = visited.into_iter().flatten().collect();
     rows.sort_unstable();
-    let dir = ctx.store.dir();
-    Ok((
-        rows.into_iter().map(|(_, _, p)| dir.join(p)).collect(),
-        skipped,
-    ))
+    let rows = rows
+        .into_iter()
+        .map(|(_, id, path)| SessionRow { id, path })
+        .collect();
+    Ok((rows, skipped))
 }
 
 /// Opens the index with every record, printing what `visit_index` prints.

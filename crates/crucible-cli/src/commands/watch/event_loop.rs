@@ -21,7 +21,7 @@ use notify::RecursiveMode;
 use super::changes::{Change, classify};
 use super::live::Live;
 use super::sources::Sources;
-use super::{backend, catch_up};
+use super::{backend, catch_up, otlp_send};
 use crate::context::Context;
 
 /// How long a batch of changes gathers before it is applied.
@@ -29,9 +29,6 @@ pub const DEBOUNCE: Duration = Duration::from_millis(300);
 /// How often the heartbeat is written (and quiet sources looked for).
 const BEAT_EVERY: Duration = Duration::from_secs(1);
 
-/// How long sessions an OTLP engine did not take wait, without a change, to
-/// be sent again: the sends of a down engine's retries hold the loop.
-const OTLP_RETRY_EVERY: Duration = Duration::from_secs(30);
 /// How long a new folder in the sessions directory is given before its
 /// changes count as seen: the watcher adds its watch on the new folder
 /// only after handing over the folder's creation, and a file written in
@@ -77,15 +74,17 @@ struct Watch<'a> {
     /// Session files named in the search index's pending list (changed
     /// since its last commit), cleared by the next whole catch-up.
     search_pending: BTreeSet<String>,
-    /// `--otlp URL`, and when the last send that left sessions unsent
-    /// failed: they are sent again at the next change, or after
-    /// [`OTLP_RETRY_EVERY`] without one.
-    otlp: Option<&'a str>,
-    otlp_failed: Option<Instant>,
+    /// `--otlp URL`: the thread that sends what changed.
+    otlp: Option<otlp_send::Sending>,
 }
 
 /// Watches until Ctrl-C or SIGTERM, then removes the heartbeat.
-pub fn run(ctx: &Context, sources: Sources, live: Live, otlp: Option<&str>) -> anyhow::Result<()> {
+pub fn run(
+    ctx: &Context,
+    sources: Sources,
+    live: Live,
+    otlp: Option<otlp_send::Sending>,
+) -> anyhow::Result<()> {
     let dir = ctx.store.dir().to_owned();
     let (tx, rx) = mpsc::channel();
     let mut targets = sources.watch_targets();
@@ -118,7 +117,6 @@ pub fn run(ctx: &Context, sources: Sources, live: Live, otlp: Option<&str>) -> a
         idle_rule: false,
         search_pending: BTreeSet::new(),
         otlp,
-        otlp_failed: None,
     };
     // Not trusted until the first catch-up is done.
     w.beat.received = 1;
@@ -242,11 +240,8 @@ impl Watch<'_> {
             self.answer_syncs();
         }
         if now >= self.last_beat + BEAT_EVERY {
-            if self
-                .otlp_failed
-                .is_some_and(|t| now >= t + OTLP_RETRY_EVERY)
-            {
-                self.send_otlp();
+            if let Some(o) = &self.otlp {
+                o.retry_if_due(now);
             }
             self.watch_appeared();
             let quiet = self.live.gone_quiet(SystemTime::now());
@@ -329,12 +324,12 @@ impl Watch<'_> {
         self.write_beat();
     }
 
-    /// With `--otlp`: the sessions changed since the last send, sent (the
-    /// index is fresh here, so the selection is cheap).
-    fn send_otlp(&mut self) {
-        if let Some(url) = self.otlp {
-            let sent = crate::commands::session::export::otlp::send_changed(self.ctx, url);
-            self.otlp_failed = (!sent).then(Instant::now);
+    /// With `--otlp`: the sessions changed since the last send, sent by
+    /// the sending thread (the index is fresh here, so its selection is
+    /// cheap).
+    fn send_otlp(&self) {
+        if let Some(o) = &self.otlp {
+            o.request();
         }
     }
 

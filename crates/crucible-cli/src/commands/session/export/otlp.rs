@@ -1,7 +1,8 @@
 //! `cru session export ... --to otlp`: sessions as OpenTelemetry traces,
-//! in batches, to an OTLP/HTTP endpoint; what reached it is entered in the
-//! sent-record beside the index, so that `--since-last` sends only what is
-//! new, changed, or was not sent the last time.
+//! in batches, to an OTLP/HTTP endpoint. Only settled parts are sent (a
+//! closed phase, a finished session's root); what reached the endpoint is
+//! entered in the sent-record beside the index, so that `--since-last`
+//! sends only what settled since, changed, or was not sent the last time.
 
 use std::path::{Path, PathBuf};
 
@@ -10,7 +11,10 @@ use crucible_core::SessionStore;
 use crucible_otel::{Exporter, RetryPolicy, SentRecord};
 use crucible_parser::MarkdownCodec;
 
-use super::otlp_settings::settings;
+use super::otlp_batches::map_and_send;
+use super::otlp_map::{MapContext, map_session};
+use super::otlp_settings::{Settings, settings};
+use super::otlp_summary as summary;
 use crate::commands::session::query::FilterArgs;
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
@@ -18,33 +22,28 @@ use crate::error::{CliError, Outcome};
 /// The sent-record's file name, in the sessions directory beside the index.
 pub const SENT_RECORD: &str = ".otlp-sent.json";
 
-/// A request holds the spans of whole sessions, about this many at most
-/// (a session with more goes alone): small enough for any engine's request
-/// limit, large enough that requests are few.
-const BATCH_SPANS: usize = 2_048;
-
-/// How many sessions the readers may map ahead of the sender.
-const WINDOW: usize = 1_024;
-
 #[derive(Debug, Args, Default, Clone)]
 pub struct OtlpArgs {
-    /// With --to otlp: every session matching the filters, sent again
-    /// whether it was sent before or not.
-    #[arg(long, conflicts_with = "sessions")]
+    /// With --to otlp: every session matching the filters, its settled
+    /// parts (closed phases; an ended session's root) sent again whether
+    /// they were sent before or not.
+    #[arg(long, conflicts_with_all = ["sessions", "since_last"])]
     pub all: bool,
-    /// With --to otlp: only the sessions (given, or matching the filters)
-    /// not sent to this endpoint yet, or changed since they were.
+    /// With --to otlp: only what was not sent to this endpoint yet of the
+    /// sessions (given, or matching the filters): the phases closed and the
+    /// sessions ended since, and sessions changed since.
     #[arg(long)]
     pub since_last: bool,
     #[command(flatten)]
     pub filters: FilterArgs,
     /// With --to otlp: the OTLP/HTTP endpoint, a base URL (`/v1/traces` is
-    /// added) or the traces URL itself. Default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    /// added to its path) or the traces URL itself. Default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
     /// $OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318.
     #[arg(long, value_name = "URL")]
     pub endpoint: Option<String>,
-    /// With --to otlp: a header sent with every request (repeat for more),
-    /// after those of $OTEL_EXPORTER_OTLP_HEADERS.
+    /// With --to otlp: a header sent with every request (repeat for more);
+    /// it replaces a header of the same name (any case) from
+    /// $OTEL_EXPORTER_OTLP_[TRACES_]HEADERS.
     #[arg(long, value_name = "KEY=VALUE")]
     pub header: Vec<String>,
     /// With --to otlp: the encoding. Default: $OTEL_EXPORTER_OTLP_PROTOCOL,
@@ -65,7 +64,6 @@ pub struct OtlpArgs {
 impl OtlpArgs {
     /// True when a flag that only OTLP reads was given.
     pub fn is_used(&self) -> bool {
-        let f = &self.filters;
         self.all
             || self.since_last
             || self.endpoint.is_some()
@@ -73,7 +71,13 @@ impl OtlpArgs {
             || self.protocol.is_some()
             || self.no_redact
             || self.retries != 4
-            || f.status.is_some()
+            || self.filters_used()
+    }
+
+    /// True when a filter was given.
+    fn filters_used(&self) -> bool {
+        let f = &self.filters;
+        f.status.is_some()
             || f.agent.is_some()
             || f.channel.is_some()
             || f.model.is_some()
@@ -83,141 +87,116 @@ impl OtlpArgs {
     }
 }
 
-impl Tally {
-    fn add(&mut self, o: Self) {
-        self.exported.extend(o.exported);
-        self.spans += o.spans;
-        self.requests += o.requests;
-        self.unchanged += o.unchanged;
-        self.unreadable += o.unreadable;
-        self.failed.extend(o.failed);
-        self.rejected_spans += o.rejected_spans;
+/// The file formats' flags would do nothing with `--to otlp`: said, not
+/// ignored.
+pub fn refuse_file_flags(output: bool, force: bool, redact: bool) -> Result<(), CliError> {
+    let given = [
+        (output, "-o/--output", ""),
+        (force, "--force", ""),
+        (
+            redact,
+            "--redact",
+            " (they are redacted unless --no-redact)",
+        ),
+    ];
+    match given.iter().find(|(g, _, _)| *g) {
+        Some((_, flag, more)) => Err(CliError::usage(format!(
+            "{flag} does not go with --to otlp: the spans are sent, not written{more}"
+        ))),
+        None => Ok(()),
     }
 }
 
-/// One session, mapped, encoded and hashed, ready to send.
-struct Mapped {
-    id: String,
-    spans: usize,
-    part: Vec<u8>,
-    hash: String,
-}
-
-/// What the run did, session by session.
-#[derive(Default)]
-struct Tally {
-    exported: Vec<String>,
-    spans: usize,
-    requests: usize,
-    unchanged: usize,
-    unreadable: usize,
-    failed: Vec<(String, String)>,
-    rejected_spans: i64,
-}
-
 pub fn run(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Result<Outcome> {
-    send(ctx, sessions, args, false)
+    let s = settings(args, &|name| std::env::var(name).ok())?;
+    send(ctx, sessions, args, &s, false)
 }
 
 /// Sends what `sessions` and `args` select; `quiet`: no summary when
 /// nothing was to be sent (the watcher calls this after every change).
-fn send(
+pub(crate) fn send(
     ctx: &Context,
     sessions: &[String],
     args: &OtlpArgs,
+    s: &Settings,
     quiet: bool,
 ) -> anyhow::Result<Outcome> {
-    let (endpoint, resource) = settings(args, &|name| std::env::var(name).ok())?;
-    let (paths, index_skipped) = select(ctx, sessions, args)?;
+    let selected = select(ctx, sessions, args)?;
     let record_path = ctx.store.dir().join(SENT_RECORD);
-    let before = SentRecord::load(&record_path).map_err(|e| CliError::new(e.to_string()))?;
-    let url = endpoint.url.clone();
+    let before = load_record(&record_path, args.since_last)?;
+    let url = s.endpoint.url.clone();
     let retry = RetryPolicy {
         attempts: args.retries.saturating_add(1),
         ..RetryPolicy::default()
     };
-    let exporter = Exporter::new(endpoint, retry);
-    let redact = !args.no_redact;
-    let protocol = exporter.endpoint().protocol;
-    let map = |p: &PathBuf| map_session(&ctx.store, p, redact, &resource, protocol);
-    let is_sent = |m: &Mapped| args.since_last && before.is_sent(&url, &m.id, &m.hash);
-    let (sent, tally) = map_and_send(&paths, map, is_sent, &exporter);
-    save_record(&ctx.store, &record_path, sent)?;
-    if !quiet || !tally.exported.is_empty() || !tally.failed.is_empty() {
-        eprintln!("{}", summary(&tally, &url));
+    let exporter = Exporter::new(s.endpoint.clone(), retry).with_clock(std::time::SystemTime::now);
+    let cx = MapContext {
+        store: &ctx.store,
+        redact: !args.no_redact,
+        resource: &s.resource,
+        protocol: s.endpoint.protocol,
+        value_limit: s.value_limit,
+        record: &before,
+        url: &url,
+        again: !args.since_last,
+    };
+    let (sent, mut tally) = map_and_send(&selected.paths, |p| map_session(&cx, p), &exporter);
+    let read = selected.paths.len() - tally.unreadable;
+    tally.unreadable += selected.index_skipped;
+    tally.duplicates += selected.duplicates;
+    // What reached the endpoint is told before the record is written: a
+    // record that cannot be written does not hide it.
+    let busy = !tally.exported.is_empty() || tally.unsent() > 0 || !tally.changed.is_empty();
+    if !quiet || busy {
+        eprintln!("{}", summary::summary(&tally, &url));
     }
-    if !tally.failed.is_empty() {
-        return Err(unsent(&tally).into());
+    for w in summary::warnings(&tally, &url) {
+        eprintln!("{w}");
     }
-    Ok(Outcome::from_files(
-        tally.exported.len() + tally.unchanged,
-        tally.unreadable + index_skipped,
-    ))
+    save_record(&ctx.store, &record_path, sent).map_err(|e| {
+        e.with_hint("the spans above reached the endpoint; until the record is written, `--since-last` sends them again")
+    })?;
+    if tally.unsent() > 0 {
+        return Err(summary::unsent(&tally).into());
+    }
+    let named_unreadable = if sessions.is_empty() {
+        0
+    } else {
+        tally.unreadable
+    };
+    if named_unreadable > 0 {
+        return Err(CliError::new(format!(
+            "{named_unreadable} of the sessions named could not be read (see the warnings above)"
+        ))
+        .with_hint("`cru session validate` says what is wrong with each")
+        .into());
+    }
+    Ok(Outcome::from_files(read, tally.skipped_files()))
 }
 
-/// Maps the sessions on the reading threads while a thread of its own
-/// joins, compresses and posts the batches: the compression of one batch
-/// overlaps the reading of the next.
-fn map_and_send(
-    paths: &[PathBuf],
-    map: impl Fn(&PathBuf) -> Result<Mapped, String> + Sync,
-    is_sent: impl Fn(&Mapped) -> bool,
-    exporter: &Exporter,
-) -> (SentRecord, Tally) {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Mapped>>(2);
-    std::thread::scope(|scope| {
-        let sender = scope.spawn(move || {
-            let mut sent = SentRecord::default();
-            let mut tally = Tally::default();
-            for mut batch in rx {
-                send_batch(exporter, &mut batch, &mut sent, &mut tally);
-            }
-            (sent, tally)
-        });
-        let mut tally = Tally::default();
-        let mut batch: Vec<Mapped> = Vec::new();
-        let mut spans = 0;
-        crate::in_order::map_in_order(paths, WINDOW, map, |_, mapped| {
-            match mapped {
-                Ok(m) if is_sent(&m) => tally.unchanged += 1,
-                Ok(m) => {
-                    spans += m.spans;
-                    batch.push(m);
-                    if spans >= BATCH_SPANS {
-                        spans = 0;
-                        // The sender gone (it panicked) is seen at the join.
-                        let _ = tx.send(std::mem::take(&mut batch));
-                    }
-                }
-                Err(e) => {
-                    tally.unreadable += 1;
-                    eprintln!("warning: skipped {e}");
-                }
-            }
-            true
-        });
-        if !batch.is_empty() {
-            let _ = tx.send(batch);
+/// The record, or with `--all` and named sessions (which do not need it
+/// to choose) an empty one when it is damaged, with a warning.
+fn load_record(path: &Path, needed: bool) -> Result<SentRecord, CliError> {
+    match SentRecord::load(path) {
+        Ok(r) => Ok(r),
+        Err(e) if needed => Err(CliError::new(e.to_string()).with_hint(format!(
+            "the record can be deleted (`rm {}`): the next `--since-last` then sends every settled part again, which an engine keying spans on their ids absorbs",
+            path.display()
+        ))),
+        Err(e) => {
+            eprintln!("warning: {e}; it is written anew after this run");
+            Ok(SentRecord::default())
         }
-        drop(tx);
-        let (sent, sender_tally) = sender.join().expect("the sender does not panic");
-        tally.add(sender_tally);
-        (sent, tally)
-    })
+    }
 }
 
 /// `cru watch --otlp URL`: every session not sent to `url` yet or changed
-/// since, as `export --to otlp --since-last` sends them. A failure is a
-/// warning (the watcher goes on; the next call sends what this one could
-/// not); false then.
-pub fn send_changed(ctx: &Context, url: &str) -> bool {
-    let args = OtlpArgs {
-        since_last: true,
-        endpoint: Some(url.to_owned()),
-        retries: 2,
-        ..OtlpArgs::default()
-    };
-    match send(ctx, &[], &args, true) {
+/// since, as `export --to otlp --since-last` sends them, with the other
+/// settings from the `OTEL_*` variables. A failure is a warning (the
+/// watcher goes on; the next call sends what this one could not); false
+/// then.
+pub fn send_changed(ctx: &Context, args: &OtlpArgs, s: &Settings) -> bool {
+    match send(ctx, &[], args, s, true) {
         Ok(_) => true,
         Err(e) => {
             eprintln!("warning: OTLP: {e:#}");
@@ -226,19 +205,39 @@ pub fn send_changed(ctx: &Context, url: &str) -> bool {
     }
 }
 
-/// The files to send: the sessions named, else those the filters select
-/// (with `--all` or `--since-last`), oldest first.
-fn select(
-    ctx: &Context,
-    sessions: &[String],
-    args: &OtlpArgs,
-) -> anyhow::Result<(Vec<PathBuf>, usize)> {
+/// The files `select` chose, and what it left out.
+struct Selected {
+    paths: Vec<PathBuf>,
+    /// Files the index could not read.
+    index_skipped: usize,
+    /// Files left out for declaring an id an earlier file declares.
+    duplicates: usize,
+}
+
+/// The files to send: the sessions named (each once; the filters go with
+/// `--all`/`--since-last` alone), else those the filters select (with
+/// `--all` or `--since-last`), oldest first.
+fn select(ctx: &Context, sessions: &[String], args: &OtlpArgs) -> anyhow::Result<Selected> {
     if !sessions.is_empty() {
-        let paths = sessions
-            .iter()
-            .map(|q| ctx.store.resolve(q).map_err(CliError::from))
-            .collect::<Result<_, _>>()?;
-        return Ok((paths, 0));
+        if args.filters_used() {
+            return Err(CliError::usage(
+                "the filters (--status, --agent, --channel, --model, --since, --until, --project) choose sessions for --all or --since-last; they do not go with sessions named",
+            )
+            .with_hint("name the sessions, or pass the filters without them")
+            .into());
+        }
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for q in sessions {
+            let p = ctx.store.resolve(q).map_err(CliError::from)?;
+            if !paths.contains(&p) {
+                paths.push(p);
+            }
+        }
+        return Ok(Selected {
+            paths,
+            index_skipped: 0,
+            duplicates: 0,
+        });
     }
     if !args.all && !args.since_last {
         return Err(CliError::usage("--to otlp needs sessions to send")
@@ -246,86 +245,42 @@ fn select(
             .into());
     }
     let filter = args.filters.filter()?;
-    crate::commands::session::query::oldest_first_paths(ctx, &filter)
-}
-
-/// Reads a session (its journal applied) and its sidecar, redacts both
-/// unless told not to, maps them to spans and encodes those: all of it on
-/// the reading threads, so that the sender only joins parts and sends.
-fn map_session(
-    store: &SessionStore<MarkdownCodec>,
-    path: &Path,
-    redact: bool,
-    resource: &crucible_otel::Resource,
-    protocol: crucible_otel::Protocol,
-) -> Result<Mapped, String> {
-    let mut log = store.load_path(path).map_err(|e| e.to_string())?;
-    // A sidecar that does not match its session is left out (its records
-    // would go on the wrong calls); the markdown alone is still a trace.
-    let mut data = match store.load_data_for(path, &log) {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("warning: {e}; {} sent without its sidecar", log.id());
-            None
-        }
-    };
-    if redact {
-        let r = crucible_redact::Redactor::shared();
-        log.redact(r);
-        if let Some(d) = data.as_mut() {
-            d.redact(r);
-        }
+    let (rows, index_skipped) = crate::commands::session::query::oldest_first_rows(ctx, &filter)?;
+    let mut ids = crucible_index::DuplicateIds::default();
+    for r in &rows {
+        ids.add(&r.id, &r.path);
     }
-    let spans = crucible_otel::session_spans(&log, data.as_ref());
-    let n = spans.len();
-    let part = crucible_otel::session_part(resource, env!("CARGO_PKG_VERSION"), spans, protocol);
-    Ok(Mapped {
-        id: log.id().to_string(),
-        spans: n,
-        hash: crucible_otel::content_hash(&part),
-        part,
+    let dups = ids.finish();
+    let left_out = left_out(ctx, &dups);
+    let paths = rows
+        .iter()
+        .filter(|r| !left_out.contains(&r.path))
+        .map(|r| ctx.store.dir().join(&r.path))
+        .collect();
+    Ok(Selected {
+        paths,
+        index_skipped,
+        duplicates: left_out.len(),
     })
 }
 
-/// Sends the batch as one request; its sessions are entered in `sent`
-/// when the endpoint accepted it, and listed as failed when it did not.
-fn send_batch(
-    exporter: &Exporter,
-    batch: &mut Vec<Mapped>,
-    sent: &mut SentRecord,
-    tally: &mut Tally,
-) {
-    if batch.is_empty() {
-        return;
+/// Of the files that share an id, every one but the first by path: two
+/// traces with one id would be one trace of both in the engine.
+fn left_out(ctx: &Context, dups: &[crucible_index::Duplicate]) -> Vec<String> {
+    let mut out = Vec::new();
+    for d in crate::render::output::DuplicateId::all(dups) {
+        let full = |p: &String| ctx.store.dir().join(p).display().to_string();
+        let (kept, rest) = d.paths.split_first().expect("a duplicate has two paths");
+        eprintln!(
+            "warning: session id `{}` is used by {} files: {} is sent, {} left out (give one file another id to send both)",
+            d.id,
+            d.paths.len(),
+            full(kept),
+            rest.iter().map(full).collect::<Vec<_>>().join(", ")
+        );
+        out.extend(rest.iter().cloned());
     }
-    let n_spans: usize = batch.iter().map(|m| m.spans).sum();
-    let e = exporter.endpoint();
-    let parts: Vec<&[u8]> = batch.iter().map(|m| m.part.as_slice()).collect();
-    let body = crucible_otel::body(&parts, e.protocol, e.compression);
-    let batch = std::mem::take(batch);
-    match exporter.send(&body) {
-        Ok(delivery) => {
-            tally.requests += 1;
-            tally.rejected_spans += delivery.rejected_spans;
-            if delivery.rejected_spans > 0 {
-                eprintln!(
-                    "warning: {} dropped {} of {n_spans} spans: {}",
-                    e.url, delivery.rejected_spans, delivery.message
-                );
-            }
-            for m in &batch {
-                sent.mark_sent(&e.url, &m.id, &m.hash);
-            }
-            tally.spans += n_spans;
-            tally.exported.extend(batch.into_iter().map(|m| m.id));
-        }
-        Err(err) => {
-            let why = err.to_string();
-            tally
-                .failed
-                .extend(batch.into_iter().map(|m| (m.id, why.clone())));
-        }
-    }
+    out
 }
 
 /// Folds what this run sent into the record on disk, under the store's
@@ -334,56 +289,13 @@ fn save_record(
     store: &SessionStore<MarkdownCodec>,
     path: &Path,
     sent: SentRecord,
-) -> anyhow::Result<()> {
-    if sent == SentRecord::default() {
+) -> Result<(), CliError> {
+    if sent.is_empty() {
         return Ok(());
     }
     let _lock = store.lock().map_err(CliError::from)?;
-    let mut record = SentRecord::load(path).map_err(|e| CliError::new(e.to_string()))?;
+    // A damaged record was warned of when read: this run's entries replace it.
+    let mut record = SentRecord::load(path).unwrap_or_default();
     record.merge(sent);
-    record
-        .save(path)
-        .map_err(|e| CliError::new(e.to_string()))?;
-    Ok(())
-}
-
-fn summary(t: &Tally, url: &str) -> String {
-    let plural = crate::render::plural;
-    let n = t.exported.len();
-    let mut s = format!(
-        "exported {n} {} ({} {}) to {url} in {} {}",
-        plural(n, "session", "sessions"),
-        t.spans,
-        plural(t.spans, "span", "spans"),
-        t.requests,
-        plural(t.requests, "request", "requests"),
-    );
-    if t.unchanged > 0 {
-        s.push_str(&format!(
-            "; {} skipped (sent before, unchanged)",
-            t.unchanged
-        ));
-    }
-    if t.unreadable > 0 {
-        s.push_str(&format!("; {} skipped (unreadable)", t.unreadable));
-    }
-    if !t.failed.is_empty() {
-        s.push_str(&format!("; {} failed", t.failed.len()));
-    }
-    s
-}
-
-/// The error naming every session not sent, and why.
-fn unsent(t: &Tally) -> CliError {
-    let mut why: Vec<&str> = t.failed.iter().map(|(_, w)| w.as_str()).collect();
-    why.dedup();
-    let ids: Vec<&str> = t.failed.iter().map(|(id, _)| id.as_str()).collect();
-    CliError::new(format!(
-        "{} {} not sent ({}): {}",
-        ids.len(),
-        crate::render::plural(ids.len(), "session", "sessions"),
-        why.join("; "),
-        ids.join(", ")
-    ))
-    .with_hint("nothing was lost: `cru session export --to otlp --since-last` sends them once the endpoint answers")
+    record.save(path).map_err(|e| CliError::new(e.to_string()))
 }

@@ -1,0 +1,148 @@
+//! String values cut at a length, as OpenTelemetry SDKs cut them
+//! (`OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`): a 20 MiB tool result or note
+//! would otherwise make a request no engine takes (the OpenTelemetry
+//! Collector refuses bodies over 20 MiB) and fail every session batched
+//! with it, every run. Done on the spans as mapped, before they are
+//! hashed and encoded, so that the record hashes what was sent.
+
+use opentelemetry_proto::tonic::common::v1::any_value::Value;
+use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue};
+use opentelemetry_proto::tonic::trace::v1::Span;
+
+use crate::attributes::kv;
+use crate::mapping::Trace;
+
+/// The attribute that says how long a cut value was, in characters:
+/// `cru.original_length.<key>` beside the cut `<key>`.
+pub const ORIGINAL_LENGTH_PREFIX: &str = "cru.original_length.";
+
+/// Cuts every string value of `trace`'s spans longer than `limit`
+/// characters (span, event and link attributes, status messages) to
+/// `limit` characters, the last one `…`, and records the original length
+/// beside it. Returns how many values were cut.
+pub fn cut_long_values(trace: &mut Trace, limit: usize) -> usize {
+    let limit = limit.max(1);
+    let spans = trace
+        .root
+        .iter_mut()
+        .chain(trace.phases.iter_mut().flat_map(|p| p.spans.iter_mut()));
+    spans.map(|s| cut_span(s, limit)).sum()
+}
+
+fn cut_span(span: &mut Span, limit: usize) -> usize {
+    let mut cut = cut_attributes(&mut span.attributes, limit);
+    for e in &mut span.events {
+        cut += cut_attributes(&mut e.attributes, limit);
+    }
+    for l in &mut span.links {
+        cut += cut_attributes(&mut l.attributes, limit);
+    }
+    if let Some(status) = span.status.as_mut()
+        && let Some(len) = cut_string(&mut status.message, limit)
+    {
+        span.attributes
+            .push(length_attribute("otel.status_description", len));
+        cut += 1;
+    }
+    cut
+}
+
+fn cut_attributes(attributes: &mut Vec<KeyValue>, limit: usize) -> usize {
+    let mut lengths = Vec::new();
+    for kv in attributes.iter_mut() {
+        if let Some(AnyValue {
+            value: Some(Value::StringValue(s)),
+        }) = kv.value.as_mut()
+            && let Some(len) = cut_string(s, limit)
+        {
+            lengths.push(length_attribute(&kv.key, len));
+        }
+    }
+    let n = lengths.len();
+    attributes.extend(lengths);
+    n
+}
+
+/// The original length in characters when `s` was cut.
+fn cut_string(s: &mut String, limit: usize) -> Option<usize> {
+    // Bytes bound characters from above: most values end here.
+    if s.len() <= limit {
+        return None;
+    }
+    let (end, _) = s.char_indices().nth(limit)?;
+    let len = limit + s[end..].chars().count();
+    let (keep, _) = s
+        .char_indices()
+        .nth(limit - 1)
+        .expect("the string has more than `limit` characters");
+    s.truncate(keep);
+    s.push('…');
+    Some(len)
+}
+
+fn length_attribute(key: &str, len: usize) -> KeyValue {
+    kv(
+        &format!("{ORIGINAL_LENGTH_PREFIX}{key}"),
+        Value::IntValue(i64::try_from(len).unwrap_or(i64::MAX)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mapping::PhaseSpans;
+    use opentelemetry_proto::tonic::trace::v1::span::Event;
+
+    fn text_kv(key: &str, v: &str) -> KeyValue {
+        kv(key, Value::StringValue(v.to_owned()))
+    }
+
+    #[test]
+    fn long_values_are_cut_with_their_length_beside_them() {
+        let long = "é".repeat(10);
+        let span = Span {
+            attributes: vec![text_kv("input.value", &long), text_kv("tool.name", "bash")],
+            events: vec![Event {
+                attributes: vec![text_kv("cru.callout.text", &long)],
+                ..Event::default()
+            }],
+            ..Span::default()
+        };
+        let mut trace = Trace {
+            root: vec![Span::default()],
+            root_settled: true,
+            phases: vec![PhaseSpans {
+                spans: vec![span],
+                closed: true,
+            }],
+        };
+        assert_eq!(cut_long_values(&mut trace, 4), 2);
+        let s = &trace.phases[0].spans[0];
+        let text = |kv: &KeyValue| match kv.value.as_ref().and_then(|v| v.value.as_ref()) {
+            Some(Value::StringValue(s)) => s.clone(),
+            Some(Value::IntValue(n)) => n.to_string(),
+            _ => String::new(),
+        };
+        let attrs: Vec<(String, String)> = s
+            .attributes
+            .iter()
+            .map(|kv| (kv.key.clone(), text(kv)))
+            .collect();
+        assert_eq!(
+            attrs,
+            [
+                ("input.value".to_owned(), "ééé…".to_owned()),
+                ("tool.name".to_owned(), "bash".to_owned()),
+                (
+                    "cru.original_length.input.value".to_owned(),
+                    "10".to_owned()
+                ),
+            ]
+        );
+        assert_eq!(text(&s.events[0].attributes[0]), "ééé…");
+        // Exactly at the limit: left alone.
+        let mut at = "abcd".to_owned();
+        assert_eq!(cut_string(&mut at, 4), None);
+        assert_eq!(at, "abcd");
+    }
+}
