@@ -51,6 +51,35 @@ pub fn session_part(
     spans: Vec<Span>,
     protocol: Protocol,
 ) -> Vec<u8> {
+    let (resource, scope) = wrappers(resource, version);
+    match protocol {
+        Protocol::Protobuf => request_bytes(&resource, &scope, &[&encode_spans(&spans)]),
+        Protocol::Json => serde_json::to_vec(&ResourceSpans {
+            resource: Some(resource),
+            scope_spans: vec![ScopeSpans {
+                scope: Some(scope),
+                spans,
+                schema_url: String::new(),
+            }],
+            schema_url: String::new(),
+        })
+        .expect("OTLP messages serialize to JSON: no map keys but strings"),
+    }
+}
+
+/// A protobuf [`session_part`] of spans already encoded by
+/// [`encode_spans`] (in groups, each encoded once: hashed for the
+/// sent-record, then sent as they are).
+pub fn session_part_encoded(
+    resource: &Resource,
+    version: &str,
+    groups: &[&EncodedSpans],
+) -> Vec<u8> {
+    let (resource, scope) = wrappers(resource, version);
+    request_bytes(&resource, &scope, groups)
+}
+
+fn wrappers(resource: &Resource, version: &str) -> (OtlpResource, InstrumentationScope) {
     let attributes = resource
         .attributes
         .iter()
@@ -65,36 +94,51 @@ pub fn session_part(
         version: version.to_owned(),
         ..InstrumentationScope::default()
     };
-    match protocol {
-        Protocol::Protobuf => request_bytes(&resource, &scope, &spans),
-        Protocol::Json => serde_json::to_vec(&ResourceSpans {
-            resource: Some(resource),
-            scope_spans: vec![ScopeSpans {
-                scope: Some(scope),
-                spans,
-                schema_url: String::new(),
-            }],
-            schema_url: String::new(),
-        })
-        .expect("OTLP messages serialize to JSON: no map keys but strings"),
+    (resource, scope)
+}
+
+/// Spans in protobuf as the entries of `ScopeSpans.spans` (field 2, each
+/// length-delimited), each sized once: prost sizes a nested message again
+/// at every level it is nested in (four times for a span's attributes in a
+/// request), which was a third of encoding.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EncodedSpans {
+    pub bytes: Vec<u8>,
+    pub count: usize,
+}
+
+pub fn encode_spans(spans: &[Span]) -> EncodedSpans {
+    use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
+    let lens: Vec<usize> = spans.iter().map(Message::encoded_len).collect();
+    let total: usize = lens
+        .iter()
+        .map(|&l| key_len(2) + encoded_len_varint(l as u64) + l)
+        .sum();
+    let mut bytes = Vec::with_capacity(total);
+    for (span, &len) in spans.iter().zip(&lens) {
+        encode_key(2, WireType::LengthDelimited, &mut bytes);
+        encode_varint(len as u64, &mut bytes);
+        span.encode_raw(&mut bytes);
+    }
+    EncodedSpans {
+        bytes,
+        count: spans.len(),
     }
 }
 
 /// `ExportTraceServiceRequest { resource_spans: [ResourceSpans { resource,
-/// scope_spans: [ScopeSpans { scope, spans }] }] }` in protobuf, the same
-/// bytes prost writes for it, with each span's size computed once: prost
-/// sizes a nested message again at every level it is nested in (four
-/// times for a span's attributes here), which was a third of encoding.
-/// The two wrappers' field numbers are those of `opentelemetry-proto`'s
-/// `trace.proto` and `trace_service.proto`; the round-trip test below
-/// decodes what this writes with prost.
-fn request_bytes(resource: &OtlpResource, scope: &InstrumentationScope, spans: &[Span]) -> Vec<u8> {
+/// scope_spans: [ScopeSpans { scope, spans }] }] }` in protobuf around
+/// spans already encoded, the same bytes prost writes for it. The two
+/// wrappers' field numbers are those of `opentelemetry-proto`'s
+/// `trace.proto` and `trace_service.proto`; the test below compares what
+/// this writes with prost's own encoding.
+fn request_bytes(
+    resource: &OtlpResource,
+    scope: &InstrumentationScope,
+    groups: &[&EncodedSpans],
+) -> Vec<u8> {
     use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
-    let span_lens: Vec<usize> = spans.iter().map(Message::encoded_len).collect();
-    let spans_len: usize = span_lens
-        .iter()
-        .map(|&l| key_len(2) + encoded_len_varint(l as u64) + l)
-        .sum();
+    let spans_len: usize = groups.iter().map(|g| g.bytes.len()).sum();
     let scope_len = scope.encoded_len();
     // ScopeSpans: scope = 1, spans = 2.
     let scope_spans_len = key_len(1) + encoded_len_varint(scope_len as u64) + scope_len + spans_len;
@@ -118,10 +162,8 @@ fn request_bytes(resource: &OtlpResource, scope: &InstrumentationScope, spans: &
     encode_key(1, WireType::LengthDelimited, &mut buf);
     encode_varint(scope_len as u64, &mut buf);
     scope.encode_raw(&mut buf);
-    for (span, &len) in spans.iter().zip(&span_lens) {
-        encode_key(2, WireType::LengthDelimited, &mut buf);
-        encode_varint(len as u64, &mut buf);
-        span.encode_raw(&mut buf);
+    for g in groups {
+        buf.extend_from_slice(&g.bytes);
     }
     buf
 }

@@ -28,7 +28,9 @@ mod sent;
 mod times;
 mod value_limit;
 
-pub use encode::{Compression, Protocol, body, session_part};
+pub use encode::{
+    Compression, EncodedSpans, Protocol, body, encode_spans, session_part, session_part_encoded,
+};
 pub use error::{SendError, SentRecordError};
 pub use exporter::{Delivery, Endpoint, Exporter, RetryPolicy, certificates};
 pub use mapping::{PhaseSpans, Resource, Trace, session_spans, session_trace};

@@ -18,10 +18,10 @@ use std::ops::Range;
 use std::path::Path;
 
 use opentelemetry_proto::tonic::trace::v1::Span;
-use prost::Message;
 use serde::{Deserialize, Serialize};
 
 use crate::SentRecordError;
+use crate::encode::EncodedSpans;
 use crate::mapping::{Resource, Trace};
 
 /// Endpoint → session id → what was sent.
@@ -68,6 +68,25 @@ impl PartHashes {
     /// `version` (either changing changes every hash: a new mapping or
     /// project is a change).
     pub fn of(trace: &Trace, resource: &Resource, version: &str) -> Self {
+        let root = crate::encode_spans(&trace.root);
+        let phases: Vec<EncodedSpans> = trace
+            .phases
+            .iter()
+            .map(|p| crate::encode_spans(&p.spans))
+            .collect();
+        Self::of_encoded(trace, &root, &phases, resource, version)
+    }
+
+    /// [`PartHashes::of`] from the parts as [`crate::encode_spans`] encoded
+    /// them (`root`, then each of `phases`), so that a sender encodes each
+    /// span once for hashing and sending both.
+    pub fn of_encoded(
+        trace: &Trace,
+        root: &EncodedSpans,
+        phases: &[EncodedSpans],
+        resource: &Resource,
+        version: &str,
+    ) -> Self {
         let mut seed = Vec::new();
         for (k, v) in &resource.attributes {
             for s in [k, v] {
@@ -76,10 +95,11 @@ impl PartHashes {
             }
         }
         seed.extend_from_slice(version.as_bytes());
+        let hash = |e: &EncodedSpans| xxhash_rust::xxh3::xxh3_64(&e.bytes);
         Self {
             seed: xxhash_rust::xxh3::xxh3_64(&seed),
-            root: spans_hash(&trace.root),
-            phases: trace.phases.iter().map(|p| spans_hash(&p.spans)).collect(),
+            root: hash(root),
+            phases: phases.iter().map(hash).collect(),
             root_settled: trace.root_settled,
             closed: trace.phases.iter().take_while(|p| p.closed).count(),
         }
@@ -126,15 +146,6 @@ impl PartHashes {
     }
 }
 
-fn spans_hash(spans: &[Span]) -> u64 {
-    let mut bytes = Vec::new();
-    for s in spans {
-        s.encode_length_delimited(&mut bytes)
-            .expect("a Vec grows as needed");
-    }
-    xxhash_rust::xxh3::xxh3_64(&bytes)
-}
-
 /// What to send of one session, and what the record says once it is sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -155,6 +166,21 @@ impl Plan {
     }
 
     /// The spans to send of `trace`, root first.
+    /// The due parts of a trace encoded by [`crate::encode_spans`] (`root`,
+    /// then each of `phases`), in [`Plan::take`]'s order.
+    pub fn take_encoded<'e>(
+        &self,
+        root: &'e EncodedSpans,
+        phases: &'e [EncodedSpans],
+    ) -> Vec<&'e EncodedSpans> {
+        let mut due = Vec::new();
+        if self.root {
+            due.push(root);
+        }
+        due.extend(phases.get(self.phases.clone()).unwrap_or_default());
+        due
+    }
+
     pub fn take(&self, trace: Trace) -> Vec<Span> {
         let mut spans = if self.root { trace.root } else { Vec::new() };
         for (i, p) in trace.phases.into_iter().enumerate() {

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crucible_core::SessionStore;
-use crucible_otel::{PartHashes, Protocol, Resource, SentParts, SentRecord};
+use crucible_otel::{EncodedSpans, PartHashes, Protocol, Resource, SentParts, SentRecord};
 use crucible_parser::MarkdownCodec;
 
 /// What every session of a run is mapped with.
@@ -70,11 +70,25 @@ pub fn map_session(cx: &MapContext<'_>, path: &Path) -> Result<Mapped, String> {
     let mut trace = crucible_otel::session_trace(&log, data.as_ref());
     crucible_otel::cut_long_values(&mut trace, cx.value_limit);
     let version = env!("CARGO_PKG_VERSION");
-    let hashes = PartHashes::of(&trace, cx.resource, version);
+    // Each part encoded once, for its hash and, in protobuf, to be sent.
+    let root = crucible_otel::encode_spans(&trace.root);
+    let phases: Vec<EncodedSpans> = trace
+        .phases
+        .iter()
+        .map(|p| crucible_otel::encode_spans(&p.spans))
+        .collect();
+    let hashes = PartHashes::of_encoded(&trace, &root, &phases, cx.resource, version);
     let id = log.id().to_string();
     let plan = cx.record.plan(cx.url, &id, &hashes, cx.again);
     let (spans, part) = if plan.is_empty() {
         (0, Vec::new())
+    } else if cx.protocol == Protocol::Protobuf {
+        let due = plan.take_encoded(&root, &phases);
+        let n = due.iter().map(|e| e.count).sum();
+        (
+            n,
+            crucible_otel::session_part_encoded(cx.resource, version, &due),
+        )
     } else {
         let spans = plan.take(trace);
         let n = spans.len();
