@@ -38,19 +38,7 @@ fn the_root_shows_the_task_and_the_last_words() {
     let kiln = TestKiln::empty();
     kiln.write("2026-03-01-io.md", SESSION);
     let rx = Receiver::start();
-    let out = kiln.run_cmd(
-        kiln.command()
-            .args([
-                "session",
-                "export",
-                "--all",
-                "--to",
-                "otlp",
-                "--endpoint",
-                &rx.url,
-            ])
-            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT"),
-    );
+    let out = crate::otlp::export(&kiln, &rx.url, &["--all"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let spans = rx.spans();
     let root = &spans[0];

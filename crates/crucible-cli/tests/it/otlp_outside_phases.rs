@@ -36,19 +36,7 @@ fn blocks_before_the_first_phase_belong_to_the_root() {
     let kiln = TestKiln::empty();
     kiln.write("2026-02-01-pre.md", SESSION);
     let rx = Receiver::start();
-    let out = kiln.run_cmd(
-        kiln.command()
-            .args([
-                "session",
-                "export",
-                "--all",
-                "--to",
-                "otlp",
-                "--endpoint",
-                &rx.url,
-            ])
-            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT"),
-    );
+    let out = crate::otlp::export(&kiln, &rx.url, &["--all"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let spans = rx.spans();
     let root = spans.iter().find(|s| s.parent_span_id.is_empty()).unwrap();

@@ -39,21 +39,9 @@ fn all_sends_what_the_filters_select_oldest_first() {
         &[],
     ] {
         let rx = Receiver::start();
-        let mut args = vec![
-            "session",
-            "export",
-            "--all",
-            "--to",
-            "otlp",
-            "--endpoint",
-            &rx.url,
-        ];
+        let mut args = vec!["--all"];
         args.extend_from_slice(filter);
-        let out = kiln.run_cmd(
-            kiln.command()
-                .args(&args)
-                .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT"),
-        );
+        let out = crate::otlp::export(&kiln, &rx.url, &args);
         assert_eq!(out.code, 0, "{filter:?}: {}", out.stderr);
         // Root spans come first in each session's part, sessions in order.
         let sent: Vec<String> = rx

@@ -52,19 +52,7 @@ fn imported_sessions_nest_every_span_inside_its_parent() {
         );
     }
     let rx = Receiver::start();
-    let out = kiln.run_cmd(
-        kiln.command()
-            .args([
-                "session",
-                "export",
-                "--all",
-                "--to",
-                "otlp",
-                "--endpoint",
-                &rx.url,
-            ])
-            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT"),
-    );
+    let out = crate::otlp::export(&kiln, &rx.url, &["--all"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let spans = rx.spans();
     assert!(spans.len() > 100, "{} spans", spans.len());
@@ -81,19 +69,7 @@ fn imported_sessions_nest_every_span_inside_its_parent() {
 fn the_fixtures_nest_every_span_inside_its_parent() {
     let kiln = TestKiln::with_fixtures();
     let rx = Receiver::start();
-    let out = kiln.run_cmd(
-        kiln.command()
-            .args([
-                "session",
-                "export",
-                "--all",
-                "--to",
-                "otlp",
-                "--endpoint",
-                &rx.url,
-            ])
-            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT"),
-    );
+    let out = crate::otlp::export(&kiln, &rx.url, &["--all"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let outside = outside_their_parent(&rx.spans());
     assert!(outside.is_empty(), "{outside:#?}");
