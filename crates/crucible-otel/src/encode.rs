@@ -38,6 +38,30 @@ pub enum Compression {
     Gzip,
 }
 
+/// One session's part of a request body, in pieces that are written one
+/// after another (the wrappers, then each group of spans as it was
+/// encoded): joined only by the compressor, never copied into one buffer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Part {
+    pieces: Vec<Vec<u8>>,
+}
+
+impl Part {
+    /// Its bytes, uncompressed.
+    pub fn len(&self) -> usize {
+        self.pieces.iter().map(Vec::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pieces.iter().all(Vec::is_empty)
+    }
+
+    /// Its bytes in one buffer.
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.pieces.concat()
+    }
+}
+
 /// One session's part of a request body: its spans under `resource` and
 /// a scope named `cru`, encoded in `protocol`. Parts are made apart (on
 /// every core) and joined by [`body`] without decoding: a protobuf message
@@ -50,33 +74,39 @@ pub fn session_part(
     version: &str,
     spans: Vec<Span>,
     protocol: Protocol,
-) -> Vec<u8> {
+) -> Part {
     let (resource, scope) = wrappers(resource, version);
     match protocol {
-        Protocol::Protobuf => request_bytes(&resource, &scope, &[&encode_spans(&spans)]),
-        Protocol::Json => serde_json::to_vec(&ResourceSpans {
-            resource: Some(resource),
-            scope_spans: vec![ScopeSpans {
-                scope: Some(scope),
-                spans,
-                schema_url: String::new(),
-            }],
-            schema_url: String::new(),
-        })
-        .expect("OTLP messages serialize to JSON: no map keys but strings"),
+        Protocol::Protobuf => request_part(&resource, &scope, vec![encode_spans(&spans)]),
+        Protocol::Json => Part {
+            pieces: vec![json_resource_spans(resource, scope, spans)],
+        },
     }
+}
+
+fn json_resource_spans(
+    resource: OtlpResource,
+    scope: InstrumentationScope,
+    spans: Vec<Span>,
+) -> Vec<u8> {
+    serde_json::to_vec(&ResourceSpans {
+        resource: Some(resource),
+        scope_spans: vec![ScopeSpans {
+            scope: Some(scope),
+            spans,
+            schema_url: String::new(),
+        }],
+        schema_url: String::new(),
+    })
+    .expect("OTLP messages serialize to JSON: no map keys but strings")
 }
 
 /// A protobuf [`session_part`] of spans already encoded by
 /// [`encode_spans`] (in groups, each encoded once: hashed for the
 /// sent-record, then sent as they are).
-pub fn session_part_encoded(
-    resource: &Resource,
-    version: &str,
-    groups: &[&EncodedSpans],
-) -> Vec<u8> {
+pub fn session_part_encoded(resource: &Resource, version: &str, groups: Vec<EncodedSpans>) -> Part {
     let (resource, scope) = wrappers(resource, version);
-    request_bytes(&resource, &scope, groups)
+    request_part(&resource, &scope, groups)
 }
 
 fn wrappers(resource: &Resource, version: &str) -> (OtlpResource, InstrumentationScope) {
@@ -132,11 +162,11 @@ pub fn encode_spans(spans: &[Span]) -> EncodedSpans {
 /// wrappers' field numbers are those of `opentelemetry-proto`'s
 /// `trace.proto` and `trace_service.proto`; the test below compares what
 /// this writes with prost's own encoding.
-fn request_bytes(
+fn request_part(
     resource: &OtlpResource,
     scope: &InstrumentationScope,
-    groups: &[&EncodedSpans],
-) -> Vec<u8> {
+    groups: Vec<EncodedSpans>,
+) -> Part {
     use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
     let spans_len: usize = groups.iter().map(|g| g.bytes.len()).sum();
     let scope_len = scope.encoded_len();
@@ -150,7 +180,7 @@ fn request_bytes(
         + key_len(2)
         + encoded_len_varint(scope_spans_len as u64)
         + scope_spans_len;
-    let mut buf = Vec::with_capacity(resource_spans_len + 16);
+    let mut buf = Vec::with_capacity(resource_len + scope_len + 32);
     // ExportTraceServiceRequest: resource_spans = 1.
     encode_key(1, WireType::LengthDelimited, &mut buf);
     encode_varint(resource_spans_len as u64, &mut buf);
@@ -162,42 +192,54 @@ fn request_bytes(
     encode_key(1, WireType::LengthDelimited, &mut buf);
     encode_varint(scope_len as u64, &mut buf);
     scope.encode_raw(&mut buf);
-    for g in groups {
-        buf.extend_from_slice(&g.bytes);
-    }
-    buf
+    let mut pieces = Vec::with_capacity(groups.len() + 1);
+    pieces.push(buf);
+    pieces.extend(groups.into_iter().map(|g| g.bytes));
+    Part { pieces }
 }
 
 /// The request body of the sessions whose [`session_part`]s are `parts`,
-/// compressed with `compression`.
-pub fn body(parts: &[&[u8]], protocol: Protocol, compression: Compression) -> Vec<u8> {
+/// compressed with `compression`: the pieces go straight into the
+/// compressor (or the buffer), one copy in all.
+pub fn body(parts: &[&Part], protocol: Protocol, compression: Compression) -> Vec<u8> {
     let len: usize = parts.iter().map(|p| p.len() + 1).sum::<usize>() + 20;
-    let mut raw = Vec::with_capacity(len);
-    match protocol {
-        Protocol::Protobuf => {
-            for p in parts {
-                raw.extend_from_slice(p);
-            }
-        }
-        Protocol::Json => {
-            raw.extend_from_slice(b"{\"resourceSpans\":[");
-            for (i, p) in parts.iter().enumerate() {
-                if i > 0 {
-                    raw.push(b',');
-                }
-                raw.extend_from_slice(p);
-            }
-            raw.extend_from_slice(b"]}");
-        }
-    }
     match compression {
-        Compression::None => raw,
+        Compression::None => {
+            let mut raw = Vec::with_capacity(len);
+            write_body(&mut raw, parts, protocol).expect("writing to memory does not fail");
+            raw
+        }
         Compression::Gzip => {
-            let mut gz = GzEncoder::new(Vec::with_capacity(raw.len() / 4), Level::fast());
-            gz.write_all(&raw).expect("writing to memory does not fail");
+            let mut gz = GzEncoder::new(Vec::with_capacity(len / 4), Level::fast());
+            write_body(&mut gz, parts, protocol).expect("writing to memory does not fail");
             gz.finish().expect("writing to memory does not fail")
         }
     }
+}
+
+fn write_body(out: &mut impl Write, parts: &[&Part], protocol: Protocol) -> std::io::Result<()> {
+    match protocol {
+        Protocol::Protobuf => {
+            for p in parts {
+                for piece in &p.pieces {
+                    out.write_all(piece)?;
+                }
+            }
+        }
+        Protocol::Json => {
+            out.write_all(b"{\"resourceSpans\":[")?;
+            for (i, p) in parts.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                for piece in &p.pieces {
+                    out.write_all(piece)?;
+                }
+            }
+            out.write_all(b"]}")?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -221,11 +263,7 @@ mod tests {
         let r = Resource {
             attributes: vec![("service.name".to_owned(), "cru".to_owned())],
         };
-        let mut big = span("big");
-        big.attributes = (0..300)
-            .map(|i| kv(&format!("k{i}"), Value::StringValue("v".repeat(i))))
-            .collect();
-        let spans = vec![span("a"), big, span("")];
+        let spans = spans_again();
         let part = session_part(&r, "1.2", spans.clone(), Protocol::Protobuf);
         let expected = ExportTraceServiceRequest {
             resource_spans: vec![ResourceSpans {
@@ -245,7 +283,36 @@ mod tests {
                 schema_url: String::new(),
             }],
         };
-        assert_eq!(part, expected.encode_to_vec());
+        assert_eq!(part.to_vec(), expected.encode_to_vec());
+        // The same spans encoded in groups: the same bytes.
+        let r2 = Resource {
+            attributes: vec![("service.name".to_owned(), "cru".to_owned())],
+        };
+        let grouped = session_part_encoded(
+            &r2,
+            "1.2",
+            vec![
+                encode_spans(&spans_again()[..1]),
+                encode_spans(&spans_again()[1..]),
+            ],
+        );
+        assert_eq!(grouped.to_vec(), expected.encode_to_vec());
+        // Gzipped, the body is the same bytes.
+        let gz = body(&[&grouped, &part], Protocol::Protobuf, Compression::Gzip);
+        let mut raw = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut raw).unwrap();
+        assert_eq!(
+            raw,
+            body(&[&grouped, &part], Protocol::Protobuf, Compression::None)
+        );
+    }
+
+    fn spans_again() -> Vec<Span> {
+        let mut big = span("big");
+        big.attributes = (0..300)
+            .map(|i| kv(&format!("k{i}"), Value::StringValue("v".repeat(i))))
+            .collect();
+        vec![span("a"), big, span("")]
     }
 
     #[test]

@@ -29,7 +29,8 @@ mod times;
 mod value_limit;
 
 pub use encode::{
-    Compression, EncodedSpans, Protocol, body, encode_spans, session_part, session_part_encoded,
+    Compression, EncodedSpans, Part, Protocol, body, encode_spans, session_part,
+    session_part_encoded,
 };
 pub use error::{SendError, SentRecordError};
 pub use exporter::{Delivery, Endpoint, Exporter, RetryPolicy, certificates};

@@ -204,10 +204,13 @@ impl<'a> Session<'a> {
             .opt_str(a::INPUT_VALUE, self.prompt())
             .opt_str(
                 a::OUTPUT_VALUE,
+                // The last phase with words, looked for from the end.
                 self.log
                     .phases()
-                    .filter_map(|(_, p)| last_words(p.blocks.iter()))
-                    .last()
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .find_map(|(_, p)| last_words(p.blocks.iter()))
                     .or_else(|| last_words(self.log.preamble.iter())),
             )
             .opt_str(a::CRU_SESSION_TITLE, self.log.title())

@@ -168,16 +168,18 @@ impl Plan {
     /// The spans to send of `trace`, root first.
     /// The due parts of a trace encoded by [`crate::encode_spans`] (`root`,
     /// then each of `phases`), in [`Plan::take`]'s order.
-    pub fn take_encoded<'e>(
-        &self,
-        root: &'e EncodedSpans,
-        phases: &'e [EncodedSpans],
-    ) -> Vec<&'e EncodedSpans> {
+    pub fn take_encoded(&self, root: EncodedSpans, phases: Vec<EncodedSpans>) -> Vec<EncodedSpans> {
         let mut due = Vec::new();
         if self.root {
             due.push(root);
         }
-        due.extend(phases.get(self.phases.clone()).unwrap_or_default());
+        due.extend(
+            phases
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| self.phases.contains(i))
+                .map(|(_, p)| p),
+        );
         due
     }
 

@@ -106,7 +106,7 @@ impl Sender<'_> {
             return;
         }
         let e = self.exporter.endpoint();
-        let parts: Vec<&[u8]> = batch.iter().map(|m| m.part.as_slice()).collect();
+        let parts: Vec<&crucible_otel::Part> = batch.iter().map(|m| &m.part).collect();
         let body = crucible_otel::body(&parts, e.protocol, e.compression);
         let url = e.url.clone();
         match self.exporter.send(&body) {

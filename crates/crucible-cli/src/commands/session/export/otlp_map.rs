@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crucible_core::SessionStore;
-use crucible_otel::{EncodedSpans, PartHashes, Protocol, Resource, SentParts, SentRecord};
+use crucible_otel::{EncodedSpans, Part, PartHashes, Protocol, Resource, SentParts, SentRecord};
 use crucible_parser::MarkdownCodec;
 
 /// What every session of a run is mapped with.
@@ -31,7 +31,7 @@ pub struct Mapped {
     /// Spans in `part`.
     pub spans: usize,
     /// Empty when nothing is due.
-    pub part: Vec<u8>,
+    pub part: Part,
     /// The record's entry once `part` is accepted.
     pub entry: SentParts,
     /// A part the endpoint holds changed since it was sent.
@@ -81,13 +81,13 @@ pub fn map_session(cx: &MapContext<'_>, path: &Path) -> Result<Mapped, String> {
     let id = log.id().to_string();
     let plan = cx.record.plan(cx.url, &id, &hashes, cx.again);
     let (spans, part) = if plan.is_empty() {
-        (0, Vec::new())
+        (0, Part::default())
     } else if cx.protocol == Protocol::Protobuf {
-        let due = plan.take_encoded(&root, &phases);
+        let due = plan.take_encoded(root, phases);
         let n = due.iter().map(|e| e.count).sum();
         (
             n,
-            crucible_otel::session_part_encoded(cx.resource, version, &due),
+            crucible_otel::session_part_encoded(cx.resource, version, due),
         )
     } else {
         let spans = plan.take(trace);
