@@ -57,9 +57,10 @@ pub fn serve_http<B: Backend>(
             // Clients elsewhere name this machine as they know it.
             config = config.disable_allowed_hosts();
         }
-        let backend = Arc::new(backend);
+        let server = CruServer::new(Arc::new(backend), options);
+        server.watch();
         let service = StreamableHttpService::new(
-            move || Ok(CruServer::new(Arc::clone(&backend), options)),
+            move || Ok(server.for_another_client()),
             Arc::new(LocalSessionManager::default()),
             config,
         );

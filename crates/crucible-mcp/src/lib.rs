@@ -17,10 +17,13 @@ mod http;
 mod resources;
 mod server;
 pub mod tools;
+pub mod uri;
+mod watch;
 
 use std::sync::Arc;
 
 pub use http::{HttpOptions, serve_http};
+pub use resources::RESOURCES_PAGE;
 pub use server::CruServer;
 pub use tools::{
     CodifyInput, Filters, LearnInput, ListInput, RecordEvent, RecordInput, ResumeInput,
@@ -60,6 +63,8 @@ pub type Answer = Result<serde_json::Value, ToolError>;
 pub struct SessionEntry {
     pub id: String,
     pub title: Option<String>,
+    /// Said of it beside its title: that more than one file declares its id.
+    pub note: Option<String>,
 }
 
 /// One workflow as a resource: its name and its markup's path.
@@ -128,6 +133,7 @@ pub fn serve_stdio<B: Backend>(backend: B, options: Options) -> Result<(), Serve
     runtime.block_on(async move {
         use rmcp::ServiceExt as _;
         let server = CruServer::new(Arc::new(backend), options);
+        server.watch();
         let running = server
             .serve(rmcp::transport::stdio_pipes())
             .await

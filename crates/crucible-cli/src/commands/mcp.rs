@@ -5,6 +5,7 @@
 mod backend;
 mod nearest;
 mod record;
+mod scope;
 
 use std::time::Duration;
 

@@ -6,7 +6,6 @@
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
-use crucible_core::StoreError;
 use crucible_mcp::{
     Answer, Backend, CodifyInput, Filters, LearnInput, ListInput, RecordInput, ResumeInput,
     SearchInput, SessionEntry, ShowInput, StatsInput, ToolError, WorkflowEntry,
@@ -32,24 +31,10 @@ impl CliBackend {
         Self { ctx, writer }
     }
 
-    /// The file a session id or prefix names; an unknown one names the
-    /// nearest ids, an ambiguous prefix its candidates.
+    /// The file of the session `query` names, in the served directory
+    /// only ([`super::scope`]).
     pub(super) fn resolve(&self, query: &str) -> Result<PathBuf, ToolError> {
-        match self.ctx.store.resolve(query) {
-            Ok(path) => Ok(path),
-            Err(StoreError::Ambiguous { query, candidates }) => Err(ToolError::new(format!(
-                "`{query}` matches {} sessions: give more of the id",
-                candidates.len()
-            ))
-            .with_candidates(candidates.iter().map(|c| c.id.to_string()).collect())),
-            Err(e @ StoreError::NotFound { .. }) => {
-                let files = self.ctx.store.scan();
-                let ids = files.iter().flatten().map(|f| f.id.as_str());
-                Err(ToolError::new(e.to_string())
-                    .with_candidates(super::nearest::nearest(query, ids, 5)))
-            }
-            Err(e) => Err(failure(CliError::from(e).into())),
-        }
+        super::scope::resolve(&self.ctx.store, query)
     }
 }
 
@@ -270,12 +255,27 @@ impl Backend for CliBackend {
             format: query::DataFormat::Json,
         };
         let listed = list::listed(&self.ctx, &args).map_err(failure)?;
+        // An id two files declare is one resource: its note names the
+        // files, whose paths read either (`cru://session/<path>`).
+        let duplicates = listed.answer().duplicates;
+        let mut seen = std::collections::HashSet::new();
         Ok(listed
             .rows
             .into_iter()
-            .map(|r| SessionEntry {
-                id: r.id,
-                title: r.title,
+            .filter(|r| seen.insert(r.id.clone()))
+            .map(|r| {
+                let note = duplicates.iter().find(|d| d.id == r.id).map(|d| {
+                    format!(
+                        "the id of {} files: {}; read one as cru://session/<path>",
+                        d.paths.len(),
+                        d.paths.join(", ")
+                    )
+                });
+                SessionEntry {
+                    id: r.id,
+                    title: r.title,
+                    note,
+                }
             })
             .collect())
     }

@@ -42,17 +42,9 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
     }
     let event = event_name(input.event);
     let query = required(input.session.as_ref(), "session", event)?;
-    // Found as `cru session log` finds it (fast); when it is not, the
-    // reading store says why, with the ids that were meant.
-    let path = match ctx.store.resolve(query) {
-        Ok(path) => path,
-        Err(e) => {
-            return Err(backend
-                .resolve(query)
-                .err()
-                .unwrap_or_else(|| failure(CliError::from(e).into())));
-        }
-    };
+    // Found as `cru session log` finds it (the file named after the id
+    // first), in the served directory only.
+    let path = super::scope::resolve(&ctx.store, query)?;
     let session = path.display().to_string();
     match input.event {
         RecordEvent::Start => unreachable!("answered above"),
@@ -87,10 +79,13 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
             log::log(ctx, &args, log::Stdin::Never).map_err(failure)?;
         }
     }
-    // cru names a session's file after its id.
-    let id = path
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    // The id the file declares: an imported or renamed file is not named
+    // after it.
+    let log = ctx
+        .store
+        .load_path(&path)
+        .map_err(|e| failure(CliError::from(e).into()))?;
+    let id = log.id().as_str().to_owned();
     Ok(answer(&id, &path, event))
 }
 
