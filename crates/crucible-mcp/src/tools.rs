@@ -35,9 +35,13 @@ pub struct Filters {
 pub struct ListInput {
     #[serde(flatten)]
     pub filters: Filters,
-    /// At most this many sessions (the newest).
+    /// At most this many sessions, the newest (50 unless given); the
+    /// answer's `total` counts them all and `truncated` says some were left out.
     pub limit: Option<usize>,
 }
+
+/// How many sessions `list_sessions` answers unless asked for more.
+pub const LIST_LIMIT: usize = 50;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -193,46 +197,82 @@ pub fn all(read_only: bool) -> Vec<Tool> {
         tool::<ListInput>(
             LIST_SESSIONS,
             "The sessions, newest first, with their status, agents, phases and tokens: \
-             `cru session list --format json`.",
-            &["sessions", "skipped", "duplicates"],
+             `cru session list --format json`, at most `limit` of them (50 unless given), \
+             with `total` and `truncated`.",
+            &[
+                ("sessions", "array"),
+                ("total", "integer"),
+                ("truncated", "boolean"),
+                ("skipped", "array"),
+                ("duplicates", "array"),
+            ],
         ),
         tool::<ShowInput>(
             SHOW_SESSION,
             "One session as its markdown (phases, tool calls, decisions, errors, user \
              interventions), or only some of its phases: `cru session show ID --format markdown`.",
-            &["id", "path", "markdown", "phases"],
+            &[
+                ("id", "string"),
+                ("path", "string"),
+                ("phases", "array|null"),
+                ("markdown", "string"),
+            ],
         ),
         tool::<StatsInput>(
             SESSION_STATS,
             "Sessions, phases, tool calls, errors, tokens and cost by agent, channel, model, \
              day, ...: `cru session stats --format json`.",
-            &["group_by", "groups", "total"],
+            &[
+                ("group_by", "string"),
+                ("groups", "array"),
+                ("total", "object"),
+                ("skipped", "array"),
+                ("duplicates", "array"),
+            ],
         ),
         tool::<SearchInput>(
             SEARCH_SESSIONS,
             "Full-text search over every session (has this been done before, what was \
              decided, where did it fail): hits by session and phase, best first, with a \
              snippet: `cru session search --format json`.",
-            &["hits"],
+            &[("hits", "array")],
         ),
         tool::<ResumeInput>(
             RESUME_CONTEXT,
             "A paused session's context to go on from: what was done, decisions, open tasks, \
              the last error, where it stopped, within `max_tokens`: \
              `cru session resume ID --format json`.",
-            &["prompt", "estimated_tokens", "budget"],
+            &[
+                ("session", "object"),
+                ("resume_at", "string|null"),
+                ("budget", "integer"),
+                ("estimated_tokens", "integer"),
+                ("over_budget", "boolean"),
+                ("phases", "array"),
+                ("phases_after_resume_point", "integer"),
+                ("tasks", "array"),
+                ("decisions", "array"),
+                ("subagents", "array"),
+                ("last_error", "object|null"),
+                ("prompt", "string"),
+            ],
         ),
         tool::<CodifyInput>(
             CODIFY_SESSION,
-            "A session as a workflow: its steps, the data flowing between them, and its \
-             markup: `cru session codify ID --format json`.",
-            &["workflow", "graph", "markup"],
+            "A session as a workflow: its steps, the data flowing between them, and the \
+             problems found: `cru session codify ID --format json` (its markup is the \
+             resource `cru://workflow/ID`).",
+            &[
+                ("workflow", "object"),
+                ("graph", "object"),
+                ("problems", "array"),
+            ],
         ),
         tool::<LearnInput>(
             LEARNING_CASES,
             "Learning cases from sessions: errors as puzzles, user corrections as preference \
              pairs: `cru session learn --format json`.",
-            &["cases"],
+            &[("cases", "array")],
         ),
     ]
     .into_iter()
@@ -245,7 +285,11 @@ pub fn all(read_only: bool) -> Vec<Tool> {
                 "Record what you do into a session: `start` one (answers its id), then \
                  `phase`, `tool`, `decision`, `error`, `user`, `pause`, `end`; the same \
                  events and fields as `cru session start`/`log`/`pause`/`end`.",
-                &["session", "path", "event"],
+                &[
+                    ("session", "string"),
+                    ("path", "string"),
+                    ("event", "string"),
+                ],
             )
             .with_annotations(
                 ToolAnnotations::new()
@@ -259,27 +303,40 @@ pub fn all(read_only: bool) -> Vec<Tool> {
     tools
 }
 
-/// A tool with its input's schema, and an output schema naming the
-/// top-level fields of its answer (every answer carries `version`).
-fn tool<I: JsonSchema + 'static>(name: &'static str, about: &'static str, fields: &[&str]) -> Tool {
+/// A tool with its input's schema, and an output schema giving the type
+/// of every top-level field of its answer (every answer carries `version`).
+fn tool<I: JsonSchema + 'static>(
+    name: &'static str,
+    about: &'static str,
+    fields: &[(&str, &str)],
+) -> Tool {
     Tool::new(name, about, Arc::new(JsonObject::new()))
         .with_input_schema::<I>()
         .with_raw_output_schema(Arc::new(output_schema(fields)))
 }
 
-/// `{"type": "object", "properties": {"version": integer, FIELD: {}...}}`:
-/// the answers' shapes are documented in docs/json.md, and are left open
-/// here so that a new field does not break a client that validates.
-fn output_schema(fields: &[&str]) -> JsonObject {
+/// `{"type": "object", "properties": {"version": integer, FIELD: {"type": T}...}}`,
+/// every field required: each is in every answer (docs/json.md describes
+/// what is inside them). `a|b` is either type. More fields may come in a
+/// later version, so others are allowed.
+fn output_schema(fields: &[(&str, &str)]) -> JsonObject {
     let mut properties = serde_json::Map::new();
     properties.insert(
         "version".into(),
         json!({"type": "integer", "description": "the JSON schema version (docs/json.md)"}),
     );
-    for f in fields {
-        properties.insert((*f).into(), json!({}));
+    for (field, types) in fields {
+        let types: Vec<&str> = types.split('|').collect();
+        let schema = match types.as_slice() {
+            [one] => json!({ "type": one }),
+            many => json!({ "type": many }),
+        };
+        properties.insert((*field).into(), schema);
     }
-    match json!({"type": "object", "properties": properties, "required": ["version"]}) {
+    let required: Vec<&str> = std::iter::once("version")
+        .chain(fields.iter().map(|(f, _)| *f))
+        .collect();
+    match json!({"type": "object", "properties": properties, "required": required}) {
         Value::Object(o) => o,
         _ => unreachable!("a json! object literal"),
     }

@@ -30,6 +30,7 @@ mod json;
 mod kiln;
 mod learn;
 mod mcp;
+mod mcp_answers;
 mod mcp_http;
 mod mcp_python;
 mod mcp_scope;

@@ -190,7 +190,13 @@ fn reading_tools_answer_as_the_cli_does() {
     let mut c = Client::start(&kiln, &[]);
     let id = "2025-12-10-fix-flaky-test";
     let same = |c: &mut Client, tool: &str, args: Value, cli: &[&str]| {
-        let got = unkiln(&kiln, &c.structured(tool, args));
+        let mut got = unkiln(&kiln, &c.structured(tool, args));
+        if tool == "list_sessions" {
+            // The tool's own count of what its limit left out.
+            let got = got.as_object_mut().unwrap();
+            assert!(got.remove("total").unwrap().is_u64(), "{got:?}");
+            assert!(got.remove("truncated").unwrap().is_boolean(), "{got:?}");
+        }
         assert_eq!(got, cli_json(&kiln, cli), "{tool}");
     };
     same(

@@ -127,11 +127,19 @@ impl Backend for CliBackend {
     fn list_sessions(&self, input: &ListInput) -> Answer {
         let args = list::ListArgs {
             filters: filter_args(&input.filters)?,
-            limit: input.limit,
+            limit: None,
             format: query::DataFormat::Json,
         };
-        let listed = list::listed(&self.ctx, &args).map_err(failure)?;
-        to_json(&listed.answer())
+        let mut listed = list::listed(&self.ctx, &args).map_err(failure)?;
+        // A model's context is not a terminal: the newest few, and how many
+        // more there are, unless it asks for more.
+        let total = listed.rows.len();
+        let limit = input.limit.unwrap_or(crucible_mcp::tools::LIST_LIMIT);
+        listed.rows.truncate(limit);
+        let mut answer = to_json(&listed.answer())?;
+        answer["total"] = json!(total);
+        answer["truncated"] = json!(total > limit);
+        Ok(answer)
     }
 
     fn show_session(&self, input: &ShowInput) -> Answer {
