@@ -14,6 +14,7 @@
 //! `tracing` to wherever the binary sends them.
 
 mod http;
+mod outputs;
 mod resources;
 mod server;
 pub mod tools;

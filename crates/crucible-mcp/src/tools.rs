@@ -7,10 +7,10 @@
 
 use std::sync::Arc;
 
+use crate::outputs;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 /// The filters `cru session list`, `stats` and `learn` share.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -199,80 +199,46 @@ pub fn all(read_only: bool) -> Vec<Tool> {
             "The sessions, newest first, with their status, agents, phases and tokens: \
              `cru session list --format json`, at most `limit` of them (50 unless given), \
              with `total` and `truncated`.",
-            &[
-                ("sessions", "array"),
-                ("total", "integer"),
-                ("truncated", "boolean"),
-                ("skipped", "array"),
-                ("duplicates", "array"),
-            ],
+            outputs::LIST,
         ),
         tool::<ShowInput>(
             SHOW_SESSION,
             "One session as its markdown (phases, tool calls, decisions, errors, user \
              interventions), or only some of its phases: `cru session show ID --format markdown`.",
-            &[
-                ("id", "string"),
-                ("path", "string"),
-                ("phases", "array|null"),
-                ("markdown", "string"),
-            ],
+            outputs::SHOW,
         ),
         tool::<StatsInput>(
             SESSION_STATS,
             "Sessions, phases, tool calls, errors, tokens and cost by agent, channel, model, \
              day, ...: `cru session stats --format json`.",
-            &[
-                ("group_by", "string"),
-                ("groups", "array"),
-                ("total", "object"),
-                ("skipped", "array"),
-                ("duplicates", "array"),
-            ],
+            outputs::STATS,
         ),
         tool::<SearchInput>(
             SEARCH_SESSIONS,
             "Full-text search over every session (has this been done before, what was \
              decided, where did it fail): hits by session and phase, best first, with a \
              snippet: `cru session search --format json`.",
-            &[("hits", "array")],
+            outputs::SEARCH,
         ),
         tool::<ResumeInput>(
             RESUME_CONTEXT,
             "A paused session's context to go on from: what was done, decisions, open tasks, \
              the last error, where it stopped, within `max_tokens`: \
              `cru session resume ID --format json`.",
-            &[
-                ("session", "object"),
-                ("resume_at", "string|null"),
-                ("budget", "integer"),
-                ("estimated_tokens", "integer"),
-                ("over_budget", "boolean"),
-                ("phases", "array"),
-                ("phases_after_resume_point", "integer"),
-                ("tasks", "array"),
-                ("decisions", "array"),
-                ("subagents", "array"),
-                ("last_error", "object|null"),
-                ("prompt", "string"),
-            ],
+            outputs::RESUME,
         ),
         tool::<CodifyInput>(
             CODIFY_SESSION,
             "A session as a workflow: its steps, the data flowing between them, and the \
              problems found: `cru session codify ID --format json` (its markup is the \
              resource `cru://workflow/ID`).",
-            &[
-                ("workflow", "object"),
-                ("graph", "object"),
-                ("problems", "array"),
-            ],
+            outputs::CODIFY,
         ),
         tool::<LearnInput>(
             LEARNING_CASES,
             "Learning cases from sessions: errors as puzzles, user corrections as preference \
              pairs: `cru session learn --format json`.",
-            &[("cases", "array")],
+            outputs::LEARN,
         ),
     ]
     .into_iter()
@@ -285,11 +251,7 @@ pub fn all(read_only: bool) -> Vec<Tool> {
                 "Record what you do into a session: `start` one (answers its id), then \
                  `phase`, `tool`, `decision`, `error`, `user`, `pause`, `end`; the same \
                  events and fields as `cru session start`/`log`/`pause`/`end`.",
-                &[
-                    ("session", "string"),
-                    ("path", "string"),
-                    ("event", "string"),
-                ],
+                outputs::RECORD,
             )
             .with_annotations(
                 ToolAnnotations::new()
@@ -312,38 +274,13 @@ fn tool<I: JsonSchema + 'static>(
 ) -> Tool {
     Tool::new(name, about, Arc::new(JsonObject::new()))
         .with_input_schema::<I>()
-        .with_raw_output_schema(Arc::new(output_schema(fields)))
-}
-
-/// `{"type": "object", "properties": {"version": integer, FIELD: {"type": T}...}}`,
-/// every field required: each is in every answer (docs/json.md describes
-/// what is inside them). `a|b` is either type. More fields may come in a
-/// later version, so others are allowed.
-fn output_schema(fields: &[(&str, &str)]) -> JsonObject {
-    let mut properties = serde_json::Map::new();
-    properties.insert(
-        "version".into(),
-        json!({"type": "integer", "description": "the JSON schema version (docs/json.md)"}),
-    );
-    for (field, types) in fields {
-        let types: Vec<&str> = types.split('|').collect();
-        let schema = match types.as_slice() {
-            [one] => json!({ "type": one }),
-            many => json!({ "type": many }),
-        };
-        properties.insert((*field).into(), schema);
-    }
-    let required: Vec<&str> = std::iter::once("version")
-        .chain(fields.iter().map(|(f, _)| *f))
-        .collect();
-    match json!({"type": "object", "properties": properties, "required": required}) {
-        Value::Object(o) => o,
-        _ => unreachable!("a json! object literal"),
-    }
+        .with_raw_output_schema(Arc::new(outputs::schema(fields)))
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
