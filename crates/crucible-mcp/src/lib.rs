@@ -131,7 +131,7 @@ pub fn serve_stdio<B: Backend>(backend: B, options: Options) -> Result<(), Serve
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         use rmcp::ServiceExt as _;
         let server = CruServer::new(Arc::new(backend), options);
         server.watch();
@@ -144,5 +144,10 @@ pub fn serve_stdio<B: Backend>(backend: B, options: Options) -> Result<(), Serve
             .await
             .map(drop)
             .map_err(|e| ServeError::Run(e.to_string()))
-    })
+    });
+    // The client is gone (stdin closed): a call still working on the
+    // blocking pool has nobody to answer, and must not keep the process
+    // alive (an agent restarting its server would have two at once).
+    runtime.shutdown_background();
+    served
 }

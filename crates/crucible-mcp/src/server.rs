@@ -155,7 +155,10 @@ impl<B: Backend> ServerHandler for CruServer<B> {
             tools::RESUME_CONTEXT => self.answer(&request, B::resume_context).await,
             tools::CODIFY_SESSION => self.answer(&request, B::codify_session).await,
             tools::LEARNING_CASES => self.answer(&request, B::learning_cases).await,
-            RECORD if !self.options.read_only => self.answer(&request, B::record).await,
+            RECORD if !self.options.read_only => match record_strays(&request) {
+                Some(e) => Err(e),
+                None => self.answer(&request, B::record).await,
+            },
             other => Err(unknown_tool(other, self.options.read_only)),
         };
         result.map(CallToolResponse::from)
@@ -195,6 +198,29 @@ impl<B: Backend> ServerHandler for CruServer<B> {
             self.watcher.add(context.peer);
         }
     }
+}
+
+/// The protocol's "invalid params" for a `record` call with fields its
+/// event does not take, naming them and those it does.
+fn record_strays(request: &CallToolRequestParams) -> Option<McpError> {
+    let arguments = request.arguments.as_ref()?;
+    let event: tools::RecordEvent = serde_json::from_value(arguments.get("event")?.clone()).ok()?;
+    let strays = tools::stray_fields(event, arguments);
+    (!strays.is_empty()).then(|| {
+        McpError::invalid_params(
+            format!(
+                "record: `{}` does not take {}; its fields are: {}",
+                event.name(),
+                strays
+                    .iter()
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                event.fields().join(", ")
+            ),
+            None,
+        )
+    })
 }
 
 /// A tool this server does not have: the protocol's "invalid params", with

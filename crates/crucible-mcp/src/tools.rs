@@ -7,6 +7,8 @@
 
 use std::sync::Arc;
 
+use serde_json::{Value, json};
+
 use crate::outputs;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
@@ -46,7 +48,7 @@ pub const LIST_LIMIT: usize = 50;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShowInput {
-    /// A session id, or a unique prefix of one.
+    /// A session: its id, a unique prefix of one, or the `path` list_sessions answers.
     pub id: String,
     /// Only these phases (counting from 1 in document order): `3`, or a range `2-4`.
     pub phases: Option<String>,
@@ -78,7 +80,7 @@ pub struct SearchInput {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResumeInput {
-    /// A session id, or a unique prefix of one.
+    /// A session: its id, a unique prefix of one, or the `path` list_sessions answers.
     pub id: String,
     /// The context's budget in tokens (the configured resume budget unless given).
     pub max_tokens: Option<u64>,
@@ -87,7 +89,7 @@ pub struct ResumeInput {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CodifyInput {
-    /// A session id, or a unique prefix of one.
+    /// A session: its id, a unique prefix of one, or the `path` list_sessions answers.
     pub id: String,
 }
 
@@ -98,7 +100,7 @@ pub struct LearnInput {
     pub id: Option<String>,
     #[serde(flatten)]
     pub filters: Filters,
-    /// Which cases: all (the default), puzzle, correction, workflow, ...
+    /// Which cases: all (the default), puzzle (errors), or correction (user corrections).
     #[serde(rename = "type")]
     pub case_type: Option<String>,
 }
@@ -123,6 +125,54 @@ pub enum RecordEvent {
     Pause,
     /// End the session (`status`: completed or failed; `summary`).
     End,
+}
+
+impl RecordEvent {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Start => "start",
+            Self::Phase => "phase",
+            Self::Tool => "tool",
+            Self::Decision => "decision",
+            Self::Error => "error",
+            Self::User => "user",
+            Self::Pause => "pause",
+            Self::End => "end",
+        }
+    }
+
+    /// The fields of [`RecordInput`] this event takes, beside `event`.
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            Self::Start => &["title", "agent", "channel", "model", "prompt", "cwd"],
+            Self::Phase => &["session", "reopen", "name", "agent", "channel", "nested"],
+            Self::Tool => &[
+                "session",
+                "reopen",
+                "tool",
+                "args",
+                "result",
+                "failed",
+                "exit_code",
+            ],
+            Self::Decision => &["session", "reopen", "text"],
+            Self::Error => &["session", "reopen", "text", "resolution"],
+            Self::User => &["session", "reopen", "quote", "text", "interpretation"],
+            Self::Pause => &["session", "at"],
+            Self::End => &["session", "status", "summary"],
+        }
+    }
+}
+
+/// The fields of a `record` call that its event does not take: a field
+/// meant for another event is a slip to refuse, not to drop (a `null` one
+/// is as good as not given).
+pub fn stray_fields(event: RecordEvent, arguments: &JsonObject) -> Vec<String> {
+    arguments
+        .iter()
+        .filter(|(k, v)| *k != "event" && !v.is_null() && !event.fields().contains(&k.as_str()))
+        .map(|(k, _)| k.clone())
+        .collect()
 }
 
 /// One event, with the fields the matching `cru session` command takes,
@@ -237,7 +287,7 @@ pub fn all(read_only: bool) -> Vec<Tool> {
         tool::<LearnInput>(
             LEARNING_CASES,
             "Learning cases from sessions: errors as puzzles, user corrections as preference \
-             pairs: `cru session learn --format json`.",
+             pairs: the lines of `cru session learn --export jsonl`, as `cases`.",
             outputs::LEARN,
         ),
     ]
@@ -272,15 +322,77 @@ fn tool<I: JsonSchema + 'static>(
     about: &'static str,
     fields: &[(&str, &str)],
 ) -> Tool {
-    Tool::new(name, about, Arc::new(JsonObject::new()))
-        .with_input_schema::<I>()
-        .with_raw_output_schema(Arc::new(outputs::schema(fields)))
+    let mut tool = Tool::new(name, about, Arc::new(JsonObject::new())).with_input_schema::<I>();
+    tool.input_schema = Arc::new(plain_schema(&tool.input_schema));
+    tool.with_raw_output_schema(Arc::new(outputs::schema(fields)))
+}
+
+/// The closed sets of values some text inputs take, as the code checks them.
+const CLOSED: [(&str, &[&str]); 2] = [
+    ("status", &["active", "paused", "completed", "failed"]),
+    ("type", &["all", "puzzle", "correction"]),
+];
+
+/// `schema` as every client reads it: each `$ref` replaced by the
+/// definition it points to, no `$defs` and no `$schema` (some clients,
+/// Gemini CLI among them, fail on either and drop the server's tools), and
+/// the closed sets of values as `enum`s.
+fn plain_schema(schema: &JsonObject) -> JsonObject {
+    let defs = schema
+        .get("$defs")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut out = schema.clone();
+    out.remove("$defs");
+    out.remove("$schema");
+    let mut value = Value::Object(out);
+    inline_refs(&mut value, &defs);
+    let Value::Object(mut out) = value else {
+        unreachable!("an object stays one")
+    };
+    if let Some(Value::Object(properties)) = out.get_mut("properties") {
+        for (field, values) in CLOSED {
+            if let Some(Value::Object(p)) = properties.get_mut(field) {
+                let mut values: Vec<Value> = values.iter().map(|v| json!(v)).collect();
+                // An optional field may be `null`, as its type says.
+                if p.get("type").is_some_and(Value::is_array) {
+                    values.push(Value::Null);
+                }
+                p.insert("enum".into(), Value::Array(values));
+            }
+        }
+    }
+    out
+}
+
+fn inline_refs(value: &mut Value, defs: &JsonObject) {
+    match value {
+        Value::Object(o) => {
+            let target = o
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+                .and_then(|name| defs.get(name))
+                .and_then(Value::as_object)
+                .cloned();
+            if let Some(def) = target {
+                o.remove("$ref");
+                for (k, v) in def {
+                    o.entry(k).or_insert(v);
+                }
+            }
+            for v in o.values_mut() {
+                inline_refs(v, defs);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|v| inline_refs(v, defs)),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     #[test]
@@ -307,5 +419,25 @@ mod tests {
             "{schema:?}"
         );
         assert_eq!(schema["required"], json!(["id"]));
+    }
+
+    #[test]
+    fn input_schemas_have_no_refs_and_name_closed_sets() {
+        for t in all(false) {
+            let text = serde_json::to_string(&t.input_schema).unwrap();
+            assert!(!text.contains("$ref") && !text.contains("$defs"), "{text}");
+            assert!(!text.contains("$schema"), "{text}");
+        }
+        let record = all(false).into_iter().find(|t| t.name == RECORD).unwrap();
+        let event = &record.input_schema["properties"]["event"];
+        assert_eq!(event["oneOf"][0]["const"], "start", "{event}");
+        let list = all(false)
+            .into_iter()
+            .find(|t| t.name == LIST_SESSIONS)
+            .unwrap();
+        assert_eq!(
+            list.input_schema["properties"]["status"]["enum"][0],
+            "active"
+        );
     }
 }

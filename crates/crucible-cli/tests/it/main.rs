@@ -32,6 +32,7 @@ mod learn;
 mod mcp;
 mod mcp_answers;
 mod mcp_http;
+mod mcp_inputs;
 mod mcp_python;
 mod mcp_scope;
 mod otlp;

@@ -55,23 +55,33 @@ fn to_json(body: &impl serde::Serialize) -> Answer {
     output::to_json(body).map_err(|e| ToolError::new(e.to_string()))
 }
 
-/// The tool's filters as the CLI's flags.
+/// An optional text as given: an empty one is not given. Models often
+/// fill every optional field with `""`, and a filter of `""` would match
+/// nothing and read as "nothing was ever done".
+fn given(text: Option<&String>) -> Option<String> {
+    text.filter(|t| !t.trim().is_empty()).cloned()
+}
+
+/// The tool's filters as the CLI's flags, checked here so that a bad one
+/// is named as the tool names it (`since`, not `--since`).
 fn filter_args(f: &Filters) -> Result<query::FilterArgs, ToolError> {
-    let status = f
-        .status
+    let status = given(f.status.as_ref())
         .as_deref()
         .map(str::parse)
         .transpose()
-        .map_err(|e| ToolError::new(format!("status: {e}")))?;
-    Ok(query::FilterArgs {
+        .map_err(|e: crucible_core::UnknownStatus| ToolError::new(e.to_string()))?;
+    let args = query::FilterArgs {
         status,
-        agent: f.agent.clone(),
-        channel: f.channel.clone(),
-        model: f.model.clone(),
-        since: f.since.clone(),
-        until: f.until.clone(),
+        agent: given(f.agent.as_ref()),
+        channel: given(f.channel.as_ref()),
+        model: given(f.model.as_ref()),
+        since: given(f.since.as_ref()),
+        until: given(f.until.as_ref()),
         project: None,
-    })
+    };
+    args.filter()
+        .map_err(|e| ToolError::new(e.message.trim_start_matches("--")))?;
+    Ok(args)
 }
 
 /// `2-4` or `3` as the phases from and to (from 1), checked against `log`.
@@ -149,7 +159,7 @@ impl Backend for CliBackend {
             .store
             .load_path(&path)
             .map_err(|e| failure(CliError::from(e).into()))?;
-        let (markdown, phases) = match &input.phases {
+        let (markdown, phases) = match &given(input.phases.as_ref()) {
             None => (crucible_parser::write_session(&log), Value::Null),
             Some(typed) => {
                 let (from, to) = phase_range(&log, typed)?;
@@ -168,7 +178,8 @@ impl Backend for CliBackend {
     }
 
     fn session_stats(&self, input: &StatsInput) -> Answer {
-        let name = input.group_by.as_deref().unwrap_or("agent");
+        let group_by = given(input.group_by.as_ref());
+        let name = group_by.as_deref().unwrap_or("agent");
         let group_by = crucible_index::GroupBy::from_name(name).ok_or_else(|| {
             let names: Vec<&str> = crucible_index::GroupBy::ALL
                 .iter()
@@ -225,7 +236,7 @@ impl Backend for CliBackend {
             Some(id) => vec![self.resolve(id)?.display().to_string()],
             None => Vec::new(),
         };
-        let case_type = match input.case_type.as_deref().unwrap_or("all") {
+        let case_type = match given(input.case_type.as_ref()).as_deref().unwrap_or("all") {
             "all" => learn::CaseType::All,
             "puzzle" => learn::CaseType::Puzzle,
             "correction" => learn::CaseType::Correction,

@@ -40,7 +40,7 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
         let (id, path) = start::start(ctx, &args).map_err(failure)?;
         return Ok(answer(&id, &path, "start"));
     }
-    let event = event_name(input.event);
+    let event = input.event.name();
     let query = required(input.session.as_ref(), "session", event)?;
     // Found as `cru session log` finds it (the file named after the id
     // first), in the served directory only.
@@ -55,7 +55,7 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
                 .map(str::parse)
                 .transpose()
                 .map_err(|e| ToolError::new(format!("at: {e}")))?;
-            pause::pause(ctx, &session, at).map_err(|e| failure(e.into()))?;
+            pause::pause(ctx, &session, at).map_err(|e| in_tool_words(e.into()))?;
         }
         RecordEvent::End => {
             let status = match input.status.as_deref().unwrap_or("completed") {
@@ -68,7 +68,7 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
                 }
             };
             end::end(ctx, &session, status, input.summary.as_deref())
-                .map_err(|e| failure(e.into()))?;
+                .map_err(|e| in_tool_words(e.into()))?;
         }
         _ => {
             let args = log::LogArgs {
@@ -76,7 +76,7 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
                 reopen: input.reopen,
                 kind: log_kind(input, event)?,
             };
-            log::log(ctx, &args, log::Stdin::Never).map_err(failure)?;
+            log::log(ctx, &args, log::Stdin::Never).map_err(in_tool_words)?;
         }
     }
     // The id the file declares: an imported or renamed file is not named
@@ -89,6 +89,30 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
     Ok(answer(&id, &path, event))
 }
 
+/// A command's failure in the tool's words: the commands' hints name
+/// their flags (`--reopen`, `cru session start`), which a model calling
+/// `record` does not have.
+fn in_tool_words(e: anyhow::Error) -> ToolError {
+    let e = match e.downcast::<CliError>() {
+        Ok(e) => e,
+        Err(other) => return failure(other),
+    };
+    let reopen =
+        e.message.contains("--reopen") || e.hint.as_deref().is_some_and(|h| h.contains("--reopen"));
+    if !reopen {
+        return failure(e.into());
+    }
+    let message = e.message.replace("--reopen", "`reopen: true`");
+    let hint = if e.message.contains("already ended") {
+        "to go on with it, `record` an event with `reopen: true` (the session becomes active \
+         again), then `end` it again"
+    } else {
+        "pass `reopen: true` to go on with it (the session becomes active again), or \
+         `record` `event: \"start\"` for a new session"
+    };
+    ToolError::new(format!("{message}\nhint: {hint}"))
+}
+
 fn answer(id: &str, path: &std::path::Path, event: &str) -> serde_json::Value {
     json!({
         "version": output::VERSION,
@@ -96,19 +120,6 @@ fn answer(id: &str, path: &std::path::Path, event: &str) -> serde_json::Value {
         "path": path.display().to_string(),
         "event": event,
     })
-}
-
-fn event_name(event: RecordEvent) -> &'static str {
-    match event {
-        RecordEvent::Start => "start",
-        RecordEvent::Phase => "phase",
-        RecordEvent::Tool => "tool",
-        RecordEvent::Decision => "decision",
-        RecordEvent::Error => "error",
-        RecordEvent::User => "user",
-        RecordEvent::Pause => "pause",
-        RecordEvent::End => "end",
-    }
 }
 
 /// The `cru session log` subcommand of a phase, tool, decision, error or
