@@ -69,18 +69,43 @@ fn config_path(agent: Agent) -> Result<PathBuf, CliError> {
     })
 }
 
-fn refusal(path: &Path, e: &McpConfigError) -> CliError {
-    let at = match e {
-        McpConfigError::Invalid { line, column, .. } => format!(":{line}:{column}"),
-        _ => String::new(),
+fn refusal(path: &Path, had: Option<&str>, e: &McpConfigError) -> CliError {
+    let (at, what) = match e {
+        McpConfigError::Invalid {
+            line,
+            column,
+            message,
+        } => (
+            format!(":{line}:{column}"),
+            // serde_json's message ends with the place, said above already.
+            format!(
+                "not valid JSON: {}",
+                message
+                    .rsplit_once(" at line ")
+                    .map_or(message.as_str(), |(m, _)| m)
+            ),
+        ),
+        other => (String::new(), other.to_string()),
     };
+    let commented = matches!(e, McpConfigError::Invalid { line, column, .. }
+        if had.and_then(|t| t.lines().nth(line - 1))
+            .and_then(|l| l.get(column.saturating_sub(1)..))
+            .is_some_and(|rest| rest.starts_with("//") || rest.starts_with("/*")));
     let hint = match e {
+        _ if commented => {
+            "the agent reads comments in this file, cru's editor does not (it would lose \
+             them): add the `cru` entry by hand (docs/mcp.md), or take the comments out"
+        }
         McpConfigError::Customised { .. } => {
             "run again with --force to have cru's, or edit the entry by hand"
         }
         _ => "fix the file and run again",
     };
-    CliError::new(format!("{}{at}: {e}; nothing was written", path.display())).with_hint(hint)
+    CliError::new(format!(
+        "{}{at}: {what}; nothing was written",
+        path.display()
+    ))
+    .with_hint(hint)
 }
 
 /// The edit `mode` makes to `had` (the file's text, if any).
@@ -122,7 +147,8 @@ pub fn run(agent: Agent, dir: Option<&str>, mode: Mode) -> anyhow::Result<Outcom
     let had = read(&path, "configuration file")?;
     let program = cru_program()?;
     let server = (program.as_str(), dir);
-    let edit = edited(agent, had.as_deref(), server, mode).map_err(|e| refusal(&path, &e))?;
+    let edit = edited(agent, had.as_deref(), server, mode)
+        .map_err(|e| refusal(&path, had.as_deref(), &e))?;
     // What --force replaced is kept beside the first backup, which holds
     // the file as it was before cru ever changed it.
     let replaced = mode == Mode::Force

@@ -195,3 +195,20 @@ fn a_duplicate_mcp_servers_key_is_refused() {
     assert!(err.contains("`mcpServers` appears more than once"), "{err}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), twice);
 }
+
+/// F14: Gemini CLI reads settings.json with comments; cru refuses to edit
+/// one (it would lose them), says the place once, and says what to do.
+#[test]
+fn settings_with_comments_are_refused_with_the_way_round() {
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join(".gemini/settings.json");
+    let text = "{\n  // my theme\n  \"theme\": \"GitHub\",\n  \"mcpServers\": {\"other\": {\"command\": \"o\"}}\n}\n";
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    let out = setup(home.path(), &["gemini", "--mcp"]).assert().failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("settings.json:2:3: not valid JSON"), "{err}");
+    assert!(!err.contains("line 2, column 3"), "{err}");
+    assert!(err.contains("by hand"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
