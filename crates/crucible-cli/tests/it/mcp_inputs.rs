@@ -173,3 +173,47 @@ fn the_server_exits_when_its_client_hangs_up_mid_call() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn calls_leave_no_chatter_on_stderr() {
+    let kiln = TestKiln::with_fixtures();
+    let mut child = kiln
+        .std_command()
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for msg in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                          "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "no_such_tool", "arguments": {}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "codify_session",
+                          "arguments": {"id": "2025-12-10-fix-flaky-test"}}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+               "params": {"name": "learning_cases", "arguments": {}}}),
+    ] {
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    // The answers to initialize and the three calls.
+    let mut answered = 0;
+    while answered < 4 {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "no answer");
+        answered += usize::from(line.contains("\"id\":"));
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("WARN"), "{stderr}");
+    assert!(!stderr.contains("written to"), "{stderr}");
+}

@@ -127,6 +127,7 @@ impl CliBackend {
                     interactive: false,
                     format,
                     no_redact: false,
+                    quiet: true,
                 },
             )
         })
@@ -255,6 +256,7 @@ impl Backend for CliBackend {
             schema: learn::SchemaArg::Sft,
             output: Some(out),
             no_redact: false,
+            quiet: true,
         };
         filter_args(&input.filters)?;
         let text = through_file("cases.jsonl", |out| learn::run(&self.ctx, &args(out)))?;
