@@ -22,6 +22,8 @@ pub struct Client {
     next_id: u64,
     /// Notifications seen while waiting for answers.
     pub notifications: Vec<Value>,
+    /// The answer to `initialize`.
+    pub init: Value,
 }
 
 impl Client {
@@ -51,6 +53,7 @@ impl Client {
             lines,
             next_id: 0,
             notifications: Vec::new(),
+            init: Value::Null,
         };
         let init = client.request(
             "initialize",
@@ -58,6 +61,7 @@ impl Client {
                    "clientInfo": {"name": "cru-test", "version": "1"}}),
         );
         assert_eq!(init["result"]["serverInfo"]["name"], "cru", "{init}");
+        client.init = init;
         client.send_raw(
             &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
         );

@@ -100,3 +100,66 @@ fn list_sessions_answers_fifty_unless_asked_and_counts_the_rest() {
     assert_eq!(every["sessions"].as_array().unwrap().len(), all);
     assert_eq!(every["truncated"], false);
 }
+
+/// F23, F8, F27: `resources/list` a page at a time, with a cursor for the
+/// rest; the templates name both kinds of resource; `--poll 0` promises
+/// no change notification.
+#[test]
+fn resources_come_in_pages_with_templates_and_poll_zero_promises_nothing() {
+    let kiln = TestKiln::with_fixtures();
+    let text =
+        std::fs::read_to_string(kiln.sessions().join("2025-12-10-fix-flaky-test.md")).unwrap();
+    for n in 0..500 {
+        let id = format!("2025-09-01-copy-{n:03}");
+        kiln.write(
+            &format!("copies/{id}.md"),
+            &text.replace(
+                "session_id: 2025-12-10-fix-flaky-test",
+                &format!("session_id: {id}"),
+            ),
+        );
+    }
+    let all = 500
+        + crucible_core::store::session_files(&crate::kiln::fixtures().join("sessions"))
+            .unwrap()
+            .len();
+    let mut c = Client::start(&kiln, &["--poll", "0"]);
+    let mut uris = std::collections::BTreeSet::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let page = c.request("resources/list", params);
+        let resources = page["result"]["resources"].as_array().unwrap();
+        assert!(resources.len() <= 500, "{}", resources.len());
+        uris.extend(
+            resources
+                .iter()
+                .map(|r| r["uri"].as_str().unwrap().to_owned()),
+        );
+        pages += 1;
+        match page["result"]["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!((pages, uris.len()), (2, all));
+    let bad = c.request("resources/list", json!({"cursor": "not-one"}));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    let templates = c.request("resources/templates/list", json!({}));
+    let forms: Vec<&str> = templates["result"]["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["uriTemplate"].as_str().unwrap())
+        .collect();
+    assert_eq!(forms, ["cru://session/{id}", "cru://workflow/{id}"]);
+    let resources = &c.init["result"]["capabilities"]["resources"];
+    assert!(resources.get("listChanged").is_none(), "{resources}");
+    let polling = Client::start(&kiln, &[]);
+    let resources = &polling.init["result"]["capabilities"]["resources"];
+    assert_eq!(resources["listChanged"], true, "{resources}");
+}
