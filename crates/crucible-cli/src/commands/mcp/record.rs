@@ -81,12 +81,26 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
     }
     // The id the file declares: an imported or renamed file is not named
     // after it.
-    let log = ctx
-        .store
-        .load_path(&path)
-        .map_err(|e| failure(CliError::from(e).into()))?;
-    let id = log.id().as_str().to_owned();
-    Ok(answer(&id, &path, event))
+    Ok(answer(&declared_id(ctx, &path), &path, event))
+}
+
+/// The id the file at `path` declares, from its head alone (`record` is
+/// called once per event: the whole session is not parsed again for it);
+/// its file name when the head cannot be read.
+fn declared_id(ctx: &crate::context::Context, path: &std::path::Path) -> String {
+    use crucible_core::SessionCodec as _;
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| {
+        f.take(crucible_core::store::HEAD_BYTES)
+            .read_to_end(&mut head)
+    });
+    read.ok()
+        .and_then(|_| ctx.store.codec().peek_id(&head))
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+        })
 }
 
 /// A command's failure in the tool's words: the commands' hints name
