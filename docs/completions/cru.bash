@@ -3249,7 +3249,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__setup__subcmd__claude__subcmd__code)
-            opts="-v -h -V --project --user --remove --mcp --verbose --dir --strict --help --version"
+            opts="-v -h -V --project --user --remove --mcp --force --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3285,7 +3285,7 @@ _cru() {
             return 0
             ;;
         cru__subcmd__setup__subcmd__gemini)
-            opts="-v -h -V --mcp --project --verbose --dir --strict --help --version"
+            opts="-v -h -V --mcp --project --remove --force --verbose --dir --strict --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

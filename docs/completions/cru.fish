@@ -644,15 +644,16 @@ complete -c cru -n "__fish_cru_using_subcommand setup; and not __fish_seen_subco
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from claude-code" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from claude-code" -l project -d 'This project\'s .claude/settings.json (in the working directory)'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from claude-code" -l user -d 'The user\'s settings.json ($CLAUDE_CONFIG_DIR\'s first directory, else ~/.claude): the default'
-complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from claude-code" -l remove -d 'Take cru\'s hooks out instead (other hooks stay)'
+complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from claude-code" -l remove -d 'Take cru\'s hooks out instead (other hooks stay); with --mcp, its MCP server'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from claude-code" -l mcp -d 'Add cru\'s MCP server (`cru mcp`) instead of its hooks: to ~/.claude.json (user scope), or with --project to ./.mcp.json'
+complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from claude-code" -l force -d 'With --mcp: set the command and args of a `cru` entry that runs something else (its other keys stay)'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from claude-code" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from claude-code" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from claude-code" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from claude-code" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from codex" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
-complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from codex" -l remove -d 'Take cru\'s notify out instead'
-complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from codex" -l force -d 'Replace another program\'s notify (kept in a comment above cru\'s; --remove puts it back)'
+complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from codex" -l remove -d 'Take cru\'s notify out instead; with --mcp, its MCP server'
+complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from codex" -l force -d 'Replace another program\'s notify (kept in a comment above cru\'s; --remove puts it back); with --mcp, set the command and args of a `cru` entry that runs something else'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from codex" -l mcp -d 'Add cru\'s MCP server (`cru mcp`) as [mcp_servers.cru] instead of its notify'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from codex" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from codex" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
@@ -661,6 +662,8 @@ complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcomman
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from gemini" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from gemini" -l mcp -d 'Add `cru mcp` to ~/.gemini/settings.json\'s mcpServers (required: the one thing set up for Gemini CLI)'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from gemini" -l project -d 'This project\'s .gemini/settings.json (in the working directory) instead of the user\'s'
+complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from gemini" -l remove -d 'Take cru\'s MCP server out instead (other servers stay)'
+complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from gemini" -l force -d 'Set the command and args of a `cru` entry that runs something else (its other keys stay)'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from gemini" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from gemini" -l strict -d 'Fail (exit 1) when whole input files are skipped, instead of going on with a warning and exit 3. `import --strict` also refuses a source any of whose records is skipped'
 complete -c cru -n "__fish_cru_using_subcommand setup; and __fish_seen_subcommand_from gemini" -s h -l help -d 'Print help'
@@ -677,7 +680,7 @@ complete -c cru -n "__fish_cru_using_subcommand watch" -l strict -d 'Fail (exit 
 complete -c cru -n "__fish_cru_using_subcommand watch" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand watch" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand mcp" -l poll -d 'Check the sessions directory every SECS seconds, to tell the client when its list of sessions changed; 0 never checks' -r
-complete -c cru -n "__fish_cru_using_subcommand mcp" -l http -d 'Serve over streamable HTTP at http://ADDR/mcp instead of stdio (a loopback address such as 127.0.0.1:8765; port 0 picks one)' -r
+complete -c cru -n "__fish_cru_using_subcommand mcp" -l http -d 'Serve over streamable HTTP at http://ADDR/mcp instead of stdio (a loopback address such as 127.0.0.1:8765 or localhost:8765; port 0 picks one)' -r
 complete -c cru -n "__fish_cru_using_subcommand mcp" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand mcp" -l read-only -d 'Offer no tool that writes (`record` is neither listed nor callable)'
 complete -c cru -n "__fish_cru_using_subcommand mcp" -l allow-remote -d 'With --http: allow an address other machines can reach (anyone who reaches it reads your sessions; nothing authenticates them)'

@@ -190,7 +190,9 @@ pub fn report(e: &anyhow::Error) -> ExitCode {
 /// Logs go to stderr; `-v` raises the level, `CRU_LOG` sets a filter.
 pub fn init_tracing(verbose: u8) {
     let level = match verbose {
-        0 => "warn",
+        // The MCP SDK warns of every error it answers (a client's bad
+        // request is not the server's problem): shown from -v on.
+        0 => "warn,rmcp=error",
         1 => "info",
         2 => "debug",
         _ => "trace",

@@ -49,17 +49,29 @@ pub fn serve_http<B: Backend>(
         let addr = listener
             .local_addr()
             .map_err(|e| ServeError::Bind(http.addr, e))?;
-        // The SDK's default hosts are the loopback names.
+        // The loopback names, and the address itself: any of 127.0.0.0/8
+        // may be the one served, and a client names it as it was given.
+        let ip = addr.ip().to_string();
+        let mut hosts = vec![
+            "localhost".to_owned(),
+            "127.0.0.1".to_owned(),
+            "::1".to_owned(),
+        ];
+        if !hosts.contains(&ip) {
+            hosts.push(ip);
+        }
         let mut config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(hosts)
             .with_allowed_origins(LOCAL_ORIGINS)
             .enforce_origin_validation();
         if http.allow_remote {
             // Clients elsewhere name this machine as they know it.
             config = config.disable_allowed_hosts();
         }
-        let backend = Arc::new(backend);
+        let server = CruServer::new(Arc::new(backend), options);
+        server.watch();
         let service = StreamableHttpService::new(
-            move || Ok(CruServer::new(Arc::clone(&backend), options)),
+            move || Ok(server.for_another_client()),
             Arc::new(LocalSessionManager::default()),
             config,
         );

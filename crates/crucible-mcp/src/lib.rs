@@ -14,13 +14,17 @@
 //! `tracing` to wherever the binary sends them.
 
 mod http;
+mod outputs;
 mod resources;
 mod server;
 pub mod tools;
+pub mod uri;
+mod watch;
 
 use std::sync::Arc;
 
 pub use http::{HttpOptions, serve_http};
+pub use resources::RESOURCES_PAGE;
 pub use server::CruServer;
 pub use tools::{
     CodifyInput, Filters, LearnInput, ListInput, RecordEvent, RecordInput, ResumeInput,
@@ -60,6 +64,8 @@ pub type Answer = Result<serde_json::Value, ToolError>;
 pub struct SessionEntry {
     pub id: String,
     pub title: Option<String>,
+    /// Said of it beside its title: that more than one file declares its id.
+    pub note: Option<String>,
 }
 
 /// One workflow as a resource: its name and its markup's path.
@@ -125,9 +131,10 @@ pub fn serve_stdio<B: Backend>(backend: B, options: Options) -> Result<(), Serve
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         use rmcp::ServiceExt as _;
         let server = CruServer::new(Arc::new(backend), options);
+        server.watch();
         let running = server
             .serve(rmcp::transport::stdio_pipes())
             .await
@@ -137,5 +144,10 @@ pub fn serve_stdio<B: Backend>(backend: B, options: Options) -> Result<(), Serve
             .await
             .map(drop)
             .map_err(|e| ServeError::Run(e.to_string()))
-    })
+    });
+    // The client is gone (stdin closed): a call still working on the
+    // blocking pool has nobody to answer, and must not keep the process
+    // alive (an agent restarting its server would have two at once).
+    runtime.shutdown_background();
+    served
 }

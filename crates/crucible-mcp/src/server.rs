@@ -5,14 +5,15 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 
 use crate::tools::{self, RECORD};
+use crate::watch::Watcher;
 use crate::{Answer, Backend, Options, ToolError};
 
 /// The server: one [`Backend`] shared by every call.
@@ -20,6 +21,8 @@ use crate::{Answer, Backend, Options, ToolError};
 pub struct CruServer<B> {
     backend: Arc<B>,
     options: Options,
+    /// The server's one watcher, which this client joins once initialized.
+    watcher: Arc<Watcher>,
 }
 
 impl<B> Clone for CruServer<B> {
@@ -27,13 +30,35 @@ impl<B> Clone for CruServer<B> {
         Self {
             backend: Arc::clone(&self.backend),
             options: self.options,
+            watcher: Arc::clone(&self.watcher),
         }
     }
 }
 
 impl<B: Backend> CruServer<B> {
+    /// A server of its own, with its own watcher (started with
+    /// [`CruServer::watch`]).
     pub fn new(backend: Arc<B>, options: Options) -> Self {
-        Self { backend, options }
+        Self {
+            backend,
+            options,
+            watcher: Arc::default(),
+        }
+    }
+
+    /// Another client's server, sharing this one's backend and watcher.
+    #[must_use]
+    pub fn for_another_client(&self) -> Self {
+        self.clone()
+    }
+
+    /// Starts the watcher on the current runtime, when the options ask
+    /// for one: a single task, whatever the number of clients.
+    pub(crate) fn watch(&self) {
+        if let Some(every) = self.options.poll {
+            let watcher = Arc::clone(&self.watcher);
+            tokio::spawn(watcher.run(Arc::clone(&self.backend), every));
+        }
     }
 
     /// Runs `answer` on a blocking thread: the backend reads files, and
@@ -90,9 +115,13 @@ impl<B: Backend> ServerHandler for CruServer<B> {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
-            .enable_resources()
-            .enable_resources_list_changed()
-            .build();
+            .enable_resources();
+        // Promised only when it is kept: `--poll 0` never checks.
+        let capabilities = if self.options.poll.is_some() {
+            capabilities.enable_resources_list_changed().build()
+        } else {
+            capabilities.build()
+        };
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("cru", env!("CARGO_PKG_VERSION")))
             .with_instructions(
@@ -126,7 +155,10 @@ impl<B: Backend> ServerHandler for CruServer<B> {
             tools::RESUME_CONTEXT => self.answer(&request, B::resume_context).await,
             tools::CODIFY_SESSION => self.answer(&request, B::codify_session).await,
             tools::LEARNING_CASES => self.answer(&request, B::learning_cases).await,
-            RECORD if !self.options.read_only => self.answer(&request, B::record).await,
+            RECORD if !self.options.read_only => match record_strays(&request) {
+                Some(e) => Err(e),
+                None => self.answer(&request, B::record).await,
+            },
             other => Err(unknown_tool(other, self.options.read_only)),
         };
         result.map(CallToolResponse::from)
@@ -134,11 +166,20 @@ impl<B: Backend> ServerHandler for CruServer<B> {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let listed = self.blocking(crate::resources::list).await?;
-        listed.map(ListResourcesResult::with_all_items)
+        let cursor = request.and_then(|r| r.cursor);
+        self.blocking(move |b| crate::resources::list(b, cursor.as_deref()))
+            .await?
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(crate::resources::templates())
     }
 
     async fn read_resource(
@@ -153,11 +194,33 @@ impl<B: Backend> ServerHandler for CruServer<B> {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        if let Some(every) = self.options.poll {
-            let backend = Arc::clone(&self.backend);
-            tokio::spawn(crate::resources::watch(backend, context.peer, every));
+        if self.options.poll.is_some() {
+            self.watcher.add(context.peer);
         }
     }
+}
+
+/// The protocol's "invalid params" for a `record` call with fields its
+/// event does not take, naming them and those it does.
+fn record_strays(request: &CallToolRequestParams) -> Option<McpError> {
+    let arguments = request.arguments.as_ref()?;
+    let event: tools::RecordEvent = serde_json::from_value(arguments.get("event")?.clone()).ok()?;
+    let strays = tools::stray_fields(event, arguments);
+    (!strays.is_empty()).then(|| {
+        McpError::invalid_params(
+            format!(
+                "record: `{}` does not take {}; its fields are: {}",
+                event.name(),
+                strays
+                    .iter()
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                event.fields().join(", ")
+            ),
+            None,
+        )
+    })
 }
 
 /// A tool this server does not have: the protocol's "invalid params", with

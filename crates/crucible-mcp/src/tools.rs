@@ -7,10 +7,12 @@
 
 use std::sync::Arc;
 
+use serde_json::{Value, json};
+
+use crate::outputs;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 /// The filters `cru session list`, `stats` and `learn` share.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -35,14 +37,18 @@ pub struct Filters {
 pub struct ListInput {
     #[serde(flatten)]
     pub filters: Filters,
-    /// At most this many sessions (the newest).
+    /// At most this many sessions, the newest (50 unless given); the
+    /// answer's `total` counts them all and `truncated` says some were left out.
     pub limit: Option<usize>,
 }
+
+/// How many sessions `list_sessions` answers unless asked for more.
+pub const LIST_LIMIT: usize = 50;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShowInput {
-    /// A session id, or a unique prefix of one.
+    /// A session: its id, a unique prefix of one, or the `path` list_sessions answers.
     pub id: String,
     /// Only these phases (counting from 1 in document order): `3`, or a range `2-4`.
     pub phases: Option<String>,
@@ -74,7 +80,7 @@ pub struct SearchInput {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResumeInput {
-    /// A session id, or a unique prefix of one.
+    /// A session: its id, a unique prefix of one, or the `path` list_sessions answers.
     pub id: String,
     /// The context's budget in tokens (the configured resume budget unless given).
     pub max_tokens: Option<u64>,
@@ -83,7 +89,7 @@ pub struct ResumeInput {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CodifyInput {
-    /// A session id, or a unique prefix of one.
+    /// A session: its id, a unique prefix of one, or the `path` list_sessions answers.
     pub id: String,
 }
 
@@ -94,7 +100,7 @@ pub struct LearnInput {
     pub id: Option<String>,
     #[serde(flatten)]
     pub filters: Filters,
-    /// Which cases: all (the default), puzzle, correction, workflow, ...
+    /// Which cases: all (the default), puzzle (errors), or correction (user corrections).
     #[serde(rename = "type")]
     pub case_type: Option<String>,
 }
@@ -119,6 +125,54 @@ pub enum RecordEvent {
     Pause,
     /// End the session (`status`: completed or failed; `summary`).
     End,
+}
+
+impl RecordEvent {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Start => "start",
+            Self::Phase => "phase",
+            Self::Tool => "tool",
+            Self::Decision => "decision",
+            Self::Error => "error",
+            Self::User => "user",
+            Self::Pause => "pause",
+            Self::End => "end",
+        }
+    }
+
+    /// The fields of [`RecordInput`] this event takes, beside `event`.
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            Self::Start => &["title", "agent", "channel", "model", "prompt", "cwd"],
+            Self::Phase => &["session", "reopen", "name", "agent", "channel", "nested"],
+            Self::Tool => &[
+                "session",
+                "reopen",
+                "tool",
+                "args",
+                "result",
+                "failed",
+                "exit_code",
+            ],
+            Self::Decision => &["session", "reopen", "text"],
+            Self::Error => &["session", "reopen", "text", "resolution"],
+            Self::User => &["session", "reopen", "quote", "text", "interpretation"],
+            Self::Pause => &["session", "at"],
+            Self::End => &["session", "status", "summary"],
+        }
+    }
+}
+
+/// The fields of a `record` call that its event does not take: a field
+/// meant for another event is a slip to refuse, not to drop (a `null` one
+/// is as good as not given).
+pub fn stray_fields(event: RecordEvent, arguments: &JsonObject) -> Vec<String> {
+    arguments
+        .iter()
+        .filter(|(k, v)| *k != "event" && !v.is_null() && !event.fields().contains(&k.as_str()))
+        .map(|(k, _)| k.clone())
+        .collect()
 }
 
 /// One event, with the fields the matching `cru session` command takes,
@@ -193,46 +247,48 @@ pub fn all(read_only: bool) -> Vec<Tool> {
         tool::<ListInput>(
             LIST_SESSIONS,
             "The sessions, newest first, with their status, agents, phases and tokens: \
-             `cru session list --format json`.",
-            &["sessions", "skipped", "duplicates"],
+             `cru session list --format json`, at most `limit` of them (50 unless given), \
+             with `total` and `truncated`.",
+            outputs::LIST,
         ),
         tool::<ShowInput>(
             SHOW_SESSION,
             "One session as its markdown (phases, tool calls, decisions, errors, user \
              interventions), or only some of its phases: `cru session show ID --format markdown`.",
-            &["id", "path", "markdown", "phases"],
+            outputs::SHOW,
         ),
         tool::<StatsInput>(
             SESSION_STATS,
             "Sessions, phases, tool calls, errors, tokens and cost by agent, channel, model, \
              day, ...: `cru session stats --format json`.",
-            &["group_by", "groups", "total"],
+            outputs::STATS,
         ),
         tool::<SearchInput>(
             SEARCH_SESSIONS,
             "Full-text search over every session (has this been done before, what was \
              decided, where did it fail): hits by session and phase, best first, with a \
              snippet: `cru session search --format json`.",
-            &["hits"],
+            outputs::SEARCH,
         ),
         tool::<ResumeInput>(
             RESUME_CONTEXT,
             "A paused session's context to go on from: what was done, decisions, open tasks, \
              the last error, where it stopped, within `max_tokens`: \
              `cru session resume ID --format json`.",
-            &["prompt", "estimated_tokens", "budget"],
+            outputs::RESUME,
         ),
         tool::<CodifyInput>(
             CODIFY_SESSION,
-            "A session as a workflow: its steps, the data flowing between them, and its \
-             markup: `cru session codify ID --format json`.",
-            &["workflow", "graph", "markup"],
+            "A session as a workflow: its steps, the data flowing between them, and the \
+             problems found: `cru session codify ID --format json` (its markup is the \
+             resource `cru://workflow/ID`).",
+            outputs::CODIFY,
         ),
         tool::<LearnInput>(
             LEARNING_CASES,
             "Learning cases from sessions: errors as puzzles, user corrections as preference \
-             pairs: `cru session learn --format json`.",
-            &["cases"],
+             pairs: the lines of `cru session learn --export jsonl`, as `cases`.",
+            outputs::LEARN,
         ),
     ]
     .into_iter()
@@ -245,7 +301,7 @@ pub fn all(read_only: bool) -> Vec<Tool> {
                 "Record what you do into a session: `start` one (answers its id), then \
                  `phase`, `tool`, `decision`, `error`, `user`, `pause`, `end`; the same \
                  events and fields as `cru session start`/`log`/`pause`/`end`.",
-                &["session", "path", "event"],
+                outputs::RECORD,
             )
             .with_annotations(
                 ToolAnnotations::new()
@@ -259,29 +315,79 @@ pub fn all(read_only: bool) -> Vec<Tool> {
     tools
 }
 
-/// A tool with its input's schema, and an output schema naming the
-/// top-level fields of its answer (every answer carries `version`).
-fn tool<I: JsonSchema + 'static>(name: &'static str, about: &'static str, fields: &[&str]) -> Tool {
-    Tool::new(name, about, Arc::new(JsonObject::new()))
-        .with_input_schema::<I>()
-        .with_raw_output_schema(Arc::new(output_schema(fields)))
+/// A tool with its input's schema, and an output schema giving the type
+/// of every top-level field of its answer (every answer carries `version`).
+fn tool<I: JsonSchema + 'static>(
+    name: &'static str,
+    about: &'static str,
+    fields: &[(&str, &str)],
+) -> Tool {
+    let mut tool = Tool::new(name, about, Arc::new(JsonObject::new())).with_input_schema::<I>();
+    tool.input_schema = Arc::new(plain_schema(&tool.input_schema));
+    tool.with_raw_output_schema(Arc::new(outputs::schema(fields)))
 }
 
-/// `{"type": "object", "properties": {"version": integer, FIELD: {}...}}`:
-/// the answers' shapes are documented in docs/json.md, and are left open
-/// here so that a new field does not break a client that validates.
-fn output_schema(fields: &[&str]) -> JsonObject {
-    let mut properties = serde_json::Map::new();
-    properties.insert(
-        "version".into(),
-        json!({"type": "integer", "description": "the JSON schema version (docs/json.md)"}),
-    );
-    for f in fields {
-        properties.insert((*f).into(), json!({}));
+/// The closed sets of values some text inputs take, as the code checks them.
+const CLOSED: [(&str, &[&str]); 2] = [
+    ("status", &["active", "paused", "completed", "failed"]),
+    ("type", &["all", "puzzle", "correction"]),
+];
+
+/// `schema` as every client reads it: each `$ref` replaced by the
+/// definition it points to, no `$defs` and no `$schema` (some clients,
+/// Gemini CLI among them, fail on either and drop the server's tools), and
+/// the closed sets of values as `enum`s.
+fn plain_schema(schema: &JsonObject) -> JsonObject {
+    let defs = schema
+        .get("$defs")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut out = schema.clone();
+    out.remove("$defs");
+    out.remove("$schema");
+    let mut value = Value::Object(out);
+    inline_refs(&mut value, &defs);
+    let Value::Object(mut out) = value else {
+        unreachable!("an object stays one")
+    };
+    if let Some(Value::Object(properties)) = out.get_mut("properties") {
+        for (field, values) in CLOSED {
+            if let Some(Value::Object(p)) = properties.get_mut(field) {
+                let mut values: Vec<Value> = values.iter().map(|v| json!(v)).collect();
+                // An optional field may be `null`, as its type says.
+                if p.get("type").is_some_and(Value::is_array) {
+                    values.push(Value::Null);
+                }
+                p.insert("enum".into(), Value::Array(values));
+            }
+        }
     }
-    match json!({"type": "object", "properties": properties, "required": ["version"]}) {
-        Value::Object(o) => o,
-        _ => unreachable!("a json! object literal"),
+    out
+}
+
+fn inline_refs(value: &mut Value, defs: &JsonObject) {
+    match value {
+        Value::Object(o) => {
+            let target = o
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+                .and_then(|name| defs.get(name))
+                .and_then(Value::as_object)
+                .cloned();
+            if let Some(def) = target {
+                o.remove("$ref");
+                for (k, v) in def {
+                    o.entry(k).or_insert(v);
+                }
+            }
+            for v in o.values_mut() {
+                inline_refs(v, defs);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|v| inline_refs(v, defs)),
+        _ => {}
     }
 }
 
@@ -313,5 +419,25 @@ mod tests {
             "{schema:?}"
         );
         assert_eq!(schema["required"], json!(["id"]));
+    }
+
+    #[test]
+    fn input_schemas_have_no_refs_and_name_closed_sets() {
+        for t in all(false) {
+            let text = serde_json::to_string(&t.input_schema).unwrap();
+            assert!(!text.contains("$ref") && !text.contains("$defs"), "{text}");
+            assert!(!text.contains("$schema"), "{text}");
+        }
+        let record = all(false).into_iter().find(|t| t.name == RECORD).unwrap();
+        let event = &record.input_schema["properties"]["event"];
+        assert_eq!(event["oneOf"][0]["const"], "start", "{event}");
+        let list = all(false)
+            .into_iter()
+            .find(|t| t.name == LIST_SESSIONS)
+            .unwrap();
+        assert_eq!(
+            list.input_schema["properties"]["status"]["enum"][0],
+            "active"
+        );
     }
 }

@@ -5,6 +5,7 @@
 mod backend;
 mod nearest;
 mod record;
+mod scope;
 
 use std::time::Duration;
 
@@ -24,13 +25,29 @@ pub struct McpArgs {
     #[arg(long, value_name = "SECS", default_value_t = 5)]
     pub poll: u64,
     /// Serve over streamable HTTP at http://ADDR/mcp instead of stdio
-    /// (a loopback address such as 127.0.0.1:8765; port 0 picks one).
-    #[arg(long, value_name = "ADDR")]
+    /// (a loopback address such as 127.0.0.1:8765 or localhost:8765; port 0 picks one).
+    #[arg(long, value_name = "ADDR", value_parser = http_addr)]
     pub http: Option<std::net::SocketAddr>,
     /// With --http: allow an address other machines can reach (anyone who
     /// reaches it reads your sessions; nothing authenticates them).
     #[arg(long, requires = "http")]
     pub allow_remote: bool,
+}
+
+/// `IP:PORT`, or `localhost:PORT` (what most MCP documents write) as
+/// 127.0.0.1: the name is not looked up, so it cannot lead elsewhere.
+fn http_addr(typed: &str) -> Result<std::net::SocketAddr, String> {
+    let expected = "expected IP:PORT or localhost:PORT, such as 127.0.0.1:8765";
+    if let Some(port) = typed
+        .strip_prefix("localhost:")
+        .or_else(|| typed.strip_prefix("LOCALHOST:"))
+    {
+        let port: u16 = port
+            .parse()
+            .map_err(|_| format!("`{port}` is not a port: {expected}"))?;
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    typed.parse().map_err(|_| expected.to_owned())
 }
 
 pub fn run(args: &McpArgs, global: &GlobalArgs) -> anyhow::Result<Outcome> {

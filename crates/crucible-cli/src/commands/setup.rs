@@ -35,6 +35,12 @@ pub struct GeminiArgs {
     /// This project's .gemini/settings.json (in the working directory) instead of the user's.
     #[arg(long)]
     pub project: bool,
+    /// Take cru's MCP server out instead (other servers stay).
+    #[arg(long)]
+    pub remove: bool,
+    /// Set the command and args of a `cru` entry that runs something else (its other keys stay).
+    #[arg(long, conflicts_with = "remove")]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -45,25 +51,28 @@ pub struct ClaudeCodeArgs {
     /// The user's settings.json ($CLAUDE_CONFIG_DIR's first directory, else ~/.claude): the default.
     #[arg(long)]
     pub user: bool,
-    /// Take cru's hooks out instead (other hooks stay).
+    /// Take cru's hooks out instead (other hooks stay); with --mcp, its MCP server.
     #[arg(long)]
     pub remove: bool,
     /// Add cru's MCP server (`cru mcp`) instead of its hooks: to
     /// ~/.claude.json (user scope), or with --project to ./.mcp.json.
-    #[arg(long, conflicts_with = "remove")]
+    #[arg(long)]
     pub mcp: bool,
+    /// With --mcp: set the command and args of a `cru` entry that runs something else (its other keys stay).
+    #[arg(long, requires = "mcp", conflicts_with = "remove")]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct CodexArgs {
-    /// Take cru's notify out instead.
+    /// Take cru's notify out instead; with --mcp, its MCP server.
     #[arg(long)]
     pub remove: bool,
-    /// Replace another program's notify (kept in a comment above cru's; --remove puts it back).
+    /// Replace another program's notify (kept in a comment above cru's; --remove puts it back); with --mcp, set the command and args of a `cru` entry that runs something else.
     #[arg(long)]
     pub force: bool,
     /// Add cru's MCP server (`cru mcp`) as [mcp_servers.cru] instead of its notify.
-    #[arg(long, conflicts_with_all = ["remove", "force"])]
+    #[arg(long)]
     pub mcp: bool,
 }
 
@@ -75,15 +84,21 @@ pub fn run(cmd: &SetupCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
                 project: args.project,
             },
             dir.as_deref(),
+            mcp::Mode::of(args.remove, args.force),
         ),
         SetupCommand::ClaudeCode(args) => claude_code::run(args, dir.as_deref()),
-        SetupCommand::Codex(args) if args.mcp => mcp::run(mcp::Agent::Codex, dir.as_deref()),
+        SetupCommand::Codex(args) if args.mcp => mcp::run(
+            mcp::Agent::Codex,
+            dir.as_deref(),
+            mcp::Mode::of(args.remove, args.force),
+        ),
         SetupCommand::Codex(args) => codex::run(args, dir.as_deref()),
         SetupCommand::Gemini(args) => mcp::run(
             mcp::Agent::Gemini {
                 project: args.project,
             },
             dir.as_deref(),
+            mcp::Mode::of(args.remove, args.force),
         ),
     }
 }

@@ -22,6 +22,8 @@ pub struct Client {
     next_id: u64,
     /// Notifications seen while waiting for answers.
     pub notifications: Vec<Value>,
+    /// The answer to `initialize`.
+    pub init: Value,
 }
 
 impl Client {
@@ -51,6 +53,7 @@ impl Client {
             lines,
             next_id: 0,
             notifications: Vec::new(),
+            init: Value::Null,
         };
         let init = client.request(
             "initialize",
@@ -58,6 +61,7 @@ impl Client {
                    "clientInfo": {"name": "cru-test", "version": "1"}}),
         );
         assert_eq!(init["result"]["serverInfo"]["name"], "cru", "{init}");
+        client.init = init;
         client.send_raw(
             &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
         );
@@ -190,7 +194,13 @@ fn reading_tools_answer_as_the_cli_does() {
     let mut c = Client::start(&kiln, &[]);
     let id = "2025-12-10-fix-flaky-test";
     let same = |c: &mut Client, tool: &str, args: Value, cli: &[&str]| {
-        let got = unkiln(&kiln, &c.structured(tool, args));
+        let mut got = unkiln(&kiln, &c.structured(tool, args));
+        if tool == "list_sessions" {
+            // The tool's own count of what its limit left out.
+            let got = got.as_object_mut().unwrap();
+            assert!(got.remove("total").unwrap().is_u64(), "{got:?}");
+            assert!(got.remove("truncated").unwrap().is_boolean(), "{got:?}");
+        }
         assert_eq!(got, cli_json(&kiln, cli), "{tool}");
     };
     same(
@@ -315,7 +325,7 @@ fn an_unknown_id_or_an_ambiguous_prefix_is_a_tool_error_naming_ids() {
     let typo = c.call("show_session", json!({"id": "2025-12-10-fix-flakey-test"}));
     assert_eq!(typo["isError"], true, "{typo}");
     let text = typo["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("no session matches"), "{text}");
+    assert!(text.contains("no session"), "{text}");
     assert!(text.contains("- 2025-12-10-fix-flaky-test\n"), "{text}");
     let ambiguous = c.call("resume_context", json!({"id": "2025-12-1"}));
     assert_eq!(ambiguous["isError"], true, "{ambiguous}");

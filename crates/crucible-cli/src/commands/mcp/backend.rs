@@ -6,7 +6,6 @@
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
-use crucible_core::StoreError;
 use crucible_mcp::{
     Answer, Backend, CodifyInput, Filters, LearnInput, ListInput, RecordInput, ResumeInput,
     SearchInput, SessionEntry, ShowInput, StatsInput, ToolError, WorkflowEntry,
@@ -32,24 +31,10 @@ impl CliBackend {
         Self { ctx, writer }
     }
 
-    /// The file a session id or prefix names; an unknown one names the
-    /// nearest ids, an ambiguous prefix its candidates.
+    /// The file of the session `query` names, in the served directory
+    /// only ([`super::scope`]).
     pub(super) fn resolve(&self, query: &str) -> Result<PathBuf, ToolError> {
-        match self.ctx.store.resolve(query) {
-            Ok(path) => Ok(path),
-            Err(StoreError::Ambiguous { query, candidates }) => Err(ToolError::new(format!(
-                "`{query}` matches {} sessions: give more of the id",
-                candidates.len()
-            ))
-            .with_candidates(candidates.iter().map(|c| c.id.to_string()).collect())),
-            Err(e @ StoreError::NotFound { .. }) => {
-                let files = self.ctx.store.scan();
-                let ids = files.iter().flatten().map(|f| f.id.as_str());
-                Err(ToolError::new(e.to_string())
-                    .with_candidates(super::nearest::nearest(query, ids, 5)))
-            }
-            Err(e) => Err(failure(CliError::from(e).into())),
-        }
+        super::scope::resolve(&self.ctx.store, query)
     }
 }
 
@@ -70,23 +55,33 @@ fn to_json(body: &impl serde::Serialize) -> Answer {
     output::to_json(body).map_err(|e| ToolError::new(e.to_string()))
 }
 
-/// The tool's filters as the CLI's flags.
+/// An optional text as given: an empty one is not given. Models often
+/// fill every optional field with `""`, and a filter of `""` would match
+/// nothing and read as "nothing was ever done".
+fn given(text: Option<&String>) -> Option<String> {
+    text.filter(|t| !t.trim().is_empty()).cloned()
+}
+
+/// The tool's filters as the CLI's flags, checked here so that a bad one
+/// is named as the tool names it (`since`, not `--since`).
 fn filter_args(f: &Filters) -> Result<query::FilterArgs, ToolError> {
-    let status = f
-        .status
+    let status = given(f.status.as_ref())
         .as_deref()
         .map(str::parse)
         .transpose()
-        .map_err(|e| ToolError::new(format!("status: {e}")))?;
-    Ok(query::FilterArgs {
+        .map_err(|e: crucible_core::UnknownStatus| ToolError::new(e.to_string()))?;
+    let args = query::FilterArgs {
         status,
-        agent: f.agent.clone(),
-        channel: f.channel.clone(),
-        model: f.model.clone(),
-        since: f.since.clone(),
-        until: f.until.clone(),
+        agent: given(f.agent.as_ref()),
+        channel: given(f.channel.as_ref()),
+        model: given(f.model.as_ref()),
+        since: given(f.since.as_ref()),
+        until: given(f.until.as_ref()),
         project: None,
-    })
+    };
+    args.filter()
+        .map_err(|e| ToolError::new(e.message.trim_start_matches("--")))?;
+    Ok(args)
 }
 
 /// `2-4` or `3` as the phases from and to (from 1), checked against `log`.
@@ -132,6 +127,7 @@ impl CliBackend {
                     interactive: false,
                     format,
                     no_redact: false,
+                    quiet: true,
                 },
             )
         })
@@ -142,11 +138,19 @@ impl Backend for CliBackend {
     fn list_sessions(&self, input: &ListInput) -> Answer {
         let args = list::ListArgs {
             filters: filter_args(&input.filters)?,
-            limit: input.limit,
+            limit: None,
             format: query::DataFormat::Json,
         };
-        let listed = list::listed(&self.ctx, &args).map_err(failure)?;
-        to_json(&listed.answer())
+        let mut listed = list::listed(&self.ctx, &args).map_err(failure)?;
+        // A model's context is not a terminal: the newest few, and how many
+        // more there are, unless it asks for more.
+        let total = listed.rows.len();
+        let limit = input.limit.unwrap_or(crucible_mcp::tools::LIST_LIMIT);
+        listed.rows.truncate(limit);
+        let mut answer = to_json(&listed.answer())?;
+        answer["total"] = json!(total);
+        answer["truncated"] = json!(total > limit);
+        Ok(answer)
     }
 
     fn show_session(&self, input: &ShowInput) -> Answer {
@@ -156,7 +160,7 @@ impl Backend for CliBackend {
             .store
             .load_path(&path)
             .map_err(|e| failure(CliError::from(e).into()))?;
-        let (markdown, phases) = match &input.phases {
+        let (markdown, phases) = match &given(input.phases.as_ref()) {
             None => (crucible_parser::write_session(&log), Value::Null),
             Some(typed) => {
                 let (from, to) = phase_range(&log, typed)?;
@@ -175,7 +179,8 @@ impl Backend for CliBackend {
     }
 
     fn session_stats(&self, input: &StatsInput) -> Answer {
-        let name = input.group_by.as_deref().unwrap_or("agent");
+        let group_by = given(input.group_by.as_ref());
+        let name = group_by.as_deref().unwrap_or("agent");
         let group_by = crucible_index::GroupBy::from_name(name).ok_or_else(|| {
             let names: Vec<&str> = crucible_index::GroupBy::ALL
                 .iter()
@@ -232,7 +237,7 @@ impl Backend for CliBackend {
             Some(id) => vec![self.resolve(id)?.display().to_string()],
             None => Vec::new(),
         };
-        let case_type = match input.case_type.as_deref().unwrap_or("all") {
+        let case_type = match given(input.case_type.as_ref()).as_deref().unwrap_or("all") {
             "all" => learn::CaseType::All,
             "puzzle" => learn::CaseType::Puzzle,
             "correction" => learn::CaseType::Correction,
@@ -251,6 +256,7 @@ impl Backend for CliBackend {
             schema: learn::SchemaArg::Sft,
             output: Some(out),
             no_redact: false,
+            quiet: true,
         };
         filter_args(&input.filters)?;
         let text = through_file("cases.jsonl", |out| learn::run(&self.ctx, &args(out)))?;
@@ -270,12 +276,27 @@ impl Backend for CliBackend {
             format: query::DataFormat::Json,
         };
         let listed = list::listed(&self.ctx, &args).map_err(failure)?;
+        // An id two files declare is one resource: its note names the
+        // files, whose paths read either (`cru://session/<path>`).
+        let duplicates = listed.answer().duplicates;
+        let mut seen = std::collections::HashSet::new();
         Ok(listed
             .rows
             .into_iter()
-            .map(|r| SessionEntry {
-                id: r.id,
-                title: r.title,
+            .filter(|r| seen.insert(r.id.clone()))
+            .map(|r| {
+                let note = duplicates.iter().find(|d| d.id == r.id).map(|d| {
+                    format!(
+                        "the id of {} files: {}; read one as cru://session/<path>",
+                        d.paths.len(),
+                        d.paths.join(", ")
+                    )
+                });
+                SessionEntry {
+                    id: r.id,
+                    title: r.title,
+                    note,
+                }
             })
             .collect())
     }

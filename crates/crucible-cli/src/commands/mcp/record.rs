@@ -40,19 +40,11 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
         let (id, path) = start::start(ctx, &args).map_err(failure)?;
         return Ok(answer(&id, &path, "start"));
     }
-    let event = event_name(input.event);
+    let event = input.event.name();
     let query = required(input.session.as_ref(), "session", event)?;
-    // Found as `cru session log` finds it (fast); when it is not, the
-    // reading store says why, with the ids that were meant.
-    let path = match ctx.store.resolve(query) {
-        Ok(path) => path,
-        Err(e) => {
-            return Err(backend
-                .resolve(query)
-                .err()
-                .unwrap_or_else(|| failure(CliError::from(e).into())));
-        }
-    };
+    // Found as `cru session log` finds it (the file named after the id
+    // first), in the served directory only.
+    let path = super::scope::resolve(&ctx.store, query)?;
     let session = path.display().to_string();
     match input.event {
         RecordEvent::Start => unreachable!("answered above"),
@@ -63,7 +55,7 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
                 .map(str::parse)
                 .transpose()
                 .map_err(|e| ToolError::new(format!("at: {e}")))?;
-            pause::pause(ctx, &session, at).map_err(|e| failure(e.into()))?;
+            pause::pause(ctx, &session, at).map_err(|e| in_tool_words(e.into()))?;
         }
         RecordEvent::End => {
             let status = match input.status.as_deref().unwrap_or("completed") {
@@ -76,7 +68,7 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
                 }
             };
             end::end(ctx, &session, status, input.summary.as_deref())
-                .map_err(|e| failure(e.into()))?;
+                .map_err(|e| in_tool_words(e.into()))?;
         }
         _ => {
             let args = log::LogArgs {
@@ -84,14 +76,55 @@ pub fn record(backend: &CliBackend, input: &RecordInput) -> Answer {
                 reopen: input.reopen,
                 kind: log_kind(input, event)?,
             };
-            log::log(ctx, &args, log::Stdin::Never).map_err(failure)?;
+            log::log(ctx, &args, log::Stdin::Never).map_err(in_tool_words)?;
         }
     }
-    // cru names a session's file after its id.
-    let id = path
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    Ok(answer(&id, &path, event))
+    // The id the file declares: an imported or renamed file is not named
+    // after it.
+    Ok(answer(&declared_id(ctx, &path), &path, event))
+}
+
+/// The id the file at `path` declares, from its head alone (`record` is
+/// called once per event: the whole session is not parsed again for it);
+/// its file name when the head cannot be read.
+fn declared_id(ctx: &crate::context::Context, path: &std::path::Path) -> String {
+    use crucible_core::SessionCodec as _;
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| {
+        f.take(crucible_core::store::HEAD_BYTES)
+            .read_to_end(&mut head)
+    });
+    read.ok()
+        .and_then(|_| ctx.store.codec().peek_id(&head))
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+        })
+}
+
+/// A command's failure in the tool's words: the commands' hints name
+/// their flags (`--reopen`, `cru session start`), which a model calling
+/// `record` does not have.
+fn in_tool_words(e: anyhow::Error) -> ToolError {
+    let e = match e.downcast::<CliError>() {
+        Ok(e) => e,
+        Err(other) => return failure(other),
+    };
+    let reopen =
+        e.message.contains("--reopen") || e.hint.as_deref().is_some_and(|h| h.contains("--reopen"));
+    if !reopen {
+        return failure(e.into());
+    }
+    let message = e.message.replace("--reopen", "`reopen: true`");
+    let hint = if e.message.contains("already ended") {
+        "to go on with it, `record` an event with `reopen: true` (the session becomes active \
+         again), then `end` it again"
+    } else {
+        "pass `reopen: true` to go on with it (the session becomes active again), or \
+         `record` `event: \"start\"` for a new session"
+    };
+    ToolError::new(format!("{message}\nhint: {hint}"))
 }
 
 fn answer(id: &str, path: &std::path::Path, event: &str) -> serde_json::Value {
@@ -101,19 +134,6 @@ fn answer(id: &str, path: &std::path::Path, event: &str) -> serde_json::Value {
         "path": path.display().to_string(),
         "event": event,
     })
-}
-
-fn event_name(event: RecordEvent) -> &'static str {
-    match event {
-        RecordEvent::Start => "start",
-        RecordEvent::Phase => "phase",
-        RecordEvent::Tool => "tool",
-        RecordEvent::Decision => "decision",
-        RecordEvent::Error => "error",
-        RecordEvent::User => "user",
-        RecordEvent::Pause => "pause",
-        RecordEvent::End => "end",
-    }
 }
 
 /// The `cru session log` subcommand of a phase, tool, decision, error or

@@ -52,6 +52,10 @@ pub struct CodifyArgs {
     /// on by default: a workflow is written to be shared.
     #[arg(long)]
     pub no_redact: bool,
+    /// Say nothing on stderr of where the workflow went (`cru mcp`, whose
+    /// caller reads the file and throws it away).
+    #[arg(skip)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -269,7 +273,9 @@ fn write_out(args: &CodifyArgs, done: &[Codified]) -> anyhow::Result<()> {
         for c in done {
             let path = target(args, &c.ids[0], several).expect("--output was given");
             workflow_stages::write_file(&path, &render(c, args.format)?, args.force)?;
-            eprintln!("workflow written to {}", path.display());
+            if !args.quiet {
+                eprintln!("workflow written to {}", path.display());
+            }
         }
         return Ok(());
     }

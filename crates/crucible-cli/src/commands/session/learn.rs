@@ -44,6 +44,10 @@ pub struct LearnArgs {
     /// Keep secrets (API keys, tokens, passwords) as they are. Redaction is on by default.
     #[arg(long)]
     pub no_redact: bool,
+    /// Say nothing on stderr of what was written (`cru mcp`, whose caller
+    /// reads the file and throws it away).
+    #[arg(skip)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -129,10 +133,12 @@ pub fn run(ctx: &Context, args: &LearnArgs) -> anyhow::Result<Outcome> {
     progress::finish(&bar);
     skipped += bad;
     let read = sources.len() - bad;
-    eprintln!(
-        "{}",
-        summary(&written, read, duplicates, skipped, args.output.as_deref())
-    );
+    if !args.quiet {
+        eprintln!(
+            "{}",
+            summary(&written, read, duplicates, skipped, args.output.as_deref())
+        );
+    }
     Ok(Outcome::from_files(read, skipped))
 }
 
