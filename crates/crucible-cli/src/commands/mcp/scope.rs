@@ -127,13 +127,10 @@ fn unknown(store: &SessionStore<MarkdownCodec>, typed: &str, meant: &str) -> Too
     .with_candidates(super::nearest::nearest(&stem, ids, 5))
 }
 
-/// `path` relative to `dir`, with `/` between its parts, as answers give it.
+/// `path` relative to `dir`, with `/` between its parts, as answers (and
+/// the index's rows) give it.
 pub fn relative(dir: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(dir).unwrap_or(path);
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+    crucible_index::scan::relative(dir, path)
 }
 
 #[cfg(test)]
