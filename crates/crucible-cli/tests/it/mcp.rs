@@ -11,6 +11,20 @@ use serde_json::{Value, json};
 
 use crate::kiln::TestKiln;
 
+/// The lines `from` gives, on a channel, read by a thread of their own (so
+/// that a test can wait for one with a timeout).
+pub fn line_channel(from: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    lines
+}
+
 /// How long any one answer may take (a debug build on a busy 2-core machine).
 const PATIENCE: Duration = Duration::from_secs(60);
 
@@ -39,14 +53,7 @@ impl Client {
             .unwrap();
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
+        let lines = line_channel(stdout);
         let mut client = Self {
             child,
             stdin,

@@ -2,9 +2,9 @@
 //! directory once per `--poll`, whatever the number of clients, and
 //! forgets a client once it is gone (review of issue 24, F20).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::process::{Child, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -32,14 +32,7 @@ impl Server {
             .spawn()
             .unwrap();
         let stderr = child.stderr.take().unwrap();
-        let (tx, log) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
+        let log = crate::mcp::line_channel(stderr);
         let deadline = Instant::now() + PATIENCE;
         let authority = loop {
             let line = log
