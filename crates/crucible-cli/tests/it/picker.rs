@@ -158,7 +158,10 @@ fn esc_leaves_with_the_terminal_restored_and_resume_offers_paused_first() {
     }
     let kiln = TestKiln::with_fixtures();
     let pane = Pane::start(&command(&kiln.sessions(), "session resume")).unwrap();
-    let screen = pane.wait_for("Resume a session (paused first)");
+    // The rows, not only the title: the list is read while the frame
+    // already shows ("loading…").
+    let screen = pane.wait_for("▶");
+    assert!(screen.contains("Resume a session (paused first)"), "{screen}");
     let first = screen
         .lines()
         .find(|l| l.contains('▶'))
