@@ -161,7 +161,10 @@ fn esc_leaves_with_the_terminal_restored_and_resume_offers_paused_first() {
     // The rows, not only the title: the list is read while the frame
     // already shows ("loading…").
     let screen = pane.wait_for("▶");
-    assert!(screen.contains("Resume a session (paused first)"), "{screen}");
+    assert!(
+        screen.contains("Resume a session (paused first)"),
+        "{screen}"
+    );
     let first = screen
         .lines()
         .find(|l| l.contains('▶'))
