@@ -12,7 +12,7 @@ use crucible_learn::{
 };
 use crucible_parser::MarkdownCodec;
 
-use super::query::{FilterArgs, open_index};
+use super::query::FilterArgs;
 use crate::context::Context;
 use crate::error::{CliError, Outcome};
 use crate::render::progress;
@@ -223,16 +223,16 @@ fn sources(ctx: &Context, args: &LearnArgs) -> anyhow::Result<(Vec<Source>, usiz
         return Ok((out, 0));
     }
     let filter = args.filters.filter()?;
-    let opened = open_index(ctx)?;
-    let records = super::query::oldest_first(&opened, &filter);
-    let sources = records
+    let (rows, skipped) = super::query::oldest_first_rows(ctx, &filter)?;
+    let sources = rows
         .iter()
-        .map(|r| Source {
-            path: ctx.store.dir().join(&r.path),
-            live: r.live,
+        .map(|r| {
+            let path = ctx.store.dir().join(&r.path);
+            let live = journal_path(&path).exists();
+            Source { path, live }
         })
         .collect();
-    Ok((sources, opened.index.problems.len()))
+    Ok((sources, skipped))
 }
 
 /// How far the readers may run ahead of the writer, in sessions: memory

@@ -313,22 +313,6 @@ pub fn tally_index_reading<T: Send>(
     })
 }
 
-/// The sessions of an opened index that `filter` takes, oldest first (ties
-/// by id): the order batch commands (learn, export) go through them in.
-pub fn oldest_first<'a>(
-    opened: &'a crucible_index::Opened,
-    filter: &crucible_index::Filter,
-) -> Vec<&'a crucible_index::SessionRecord> {
-    let mut records: Vec<&crucible_index::SessionRecord> = opened
-        .index
-        .sessions
-        .iter()
-        .filter(|r| filter.matches(&crucible_index::Facts::of(r)))
-        .collect();
-    records.sort_by(|a, b| (a.started_ms(), &a.id).cmp(&(b.started_ms(), &b.id)));
-    records
-}
-
 /// A session as a batch command first needs it: its id and its file
 /// (relative to the sessions directory).
 pub struct SessionRow {
@@ -336,8 +320,9 @@ pub struct SessionRow {
     pub path: String,
 }
 
-/// The sessions `filter` takes, in [`oldest_first`]'s order, and how many
-/// files the index could not read: from a visit of the index that decodes
+/// The sessions `filter` takes, oldest first (ties by id, then path): the
+/// order batch commands (learn, export) go through them in; and how many
+/// files the index could not read. From a visit of the index that decodes
 /// no usage cell (a whole open did, a fifth of a second at 10,000
 /// sessions, for a batch command that reads each file anyway).
 pub fn oldest_first_rows(
