@@ -99,7 +99,10 @@ fn by_id(store: &SessionStore<MarkdownCodec>, typed: &str, id: &str) -> Result<P
         ))
         .with_candidates(candidates.iter().map(|c| c.id.to_string()).collect())),
         Err(StoreError::DuplicateId { id, paths }) => {
-            let paths: Vec<String> = paths.iter().map(|p| relative(store.dir(), p)).collect();
+            let paths: Vec<String> = paths
+                .iter()
+                .map(|p| crucible_index::scan::relative(store.dir(), p))
+                .collect();
             Err(ToolError::new(format!(
                 "session id `{id}` is declared by {} files: {}; pass one of these paths as the \
                  id to pick that file",
@@ -125,12 +128,6 @@ fn unknown(store: &SessionStore<MarkdownCodec>, typed: &str, meant: &str) -> Too
          of one, or the `path` list_sessions answers"
     ))
     .with_candidates(super::nearest::nearest(&stem, ids, 5))
-}
-
-/// `path` relative to `dir`, with `/` between its parts, as answers (and
-/// the index's rows) give it.
-pub fn relative(dir: &Path, path: &Path) -> String {
-    crucible_index::scan::relative(dir, path)
 }
 
 #[cfg(test)]
