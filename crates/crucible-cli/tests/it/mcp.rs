@@ -11,6 +11,18 @@ use serde_json::{Value, json};
 
 use crate::kiln::TestKiln;
 
+/// The `initialize` request (id 1) a client opens a session with.
+pub fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+           "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                      "clientInfo": {"name": "t", "version": "1"}}})
+}
+
+/// The notification that follows the answer to [`initialize`].
+pub fn initialized() -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+}
+
 /// The lines `from` gives, on a channel, read by a thread of their own (so
 /// that a test can wait for one with a timeout).
 pub fn line_channel(from: impl std::io::Read + Send + 'static) -> Receiver<String> {
@@ -69,9 +81,7 @@ impl Client {
         );
         assert_eq!(init["result"]["serverInfo"]["name"], "cru", "{init}");
         client.init = init;
-        client.send_raw(
-            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
-        );
+        client.send_raw(&initialized().to_string());
         client
     }
 
@@ -557,10 +567,7 @@ impl Drop for HttpServer {
 fn over_http_a_foreign_origin_is_forbidden_and_a_local_one_served() {
     let kiln = TestKiln::with_fixtures();
     let server = HttpServer::start(&kiln);
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "t", "version": "1"}}})
-    .to_string();
+    let init = initialize().to_string();
     assert_eq!(
         server.post(&init, &[("Origin", "https://evil.example")]),
         403

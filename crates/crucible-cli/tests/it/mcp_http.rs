@@ -7,8 +7,6 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use crate::kiln::TestKiln;
 
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -83,13 +81,11 @@ impl Server {
 
     /// A client that initializes, and the session id it was given.
     fn client(&self) -> String {
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "t", "version": "1"}}});
+        let init = crate::mcp::initialize();
         let (status, id) = self.send("POST", &init.to_string(), None);
         assert_eq!(status, 200);
         let id = id.expect("a session id");
-        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let initialized = crate::mcp::initialized();
         let (status, _) = self.send("POST", &initialized.to_string(), Some(&id));
         assert_eq!(status, 202);
         id

@@ -107,10 +107,7 @@ fn http_takes_localhost_and_serves_another_loopback_address_it_was_given() {
             .and_then(|u| u.split('/').next())
             .unwrap_or_else(|| panic!("{addr}: {said}"))
             .to_owned();
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "t", "version": "1"}}})
-        .to_string();
+        let body = crate::mcp::initialize().to_string();
         let mut stream = std::net::TcpStream::connect(&authority).unwrap();
         write!(
             stream,
@@ -147,10 +144,8 @@ fn the_server_exits_when_its_client_hangs_up_mid_call() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     for msg in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                          "clientInfo": {"name": "t", "version": "1"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        crate::mcp::initialize(),
+        crate::mcp::initialized(),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                "params": {"name": "search_sessions", "arguments": {"query": query}}}),
     ] {
@@ -187,10 +182,8 @@ fn calls_leave_no_chatter_on_stderr() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     for msg in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                          "clientInfo": {"name": "t", "version": "1"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        crate::mcp::initialize(),
+        crate::mcp::initialized(),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                "params": {"name": "no_such_tool", "arguments": {}}}),
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
