@@ -21,6 +21,14 @@ impl Row {
     }
 }
 
+/// A peak memory figure for a table: megabytes, or `-` when unknown.
+pub fn peak_mb(kb: Option<u64>) -> String {
+    kb.map_or_else(
+        || "-".to_owned(),
+        |k| format!("{:.0} MB", k as f64 / 1024.0),
+    )
+}
+
 /// Runs each measured closure `runs` times, interleaved (a, b, a, b, ...) so
 /// that both see the same machine conditions, and keeps each one's best time.
 fn best_interleaved(runs: usize, fs: &mut [&mut dyn FnMut() -> usize]) -> Vec<(Duration, usize)> {

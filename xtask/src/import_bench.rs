@@ -199,13 +199,13 @@ fn target_rows(s: &mut String, f: &ImportFigures) -> std::fmt::Result {
         s,
         "| `cru usage daily --json` (imported sessions) | {:.0} ms, {} peak | |",
         ms(f.usage_daily.best),
-        mb(f.usage_daily.peak_kb)
+        crate::bench::peak_mb(f.usage_daily.peak_kb)
     )?;
     writeln!(
         s,
         "| `cru session import` then `cru usage daily --json` | {:.0} ms, {} peak | |",
         ms(f.import_then_daily.best),
-        mb(f.import_then_daily.peak_kb)
+        crate::bench::peak_mb(f.import_then_daily.peak_kb)
     )?;
     let Some(cc) = &f.ccusage_daily else {
         return writeln!(s, "| `ccusage claude daily` | not installed | |");
@@ -214,7 +214,7 @@ fn target_rows(s: &mut String, f: &ImportFigures) -> std::fmt::Result {
         s,
         "| `ccusage claude daily --json --offline` (same transcripts) | {:.0} ms, {} peak | |",
         ms(cc.best),
-        mb(cc.peak_kb)
+        crate::bench::peak_mb(cc.peak_kb)
     )?;
     let new_user = f.import_then_daily.best.as_secs_f64() / cc.best.as_secs_f64();
     writeln!(
@@ -227,13 +227,6 @@ fn target_rows(s: &mut String, f: &ImportFigures) -> std::fmt::Result {
         s,
         "| daily on imported sessions ≥ {DAILY_TARGET:.0}× faster than ccusage daily | {faster:.0}× | {} |",
         met(faster >= DAILY_TARGET)
-    )
-}
-
-fn mb(kb: Option<u64>) -> String {
-    kb.map_or_else(
-        || "-".to_owned(),
-        |k| format!("{:.0} MB", k as f64 / 1024.0),
     )
 }
 
@@ -263,13 +256,13 @@ pub fn run(
         "| `cru session import` (all transcripts) | {:.0} ms | {:.0} MB/s | {} |",
         f.import.best.as_secs_f64() * 1e3,
         f.megabytes_per_second(),
-        mb(f.import.peak_kb)
+        crate::bench::peak_mb(f.import.peak_kb)
     )?;
     writeln!(
         s,
         "| `cru session stats` (imported sessions) | {:.0} ms | | {} |",
         f.stats.best.as_secs_f64() * 1e3,
-        mb(f.stats.peak_kb)
+        crate::bench::peak_mb(f.stats.peak_kb)
     )?;
     match &f.ccusage {
         Some(m) => writeln!(
@@ -277,7 +270,7 @@ pub fn run(
             "| `ccusage session --json --offline` (same transcripts) | {:.0} ms | {:.0} MB/s | {} |",
             m.best.as_secs_f64() * 1e3,
             f.bytes as f64 / 1e6 / m.best.as_secs_f64(),
-            mb(m.peak_kb)
+            crate::bench::peak_mb(m.peak_kb)
         )?,
         None => writeln!(s, "| ccusage | not installed | | |")?,
     }

@@ -73,8 +73,7 @@ pub fn run(cru: &Path, dir: &Path, sessions: usize, runs: usize) -> anyhow::Resu
         f.seconds * 1000.0,
         f.sessions_per_second(),
         f.megabytes / f.seconds,
-        f.peak_kb
-            .map_or_else(|| "-".to_owned(), |k| format!("{} MB", k / 1024)),
+        crate::bench::peak_mb(f.peak_kb),
     )?;
     Ok(s)
 }

@@ -142,8 +142,7 @@ pub fn run(cru: &Path, dir: &Path, sessions: usize, runs: usize) -> anyhow::Resu
         f.seconds * 1000.0,
         f.sessions as f64 / f.seconds,
         f.megabytes_sent,
-        f.peak_kb
-            .map_or_else(|| "-".to_owned(), |k| format!("{} MB", k / 1024)),
+        crate::bench::peak_mb(f.peak_kb),
     )?;
     Ok(s)
 }
