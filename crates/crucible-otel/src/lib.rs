@@ -1,8 +1,8 @@
 //! cru sessions as OpenTelemetry traces, sent over OTLP/HTTP.
 //!
-//! [`session_spans`] maps one session to the spans of one trace (the
-//! mapping is written down in `docs/otel.md`): a root `invoke_agent` span,
-//! a span per phase, `execute_tool` and `chat` spans under their phase,
+//! [`session_trace`] maps one session to the spans of one trace, cut into
+//! the parts that settle apart (the mapping is written down in
+//! `docs/otel.md`): a root `invoke_agent` span, a span per phase, `execute_tool` and `chat` spans under their phase,
 //! callouts as span events, subagent sessions joined by span links. Ids are
 //! derived from the session and phase ids ([`ids`]), so sending a session
 //! twice gives an engine that keys on ids the same spans.
@@ -34,7 +34,7 @@ pub use encode::{
 };
 pub use error::{SendError, SentRecordError};
 pub use exporter::{Delivery, Endpoint, Exporter, RetryPolicy, certificates};
-pub use mapping::{PhaseSpans, Resource, Trace, session_spans, session_trace};
+pub use mapping::{PhaseSpans, Resource, Trace, session_trace};
 pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 pub use opentelemetry_proto::tonic::trace::v1::Span;
 pub use sent::{PartHashes, Plan, Sent, SentParts, SentRecord};

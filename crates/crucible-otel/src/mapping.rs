@@ -20,13 +20,6 @@ pub struct Resource {
     pub attributes: Vec<(String, String)>,
 }
 
-/// The spans of `log`'s trace: the root first, then each phase followed by
-/// what happened in it. `data` (the session's sidecar) gives tool calls
-/// their source's ids and durations where it has them.
-pub fn session_spans(log: &SessionLog, data: Option<&SessionData>) -> Vec<Span> {
-    session_trace(log, data).into_spans()
-}
-
 /// A session's trace cut where its parts settle: the root (with what
 /// happened before the first phase) and each phase with what happened in
 /// it. A part that is not settled yet will still change (an open phase's
@@ -51,22 +44,9 @@ pub struct PhaseSpans {
     pub closed: bool,
 }
 
-impl Trace {
-    /// Every span, settled or not, in the order of [`session_spans`].
-    pub fn into_spans(self) -> Vec<Span> {
-        let mut spans = self.root;
-        for p in self.phases {
-            spans.extend(p.spans);
-        }
-        spans
-    }
-
-    pub fn span_count(&self) -> usize {
-        self.root.len() + self.phases.iter().map(|p| p.spans.len()).sum::<usize>()
-    }
-}
-
-/// `log`'s trace in its parts ([`Trace`]).
+/// `log`'s trace in its parts ([`Trace`]): the root first, then each phase
+/// followed by what happened in it. `data` (the session's sidecar) gives
+/// tool calls their source's ids and durations where it has them.
 pub fn session_trace(log: &SessionLog, data: Option<&SessionData>) -> Trace {
     let session = Session::new(log, data);
     let over = log.frontmatter.status != SessionStatus::Active;
