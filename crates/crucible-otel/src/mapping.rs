@@ -63,7 +63,18 @@ pub fn session_trace(log: &SessionLog, data: Option<&SessionData>) -> Trace {
             }
         })
         .collect();
-    let mut root = vec![session.root_span()];
+    // The session's last words are its last phase's that has any (the
+    // phases' spans hold them already), else those before the phases.
+    let output = phases
+        .iter()
+        .rev()
+        .find_map(|p| {
+            p.spans
+                .first()
+                .and_then(|s| string_attribute(s, a::OUTPUT_VALUE))
+        })
+        .or_else(|| last_words(log.preamble.iter()));
+    let mut root = vec![session.root_span(output)];
     session.own_blocks(&mut root);
     // The root holds every phase, and what lasted longer than its share.
     for p in &phases {
@@ -166,7 +177,8 @@ impl<'a> Session<'a> {
             .str(a::CONVERSATION, self.id)
     }
 
-    fn root_span(&self) -> Span {
+    /// The root span; `output` is the session's last words.
+    fn root_span(&self, output: Option<String>) -> Span {
         let fm = &self.log.frontmatter;
         let agent = fm.participants.first();
         let name = format!("invoke_agent {}", agent.map_or("cru", |a| a.name.as_str()));
@@ -182,17 +194,7 @@ impl<'a> Session<'a> {
             .opt_str(a::LLM_MODEL, fm.model.clone())
             .opt_str(a::PROVIDER, fm.model.as_deref().and_then(provider))
             .opt_str(a::INPUT_VALUE, self.prompt())
-            .opt_str(
-                a::OUTPUT_VALUE,
-                // The last phase with words, looked for from the end.
-                self.log
-                    .phases()
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .find_map(|(_, p)| last_words(p.blocks.iter()))
-                    .or_else(|| last_words(self.log.preamble.iter())),
-            )
+            .opt_str(a::OUTPUT_VALUE, output)
             .opt_str(a::CRU_SESSION_TITLE, self.log.title())
             .str(a::CRU_SESSION_STATUS, fm.status.as_str())
             .opt_str(a::CRU_CHANNEL, fm.channel.clone())
@@ -299,6 +301,19 @@ fn last_words<'b>(blocks: impl DoubleEndedIterator<Item = &'b Block>) -> Option<
             .and_then(text),
         _ => None,
     })
+}
+
+/// The string value of `span`'s attribute `key`.
+fn string_attribute(span: &Span, key: &str) -> Option<String> {
+    span.attributes
+        .iter()
+        .find(|kv| kv.key == key)
+        .and_then(|kv| match kv.value.as_ref()?.value.as_ref()? {
+            opentelemetry_proto::tonic::common::v1::any_value::Value::StringValue(s) => {
+                Some(s.clone())
+            }
+            _ => None,
+        })
 }
 
 /// The GenAI conventions' `gen_ai.provider.name` of a model, where its
