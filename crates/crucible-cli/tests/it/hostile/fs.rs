@@ -179,6 +179,12 @@ fn fifos_and_devices_named_md_are_skipped_with_a_warning_by_every_command() {
             "{args:?} says nothing of the skipped files: {all}"
         );
     }
+    // The OTLP export goes on past them too, and says they were skipped.
+    let rx = crate::otlp_receiver::Receiver::start();
+    let out = crate::otlp::export(&kiln, &rx.url, &["--all"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stderr.contains("could not be read"), "{}", out.stderr);
+    assert!(!rx.spans().is_empty(), "nothing sent past them");
     let check = checked(&kiln);
     assert!(
         check.contains("x.md") && check.contains("FIFO"),
