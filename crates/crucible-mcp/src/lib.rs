@@ -17,6 +17,7 @@ mod http;
 mod outputs;
 mod resources;
 mod server;
+mod stdio;
 pub mod tools;
 pub mod uri;
 mod watch;
@@ -136,7 +137,7 @@ pub fn serve_stdio<B: Backend>(backend: B, options: Options) -> Result<(), Serve
         let server = CruServer::new(Arc::new(backend), options);
         server.watch();
         let running = server
-            .serve(rmcp::transport::stdio_pipes())
+            .serve(stdio::LineTransport::from(rmcp::transport::stdio_pipes()))
             .await
             .map_err(|e| ServeError::Start(e.to_string()))?;
         running

@@ -121,6 +121,13 @@ impl Client {
         }
     }
 
+    /// Sends a line as it is and returns the next message the server
+    /// writes, whatever it is.
+    pub fn answer(&mut self, line: &str) -> Value {
+        self.send_raw(line);
+        self.wait_for(|_| true)
+    }
+
     /// `tools/call`: the result (an error result included).
     pub fn call(&mut self, tool: &str, arguments: Value) -> Value {
         let mut params = json!({"name": tool});
@@ -379,20 +386,72 @@ fn bad_requests_get_protocol_errors_and_the_server_goes_on() {
         json!({"name": "list_sessions", "arguments": {"limit": "ten"}}),
     );
     assert_eq!(wrong_type["error"]["code"], -32602, "{wrong_type}");
-    c.send_raw(r#"{"jsonrpc": "2.0", "id": 76, "method": 5}"#);
-    let shapeless = c.wait_for(|m| m["id"] == 76 || m["error"]["code"] == -32600);
+}
+
+#[test]
+fn every_broken_line_is_answered_with_its_id_and_the_server_goes_on() {
+    let kiln = TestKiln::with_fixtures();
+    let mut c = Client::start(&kiln, &[]);
+    let before = c.structured("list_sessions", json!({"limit": 1}))["total"].clone();
+    let shapeless = c.answer(r#"{"jsonrpc": "2.0", "id": 76, "method": 5}"#);
     assert_eq!(shapeless["error"]["code"], -32600, "{shapeless}");
-    c.send_raw("{\"jsonrpc\": \"2.0\", \"id\": 77, \"method\": ");
-    c.send_raw("not json at all");
-    // 20 MB on one line: past the transport's 16 MiB line limit.
+    assert_eq!(shapeless["id"], 76, "{shapeless}");
+    let cut = c.answer("{\"jsonrpc\": \"2.0\", \"id\": 77, \"method\": ");
+    assert_eq!(
+        (cut["error"]["code"].clone(), cut["id"].clone()),
+        (json!(-32700), json!(77))
+    );
+    let prose = c.answer("not json at all");
+    assert_eq!(prose["error"]["code"], -32700, "{prose}");
+    assert!(prose.get("id").is_none(), "{prose}");
+    let batch = c.answer(r#"[{"jsonrpc": "2.0", "id": 5, "method": "ping"}]"#);
+    assert!(
+        batch["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("one message a line")
+    );
+    // 20 MB on one line, past the 16 MiB limit, its id last (as the
+    // TypeScript SDK writes it): answered, not dropped.
     let huge = format!(
-        "{{\"jsonrpc\":\"2.0\",\"id\":78,\"method\":\"tools/call\",\"params\":{{\"name\":\"search_sessions\",\"arguments\":{{\"query\":\"{}\"}}}}}}",
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{{\"name\":\"record\",\"arguments\":{{\"event\":\"start\",\"title\":\"{}\"}}}},\"id\":\"big-1\"}}",
         "a".repeat(20 << 20)
     );
-    c.send_raw(&huge);
-    // Still serving.
+    let oversized = c.answer(&huge);
+    assert_eq!(oversized["id"], "big-1", "{oversized}");
+    assert_eq!(oversized["error"]["code"], -32600, "{oversized}");
+    let message = oversized["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("20971") && message.contains("16 MiB"),
+        "{message}"
+    );
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":80,"method":"tools/call","params":{{"name":"list_sessions","arguments":{{"status":{}1{}}}}}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    let deep = c.answer(&deep);
+    assert_eq!(
+        (deep["error"]["code"].clone(), deep["id"].clone()),
+        (json!(-32700), json!(80))
+    );
+    assert!(
+        deep["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("deeper"),
+        "{deep}"
+    );
+    let unknown = c.answer(r#"{"jsonrpc": "2.0", "id": 81, "method": "sessions/drop"}"#);
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    // A notification nobody knows gets no answer: the next line out is the
+    // answer to the ping after it.
+    c.send_raw(r#"{"jsonrpc": "2.0", "method": "notifications/whatever"}"#);
+    let pong = c.answer(r#"{"jsonrpc": "2.0", "id": 82, "method": "ping"}"#);
+    assert_eq!(pong["id"], 82, "{pong}");
+    // Nothing was recorded from the oversized line, and the server still serves.
     let listed = c.structured("list_sessions", json!({"limit": 1}));
-    assert_eq!(listed["sessions"].as_array().unwrap().len(), 1);
+    assert_eq!(listed["total"], before, "{listed}");
 }
 
 #[test]
