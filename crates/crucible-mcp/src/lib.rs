@@ -15,6 +15,7 @@
 
 mod http;
 mod outputs;
+mod refusal;
 mod resources;
 mod server;
 mod stdio;

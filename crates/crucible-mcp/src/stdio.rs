@@ -15,6 +15,8 @@ use rmcp::RoleServer;
 use rmcp::model::{ErrorData, JsonRpcError, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
+
+use crate::refusal;
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::sync::Mutex;
 
@@ -134,38 +136,6 @@ async fn write_message<W: AsyncWrite + Unpin>(
     write.flush().await
 }
 
-/// How a line that is not a message the server knows is answered: `None`
-/// for a notification (no answer is due), else the error and the `id`.
-fn refusal(line: &[u8], error: &serde_json::Error) -> Option<(Option<RequestId>, ErrorData)> {
-    let value = match serde_json::from_slice::<serde_json::Value>(line) {
-        Ok(value) => value,
-        Err(not_json) => {
-            let mut scanner = IdScanner::default();
-            scanner.feed(line);
-            let message = if not_json.to_string().starts_with("recursion limit exceeded") {
-                format!(
-                    "the message nests deeper than the 128 levels the server reads ({not_json})"
-                )
-            } else {
-                format!("the message is not JSON: {not_json}")
-            };
-            return Some((scanner.id(), ErrorData::parse_error(message, None)));
-        }
-    };
-    let id = value.get("id");
-    if id.is_none() && value.get("method").is_some() {
-        tracing::debug!("ignored a notification the server does not know: {error}");
-        return None;
-    }
-    let id = id.and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-    let message = if value.is_array() {
-        "batches of messages are not taken: send one message a line".to_owned()
-    } else {
-        format!("not a JSON-RPC message the server knows: {error}")
-    };
-    Some((id, ErrorData::invalid_request(message, None)))
-}
-
 impl<R, W> Transport<RoleServer> for LineTransport<R, W>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -204,7 +174,10 @@ where
                 continue;
             }
             let parsed = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text);
-            let refused = parsed.as_ref().err().and_then(|e| refusal(text, e));
+            let refused = parsed
+                .as_ref()
+                .err()
+                .and_then(|e| refusal::of_line(text, e));
             self.line = reuse(line);
             match (parsed, refused) {
                 (Ok(message), _) => return Some(message),

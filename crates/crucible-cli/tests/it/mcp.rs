@@ -444,6 +444,11 @@ fn every_broken_line_is_answered_with_its_id_and_the_server_goes_on() {
     );
     let unknown = c.answer(r#"{"jsonrpc": "2.0", "id": 81, "method": "sessions/drop"}"#);
     assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let message = unknown["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`sessions/drop`") && message.contains("tools/call"),
+        "{message}"
+    );
     // A notification nobody knows gets no answer: the next line out is the
     // answer to the ping after it.
     c.send_raw(r#"{"jsonrpc": "2.0", "method": "notifications/whatever"}"#);
@@ -452,6 +457,57 @@ fn every_broken_line_is_answered_with_its_id_and_the_server_goes_on() {
     // Nothing was recorded from the oversized line, and the server still serves.
     let listed = c.structured("list_sessions", json!({"limit": 1}));
     assert_eq!(listed["total"], before, "{listed}");
+}
+
+#[test]
+fn a_misshapen_request_is_told_what_is_wrong_with_it() {
+    let kiln = TestKiln::with_fixtures();
+    let mut c = Client::start(&kiln, &[]);
+    let cases = [
+        // The SDK reads these as unknown methods ("method not found").
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sessions","arguments":[1]}}"#,
+            -32602,
+            "`tools/call`: invalid params",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call"}"#,
+            -32602,
+            "`params` is missing",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"url":"cru://session/x"}}"#,
+            -32602,
+            "uri",
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#,
+            -32600,
+            "must be \"2.0\", not \"1.0\"",
+        ),
+        (r#"{"id":5,"method":"ping"}"#, -32600, "not missing"),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"ping","params":[1]}"#,
+            -32600,
+            "`params` must be an object",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            -32600,
+            "`id` must be a number or a string",
+        ),
+        (r#""ping""#, -32600, "a message is a JSON object"),
+    ];
+    for (line, code, words) in cases {
+        let answer = c.answer(line);
+        assert_eq!(answer["error"]["code"], code, "{line}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(words), "{line}: {message}");
+        let id: Value = serde_json::from_str::<Value>(line).unwrap()["id"].clone();
+        if id.is_number() {
+            assert_eq!(answer["id"], id, "{line}: {answer}");
+        }
+    }
 }
 
 #[test]
