@@ -18,7 +18,7 @@ use rmcp::transport::Transport;
 
 use crate::refusal;
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, Semaphore};
 
 /// The longest line read as a message, as rmcp's own transport allows (and
 /// the size of an event its HTTP client accepts).
@@ -34,7 +34,20 @@ pub struct LineTransport<R, W> {
     skipping: Option<(usize, IdScanner)>,
     max_line: usize,
     write: Arc<Mutex<W>>,
+    /// An error answer not yet handed to a writing task.
+    unsent: Option<TxJsonRpcMessage<RoleServer>>,
+    /// Error answers being written at once. A client that sends broken
+    /// lines without reading the answers would otherwise make the server
+    /// keep every answer in memory; with all permits taken, stdin is not
+    /// read until one is written.
+    writing: Arc<Semaphore>,
 }
+
+/// How many error answers may wait on a stalled client at once.
+const ERRORS_IN_FLIGHT: usize = 64;
+
+/// How long closing waits for error answers still being written.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What one read gave.
 enum Read {
@@ -60,6 +73,8 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
             skipping: None,
             max_line,
             write: Arc::new(Mutex::new(write)),
+            unsent: None,
+            writing: Arc::new(Semaphore::new(ERRORS_IN_FLIGHT)),
         }
     }
 
@@ -70,7 +85,14 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
     async fn read_line(&mut self) -> Read {
         loop {
             let available = match self.read.fill_buf().await {
-                Ok([]) => return Read::End,
+                // The client's last message may lack its newline.
+                Ok([]) if !self.line.is_empty() => return Read::Line,
+                Ok([]) => {
+                    return match self.skipping.take() {
+                        Some((length, scanner)) => Read::Oversized(length, scanner.id()),
+                        None => Read::End,
+                    };
+                }
                 Ok(available) => available,
                 Err(e) => {
                     tracing::error!("cannot read the client's messages: {e}");
@@ -110,16 +132,33 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
         }
     }
 
-    /// Sends an error answer on a task of its own (`receive` must not wait
-    /// on the writer, and a spawned write is never cut off half-way).
-    fn answer_error(&self, id: Option<RequestId>, error: ErrorData)
+    /// Keeps an error answer to be sent before the next line is read.
+    fn answer_error(&mut self, id: Option<RequestId>, error: ErrorData) {
+        tracing::warn!("answered a message with an error: {}", error.message);
+        self.unsent = Some(JsonRpcMessage::Error(JsonRpcError::new(id, error)));
+    }
+
+    /// Hands the unsent error answer to a task of its own once fewer than
+    /// [`ERRORS_IN_FLIGHT`] are being written (`receive` must not wait on
+    /// the writer itself: cancelled half-way, it would leave half a line on
+    /// stdout). Cancel-safe: the answer stays unsent until a permit is had.
+    async fn send_unsent(&mut self)
     where
         W: Send + 'static,
     {
-        tracing::warn!("answered a message with an error: {}", error.message);
-        let message: TxJsonRpcMessage<RoleServer> =
-            JsonRpcMessage::Error(JsonRpcError::new(id, error));
-        tokio::spawn(write_message(self.write.clone(), message));
+        if self.unsent.is_none() {
+            return;
+        }
+        let Ok(permit) = self.writing.clone().acquire_owned().await else {
+            return;
+        };
+        if let Some(message) = self.unsent.take() {
+            let write = self.write.clone();
+            tokio::spawn(async move {
+                let _ = write_message(write, message).await;
+                drop(permit);
+            });
+        }
     }
 }
 
@@ -152,6 +191,7 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            self.send_unsent().await;
             match self.read_line().await {
                 Read::End => return None,
                 Read::Oversized(length, id) => {
@@ -188,7 +228,16 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.write.lock().await.shutdown().await
+        // Error answers still being written go out first, unless the client
+        // has stopped reading them (then nothing more can reach it).
+        let deadline = tokio::time::Instant::now() + CLOSE_WAIT;
+        let all = u32::try_from(ERRORS_IN_FLIGHT).unwrap_or(u32::MAX);
+        let written = tokio::time::timeout_at(deadline, self.writing.acquire_many(all)).await;
+        drop(written);
+        let shut = async { self.write.lock().await.shutdown().await };
+        tokio::time::timeout_at(deadline, shut)
+            .await
+            .unwrap_or(Ok(()))
     }
 }
 
@@ -313,6 +362,8 @@ impl IdScanner {
 
 #[cfg(test)]
 mod tests {
+    use tokio::io::AsyncReadExt as _;
+
     use super::*;
 
     fn id_of(pieces: &[&str]) -> Option<RequestId> {
@@ -355,5 +406,88 @@ mod tests {
         assert_eq!(id_of(&[r#"{"idx":3,"params":{"id":4}}"#]), None);
         assert_eq!(id_of(&[r#"[{"id":3}]"#]), None);
         assert_eq!(id_of(&[r#"{"id":12"#]), None, "not read whole");
+    }
+
+    /// Drives `receive` until the input ends, counting the messages it gives.
+    fn receiving<R, W>(mut t: LineTransport<R, W>) -> tokio::task::JoinHandle<usize>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        tokio::spawn(async move {
+            let mut n = 0;
+            while t.receive().await.is_some() {
+                n += 1;
+            }
+            t.close().await.unwrap();
+            n
+        })
+    }
+
+    async fn answers(from: impl AsyncRead + Unpin) -> Vec<serde_json::Value> {
+        let mut lines = BufReader::new(from).lines();
+        let mut out = Vec::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            out.push(serde_json::from_str(&line).unwrap());
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn an_oversized_line_is_answered_and_the_next_one_read() {
+        let (mut client, input) = tokio::io::duplex(1 << 16);
+        let (output, replies) = tokio::io::duplex(1 << 16);
+        let server = receiving(LineTransport::with_max_line(input, output, 64));
+        let long = format!(
+            r#"{{"method":"ping","params":{{"x":"{}"}},"id":"z"}}"#,
+            "y".repeat(200)
+        );
+        let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+        // The last line without its newline is read all the same.
+        let text = format!("{long}\r\n{ping}");
+        client.write_all(text.as_bytes()).await.unwrap();
+        drop(client);
+        assert_eq!(server.await.unwrap(), 1, "the ping");
+        let answers = answers(replies).await;
+        assert_eq!(answers.len(), 1, "{answers:?}");
+        assert_eq!(answers[0]["id"], "z");
+        assert!(
+            answers[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("bytes, over")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_client_that_reads_no_answer_stops_being_read() {
+        let (mut client, input) = tokio::io::duplex(1 << 12);
+        let (output, mut replies) = tokio::io::duplex(1 << 10);
+        let server = receiving(LineTransport::from((input, output)));
+        let sending = tokio::spawn(async move {
+            for i in 0..2_000 {
+                let line = format!("{{\"id\":{i}, not json}}\n");
+                client.write_all(line.as_bytes()).await.unwrap();
+            }
+        });
+        // With nobody reading the answers, the server stops reading lines:
+        // the client's writes block instead of answers piling up in memory.
+        let stalled = tokio::time::timeout(std::time::Duration::from_millis(300), sending).await;
+        let Err(_) = stalled else {
+            panic!("every line was read with no answer read");
+        };
+        let mut got = Vec::new();
+        replies.read_to_end(&mut got).await.unwrap();
+        assert_eq!(server.await.unwrap(), 0);
+        let ids: Vec<i64> = got
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                serde_json::from_slice::<serde_json::Value>(l).unwrap()["id"]
+                    .as_i64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(ids.len(), 2_000);
     }
 }
