@@ -17,6 +17,7 @@ mod http;
 mod outputs;
 mod refusal;
 mod resources;
+mod scan;
 mod server;
 mod stdio;
 pub mod tools;

@@ -138,7 +138,10 @@ impl<B: Backend> ServerHandler for CruServer<B> {
         request: CustomRequest,
         _: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
-        Err(crate::refusal::unrecognised(&request))
+        Err(crate::refusal::unrecognised(
+            &request.method,
+            request.params.as_ref(),
+        ))
     }
 
     async fn list_tools(

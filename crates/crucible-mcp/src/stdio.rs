@@ -3,45 +3,29 @@
 //!
 //! rmcp's own line transport drops, without a word, a line past its 16 MiB
 //! limit, a line that is not JSON and JSON nested deeper than serde reads; a
-//! client waiting on such a request would wait for ever. Here each of those
-//! gets a JSON-RPC error, carrying the request's `id` whenever it can be read
-//! (an oversized line's `id` is found by [`IdScanner`] as the line streams
-//! past, without keeping the line). A notification (no `id`) that is not
-//! understood gets no answer, as JSON-RPC asks.
+//! client waiting on such a request would wait for ever. Here each line is
+//! scanned as it is read ([`LineScan`]: its `id`, depth and size) and judged
+//! ([`refusal`]) before the SDK sees it: what the server cannot take gets a
+//! JSON-RPC error carrying the request's `id` whenever it can be read, and
+//! a notification that is not understood gets no answer, as JSON-RPC asks.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ErrorData, JsonRpcError, JsonRpcMessage, RequestId};
+use rmcp::model::{ErrorData, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-
-use crate::refusal;
+use serde_json::json;
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::sync::{Mutex, Semaphore};
 
-/// The longest line read as a message, as rmcp's own transport allows (and
-/// the size of an event its HTTP client accepts).
-pub const MAX_LINE: usize = 16 << 20;
+use crate::refusal::{self, Judged};
+use crate::scan::LineScan;
 
-/// A server transport over a reader and a writer, one message a line.
-pub struct LineTransport<R, W> {
-    read: BufReader<R>,
-    /// The line read so far (never past `max_line`).
-    line: Vec<u8>,
-    /// Set while the rest of an oversized line is skipped: its length so far
-    /// and the scan for its `id`.
-    skipping: Option<(usize, IdScanner)>,
-    max_line: usize,
-    write: Arc<Mutex<W>>,
-    /// An error answer not yet handed to a writing task.
-    unsent: Option<TxJsonRpcMessage<RoleServer>>,
-    /// Error answers being written at once. A client that sends broken
-    /// lines without reading the answers would otherwise make the server
-    /// keep every answer in memory; with all permits taken, stdin is not
-    /// read until one is written.
-    writing: Arc<Semaphore>,
-}
+/// The longest message read, line end apart: rmcp's own transport's limit
+/// (and the size of an event its HTTP client accepts).
+pub const MAX_LINE: usize = 16 << 20;
 
 /// How many error answers may wait on a stalled client at once.
 const ERRORS_IN_FLIGHT: usize = 64;
@@ -49,12 +33,37 @@ const ERRORS_IN_FLIGHT: usize = 64;
 /// How long closing waits for error answers still being written.
 const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// A server transport over a reader and a writer, one message a line.
+pub struct LineTransport<R, W> {
+    read: BufReader<R>,
+    /// The line read so far (never much past `max_line`).
+    line: Vec<u8>,
+    /// The line read so far, scanned.
+    scan: LineScan,
+    /// Set while the rest of an oversized line is skipped: its length so far.
+    skipping: Option<usize>,
+    max_line: usize,
+    write: Arc<Mutex<W>>,
+    /// Messages read but not yet given to the SDK (a batch's members).
+    ready: VecDeque<RxJsonRpcMessage<RoleServer>>,
+    /// Error answers not yet handed to a writing task.
+    unsent: VecDeque<(Option<RequestId>, ErrorData)>,
+    /// Error answers being written at once. A client that sends broken
+    /// lines without reading the answers would otherwise make the server
+    /// keep every answer in memory; with all permits taken, stdin is not
+    /// read until one is written.
+    writing: Arc<Semaphore>,
+    /// A request has gone to the SDK: until then it takes only requests
+    /// (a notification or a response ends its wait for `initialize`).
+    started: bool,
+}
+
 /// What one read gave.
 enum Read {
     /// A whole line is in `line`.
     Line,
-    /// A line past the limit went by: its length and its `id`, if read.
-    Oversized(usize, Option<RequestId>),
+    /// A line past the limit went by: its length.
+    Oversized(usize),
     /// The client closed its end, or reading failed.
     End,
 }
@@ -70,29 +79,29 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
         LineTransport {
             read: BufReader::new(read),
             line: Vec::new(),
+            scan: LineScan::default(),
             skipping: None,
             max_line,
             write: Arc::new(Mutex::new(write)),
-            unsent: None,
+            ready: VecDeque::new(),
+            unsent: VecDeque::new(),
             writing: Arc::new(Semaphore::new(ERRORS_IN_FLIGHT)),
+            started: false,
         }
     }
 
     /// Reads up to the end of a line. Cancel-safe, as `receive` must be (it
     /// is polled in a `select!`): bytes are taken from the buffer and kept
-    /// (in `line` or the scanner) with no await in between, so a read
-    /// dropped half-way resumes where it stopped.
+    /// (in `line` and the scan) with no await in between, so a read dropped
+    /// half-way resumes where it stopped.
     async fn read_line(&mut self) -> Read {
+        // Room for the line's end (`\r\n`), which the limit does not count.
+        let room = self.max_line + 2;
         loop {
             let available = match self.read.fill_buf().await {
                 // The client's last message may lack its newline.
                 Ok([]) if !self.line.is_empty() => return Read::Line,
-                Ok([]) => {
-                    return match self.skipping.take() {
-                        Some((length, scanner)) => Read::Oversized(length, scanner.id()),
-                        None => Read::End,
-                    };
-                }
+                Ok([]) => return self.skipping.take().map_or(Read::End, Read::Oversized),
                 Ok(available) => available,
                 Err(e) => {
                     tracing::error!("cannot read the client's messages: {e}");
@@ -102,71 +111,77 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
             let newline = available.iter().position(|&b| b == b'\n');
             let take = newline.map_or(available.len(), |at| at + 1);
             let piece = &available[..take];
-            let mut done = None;
-            if let Some((length, scanner)) = &mut self.skipping {
+            self.scan.feed(piece);
+            if let Some(length) = &mut self.skipping {
                 *length += take;
-                scanner.feed(piece);
-            } else if self.line.len() + take > self.max_line {
-                let mut scanner = IdScanner::default();
-                scanner.feed(&self.line);
-                scanner.feed(piece);
-                let length = self.line.len() + take;
+            } else if self.line.len() + take > room {
+                self.skipping = Some(self.line.len() + take);
                 // Give the memory back: the next line is usually small.
                 self.line = Vec::new();
-                self.skipping = Some((length, scanner));
             } else {
                 self.line.extend_from_slice(piece);
-                if newline.is_some() {
-                    done = Some(Read::Line);
-                }
-            }
-            if newline.is_some()
-                && let Some((length, scanner)) = self.skipping.take()
-            {
-                done = Some(Read::Oversized(length, scanner.id()));
             }
             self.read.consume(take);
-            if let Some(done) = done {
-                return done;
+            if newline.is_some() {
+                return self.skipping.take().map_or(Read::Line, Read::Oversized);
             }
         }
     }
 
-    /// Keeps an error answer to be sent before the next line is read.
-    fn answer_error(&mut self, id: Option<RequestId>, error: ErrorData) {
-        tracing::warn!("answered a message with an error: {}", error.message);
-        self.unsent = Some(JsonRpcMessage::Error(JsonRpcError::new(id, error)));
-    }
-
-    /// Hands the unsent error answer to a task of its own once fewer than
+    /// Hands unsent error answers to tasks of their own while fewer than
     /// [`ERRORS_IN_FLIGHT`] are being written (`receive` must not wait on
     /// the writer itself: cancelled half-way, it would leave half a line on
-    /// stdout). Cancel-safe: the answer stays unsent until a permit is had.
+    /// stdout). Cancel-safe: an answer stays unsent until a permit is had.
     async fn send_unsent(&mut self)
     where
         W: Send + 'static,
     {
-        if self.unsent.is_none() {
-            return;
-        }
-        let Ok(permit) = self.writing.clone().acquire_owned().await else {
-            return;
-        };
-        if let Some(message) = self.unsent.take() {
-            let write = self.write.clone();
-            tokio::spawn(async move {
-                let _ = write_message(write, message).await;
-                drop(permit);
-            });
+        while !self.unsent.is_empty() {
+            let Ok(permit) = self.writing.clone().acquire_owned().await else {
+                return;
+            };
+            if let Some((id, error)) = self.unsent.pop_front() {
+                let write = self.write.clone();
+                tokio::spawn(async move {
+                    let _ = write_line(write, error_answer(id.as_ref(), &error)).await;
+                    drop(permit);
+                });
+            }
         }
     }
+
+    /// What the line just read holds, judged; the line's buffer kept.
+    fn judge_line(&mut self, oversized: Option<usize>) -> Vec<Judged> {
+        let scan = std::mem::take(&mut self.scan);
+        let line = std::mem::take(&mut self.line);
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+        let length = oversized.unwrap_or(text.len());
+        let judged = if length > self.max_line {
+            vec![refusal::oversized(&scan, length, self.max_line)]
+        } else if text.iter().all(u8::is_ascii_whitespace) {
+            Vec::new()
+        } else {
+            refusal::judge(text, &scan)
+        };
+        self.line = reuse(line);
+        judged
+    }
+}
+
+/// An error answer as JSON-RPC 2.0 writes it: `"id": null` when the
+/// request's id could not be read (the official Python SDK refuses an
+/// error without an `id` at all).
+fn error_answer(id: Option<&RequestId>, error: &ErrorData) -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": error})
 }
 
 /// Writes one message and its newline, holding the writer so that two
 /// messages never interleave.
-async fn write_message<W: AsyncWrite + Unpin>(
+async fn write_line<W: AsyncWrite + Unpin>(
     write: Arc<Mutex<W>>,
-    message: TxJsonRpcMessage<RoleServer>,
+    message: impl serde::Serialize,
 ) -> std::io::Result<()> {
     let mut bytes = serde_json::to_vec(&message).map_err(std::io::Error::other)?;
     bytes.push(b'\n');
@@ -186,43 +201,38 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        write_message(self.write.clone(), item)
+        write_line(self.write.clone(), item)
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             self.send_unsent().await;
-            match self.read_line().await {
+            if let Some(message) = self.ready.pop_front() {
+                return Some(message);
+            }
+            let judged = match self.read_line().await {
                 Read::End => return None,
-                Read::Oversized(length, id) => {
-                    let message = format!(
-                        "the message is {length} bytes, over the {} MiB a line may hold; \
-                         nothing in it was done: send its text in smaller parts",
-                        self.max_line >> 20
-                    );
-                    self.answer_error(id, ErrorData::invalid_request(message, None));
-                    continue;
+                Read::Oversized(length) => self.judge_line(Some(length)),
+                Read::Line => self.judge_line(None),
+            };
+            let mut refused = false;
+            for judged in judged {
+                match judged {
+                    Judged::Message(message) if self.takes(&message) => {
+                        self.ready.push_back(*message);
+                    }
+                    Judged::Message(_) | Judged::Ignored => {}
+                    Judged::Refused(id, error) => {
+                        tracing::debug!("answered a message with an error: {}", error.message);
+                        self.unsent.push_back((id, error));
+                        refused = true;
+                    }
                 }
-                Read::Line => {}
             }
-            let line = std::mem::take(&mut self.line);
-            let text = line.strip_suffix(b"\n").unwrap_or(&line);
-            let text = text.strip_suffix(b"\r").unwrap_or(text);
-            let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-            if text.iter().all(u8::is_ascii_whitespace) {
-                self.line = reuse(line);
-                continue;
-            }
-            let parsed = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text);
-            let refused = parsed
-                .as_ref()
-                .err()
-                .and_then(|e| refusal::of_line(text, e));
-            self.line = reuse(line);
-            match (parsed, refused) {
-                (Ok(message), _) => return Some(message),
-                (Err(_), Some((id, error))) => self.answer_error(id, error),
-                (Err(_), None) => {}
+            if refused {
+                // A flood of broken lines must not keep the calls already
+                // read from being answered.
+                tokio::task::yield_now().await;
             }
         }
     }
@@ -241,6 +251,25 @@ where
     }
 }
 
+impl<R, W> LineTransport<R, W> {
+    /// Whether the SDK is given `message`: until a request has gone to it,
+    /// a notification or a response would end its wait for `initialize`
+    /// (and the server with it), so they are set aside.
+    fn takes(&mut self, message: &RxJsonRpcMessage<RoleServer>) -> bool {
+        if self.started {
+            return true;
+        }
+        if let JsonRpcMessage::Request(request) = message {
+            // A ping before `initialize` is answered, and the SDK waits on.
+            self.started |= request.request.method() != "ping";
+            true
+        } else {
+            tracing::debug!("set aside a message sent before `initialize`");
+            false
+        }
+    }
+}
+
 /// The line's buffer, emptied for the next line (its memory kept unless a
 /// long line made it large).
 fn reuse(mut line: Vec<u8>) -> Vec<u8> {
@@ -251,162 +280,11 @@ fn reuse(mut line: Vec<u8>) -> Vec<u8> {
     line
 }
 
-/// Finds the `id` member of a JSON object fed to it in pieces, without
-/// keeping the text: what an oversized or broken message is answered with.
-/// Only the outermost object's members count; the first `id` wins.
-#[derive(Debug, Default)]
-pub struct IdScanner {
-    depth: u32,
-    in_string: bool,
-    escaped: bool,
-    /// The object member name being read (only its first bytes matter).
-    key: Option<Vec<u8>>,
-    /// The member name just read was `id`: its value follows the colon.
-    id_key: bool,
-    /// The `id`'s value as written, while it is read.
-    value: Option<Vec<u8>>,
-    value_in_string: bool,
-    found: Option<Vec<u8>>,
-    given_up: bool,
-}
-
-impl IdScanner {
-    /// The longest `id` value read (a number or a string).
-    const MAX_ID: usize = 1024;
-
-    pub fn feed(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            if self.found.is_some() || self.given_up {
-                return;
-            }
-            if self.value.is_some() {
-                self.value_byte(b);
-            } else if self.in_string {
-                self.string_byte(b);
-            } else {
-                self.structure_byte(b);
-            }
-        }
-    }
-
-    /// The `id`, if one was read whole and is a number or a string.
-    pub fn id(&self) -> Option<RequestId> {
-        let raw = self.found.as_ref()?;
-        serde_json::from_slice(raw).ok()
-    }
-
-    fn string_byte(&mut self, b: u8) {
-        if self.escaped {
-            self.escaped = false;
-        } else if b == b'\\' {
-            self.escaped = true;
-        } else if b == b'"' {
-            self.in_string = false;
-            if let Some(key) = self.key.take() {
-                self.id_key = key == b"id";
-                return;
-            }
-        }
-        if let Some(key) = &mut self.key
-            && key.len() < 3
-        {
-            key.push(b);
-        }
-    }
-
-    fn structure_byte(&mut self, b: u8) {
-        match b {
-            b'"' => {
-                self.in_string = true;
-                // A string where a member name may stand is read as one.
-                self.key = (self.depth == 1).then(Vec::new);
-            }
-            b'{' | b'[' => self.depth += 1,
-            b'}' | b']' => self.depth = self.depth.saturating_sub(1),
-            b':' if self.depth == 1 && self.id_key => self.value = Some(Vec::new()),
-            _ => {}
-        }
-        if !b.is_ascii_whitespace() && b != b'"' {
-            self.id_key = false;
-        }
-    }
-
-    fn value_byte(&mut self, b: u8) {
-        let value = self.value.as_mut().expect("reading a value");
-        if value.is_empty() && b.is_ascii_whitespace() {
-            return;
-        }
-        let ends = !self.value_in_string && matches!(b, b',' | b'}' | b'\n');
-        if ends {
-            self.found = self.value.take();
-            return;
-        }
-        if (matches!(b, b'{' | b'[') && !self.value_in_string) || value.len() >= Self::MAX_ID {
-            self.given_up = true;
-            return;
-        }
-        if self.value_in_string {
-            if self.escaped {
-                self.escaped = false;
-            } else if b == b'\\' {
-                self.escaped = true;
-            } else if b == b'"' {
-                self.value_in_string = false;
-            }
-        } else if b == b'"' {
-            self.value_in_string = true;
-        }
-        value.push(b);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use tokio::io::AsyncReadExt as _;
 
     use super::*;
-
-    fn id_of(pieces: &[&str]) -> Option<RequestId> {
-        let mut scanner = IdScanner::default();
-        for piece in pieces {
-            scanner.feed(piece.as_bytes());
-        }
-        scanner.id()
-    }
-
-    #[test]
-    fn the_outer_id_is_found_wherever_it_stands() {
-        let number = RequestId::Number(7);
-        assert_eq!(
-            id_of(&[r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#]),
-            Some(number.clone())
-        );
-        // The TypeScript SDK writes the id last, after the params.
-        assert_eq!(
-            id_of(&[r#"{"method":"x","params":{"id":1,"s":"\"id\":2"},"id" : 7 }"#]),
-            Some(number.clone())
-        );
-        assert_eq!(
-            id_of(&[r#"{"id":"a,\"b}"#, r#"","x":1}"#]),
-            Some(RequestId::String("a,\"b}".into()))
-        );
-        // Cut anywhere, the same.
-        let text = r#"{"params":{"text":"{[\"id\":"},"id":42}"#;
-        for cut in 0..text.len() {
-            let (a, b) = text.split_at(cut);
-            assert_eq!(id_of(&[a, b]), Some(RequestId::Number(42)), "cut at {cut}");
-        }
-    }
-
-    #[test]
-    fn no_id_or_one_of_the_wrong_kind_is_none() {
-        assert_eq!(id_of(&[r#"{"method":"notifications/x"}"#]), None);
-        assert_eq!(id_of(&[r#"{"id":{"a":1},"method":"x"}"#]), None);
-        assert_eq!(id_of(&[r#"{"id":null}"#]), None);
-        assert_eq!(id_of(&[r#"{"idx":3,"params":{"id":4}}"#]), None);
-        assert_eq!(id_of(&[r#"[{"id":3}]"#]), None);
-        assert_eq!(id_of(&[r#"{"id":12"#]), None, "not read whole");
-    }
 
     /// Drives `receive` until the input ends, counting the messages it gives.
     fn receiving<R, W>(mut t: LineTransport<R, W>) -> tokio::task::JoinHandle<usize>
@@ -489,5 +367,28 @@ mod tests {
             })
             .collect();
         assert_eq!(ids.len(), 2_000);
+    }
+
+    #[tokio::test]
+    async fn the_limit_counts_the_message_not_its_line_end() {
+        let (mut client, input) = tokio::io::duplex(1 << 16);
+        let (output, replies) = tokio::io::duplex(1 << 16);
+        let server = receiving(LineTransport::with_max_line(input, output, 64));
+        let at_limit = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"a":"{}"}}}}"#,
+            "x".repeat(6)
+        );
+        assert_eq!(at_limit.len(), 64);
+        let over = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"a":"{}"}}}}"#,
+            "x".repeat(7)
+        );
+        let text = format!("{at_limit}\r\n{over}\n");
+        client.write_all(text.as_bytes()).await.unwrap();
+        drop(client);
+        assert_eq!(server.await.unwrap(), 1, "the message of 64 bytes");
+        let answers = answers(replies).await;
+        assert_eq!(answers.len(), 1, "{answers:?}");
+        assert_eq!(answers[0]["id"], 2);
     }
 }

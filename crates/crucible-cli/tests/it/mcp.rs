@@ -54,6 +54,20 @@ pub struct Client {
 
 impl Client {
     pub fn start(kiln: &TestKiln, extra: &[&str]) -> Self {
+        let mut client = Self::spawn(kiln, extra);
+        let init = client.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "cru-test", "version": "1"}}),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "cru", "{init}");
+        client.init = init;
+        client.send_raw(&initialized().to_string());
+        client
+    }
+
+    /// A `cru mcp` process, not yet initialized.
+    pub fn spawn(kiln: &TestKiln, extra: &[&str]) -> Self {
         let mut child = kiln
             .std_command()
             .arg("mcp")
@@ -66,23 +80,14 @@ impl Client {
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
         let lines = line_channel(stdout);
-        let mut client = Self {
+        Self {
             child,
             stdin,
             lines,
             next_id: 0,
             notifications: Vec::new(),
             init: Value::Null,
-        };
-        let init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "cru-test", "version": "1"}}),
-        );
-        assert_eq!(init["result"]["serverInfo"]["name"], "cru", "{init}");
-        client.init = init;
-        client.send_raw(&initialized().to_string());
-        client
+        }
     }
 
     pub fn send_raw(&mut self, line: &str) {
@@ -403,14 +408,14 @@ fn every_broken_line_is_answered_with_its_id_and_the_server_goes_on() {
     );
     let prose = c.answer("not json at all");
     assert_eq!(prose["error"]["code"], -32700, "{prose}");
-    assert!(prose.get("id").is_none(), "{prose}");
-    let batch = c.answer(r#"[{"jsonrpc": "2.0", "id": 5, "method": "ping"}]"#);
-    assert!(
-        batch["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("one message a line")
-    );
+    // JSON-RPC: `null` when the id cannot be read.
+    assert_eq!(prose.get("id"), Some(&Value::Null), "{prose}");
+    // A batch's members are answered one by one, each by its id.
+    c.send_raw(r#"[{"jsonrpc": "2.0", "id": 5, "method": "ping"}, {"jsonrpc": "2.0", "id": 6}]"#);
+    let mut members = [c.wait_for(|_| true), c.wait_for(|_| true)];
+    members.sort_by_key(|m| m["id"].as_i64());
+    assert_eq!(members[0]["result"], json!({}), "{members:?}");
+    assert_eq!(members[1]["error"]["code"], -32600, "{members:?}");
     // 20 MB on one line, past the 16 MiB limit, its id last (as the
     // TypeScript SDK writes it): answered, not dropped.
     let huge = format!(
@@ -439,7 +444,7 @@ fn every_broken_line_is_answered_with_its_id_and_the_server_goes_on() {
         deep["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("deeper"),
+            .contains("303 levels deep"),
         "{deep}"
     );
     let unknown = c.answer(r#"{"jsonrpc": "2.0", "id": 81, "method": "sessions/drop"}"#);
@@ -488,13 +493,13 @@ fn a_misshapen_request_is_told_what_is_wrong_with_it() {
         (r#"{"id":5,"method":"ping"}"#, -32600, "not missing"),
         (
             r#"{"jsonrpc":"2.0","id":6,"method":"ping","params":[1]}"#,
-            -32600,
+            -32602,
             "`params` must be an object",
         ),
         (
             r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
             -32600,
-            "`id` must be a number or a string",
+            "`id` must be a string or a whole number",
         ),
         (r#""ping""#, -32600, "a message is a JSON object"),
     ];
@@ -508,6 +513,63 @@ fn a_misshapen_request_is_told_what_is_wrong_with_it() {
             assert_eq!(answer["id"], id, "{line}: {answer}");
         }
     }
+}
+
+#[test]
+fn before_initialize_a_stray_message_is_set_aside_and_a_bad_initialize_told_why() {
+    let kiln = TestKiln::with_fixtures();
+    let mut c = Client::spawn(&kiln, &[]);
+    // A notification or an answer first used to end the server.
+    c.send_raw(&initialized().to_string());
+    c.send_raw(r#"{"jsonrpc":"2.0","id":"x","result":{}}"#);
+    let bad = c.answer(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#);
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    let message = bad["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`initialize`") && message.contains("clientInfo"),
+        "{message}"
+    );
+    let unknown = c.answer(r#"{"jsonrpc":"2.0","id":2,"method":"prompts/list"}"#);
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("resources/read")
+    );
+    let pong = c.answer(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    assert_eq!(pong["result"], json!({}), "{pong}");
+    let init = c.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "cru-test", "version": "1"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "cru", "{init}");
+    c.send_raw(&initialized().to_string());
+    let listed = c.structured("list_sessions", json!({"limit": 1}));
+    assert_eq!(listed["sessions"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_line_of_too_many_values_is_refused_before_it_is_parsed() {
+    let kiln = TestKiln::with_fixtures();
+    let mut c = Client::start(&kiln, &[]);
+    // 4 MB, well under the line limit, but 2 million values: parsed, they
+    // took the server to gigabytes.
+    let zeros = vec!["0"; 2_000_000].join(",");
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","method":"ping","params":{{"_meta":{{"z":[{zeros}]}}}},"id":9}}"#
+    );
+    let answer = c.answer(&line);
+    assert_eq!(
+        (answer["id"].clone(), answer["error"]["code"].clone()),
+        (json!(9), json!(-32600))
+    );
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("more than 100000 JSON values"),
+        "{message}"
+    );
 }
 
 #[test]
