@@ -177,10 +177,14 @@ fn mapping(lines: &[&str], start: usize, ind: usize, depth: usize) -> Option<(Va
 }
 
 /// `key: value` inside a block mapping, where a key is any one-line
-/// plain text (model names such as `gpt-5.1-codex-max`), not only a word.
+/// plain text (model names such as `gpt-5.1-codex-max`, or Ollama's
+/// `llama3.1:70b`, whose colon is text: only `: ` or a line-ending `:`
+/// ends a plain key), not only a word.
 fn text_key_value(line: &str) -> Option<(&str, &str)> {
-    let (key, rest) = line.split_once(':')?;
-    if !(rest.is_empty() || rest.starts_with(' ')) || key.is_empty() || key.trim() != key {
+    let b = line.as_bytes();
+    let at = (0..b.len()).find(|&i| b[i] == b':' && b.get(i + 1).is_none_or(|&n| n == b' '))?;
+    let (key, rest) = (&line[..at], &line[at + 1..]);
+    if key.is_empty() || key.trim() != key {
         return None;
     }
     match scalar(key)? {
@@ -348,8 +352,19 @@ mod tests {
             "a:\n  b: c",
             "usage:\n  input: 5\n  models:\n    claude-opus-4-5-20251101:\n      input: 3\n    gpt-5.1-codex-max:\n      output: 2\nstatus: paused",
             "a:\n  b:\n  c: d",
+            // Ollama's model names hold a colon: text, inside a plain key.
+            "usage:\n  models:\n    llama3.1:70b:\n      input: 3\n    qwen2.5-coder:32b: 4\n    a:b:c: x:y",
         ] {
             assert!(parse(doc).is_some(), "{doc}");
+            same_as_serde_yaml(doc);
+        }
+        // Keys with a colon that YAML may read otherwise: the same, if taken.
+        for doc in [
+            "a:\n  12:30: x",
+            "a:\n  2025-12-05T14:32:15Z: x",
+            "a:\n  b:: c",
+            "a:\n  :b: c",
+        ] {
             same_as_serde_yaml(doc);
         }
     }
