@@ -252,6 +252,7 @@ impl<'a> Session<'a> {
             span_id: self.span_id(ids::ROOT),
             path: ids::ROOT.to_owned(),
             phase_index: None,
+            at: 0,
         };
         phase::blocks(self, &owner, &own, window, root);
         if root[0].status.is_none() && root[1..].iter().any(|c| c.status.is_some()) {

@@ -148,6 +148,11 @@ pub fn open_own(path: &Path, options: &mut OpenOptions) -> Result<File, UnsafeFi
         .custom_flags(nofollow() | nonblocking())
         .open(path)
         .map_err(|e| {
+            // A missing file is the common case (a session without a
+            // journal or a sidecar): nothing to look at again.
+            if e.kind() == std::io::ErrorKind::NotFound {
+                return UnsafeFile::io(path, e);
+            }
             // A FIFO without a reader refuses a non-blocking writer (ENXIO):
             // say what it is rather than "no such device".
             match std::fs::symlink_metadata(path) {

@@ -61,6 +61,7 @@ pub(super) fn spans(
         span_id: s.phase_span_id(id),
         path,
         phase_index: Some(id.index()),
+        at: first_child - 1,
     };
     blocks(s, &owner, &phase.blocks, iv, out);
     chats(s, id, phase, iv, out);
@@ -94,6 +95,8 @@ pub(super) struct Owner {
     pub path: String,
     /// The phase's index, where the sidecar files its calls.
     pub phase_index: Option<usize>,
+    /// Where the owner's span is in the list its children are added to.
+    pub at: usize,
 }
 
 /// Tool calls, subagents and callouts, each at its place in the phase: the
@@ -124,11 +127,7 @@ pub(super) fn blocks(
                 subagent += 1;
                 subagent_span(s, owner, subagent, c, slot, out);
             }
-            Block::Callout(c) => {
-                if let Some(p) = out.iter_mut().rev().find(|sp| sp.span_id == owner.span_id) {
-                    p.events.push(callout_event(c, slot.start));
-                }
-            }
+            Block::Callout(c) => out[owner.at].events.push(callout_event(c, slot.start)),
             _ => {}
         }
     }
@@ -183,24 +182,21 @@ fn subagent_span(
     let parent = owner.span_id.clone();
     let Ok(sub) = c.subagent() else {
         // Unreadable: kept as what it is, a callout.
-        if let Some(p) = out.iter_mut().rev().find(|sp| sp.span_id == parent) {
-            p.events.push(callout_event(c, slot.start));
-        }
+        out[owner.at].events.push(callout_event(c, slot.start));
         return;
     };
     if let (SubagentMode::Link | SubagentMode::Embed, Some(target)) = (sub.mode, &sub.target) {
-        if let Some(p) = out.iter_mut().rev().find(|sp| sp.span_id == parent) {
-            let mut link = link_to_session(target.as_str(), "subagent");
-            link.attributes.extend(
-                Attributes::default()
-                    .str(a::CRU_SUBAGENT_MODE, sub.mode.as_str())
-                    .into_vec(),
-            );
-            p.links.push(link);
-            // Also an event, for engines that drop span links (Phoenix):
-            // its text names the child session.
-            p.events.push(callout_event(c, slot.start));
-        }
+        let p = &mut out[owner.at];
+        let mut link = link_to_session(target.as_str(), "subagent");
+        link.attributes.extend(
+            Attributes::default()
+                .str(a::CRU_SUBAGENT_MODE, sub.mode.as_str())
+                .into_vec(),
+        );
+        p.links.push(link);
+        // Also an event, for engines that drop span links (Phoenix): its
+        // text names the child session.
+        p.events.push(callout_event(c, slot.start));
         return;
     }
     let agent = sub.agent.as_ref().map_or("subagent", |a| a.name.as_str());
