@@ -1,11 +1,13 @@
-//! Span attributes: a small builder over OTLP's `KeyValue`, and the names
+//! Span attributes: a small builder over the spans' [`Attribute`]s, and the names
 //! the mapping uses (GenAI semantic conventions, OpenInference, cru's own).
 
-use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value::Value};
+use std::borrow::Cow;
+
+use crate::span::{Attribute, Value};
 
 /// Attributes in the order they were added; a key is added once.
 #[derive(Debug, Default)]
-pub struct Attributes(Vec<KeyValue>);
+pub struct Attributes(Vec<Attribute>);
 
 impl Attributes {
     /// Room for `n` attributes, so that a span's list is allocated once.
@@ -13,12 +15,19 @@ impl Attributes {
         Self(Vec::with_capacity(n))
     }
 
-    pub fn str(mut self, key: &str, value: impl Into<String>) -> Self {
-        self.0.push(kv(key, Value::StringValue(value.into())));
+    fn push(mut self, key: &'static str, value: Value) -> Self {
+        self.0.push(Attribute {
+            key: Cow::Borrowed(key),
+            value,
+        });
         self
     }
 
-    pub fn opt_str(self, key: &str, value: Option<impl Into<String>>) -> Self {
+    pub fn str(self, key: &'static str, value: impl Into<String>) -> Self {
+        self.push(key, Value::Str(value.into()))
+    }
+
+    pub fn opt_str(self, key: &'static str, value: Option<impl Into<String>>) -> Self {
         match value {
             Some(v) => self.str(key, v),
             None => self,
@@ -26,7 +35,7 @@ impl Attributes {
     }
 
     /// A non-empty text; an empty one says nothing and is left out.
-    pub fn text(self, key: &str, value: &str) -> Self {
+    pub fn text(self, key: &'static str, value: &str) -> Self {
         if value.is_empty() {
             self
         } else {
@@ -34,29 +43,16 @@ impl Attributes {
         }
     }
 
-    pub fn int(mut self, key: &str, value: u64) -> Self {
-        self.0.push(kv(
-            key,
-            Value::IntValue(i64::try_from(value).unwrap_or(i64::MAX)),
-        ));
-        self
+    pub fn int(self, key: &'static str, value: u64) -> Self {
+        self.push(key, Value::Int(i64::try_from(value).unwrap_or(i64::MAX)))
     }
 
-    pub fn double(mut self, key: &str, value: f64) -> Self {
-        self.0.push(kv(key, Value::DoubleValue(value)));
-        self
+    pub fn double(self, key: &'static str, value: f64) -> Self {
+        self.push(key, Value::Double(value))
     }
 
-    pub fn into_vec(self) -> Vec<KeyValue> {
+    pub fn into_vec(self) -> Vec<Attribute> {
         self.0
-    }
-}
-
-pub fn kv(key: &str, value: Value) -> KeyValue {
-    KeyValue {
-        key: key.to_owned(),
-        value: Some(AnyValue { value: Some(value) }),
-        ..KeyValue::default()
     }
 }
 

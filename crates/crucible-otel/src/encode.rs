@@ -5,14 +5,14 @@ use std::io::Write;
 
 use flate2::Compression as Level;
 use flate2::write::GzEncoder;
-use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
 use opentelemetry_proto::tonic::common::v1::any_value::Value;
+use opentelemetry_proto::tonic::common::v1::{AnyValue, InstrumentationScope, KeyValue};
 use opentelemetry_proto::tonic::resource::v1::Resource as OtlpResource;
-use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
+use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans};
 use prost::Message;
 
-use crate::attributes::kv;
 use crate::mapping::Resource;
+use crate::span::Span;
 
 /// OTLP/HTTP's two encodings (`OTEL_EXPORTER_OTLP_PROTOCOL`'s
 /// `http/protobuf` and `http/json`).
@@ -72,12 +72,12 @@ impl Part {
 pub fn session_part(
     resource: &Resource,
     version: &str,
-    spans: Vec<Span>,
+    spans: &[Span],
     protocol: Protocol,
 ) -> Part {
     let (resource, scope) = wrappers(resource, version);
     match protocol {
-        Protocol::Protobuf => request_part(&resource, &scope, vec![encode_spans(&spans)]),
+        Protocol::Protobuf => request_part(&resource, &scope, vec![encode_spans(spans)]),
         Protocol::Json => Part {
             pieces: vec![json_resource_spans(resource, scope, spans)],
         },
@@ -87,13 +87,13 @@ pub fn session_part(
 fn json_resource_spans(
     resource: OtlpResource,
     scope: InstrumentationScope,
-    spans: Vec<Span>,
+    spans: &[Span],
 ) -> Vec<u8> {
     serde_json::to_vec(&ResourceSpans {
         resource: Some(resource),
         scope_spans: vec![ScopeSpans {
             scope: Some(scope),
-            spans,
+            spans: spans.iter().map(Span::to_proto).collect(),
             schema_url: String::new(),
         }],
         schema_url: String::new(),
@@ -113,7 +113,13 @@ fn wrappers(resource: &Resource, version: &str) -> (OtlpResource, Instrumentatio
     let attributes = resource
         .attributes
         .iter()
-        .map(|(k, v)| kv(k, Value::StringValue(v.clone())))
+        .map(|(k, v)| KeyValue {
+            key: k.clone(),
+            value: Some(AnyValue {
+                value: Some(Value::StringValue(v.clone())),
+            }),
+            ..KeyValue::default()
+        })
         .collect();
     let resource = OtlpResource {
         attributes,
@@ -139,7 +145,7 @@ pub struct EncodedSpans {
 
 pub fn encode_spans(spans: &[Span]) -> EncodedSpans {
     use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
-    let lens: Vec<usize> = spans.iter().map(Message::encoded_len).collect();
+    let lens: Vec<usize> = spans.iter().map(Span::encoded_len).collect();
     let total: usize = lens
         .iter()
         .map(|&l| key_len(2) + encoded_len_varint(l as u64) + l)
@@ -264,11 +270,17 @@ mod tests {
             attributes: vec![("service.name".to_owned(), "cru".to_owned())],
         };
         let spans = spans_again();
-        let part = session_part(&r, "1.2", spans.clone(), Protocol::Protobuf);
+        let part = session_part(&r, "1.2", &spans, Protocol::Protobuf);
         let expected = ExportTraceServiceRequest {
             resource_spans: vec![ResourceSpans {
                 resource: Some(OtlpResource {
-                    attributes: vec![kv("service.name", Value::StringValue("cru".to_owned()))],
+                    attributes: vec![KeyValue {
+                        key: "service.name".to_owned(),
+                        value: Some(AnyValue {
+                            value: Some(Value::StringValue("cru".to_owned())),
+                        }),
+                        ..KeyValue::default()
+                    }],
                     ..OtlpResource::default()
                 }),
                 scope_spans: vec![ScopeSpans {
@@ -277,7 +289,7 @@ mod tests {
                         version: "1.2".to_owned(),
                         ..InstrumentationScope::default()
                     }),
-                    spans,
+                    spans: spans.iter().map(Span::to_proto).collect(),
                     schema_url: String::new(),
                 }],
                 schema_url: String::new(),
@@ -310,7 +322,10 @@ mod tests {
     fn spans_again() -> Vec<Span> {
         let mut big = span("big");
         big.attributes = (0..300)
-            .map(|i| kv(&format!("k{i}"), Value::StringValue("v".repeat(i))))
+            .map(|i| crate::span::Attribute {
+                key: format!("k{i}").into(),
+                value: crate::span::Value::Str("v".repeat(i)),
+            })
             .collect();
         vec![span("a"), big, span("")]
     }
@@ -321,8 +336,8 @@ mod tests {
             attributes: vec![("service.name".to_owned(), "cru".to_owned())],
         };
         for protocol in [Protocol::Protobuf, Protocol::Json] {
-            let a = session_part(&r, "1", vec![span("a")], protocol);
-            let b = session_part(&r, "1", vec![span("b"), span("c")], protocol);
+            let a = session_part(&r, "1", &[span("a")], protocol);
+            let b = session_part(&r, "1", &[span("b"), span("c")], protocol);
             let raw = body(&[&a, &b], protocol, Compression::None);
             let req: ExportTraceServiceRequest = match protocol {
                 Protocol::Protobuf => ExportTraceServiceRequest::decode(&raw[..]).unwrap(),

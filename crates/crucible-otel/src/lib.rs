@@ -25,6 +25,7 @@ mod exporter;
 pub mod ids;
 mod mapping;
 mod sent;
+mod span;
 mod times;
 mod value_limit;
 
@@ -36,6 +37,6 @@ pub use error::{SendError, SentRecordError};
 pub use exporter::{Delivery, Endpoint, Exporter, RetryPolicy, certificates};
 pub use mapping::{PhaseSpans, Resource, Trace, session_trace};
 pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-pub use opentelemetry_proto::tonic::trace::v1::Span;
 pub use sent::{PartHashes, Plan, Sent, SentParts, SentRecord};
+pub use span::{Attribute, Event, Link, Span, Value};
 pub use value_limit::cut_long_values;

@@ -5,11 +5,12 @@ mod phase;
 use crucible_core::{
     Block, CalloutKind, PhaseId, Section, SessionData, SessionLog, SessionStatus, UsageLine,
 };
-use opentelemetry_proto::tonic::trace::v1::span::{Link, SpanKind};
-use opentelemetry_proto::tonic::trace::v1::{Span, Status, status::StatusCode};
+use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
+use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
 
 use crate::attributes::{self as a, Attributes};
 use crate::ids;
+use crate::span::{Link, Span, Status};
 use crate::times::{self, Interval, PhaseClock};
 
 /// The resource every exported span belongs to: `service.name` and the
@@ -71,7 +72,8 @@ pub fn session_trace(log: &SessionLog, data: Option<&SessionData>) -> Trace {
         .find_map(|p| {
             p.spans
                 .first()
-                .and_then(|s| string_attribute(s, a::OUTPUT_VALUE))
+                .and_then(|s| s.string_attribute(a::OUTPUT_VALUE))
+                .map(str::to_owned)
         })
         .or_else(|| last_words(log.preamble.iter()));
     let mut root = vec![session.root_span(output)];
@@ -304,19 +306,6 @@ fn last_words<'b>(blocks: impl DoubleEndedIterator<Item = &'b Block>) -> Option<
     })
 }
 
-/// The string value of `span`'s attribute `key`.
-fn string_attribute(span: &Span, key: &str) -> Option<String> {
-    span.attributes
-        .iter()
-        .find(|kv| kv.key == key)
-        .and_then(|kv| match kv.value.as_ref()?.value.as_ref()? {
-            opentelemetry_proto::tonic::common::v1::any_value::Value::StringValue(s) => {
-                Some(s.clone())
-            }
-            _ => None,
-        })
-}
-
 /// The GenAI conventions' `gen_ai.provider.name` of a model, where its
 /// name says it.
 fn provider(model: &str) -> Option<&'static str> {
@@ -388,7 +377,6 @@ fn link_to_session(session_id: &str, relation: &str) -> Link {
             .str("cru.link.relation", relation)
             .str(a::SESSION_ID, session_id)
             .into_vec(),
-        ..Link::default()
     }
 }
 

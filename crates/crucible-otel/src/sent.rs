@@ -17,12 +17,12 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
 
-use opentelemetry_proto::tonic::trace::v1::Span;
 use serde::{Deserialize, Serialize};
 
 use crate::SentRecordError;
 use crate::encode::EncodedSpans;
 use crate::mapping::{Resource, Trace};
+use crate::span::Span;
 
 /// Endpoint → session id → what was sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

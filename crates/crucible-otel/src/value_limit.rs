@@ -5,12 +5,10 @@
 //! with it, every run. Done on the spans as mapped, before they are
 //! hashed and encoded, so that the record hashes what was sent.
 
-use opentelemetry_proto::tonic::common::v1::any_value::Value;
-use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue};
-use opentelemetry_proto::tonic::trace::v1::Span;
+use std::borrow::Cow;
 
-use crate::attributes::kv;
 use crate::mapping::Trace;
+use crate::span::{Attribute, Span, Value};
 
 /// The attribute that says how long a cut value was, in characters:
 /// `cru.original_length.<key>` beside the cut `<key>`.
@@ -47,15 +45,13 @@ fn cut_span(span: &mut Span, limit: usize) -> usize {
     cut
 }
 
-fn cut_attributes(attributes: &mut Vec<KeyValue>, limit: usize) -> usize {
+fn cut_attributes(attributes: &mut Vec<Attribute>, limit: usize) -> usize {
     let mut lengths = Vec::new();
-    for kv in attributes.iter_mut() {
-        if let Some(AnyValue {
-            value: Some(Value::StringValue(s)),
-        }) = kv.value.as_mut()
+    for a in attributes.iter_mut() {
+        if let Value::Str(s) = &mut a.value
             && let Some(len) = cut_string(s, limit)
         {
-            lengths.push(length_attribute(&kv.key, len));
+            lengths.push(length_attribute(&a.key, len));
         }
     }
     let n = lengths.len();
@@ -80,21 +76,24 @@ fn cut_string(s: &mut String, limit: usize) -> Option<usize> {
     Some(len)
 }
 
-fn length_attribute(key: &str, len: usize) -> KeyValue {
-    kv(
-        &format!("{ORIGINAL_LENGTH_PREFIX}{key}"),
-        Value::IntValue(i64::try_from(len).unwrap_or(i64::MAX)),
-    )
+fn length_attribute(key: &str, len: usize) -> Attribute {
+    Attribute {
+        key: Cow::Owned(format!("{ORIGINAL_LENGTH_PREFIX}{key}")),
+        value: Value::Int(i64::try_from(len).unwrap_or(i64::MAX)),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mapping::PhaseSpans;
-    use opentelemetry_proto::tonic::trace::v1::span::Event;
+    use crate::span::Event;
 
-    fn text_kv(key: &str, v: &str) -> KeyValue {
-        kv(key, Value::StringValue(v.to_owned()))
+    fn text_kv(key: &'static str, v: &str) -> Attribute {
+        Attribute {
+            key: Cow::Borrowed(key),
+            value: Value::Str(v.to_owned()),
+        }
     }
 
     #[test]
@@ -118,15 +117,15 @@ mod tests {
         };
         assert_eq!(cut_long_values(&mut trace, 4), 2);
         let s = &trace.phases[0].spans[0];
-        let text = |kv: &KeyValue| match kv.value.as_ref().and_then(|v| v.value.as_ref()) {
-            Some(Value::StringValue(s)) => s.clone(),
-            Some(Value::IntValue(n)) => n.to_string(),
-            _ => String::new(),
+        let text = |a: &Attribute| match &a.value {
+            Value::Str(s) => s.clone(),
+            Value::Int(n) => n.to_string(),
+            Value::Double(_) => String::new(),
         };
         let attrs: Vec<(String, String)> = s
             .attributes
             .iter()
-            .map(|kv| (kv.key.clone(), text(kv)))
+            .map(|a| (a.key.to_string(), text(a)))
             .collect();
         assert_eq!(
             attrs,

@@ -357,4 +357,9 @@ fn imported_claude_code_sessions_carry_their_tokens_on_chat_spans() {
         let session = attr_str(s, "session.id").unwrap();
         assert!(!session_of(&spans, session).is_empty());
     }
+    // cru writes the protobuf itself; JSON goes through opentelemetry-proto's
+    // types: on real sessions the two say the same.
+    let json = export(&kiln, &rx.url, &["--all", "--protocol", "http/json"]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    assert_eq!(rx.received()[1].spans(), spans);
 }

@@ -5,11 +5,11 @@
 use crucible_core::{
     Block, Callout, CalloutKind, Phase, PhaseId, SubagentMode, ToolCall, UsageRecord,
 };
-use opentelemetry_proto::tonic::trace::v1::Span;
-use opentelemetry_proto::tonic::trace::v1::span::{Event, SpanKind};
+use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 
 use super::{Session, error_status, figures, link_to_session, prompt_tokens};
 use crate::attributes::{self as a, Attributes};
+use crate::span::{Event, Span};
 use crate::times::{self, Interval};
 
 /// Appends the spans of phase `index` (0-based) to `out`.
@@ -237,7 +237,6 @@ fn callout_event(c: &Callout, at_ms: i64) -> Event {
         attributes: Attributes::default()
             .text(a::CRU_CALLOUT_TEXT, &text)
             .into_vec(),
-        dropped_attributes_count: 0,
     }
 }
 

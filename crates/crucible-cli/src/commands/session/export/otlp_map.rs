@@ -92,7 +92,7 @@ pub fn map_session(cx: &MapContext<'_>, path: &Path) -> Result<Mapped, String> {
     } else {
         let spans = plan.take(trace);
         let n = spans.len();
-        let part = crucible_otel::session_part(cx.resource, version, spans, cx.protocol);
+        let part = crucible_otel::session_part(cx.resource, version, &spans, cx.protocol);
         (n, part)
     };
     Ok(Mapped {
