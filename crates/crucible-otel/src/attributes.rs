@@ -2,6 +2,7 @@
 //! the mapping uses (GenAI semantic conventions, OpenInference, cru's own).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::span::{Attribute, Value};
 
@@ -25,6 +26,11 @@ impl Attributes {
 
     pub fn str(self, key: &'static str, value: impl Into<String>) -> Self {
         self.push(key, Value::Str(value.into()))
+    }
+
+    /// A text many spans carry, shared among them.
+    pub fn shared(self, key: &'static str, value: &Arc<str>) -> Self {
+        self.push(key, Value::Shared(Arc::clone(value)))
     }
 
     pub fn opt_str(self, key: &'static str, value: Option<impl Into<String>>) -> Self {

@@ -256,8 +256,8 @@ mod tests {
 
     fn span(name: &str) -> Span {
         Span {
-            trace_id: vec![1; 16],
-            span_id: vec![2; 8],
+            trace_id: [1; 16],
+            span_id: [2; 8],
             name: name.to_owned(),
             ..Span::default()
         }

@@ -8,25 +8,25 @@
 //! `phase-2/subagent-1`). An all-zero id is invalid in OTLP; the one input
 //! in 2^64 that hashes to zero is given 1 instead.
 
-use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
+use xxhash_rust::xxh3::Xxh3;
 
 /// The trace id of the session `session_id` (16 bytes).
 pub fn trace_id(session_id: &str) -> [u8; 16] {
-    let mut input = Vec::with_capacity(session_id.len() + 10);
-    input.extend_from_slice(b"cru-trace\0");
-    input.extend_from_slice(session_id.as_bytes());
-    let h = xxh3_128(&input).max(1);
-    h.to_be_bytes()
+    // Streamed: the same hash as of the bytes joined, without joining them.
+    let mut h = Xxh3::new();
+    h.update(b"cru-trace\0");
+    h.update(session_id.as_bytes());
+    h.digest128().max(1).to_be_bytes()
 }
 
 /// The span id of the part `path` of the session `session_id` (8 bytes).
 pub fn span_id(session_id: &str, path: &str) -> [u8; 8] {
-    let mut input = Vec::with_capacity(session_id.len() + path.len() + 10);
-    input.extend_from_slice(b"cru-span\0");
-    input.extend_from_slice(session_id.as_bytes());
-    input.push(0);
-    input.extend_from_slice(path.as_bytes());
-    xxh3_64(&input).max(1).to_be_bytes()
+    let mut h = Xxh3::new();
+    h.update(b"cru-span\0");
+    h.update(session_id.as_bytes());
+    h.update(b"\0");
+    h.update(path.as_bytes());
+    h.digest().max(1).to_be_bytes()
 }
 
 /// The path of the root span: the agent's run.
@@ -56,5 +56,20 @@ mod tests {
         assert_ne!(span_id("ab", "c"), span_id("a", "bc"));
         assert_ne!(trace_id("x"), [0; 16]);
         assert_eq!(hex(&[0, 15, 255]), "000fff");
+    }
+
+    /// The ids engines already hold (and sent-records name) stay what
+    /// they were when the input was hashed joined.
+    #[test]
+    fn streamed_ids_are_the_hash_of_the_joined_input() {
+        use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
+        assert_eq!(
+            span_id("2025-12-10-fix", "phase-2/tool-3"),
+            xxh3_64(b"cru-span\x002025-12-10-fix\x00phase-2/tool-3").to_be_bytes()
+        );
+        assert_eq!(
+            trace_id("2025-12-10-fix"),
+            xxh3_128(b"cru-trace\x002025-12-10-fix").to_be_bytes()
+        );
     }
 }

@@ -99,6 +99,8 @@ struct Session<'a> {
     log: &'a SessionLog,
     data: Option<&'a SessionData>,
     id: &'a str,
+    /// The id again, for the attributes every span carries.
+    shared_id: std::sync::Arc<str>,
     trace_id: [u8; 16],
     interval: Interval,
     phases: Vec<Interval>,
@@ -141,6 +143,7 @@ impl<'a> Session<'a> {
             log,
             data,
             id,
+            shared_id: id.into(),
             trace_id: ids::trace_id(id),
             interval,
             phases,
@@ -148,18 +151,19 @@ impl<'a> Session<'a> {
         }
     }
 
-    fn span_id(&self, path: &str) -> Vec<u8> {
-        ids::span_id(self.id, path).to_vec()
+    fn span_id(&self, path: &str) -> [u8; 8] {
+        ids::span_id(self.id, path)
     }
 
-    fn phase_span_id(&self, id: PhaseId) -> Vec<u8> {
+    fn phase_span_id(&self, id: PhaseId) -> [u8; 8] {
         self.span_id(&id.to_string())
     }
 
-    /// A span of this trace with the times and ids filled in.
-    fn span(&self, path: &str, parent: Vec<u8>, name: String, iv: Interval) -> Span {
+    /// A span of this trace with the times and ids filled in; `parent` is
+    /// `None` for the root.
+    fn span(&self, path: &str, parent: Option<[u8; 8]>, name: String, iv: Interval) -> Span {
         Span {
-            trace_id: self.trace_id.to_vec(),
+            trace_id: self.trace_id,
             span_id: self.span_id(path),
             parent_span_id: parent,
             name,
@@ -175,8 +179,8 @@ impl<'a> Session<'a> {
     fn common(&self) -> Attributes {
         // Room for a `chat` span's, the most any span has.
         Attributes::with_capacity(18)
-            .str(a::SESSION_ID, self.id)
-            .str(a::CONVERSATION, self.id)
+            .shared(a::SESSION_ID, &self.shared_id)
+            .shared(a::CONVERSATION, &self.shared_id)
     }
 
     /// The root span; `output` is the session's last words.
@@ -184,7 +188,7 @@ impl<'a> Session<'a> {
         let fm = &self.log.frontmatter;
         let agent = fm.participants.first();
         let name = format!("invoke_agent {}", agent.map_or("cru", |a| a.name.as_str()));
-        let mut span = self.span(ids::ROOT, Vec::new(), name, self.interval);
+        let mut span = self.span(ids::ROOT, None, name, self.interval);
         let mut attrs = self
             .common()
             .str(a::OPERATION, "invoke_agent")
@@ -371,8 +375,8 @@ fn prompt_tokens(t: crucible_core::Tokens) -> u64 {
 /// A link to the root span of another session's trace.
 fn link_to_session(session_id: &str, relation: &str) -> Link {
     Link {
-        trace_id: ids::trace_id(session_id).to_vec(),
-        span_id: ids::span_id(session_id, ids::ROOT).to_vec(),
+        trace_id: ids::trace_id(session_id),
+        span_id: ids::span_id(session_id, ids::ROOT),
         attributes: Attributes::default()
             .str("cru.link.relation", relation)
             .str(a::SESSION_ID, session_id)

@@ -10,6 +10,7 @@
 //! and for the test that holds the two encodings equal.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use opentelemetry_proto::tonic::common::v1 as proto_common;
 use opentelemetry_proto::tonic::trace::v1 as proto;
@@ -25,8 +26,21 @@ pub type Key = Cow<'static, str>;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Str(String),
+    /// A text every span of a session carries (its id): shared, not copied.
+    Shared(Arc<str>),
     Int(i64),
     Double(f64),
+}
+
+impl Value {
+    /// The text of a text value.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            Value::Shared(s) => Some(s),
+            Value::Int(_) | Value::Double(_) => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -44,17 +58,18 @@ pub struct Event {
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Link {
-    pub trace_id: Vec<u8>,
-    pub span_id: Vec<u8>,
+    pub trace_id: [u8; 16],
+    pub span_id: [u8; 8],
     pub attributes: Vec<Attribute>,
 }
 
 /// A span, with the fields of OTLP's `Span` the mapping fills.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Span {
-    pub trace_id: Vec<u8>,
-    pub span_id: Vec<u8>,
-    pub parent_span_id: Vec<u8>,
+    pub trace_id: [u8; 16],
+    pub span_id: [u8; 8],
+    /// `None` for a trace's root.
+    pub parent_span_id: Option<[u8; 8]>,
     pub name: String,
     /// OTLP's `SpanKind`.
     pub kind: i32,
@@ -71,17 +86,22 @@ impl Value {
         use proto_common::any_value::Value as V;
         let value = match self {
             Value::Str(s) => V::StringValue(s.clone()),
+            Value::Shared(s) => V::StringValue(s.to_string()),
             Value::Int(i) => V::IntValue(*i),
             Value::Double(d) => V::DoubleValue(*d),
         };
         proto_common::AnyValue { value: Some(value) }
     }
 
+    fn text_len(&self) -> usize {
+        self.as_str().map_or(0, str::len)
+    }
+
     /// `AnyValue`'s bytes: its one field (a oneof's field is written even
     /// when it holds its type's default).
     fn encoded_len(&self) -> usize {
         match self {
-            Value::Str(s) => key_len(1) + bytes_len(s.len()),
+            Value::Str(_) | Value::Shared(_) => key_len(1) + bytes_len(self.text_len()),
             Value::Int(i) => key_len(3) + encoded_len_varint(u64::from_ne_bytes(i.to_ne_bytes())),
             Value::Double(_) => key_len(4) + 8,
         }
@@ -90,6 +110,7 @@ impl Value {
     fn encode(&self, buf: &mut Vec<u8>) {
         match self {
             Value::Str(s) => bytes_field(1, s.as_bytes(), buf),
+            Value::Shared(s) => bytes_field(1, s.as_bytes(), buf),
             Value::Int(i) => {
                 encode_key(3, WireType::Varint, buf);
                 encode_varint(u64::from_ne_bytes(i.to_ne_bytes()), buf);
@@ -167,8 +188,8 @@ impl Event {
 impl Link {
     pub fn to_proto(&self) -> proto::span::Link {
         proto::span::Link {
-            trace_id: self.trace_id.clone(),
-            span_id: self.span_id.clone(),
+            trace_id: self.trace_id.to_vec(),
+            span_id: self.span_id.to_vec(),
             attributes: self.attributes.iter().map(Attribute::to_proto).collect(),
             ..proto::span::Link::default()
         }
@@ -192,9 +213,9 @@ impl Span {
     /// The `opentelemetry-proto` message (for OTLP/JSON).
     pub fn to_proto(&self) -> proto::Span {
         proto::Span {
-            trace_id: self.trace_id.clone(),
-            span_id: self.span_id.clone(),
-            parent_span_id: self.parent_span_id.clone(),
+            trace_id: self.trace_id.to_vec(),
+            span_id: self.span_id.to_vec(),
+            parent_span_id: self.parent_span_id.map(|p| p.to_vec()).unwrap_or_default(),
             name: self.name.clone(),
             kind: self.kind,
             start_time_unix_nano: self.start_time_unix_nano,
@@ -212,10 +233,7 @@ impl Span {
         self.attributes
             .iter()
             .find(|a| a.key == key)
-            .and_then(|a| match &a.value {
-                Value::Str(s) => Some(s.as_str()),
-                _ => None,
-            })
+            .and_then(|a| a.value.as_str())
     }
 
     /// The length of [`Span::encode_raw`]'s bytes.
@@ -226,7 +244,7 @@ impl Span {
             .map_or(0, |s| message_len(15, s.encoded_len()));
         opt_bytes_len(1, self.trace_id.len())
             + opt_bytes_len(2, self.span_id.len())
-            + opt_bytes_len(4, self.parent_span_id.len())
+            + self.parent_span_id.map_or(0, |p| opt_bytes_len(4, p.len()))
             + opt_bytes_len(5, self.name.len())
             + if self.kind == 0 {
                 0
@@ -254,7 +272,9 @@ impl Span {
     pub fn encode_raw(&self, buf: &mut Vec<u8>) {
         opt_bytes_field(1, &self.trace_id, buf);
         opt_bytes_field(2, &self.span_id, buf);
-        opt_bytes_field(4, &self.parent_span_id, buf);
+        if let Some(parent) = &self.parent_span_id {
+            opt_bytes_field(4, parent, buf);
+        }
         opt_bytes_field(5, self.name.as_bytes(), buf);
         if self.kind != 0 {
             encode_key(6, WireType::Varint, buf);
@@ -338,15 +358,19 @@ mod tests {
     /// encodings differ: empty strings, zero and negative numbers.
     fn full_span() -> Span {
         Span {
-            trace_id: vec![1; 16],
-            span_id: vec![2; 8],
-            parent_span_id: vec![3; 8],
+            trace_id: [1; 16],
+            span_id: [2; 8],
+            parent_span_id: Some([3; 8]),
             name: "execute_tool bash".into(),
             kind: 3,
             start_time_unix_nano: 1_735_774_656_635_000_000,
             end_time_unix_nano: 1_735_774_706_215_000_000,
             attributes: vec![
                 attr("session.id", Value::Str("s".repeat(300))),
+                attr(
+                    "gen_ai.conversation.id",
+                    Value::Shared("conversation".into()),
+                ),
                 attr("empty", Value::Str(String::new())),
                 attr("zero", Value::Int(0)),
                 attr("negative", Value::Int(-5)),
@@ -365,8 +389,8 @@ mod tests {
                 Event::default(),
             ],
             links: vec![Link {
-                trace_id: vec![4; 16],
-                span_id: vec![5; 8],
+                trace_id: [4; 16],
+                span_id: [5; 8],
                 attributes: vec![attr("cru.link.relation", Value::Str("parent".into()))],
             }],
             status: Some(Status {
@@ -389,7 +413,7 @@ mod tests {
         same_as_prost(&full_span());
         same_as_prost(&Span::default());
         let mut root = full_span();
-        root.parent_span_id.clear();
+        root.parent_span_id = None;
         root.kind = 0;
         root.status = None;
         root.start_time_unix_nano = 0;

@@ -48,6 +48,11 @@ fn cut_span(span: &mut Span, limit: usize) -> usize {
 fn cut_attributes(attributes: &mut Vec<Attribute>, limit: usize) -> usize {
     let mut lengths = Vec::new();
     for a in attributes.iter_mut() {
+        if let Value::Shared(s) = &a.value
+            && s.len() > limit
+        {
+            a.value = Value::Str(s.to_string());
+        }
         if let Value::Str(s) = &mut a.value
             && let Some(len) = cut_string(s, limit)
         {
@@ -100,7 +105,14 @@ mod tests {
     fn long_values_are_cut_with_their_length_beside_them() {
         let long = "é".repeat(10);
         let span = Span {
-            attributes: vec![text_kv("input.value", &long), text_kv("tool.name", "bash")],
+            attributes: vec![
+                text_kv("input.value", &long),
+                text_kv("tool.name", "bash"),
+                Attribute {
+                    key: Cow::Borrowed("session.id"),
+                    value: Value::Shared("é".repeat(5).into()),
+                },
+            ],
             events: vec![Event {
                 attributes: vec![text_kv("cru.callout.text", &long)],
                 ..Event::default()
@@ -115,10 +127,10 @@ mod tests {
                 closed: true,
             }],
         };
-        assert_eq!(cut_long_values(&mut trace, 4), 2);
+        assert_eq!(cut_long_values(&mut trace, 4), 3);
         let s = &trace.phases[0].spans[0];
         let text = |a: &Attribute| match &a.value {
-            Value::Str(s) => s.clone(),
+            Value::Str(_) | Value::Shared(_) => a.value.as_str().unwrap_or_default().to_owned(),
             Value::Int(n) => n.to_string(),
             Value::Double(_) => String::new(),
         };
@@ -132,10 +144,12 @@ mod tests {
             [
                 ("input.value".to_owned(), "ééé…".to_owned()),
                 ("tool.name".to_owned(), "bash".to_owned()),
+                ("session.id".to_owned(), "ééé…".to_owned()),
                 (
                     "cru.original_length.input.value".to_owned(),
                     "10".to_owned()
                 ),
+                ("cru.original_length.session.id".to_owned(), "5".to_owned()),
             ]
         );
         assert_eq!(text(&s.events[0].attributes[0]), "ééé…");

@@ -26,7 +26,7 @@ pub(super) fn spans(
         .phase_parent(id)
         .map_or_else(|| s.span_id(crate::ids::ROOT), |p| s.phase_span_id(p));
     let path = id.to_string();
-    let mut span = s.span(&path, parent, phase.name.clone(), iv);
+    let mut span = s.span(&path, Some(parent), phase.name.clone(), iv);
     let model = phase
         .meta
         .model
@@ -89,7 +89,7 @@ pub(super) fn widen_to_children(out: &mut [Span], parent: usize) {
 /// The span that tool calls, subagents and callouts belong to: a phase's,
 /// or the root's for those before the first phase.
 pub(super) struct Owner {
-    pub span_id: Vec<u8>,
+    pub span_id: [u8; 8],
     /// The owner's path in the session (`phase-2`, `root`), the stem of
     /// its children's paths.
     pub path: String,
@@ -144,7 +144,7 @@ fn tool_span(s: &Session<'_>, owner: &Owner, call: usize, c: &ToolCall, slot: In
     }
     let mut span = s.span(
         &path,
-        owner.span_id.clone(),
+        Some(owner.span_id),
         format!("execute_tool {}", c.tool),
         iv,
     );
@@ -179,7 +179,7 @@ fn subagent_span(
     slot: Interval,
     out: &mut Vec<Span>,
 ) {
-    let parent = owner.span_id.clone();
+    let parent = owner.span_id;
     let Ok(sub) = c.subagent() else {
         // Unreadable: kept as what it is, a callout.
         out[owner.at].events.push(callout_event(c, slot.start));
@@ -201,7 +201,7 @@ fn subagent_span(
     }
     let agent = sub.agent.as_ref().map_or("subagent", |a| a.name.as_str());
     let path = format!("{}/subagent-{n}", owner.path);
-    let mut span = s.span(&path, parent, format!("invoke_agent {agent}"), slot);
+    let mut span = s.span(&path, Some(parent), format!("invoke_agent {agent}"), slot);
     let output = sub
         .summary
         .clone()
@@ -260,7 +260,7 @@ fn chats(s: &Session<'_>, id: PhaseId, phase: &Phase, iv: Interval, out: &mut Ve
         let path = format!("{id}/chat-{}", k + 1);
         // The conventions' name is `chat {model}`, plain `chat` without one.
         let name = model.map_or_else(|| "chat".to_owned(), |m| format!("chat {m}"));
-        let mut span = s.span(&path, parent.clone(), name, Interval { start, end });
+        let mut span = s.span(&path, Some(parent), name, Interval { start, end });
         span.kind = SpanKind::Client as i32;
         span.attributes = chat_attributes(s.common(), r, model).into_vec();
         out.push(span);
