@@ -392,8 +392,6 @@ impl SessionLog {
         )
     }
 
-    /// A session without per-phase figures: its frontmatter's, credited to
-    /// the main agent at the session's start.
     /// The records of every phase, in document order.
     pub fn usage_records(&self) -> impl Iterator<Item = &UsageRecord> {
         self.phases().flat_map(|(_, p)| p.usage.iter())
