@@ -182,7 +182,7 @@ fn mapping(lines: &[&str], start: usize, ind: usize, depth: usize) -> Option<(Va
 /// ends a plain key), not only a word.
 fn text_key_value(line: &str) -> Option<(&str, &str)> {
     let b = line.as_bytes();
-    let at = (0..b.len()).find(|&i| b[i] == b':' && b.get(i + 1).is_none_or(|&n| n == b' '))?;
+    let at = (0..b.len()).find(|&i| ends_plain_key(b, i))?;
     let (key, rest) = (&line[..at], &line[at + 1..]);
     if key.is_empty() || key.trim() != key {
         return None;
@@ -253,6 +253,12 @@ fn scalar_or_empty(v: &str) -> Option<Value> {
     }
 }
 
+/// Whether `b[i]` is a `:` that ends a plain key: one followed by a space
+/// or the end of the line (any other `:` is text, as in `llama3.1:70b`).
+fn ends_plain_key(b: &[u8], i: usize) -> bool {
+    b[i] == b':' && b.get(i + 1).is_none_or(|&n| n == b' ')
+}
+
 /// A scalar on one line, read as serde_yaml reads it, or `None` when unsure.
 fn scalar(s: &str) -> Option<Value> {
     if let Some(inner) = s.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
@@ -271,7 +277,7 @@ fn scalar(s: &str) -> Option<Value> {
     // substring search per pattern cost more than the rest of this reader).
     let b = s.as_bytes();
     let awkward = b.iter().enumerate().any(|(i, &c)| match c {
-        b':' => b.get(i + 1).is_none_or(|&n| n == b' '),
+        b':' => ends_plain_key(b, i),
         b'#' => i > 0 && b[i - 1] == b' ',
         b'\t' => true,
         _ => false,
