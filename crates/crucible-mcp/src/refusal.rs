@@ -95,7 +95,8 @@ pub fn judge(text: &[u8], scan: &LineScan) -> Vec<Judged> {
             ErrorData::invalid_request("an empty batch: send one message a line", None),
         )],
         Ok(Value::Array(members)) => members.iter().map(judge_value).collect(),
-        Ok(value) => vec![judge_value(&value)],
+        // The SDK refused it already, read from the same text.
+        Ok(value) => vec![misshapen(&value)],
     }
 }
 
