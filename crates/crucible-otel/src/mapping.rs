@@ -255,7 +255,6 @@ impl<'a> Session<'a> {
                 .max(self.interval.start),
         };
         let owner = phase::Owner {
-            span_id: self.span_id(ids::ROOT),
             path: ids::ROOT.to_owned(),
             phase_index: None,
             at: 0,

@@ -58,7 +58,6 @@ pub(super) fn spans(
     let first_child = out.len() + 1;
     out.push(span);
     let owner = Owner {
-        span_id: s.phase_span_id(id),
         path,
         phase_index: Some(id.index()),
         at: first_child - 1,
@@ -89,7 +88,6 @@ pub(super) fn widen_to_children(out: &mut [Span], parent: usize) {
 /// The span that tool calls, subagents and callouts belong to: a phase's,
 /// or the root's for those before the first phase.
 pub(super) struct Owner {
-    pub span_id: [u8; 8],
     /// The owner's path in the session (`phase-2`, `root`), the stem of
     /// its children's paths.
     pub path: String,
@@ -119,7 +117,8 @@ pub(super) fn blocks(
             Block::ToolCalls { calls } => {
                 for (k, c) in calls.iter().enumerate() {
                     let at = slot.slot(k, calls.len());
-                    out.push(tool_span(s, owner, call, c, at));
+                    let parent = out[owner.at].span_id;
+                    out.push(tool_span(s, owner, parent, call, c, at));
                     call += 1;
                 }
             }
@@ -133,7 +132,14 @@ pub(super) fn blocks(
     }
 }
 
-fn tool_span(s: &Session<'_>, owner: &Owner, call: usize, c: &ToolCall, slot: Interval) -> Span {
+fn tool_span(
+    s: &Session<'_>,
+    owner: &Owner,
+    parent: [u8; 8],
+    call: usize,
+    c: &ToolCall,
+    slot: Interval,
+) -> Span {
     let data = owner
         .phase_index
         .and_then(|i| s.data.and_then(|d| d.call_at(i, call)));
@@ -142,12 +148,7 @@ fn tool_span(s: &Session<'_>, owner: &Owner, call: usize, c: &ToolCall, slot: In
     if let Some(d) = data.and_then(|d| d.duration_ms) {
         iv.end = iv.start.saturating_add(d as i64);
     }
-    let mut span = s.span(
-        &path,
-        Some(owner.span_id),
-        format!("execute_tool {}", c.tool),
-        iv,
-    );
+    let mut span = s.span(&path, Some(parent), format!("execute_tool {}", c.tool), iv);
     let call_id = data
         .and_then(|d| d.id.clone())
         .unwrap_or_else(|| format!("{}#{path}", s.id));
@@ -179,7 +180,7 @@ fn subagent_span(
     slot: Interval,
     out: &mut Vec<Span>,
 ) {
-    let parent = owner.span_id;
+    let parent = out[owner.at].span_id;
     let Ok(sub) = c.subagent() else {
         // Unreadable: kept as what it is, a callout.
         out[owner.at].events.push(callout_event(c, slot.start));
