@@ -134,24 +134,12 @@ fn the_server_exits_when_its_client_hangs_up_mid_call() {
     // A query of 800,000 words: tens of seconds of searching.
     let query: Vec<String> = (0..800_000).map(|i| format!("w{i}x")).collect();
     let query = query.join(" ");
-    let mut child = kiln
-        .std_command()
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for msg in [
-        crate::mcp::initialize(),
-        crate::mcp::initialized(),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": "search_sessions", "arguments": {"query": query}}}),
-    ] {
-        writeln!(stdin, "{msg}").unwrap();
-    }
-    stdin.flush().unwrap();
+    let (mut child, stdin) = serve_lines(
+        &kiln,
+        Stdio::null(),
+        &[json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "search_sessions", "arguments": {"query": query}}})],
+    );
     std::thread::sleep(Duration::from_millis(500));
     drop(stdin);
     let hung_up = Instant::now();
@@ -172,29 +160,19 @@ fn the_server_exits_when_its_client_hangs_up_mid_call() {
 #[test]
 fn calls_leave_no_chatter_on_stderr() {
     let kiln = TestKiln::with_fixtures();
-    let mut child = kiln
-        .std_command()
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for msg in [
-        crate::mcp::initialize(),
-        crate::mcp::initialized(),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": "no_such_tool", "arguments": {}}}),
-        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-               "params": {"name": "codify_session",
-                          "arguments": {"id": "2025-12-10-fix-flaky-test"}}}),
-        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-               "params": {"name": "learning_cases", "arguments": {}}}),
-    ] {
-        writeln!(stdin, "{msg}").unwrap();
-    }
-    stdin.flush().unwrap();
+    let (mut child, stdin) = serve_lines(
+        &kiln,
+        Stdio::piped(),
+        &[
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "no_such_tool", "arguments": {}}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                   "params": {"name": "codify_session",
+                              "arguments": {"id": "2025-12-10-fix-flaky-test"}}}),
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                   "params": {"name": "learning_cases", "arguments": {}}}),
+        ],
+    );
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     // The answers to initialize and the three calls.
@@ -209,4 +187,28 @@ fn calls_leave_no_chatter_on_stderr() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("WARN"), "{stderr}");
     assert!(!stderr.contains("written to"), "{stderr}");
+}
+
+/// `cru mcp` with its stdout piped, sent `initialize`, `initialized` and
+/// `calls`, its stdin left open (the test says when the client hangs up).
+fn serve_lines(
+    kiln: &TestKiln,
+    stderr: Stdio,
+    calls: &[serde_json::Value],
+) -> (std::process::Child, std::process::ChildStdin) {
+    let mut child = kiln
+        .std_command()
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let opening = [crate::mcp::initialize(), crate::mcp::initialized()];
+    for msg in opening.iter().chain(calls) {
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    stdin.flush().unwrap();
+    (child, stdin)
 }
