@@ -330,22 +330,38 @@ fn imported_with_hash(
 /// records were, not an empty session. (An empty `.agent/sessions/<time>/` folder is a session that
 /// was started and did nothing: it imports as that.)
 pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
-    let mut imported = import_any(path, format)?;
-    count_damaged_lines(&mut imported);
-    resolve_projects(&mut imported);
-    let log = &imported.log;
-    if format != Format::AgentDir
-        && log.phases().all(|(_, p)| p.blocks.is_empty())
-        && log.frontmatter.tokens_used.unwrap_or(0) == 0
-        && log.tasks().is_none_or(<[_]>::is_empty)
-        && imported.children.is_empty()
-    {
-        return Err(ImportError::Empty {
-            path: path.to_owned(),
-            records: imported.records,
-        });
+    ImportRun::default().import(path, format)
+}
+
+/// What the imports of one run share: the first lines of the Claude Code
+/// transcripts of each folder read (to tell which transcript a resumed
+/// one continues), read once per folder instead of once per transcript.
+/// [`import`] is a run of one source.
+#[derive(Debug, Default)]
+pub struct ImportRun {
+    siblings: claude_code::resumed::Siblings,
+}
+
+impl ImportRun {
+    /// Reads one source, as [`import`] does.
+    pub fn import(&self, path: &Path, format: Format) -> Result<Imported, ImportError> {
+        let mut imported = import_any(path, format, &self.siblings)?;
+        count_damaged_lines(&mut imported);
+        resolve_projects(&mut imported);
+        let log = &imported.log;
+        if format != Format::AgentDir
+            && log.phases().all(|(_, p)| p.blocks.is_empty())
+            && log.frontmatter.tokens_used.unwrap_or(0) == 0
+            && log.tasks().is_none_or(<[_]>::is_empty)
+            && imported.children.is_empty()
+        {
+            return Err(ImportError::Empty {
+                path: path.to_owned(),
+                records: imported.records,
+            });
+        }
+        Ok(imported)
     }
-    Ok(imported)
 }
 
 /// Lines that did not parse as JSON are in the warnings (with their line
@@ -377,13 +393,17 @@ fn resolve_projects(imp: &mut Imported) {
     }
 }
 
-fn import_any(path: &Path, format: Format) -> Result<Imported, ImportError> {
+fn import_any(
+    path: &Path,
+    format: Format,
+    siblings: &claude_code::resumed::Siblings,
+) -> Result<Imported, ImportError> {
     match format {
         Format::OpenAiMessages => messages::import_file(path),
         Format::AgentDir => agent_dir::import(path),
         Format::Codeloops => codeloops::import(path),
         Format::ConnectOnion => connectonion::import(path),
-        Format::ClaudeCode => claude_code::import(path),
+        Format::ClaudeCode => claude_code::import(path, siblings),
         Format::Codex => codex::import(path),
         Format::Gemini => gemini::import(path),
         Format::Copilot => copilot::import(path),

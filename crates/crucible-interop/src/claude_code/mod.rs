@@ -275,26 +275,27 @@ fn title_line(v: &Value, kind: &str, title: &mut Option<String>) {
     }
 }
 
-pub(crate) fn import(path: &Path) -> Result<Imported, ImportError> {
-    import_with(path, true)
+pub(crate) fn import(path: &Path, siblings: &resumed::Siblings) -> Result<Imported, ImportError> {
+    import_with(path, Some(siblings))
 }
 
 /// The import of a transcript as it is, the lines it repeats of one it
 /// continues kept (a resumed session the hooks recorded in the earlier
 /// one: that session is the whole transcript's).
 pub(crate) fn import_whole(path: &Path) -> Result<Imported, ImportError> {
-    import_with(path, false)
+    import_with(path, None)
 }
 
-fn import_with(path: &Path, resumes: bool) -> Result<Imported, ImportError> {
+/// The import of `path`; with `siblings`, the lines it repeats of a
+/// transcript beside it that it continues are left to that one.
+fn import_with(path: &Path, siblings: Option<&resumed::Siblings>) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
     let mut not_utf8 = Vec::new();
     let text = crate::transcript::utf8_warned(path, &bytes, &mut not_utf8);
     let own_file = is_subagent_file(path);
-    let continues = if own_file || !resumes {
-        resumed::Continues::Nothing
-    } else {
-        resumed::continues(path)
+    let continues = match siblings {
+        Some(siblings) if !own_file => resumed::continues(path, siblings),
+        _ => resumed::Continues::Nothing,
     };
     let no_lines = HashSet::new();
     let theirs = match &continues {

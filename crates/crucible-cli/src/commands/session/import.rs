@@ -275,10 +275,11 @@ pub(crate) fn import_sources(
     let per_file = sink.per_file_lines();
     let mut failed: Option<anyhow::Error> = None;
     tally.parsed += sources.len();
+    let run = crucible_interop::ImportRun::default();
     crate::in_order::map_in_order(
         sources,
         WINDOW,
-        |(src, fmt)| crucible_interop::import(src, *fmt).map(reconcile::prepare),
+        |(src, fmt)| run.import(src, *fmt).map(reconcile::prepare),
         |i, prepared| {
             let source = &sources[i].0;
             match prepared {
