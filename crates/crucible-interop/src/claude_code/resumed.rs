@@ -147,12 +147,12 @@ fn folder_of(path: &Path) -> &Path {
 /// beside it whose heads share one of its `uuid`s, newest first.
 fn earlier_among(path: &Path, current: &str, heads: &Heads) -> Vec<String> {
     let read;
-    let (own, own_index) = match heads.by_path.get(path) {
-        Some(&i) => (&heads.files[i].head, Some(i)),
-        None => {
-            read = Head::read(path);
-            (&read, None)
-        }
+    let own_index = heads.by_path.get(path).copied();
+    let own = if let Some(i) = own_index {
+        &heads.files[i].head
+    } else {
+        read = Head::read(path);
+        &read
     };
     let mut found: Vec<String> = own
         .session_ids
