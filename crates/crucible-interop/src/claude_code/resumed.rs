@@ -118,13 +118,27 @@ impl Head {
         let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {
             return head;
         };
-        let lines = BufReader::new(file)
-            .lines()
-            .take(HEAD_LINES)
-            .map_while(Result::ok);
-        // Objects only: serde would read `["a", "b"]` as a `Line` too.
-        let objects = lines.filter(|l| l.trim_start().starts_with('{'));
-        for line in objects.filter_map(|l| serde_json::from_str::<Line>(&l).ok()) {
+        // Bytes read as they come and checked with the SIMD UTF-8 check: a
+        // head is most of a short transcript, and `lines()`'s check was a
+        // third of reading it. A line that is not UTF-8 ends the head, as
+        // it ended `lines()`.
+        let mut reader = BufReader::with_capacity(64 * 1024, file);
+        let mut bytes = Vec::new();
+        for _ in 0..HEAD_LINES {
+            bytes.clear();
+            if reader.read_until(b'\n', &mut bytes).unwrap_or(0) == 0 {
+                break;
+            }
+            let Ok(text) = simdutf8::basic::from_utf8(&bytes) else {
+                break;
+            };
+            // Objects only: serde would read `["a", "b"]` as a `Line` too.
+            if !text.trim_start().starts_with('{') {
+                continue;
+            }
+            let Ok(line) = serde_json::from_str::<Line>(text) else {
+                continue;
+            };
             if let Some(serde_json::Value::String(sid)) = line.session_id
                 && !head.session_ids.contains(&sid)
             {
