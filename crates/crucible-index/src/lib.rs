@@ -536,7 +536,7 @@ impl<'s> SessionIndex<'s> {
     pub fn usage_outside(
         &self,
         rollup: &rollup_file::RollupFile,
-        fresh: &HashSet<u64>,
+        fresh: &path_set::PathHashes,
         fresh_rows: usize,
     ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
         let root = self.store.dir();

@@ -35,6 +35,9 @@ impl Hasher for Fnv {
 pub type FastBuild = BuildHasherDefault<Fnv>;
 pub type PathSet<T> = HashSet<T, FastBuild>;
 pub type PathMap<K, V> = HashMap<K, V, FastBuild>;
+/// A set of [`path_hash`]es (a query's fresh rows: 100,000 of them, where
+/// SipHash cost more than the set's use).
+pub type PathHashes = HashSet<u64, FastBuild>;
 
 /// The hash of one path, for finding a path given twice.
 pub fn path_hash(path: &str) -> u64 {

@@ -326,7 +326,7 @@ impl RollupFile {
     pub fn usage_outside(
         &self,
         dir: &Path,
-        fresh: &std::collections::HashSet<u64>,
+        fresh: &crate::path_set::PathHashes,
         fresh_rows: usize,
     ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
         let (path, generation) = (dir.join(files::USAGE), self.base.generation);
@@ -348,6 +348,7 @@ impl RollupFile {
         let file = FileLines::of_generation(&dir.join(ROLLUP), self.base.generation)?;
         let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
         std::io::Seek::seek(&mut reader, std::io::SeekFrom::Start(at.offset)).ok()?;
+        let fast = at.columns.is_identity();
         let mut locator = UsageLocator {
             rows: Vec::with_capacity(at.rows.min(1 << 24)),
         };
@@ -358,6 +359,12 @@ impl RollupFile {
             line.clear();
             if std::io::BufRead::read_line(&mut reader, &mut line).ok()? == 0 {
                 return None;
+            }
+            // Rows as cru writes them are three plain numbers; anything else
+            // (quotes, a hand-edited cell) takes the table reader.
+            if fast && let Some(row) = crate::usage_locator::Located::of_plain_row(&line) {
+                locator.rows.push(row);
+                continue;
             }
             let (mut cells, mut ordered) = (recycle(&mut store_cells), recycle(&mut store_ordered));
             toon::split_row(line.trim_end(), &mut cells).ok()?;
@@ -396,7 +403,7 @@ impl RollupFile {
 fn usage_read_through(
     path: &Path,
     generation: u64,
-    fresh: &std::collections::HashSet<u64>,
+    fresh: &crate::path_set::PathHashes,
     fresh_rows: usize,
 ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
     use std::io::BufRead;

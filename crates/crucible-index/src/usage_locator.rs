@@ -32,6 +32,30 @@ pub struct Located {
     pub length: u64,
 }
 
+impl Located {
+    /// A row of `usage_rows` as cru writes it (`  hash,offset,length`,
+    /// digits only, the line end after); `None` for anything else, which
+    /// the table reader then reads (or refuses) as it reads any row.
+    pub fn of_plain_row(line: &str) -> Option<Self> {
+        let row = line.strip_prefix("  ")?;
+        let row = row.strip_suffix('\n').unwrap_or(row);
+        let mut cells = row.split(',');
+        let mut num = || -> Option<u64> {
+            let cell = cells.next()?;
+            if cell.is_empty() || cell.len() > 20 || !cell.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            cell.parse().ok()
+        };
+        let row = Self {
+            path_hash: num()?,
+            offset: num()?,
+            length: num()?,
+        };
+        cells.next().is_none().then_some(row)
+    }
+}
+
 /// Every row of a usage file, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UsageLocator {
@@ -137,7 +161,7 @@ impl UsageLocator {
         &self,
         path: &Path,
         generation: u64,
-        fresh: &std::collections::HashSet<u64>,
+        fresh: &crate::path_set::PathHashes,
         fresh_rows: usize,
     ) -> Option<Vec<Vec<UsageLine>>> {
         let file = crate::files::own_file(path, std::fs::OpenOptions::new().read(true)).ok()?;
@@ -168,5 +192,42 @@ impl UsageLocator {
             outside.push(crate::record::usage_lines(usage).ok()?);
         }
         (seen_fresh == fresh_rows).then_some(outside)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_row_is_read_without_the_table_reader_and_nothing_else_is() {
+        let row = Located::of_plain_row("  3212030467860186974,70,1429\n");
+        assert_eq!(
+            row,
+            Some(Located {
+                path_hash: 3_212_030_467_860_186_974,
+                offset: 70,
+                length: 1429
+            })
+        );
+        let mut by_table = UsageLocator::default();
+        by_table
+            .push(&["3212030467860186974", "70", "1429"])
+            .unwrap();
+        assert_eq!(by_table.rows, [row.unwrap()]);
+        // Left to the table reader: quoted, negative, too many or too few
+        // cells, a number past u64, no indent, a CR before the line end.
+        for other in [
+            "  \"1\",2,3\n",
+            "  -1,2,3\n",
+            "  1,2,3,4\n",
+            "  1,2\n",
+            "  18446744073709551616,2,3\n",
+            "1,2,3\n",
+            "  1,2,3\r\n",
+            "  1,,3\n",
+        ] {
+            assert_eq!(Located::of_plain_row(other), None, "{other:?}");
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! takes away are found by their offsets, as reading the file through
 //! finds them.
 
-use std::collections::HashSet;
+use crate::path_set::PathHashes;
 
 use crucible_core::{Tokens, UsageLine};
 use crucible_usage::pricing::PriceTable;
@@ -126,7 +126,7 @@ proptest! {
             ..Index::default()
         };
         files::write_all(dir.path(), &index, 0, &[]).unwrap();
-        let (mut now_lines, mut fresh, mut taken, mut now) = (Vec::new(), HashSet::new(), Vec::new(), Rollup::default());
+        let (mut now_lines, mut fresh, mut taken, mut now) = (Vec::new(), PathHashes::default(), Vec::new(), Rollup::default());
         for (i, old) in base.iter().enumerate() {
             // 0: unchanged, 1: changed to new lines, 2: removed.
             let (what, new) = changes.get(i).cloned().unwrap_or((0, Vec::new()));
@@ -188,7 +188,7 @@ fn usage_rows_of_another_write_are_not_read_by_offset() {
     let file = read_days(dir.path(), &day).unwrap();
     let locator = file.locator(dir.path()).unwrap();
     let usage = dir.path().join(files::USAGE);
-    let fresh = HashSet::new();
+    let fresh = PathHashes::default();
     assert!(
         locator
             .outside(&usage, file.base.generation, &fresh, 0)

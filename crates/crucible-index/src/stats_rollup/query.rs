@@ -9,12 +9,11 @@
 //! a session whose lines cannot be had) leaves the question to the cells.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 use crucible_core::UsageLine;
 
 use super::{GroupKind, GroupTable, KeysOf};
-use crate::path_set::path_hash;
+use crate::path_set::{PathHashes, path_hash};
 use crate::record::{Facts, UsageCell};
 use crate::rollup_file::{RollupFile, StatsFile};
 use crate::stats::{Aggregator, GroupBy, line_group, period_of_day};
@@ -125,7 +124,7 @@ impl StatsQuery {
         self,
         shares: Vec<StatsShare>,
         visited: Visited,
-        outside: impl FnOnce(&RollupFile, &HashSet<u64>, usize) -> Option<Vec<Vec<UsageLine>>>,
+        outside: impl FnOnce(&RollupFile, &PathHashes, usize) -> Option<Vec<Vec<UsageLine>>>,
     ) -> Option<Aggregator> {
         if shares.iter().any(|s| s.cannot) {
             return None;
@@ -140,7 +139,7 @@ impl StatsQuery {
         let taken = if !from_base || fresh_rows == self.rollup.base.rows {
             Vec::new()
         } else {
-            let fresh: HashSet<u64> = shares
+            let fresh: PathHashes = shares
                 .iter()
                 .flat_map(|s| s.fresh.iter().copied())
                 .collect();

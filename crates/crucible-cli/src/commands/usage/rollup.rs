@@ -7,8 +7,7 @@
 //! anything else, or a rollup that cannot answer exactly, takes the path
 //! that reads every session's cell (`sessions::load`).
 
-use std::collections::HashSet;
-
+use crucible_index::path_set::PathHashes;
 use crucible_index::record::UsageCell;
 use crucible_index::rollup::Rollup;
 use crucible_index::{DuplicateIds, Filter, SessionIndex};
@@ -81,7 +80,7 @@ pub fn load(
         Vec::new()
     } else {
         // A set only now: most queries find every row fresh.
-        let fresh: HashSet<u64> = fresh.into_iter().flatten().collect();
+        let fresh: PathHashes = fresh.into_iter().flatten().collect();
         match index.usage_outside(&file, &fresh, fresh_rows) {
             Some(outside) => outside,
             None => return Ok(None),
