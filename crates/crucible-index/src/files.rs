@@ -925,6 +925,43 @@ impl TableSpan {
     }
 }
 
+/// `run` for chunks `0..chunks` on up to `threads` threads, each taking the
+/// next chunk when it is done with one; the results in chunk order, or the
+/// first error in that order.
+fn chunk_by_chunk<S: Send>(
+    chunks: usize,
+    threads: usize,
+    run: &(dyn Fn(usize) -> Result<S, IndexFileError> + Sync),
+) -> Result<Vec<S>, IndexFileError> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || {
+        let mut done = Vec::new();
+        loop {
+            let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if c >= chunks {
+                return done;
+            }
+            let state = run(c);
+            let failed = state.is_err();
+            done.push((c, state));
+            if failed {
+                return done;
+            }
+        }
+    };
+    let mut results: Vec<(usize, Result<S, IndexFileError>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.clamp(1, chunks.max(1)))
+            .map(|_| scope.spawn(worker))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a scan thread panicked"))
+            .collect()
+    });
+    results.sort_unstable_by_key(|(c, _)| *c);
+    results.into_iter().map(|(_, state)| state).collect()
+}
+
 /// Rows a scan thread takes at a time ([`Light::scan`]): small enough that
 /// threads end together, large enough that a chunk's own state is nothing.
 /// (A few in the unit tests, so that their small indexes span chunks.)
@@ -1090,7 +1127,6 @@ impl Light {
         // quarter of the query's time before the other. The states come back
         // in row order, as the halves did.
         let chunks = t.rows.len().div_ceil(CHUNK_ROWS).max(1);
-        let next = std::sync::atomic::AtomicUsize::new(0);
         let run_chunk = |c: usize| -> Result<S, IndexFileError> {
             let rows = t.rows.get(c * CHUNK_ROWS..).unwrap_or_default();
             let rows = &rows[..rows.len().min(CHUNK_ROWS)];
@@ -1128,33 +1164,7 @@ impl Light {
             }
             Ok(state)
         };
-        let worker = || {
-            let mut done = Vec::new();
-            loop {
-                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if c >= chunks {
-                    return done;
-                }
-                let state = run_chunk(c);
-                let failed = state.is_err();
-                done.push((c, state));
-                if failed {
-                    return done;
-                }
-            }
-        };
-        let mut results: Vec<(usize, Result<S, IndexFileError>)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads.clamp(1, chunks))
-                .map(|_| scope.spawn(worker))
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().expect("a scan thread panicked"))
-                .collect()
-        });
-        results.sort_unstable_by_key(|(c, _)| *c);
-        let results = results.into_iter().map(|(_, state)| state);
-        let mut states = results.collect::<Result<Vec<S>, _>>()?;
+        let mut states = chunk_by_chunk(chunks, threads, &run_chunk)?;
         if states.is_empty() {
             states.push(init());
         }

@@ -71,22 +71,43 @@ struct Head {
 }
 
 impl Heads {
+    /// The heads of `folder`'s transcripts, read on every core: the import's
+    /// other threads wait for them, and a head is most of a short
+    /// transcript.
     fn of_folder(folder: &Path) -> Heads {
         let mut heads = Heads::default();
         let Ok(dir) = std::fs::read_dir(folder) else {
             return heads;
         };
-        for path in dir.flatten().map(|e| e.path()) {
-            if path.extension().is_none_or(|x| x != "jsonl") {
-                continue;
-            }
-            let Some(stem) = path.file_stem().and_then(|s| s.to_str()).map(str::to_owned) else {
-                continue;
-            };
-            let Ok(modified) = std::fs::metadata(&path).and_then(|m| m.modified()) else {
-                continue;
-            };
-            let head = Head::read(&path);
+        let found: Vec<(PathBuf, String, std::time::SystemTime)> = dir
+            .flatten()
+            .map(|e| e.path())
+            .filter(|path| path.extension().is_some_and(|x| x == "jsonl"))
+            .filter_map(|path| {
+                let stem = path.file_stem()?.to_str()?.to_owned();
+                let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok()?;
+                Some((path, stem, modified))
+            })
+            .collect();
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let per = found.len().div_ceil(threads).max(1);
+        let read: Vec<Head> = std::thread::scope(|scope| {
+            let parts: Vec<_> = found
+                .chunks(per)
+                .map(|part| {
+                    scope.spawn(|| {
+                        part.iter()
+                            .map(|(p, _, _)| Head::read(p))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            parts
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        for ((path, stem, modified), head) in found.into_iter().zip(read) {
             let i = heads.files.len();
             for u in &head.uuids {
                 heads.by_uuid.entry(u.clone()).or_default().push(i);
