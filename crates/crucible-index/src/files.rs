@@ -925,6 +925,17 @@ impl TableSpan {
     }
 }
 
+/// How much of each base row [`Light::scan`] splits into cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    /// Every cell, at once.
+    Whole,
+    /// The first [`SESSION_PREFIX`] cells, and the rest of the rows kept.
+    PrefixFirst,
+    /// The first [`SESSION_PREFIX`] cells only (a query that reads no more).
+    PrefixOnly,
+}
+
 /// `run` for chunks `0..chunks` on up to `threads` threads, each taking the
 /// next chunk when it is done with one; the results in chunk order, or the
 /// first error in that order.
@@ -962,10 +973,16 @@ fn chunk_by_chunk<S: Send>(
     results.into_iter().map(|(_, state)| state).collect()
 }
 
-/// Rows a scan thread takes at a time ([`Light::scan`]): small enough that
-/// threads end together, large enough that a chunk's own state is nothing.
-/// (A few in the unit tests, so that their small indexes span chunks.)
-const CHUNK_ROWS: usize = if cfg!(test) { 3 } else { 4_096 };
+/// Rows a scan thread takes at a time ([`Light::scan`]): about eight chunks
+/// a thread, so that threads end together, and between 256 and 4,096 rows,
+/// so that a chunk's own state costs nothing beside its rows. (A few in
+/// the unit tests, so that their small indexes span chunks.)
+fn chunk_rows(rows: usize, threads: usize) -> usize {
+    if cfg!(test) {
+        return 3;
+    }
+    (rows / (threads.max(1) * 8)).clamp(256, 4_096)
+}
 
 impl Light {
     /// The base and the delta, and the usage file when `with_usage` (a
@@ -1096,13 +1113,13 @@ impl Light {
     /// sees every such row, with the thread's state and the row's path
     /// decoded), on
     /// `threads` threads, each with its own state from `init`; returns the
-    /// states. `keep` sees only the first [`SESSION_PREFIX`] cells when
-    /// `selective` (the caller expects to reject most rows), so rejected rows
-    /// cost little.
+    /// states. `keep` sees only the first [`SESSION_PREFIX`] cells unless
+    /// `split` is [`Split::Whole`], so rejected rows cost little; with
+    /// [`Split::PrefixOnly`] `each` sees them too, and the usage cell.
     pub fn scan<S: Send>(
         &self,
         threads: usize,
-        selective: bool,
+        split: Split,
         keep: &(dyn Fn(&mut S, &str, &[&str]) -> bool + Sync),
         init: &(dyn Fn() -> S + Sync),
         each: &RowFn<'_, S>,
@@ -1113,12 +1130,15 @@ impl Light {
         // The cells in `SESSION_FIELDS` order: the base's, then `usage`
         // (from the usage file, or null when the query reads none).
         let columns = Columns::new(&t, BASE_SESSION_FIELDS);
-        // Splitting a prefix first only pays when most rows are then rejected.
-        let prefix = if selective && columns.is_identity() {
+        // Splitting a prefix first only pays when most rows are then rejected
+        // (or when the rest is not wanted).
+        let prefix = if split != Split::Whole && columns.is_identity() {
             SESSION_PREFIX
         } else {
             usize::MAX
         };
+        let whole_after = prefix != usize::MAX && split == Split::PrefixFirst;
+        let wanted = BASE_SESSION_FIELDS.len().min(prefix);
         let replaced = self.delta.paths();
         let usage = self.usage_rows()?;
         // Rows are handed out in chunks, a state per chunk, so that a thread
@@ -1126,16 +1146,17 @@ impl Light {
         // other idle at the end: with one half each, one thread finished a
         // quarter of the query's time before the other. The states come back
         // in row order, as the halves did.
-        let chunks = t.rows.len().div_ceil(CHUNK_ROWS).max(1);
+        let per = chunk_rows(t.rows.len(), threads);
+        let chunks = t.rows.len().div_ceil(per).max(1);
         let run_chunk = |c: usize| -> Result<S, IndexFileError> {
-            let rows = t.rows.get(c * CHUNK_ROWS..).unwrap_or_default();
-            let rows = &rows[..rows.len().min(CHUNK_ROWS)];
+            let rows = t.rows.get(c * per..).unwrap_or_default();
+            let rows = &rows[..rows.len().min(per)];
             let mut state = init();
             let mut cells = Vec::with_capacity(SESSION_FIELDS.len());
             let mut ordered = Vec::with_capacity(SESSION_FIELDS.len());
             let (mut usage_cells, mut usage_ordered) = (Vec::new(), Vec::new());
             for (k, row) in rows.iter().enumerate() {
-                let i = c * CHUNK_ROWS + k;
+                let i = c * per + k;
                 let line = |m: String| {
                     corrupt(
                         &self.path,
@@ -1145,6 +1166,12 @@ impl Light {
                 };
                 toon::split_row_prefix(row, prefix, &mut cells).map_err(line)?;
                 columns.order(&cells, &mut ordered);
+                // A short row (an index edited by hand) is corrupt here, not
+                // a panic in `keep`, which reads the stamp's cells.
+                if ordered.len() < wanted {
+                    let found = ordered.len();
+                    return Err(line(format!("expected {wanted} cells, found {found}")));
+                }
                 let path = toon::text(ordered[0]).map_err(line)?.unwrap_or_default();
                 if !replaced.is_empty() && replaced.contains(path.as_ref()) {
                     continue;
@@ -1152,7 +1179,7 @@ impl Light {
                 if !keep(&mut state, &path, &ordered) {
                     continue;
                 }
-                if prefix != usize::MAX {
+                if whole_after {
                     toon::split_row(row, &mut cells).map_err(line)?;
                     columns.order(&cells, &mut ordered);
                 }

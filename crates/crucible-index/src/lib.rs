@@ -87,6 +87,8 @@ pub struct SessionIndex<'s> {
     /// Whether a running watcher may vouch for freshness (see
     /// [`SessionIndex::proving_freshness`]).
     trust_watcher: bool,
+    /// Whether visits read only rows' ids (see [`SessionIndex::ids_only`]).
+    ids_only: bool,
     /// Set when a freshness check's findings could not be saved.
     unsaved: std::sync::atomic::AtomicBool,
 }
@@ -99,6 +101,7 @@ impl<'s> SessionIndex<'s> {
             threads,
             usage: true,
             trust_watcher: true,
+            ids_only: false,
             unsaved: std::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -123,6 +126,17 @@ impl<'s> SessionIndex<'s> {
     #[must_use]
     pub fn without_usage(mut self) -> Self {
         self.usage = false;
+        self
+    }
+
+    /// Visits whose `each` reads a session's path, id and status, and
+    /// nothing else of the index's rows (`cru usage daily|weekly|monthly`
+    /// from the rollup): the rest of a fresh row is not split into cells,
+    /// and its [`Facts`] have no other field (empty, `None` or zero).
+    /// Sessions read afresh still come with all their facts.
+    #[must_use]
+    pub fn ids_only(mut self) -> Self {
+        self.ids_only = true;
         self
     }
 
@@ -343,6 +357,7 @@ impl<'s> SessionIndex<'s> {
             idle,
             now,
             usage: self.usage,
+            ids_only: self.ids_only,
         };
         let scans = rows.scan(&light, self.threads, init, each)?;
         let base_problems = light.problems().ok()?;
@@ -648,6 +663,8 @@ struct RowPass<'a> {
     now: SystemTime,
     /// Whether the usage file was read (else rows' usage is not known).
     usage: bool,
+    /// Whether `each` reads only a row's path, id and status.
+    ids_only: bool,
 }
 
 /// One thread's share of a [`RowPass`]: the caller's state, and the rows the
@@ -687,7 +704,13 @@ impl RowPass<'_> {
         light
             .scan(
                 threads,
-                self.filter.status.is_some(),
+                if self.ids_only {
+                    files::Split::PrefixOnly
+                } else if self.filter.status.is_some() {
+                    files::Split::PrefixFirst
+                } else {
+                    files::Split::Whole
+                },
                 &|st, path, cells| self.keep(st, path, cells),
                 &new_scan,
                 &|st: &mut RowScan<S>, cells: &[&str]| self.visit(st, cells, each),
@@ -735,7 +758,12 @@ impl RowPass<'_> {
         cells: &[&str],
         each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
     ) -> Result<(), String> {
-        let mut facts = Facts::from_cells(cells)?;
+        // Prefix cells and the usage cell: a scan that split no more.
+        let mut facts = if cells.len() == record::SESSION_PREFIX + 1 {
+            Facts::from_prefix(cells)?
+        } else {
+            Facts::from_cells(cells)?
+        };
         if !self.usage {
             facts.usage = record::UsageCell::NotRead;
         }

@@ -834,6 +834,38 @@ impl<'a> Facts<'a> {
         })
     }
 
+    /// From the first [`SESSION_PREFIX`] cells and the usage cell (a scan
+    /// for [`crate::SessionIndex::ids_only`]): path, id and status; every
+    /// other field empty.
+    pub fn from_prefix(c: &[&'a str]) -> Result<Self, String> {
+        let [path, id, status, .., usage] = c else {
+            return Err(format!(
+                "expected {} cells, found {}",
+                SESSION_PREFIX + 1,
+                c.len()
+            ));
+        };
+        Ok(Self {
+            path: confined(toon::text(path)?.ok_or("`path` is null")?)?,
+            id: toon::text(id)?.ok_or("`id` is null")?,
+            status: toon::text(status)?
+                .ok_or("`status` is null")?
+                .parse()
+                .map_err(|e| format!("{e}"))?,
+            started: std::borrow::Cow::Borrowed(""),
+            channel: None,
+            model: None,
+            participants: None,
+            agents: None,
+            tokens_used: None,
+            duration_ms: None,
+            errors: 0,
+            user_interventions: 0,
+            project: None,
+            usage: UsageCell::Cell(usage),
+        })
+    }
+
     pub fn of(r: &'a SessionRecord) -> Self {
         use std::borrow::Cow::Borrowed;
         let list = |v: &[String]| (!v.is_empty()).then(|| std::borrow::Cow::Owned(v.join(" ")));

@@ -125,6 +125,46 @@ fn a_deleted_or_corrupt_index_gives_the_same_answer() {
 }
 
 #[test]
+fn an_index_row_cut_short_by_hand_is_rebuilt_not_a_panic() {
+    // Each query reads a row's first cells its own way: the whole row
+    // (`list`), the stamp's cells first (`--status`), or the stamp's cells
+    // only (the calendar views from the rollup).
+    let queries: [&[&str]; 4] = [
+        &["session", "list", "--format", "json"],
+        &["session", "list", "--status", "paused", "--format", "json"],
+        &["usage", "monthly", "--json"],
+        &["session", "stats", "--format", "json"],
+    ];
+    let kiln = TestKiln::with_fixtures();
+    let before: Vec<String> = queries.iter().map(|q| kiln.run(q).stdout).collect();
+    let index = kiln.sessions().join(".index.toon");
+    for (query, before) in queries.iter().zip(&before) {
+        let text = std::fs::read_to_string(&index).unwrap();
+        let cut: Vec<String> = text
+            .lines()
+            .map(
+                |l| match l.strip_prefix("  2025-12-10-fix-flaky-test.md,") {
+                    Some(_) => {
+                        "  2025-12-10-fix-flaky-test.md,2025-12-10-fix-flaky-test,paused".into()
+                    }
+                    None => l.to_owned(),
+                },
+            )
+            .collect();
+        assert_ne!(cut.join("\n") + "\n", text, "the row is in the index");
+        std::fs::write(&index, cut.join("\n") + "\n").unwrap();
+        let out = kiln.run(query);
+        assert_eq!(out.code, 0, "{query:?}: {}", out.stderr);
+        assert_eq!(&out.stdout, before, "{query:?}");
+        assert!(
+            out.stderr.contains("index rebuilt"),
+            "{query:?}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
 fn index_check_reports_problems_and_list_still_lists() {
     let kiln = TestKiln::with_fixtures();
     kiln.write(

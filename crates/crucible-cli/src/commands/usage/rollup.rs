@@ -13,6 +13,7 @@ use crucible_index::rollup::Rollup;
 use crucible_index::{DuplicateIds, Filter, SessionIndex};
 use crucible_usage::SessionUsage;
 use jiff::tz::TimeZone;
+use std::io::Write;
 
 use crate::commands::session::query::{report, warn_duplicates};
 use crate::context::Context;
@@ -44,7 +45,7 @@ pub fn load(
     if !unfiltered(filter) {
         return Ok(None);
     }
-    let index = SessionIndex::new(&ctx.store).without_usage();
+    let index = SessionIndex::new(&ctx.store).without_usage().ids_only();
     // The rollup file is read while the visit proves every row fresh.
     let (loaded, visited) = std::thread::scope(|scope| {
         let loaded = scope.spawn(|| index.base_rollup(&day_of_hour(zone)));
@@ -55,18 +56,46 @@ pub fn load(
         (loaded, visited)
     });
     let (opened, shares) = visited?;
-    let Some(file) = loaded else {
+    let Some((lines, ids, sessions)) =
+        loaded.and_then(|file| answer(&index, &opened, file, shares, zone))
+    else {
+        // The other path visits again: what this visit did to the index
+        // (rebuilt it, say) is said here, the files it skipped there.
+        let mut err = crate::render::held::stderr();
+        for w in &opened.warnings {
+            writeln!(err, "{w}")?;
+        }
         return Ok(None);
     };
+    report(ctx, &opened)?;
+    let duplicates = ids.finish();
+    warn_duplicates(ctx, &duplicates)?;
+    let outcome = Outcome::from_files(sessions, opened.index.problems.len());
+    let usage = SessionUsage {
+        lines,
+        ..SessionUsage::default()
+    };
+    Ok(Some((vec![usage], outcome)))
+}
+
+/// The lines from the rollup `file` and the visit's `shares`, the ids seen
+/// and how many sessions; `None` when the rollup cannot answer exactly.
+fn answer(
+    index: &SessionIndex<'_>,
+    opened: &crucible_index::Opened,
+    file: crucible_index::rollup_file::RollupFile,
+    shares: Vec<Share>,
+    zone: &TimeZone,
+) -> Option<(Vec<crucible_core::UsageLine>, DuplicateIds, usize)> {
     if opened.generation != Some(file.base.generation) {
-        return Ok(None);
+        return None;
     }
     let mut fresh = Vec::new();
     let (mut ids, mut sessions, mut fresh_rows) = (DuplicateIds::default(), 0, 0);
     let mut now = Rollup::default();
     for share in shares {
         if share.unreadable {
-            return Ok(None);
+            return None;
         }
         fresh_rows += share.fresh.len();
         fresh.push(share.fresh);
@@ -81,28 +110,12 @@ pub fn load(
     } else {
         // A set only now: most queries find every row fresh.
         let fresh: PathHashes = fresh.into_iter().flatten().collect();
-        match index.usage_outside(&file, &fresh, fresh_rows) {
-            Some(outside) => outside,
-            None => return Ok(None),
-        }
+        index.usage_outside(&file, &fresh, fresh_rows)?
     };
     // The new lines before the old are taken away: a session saved again
     // with the same lines keeps its rows' first request.
-    let Some(lines) = file
-        .days
-        .and_then(|days| index.rollup_lines(days, now, &outside, &day_of_hour(zone)))
-    else {
-        return Ok(None);
-    };
-    report(ctx, &opened)?;
-    let duplicates = ids.finish();
-    warn_duplicates(ctx, &duplicates)?;
-    let outcome = Outcome::from_files(sessions, opened.index.problems.len());
-    let usage = SessionUsage {
-        lines,
-        ..SessionUsage::default()
-    };
-    Ok(Some((vec![usage], outcome)))
+    let lines = index.rollup_lines(file.days?, now, &outside, &day_of_hour(zone))?;
+    Some((lines, ids, sessions))
 }
 
 /// Whether `filter` takes every session (the rollup sums them all).
