@@ -7,6 +7,7 @@
 
 mod allocate;
 pub mod atomic;
+mod byte_order;
 pub mod discovery;
 pub mod journal;
 pub mod lock;
