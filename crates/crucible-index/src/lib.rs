@@ -374,6 +374,11 @@ impl<'s> SessionIndex<'s> {
                 RowState::Stale => pending.stale.reread.push(r.path.clone()),
             }
         }
+        for r in &light.delta.removed {
+            if check.removed_is_back(r) {
+                pending.stale.reread.push(r.clone());
+            }
+        }
         let mut notes = pending.fresh_notes(&check, base_notes);
         let mut problems = pending.fresh_problems(&check, base_problems);
         refresh::relist(
@@ -681,6 +686,10 @@ struct RowScan<S> {
     /// hand) makes the index corrupt.
     path_hashes: Vec<u64>,
     idle: Vec<String>,
+    /// A row whose stamp or live cell does not read (an index edited by
+    /// hand): the fast path declines, and the slow one finds the index
+    /// corrupt and rebuilds it.
+    unreadable: bool,
 }
 
 impl RowPass<'_> {
@@ -700,6 +709,7 @@ impl RowPass<'_> {
             in_changed: Vec::new(),
             path_hashes: Vec::new(),
             idle: Vec::new(),
+            unreadable: false,
         };
         light
             .scan(
@@ -731,10 +741,14 @@ impl RowPass<'_> {
         if self.check.in_changed(path) {
             st.in_changed.push(path.to_owned());
         }
-        let Ok(stamp) = FileStamp::from_cells(c[5], c[4], c[6], c[7]) else {
-            return true;
+        let (Ok(stamp), Some(live @ ("0" | "1"))) = (
+            FileStamp::from_cells(c[5], c[4], c[6], c[7]),
+            c.get(3).copied(),
+        ) else {
+            st.unreadable = true;
+            return false;
         };
-        match self.check.session(path, c.get(3) == Some(&"1"), &stamp) {
+        match self.check.session(path, live == "1", &stamp) {
             RowState::Fresh => {}
             RowState::Live => {
                 st.later.push(path.to_owned());
@@ -833,7 +847,7 @@ impl Pending {
             .flat_map(|s| s.path_hashes.iter().copied())
             .collect();
         hashes.sort_unstable();
-        if hashes.windows(2).any(|w| w[0] == w[1]) {
+        if scans.iter().any(|s| s.unreadable) || hashes.windows(2).any(|w| w[0] == w[1]) {
             // The same path twice, or (astronomically rarely) two paths with
             // one hash: the slow path checks the rows themselves.
             return None;

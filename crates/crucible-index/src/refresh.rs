@@ -173,6 +173,12 @@ impl Check {
         self.file(path, stamp)
     }
 
+    /// Whether a file the delta says was removed is there after all (a
+    /// delta edited by hand, or a file put back): it is then read again.
+    pub fn removed_is_back(&self, path: &str) -> bool {
+        !self.vouched && self.stamper.stat(path, true).is_some()
+    }
+
     /// A notes row (markdown that was not a session).
     pub fn note(&self, path: &str, stamp: &FileStamp) -> RowState {
         self.file(path, stamp)

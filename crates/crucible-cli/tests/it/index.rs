@@ -164,6 +164,113 @@ fn an_index_row_cut_short_by_hand_is_rebuilt_not_a_panic() {
     }
 }
 
+/// `text` with `edit` applied to the first line that `find` picks.
+fn edit_line(text: &str, find: impl Fn(&str) -> bool, edit: impl Fn(&str) -> String) -> String {
+    let mut done = false;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if !done && find(l) {
+                done = true;
+                edit(l)
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    assert!(done, "no line to edit");
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn rollup_and_stamp_cells_edited_by_hand_give_the_same_answers() {
+    let kiln = TestKiln::with_fixtures();
+    let queries: [&[&str]; 3] = [
+        &["session", "stats", "--group-by", "day", "--format", "json"],
+        &["session", "list", "--format", "json"],
+        &["usage", "daily", "--json"],
+    ];
+    let truth: Vec<String> = queries.iter().map(|q| kiln.run(q).stdout).collect();
+    let rollup = kiln.sessions().join(".index-rollup.toon");
+    let base = kiln.sessions().join(".index.toon");
+    type Damage = fn(&str) -> String;
+    let damages: [(&std::path::Path, Damage); 4] = [
+        // Back to the head: read again and again, it looped for ever.
+        (&rollup, |t| {
+            edit_line(t, |l| l.starts_with("stats_at: "), |_| "stats_at: 0".into())
+        }),
+        // A shorter first hourly row: `stats_at` then lands inside the
+        // stats tables' header, which read as another table (every group
+        // 0 tokens).
+        (&rollup, |t| {
+            let rows = t.find("\nrollup[").expect("hourly rows");
+            let at = rows + t[rows..].find("\n  ").expect("a row") + 3;
+            let comma = at + t[at..].find(',').unwrap();
+            format!("{}x{}", &t[..at], &t[comma..])
+        }),
+        // A stamp or live cell that is not a number: the row was dropped.
+        (&base, |t| {
+            edit_line(
+                t,
+                |l| l.starts_with("  2025-12-10-fix-flaky-test.md,"),
+                |l| {
+                    let mut c: Vec<&str> = l.split(',').collect();
+                    c[4] = "x";
+                    c.join(",")
+                },
+            )
+        }),
+        (&base, |t| {
+            edit_line(
+                t,
+                |l| l.starts_with("  2025-12-10-fix-flaky-test.md,"),
+                |l| {
+                    let mut c: Vec<&str> = l.split(',').collect();
+                    c[3] = "2";
+                    c.join(",")
+                },
+            )
+        }),
+    ];
+    let pristine: Vec<(&std::path::Path, String)> = [rollup.as_path(), base.as_path()]
+        .into_iter()
+        .map(|f| (f, std::fs::read_to_string(f).unwrap()))
+        .collect();
+    // A delta that says a file there was removed: the session was hidden.
+    let delta = kiln.sessions().join(".index-delta.toon");
+    for query in &queries {
+        std::fs::write(
+            &delta,
+            "version: 6\nremoved[1]{path}:\n  2025-12-12-start-docs.md\n",
+        )
+        .unwrap();
+        let out = kiln.run(query);
+        let truth = &truth[queries.iter().position(|q| q == query).unwrap()];
+        assert_eq!(
+            (out.code, &out.stdout),
+            (0, truth),
+            "removed, {query:?}: {}",
+            out.stderr
+        );
+    }
+    for (n, (file, damage)) in damages.iter().enumerate() {
+        for (query, truth) in queries.iter().zip(&truth) {
+            // Each query on the damage alone (a query may mend it, or
+            // leave it for the next).
+            for (f, text) in &pristine {
+                std::fs::write(f, text).unwrap();
+            }
+            let text = std::fs::read_to_string(file).unwrap();
+            let damaged = damage(&text);
+            assert_ne!(damaged, text, "damage {n}");
+            std::fs::write(file, &damaged).unwrap();
+            let out = kiln.run(query);
+            assert_eq!(out.code, 0, "damage {n}, {query:?}: {}", out.stderr);
+            assert_eq!(&out.stdout, truth, "damage {n}, {query:?}");
+        }
+    }
+}
+
 #[test]
 fn index_check_reports_problems_and_list_still_lists() {
     let kiln = TestKiln::with_fixtures();

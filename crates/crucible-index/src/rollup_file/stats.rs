@@ -50,14 +50,27 @@ pub fn read_stats(dir: &Path, kind: GroupKind) -> Result<StatsFile, IndexFileErr
         locator_at: None,
         rollup_rows_at: None,
     };
+    // Set by the jump to `stats_at`: the line there must open the stats
+    // tables (an offset edited by hand, or a file whose rows changed
+    // length, would land elsewhere, or back on the head and loop).
+    let mut landed = false;
+    let mut saw_groups = false;
     loop {
         let n = lines.number + 1;
         let Some((_, line)) = lines.next_line().map_err(|m| bad(n, m))? else {
             break;
         };
-        let Some(header) = head.take(line).map_err(|m| bad(n, m))? else {
+        let header = head.take(line).map_err(|m| bad(n, m))?;
+        if std::mem::take(&mut landed) && header.as_ref().is_none_or(|h| h.name != "stats_groups") {
+            return Err(bad(
+                n,
+                "`stats_at` does not point at the stats tables".into(),
+            ));
+        }
+        let Some(header) = header else {
             continue;
         };
+        saw_groups |= header.name == "stats_groups";
         files::check_version(&path, head.version.as_deref())?;
         let number = lines.number;
         let in_table = |m: String| bad(number, format!("table `{}`: {m}", header.name));
@@ -83,7 +96,13 @@ pub fn read_stats(dir: &Path, kind: GroupKind) -> Result<StatsFile, IndexFileErr
                 match head.stats_at.take() {
                     // The same open file: a rollup file written since is
                     // another file.
-                    Some(at) => lines.jump(at).map_err(|e| files::io_error(&path, e))?,
+                    Some(at) if at > lines.offset() => {
+                        lines.jump(at).map_err(|e| files::io_error(&path, e))?;
+                        landed = true;
+                    }
+                    Some(_) => {
+                        return Err(bad(n, "`stats_at` points back into the file".into()));
+                    }
                     None => lines.skip_lines(header.len).map_err(in_table)?,
                 }
             }
@@ -91,6 +110,9 @@ pub fn read_stats(dir: &Path, kind: GroupKind) -> Result<StatsFile, IndexFileErr
         }
     }
     files::check_version(&path, head.version.as_deref())?;
+    if !saw_groups {
+        return Err(bad(lines.number, "no table `stats_groups`".into()));
+    }
     let scalar = |v: Option<u64>, name: &str| v.ok_or_else(|| bad(1, format!("no `{name}` line")));
     let base = super::BaseOf {
         generation: scalar(head.generation, "generation")?,
