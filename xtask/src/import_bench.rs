@@ -96,6 +96,9 @@ fn import_runs(
     for _ in 0..runs.max(1) {
         let sessions = tempfile::tempdir()?;
         let s = sessions.path().to_string_lossy().into_owned();
+        // One run each (timed with its peak memory, under GNU time, whose
+        // own start is small beside an import): a second run would find
+        // the sources imported and the index built.
         let m = measure(cru, &["--dir", &s, "session", "import", projects], 1)?
             .ok_or_else(|| anyhow::anyhow!("cru did not run"))?;
         let d = measure(cru, &["--dir", &s, "usage", "daily", "--json"], 1)?

@@ -24,7 +24,12 @@ pub fn measure(program: &Path, args: &[&str], runs: usize) -> anyhow::Result<Opt
 }
 
 /// [`measure`] with the file `stdin` (when given) as the command's input,
-/// as an agent feeds a hook its event.
+/// as an agent feeds a hook its event. Repeated runs are timed alone and
+/// the peak memory comes from one more run under GNU time (timing through
+/// it added its own start, 2–3 ms, which a command of 7 ms cannot absorb:
+/// a ratio against a slower peer came out a third too low). A single run
+/// is timed under GNU time with its peak: it may change what a next run
+/// would find (an import, a first build).
 pub fn measure_fed(
     program: &Path,
     args: &[&str],
@@ -32,80 +37,101 @@ pub fn measure_fed(
     runs: usize,
 ) -> anyhow::Result<Option<Measured>> {
     let gnu_time = Path::new("/usr/bin/time").exists();
-    let mut best = Duration::MAX;
-    let mut peak = None;
-    for _ in 0..runs.max(1) {
-        let report = tempfile::NamedTempFile::new()?;
-        let mut cmd = if gnu_time {
-            let mut c = Command::new("/usr/bin/time");
-            c.arg("-f")
-                .arg("%M")
-                .arg("-o")
-                .arg(report.path())
-                .arg(program);
-            c
-        } else {
-            Command::new(program)
-        };
-        cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
-        cmd.stdin(match stdin {
-            Some(path) => Stdio::from(std::fs::File::open(path)?),
-            None => Stdio::null(),
-        });
-        let t = Instant::now();
-        let status = match cmd.status() {
-            Ok(s) => s,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e.into()),
-        };
-        let elapsed = t.elapsed();
-        // grep and rg exit 1 when nothing matches; anything above is a failure.
-        anyhow::ensure!(
-            status.code().is_some_and(|c| c <= 1),
-            "{} failed: {status}",
-            program.display()
-        );
-        best = best.min(elapsed);
-        if gnu_time {
-            let kb: Option<u64> = std::fs::read_to_string(report.path())?
-                .lines()
-                .last()
-                .and_then(|l| l.trim().parse().ok());
-            peak = peak.max(kb);
-        }
+    if runs <= 1 {
+        return Ok(run_once(program, args, stdin, gnu_time)?
+            .map(|(best, peak_kb)| Measured { best, peak_kb }));
     }
-    Ok(Some(Measured {
-        best,
-        peak_kb: peak,
-    }))
+    let mut best = Duration::MAX;
+    for _ in 0..runs.max(1) {
+        let Some((elapsed, _)) = run_once(program, args, stdin, false)? else {
+            return Ok(None);
+        };
+        best = best.min(elapsed);
+    }
+    let peak_kb = if gnu_time {
+        run_once(program, args, stdin, true)?.and_then(|(_, kb)| kb)
+    } else {
+        None
+    };
+    Ok(Some(Measured { best, peak_kb }))
 }
 
-/// [`measure`], with `before` run ahead of every run.
+/// One run of `program`: its wall time, and its peak RSS (KB) when
+/// `peak` (run under GNU time); `None` when the program is not there.
+fn run_once(
+    program: &Path,
+    args: &[&str],
+    stdin: Option<&Path>,
+    peak: bool,
+) -> anyhow::Result<Option<(Duration, Option<u64>)>> {
+    let report = tempfile::NamedTempFile::new()?;
+    let mut cmd = if peak {
+        let mut c = Command::new("/usr/bin/time");
+        c.arg("-f")
+            .arg("%M")
+            .arg("-o")
+            .arg(report.path())
+            .arg(program);
+        c
+    } else {
+        Command::new(program)
+    };
+    cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
+    cmd.stdin(match stdin {
+        Some(path) => Stdio::from(std::fs::File::open(path)?),
+        None => Stdio::null(),
+    });
+    let t = Instant::now();
+    let status = match cmd.status() {
+        Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let elapsed = t.elapsed();
+    // grep and rg exit 1 when nothing matches; anything above is a failure.
+    anyhow::ensure!(
+        status.code().is_some_and(|c| c <= 1),
+        "{} failed: {status}",
+        program.display()
+    );
+    let kb = if peak {
+        std::fs::read_to_string(report.path())?
+            .lines()
+            .last()
+            .and_then(|l| l.trim().parse().ok())
+    } else {
+        None
+    };
+    Ok(Some((elapsed, kb)))
+}
+
+/// [`measure`], with `before` run ahead of every run (the peak memory's
+/// run included).
 pub(crate) fn measure_each(
     program: &Path,
     args: &[&str],
     runs: usize,
     before: &dyn Fn() -> anyhow::Result<()>,
 ) -> anyhow::Result<Option<Measured>> {
-    let mut best: Option<Measured> = None;
-    for _ in 0..runs.max(1) {
+    if runs <= 1 {
         before()?;
-        let Some(m) = measure(program, args, 1)? else {
+        return measure(program, args, 1);
+    }
+    let mut best = Duration::MAX;
+    for _ in 0..runs {
+        before()?;
+        let Some((elapsed, _)) = run_once(program, args, None, false)? else {
             return Ok(None);
         };
-        best = Some(match best {
-            Some(b) if b.best <= m.best => Measured {
-                peak_kb: b.peak_kb.max(m.peak_kb),
-                ..b
-            },
-            Some(b) => Measured {
-                peak_kb: b.peak_kb.max(m.peak_kb),
-                ..m
-            },
-            None => m,
-        });
+        best = best.min(elapsed);
     }
-    Ok(best)
+    let peak_kb = if Path::new("/usr/bin/time").exists() {
+        before()?;
+        run_once(program, args, None, true)?.and_then(|(_, kb)| kb)
+    } else {
+        None
+    };
+    Ok(Some(Measured { best, peak_kb }))
 }
 
 /// Rewrites `path` in place (same inode), flipping a trailing newline, so
