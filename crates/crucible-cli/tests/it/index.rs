@@ -182,6 +182,20 @@ fn edit_line(text: &str, find: impl Fn(&str) -> bool, edit: impl Fn(&str) -> Str
     lines.join("\n") + "\n"
 }
 
+/// The base index `text` with cell `n` of the flaky-test session's row
+/// set to `value` (its first cells hold no comma).
+fn flaky_row_cell(text: &str, n: usize, value: &str) -> String {
+    edit_line(
+        text,
+        |l| l.starts_with("  2025-12-10-fix-flaky-test.md,"),
+        |l| {
+            let mut c: Vec<&str> = l.split(',').collect();
+            c[n] = value;
+            c.join(",")
+        },
+    )
+}
+
 #[test]
 fn rollup_and_stamp_cells_edited_by_hand_give_the_same_answers() {
     let kiln = TestKiln::with_fixtures();
@@ -209,28 +223,8 @@ fn rollup_and_stamp_cells_edited_by_hand_give_the_same_answers() {
             format!("{}x{}", &t[..at], &t[comma..])
         }),
         // A stamp or live cell that is not a number: the row was dropped.
-        (&base, |t| {
-            edit_line(
-                t,
-                |l| l.starts_with("  2025-12-10-fix-flaky-test.md,"),
-                |l| {
-                    let mut c: Vec<&str> = l.split(',').collect();
-                    c[4] = "x";
-                    c.join(",")
-                },
-            )
-        }),
-        (&base, |t| {
-            edit_line(
-                t,
-                |l| l.starts_with("  2025-12-10-fix-flaky-test.md,"),
-                |l| {
-                    let mut c: Vec<&str> = l.split(',').collect();
-                    c[3] = "2";
-                    c.join(",")
-                },
-            )
-        }),
+        (&base, |t| flaky_row_cell(t, 4, "x")),
+        (&base, |t| flaky_row_cell(t, 3, "2")),
     ];
     let pristine: Vec<(&std::path::Path, String)> = [rollup.as_path(), base.as_path()]
         .into_iter()
