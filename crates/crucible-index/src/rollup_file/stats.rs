@@ -177,7 +177,17 @@ fn table(
         toon::split_row(trimmed, &mut cells).map_err(at)?;
         columns.order(&cells, &mut ordered);
         match header.name.as_str() {
-            // Only the rows of the kind asked for are read whole.
+            // Only the rows of the kind asked for are read whole; a row of
+            // no kind at all (a cell edited or cut by hand) is corrupt, not
+            // another kind's.
+            "stats_groups"
+                if ordered
+                    .first()
+                    .and_then(|k| GroupKind::from_name(k))
+                    .is_none() =>
+            {
+                return Err(at("`kind` is not one of agent, channel, model, day".into()));
+            }
             "stats_groups" if ordered.first().is_some_and(|k| *k != kind.name()) => {}
             "stats_groups" => {
                 let (key, sums) = group_row(&ordered).map_err(at)?;
