@@ -773,7 +773,7 @@ impl RowPass<'_> {
         each: &(dyn Fn(&mut S, &Facts<'_>, &Decode<'_>) + Sync),
     ) -> Result<(), String> {
         // Prefix cells and the usage cell: a scan that split no more.
-        let mut facts = if cells.len() == record::SESSION_PREFIX + 1 {
+        let mut facts = if self.ids_only && cells.len() == record::SESSION_PREFIX + 1 {
             Facts::from_prefix(cells)?
         } else {
             Facts::from_cells(cells)?

@@ -560,6 +560,15 @@ pub fn refresh(store: &SessionStore<MarkdownCodec>, index: &mut Index) -> Option
             indexed.insert(path.clone());
         }
     }
+    // A file the delta says was removed that is there after all (a delta
+    // edited by hand): read again, as the fast path does.
+    if let Ok(old) = crate::files::load_delta(root) {
+        for path in old.removed {
+            if check.removed_is_back(&path) && !stale.reread.contains(&path) {
+                stale.reread.push(path);
+            }
+        }
+    }
     relist(root, &check.changed, &indexed, &check.known, &mut stale);
     if worth_rebuilding(stale.reread.len(), index.sessions.len()) {
         return None;
