@@ -794,7 +794,16 @@ impl RowPass<'_> {
                 return Ok(());
             }
         }
-        each(&mut st.user, &facts, &|| SessionRecord::from_cells(cells));
+        // A row `each` cannot decode (a count cell edited by hand) makes
+        // the fast path decline; the slow one finds the index corrupt and
+        // rebuilds it (a listing dropped the row).
+        let undecodable = std::cell::Cell::new(false);
+        each(&mut st.user, &facts, &|| {
+            let record = SessionRecord::from_cells(cells);
+            undecodable.set(undecodable.get() | record.is_err());
+            record
+        });
+        st.unreadable |= undecodable.get();
         Ok(())
     }
 }

@@ -13,6 +13,10 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// The most 10× the input may cost against 10 runs of the input (see
+/// [`assert_linear`]).
+const MAX_RATIO: f64 = 20.0;
+
 /// One timing at a time, so the timing tests of this binary do not slow
 /// each other down.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -38,7 +42,7 @@ fn time(cpu: bool, f: impl FnOnce()) -> Duration {
     t.elapsed()
 }
 
-/// Asserts that `run` on `input(10 * n)` costs at most 15 times `run` on
+/// Asserts that `run` on `input(10 * n)` costs at most [`MAX_RATIO`] times `run` on
 /// `input(n)` (a quadratic step would cost 100). `run` must do its work on
 /// the calling thread, whose CPU time is what is counted.
 ///
@@ -77,7 +81,12 @@ pub fn assert_linear<T>(what: &str, start: usize, input: impl Fn(usize) -> T, ru
         let ten_small = fastest(&small_input, 10, 3);
         let large = fastest(&large_input, 1, 3);
         let ratio = 10.0 * large.as_secs_f64() / ten_small.as_secs_f64().max(1e-9);
-        if ratio <= 15.0 {
+        // Ten times the input: 10× for linear work, 100× for quadratic,
+        // 32× for n·√n. Linear code whose data outgrows the caches at the
+        // larger size measured up to 17× (the parser's 80,000 frontmatter
+        // keys, on a 2-core machine: 15.0–17.3× in one run of three), so
+        // 20× still tells them apart.
+        if ratio <= MAX_RATIO {
             return;
         }
         tries.push(format!(
