@@ -220,6 +220,12 @@ fn tools_are_listed_with_schemas_and_read_only_hides_record() {
 #[test]
 fn reading_tools_answer_as_the_cli_does() {
     let kiln = TestKiln::with_fixtures();
+    // Past the racy window of the files just copied (100 ms): a search built
+    // within it keeps them out of the committed index and scores them in
+    // an index in RAM beside it, whose statistics differ, so a later search
+    // that finds them settled gives other scores (the same hits). Both
+    // searches here must see one state.
+    std::thread::sleep(std::time::Duration::from_millis(300));
     let mut c = Client::start(&kiln, &[]);
     let id = "2025-12-10-fix-flaky-test";
     let same = |c: &mut Client, tool: &str, args: Value, cli: &[&str]| {
