@@ -813,13 +813,8 @@ impl<'a> Facts<'a> {
                 c.len()
             ));
         }
+        let named = Self::named(c[0], c[1], c[2], c[USAGE_COLUMN])?;
         Ok(Self {
-            path: confined(toon::text(c[0])?.ok_or("`path` is null")?)?,
-            id: toon::text(c[1])?.ok_or("`id` is null")?,
-            status: toon::text(c[2])?
-                .ok_or("`status` is null")?
-                .parse()
-                .map_err(|e| format!("{e}"))?,
             started: toon::text(c[8])?.ok_or("`started` is null")?,
             channel: toon::text(c[12])?,
             model: toon::text(c[13])?,
@@ -830,7 +825,7 @@ impl<'a> Facts<'a> {
             errors: count(c[21])?,
             user_interventions: count(c[22])?,
             project: toon::text(c[26])?,
-            usage: UsageCell::Cell(c[USAGE_COLUMN]),
+            ..named
         })
     }
 
@@ -845,6 +840,13 @@ impl<'a> Facts<'a> {
                 c.len()
             ));
         };
+        Self::named(path, id, status, usage)
+    }
+
+    /// A row's path, id, status and usage cell read; every other field
+    /// empty (what [`Facts::from_prefix`] gives, and where
+    /// [`Facts::from_cells`] starts).
+    fn named(path: &'a str, id: &'a str, status: &'a str, usage: &'a str) -> Result<Self, String> {
         Ok(Self {
             path: confined(toon::text(path)?.ok_or("`path` is null")?)?,
             id: toon::text(id)?.ok_or("`id` is null")?,
