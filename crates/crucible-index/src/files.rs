@@ -319,6 +319,12 @@ fn dir_stamp(cells: &[&str]) -> Result<DirStamp, String> {
 
 /// Reads the base and applies the delta.
 pub fn load(dir: &Path) -> Result<Index, IndexFileError> {
+    load_with_removed(dir).map(|(index, _)| index)
+}
+
+/// [`load`], and the paths the delta says were removed (which the
+/// freshness check looks for: one there after all is read again).
+pub fn load_with_removed(dir: &Path) -> Result<(Index, Vec<String>), IndexFileError> {
     let path = dir.join(BASE);
     let text = read(&path)?;
     let doc = parse_doc(&path, &text)?;
@@ -353,7 +359,7 @@ pub fn load(dir: &Path) -> Result<Index, IndexFileError> {
     )?;
     let delta = load_delta(dir)?;
     apply(&mut index, &delta);
-    Ok(index)
+    Ok((index, delta.removed))
 }
 
 /// Applies a delta: its paths replace the base's.

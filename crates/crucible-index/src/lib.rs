@@ -239,10 +239,10 @@ impl<'s> SessionIndex<'s> {
         let root = self.store.dir();
         let loaded = {
             let _shared = crucible_core::DirLock::acquire_shared(root);
-            files::load(root)
+            files::load_with_removed(root)
         };
         let mut opened = match loaded {
-            Ok(mut index) => match refresh::refresh(self.store, &mut index) {
+            Ok((mut index, removed)) => match refresh::refresh(self.store, &mut index, &removed) {
                 Some(delta) => {
                     self.save_delta(&delta);
                     Opened {
@@ -374,11 +374,6 @@ impl<'s> SessionIndex<'s> {
                 RowState::Stale => pending.stale.reread.push(r.path.clone()),
             }
         }
-        for r in &light.delta.removed {
-            if check.removed_is_back(r) {
-                pending.stale.reread.push(r.clone());
-            }
-        }
         let mut notes = pending.fresh_notes(&check, base_notes);
         let mut problems = pending.fresh_problems(&check, base_problems);
         refresh::relist(
@@ -388,6 +383,7 @@ impl<'s> SessionIndex<'s> {
             &check.known,
             &mut pending.stale,
         );
+        check.reread_removed_but_there(&light.delta.removed, &mut pending.stale.reread);
         drop(shared);
         // Live sessions are read below; a listing that found their journal
         // must not read (and count) them a second time.

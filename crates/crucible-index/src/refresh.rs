@@ -173,10 +173,19 @@ impl Check {
         self.file(path, stamp)
     }
 
-    /// Whether a file the delta says was removed is there after all (a
-    /// delta edited by hand, or a file put back): it is then read again.
-    pub fn removed_is_back(&self, path: &str) -> bool {
-        !self.vouched && self.stamper.stat(path, true).is_some()
+    /// Adds to `reread` the files of `removed` (the delta's) that are there
+    /// after all (a delta edited by hand, or a file put back), unless a
+    /// listing already did: the one rule of both the fast path and
+    /// [`refresh`], after [`relist`].
+    pub fn reread_removed_but_there(&self, removed: &[String], reread: &mut Vec<String>) {
+        if self.vouched {
+            return;
+        }
+        for path in removed {
+            if self.stamper.stat(path, true).is_some() && !reread.contains(path) {
+                reread.push(path.clone());
+            }
+        }
     }
 
     /// A notes row (markdown that was not a session).
@@ -531,7 +540,12 @@ pub fn worth_rebuilding(stale: usize, rows: usize) -> bool {
 /// what changed (to be persisted when the directory is writable), or
 /// `None` when so much changed that a rebuild is cheaper
 /// ([`worth_rebuilding`]); `index` is then as it was.
-pub fn refresh(store: &SessionStore<MarkdownCodec>, index: &mut Index) -> Option<Delta> {
+/// `removed`: the removed paths of the delta `index` was loaded with.
+pub fn refresh(
+    store: &SessionStore<MarkdownCodec>,
+    index: &mut Index,
+    removed: &[String],
+) -> Option<Delta> {
     let root = store.dir();
     let check = Check::new(root, &index.dirs);
     let mut stale = Stale::default();
@@ -560,16 +574,8 @@ pub fn refresh(store: &SessionStore<MarkdownCodec>, index: &mut Index) -> Option
             indexed.insert(path.clone());
         }
     }
-    // A file the delta says was removed that is there after all (a delta
-    // edited by hand): read again, as the fast path does.
-    if let Ok(old) = crate::files::load_delta(root) {
-        for path in old.removed {
-            if check.removed_is_back(&path) && !stale.reread.contains(&path) {
-                stale.reread.push(path);
-            }
-        }
-    }
     relist(root, &check.changed, &indexed, &check.known, &mut stale);
+    check.reread_removed_but_there(removed, &mut stale.reread);
     if worth_rebuilding(stale.reread.len(), index.sessions.len()) {
         return None;
     }
