@@ -56,17 +56,27 @@ impl Pane {
 
     /// The screen once it holds `text` (waiting up to 10 s).
     fn wait_for(&self, text: &str) -> String {
+        self.wait_until(text, |screen| screen.contains(text))
+    }
+
+    /// The screen once `ready` holds for it and two captures 50 ms apart
+    /// agree (waiting up to 10 s): tmux can capture a frame that is still
+    /// being written, so the text asked for may be on screen before the
+    /// rest of its frame is.
+    fn wait_until(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
+        let mut last = String::new();
         loop {
             let screen = self.screen();
-            if screen.contains(text) {
+            if ready(&screen) && screen == last {
                 return screen;
             }
             assert!(
                 start.elapsed() < Duration::from_secs(10),
-                "no {text:?} in:\n{screen}"
+                "no {what} in:\n{screen}"
             );
             std::thread::sleep(Duration::from_millis(50));
+            last = screen;
         }
     }
 }
@@ -158,9 +168,12 @@ fn esc_leaves_with_the_terminal_restored_and_resume_offers_paused_first() {
     }
     let kiln = TestKiln::with_fixtures();
     let pane = Pane::start(&command(&kiln.sessions(), "session resume")).unwrap();
-    // The rows, not only the title: the list is read while the frame
-    // already shows ("loading…").
-    let screen = pane.wait_for("▶");
+    // The rows and the preview, not only the title: the list is read
+    // while the frame already shows ("loading…"), and tmux can capture a
+    // frame that is still being written.
+    let screen = pane.wait_until("a row and its preview", |screen| {
+        screen.contains('▶') && (screen.contains("Where it stops") || screen.contains("phase"))
+    });
     assert!(
         screen.contains("Resume a session (paused first)"),
         "{screen}"
