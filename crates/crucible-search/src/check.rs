@@ -135,20 +135,28 @@ pub fn check(dir: &Path) -> Result<CheckReport, SearchError> {
     for (path, now) in &current {
         match manifest.files.get(path) {
             None => {
-                out.insert(Disagreement::NotIndexed { path: path.clone() });
+                out.insert(Disagreement::NotIndexed {
+                    path: path.to_owned(),
+                });
             }
             Some(then) if *then == Stamp::NOT_INDEXED => {
-                out.insert(Disagreement::NotIndexed { path: path.clone() });
+                out.insert(Disagreement::NotIndexed {
+                    path: path.to_owned(),
+                });
             }
             Some(then) if !same_file(then, now) => {
-                out.insert(Disagreement::Changed { path: path.clone() });
+                out.insert(Disagreement::Changed {
+                    path: path.to_owned(),
+                });
             }
             Some(_) => {}
         }
     }
     for path in manifest.files.keys() {
         if !current.contains_key(path) {
-            out.insert(Disagreement::Gone { path: path.clone() });
+            out.insert(Disagreement::Gone {
+                path: path.to_owned(),
+            });
         }
     }
     for path in indexed_paths(&home, &searcher)? {

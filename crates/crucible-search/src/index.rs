@@ -622,7 +622,7 @@ fn add_files(
     max_file_bytes: u64,
     warnings: &mut Vec<IndexWarning>,
 ) -> Result<(), SearchError> {
-    let keys: Vec<&String> = files.keys().collect();
+    let keys: Vec<&str> = files.keys().collect();
     let half = (crate::parallel::cores() / 2).max(1);
     let results = crate::parallel::chunked(&keys, half, |part| {
         let mut skipped = Vec::new();

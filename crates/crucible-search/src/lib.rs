@@ -23,6 +23,7 @@ mod parallel;
 pub mod pending;
 pub mod query;
 pub mod search;
+pub mod stamps;
 pub mod tokenizer;
 
 use std::path::PathBuf;

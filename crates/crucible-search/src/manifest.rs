@@ -9,7 +9,8 @@
 //! on every core, and the manifest is a line per file that is read without
 //! a JSON parser.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
@@ -43,8 +44,7 @@ impl Stamp {
     };
 }
 
-/// Stamps by path relative to the sessions directory.
-pub type Stamps = BTreeMap<String, Stamp>;
+pub use crate::stamps::Stamps;
 
 /// The first line of a manifest, before its version.
 const HEADER: &str = "crucible-search manifest ";
@@ -134,7 +134,7 @@ pub fn write(manifest: &Manifest) -> Vec<u8> {
     write_files(
         manifest.version,
         &manifest.dirs,
-        manifest.files.iter().map(|(p, s)| (p.as_str(), s)),
+        manifest.files.iter(),
         manifest.files.len(),
     )
 }
@@ -181,13 +181,13 @@ pub fn write_pending(committed: &Manifest, current: &Manifest) -> Vec<u8> {
     let mut old = committed.files.iter().peekable();
     let mut new = current.files.keys().peekable();
     let merged = std::iter::from_fn(move || match (old.peek(), new.peek()) {
-        (Some((o, _)), Some(n)) if n < o => new.next().map(|n| (n.as_str(), &Stamp::NOT_INDEXED)),
+        (Some((o, _)), Some(n)) if n < o => new.next().map(|n| (n, &Stamp::NOT_INDEXED)),
         (Some((o, _)), Some(n)) if n == o => {
             new.next();
-            old.next().map(|(p, s)| (p.as_str(), s))
+            old.next()
         }
-        (Some(_), _) => old.next().map(|(p, s)| (p.as_str(), s)),
-        (None, Some(_)) => new.next().map(|n| (n.as_str(), &Stamp::NOT_INDEXED)),
+        (Some(_), _) => old.next(),
+        (None, Some(_)) => new.next().map(|n| (n, &Stamp::NOT_INDEXED)),
         (None, None) => None,
     });
     write_files(
@@ -221,7 +221,11 @@ pub fn read(bytes: &[u8]) -> Result<Manifest, ManifestError> {
         version,
         ..Manifest::default()
     };
-    let mut files = Vec::new();
+    // Sized up front from the line count (a line per file, give or take
+    // the folders'): grown by doubling, the entries of 100,000 files were
+    // copied and their pages zeroed again and again.
+    let lines_left = memchr_count(b'\n', text.as_bytes());
+    manifest.files = Stamps::with_capacity(lines_left, text.len());
     for (i, line) in lines.enumerate() {
         let corrupt = |expected| ManifestError::Corrupt {
             line: i + 2,
@@ -233,11 +237,11 @@ pub fn read(bytes: &[u8]) -> Result<Manifest, ManifestError> {
             let path = unescape(path).ok_or(corrupt("`d CTIME PATH`"))?;
             manifest.dirs.push((path, ctime));
         } else {
-            files.push(entry(line).ok_or(corrupt("six numbers (or `-`) and a path"))?);
+            let (path, stamp) = entry(line).ok_or(corrupt("six numbers (or `-`) and a path"))?;
+            // Written in path order: each is added at the end.
+            manifest.files.push(&path, stamp);
         }
     }
-    // Written in path order, so the map is built without a search per entry.
-    manifest.files = files.into_iter().collect();
     Ok(manifest)
 }
 
@@ -283,9 +287,20 @@ pub fn read_not_indexed(bytes: &[u8]) -> Result<NotIndexed, ManifestError> {
     Ok(NotIndexed { version, files })
 }
 
+/// The count of `byte` in `bytes`.
+fn memchr_count(byte: u8, bytes: &[u8]) -> usize {
+    bytes.iter().filter(|b| **b == byte).count()
+}
+
 pub(crate) fn unescape(raw: &str) -> Option<String> {
+    unescaped(raw).map(Cow::into_owned)
+}
+
+/// `raw` with its escapes undone, borrowed when it has none (nearly every
+/// path).
+fn unescaped(raw: &str) -> Option<Cow<'_, str>> {
     if !raw.contains('\\') {
-        return Some(raw.to_owned());
+        return Some(Cow::Borrowed(raw));
     }
     let mut path = String::with_capacity(raw.len());
     let mut chars = raw.chars();
@@ -300,10 +315,10 @@ pub(crate) fn unescape(raw: &str) -> Option<String> {
             path.push(c);
         }
     }
-    Some(path)
+    Some(Cow::Owned(path))
 }
 
-fn entry(line: &str) -> Option<(String, Stamp)> {
+fn entry(line: &str) -> Option<(Cow<'_, str>, Stamp)> {
     let mut fields = line.splitn(7, ' ');
     let mut next = || fields.next();
     let size = next()?.parse().ok()?;
@@ -314,7 +329,7 @@ fn entry(line: &str) -> Option<(String, Stamp)> {
         ("-", "-") => None,
         (s, c) => Some((s.parse().ok()?, c.parse().ok()?)),
     };
-    let path = unescape(next()?)?;
+    let path = unescaped(next()?)?;
     let stamp = Stamp {
         size,
         mtime_ns,
@@ -383,7 +398,7 @@ pub fn restamp(dir: &Path, manifest: &Manifest, written_ns: i64) -> Option<Resta
             return None;
         }
     }
-    let files: Vec<(&String, &Stamp)> = manifest.files.iter().collect();
+    let files: Vec<(&str, &Stamp)> = manifest.files.iter().collect();
     // One stamp per file, in order (`None`: gone).
     let stamped: Vec<Option<Stamp>> = par_filter_map(&files, |(rel, old)| {
         let journal = old
@@ -401,7 +416,7 @@ pub fn restamp(dir: &Path, manifest: &Manifest, written_ns: i64) -> Option<Resta
     let files = files
         .into_iter()
         .zip(stamped)
-        .filter_map(|((rel, _), now)| Some((rel.clone(), now?)))
+        .filter_map(|((rel, _), now)| Some((rel, now?)))
         .collect();
     Some(Restamped::Changed(Manifest {
         version: manifest.version,
@@ -422,7 +437,7 @@ pub fn stamps_of<'a>(dir: &Path, files: impl IntoIterator<Item = &'a String>) ->
         .filter_map(|rel| {
             let stamp = stat_at(&fd, rel)?;
             let journal = journal_stamp(&fd, &journal_of(rel));
-            Some((rel.clone(), Stamp { journal, ..stamp }))
+            Some((rel.as_str(), Stamp { journal, ..stamp }))
         })
         .collect()
 }
@@ -439,21 +454,21 @@ pub fn changed_between(then: &Stamps, now: &Stamps, written_ns: i64) -> BTreeSet
             (None, None) => break,
             (Some((old_path, old)), Some((new_path, new))) if old_path == new_path => {
                 if !unchanged(old, new, written_ns) {
-                    changed.insert((*new_path).clone());
+                    changed.insert((*new_path).to_owned());
                 }
                 then.next();
                 now.next();
             }
             (Some((old_path, _)), Some((new_path, _))) if new_path < old_path => {
-                changed.insert((*new_path).clone());
+                changed.insert((*new_path).to_owned());
                 now.next();
             }
             (Some((old_path, _)), _) => {
-                changed.insert((*old_path).clone());
+                changed.insert((*old_path).to_owned());
                 then.next();
             }
             (None, Some((new_path, _))) => {
-                changed.insert((*new_path).clone());
+                changed.insert((*new_path).to_owned());
                 now.next();
             }
         }
@@ -619,7 +634,7 @@ mod tests {
             files in proptest::collection::btree_map("\\PC*|[ \\\\\n a-z]*", stamp(), 0..20),
             dirs in proptest::collection::vec(("\\PC*|[ \\\\\n a-z/]*", any::<i64>()), 0..5),
         ) {
-            let manifest = Manifest { version: 7, dirs, files };
+            let manifest = Manifest { version: 7, dirs, files: files.into_iter().collect() };
             prop_assert_eq!(read(&write(&manifest)), Ok(manifest));
         }
     }
@@ -644,6 +659,7 @@ mod tests {
                 .map(|(k, _)| k.clone())
                 .chain(then.keys().filter(|k| !now.contains_key(*k)).cloned())
                 .collect();
+            let (then, now): (Stamps, Stamps) = (then.into_iter().collect(), now.into_iter().collect());
             prop_assert_eq!(changed_between(&then, &now, written_ns), expected);
         }
     }
@@ -660,13 +676,13 @@ mod tests {
             ),
             dirs in proptest::collection::vec(("\\PC*|[ 0\\\\\n a-z/]*", any::<i64>()), 0..5),
         ) {
-            let manifest = Manifest { version: 7, dirs, files };
+            let manifest = Manifest { version: 7, dirs, files: files.into_iter().collect() };
             let light = read_not_indexed(&write(&manifest)).unwrap();
             let expected: Vec<String> = manifest
                 .files
                 .iter()
                 .filter(|(_, s)| **s == Stamp::NOT_INDEXED)
-                .map(|(p, _)| p.clone())
+                .map(|(p, _)| p.to_owned())
                 .collect();
             prop_assert_eq!(light.version, 7);
             prop_assert_eq!(light.files, expected);
@@ -681,13 +697,21 @@ mod tests {
             committed in proptest::collection::btree_map("[a-e]{1,3}", stamp(), 0..12),
             current in proptest::collection::btree_map("[a-e]{1,3}", stamp(), 0..12),
         ) {
-            let committed = Manifest { version: 4, dirs: vec![], files: committed };
-            let current = Manifest { version: 4, dirs: vec![("x".into(), 9)], files: current };
-            let mut files = committed.files.clone();
-            for key in current.files.keys() {
+            let mut files = committed.clone();
+            for key in current.keys() {
                 files.entry(key.clone()).or_insert(Stamp::NOT_INDEXED);
             }
-            let expected = Manifest { version: 4, dirs: current.dirs.clone(), files };
+            let committed = Manifest { version: 4, dirs: vec![], files: committed.into_iter().collect() };
+            let current = Manifest {
+                version: 4,
+                dirs: vec![("x".into(), 9)],
+                files: current.into_iter().collect(),
+            };
+            let expected = Manifest {
+                version: 4,
+                dirs: current.dirs.clone(),
+                files: files.into_iter().collect(),
+            };
             prop_assert_eq!(write_pending(&committed, &current), write(&expected));
         }
     }
@@ -701,7 +725,7 @@ mod tests {
         let mut bytes = write(&Manifest {
             version: 2,
             dirs: vec![(String::new(), 5)],
-            files: BTreeMap::from([(
+            files: Stamps::from_iter([(
                 "a.md".to_owned(),
                 Stamp {
                     size: 1,
