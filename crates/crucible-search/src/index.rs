@@ -121,6 +121,16 @@ pub struct Opened {
     /// there was no manifest to go by), rather than only the manifest's
     /// files `stat`ed again.
     pub listed: bool,
+    /// The manifest being written meanwhile: [`Opened::finish`] waits.
+    pub saving: crate::deferred::ManifestWrite,
+}
+
+impl Opened {
+    /// Waits for what opening still writes (the manifest after a folder
+    /// was listed again); its error, if that failed.
+    pub fn finish(&mut self) -> Result<(), SearchError> {
+        self.saving.finish()
+    }
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SearchError + '_ {
@@ -168,7 +178,9 @@ pub fn open_vouched(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchErr
     };
     // Only the files not written in yet are taken from the manifest: a
     // map of 100,000 stamps would be most of this search's time.
-    if let Ok((index, not_indexed, _)) = load_with(&home, manifest::read_not_indexed) {
+    if let Ok((index, not_indexed, _)) =
+        load_with(&home, |bytes| manifest::read_not_indexed(&bytes))
+    {
         let mut changed: BTreeSet<String> = named.into_iter().collect();
         changed.extend(not_indexed.files);
         if changed.is_empty() {
@@ -177,6 +189,7 @@ pub fn open_vouched(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchErr
                 parts: vec![(searcher(&index)?, Vec::new())],
                 warnings: Vec::new(),
                 listed: false,
+                saving: Default::default(),
             });
         }
         if changed.len() <= PENDING_FILES {
@@ -191,6 +204,7 @@ pub fn open_vouched(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchErr
                 ],
                 warnings,
                 listed: false,
+                saving: Default::default(),
             });
         }
     }
@@ -220,6 +234,7 @@ fn open_catching_up(
                 parts: vec![(searcher(index)?, Vec::new())],
                 warnings: Vec::new(),
                 listed: false,
+                saving: Default::default(),
             };
             return Ok((opened, true));
         }
@@ -227,13 +242,17 @@ fn open_catching_up(
         _ => None,
     };
     let listed = current.is_none();
-    let current = match current {
-        Some(current) => current,
-        None => manifest::stamps(dir, SCHEMA_VERSION)?,
+    let current = match (current, &loaded) {
+        (Some(current), _) => current,
+        // A folder changed: listed again, the files the manifest names
+        // `stat`ed meanwhile.
+        (None, Ok((_, manifest, _))) => manifest::relisted(dir, SCHEMA_VERSION, &manifest.files)?,
+        (None, Err(_)) => manifest::stamps(dir, SCHEMA_VERSION)?,
     };
     let lock = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK));
     let mut warnings = Vec::new();
     let (_, fields) = schema();
+    let mut saving = crate::deferred::ManifestWrite::default();
     let (parts, committed) = match loaded {
         Ok((index, manifest, written_ns)) => {
             let held = lock.is_some();
@@ -245,7 +264,12 @@ fn open_catching_up(
                 max_file_bytes,
                 write_all,
             };
-            catch_up.run(&manifest, written_ns, &current, listed, held, &mut warnings)?
+            let (parts, committed, write_pending) =
+                catch_up.run(&manifest, written_ns, &current, listed, held, &mut warnings)?;
+            if write_pending {
+                saving = crate::deferred::ManifestWrite::pending(home, manifest, current, lock);
+            }
+            (parts, committed)
         }
         Err(reason) if lock.is_some() => {
             warnings.push(IndexWarning::Rebuilt { reason });
@@ -263,6 +287,7 @@ fn open_catching_up(
         parts,
         warnings,
         listed,
+        saving,
     };
     Ok((opened, committed))
 }
@@ -292,8 +317,10 @@ impl CatchUp<'_> {
     /// The searchers that answer: the committed index, with the files
     /// changed since it was written left out of it and read directly, or
     /// written into it first when there are many and the lock is `held`;
-    /// and whether the committed index holds every file (none read
-    /// directly).
+    /// whether the committed index holds every file (none read directly);
+    /// and whether the manifest is to be written with the new files named
+    /// as not written in ([`manifest::write_pending`]: by the caller, on a
+    /// thread of its own, under the lock).
     fn run(
         &self,
         manifest: &Manifest,
@@ -302,7 +329,7 @@ impl CatchUp<'_> {
         listed: bool,
         held: bool,
         warnings: &mut Vec<IndexWarning>,
-    ) -> Result<(Parts, bool), SearchError> {
+    ) -> Result<(Parts, bool, bool), SearchError> {
         let changed = manifest::changed_between(&manifest.files, &current.files, written_ns);
         let fresh: Stamps = changed
             .iter()
@@ -317,7 +344,7 @@ impl CatchUp<'_> {
             if held && listed {
                 save_manifest(self.home, current, Durability::Deferred)?;
             }
-            Ok((vec![(searcher(self.index)?, Vec::new())], true))
+            Ok((vec![(searcher(self.index)?, Vec::new())], true, false))
         } else if held
             && (self.write_all || changed.len() > PENDING_FILES || pending_bytes > PENDING_BYTES)
         {
@@ -345,21 +372,14 @@ impl CatchUp<'_> {
             writer.commit()?;
             drop(writer);
             save_manifest(self.home, current, Durability::Deferred)?;
-            Ok((vec![(searcher(self.index)?, Vec::new())], true))
+            Ok((vec![(searcher(self.index)?, Vec::new())], true, false))
         } else {
             let ram = in_ram(self.dir, &fresh, self.max_file_bytes, warnings)?;
-            if held && listed {
-                save_bytes(
-                    self.home,
-                    &manifest::write_pending(manifest, current),
-                    Durability::Deferred,
-                )?;
-            }
             let parts = vec![
                 (searcher(self.index)?, changed.into_iter().collect()),
                 (ram, Vec::new()),
             ];
-            Ok((parts, false))
+            Ok((parts, false, held && listed))
         }
     }
 }
@@ -462,14 +482,14 @@ fn check_no_links(home: &Path) -> Result<(), String> {
 
 /// The index, its manifest, and when the manifest was written (ns).
 pub(crate) fn load(home: &Path) -> Result<(Index, Manifest, i64), String> {
-    load_with(home, manifest::read)
+    load_with(home, manifest::read_keeping)
 }
 
 /// [`load`] with the manifest read by `read` (the whole of it, or only the
 /// files not written in yet: [`manifest::read_not_indexed`]).
 fn load_with<M: ManifestLike>(
     home: &Path,
-    read: impl FnOnce(&[u8]) -> Result<M, manifest::ManifestError>,
+    read: impl FnOnce(Vec<u8>) -> Result<M, manifest::ManifestError>,
 ) -> Result<(Index, M, i64), String> {
     check_no_links(home)?;
     let path = home.join(MANIFEST);
@@ -485,7 +505,7 @@ fn load_with<M: ManifestLike>(
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
     std::io::Read::read_to_end(&mut file, &mut bytes)
         .map_err(|e| format!("has no readable manifest ({e})"))?;
-    let manifest = match read(&bytes) {
+    let manifest = match read(bytes) {
         Ok(m) if m.version() == SCHEMA_VERSION => m,
         Err(manifest::ManifestError::Version(version)) => {
             return Err(format!(
@@ -591,7 +611,11 @@ fn save_manifest(
 }
 
 /// [`save_manifest`] of a manifest's bytes.
-fn save_bytes(home: &Path, bytes: &[u8], durability: Durability) -> Result<(), SearchError> {
+pub(crate) fn save_bytes(
+    home: &Path,
+    bytes: &[u8],
+    durability: Durability,
+) -> Result<(), SearchError> {
     let path = home.join(MANIFEST);
     crucible_core::store::atomic::write_atomic_with(&path, &[bytes], durability)
         .map_err(io(&path))?;

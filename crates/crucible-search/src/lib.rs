@@ -16,6 +16,7 @@
 //! it disagrees with the files (`cru session index --rebuild`, `--check`).
 
 pub mod check;
+mod deferred;
 pub mod document;
 pub mod index;
 pub mod manifest;

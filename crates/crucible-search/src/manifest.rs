@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::os::fd::OwnedFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crucible_core::store::{journal, walk};
 
@@ -78,7 +78,25 @@ pub struct Manifest {
     /// itself), each with its inode change time (ns) when it was listed.
     pub dirs: Vec<(String, i64)>,
     pub files: Stamps,
+    /// The bytes it was read from, when they can be copied back.
+    pub verbatim: Verbatim,
 }
+
+/// The bytes a manifest was read from, kept when its file lines are its
+/// files one for one and in order (as cru writes them), with where the
+/// first of those lines starts: a manifest written again with a few files
+/// added copies the lines of the others instead of formatting 100,000
+/// stamps again. Not part of what a manifest says: any two are equal.
+#[derive(Debug, Clone, Default)]
+pub struct Verbatim(Option<(Vec<u8>, usize)>);
+
+impl PartialEq for Verbatim {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Verbatim {}
 
 pub(crate) fn push_path(out: &mut String, path: &str) {
     // Most paths have nothing to escape: copied whole (a char at a time was
@@ -147,29 +165,38 @@ pub fn write_files<'a>(
     files: impl Iterator<Item = (&'a str, &'a Stamp)>,
     count: usize,
 ) -> Vec<u8> {
-    use std::fmt::Write as _;
     let mut out = String::with_capacity(64 * count + 32);
+    push_head(&mut out, version, dirs);
+    for (path, s) in files {
+        push_file(&mut out, path, s);
+    }
+    out.into_bytes()
+}
+
+fn push_head(out: &mut String, version: u32, dirs: &[(String, i64)]) {
+    use std::fmt::Write as _;
     let _ = writeln!(out, "{HEADER}{version}");
     for (path, ctime) in dirs {
         out.push_str("d ");
-        push_i64(&mut out, *ctime);
-        push_path(&mut out, path);
+        push_i64(out, *ctime);
+        push_path(out, path);
     }
-    for (path, s) in files {
-        push_u64(&mut out, s.size);
-        push_i64(&mut out, s.mtime_ns);
-        push_u64(&mut out, s.inode);
-        push_i64(&mut out, s.ctime_ns);
-        match s.journal {
-            Some((size, ctime)) => {
-                push_u64(&mut out, size);
-                push_i64(&mut out, ctime);
-            }
-            None => out.push_str("- - "),
+}
+
+/// A file's line: `size mtime inode ctime journal-size journal-ctime path`.
+fn push_file(out: &mut String, path: &str, s: &Stamp) {
+    push_u64(out, s.size);
+    push_i64(out, s.mtime_ns);
+    push_u64(out, s.inode);
+    push_i64(out, s.ctime_ns);
+    match s.journal {
+        Some((size, ctime)) => {
+            push_u64(out, size);
+            push_i64(out, ctime);
         }
-        push_path(&mut out, path);
+        None => out.push_str("- - "),
     }
-    out.into_bytes()
+    push_path(out, path);
 }
 
 /// The manifest of the committed index `committed`, with the folders as
@@ -178,6 +205,9 @@ pub fn write_files<'a>(
 /// the folders, and reads them (they differ from that stamp) until they
 /// are written in. Made by merging the two in path order, no map built.
 pub fn write_pending(committed: &Manifest, current: &Manifest) -> Vec<u8> {
+    if let Verbatim(Some((bytes, files_at))) = &committed.verbatim {
+        return write_pending_verbatim(bytes, *files_at, committed, current);
+    }
     let mut old = committed.files.iter().peekable();
     let mut new = current.files.keys().peekable();
     let merged = std::iter::from_fn(move || match (old.peek(), new.peek()) {
@@ -198,9 +228,71 @@ pub fn write_pending(committed: &Manifest, current: &Manifest) -> Vec<u8> {
     )
 }
 
+/// [`write_pending`] copying the committed files' lines from `bytes`, the
+/// committed manifest as it was read (its file lines from `files_at`, one
+/// per file of `committed`, in order): only the folders and the new files'
+/// lines are formatted.
+fn write_pending_verbatim(
+    bytes: &[u8],
+    files_at: usize,
+    committed: &Manifest,
+    current: &Manifest,
+) -> Vec<u8> {
+    let mut head = String::new();
+    push_head(&mut head, committed.version, &current.dirs);
+    let mut out = head.into_bytes();
+    out.reserve(
+        bytes.len() - files_at + 64 * current.files.len().saturating_sub(committed.files.len()),
+    );
+    let mut new = current.files.keys().peekable();
+    let mut line = String::new();
+    let mut not_indexed = |out: &mut Vec<u8>, path: &str| {
+        line.clear();
+        push_file(&mut line, path, &Stamp::NOT_INDEXED);
+        out.extend_from_slice(line.as_bytes());
+    };
+    // Lines from `run` up to `at` (the start of the next committed line)
+    // are copied at once, when a new line must go before the next.
+    let (mut run, mut at) = (files_at, files_at);
+    for path in committed.files.keys() {
+        while let Some(n) = new.next_if(|n| n.as_bytes() < path.as_bytes()) {
+            out.extend_from_slice(&bytes[run..at]);
+            run = at;
+            not_indexed(&mut out, n);
+        }
+        new.next_if(|n| *n == path);
+        at += bytes[at..]
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(bytes.len() - at, |i| i + 1);
+    }
+    out.extend_from_slice(&bytes[run..at]);
+    for n in new {
+        not_indexed(&mut out, n);
+    }
+    out
+}
+
 /// Reads a manifest written by [`write`]. A manifest of version 1 (JSON,
 /// before this format) is told as version 1.
 pub fn read(bytes: &[u8]) -> Result<Manifest, ManifestError> {
+    read_lines(bytes).map(|(manifest, _)| manifest)
+}
+
+/// [`read`], keeping `bytes` in the manifest when its file lines can be
+/// copied back ([`Verbatim`]).
+pub fn read_keeping(bytes: Vec<u8>) -> Result<Manifest, ManifestError> {
+    let (mut manifest, files_at) = read_lines(&bytes)?;
+    if let Some(files_at) = files_at {
+        manifest.verbatim = Verbatim(Some((bytes, files_at)));
+    }
+    Ok(manifest)
+}
+
+/// [`read`], and where the file lines start when they are the files one
+/// for one and in order, after every folder line, the last ending with a
+/// newline.
+fn read_lines(bytes: &[u8]) -> Result<(Manifest, Option<usize>), ManifestError> {
     if bytes.first() == Some(&b'{') {
         return Err(ManifestError::Version(1));
     }
@@ -226,23 +318,31 @@ pub fn read(bytes: &[u8]) -> Result<Manifest, ManifestError> {
     // copied and their pages zeroed again and again.
     let lines_left = memchr_count(b'\n', text.as_bytes());
     manifest.files = Stamps::with_capacity(lines_left, text.len());
+    let mut files_at = None;
+    let mut verbatim = text.ends_with('\n');
+    let mut last: Option<Cow<'_, str>> = None;
     for (i, line) in lines.enumerate() {
         let corrupt = |expected| ManifestError::Corrupt {
             line: i + 2,
             expected,
         };
         if let Some(rest) = line.strip_prefix("d ") {
+            verbatim &= files_at.is_none();
             let (ctime, path) = rest.split_once(' ').ok_or(corrupt("`d CTIME PATH`"))?;
             let ctime = ctime.parse().map_err(|_| corrupt("`d CTIME PATH`"))?;
             let path = unescape(path).ok_or(corrupt("`d CTIME PATH`"))?;
             manifest.dirs.push((path, ctime));
         } else {
             let (path, stamp) = entry(line).ok_or(corrupt("six numbers (or `-`) and a path"))?;
+            files_at.get_or_insert(line.as_ptr() as usize - text.as_ptr() as usize);
+            verbatim &= last.is_none_or(|l| l.as_bytes() < path.as_bytes());
             // Written in path order: each is added at the end.
             manifest.files.push(&path, stamp);
+            last = Some(path);
         }
     }
-    Ok(manifest)
+    let files_at = files_at.unwrap_or(text.len());
+    Ok((manifest, verbatim.then_some(files_at)))
 }
 
 /// The files of a manifest stamped [`Stamp::NOT_INDEXED`], and its
@@ -343,23 +443,60 @@ fn entry(line: &str) -> Option<(Cow<'_, str>, Stamp)> {
 /// The stat of every session file of `dir` (the walker every command uses
 /// lists them), by path relative to `dir`, and of every directory walked.
 pub fn stamps(dir: &Path, version: u32) -> Result<Manifest, SearchError> {
+    relisted(dir, version, &Stamps::new())
+}
+
+/// [`stamps`] when a manifest names the files `known` already: while this
+/// thread lists the folders, the other cores `stat` those files, so a
+/// search after a save (a folder changed, so it is listed again) pays for
+/// the listing beside the `stat`s instead of before them. A file the
+/// listing finds that was not `stat`ed (new, or gone at that moment) is
+/// `stat`ed after it.
+///
+/// Only stamps are taken early, never text: a file replaced after its early
+/// `stat` keeps the older stamp here, differs from it at the next search
+/// and is read again then; no answer is built from text newer than its
+/// stamp says.
+pub fn relisted(dir: &Path, version: u32, known: &Stamps) -> Result<Manifest, SearchError> {
     let io = |source| SearchError::Io {
         path: dir.to_owned(),
         source,
     };
-    let tree = walk::session_tree(dir).map_err(io)?;
-    let files: Vec<(String, &PathBuf)> = tree.files.iter().map(|f| (relative(dir, f), f)).collect();
     let fd = open_dir(dir).map_err(io)?;
-    // A stamp per file, in order (`None`: gone since the listing); the
-    // paths are then moved into the map, not copied.
-    let stamped: Vec<Option<Stamp>> = par_filter_map(&files, |(rel, full)| {
+    let known_paths: Vec<&str> = known.keys().collect();
+    let (tree, early) = std::thread::scope(|scope| {
+        let early = scope.spawn(|| par_filter_map(&known_paths, |rel| Some(stat_at(&fd, rel))));
+        let tree = walk::session_tree(dir);
+        let early = early
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (tree, early)
+    });
+    let tree = tree.map_err(io)?;
+    let mut early = known_paths.iter().copied().zip(early).peekable();
+    let mut files = Stamps::with_capacity(tree.files.len(), tree.files.len() * 40);
+    for full in &tree.files {
+        let rel = relative(dir, full);
+        // Both in byte order of their paths: the early stamps are walked
+        // beside the listing, not looked up.
+        while early
+            .next_if(|(k, _)| k.as_bytes() < rel.as_bytes())
+            .is_some()
+        {}
+        let stamp = match early.next_if(|(k, _)| *k == rel) {
+            Some((_, Some(stamp))) => Some(stamp),
+            _ => stat_at(&fd, &rel),
+        };
+        let Some(stamp) = stamp else {
+            continue; // gone since the listing
+        };
         let journal = tree
             .journals
-            .contains(*full)
-            .then(|| journal_stamp(&fd, &journal_of(rel)))
+            .contains(full)
+            .then(|| journal_stamp(&fd, &journal_of(&rel)))
             .flatten();
-        Some(stat_at(&fd, rel).map(|stamp| Stamp { journal, ..stamp }))
-    });
+        files.push(&rel, Stamp { journal, ..stamp });
+    }
     let dirs = tree
         .dirs
         .iter()
@@ -368,17 +505,14 @@ pub fn stamps(dir: &Path, version: u32) -> Result<Manifest, SearchError> {
             let ns = changed
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map_or(0, |t| i64::try_from(t.as_nanos()).unwrap_or(i64::MAX));
-            (relative(dir, d), ns)
+            (relative(dir, d).into_owned(), ns)
         })
         .collect();
     Ok(Manifest {
         version,
         dirs,
-        files: files
-            .into_iter()
-            .zip(stamped)
-            .filter_map(|((rel, _), stamp)| Some((rel, stamp?)))
-            .collect(),
+        files,
+        verbatim: Verbatim::default(),
     })
 }
 
@@ -422,6 +556,7 @@ pub fn restamp(dir: &Path, manifest: &Manifest, written_ns: i64) -> Option<Resta
         version: manifest.version,
         dirs: manifest.dirs.clone(),
         files,
+        verbatim: Verbatim::default(),
     }))
 }
 
@@ -503,7 +638,7 @@ pub const RACY_NS: i64 = 100_000_000;
 /// `path` relative to `dir`, which the walker's paths start with: cut as
 /// bytes (`Path::strip_prefix` compares component by component, a tenth
 /// of a listing's time at 100,000 files), else as components.
-fn relative(dir: &Path, path: &Path) -> String {
+fn relative<'a>(dir: &Path, path: &'a Path) -> Cow<'a, str> {
     let (d, p) = (
         dir.as_os_str().as_encoded_bytes(),
         path.as_os_str().as_encoded_bytes(),
@@ -513,12 +648,9 @@ fn relative(dir: &Path, path: &Path) -> String {
         && !d.is_empty()
         && !d.ends_with(b"/")
     {
-        return String::from_utf8_lossy(rest).into_owned();
+        return String::from_utf8_lossy(rest);
     }
-    path.strip_prefix(dir)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .into_owned()
+    path.strip_prefix(dir).unwrap_or(path).to_string_lossy()
 }
 
 /// `f` over `items` on every core, in order.
@@ -634,7 +766,7 @@ mod tests {
             files in proptest::collection::btree_map("\\PC*|[ \\\\\n a-z]*", stamp(), 0..20),
             dirs in proptest::collection::vec(("\\PC*|[ \\\\\n a-z/]*", any::<i64>()), 0..5),
         ) {
-            let manifest = Manifest { version: 7, dirs, files: files.into_iter().collect() };
+            let manifest = Manifest { version: 7, dirs, files: files.into_iter().collect(), ..Manifest::default() };
             prop_assert_eq!(read(&write(&manifest)), Ok(manifest));
         }
     }
@@ -676,7 +808,7 @@ mod tests {
             ),
             dirs in proptest::collection::vec(("\\PC*|[ 0\\\\\n a-z/]*", any::<i64>()), 0..5),
         ) {
-            let manifest = Manifest { version: 7, dirs, files: files.into_iter().collect() };
+            let manifest = Manifest { version: 7, dirs, files: files.into_iter().collect(), ..Manifest::default() };
             let light = read_not_indexed(&write(&manifest)).unwrap();
             let expected: Vec<String> = manifest
                 .files
@@ -701,19 +833,81 @@ mod tests {
             for key in current.keys() {
                 files.entry(key.clone()).or_insert(Stamp::NOT_INDEXED);
             }
-            let committed = Manifest { version: 4, dirs: vec![], files: committed.into_iter().collect() };
+            let committed = Manifest { version: 4, dirs: vec![], files: committed.into_iter().collect(), ..Manifest::default() };
             let current = Manifest {
                 version: 4,
                 dirs: vec![("x".into(), 9)],
                 files: current.into_iter().collect(),
+                ..Manifest::default()
             };
             let expected = Manifest {
                 version: 4,
                 dirs: current.dirs.clone(),
                 files: files.into_iter().collect(),
+                ..Manifest::default()
             };
             prop_assert_eq!(write_pending(&committed, &current), write(&expected));
         }
+    }
+
+    proptest! {
+        /// Copying the committed lines as they were read writes the very
+        /// bytes formatting them again writes, whatever the paths (escapes,
+        /// newlines, any script) and wherever the new files fall.
+        #[test]
+        fn pending_copied_from_the_bytes_read_is_pending_formatted(
+            committed in proptest::collection::btree_map("\\PC{0,4}|[ \\\\\n a-e]{1,3}", stamp(), 0..12),
+            current in proptest::collection::btree_map("\\PC{0,4}|[ \\\\\n a-e]{1,3}", stamp(), 0..12),
+            dirs in proptest::collection::vec(("[ \\\\\n a-z/]*", any::<i64>()), 0..3),
+        ) {
+            let committed = Manifest {
+                version: 4,
+                dirs,
+                files: committed.into_iter().collect(),
+                ..Manifest::default()
+            };
+            let current = Manifest {
+                version: 4,
+                dirs: vec![("x".into(), 9)],
+                files: current.into_iter().collect(),
+                ..Manifest::default()
+            };
+            let read_back = read_keeping(write(&committed)).unwrap();
+            prop_assert!(matches!(read_back.verbatim, Verbatim(Some(_))));
+            prop_assert_eq!(
+                write_pending(&read_back, &current),
+                write_pending(&committed, &current)
+            );
+        }
+    }
+
+    /// A manifest edited by hand out of order (or with a folder line among
+    /// the files) is not copied from: its files are sorted when read.
+    #[test]
+    fn a_manifest_out_of_order_is_formatted_again() {
+        let line = |p: &str| format!("1 2 3 4 - - {p}\n");
+        let text = format!("{HEADER}5\nd 7 \n{}{}", line("b.md"), line("a.md"));
+        let read_back = read_keeping(text.clone().into_bytes()).unwrap();
+        assert!(matches!(read_back.verbatim, Verbatim(None)));
+        let moved = format!("{HEADER}5\n{}d 7 \n{}", line("a.md"), line("b.md"));
+        assert!(matches!(
+            read_keeping(moved.into_bytes()).unwrap().verbatim,
+            Verbatim(None)
+        ));
+        let current = Manifest {
+            version: 5,
+            files: [("c.md", Stamp::NOT_INDEXED)].into_iter().collect(),
+            ..Manifest::default()
+        };
+        let plain = Manifest {
+            verbatim: Verbatim::default(),
+            ..read_back.clone()
+        };
+        assert_eq!(
+            write_pending(&read_back, &current),
+            write_pending(&plain, &current)
+        );
+        assert_eq!(read_back.files.keys().collect::<Vec<_>>(), ["a.md", "b.md"]);
     }
 
     #[test]
@@ -735,6 +929,7 @@ mod tests {
                     journal: None,
                 },
             )]),
+            ..Manifest::default()
         });
         bytes.extend_from_slice(b"12 x 3 4 - - b.md\n");
         assert_eq!(

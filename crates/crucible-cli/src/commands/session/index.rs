@@ -141,7 +141,8 @@ fn search_index(ctx: &Context, args: &IndexArgs) -> anyhow::Result<CheckReport> 
             parts: rebuilt.parts,
         };
     } else if built && !args.check {
-        let opened = crucible_search::open(dir, ctx.store.max_file_bytes()).map_err(fail)?;
+        let mut opened = crucible_search::open(dir, ctx.store.max_file_bytes()).map_err(fail)?;
+        opened.finish().map_err(fail)?;
         let shown = opened
             .warnings
             .iter()

@@ -223,6 +223,8 @@ pub(super) fn hits(ctx: &Context, requests: &[Request]) -> anyhow::Result<(Vec<V
             ask(&opened).map_err(fail)?
         }
     };
+    // The manifest written beside the query, after a folder was listed.
+    opened.finish().map_err(fail)?;
     let mut err = anstream::stderr();
     let mut skipped = false;
     for w in &opened.warnings {
