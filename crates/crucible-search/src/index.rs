@@ -219,6 +219,7 @@ fn open_catching_up(
     write_all: bool,
 ) -> Result<(Opened, bool), SearchError> {
     let home = dir.join(names::SEARCH_INDEX);
+    let listing = manifest::start_listing_if_changed(dir, &home.join(MANIFEST));
     let loaded = load(&home);
     // With no directory changed since the manifest, its files are the
     // session files: each is `stat`ed again without listing anything.
@@ -246,8 +247,10 @@ fn open_catching_up(
         (Some(current), _) => current,
         // A folder changed: listed again, the files the manifest names
         // `stat`ed meanwhile.
-        (None, Ok((_, manifest, _))) => manifest::relisted(dir, SCHEMA_VERSION, &manifest.files)?,
-        (None, Err(_)) => manifest::stamps(dir, SCHEMA_VERSION)?,
+        (None, Ok((_, manifest, _))) => {
+            manifest::relisted(dir, SCHEMA_VERSION, &manifest.files, listing)?
+        }
+        (None, Err(_)) => manifest::relisted(dir, SCHEMA_VERSION, &Stamps::new(), listing)?,
     };
     let lock = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK));
     let mut warnings = Vec::new();

@@ -443,7 +443,27 @@ fn entry(line: &str) -> Option<(Cow<'_, str>, Stamp)> {
 /// The stat of every session file of `dir` (the walker every command uses
 /// lists them), by path relative to `dir`, and of every directory walked.
 pub fn stamps(dir: &Path, version: u32) -> Result<Manifest, SearchError> {
-    relisted(dir, version, &Stamps::new())
+    relisted(dir, version, &Stamps::new(), None)
+}
+
+/// A listing of the sessions folder started on a thread of its own (see
+/// [`Listing::start`]).
+pub type Listing = std::thread::JoinHandle<std::io::Result<walk::Tree>>;
+
+/// Starts listing `dir` on a thread of its own when its change time says
+/// the manifest at `manifest_path` is older than its last change, so that
+/// it must be listed again (see [`restamp`]): the listing then goes on
+/// while the manifest is read. `None` when that is not plain from the two
+/// `stat`s; [`relisted`] lists in line then, as before.
+pub fn start_listing_if_changed(dir: &Path, manifest_path: &Path) -> Option<Listing> {
+    use std::os::unix::fs::MetadataExt as _;
+    let written = std::fs::metadata(manifest_path).ok()?;
+    let folder = std::fs::metadata(dir).ok()?;
+    let ns = |s: i64, n: i64| s * 1_000_000_000 + n;
+    let changed = ns(folder.ctime(), folder.ctime_nsec()) + RACY_NS
+        >= ns(written.mtime(), written.mtime_nsec());
+    let dir = dir.to_owned();
+    changed.then(|| std::thread::spawn(move || walk::session_tree(&dir)))
 }
 
 /// [`stamps`] when a manifest names the files `known` already: while this
@@ -457,7 +477,14 @@ pub fn stamps(dir: &Path, version: u32) -> Result<Manifest, SearchError> {
 /// `stat` keeps the older stamp here, differs from it at the next search
 /// and is read again then; no answer is built from text newer than its
 /// stamp says.
-pub fn relisted(dir: &Path, version: u32, known: &Stamps) -> Result<Manifest, SearchError> {
+///
+/// `listing` is the listing of `dir` already under way, if one is.
+pub fn relisted(
+    dir: &Path,
+    version: u32,
+    known: &Stamps,
+    listing: Option<Listing>,
+) -> Result<Manifest, SearchError> {
     let io = |source| SearchError::Io {
         path: dir.to_owned(),
         source,
@@ -466,7 +493,12 @@ pub fn relisted(dir: &Path, version: u32, known: &Stamps) -> Result<Manifest, Se
     let known_paths: Vec<&str> = known.keys().collect();
     let (tree, early) = std::thread::scope(|scope| {
         let early = scope.spawn(|| par_filter_map(&known_paths, |rel| Some(stat_at(&fd, rel))));
-        let tree = walk::session_tree(dir);
+        let tree = match listing {
+            Some(listing) => listing
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            None => walk::session_tree(dir),
+        };
         let early = early
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -474,7 +506,10 @@ pub fn relisted(dir: &Path, version: u32, known: &Stamps) -> Result<Manifest, Se
     });
     let tree = tree.map_err(io)?;
     let mut early = known_paths.iter().copied().zip(early).peekable();
-    let mut files = Stamps::with_capacity(tree.files.len(), tree.files.len() * 40);
+    let mut files = Stamps::with_capacity(
+        tree.files.len(),
+        known.path_bytes().max(tree.files.len() * 40),
+    );
     for full in &tree.files {
         let rel = relative(dir, full);
         // Both in byte order of their paths: the early stamps are walked
@@ -490,9 +525,8 @@ pub fn relisted(dir: &Path, version: u32, known: &Stamps) -> Result<Manifest, Se
         let Some(stamp) = stamp else {
             continue; // gone since the listing
         };
-        let journal = tree
-            .journals
-            .contains(full)
+        // Few sessions are live: the set is not hashed into when empty.
+        let journal = (!tree.journals.is_empty() && tree.journals.contains(full))
             .then(|| journal_stamp(&fd, &journal_of(&rel)))
             .flatten();
         files.push(&rel, Stamp { journal, ..stamp });
@@ -547,11 +581,13 @@ pub fn restamp(dir: &Path, manifest: &Manifest, written_ns: i64) -> Option<Resta
     if same {
         return Some(Restamped::Unchanged);
     }
-    let files = files
-        .into_iter()
-        .zip(stamped)
-        .filter_map(|((rel, _), now)| Some((rel, now?)))
-        .collect();
+    let mut now = Stamps::with_capacity(files.len(), manifest.files.path_bytes());
+    for ((rel, _), stamp) in files.into_iter().zip(stamped) {
+        if let Some(stamp) = stamp {
+            now.push(rel, stamp);
+        }
+    }
+    let files = now;
     Some(Restamped::Changed(Manifest {
         version: manifest.version,
         dirs: manifest.dirs.clone(),

@@ -76,6 +76,11 @@ impl Stamps {
         self.entries = kept;
     }
 
+    /// The bytes of every path together.
+    pub fn path_bytes(&self) -> usize {
+        self.paths.len()
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -118,7 +123,9 @@ impl Stamps {
 impl<S: AsRef<str>> FromIterator<(S, Stamp)> for Stamps {
     fn from_iter<I: IntoIterator<Item = (S, Stamp)>>(iter: I) -> Self {
         let iter = iter.into_iter();
-        let mut stamps = Self::with_capacity(iter.size_hint().0, 0);
+        // The most there can be (a filtered iterator's least is none).
+        let (least, most) = iter.size_hint();
+        let mut stamps = Self::with_capacity(most.unwrap_or(least), 0);
         for (path, stamp) in iter {
             stamps.push(path.as_ref(), stamp);
         }

@@ -173,3 +173,39 @@ fn a_few_changes_are_read_directly_and_many_are_written_into_the_index() {
     assert_eq!(search(dir, "numbat").0, ["b"]);
     assert!(search(dir, "wombat").0.is_empty());
 }
+
+/// After the folder changed, the files the manifest knows are `stat`ed
+/// while it is listed again; what the listing finds in their place is
+/// still judged as every walk judges it: a session replaced by a FIFO is
+/// passed over (never opened, so nothing hangs), one replaced by a link
+/// out of the folder is not read through it, one saved over is read again,
+/// and a file added meanwhile is found.
+#[test]
+fn sessions_replaced_by_a_fifo_or_a_link_out_are_passed_over_after_listing_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    for id in ["a", "b", "c"] {
+        std::fs::write(dir.join(format!("{id}.md")), session(id, "the wombat")).unwrap();
+    }
+    search(dir, "wombat");
+    settle(dir);
+
+    std::fs::remove_file(dir.join("a.md")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.join("a.md"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let secret = outside.path().join("b.md");
+    std::fs::write(&secret, session("b", "a secret quokka")).unwrap();
+    std::fs::remove_file(dir.join("b.md")).unwrap();
+    std::os::unix::fs::symlink(&secret, dir.join("b.md")).unwrap();
+    std::fs::write(dir.join(".c.tmp"), session("c", "a numbat")).unwrap();
+    std::fs::rename(dir.join(".c.tmp"), dir.join("c.md")).unwrap();
+    std::fs::write(dir.join("d.md"), session("d", "a numbat too")).unwrap();
+
+    let (ids, opened) = search_ids(dir, "wombat OR quokka OR numbat");
+    assert!(opened.listed);
+    assert_eq!(ids, ["c", "d"]);
+}
