@@ -21,6 +21,7 @@ pub mod refresh;
 pub mod rollup;
 pub mod rollup_file;
 pub mod scan;
+pub mod seal;
 pub mod stats;
 pub mod stats_rollup;
 mod table_file;
@@ -210,6 +211,7 @@ impl<'s> SessionIndex<'s> {
                         &built.phase_chunks,
                     ),
                 }
+                .and_then(|()| seal::write(root))
                 .map_err(|e| e.to_string())
             });
             if let Err(e) = written {
@@ -239,7 +241,9 @@ impl<'s> SessionIndex<'s> {
         let root = self.store.dir();
         let loaded = {
             let _shared = crucible_core::DirLock::acquire_shared(root);
-            files::load_with_removed(root)
+            // The files' own damage is named first (it says more); then
+            // whether they are the ones cru wrote.
+            files::load_with_removed(root).and_then(|loaded| seal::check(root).map(|()| loaded))
         };
         let mut opened = match loaded {
             Ok((mut index, removed)) => match refresh::refresh(self.store, &mut index, &removed) {
@@ -344,6 +348,7 @@ impl<'s> SessionIndex<'s> {
         // change made before this point (see [`watcher`]).
         let trusted = self.trust_watcher && watcher::trusted(root, SystemTime::now());
         let shared = crucible_core::DirLock::acquire_shared(root);
+        seal::check(root).ok()?;
         let light = files::Light::load(root, self.usage).ok()?;
         let dirs = light.dirs().ok()?;
         if dirs.is_empty() {
@@ -534,6 +539,7 @@ impl<'s> SessionIndex<'s> {
     pub fn base_rollup(&self, day: &dyn Fn(i64) -> Option<i64>) -> Option<rollup_file::RollupFile> {
         let root = self.store.dir();
         let _shared = crucible_core::DirLock::acquire_shared(root);
+        seal::check(root).ok()?;
         rollup_file::read_days(root, day).ok()
     }
 
@@ -543,6 +549,7 @@ impl<'s> SessionIndex<'s> {
     pub fn base_stats(&self, kind: stats_rollup::GroupKind) -> Option<rollup_file::StatsFile> {
         let root = self.store.dir();
         let _shared = crucible_core::DirLock::acquire_shared(root);
+        seal::check(root).ok()?;
         rollup_file::read_stats(root, kind).ok()
     }
 
@@ -557,6 +564,7 @@ impl<'s> SessionIndex<'s> {
     ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
         let root = self.store.dir();
         let _shared = crucible_core::DirLock::acquire_shared(root);
+        seal::check(root).ok()?;
         rollup.usage_outside(root, fresh, fresh_rows)
     }
 
@@ -571,6 +579,7 @@ impl<'s> SessionIndex<'s> {
         day: &dyn Fn(i64) -> Option<i64>,
     ) -> Option<Vec<crucible_core::UsageLine>> {
         let _shared = crucible_core::DirLock::acquire_shared(self.store.dir());
+        seal::check(self.store.dir()).ok()?;
         days.lines(now, taken, day)
     }
 
@@ -584,7 +593,7 @@ impl<'s> SessionIndex<'s> {
         // phases file in place.
         let loaded = {
             let _shared = crucible_core::DirLock::acquire_shared(root);
-            files::load_phases(root)
+            files::load_phases(root).and_then(|phases| seal::check(root).map(|()| phases))
         };
         if let Ok(p) = loaded {
             Ok(p)

@@ -8,6 +8,7 @@ use crucible_core::{SessionLog, StoreObserver};
 use crate::files::{self, COMPACT_AT, Delta, IndexFileError};
 use crate::record::{FileStamp, PhaseRecord, SessionRecord};
 use crate::scan::relative;
+use crate::seal;
 
 /// Keeps the index of one sessions directory current as the store writes.
 /// It runs under the store's lock, and only updates an index that exists:
@@ -35,6 +36,9 @@ impl IndexObserver {
         let live = journal_path(path).exists();
         let record = SessionRecord::from_summary(rel.clone(), &summary, FileStamp::of(&meta), live);
         let phases = PhaseRecord::from_summary(&rel, &summary);
+        // Index files cru did not write are not added to: the next read
+        // rebuilds them.
+        seal::check(&self.root)?;
         // A delta that cannot be read is replaced: what it held is in the files.
         let mut delta = files::load_delta(&self.root).unwrap_or_default();
         // Only this file is recorded. Its directory's stamp is left alone even
@@ -42,11 +46,7 @@ impl IndexObserver {
         // an editor, `cp`, a sync tool) is found by the next read, which
         // lists the directory again.
         delta.set(&rel, Some((record, phases)), None);
-        if delta.sessions.len() + delta.problems.len() + delta.removed.len() > COMPACT_AT {
-            compact(&self.root, &delta)
-        } else {
-            files::write_delta(&self.root, &delta)
-        }
+        save(&self.root, &delta)
     }
 }
 
@@ -81,11 +81,20 @@ impl StoreObserver for IndexObserver {
 
 /// A delta with one path's new state, for callers outside the observer.
 pub fn upsert(root: &Path, changes: impl FnOnce(&mut Delta)) -> Result<(), IndexFileError> {
+    seal::check(root)?;
     let mut delta = files::load_delta(root).unwrap_or_default();
     changes(&mut delta);
+    save(root, &delta)
+}
+
+/// Writes `delta`, folded into the base when it has grown large, and
+/// seals the files written. The caller holds the writer lock and has
+/// checked the seal.
+fn save(root: &Path, delta: &Delta) -> Result<(), IndexFileError> {
     if delta.sessions.len() + delta.problems.len() + delta.removed.len() > COMPACT_AT {
-        compact(root, &delta)
+        compact(root, delta)?;
     } else {
-        files::write_delta(root, &delta)
+        files::write_delta(root, delta)?;
     }
+    seal::write(root)
 }

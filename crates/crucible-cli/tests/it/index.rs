@@ -306,6 +306,54 @@ fn rollup_and_stamp_cells_edited_by_hand_give_the_same_answers() {
     }
 }
 
+/// Cells changed by hand to other plausible values (a title, a status, a
+/// token count), which no freshness rule can tell from cru's own since the
+/// session files stay as they were: the seal
+/// (`crucible-index/src/seal.rs`) says the files are not the ones cru
+/// wrote, and every answer is the full parse's.
+#[test]
+fn plausible_values_edited_by_hand_are_not_believed() {
+    let kiln = TestKiln::with_fixtures();
+    let queries: [&[&str]; 4] = [
+        &["session", "list", "--format", "json"],
+        &["session", "list", "--status", "paused", "--format", "json"],
+        &["usage", "session", "--json"],
+        &["usage", "daily", "--json"],
+    ];
+    let truth: Vec<String> = queries.iter().map(|q| kiln.run(q).stdout).collect();
+    // Settled: rebuilt past the racy window, so every row is trusted as it
+    // is and none waits in a delta.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(kiln.run(&["session", "index", "--rebuild"]).code, 0);
+    let base = kiln.sessions().join(".index.toon");
+    let usage = kiln.sessions().join(".index-usage.toon");
+    let edits: [(&std::path::Path, &str, &str); 3] = [
+        (
+            &base,
+            "Fix the flaky store test",
+            "Fix the fuzzy store test",
+        ),
+        (
+            &base,
+            "2025-12-10-fix-flaky-test,paused,",
+            "2025-12-10-fix-flaky-test,active,",
+        ),
+        (&usage, "|6910|", "|6911|"),
+    ];
+    for (file, from, to) in edits {
+        let text = std::fs::read_to_string(file).unwrap();
+        assert!(text.contains(from), "{from}");
+        std::fs::write(file, text.replacen(from, to, 1)).unwrap();
+        for (query, truth) in queries.iter().zip(&truth) {
+            let out = kiln.run(query);
+            assert_eq!(out.code, 0, "{from}, {query:?}: {}", out.stderr);
+            assert_eq!(&out.stdout, truth, "{from}, {query:?}");
+        }
+        // The rebuild put the file back as cru writes it.
+        assert!(!std::fs::read_to_string(file).unwrap().contains(to), "{to}");
+    }
+}
+
 #[test]
 fn index_check_reports_problems_and_list_still_lists() {
     let kiln = TestKiln::with_fixtures();

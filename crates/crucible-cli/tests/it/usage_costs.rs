@@ -96,7 +96,22 @@ fn a_damaged_usage_cell_is_named_on_stderr_and_the_rest_still_counts() {
     assert!(text.contains("|damaged-model|"), "{text}");
     // The hour after the model becomes a word: the cell no longer decodes.
     let damaged = regex_lite_replace(&text, "|damaged-model|", "|damaged-model|x");
+    std::fs::write(&index, &damaged).unwrap();
+    // Written by another hand, the index is not believed: it is rebuilt
+    // from the sessions, with a warning, and every count is there.
+    let (v, stderr) = json(&kiln, &["usage", "session", "--json"]);
+    assert!(stderr.contains("index rebuilt"), "{stderr}");
+    assert!(
+        !stderr.contains("could not be read from the index"),
+        "{stderr}"
+    );
+    assert!(v["totals"]["inputTokens"].as_u64().unwrap() > 0, "{v}");
+    // A cell cru itself wrote and cannot read back (sealed as its own):
+    // named, and the rest still counts.
+    let text = std::fs::read_to_string(&index).unwrap();
+    let damaged = regex_lite_replace(&text, "|damaged-model|", "|damaged-model|x");
     std::fs::write(&index, damaged).unwrap();
+    crucible_index::seal::write(&kiln.sessions()).unwrap();
 
     // The views that read every cell (stats by status, and `usage
     // session`, which no rollup answers) name it.

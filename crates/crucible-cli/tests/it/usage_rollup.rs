@@ -227,10 +227,11 @@ fn stats_from_the_rollup_equal_stats_from_every_cell_after_any_change() {
     std::thread::sleep(Duration::from_millis(150));
 
     // Nothing changed: the answer comes from the rollup alone, without
-    // the usage file (made unreadable here; reading it would rebuild the
-    // index, with a warning).
+    // the usage file (made unreadable here, and sealed as if cru had
+    // written it: reading it would rebuild the index, with a warning).
     let before = stats(&kiln);
     std::fs::write(dir.join(".index-usage.toon"), "not an index\n").unwrap();
+    crucible_index::seal::write(&dir).unwrap();
     for by in STATS_GROUPINGS {
         let out = kiln.run(&["session", "stats", "--group-by", by, "--format", "json"]);
         assert_eq!(out.code, 0, "{}", out.stderr);

@@ -24,6 +24,9 @@ pub const INDEX_USAGE: &str = ".index-usage.toon";
 pub const INDEX_ROLLUP: &str = ".index-rollup.toon";
 /// What saves changed since the index was written.
 pub const INDEX_DELTA: &str = ".index-delta.toon";
+/// The stamps of the index files as cru last wrote them (crucible-index's
+/// `seal`): an index file that differs was written by another hand.
+pub const INDEX_SEAL: &str = ".index-seal";
 /// The full-text search index (a directory of tantivy segments and its
 /// manifest; crucible-search).
 pub const SEARCH_INDEX: &str = ".search";
