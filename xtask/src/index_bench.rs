@@ -419,7 +419,7 @@ mod tests {
         let (mut truth, mut true_phases) = full_parse(dir.path());
         assert_eq!(index.sessions.len(), 300);
         let ids = |v: Vec<SessionRecord>| v.into_iter().map(|r| r.id).collect::<Vec<_>>();
-        let mut phases = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();
+        let (mut phases, _) = SessionIndex::new(&store).phases(&|_, _| {}).unwrap();
         // Both sides in one order: `stats` adds the costs sources wrote
         // (floating point) in the order it is given sessions, and the
         // corpus's records carry such costs, so another order can differ in

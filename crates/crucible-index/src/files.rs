@@ -456,10 +456,12 @@ pub(crate) fn write(path: &Path, text: &str) -> Result<(), IndexFileError> {
         let mut f =
             own_file_for_write(path, std::fs::OpenOptions::new().write(true).truncate(true))
                 .map_err(io)?;
-        f.write_all(text.as_bytes()).map_err(io)
+        f.write_all(text.as_bytes()).map_err(io)?;
     } else {
-        write_atomic(path, text.as_bytes()).map_err(io)
+        write_atomic(path, text.as_bytes()).map_err(io)?;
     }
+    crate::seal::note(path);
+    Ok(())
 }
 
 /// A new write's generation: the base, the usage file and the rollup file
@@ -554,7 +556,9 @@ fn write_phases(path: &Path, rows: usize, chunks: &[String]) -> Result<(), Index
     for c in chunks {
         out.write_all(c.as_bytes()).map_err(io)?;
     }
-    out.flush().map_err(io)
+    out.flush().map_err(io)?;
+    crate::seal::note(path);
+    Ok(())
 }
 
 /// An index file emptied for writing whole, in place, through a large
@@ -603,7 +607,10 @@ fn write_base_rows(
     // An error names the base; either file half written is a corrupt index.
     base_rows_to(&mut out, &mut usage, generation, sessions, problems, notes).map_err(io(&path))?;
     usage.flush().map_err(io(&usage_path))?;
-    out.flush().map_err(io(&path))
+    out.flush().map_err(io(&path))?;
+    crate::seal::note(&usage_path);
+    crate::seal::note(&path);
+    Ok(())
 }
 
 /// The base's scalars, `sessions` (records sorted by path, or a rebuild's
@@ -677,7 +684,9 @@ fn append_dirs(dir: &Path, dirs: &[DirStamp]) -> Result<(), IndexFileError> {
     let mut text = String::new();
     dirs_table(&mut text, &dirs);
     let mut f = own_file_for_write(&path, std::fs::OpenOptions::new().append(true)).map_err(io)?;
-    f.write_all(text.as_bytes()).map_err(io)
+    f.write_all(text.as_bytes()).map_err(io)?;
+    crate::seal::note(&path);
+    Ok(())
 }
 
 pub fn write_all(
@@ -834,7 +843,11 @@ pub fn create_missing(dir: &Path) -> Result<(), IndexFileError> {
                 .create(true)
                 .truncate(false),
         )
-        .map_err(|source| IndexFileError::Io { path, source })?;
+        .map_err(|source| IndexFileError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        crate::seal::note(&path);
     }
     Ok(())
 }

@@ -583,25 +583,52 @@ impl<'s> SessionIndex<'s> {
         days.lines(now, taken, day)
     }
 
-    /// Every phase record, for `stats --group-by phase`.
+    /// Every phase record, for `stats --group-by phase`, and the warnings
+    /// to show (an index rebuilt, or not saved).
     pub fn phases(
         &self,
         progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<Vec<PhaseRecord>, IndexError> {
+    ) -> Result<(Vec<PhaseRecord>, Vec<String>), IndexError> {
         let root = self.store.dir();
         // Under the shared lock, as the base is read: a rebuild rewrites the
         // phases file in place.
-        let loaded = {
+        let loaded = || {
             let _shared = crucible_core::DirLock::acquire_shared(root);
             files::load_phases(root).and_then(|phases| seal::check(root).map(|()| phases))
         };
-        if let Ok(p) = loaded {
-            Ok(p)
-        } else {
-            self.rebuild(progress)?;
-            let _shared = crucible_core::DirLock::acquire_shared(root);
-            Ok(files::load_phases(root).unwrap_or_default())
+        let why = match loaded() {
+            Ok(p) => return Ok((p, Vec::new())),
+            Err(e) => e,
+        };
+        let mut opened = self.rebuild(progress)?;
+        if !matches!(why, IndexFileError::Missing(_)) {
+            opened
+                .warnings
+                .insert(0, format!("warning: index rebuilt: {why}"));
         }
+        match loaded() {
+            Ok(p) => Ok((p, opened.warnings)),
+            // The rebuild could not be saved (a read-only directory, an
+            // index file that is not a regular file): the files on disk are
+            // not what it read, so each session's phases are read from the
+            // session itself.
+            Err(_) => Ok((self.phases_read_directly(&opened.index), opened.warnings)),
+        }
+    }
+
+    /// The phase records of every session of `index`, each file parsed
+    /// again.
+    fn phases_read_directly(&self, index: &Index) -> Vec<PhaseRecord> {
+        let root = self.store.dir();
+        let mut phases = Vec::new();
+        for r in &index.sessions {
+            if let scan::Entry::Session(_, summary) =
+                scan::index_file(self.store, &root.join(&r.path))
+            {
+                phases.extend(PhaseRecord::from_summary(&r.path, &summary));
+            }
+        }
+        phases
     }
 
     fn pause_idle(&self, index: &mut Index, idle: Duration) -> Vec<String> {

@@ -14,12 +14,21 @@
 //! seal broken writes nothing, so it never makes an edited file look like
 //! its own.
 //!
+//! The stamp recorded for a file is the one it had right after cru's last
+//! write to it ([`note`], called by every writer of an index file), not
+//! the one it has when the seal is written: a file changed by another hand
+//! in between (while a long rebuild wrote the other files) then differs,
+//! and no seal is written, so the next read rebuilds.
+//!
 //! What the seal cannot see is an edit made within the same clock tick as
 //! cru's own write that also keeps the file's size.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::io::Read as _;
 use std::os::unix::fs::MetadataExt as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
 
 use crate::files::{self, BASE, DELTA, IndexFileError, PHASES, ROLLUP, USAGE};
 
@@ -31,45 +40,129 @@ const SEALED: [&str; 5] = [BASE, PHASES, USAGE, ROLLUP, DELTA];
 /// The first line of a seal.
 const HEADER: &str = "cru index seal 1";
 
+/// The line of the seal for the index file `name` of `dir` as it is now.
+fn line(dir: &Path, name: &str) -> String {
+    // Not followed: an index file that is a link is not cru's.
+    match std::fs::symlink_metadata(dir.join(name)) {
+        Ok(m) if m.is_file() => format!(
+            "{name} {} {} {}.{} {}.{}",
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec()
+        ),
+        Ok(_) => format!("{name} other"),
+        Err(_) => format!("{name} -"),
+    }
+}
+
 /// What the seal says of the index files of `dir` as they are now.
 fn now(dir: &Path) -> String {
     let mut out = String::with_capacity(256);
     out.push_str(HEADER);
     out.push('\n');
     for name in SEALED {
-        // Not followed: an index file that is a link is not cru's.
-        match std::fs::symlink_metadata(dir.join(name)) {
-            Ok(m) if m.is_file() => {
-                let _ = writeln!(
-                    out,
-                    "{name} {} {} {}.{} {}.{}",
-                    m.ino(),
-                    m.size(),
-                    m.mtime(),
-                    m.mtime_nsec(),
-                    m.ctime(),
-                    m.ctime_nsec()
-                );
-            }
-            Ok(_) => {
-                let _ = writeln!(out, "{name} other");
-            }
-            Err(_) => {
-                let _ = writeln!(out, "{name} -");
-            }
-        }
+        let _ = writeln!(out, "{}", line(dir, name));
     }
     out
 }
 
-/// Records the index files of `dir` as they are now. The caller holds the
-/// writer lock and has just written them. Not synced: a seal lost in a
-/// crash only makes the next read rebuild.
+/// Each index file's line as this process left it after writing it, by
+/// path, until the next seal of its directory takes it.
+static WRITTEN: LazyLock<Mutex<HashMap<PathBuf, String>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Notes the index file at `path` as cru has just written it: the seal
+/// records this stamp, and none at all if the file differs from it by
+/// then. Every writer of an index file calls it after its last write (and
+/// a test that stands in for one).
+pub fn note(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    if !SEALED.contains(&name) {
+        return;
+    }
+    let line = line(dir, name);
+    WRITTEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(path.to_owned(), line);
+}
+
+/// The most a seal can be: five lines of numbers.
+const MAX_SEAL: u64 = 4096;
+
+/// The seal of `dir` as it is on disk: opened as the index files are (no
+/// link followed, never blocking on a FIFO, a regular file only) and
+/// never read past [`MAX_SEAL`].
+fn read(dir: &Path) -> Result<String, IndexFileError> {
+    let path = dir.join(SEAL);
+    let file = files::own_file(&path, std::fs::OpenOptions::new().read(true))
+        .map_err(|e| files::io_error(&path, e))?;
+    let mut text = String::new();
+    file.take(MAX_SEAL + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| files::io_error(&path, e))?;
+    if text.len() as u64 > MAX_SEAL {
+        return Err(files::corrupt(&path, 1, "the seal is not one cru wrote"));
+    }
+    Ok(text)
+}
+
+/// Records the index files of `dir` as cru left them. The caller holds the
+/// writer lock and has just written them, checking the seal before it
+/// read any. Each file is recorded as this process last wrote it
+/// ([`note`]), or, when it did not write it, as the old seal has it; a
+/// file that is not so now was changed by another hand meanwhile, and the
+/// seal is removed instead, so that the next read rebuilds. Not synced: a
+/// seal lost in a crash only makes the next read rebuild.
 pub fn write(dir: &Path) -> Result<(), IndexFileError> {
     let path = dir.join(SEAL);
+    let old = read(dir).unwrap_or_default();
+    let noted: HashMap<PathBuf, String> = {
+        let mut written = WRITTEN
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        SEALED
+            .iter()
+            .filter_map(|name| {
+                let p = dir.join(name);
+                written.remove(&p).map(|line| (p, line))
+            })
+            .collect()
+    };
     let text = now(dir);
-    if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+    let as_left = SEALED.iter().zip(text.lines().skip(1)).all(|(name, now)| {
+        match noted.get(&dir.join(name)) {
+            Some(written) => written == now,
+            // Not written here: as the old seal has it, or not there at
+            // all (a file missing is rebuilt whatever the seal says).
+            None => old.lines().skip(1).any(|l| l == now) || *now == format!("{name} -"),
+        }
+    });
+    if !as_left {
+        return match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(files::io_error(&path, e)),
+            _ => Ok(()),
+        };
+    }
+    if old == text {
         return Ok(());
+    }
+    // Something else in its place (a FIFO, a link, a folder) is not
+    // written through: it goes, and the seal is made anew.
+    if let Ok(m) = std::fs::symlink_metadata(&path)
+        && !m.is_file()
+    {
+        let gone = if m.is_dir() {
+            std::fs::remove_dir(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        gone.map_err(|e| files::io_error(&path, e))?;
     }
     files::write(&path, &text)
 }
@@ -80,7 +173,7 @@ pub fn write(dir: &Path) -> Result<(), IndexFileError> {
 /// first file that differs.
 pub fn check(dir: &Path) -> Result<(), IndexFileError> {
     let path = dir.join(SEAL);
-    let recorded = files::read(&path)?;
+    let recorded = read(dir)?;
     let now = now(dir);
     if recorded == now {
         return Ok(());
@@ -101,9 +194,11 @@ pub fn check(dir: &Path) -> Result<(), IndexFileError> {
 mod tests {
     use super::*;
 
+    /// The index files, written as cru writes them (each noted).
     fn index_files(dir: &Path) {
         for name in [BASE, PHASES, USAGE, ROLLUP] {
             std::fs::write(dir.join(name), format!("{name}\n")).unwrap();
+            note(&dir.join(name));
         }
     }
 
@@ -120,13 +215,58 @@ mod tests {
         std::fs::write(dir.join(USAGE), format!("{USAGE}\n")).unwrap();
         let e = check(dir).unwrap_err().to_string();
         assert!(e.contains(".index-usage.toon was changed"), "{e}");
+        // A writer does not make it its own: no seal at all.
+        write(dir).unwrap();
+        assert!(matches!(check(dir), Err(IndexFileError::Missing(_))));
+        // Written by cru again, sealed again.
+        index_files(dir);
         write(dir).unwrap();
         check(dir).unwrap();
-        // A delta that appears, and one that goes.
+        // A delta that appears by another hand, and one cru writes.
         std::fs::write(dir.join(DELTA), "x").unwrap();
         assert!(check(dir).is_err());
+        note(&dir.join(DELTA));
         write(dir).unwrap();
+        check(dir).unwrap();
         std::fs::remove_file(dir.join(DELTA)).unwrap();
+        assert!(check(dir).is_err());
+    }
+
+    /// A file cru wrote and another hand changed before the seal was
+    /// written (a long rebuild writing the other files meanwhile) is not
+    /// sealed as cru's.
+    #[test]
+    fn an_edit_between_crus_write_and_the_seal_is_not_sealed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        index_files(dir);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(dir.join(PHASES), "edited\n").unwrap();
+        write(dir).unwrap();
+        assert!(matches!(check(dir), Err(IndexFileError::Missing(_))));
+    }
+
+    /// The seal is never read through a link, from a FIFO, or past a few
+    /// kilobytes.
+    #[test]
+    fn a_seal_that_is_a_fifo_a_link_or_huge_is_refused_without_waiting() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        index_files(dir);
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.join(SEAL))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(check(dir).is_err());
+        index_files(dir);
+        write(dir).unwrap();
+        check(dir).unwrap();
+        std::fs::remove_file(dir.join(SEAL)).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.join(SEAL)).unwrap();
+        assert!(check(dir).is_err());
+        std::fs::remove_file(dir.join(SEAL)).unwrap();
+        std::fs::write(dir.join(SEAL), vec![b'x'; 1 << 20]).unwrap();
         assert!(check(dir).is_err());
     }
 

@@ -175,6 +175,7 @@ impl TableFile {
             state.file.write_all(head.as_bytes())?;
         }
         state.finished = true;
+        crate::seal::note(&self.path);
         Ok(())
     }
 }

@@ -354,6 +354,38 @@ fn plausible_values_edited_by_hand_are_not_believed() {
     }
 }
 
+/// `stats --group-by phase` reads the phases file: after a hand edit it
+/// rebuilds and says so, and when the rebuild cannot be saved (the phases
+/// file replaced by a FIFO) each session's phases are read from the
+/// session itself, not from the file left there.
+#[test]
+fn phases_after_an_edit_or_an_index_that_cannot_be_saved_are_the_sessions() {
+    let kiln = TestKiln::with_fixtures();
+    let query: &[&str] = &[
+        "session",
+        "stats",
+        "--group-by",
+        "phase",
+        "--format",
+        "json",
+    ];
+    let truth = kiln.run(query).stdout;
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(kiln.run(&["session", "index", "--rebuild"]).code, 0);
+    let phases = kiln.sessions().join(".index-phases.toon");
+    let text = std::fs::read_to_string(&phases).unwrap();
+    assert!(text.contains("Backfill"), "{text}");
+    std::fs::write(&phases, text.replace("Backfill", "BACKfill")).unwrap();
+    let out = kiln.run(query);
+    assert_eq!((out.code, &out.stdout), (0, &truth), "{}", out.stderr);
+    assert!(out.stderr.contains("index rebuilt"), "{}", out.stderr);
+
+    std::fs::remove_file(&phases).unwrap();
+    crate::hostile::fs::mkfifo(&phases);
+    let out = kiln.run(query);
+    assert_eq!((out.code, &out.stdout), (0, &truth), "{}", out.stderr);
+}
+
 #[test]
 fn index_check_reports_problems_and_list_still_lists() {
     let kiln = TestKiln::with_fixtures();

@@ -111,6 +111,7 @@ fn a_damaged_usage_cell_is_named_on_stderr_and_the_rest_still_counts() {
     let text = std::fs::read_to_string(&index).unwrap();
     let damaged = regex_lite_replace(&text, "|damaged-model|", "|damaged-model|x");
     std::fs::write(&index, damaged).unwrap();
+    crucible_index::seal::note(&index);
     crucible_index::seal::write(&kiln.sessions()).unwrap();
 
     // The views that read every cell (stats by status, and `usage

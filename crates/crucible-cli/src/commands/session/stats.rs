@@ -90,10 +90,13 @@ pub fn computed(ctx: &Context, args: &StatsArgs) -> anyhow::Result<Computed> {
     let by = args.group_by;
     let phases = if by == GroupBy::Phase {
         let bar = progress::bar("indexing sessions");
-        let p = SessionIndex::new(&ctx.store)
+        let (p, warnings) = SessionIndex::new(&ctx.store)
             .phases(&|d, t| progress::update(&bar, d, t))
             .map_err(|e| CliError::new(e.to_string()))?;
         progress::finish(&bar);
+        for w in warnings {
+            writeln!(anstream::stderr(), "{w}")?;
+        }
         p
     } else {
         Vec::new()
