@@ -585,43 +585,50 @@ impl<'s> SessionIndex<'s> {
 
     /// Every phase record, for `stats --group-by phase`, and the warnings
     /// to show (an index rebuilt, or not saved).
+    ///
+    /// Freshness first, as every query proves it ([`SessionIndex::open`]):
+    /// what changed is read again and saved, phases included, so the
+    /// phases file and its delta then hold every settled session as it is.
+    /// A live session's journal is in no index file, and a change that
+    /// could not be saved (a read-only directory) is in none either: those
+    /// sessions' phases are read from the sessions themselves.
     pub fn phases(
         &self,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<(Vec<PhaseRecord>, Vec<String>), IndexError> {
         let root = self.store.dir();
+        let opened = self.open(None, progress)?;
         // Under the shared lock, as the base is read: a rebuild rewrites the
         // phases file in place.
-        let loaded = || {
+        let loaded = {
             let _shared = crucible_core::DirLock::acquire_shared(root);
             files::load_phases(root).and_then(|phases| seal::check(root).map(|()| phases))
         };
-        let why = match loaded() {
-            Ok(p) => return Ok((p, Vec::new())),
-            Err(e) => e,
+        let phases = match loaded {
+            Ok(mut phases) if self.saved_everything() => {
+                let live: Vec<&SessionRecord> =
+                    opened.index.sessions.iter().filter(|r| r.live).collect();
+                if !live.is_empty() {
+                    let paths: HashSet<&str> = live.iter().map(|r| r.path.as_str()).collect();
+                    phases.retain(|p| !paths.contains(p.path.as_str()));
+                    phases.extend(self.phases_read_directly(live));
+                }
+                phases
+            }
+            _ => self.phases_read_directly(opened.index.sessions.iter()),
         };
-        let mut opened = self.rebuild(progress)?;
-        if !matches!(why, IndexFileError::Missing(_)) {
-            opened
-                .warnings
-                .insert(0, format!("warning: index rebuilt: {why}"));
-        }
-        match loaded() {
-            Ok(p) => Ok((p, opened.warnings)),
-            // The rebuild could not be saved (a read-only directory, an
-            // index file that is not a regular file): the files on disk are
-            // not what it read, so each session's phases are read from the
-            // session itself.
-            Err(_) => Ok((self.phases_read_directly(&opened.index), opened.warnings)),
-        }
+        Ok((phases, opened.warnings))
     }
 
-    /// The phase records of every session of `index`, each file parsed
-    /// again.
-    fn phases_read_directly(&self, index: &Index) -> Vec<PhaseRecord> {
+    /// The phase records of `sessions`, each file parsed again (its
+    /// journal applied).
+    fn phases_read_directly<'a>(
+        &self,
+        sessions: impl IntoIterator<Item = &'a SessionRecord>,
+    ) -> Vec<PhaseRecord> {
         let root = self.store.dir();
         let mut phases = Vec::new();
-        for r in &index.sessions {
+        for r in sessions {
             if let scan::Entry::Session(_, summary) =
                 scan::index_file(self.store, &root.join(&r.path))
             {

@@ -386,6 +386,51 @@ fn phases_after_an_edit_or_an_index_that_cannot_be_saved_are_the_sessions() {
     assert_eq!((out.code, &out.stdout), (0, &truth), "{}", out.stderr);
 }
 
+/// The phases of a live session are its file's and its journal's: the
+/// first `stats --group-by phase` after tokens were logged to it counts
+/// them under their phase, as a rebuild from the sessions does (they went
+/// to "(no phase)" until a second run).
+#[test]
+fn phases_of_a_live_session_are_read_with_its_journal() {
+    let kiln = TestKiln::with_fixtures();
+    let query: &[&str] = &[
+        "session",
+        "stats",
+        "--group-by",
+        "phase",
+        "--format",
+        "json",
+    ];
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(kiln.run(&["session", "index", "--rebuild"]).code, 0);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(kiln.run(&["session", "list"]).code, 0);
+    let out = kiln.run(&[
+        "session",
+        "log",
+        "--session",
+        "2025-12-12-start-docs",
+        "tokens",
+        "100",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let first = kiln.run(query);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    for entry in std::fs::read_dir(kiln.sessions()).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(".index")
+        {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let truth = kiln.run(query).stdout;
+    assert_eq!(first.stdout, truth);
+}
+
 #[test]
 fn index_check_reports_problems_and_list_still_lists() {
     let kiln = TestKiln::with_fixtures();
