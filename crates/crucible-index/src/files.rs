@@ -834,7 +834,9 @@ pub fn finish_rebuild(
 /// the next read list it again. Once they exist, every index write is in
 /// place and leaves the directory alone.
 pub fn create_missing(dir: &Path) -> Result<(), IndexFileError> {
-    for name in [BASE, PHASES, USAGE, ROLLUP, DELTA] {
+    // The seal too, though it is written after the walk: empty until then
+    // (no reader believes an empty seal).
+    for name in [BASE, PHASES, USAGE, ROLLUP, DELTA, crate::seal::SEAL] {
         let path = dir.join(name);
         own_file_for_write(
             &path,
