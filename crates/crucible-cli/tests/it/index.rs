@@ -321,10 +321,7 @@ fn plausible_values_edited_by_hand_are_not_believed() {
         &["usage", "daily", "--json"],
     ];
     let truth: Vec<String> = queries.iter().map(|q| kiln.run(q).stdout).collect();
-    // Settled: rebuilt past the racy window, so every row is trusted as it
-    // is and none waits in a delta.
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    assert_eq!(kiln.run(&["session", "index", "--rebuild"]).code, 0);
+    settle(&kiln);
     let base = kiln.sessions().join(".index.toon");
     let usage = kiln.sessions().join(".index-usage.toon");
     let edits: [(&std::path::Path, &str, &str); 3] = [
@@ -354,6 +351,24 @@ fn plausible_values_edited_by_hand_are_not_believed() {
     }
 }
 
+/// `cru session stats --group-by phase --format json`.
+const PHASE_STATS: &[&str] = &[
+    "session",
+    "stats",
+    "--group-by",
+    "phase",
+    "--format",
+    "json",
+];
+
+/// Rebuilt past the index's racy window, so every row is trusted as it is
+/// and none waits in a delta: an edit by hand to the files is then the
+/// only thing that could change an answer.
+fn settle(kiln: &TestKiln) {
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(kiln.run(&["session", "index", "--rebuild"]).code, 0);
+}
+
 /// `stats --group-by phase` reads the phases file: after a hand edit it
 /// rebuilds and says so, and when the rebuild cannot be saved (the phases
 /// file replaced by a FIFO) each session's phases are read from the
@@ -361,17 +376,9 @@ fn plausible_values_edited_by_hand_are_not_believed() {
 #[test]
 fn phases_after_an_edit_or_an_index_that_cannot_be_saved_are_the_sessions() {
     let kiln = TestKiln::with_fixtures();
-    let query: &[&str] = &[
-        "session",
-        "stats",
-        "--group-by",
-        "phase",
-        "--format",
-        "json",
-    ];
+    let query = PHASE_STATS;
     let truth = kiln.run(query).stdout;
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    assert_eq!(kiln.run(&["session", "index", "--rebuild"]).code, 0);
+    settle(&kiln);
     let phases = kiln.sessions().join(".index-phases.toon");
     let text = std::fs::read_to_string(&phases).unwrap();
     assert!(text.contains("Backfill"), "{text}");
@@ -393,16 +400,8 @@ fn phases_after_an_edit_or_an_index_that_cannot_be_saved_are_the_sessions() {
 #[test]
 fn phases_of_a_live_session_are_read_with_its_journal() {
     let kiln = TestKiln::with_fixtures();
-    let query: &[&str] = &[
-        "session",
-        "stats",
-        "--group-by",
-        "phase",
-        "--format",
-        "json",
-    ];
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    assert_eq!(kiln.run(&["session", "index", "--rebuild"]).code, 0);
+    let query = PHASE_STATS;
+    settle(&kiln);
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert_eq!(kiln.run(&["session", "list"]).code, 0);
     let out = kiln.run(&[
