@@ -195,6 +195,7 @@ pub fn open_vouched(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchErr
         if changed.len() <= PENDING_FILES {
             let mut warnings = Vec::new();
             let fresh = manifest::stamps_of(dir, &changed);
+            let fresh = readable(dir, fresh.iter().map(|(k, s)| (k, *s)));
             let ram = in_ram(dir, &fresh, max_file_bytes, &mut warnings)?;
             return Ok(Opened {
                 fields: schema().1,
@@ -295,6 +296,18 @@ fn open_catching_up(
     Ok((opened, committed))
 }
 
+/// Of the changed files about to be read, those the walker would take: a
+/// regular file, or a link to one, whose real path is inside `dir`. These
+/// were named by the manifest or a watcher, not by a listing just now, so
+/// what a link leads to may have changed since it was judged (a link
+/// outside the folder re-pointed), and a manifest edited by hand may name
+/// `../x.md`. One that is not is left out: not in the index, not read.
+fn readable<'a>(dir: &Path, files: impl Iterator<Item = (&'a str, manifest::Stamp)>) -> Stamps {
+    files
+        .filter(|(rel, _)| crucible_core::store::walk::may_read(&dir.join(rel), dir).is_ok())
+        .collect()
+}
+
 /// At most this many changed files (and bytes of them) are read directly
 /// at each search instead of being written into the index: a search right
 /// after a save does not pay for a commit (a new segment and a dozen
@@ -334,10 +347,12 @@ impl CatchUp<'_> {
         warnings: &mut Vec<IndexWarning>,
     ) -> Result<(Parts, bool, bool), SearchError> {
         let changed = manifest::changed_between(&manifest.files, &current.files, written_ns);
-        let fresh: Stamps = changed
-            .iter()
-            .filter_map(|k| current.files.get(k).map(|s| (k.clone(), *s)))
-            .collect();
+        let fresh = readable(
+            self.dir,
+            changed
+                .iter()
+                .filter_map(|k| current.files.get(k).map(|s| (k.as_str(), *s))),
+        );
         let pending_bytes: u64 = fresh.values().map(|s| s.size).sum();
         if changed.is_empty() {
             // Directories listed again and found to hold the same files

@@ -209,3 +209,29 @@ fn sessions_replaced_by_a_fifo_or_a_link_out_are_passed_over_after_listing_again
     assert!(opened.listed);
     assert_eq!(ids, ["c", "d"]);
 }
+
+/// A link the walker took (its real path inside the folder) that leads out
+/// of it later, with nothing in the folder changed: its new target is not
+/// read, and neither is a path a manifest edited by hand names outside.
+#[test]
+fn a_link_that_comes_to_lead_outside_is_not_read_without_listing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions");
+    let evil = tmp.path().join("evil");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&evil).unwrap();
+    std::fs::write(dir.join("s1.md"), session("s1", "the wombat")).unwrap();
+    std::fs::write(evil.join("s1.md"), session("s1", "a secretword outside")).unwrap();
+    let alias = tmp.path().join("alias");
+    std::os::unix::fs::symlink(&dir, &alias).unwrap();
+    std::os::unix::fs::symlink("../alias/s1.md", dir.join("link.md")).unwrap();
+    search(&dir, "wombat");
+    settle(&dir);
+
+    std::fs::remove_file(&alias).unwrap();
+    std::os::unix::fs::symlink(&evil, &alias).unwrap();
+    let (ids, listed) = search(&dir, "secretword");
+    assert!(!listed, "nothing in the folder changed");
+    assert!(ids.is_empty(), "{ids:?}");
+    assert_eq!(search(&dir, "wombat").0, ["s1"]);
+}

@@ -216,8 +216,12 @@ pub(super) fn hits(ctx: &Context, requests: &[Request]) -> anyhow::Result<(Vec<V
     };
     let hits = match ask(&opened) {
         Ok(hits) => hits,
-        // A segment that cannot be read: the index is rebuilt and asked again.
+        // A segment that cannot be read: the index is rebuilt and asked again,
+        // once the manifest being written beside the query is in place
+        // (its thread holds the search index's lock until then, and the
+        // rebuild needs it).
         Err(e) => {
+            let _ = opened.finish();
             opened = crucible_search::index::rebuild_now(dir, max, format!("cannot be read ({e})"))
                 .map_err(fail)?;
             ask(&opened).map_err(fail)?
