@@ -347,8 +347,7 @@ impl<'s> SessionIndex<'s> {
         // Before the index is read: the fence makes the watcher save every
         // change made before this point (see [`watcher`]).
         let trusted = self.trust_watcher && watcher::trusted(root, SystemTime::now());
-        let shared = crucible_core::DirLock::acquire_shared(root);
-        seal::check(root).ok()?;
+        let shared = seal::read_lock(root)?;
         let light = files::Light::load(root, self.usage).ok()?;
         let dirs = light.dirs().ok()?;
         if dirs.is_empty() {
@@ -538,8 +537,7 @@ impl<'s> SessionIndex<'s> {
     /// [`rollup_file::read_days`]).
     pub fn base_rollup(&self, day: &dyn Fn(i64) -> Option<i64>) -> Option<rollup_file::RollupFile> {
         let root = self.store.dir();
-        let _shared = crucible_core::DirLock::acquire_shared(root);
-        seal::check(root).ok()?;
+        let _shared = seal::read_lock(root)?;
         rollup_file::read_days(root, day).ok()
     }
 
@@ -548,8 +546,7 @@ impl<'s> SessionIndex<'s> {
     /// `None` when the rollup file is missing or cannot be read.
     pub fn base_stats(&self, kind: stats_rollup::GroupKind) -> Option<rollup_file::StatsFile> {
         let root = self.store.dir();
-        let _shared = crucible_core::DirLock::acquire_shared(root);
-        seal::check(root).ok()?;
+        let _shared = seal::read_lock(root)?;
         rollup_file::read_stats(root, kind).ok()
     }
 
@@ -563,8 +560,7 @@ impl<'s> SessionIndex<'s> {
         fresh_rows: usize,
     ) -> Option<Vec<Vec<crucible_core::UsageLine>>> {
         let root = self.store.dir();
-        let _shared = crucible_core::DirLock::acquire_shared(root);
-        seal::check(root).ok()?;
+        let _shared = seal::read_lock(root)?;
         rollup.usage_outside(root, fresh, fresh_rows)
     }
 
@@ -578,8 +574,7 @@ impl<'s> SessionIndex<'s> {
         taken: &[Vec<crucible_core::UsageLine>],
         day: &dyn Fn(i64) -> Option<i64>,
     ) -> Option<Vec<crucible_core::UsageLine>> {
-        let _shared = crucible_core::DirLock::acquire_shared(self.store.dir());
-        seal::check(self.store.dir()).ok()?;
+        let _shared = seal::read_lock(self.store.dir())?;
         days.lines(now, taken, day)
     }
 

@@ -167,6 +167,23 @@ pub fn write(dir: &Path) -> Result<(), IndexFileError> {
     files::write(&path, &text)
 }
 
+/// The shared lock of `dir`, held while it is, taken when the index files
+/// are those the seal records: what a reader of an index file holds.
+#[derive(Debug)]
+pub struct ReadLock {
+    _shared: Option<crucible_core::DirLock>,
+}
+
+/// Takes the shared lock of `dir` (none on a directory that cannot hold
+/// one, see `DirLock::acquire_shared`) and checks the seal under it:
+/// `None` when the files are not the ones cru wrote (the caller then
+/// answers from the sessions instead).
+pub fn read_lock(dir: &Path) -> Option<ReadLock> {
+    let shared = crucible_core::DirLock::acquire_shared(dir);
+    check(dir).ok()?;
+    Some(ReadLock { _shared: shared })
+}
+
 /// Whether the index files of `dir` are those the seal records: `Ok` when
 /// they are; [`IndexFileError::Missing`] when there is no seal (an index of
 /// an older cru, or none yet), and [`IndexFileError::Corrupt`] naming the
@@ -253,11 +270,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         index_files(dir);
-        let made = std::process::Command::new("mkfifo")
-            .arg(dir.join(SEAL))
-            .status()
-            .unwrap();
-        assert!(made.success());
+        crucible_testkit::mkfifo(&dir.join(SEAL));
         assert!(check(dir).is_err());
         index_files(dir);
         write(dir).unwrap();

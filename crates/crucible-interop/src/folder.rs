@@ -74,11 +74,7 @@ mod tests {
         std::fs::write(t.path().join("out.jsonl"), "{}").unwrap();
         symlink(tree.join("in.jsonl"), dir.join("in.jsonl")).unwrap();
         symlink(t.path().join("out.jsonl"), dir.join("out.jsonl")).unwrap();
-        let made = std::process::Command::new("mkfifo")
-            .arg(dir.join("pipe.jsonl"))
-            .status()
-            .unwrap();
-        assert!(made.success());
+        crucible_testkit::mkfifo(&dir.join("pipe.jsonl"));
         let l = list(&dir, &tree, &with_extension("jsonl"));
         assert_eq!(l.files, [dir.join("a.jsonl"), dir.join("in.jsonl")]);
         assert_eq!(l.folders, [dir.join("sub")]);

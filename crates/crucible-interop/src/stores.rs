@@ -451,11 +451,7 @@ mod tests {
         std::fs::create_dir_all(h.join(".codex")).unwrap();
         std::fs::write(h.join(".codex/sessions"), "").unwrap();
         std::fs::create_dir_all(h.join(".gemini")).unwrap();
-        let made = std::process::Command::new("mkfifo")
-            .arg(h.join(".gemini/tmp"))
-            .status()
-            .unwrap();
-        assert!(made.success());
+        crucible_testkit::mkfifo(&h.join(".gemini/tmp"));
         let env = StoreEnv {
             home: Some(h.to_owned()),
             ..StoreEnv::default()

@@ -132,7 +132,7 @@ pub fn check(dir: &Path) -> Result<CheckReport, SearchError> {
     let searcher = crate::index::searcher(&index)?;
     let current = stamps(dir, SCHEMA_VERSION)?.files;
     let mut out = BTreeSet::new();
-    for (path, now) in &current {
+    for (path, now) in current.iter() {
         match manifest.files.get(path) {
             None => {
                 out.insert(Disagreement::NotIndexed {

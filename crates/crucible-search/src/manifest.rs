@@ -316,7 +316,7 @@ fn read_lines(bytes: &[u8]) -> Result<(Manifest, Option<usize>), ManifestError> 
     // Sized up front from the line count (a line per file, give or take
     // the folders'): grown by doubling, the entries of 100,000 files were
     // copied and their pages zeroed again and again.
-    let lines_left = memchr_count(b'\n', text.as_bytes());
+    let lines_left = count_byte(b'\n', text.as_bytes());
     manifest.files = Stamps::with_capacity(lines_left, text.len());
     let mut files_at = None;
     let mut verbatim = text.ends_with('\n');
@@ -388,7 +388,7 @@ pub fn read_not_indexed(bytes: &[u8]) -> Result<NotIndexed, ManifestError> {
 }
 
 /// The count of `byte` in `bytes`.
-fn memchr_count(byte: u8, bytes: &[u8]) -> usize {
+fn count_byte(byte: u8, bytes: &[u8]) -> usize {
     bytes.iter().filter(|b| **b == byte).count()
 }
 

@@ -133,15 +133,6 @@ impl<S: AsRef<str>> FromIterator<(S, Stamp)> for Stamps {
     }
 }
 
-impl<'a> IntoIterator for &'a Stamps {
-    type Item = (&'a str, &'a Stamp);
-    type IntoIter = Box<dyn Iterator<Item = (&'a str, &'a Stamp)> + 'a>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,6 @@
 //! What the workspace's tests share: where the fixtures are, a sessions
-//! directory copied from them, and every file under a folder. A
+//! directory copied from them, every file under a folder, and a FIFO made
+//! where a hostile test needs one. A
 //! dev-dependency only; nothing that ships depends on it.
 
 use std::path::{Path, PathBuf};
@@ -45,6 +46,17 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
         .files;
     files.sort();
     files
+}
+
+/// Makes a FIFO (named pipe) at `path`, as a hostile test puts one where
+/// a file is expected (`mkfifo(1)`: std has no call for it, and the
+/// workspace forbids `unsafe`).
+pub fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", path.display());
 }
 
 #[cfg(test)]

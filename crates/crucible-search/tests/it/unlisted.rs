@@ -192,11 +192,7 @@ fn sessions_replaced_by_a_fifo_or_a_link_out_are_passed_over_after_listing_again
     settle(dir);
 
     std::fs::remove_file(dir.join("a.md")).unwrap();
-    let made = std::process::Command::new("mkfifo")
-        .arg(dir.join("a.md"))
-        .status()
-        .unwrap();
-    assert!(made.success());
+    crucible_testkit::mkfifo(&dir.join("a.md"));
     let secret = outside.path().join("b.md");
     std::fs::write(&secret, session("b", "a secret quokka")).unwrap();
     std::fs::remove_file(dir.join("b.md")).unwrap();
