@@ -120,7 +120,9 @@ pub fn check(dir: &Path) -> Result<CheckReport, SearchError> {
             disagreements: Vec::new(),
         });
     }
-    let (index, manifest, _) = match load(&home) {
+    let crate::index::Loaded {
+        searcher, manifest, ..
+    } = match load(&home) {
         Ok(loaded) => loaded,
         Err(reason) => {
             return Ok(CheckReport {
@@ -129,7 +131,6 @@ pub fn check(dir: &Path) -> Result<CheckReport, SearchError> {
             });
         }
     };
-    let searcher = crate::index::searcher(&index)?;
     let current = stamps(dir, SCHEMA_VERSION)?.files;
     let mut out = BTreeSet::new();
     for (path, now) in current.iter() {

@@ -178,15 +178,18 @@ pub fn open_vouched(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchErr
     };
     // Only the files not written in yet are taken from the manifest: a
     // map of 100,000 stamps would be most of this search's time.
-    if let Ok((index, not_indexed, _)) =
-        load_with(&home, |bytes| manifest::read_not_indexed(&bytes))
+    if let Ok(Loaded {
+        searcher: committed,
+        manifest: not_indexed,
+        ..
+    }) = load_with(&home, |bytes| manifest::read_not_indexed(&bytes))
     {
         let mut changed: BTreeSet<String> = named.into_iter().collect();
         changed.extend(not_indexed.files);
         if changed.is_empty() {
             return Ok(Opened {
                 fields: schema().1,
-                parts: vec![(searcher(&index)?, Vec::new())],
+                parts: vec![(committed, Vec::new())],
                 warnings: Vec::new(),
                 listed: false,
                 saving: Default::default(),
@@ -200,7 +203,7 @@ pub fn open_vouched(dir: &Path, max_file_bytes: u64) -> Result<Opened, SearchErr
             return Ok(Opened {
                 fields: schema().1,
                 parts: vec![
-                    (searcher(&index)?, changed.into_iter().collect()),
+                    (committed, changed.into_iter().collect()),
                     (ram, Vec::new()),
                 ],
                 warnings,
@@ -225,15 +228,15 @@ fn open_catching_up(
     // With no directory changed since the manifest, its files are the
     // session files: each is `stat`ed again without listing anything.
     let restamped = match &loaded {
-        Ok((_, manifest, written_ns)) => manifest::restamp(dir, manifest, *written_ns),
+        Ok(l) => manifest::restamp(dir, &l.manifest, l.written_ns),
         Err(_) => None,
     };
     let current = match (restamped, &loaded) {
         // Nothing changed (the common case): no map of the files is built.
-        (Some(Restamped::Unchanged), Ok((index, _, _))) => {
+        (Some(Restamped::Unchanged), Ok(l)) => {
             let opened = Opened {
                 fields: schema().1,
-                parts: vec![(searcher(index)?, Vec::new())],
+                parts: vec![(l.searcher.clone(), Vec::new())],
                 warnings: Vec::new(),
                 listed: false,
                 saving: Default::default(),
@@ -248,9 +251,7 @@ fn open_catching_up(
         (Some(current), _) => current,
         // A folder changed: listed again, the files the manifest names
         // `stat`ed meanwhile.
-        (None, Ok((_, manifest, _))) => {
-            manifest::relisted(dir, SCHEMA_VERSION, &manifest.files, listing)?
-        }
+        (None, Ok(l)) => manifest::relisted(dir, SCHEMA_VERSION, &l.manifest.files, listing)?,
         (None, Err(_)) => manifest::relisted(dir, SCHEMA_VERSION, &Stamps::new(), listing)?,
     };
     let lock = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK));
@@ -258,12 +259,18 @@ fn open_catching_up(
     let (_, fields) = schema();
     let mut saving = crate::deferred::ManifestWrite::default();
     let (parts, committed) = match loaded {
-        Ok((index, manifest, written_ns)) => {
+        Ok(Loaded {
+            index,
+            searcher: committed,
+            manifest,
+            written_ns,
+        }) => {
             let held = lock.is_some();
             let catch_up = CatchUp {
                 home: &home,
                 dir,
                 index: &index,
+                committed: &committed,
                 fields: &fields,
                 max_file_bytes,
                 write_all,
@@ -323,6 +330,10 @@ struct CatchUp<'a> {
     home: &'a Path,
     dir: &'a Path,
     index: &'a Index,
+    /// The committed index as it was loaded: answering from it, not from a
+    /// reader opened again, a search keeps the segments it checked even
+    /// when a rebuild swaps the index's folder meanwhile.
+    committed: &'a Searcher,
     fields: &'a Fields,
     max_file_bytes: u64,
     /// Write every changed file in, however few (a watcher's catch-up).
@@ -362,7 +373,7 @@ impl CatchUp<'_> {
             if held && listed {
                 save_manifest(self.home, current, Durability::Deferred)?;
             }
-            Ok((vec![(searcher(self.index)?, Vec::new())], true, false))
+            Ok((vec![(self.committed.clone(), Vec::new())], true, false))
         } else if held
             && (self.write_all || changed.len() > PENDING_FILES || pending_bytes > PENDING_BYTES)
         {
@@ -394,7 +405,7 @@ impl CatchUp<'_> {
         } else {
             let ram = in_ram(self.dir, &fresh, self.max_file_bytes, warnings)?;
             let parts = vec![
-                (searcher(self.index)?, changed.into_iter().collect()),
+                (self.committed.clone(), changed.into_iter().collect()),
                 (ram, Vec::new()),
             ];
             Ok((parts, false, held && listed))
@@ -406,10 +417,16 @@ impl CatchUp<'_> {
 /// out corrupt while answering). Takes the lock if it can.
 pub fn rebuild_now(dir: &Path, max_file_bytes: u64, reason: String) -> Result<Opened, SearchError> {
     let home = dir.join(names::SEARCH_INDEX);
+    let mut warnings = Vec::new();
     if let Some(_lock) = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK)) {
-        remove(&home).map_err(io(&home))?;
+        // Built and swapped in under the lock, not removed first: a search
+        // meanwhile finds the damaged index (and reads around it), never
+        // none at all.
+        let current = manifest::stamps(dir, SCHEMA_VERSION)?;
+        rebuild(&home, dir, &current, max_file_bytes, &mut warnings)?;
     }
     let mut opened = open(dir, max_file_bytes)?;
+    opened.warnings.splice(0..0, warnings);
     opened.warnings.insert(0, IndexWarning::Rebuilt { reason });
     opened
         .warnings
@@ -498,8 +515,19 @@ fn check_no_links(home: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The index, its manifest, and when the manifest was written (ns).
-pub(crate) fn load(home: &Path) -> Result<(Index, Manifest, i64), String> {
+/// An index opened with its manifest.
+pub(crate) struct Loaded<M> {
+    pub index: Index,
+    /// A reader of its committed segments, opened (every segment) when it
+    /// was loaded.
+    pub searcher: Searcher,
+    pub manifest: M,
+    /// When the manifest was written (ns).
+    pub written_ns: i64,
+}
+
+/// The index, its manifest, and when the manifest was written.
+pub(crate) fn load(home: &Path) -> Result<Loaded<Manifest>, String> {
     load_with(home, manifest::read_keeping)
 }
 
@@ -508,7 +536,7 @@ pub(crate) fn load(home: &Path) -> Result<(Index, Manifest, i64), String> {
 fn load_with<M: ManifestLike>(
     home: &Path,
     read: impl FnOnce(Vec<u8>) -> Result<M, manifest::ManifestError>,
-) -> Result<(Index, M, i64), String> {
+) -> Result<Loaded<M>, String> {
     check_no_links(home)?;
     let path = home.join(MANIFEST);
     if !path.exists() && home.join("manifest.json").exists() {
@@ -544,8 +572,13 @@ fn load_with<M: ManifestLike>(
     }
     // Opening a reader opens every segment: a damaged file shows here.
     let index = new_index(index);
-    searcher(&index).map_err(|e| format!("cannot be read ({e})"))?;
-    Ok((index, manifest, written_ns))
+    let searcher = searcher(&index).map_err(|e| format!("cannot be read ({e})"))?;
+    Ok(Loaded {
+        index,
+        searcher,
+        manifest,
+        written_ns,
+    })
 }
 
 /// What [`load_with`] asks of a manifest read.
@@ -575,6 +608,15 @@ fn remove(home: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Builds the index of `current`'s files from nothing, under the lock
+/// (the caller's), and puts it in place of the one at `home`.
+///
+/// It is built in a folder of its own beside the sessions
+/// ([`names::SEARCH_INDEX_BUILD`]) and swapped in whole: a search opening
+/// the index meanwhile takes no lock, and finds the old index or the new
+/// one, each with its own manifest. Built in place, a search could open
+/// the empty index a rebuild starts from with the old manifest, which
+/// vouches for every file, and answer nothing.
 fn rebuild(
     home: &Path,
     dir: &Path,
@@ -582,12 +624,14 @@ fn rebuild(
     max_file_bytes: u64,
     warnings: &mut Vec<IndexWarning>,
 ) -> Result<Index, SearchError> {
-    remove(home).map_err(io(home))?;
+    let build = dir.join(names::SEARCH_INDEX_BUILD);
+    // One left by a rebuild that was killed.
+    remove(&build).map_err(io(&build))?;
     std::fs::DirBuilder::new()
         .mode(0o700)
-        .create(home)
-        .map_err(io(home))?;
-    let index = new_index(Index::create_in_dir(home, schema().0)?);
+        .create(&build)
+        .map_err(io(&build))?;
+    let index = new_index(Index::create_in_dir(&build, schema().0)?);
     let (_, fields) = schema();
     let mut writer: IndexWriter = index.writer(WRITER_BYTES)?;
     add_files(
@@ -600,8 +644,26 @@ fn rebuild(
     )?;
     writer.commit()?;
     writer.wait_merging_threads()?;
-    save_manifest(home, current, Durability::EachFile)?;
-    Ok(index)
+    drop(index);
+    save_manifest(&build, current, Durability::EachFile)?;
+    swap_in(&build, home)?;
+    // Opened where it now is: the folder it was built in holds the old one.
+    Ok(new_index(Index::open_in_dir(home)?))
+}
+
+/// Puts the folder `build` at `home` in one step, and removes what was
+/// there. Exchanged where the file system can (Linux's `renameat2`), so
+/// that `home` never goes missing; else (no index there yet, or no
+/// exchange) moved over it.
+fn swap_in(build: &Path, home: &Path) -> Result<(), SearchError> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    if renameat_with(CWD, build, CWD, home, RenameFlags::EXCHANGE).is_ok() {
+        // `build` is now the old index (or whatever was in its place: a
+        // link is removed, never followed).
+        return remove(build).map_err(io(build));
+    }
+    remove(home).map_err(io(home))?;
+    std::fs::rename(build, home).map_err(io(home))
 }
 
 fn in_ram(

@@ -30,6 +30,10 @@ pub const INDEX_SEAL: &str = ".index-seal";
 /// The full-text search index (a directory of tantivy segments and its
 /// manifest; crucible-search).
 pub const SEARCH_INDEX: &str = ".search";
+/// Where a rebuild of the search index builds the new one, swapped in
+/// whole for [`SEARCH_INDEX`] when it is complete (a search meanwhile reads
+/// the old one); one left by a killed rebuild is removed by the next.
+pub const SEARCH_INDEX_BUILD: &str = ".search.build";
 /// The lock of the search index's writers: its own, so that a search
 /// bringing its index up to date never holds up `cru session log`.
 pub const SEARCH_LOCK: &str = ".search.lock";

@@ -4,6 +4,7 @@
 
 mod check;
 mod locked;
+mod rebuilt_meanwhile;
 mod subagents;
 mod tokenizer;
 mod unlisted;
