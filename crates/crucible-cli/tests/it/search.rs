@@ -698,3 +698,39 @@ fn a_session_is_found_by_its_id_or_a_piece_of_it() {
     assert_eq!(ids(&hits)[0], "2025-12-10-fix-flaky-test", "{hits:?}");
     assert_eq!(hits[0]["line"], 3, "the session_id line: {hits:?}");
 }
+
+/// Makes `path` immutable (`chattr +i`: as root, permissions stop no
+/// write); false where the file system or the sandbox does not allow it.
+fn immutable(path: &std::path::Path, on: bool) -> bool {
+    std::process::Command::new("chattr")
+        .arg(if on { "+i" } else { "-i" })
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn an_index_that_cannot_be_saved_still_answers_with_a_warning() {
+    let kiln = TestKiln::with_fixtures();
+    kiln.run(&["session", "search", "flaky"]);
+    std::fs::write(
+        kiln.sessions().join("new.md"),
+        session("new", &[("Work", "a quokka appeared")]),
+    )
+    .unwrap();
+    let home = kiln.sessions().join(".search");
+    if !immutable(&home, true) {
+        eprintln!("skipped: chattr +i is not allowed here");
+        return;
+    }
+    let out = kiln.run(&["session", "search", "quokka", "--format", "json"]);
+    immutable(&home, false);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("search index not saved"),
+        "{}",
+        out.stderr
+    );
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(ids(v["hits"].as_array().unwrap()), ["new"]);
+}

@@ -227,9 +227,16 @@ pub(super) fn hits(ctx: &Context, requests: &[Request]) -> anyhow::Result<(Vec<V
             ask(&opened).map_err(fail)?
         }
     };
-    // The manifest written beside the query, after a folder was listed.
-    opened.finish().map_err(fail)?;
     let mut err = anstream::stderr();
+    // The manifest written beside the query, after a folder was listed: a
+    // derived file, so one that cannot be written (a read-only `.search`)
+    // costs the next search a listing, not this answer.
+    if let Err(e) = opened.finish() {
+        writeln!(
+            err,
+            "warning: search index not saved ({e}); the answer is right, and the next search lists the folders again"
+        )?;
+    }
     let mut skipped = false;
     for w in &opened.warnings {
         skipped |= matches!(w, crucible_search::IndexWarning::Skipped { .. });
