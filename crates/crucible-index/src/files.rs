@@ -27,7 +27,9 @@ pub const FORMAT: &str = "cru-session-index";
 /// 5: the rollup file says where each usage row is (`usage_rows`).
 /// 6: the rollup file keeps what `stats` needs of the lines
 /// (`stats_groups`, `stats_names`, `session_keys_KIND`, at `stats_at`).
-pub const VERSION: u64 = 6;
+/// 7: a phase's `tokens=` beyond its usage lines is counted (the cells and
+/// rollup of 6 were made by the rule before).
+pub const VERSION: u64 = 7;
 /// A delta this large is merged into the base on the next save.
 pub const COMPACT_AT: usize = 2_000;
 

@@ -273,7 +273,7 @@ fn rollup_and_stamp_cells_edited_by_hand_give_the_same_answers() {
     for query in queries.iter().chain([&check]) {
         std::fs::write(
             &delta,
-            "version: 6\nremoved[1]{path}:\n  2025-12-12-start-docs.md\n",
+            "version: 7\nremoved[1]{path}:\n  2025-12-12-start-docs.md\n",
         )
         .unwrap();
         let out = kiln.run(query);

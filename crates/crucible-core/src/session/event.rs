@@ -344,18 +344,38 @@ impl SessionLog {
     }
 
     /// Tokens count for the session and for the phase they were spent in.
+    ///
+    /// A phase's `tokens=` is its whole count, records included (the
+    /// attribution rule counts what its records do not cover as untyped).
     fn add_tokens(&mut self, tokens: u64) {
+        if matches!(self.sections.last(), Some(Section::Phase(_))) {
+            self.carry_session_figures();
+        }
         let total = self.frontmatter.tokens_used.unwrap_or(0);
         self.frontmatter.tokens_used = Some(total.saturating_add(tokens));
         if let Some(Section::Phase(p)) = self.sections.last_mut() {
-            p.meta.tokens = Some(p.meta.tokens.unwrap_or(0).saturating_add(tokens));
+            let before = p
+                .meta
+                .tokens
+                .unwrap_or(0)
+                .max(crate::session::usage::records_total(&p.usage));
+            p.meta.tokens = Some(before.saturating_add(tokens));
+            self.refresh_usage_totals();
         }
     }
 
     /// A request's tokens go to the current phase as a record; with no
     /// phase yet, to the frontmatter's `usage`. The totals follow.
     fn add_usage(&mut self, at: &Timestamp, model: Option<&str>, tokens: crate::Tokens) {
+        if matches!(self.sections.last(), Some(Section::Phase(_))) {
+            self.carry_session_figures();
+        }
         if let Some(Section::Phase(p)) = self.sections.last_mut() {
+            // A phase's `tokens=`, where it has one, stays its whole count.
+            if let Some(n) = p.meta.tokens {
+                let before = n.max(crate::session::usage::records_total(&p.usage));
+                p.meta.tokens = Some(before.saturating_add(tokens.total()));
+            }
             p.usage.push(crate::UsageRecord {
                 at: Some(at.clone()),
                 model: model.map(str::to_owned),
@@ -483,6 +503,8 @@ mod summary_line_tests {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
     use crate::Frontmatter;
 
@@ -514,6 +536,116 @@ mod tests {
         assert!(s.ends_with('…'));
         assert!(call.failed);
         assert_eq!(cut("short", 100), "short");
+    }
+
+    fn phase(t: &str, name: &str, agent: &str) -> TimedEvent {
+        ev(
+            t,
+            SessionEvent::Phase {
+                name: name.into(),
+                agent: Some(agent.parse().unwrap()),
+                channel: None,
+                level: 2,
+            },
+        )
+    }
+
+    fn usage(t: &str, model: &str, input: u64, output: u64) -> TimedEvent {
+        ev(
+            t,
+            SessionEvent::Usage {
+                model: Some(model.into()),
+                tokens: crate::Tokens {
+                    input,
+                    output,
+                    ..crate::Tokens::default()
+                },
+            },
+        )
+    }
+
+    /// The session's total three ways: the frontmatter's, the attributed
+    /// lines', and the lines per agent (which must add up).
+    fn totals(log: &SessionLog) -> (u64, u64, BTreeMap<String, u64>) {
+        let lines = log.usage_lines();
+        let mut by_agent = BTreeMap::new();
+        for l in &lines {
+            *by_agent
+                .entry(l.agent.clone().unwrap_or_default())
+                .or_insert(0) += l.total();
+        }
+        let sum = lines.iter().map(crate::UsageLine::total).sum();
+        (log.frontmatter.tokens_used.unwrap_or(0), sum, by_agent)
+    }
+
+    #[test]
+    fn tokens_logged_before_the_first_phase_are_kept_when_a_phase_gets_some() {
+        let mut log = log();
+        log.frontmatter
+            .participants
+            .push("coder@1.0".parse().unwrap());
+        log.apply(&usage("2025-12-21T10:00:01Z", "m", 1000, 200));
+        log.apply(&ev(
+            "2025-12-21T10:00:02Z",
+            SessionEvent::Tokens { tokens: 300 },
+        ));
+        assert_eq!(totals(&log).1, 1500);
+        log.apply(&phase("2025-12-21T10:00:03Z", "Research", "researcher@1.2"));
+        log.apply(&usage("2025-12-21T10:00:04Z", "m", 10, 1));
+        let (fm, sum, by_agent) = totals(&log);
+        assert_eq!((fm, sum), (1511, 1511));
+        // Carried into the first phase, with its agent.
+        assert_eq!(by_agent.get("researcher@1.2"), Some(&1511));
+        // Once carried, a second phase takes nothing more from the top.
+        log.apply(&phase("2025-12-21T10:00:05Z", "Code", "coder@1.0"));
+        log.apply(&ev(
+            "2025-12-21T10:00:06Z",
+            SessionEvent::Tokens { tokens: 9 },
+        ));
+        assert_eq!(totals(&log).0, 1520);
+        assert_eq!(totals(&log).1, 1520);
+    }
+
+    #[test]
+    fn a_count_without_kinds_in_a_phase_with_records_is_counted_once() {
+        let mut log = log();
+        log.apply(&phase("2025-12-21T10:00:00Z", "Work", "coder@1.0"));
+        log.apply(&usage("2025-12-21T10:00:01Z", "m", 100, 50));
+        log.apply(&ev(
+            "2025-12-21T10:00:02Z",
+            SessionEvent::Tokens { tokens: 1000 },
+        ));
+        assert_eq!(totals(&log).0, 1150);
+        assert_eq!(totals(&log).1, 1150);
+        // A record after it adds to the phase's whole count.
+        log.apply(&usage("2025-12-21T10:00:03Z", "m", 5, 5));
+        let p = log.phases().next().unwrap().1;
+        assert_eq!(p.meta.tokens, Some(1160));
+        assert_eq!((totals(&log).0, totals(&log).1), (1160, 1160));
+        let untyped: u64 = log.usage_lines().iter().map(|l| l.untyped).sum();
+        assert_eq!(untyped, 1000);
+    }
+
+    #[test]
+    fn a_phases_count_that_its_records_cover_is_not_added_to_them() {
+        // A replay (crucible-eval) writes the run's whole count and its
+        // record by kind: one number, not two.
+        let mut log = log();
+        log.apply(&phase("2025-12-21T10:00:00Z", "Work", "coder@1.0"));
+        log.apply(&usage("2025-12-21T10:00:01Z", "m", 100, 50));
+        let p = log.phases_mut().next().unwrap();
+        p.meta.tokens = Some(150);
+        assert_eq!(totals(&log).1, 150);
+        p_tokens(&mut log, 120);
+        assert_eq!(
+            totals(&log).1,
+            150,
+            "a count below its records adds nothing"
+        );
+    }
+
+    fn p_tokens(log: &mut SessionLog, n: u64) {
+        log.phases_mut().next().unwrap().meta.tokens = Some(n);
     }
 
     #[test]

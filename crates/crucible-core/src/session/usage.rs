@@ -7,8 +7,9 @@
 //! attributed figures, for the index and for every report:
 //!
 //! - a phase's records belong to that phase, its agent and its channel;
-//! - a phase without records but with `tokens=` in its metadata (files from
-//!   before tokens were split by kind) counts that number, kind unknown;
+//! - a phase's `tokens=` is its whole count: the part its records do not
+//!   cover (all of it in files from before tokens were split by kind) is
+//!   counted, kind unknown;
 //! - a session with no per-phase figure at all is credited to its main agent
 //!   (the first participant) only, from the frontmatter's `usage` (by kind
 //!   and model) or, failing that, `tokens_used`;
@@ -375,11 +376,34 @@ pub fn attribute<'a>(
             new_line(&mut lines, key, agent.as_ref(), channel.as_ref(), at)
                 .add_record(at, r.tokens, r.cost_usd);
         }
+        // `tokens=` is the phase's whole count: what its records do not
+        // cover was counted without kinds.
+        let rest = p
+            .tokens
+            .unwrap_or(0)
+            .saturating_sub(records_total(p.records));
+        if rest > 0 {
+            let key = LineKey {
+                phase: Some(p.number),
+                model: phase_model.cloned(),
+                hour: hour_of(phase_ms),
+                recorded: false,
+            };
+            let line = new_line(&mut lines, key, agent.as_ref(), channel.as_ref(), phase_ms);
+            line.untyped = line.untyped.saturating_add(rest);
+        }
     }
     if !any_phase_figure {
         frontmatter_lines(fm, &mut lines, main_agent.as_ref());
     }
     lines.into_values().collect()
+}
+
+/// Every token of `records`.
+pub fn records_total(records: &[UsageRecord]) -> u64 {
+    records
+        .iter()
+        .fold(0u64, |n, r| n.saturating_add(r.tokens.total()))
 }
 
 impl SessionLog {
@@ -420,6 +444,56 @@ impl SessionLog {
         by.store(&mut self.frontmatter);
         let total = self.usage_lines().iter().map(UsageLine::total).sum();
         self.frontmatter.tokens_used = Some(total);
+    }
+}
+
+impl SessionLog {
+    /// Before a phase gets its first figure: moves figures the session
+    /// holds only in its frontmatter (tokens logged before its first phase,
+    /// or a file that never split them by phase) into its first phase. The
+    /// attribution rule reads the frontmatter's figures only while no phase
+    /// has any, and the totals written from the phases afterwards would
+    /// drop them. The frontmatter's `usage` becomes records (by model, at
+    /// the session's start), and what `tokens_used` holds beyond them the
+    /// phase's untyped part of `tokens=`. Does nothing once a phase has
+    /// figures.
+    pub fn carry_session_figures(&mut self) {
+        if self
+            .phases()
+            .any(|(_, p)| !p.usage.is_empty() || p.meta.tokens.is_some())
+        {
+            return;
+        }
+        let by = UsageByModel::of(&self.frontmatter);
+        let typed = by.as_ref().map_or(0, |b| b.total().total());
+        let untyped = self
+            .frontmatter
+            .tokens_used
+            .unwrap_or(0)
+            .saturating_sub(typed);
+        if typed == 0 && untyped == 0 {
+            return;
+        }
+        let at = self.frontmatter.started.clone();
+        let Some(first) = self.phases_mut().next() else {
+            return;
+        };
+        first.usage = by
+            .map(|b| b.models.into_iter())
+            .into_iter()
+            .flatten()
+            .filter(|(_, t)| !t.is_zero())
+            .map(|(model, tokens)| UsageRecord {
+                at: Some(at.clone()),
+                model: (model != UNKNOWN_MODEL).then_some(model),
+                tokens,
+                ..UsageRecord::default()
+            })
+            .collect();
+        if untyped > 0 {
+            first.meta.tokens = Some(typed.saturating_add(untyped));
+        }
+        self.frontmatter.extra.remove("usage");
     }
 }
 

@@ -346,7 +346,12 @@ fn store_one(
     }
     let records = imp.all_records();
     if per_file {
-        bar.suspend(|| eprintln!("{}: {records}", imp.provenance.path));
+        // Formatted first and written whole: standard error is unbuffered,
+        // and the tally's parts were eight writes a file.
+        let line = format!("{}: {records}\n", imp.provenance.path);
+        bar.suspend(|| {
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+        });
     } else {
         tracing::info!("{}: {records}", imp.provenance.path);
     }
