@@ -33,7 +33,20 @@ pub(crate) fn parse(html: &str) -> Option<Result<UsageRecord, String>> {
     let mut r = UsageRecord::default();
     let read = for_each_pair(inner.trim(), |key, value| {
         let bad = |what: &str| format!("`{key}={value}` is not {what}");
-        let count = || value.parse::<u64>().map_err(|_| bad("a whole number"));
+        let count = || match value.parse::<u64>() {
+            Ok(n) if n <= crucible_core::MAX_TOKENS => Ok(n),
+            Ok(_) => Err(format!(
+                "`{key}={value}` is more tokens than any count holds (at most {})",
+                crucible_core::MAX_TOKENS
+            )),
+            Err(_) if value.bytes().all(|b| b.is_ascii_digit()) && !value.is_empty() => {
+                Err(format!(
+                    "`{key}={value}` is more tokens than any count holds (at most {})",
+                    crucible_core::MAX_TOKENS
+                ))
+            }
+            Err(_) => Err(bad("a whole number")),
+        };
         match key {
             "at" => r.at = Some(value.parse().map_err(|_| bad("a timestamp"))?),
             "model" => r.model = Some(value.to_owned()),
@@ -141,5 +154,21 @@ mod tests {
         let err = parse("<!-- usage: at=yesterday -->").unwrap().unwrap_err();
         assert!(err.contains("timestamp"), "{err}");
         assert!(parse("<!-- phase: tokens=1 -->").is_none());
+        // Counts no request has: refused, so no sum nears the largest u64.
+        for n in [
+            "1000000000001",
+            "18446744073709551615",
+            "99999999999999999999999",
+        ] {
+            let err = parse(&format!("<!-- usage: input={n} -->"))
+                .unwrap()
+                .unwrap_err();
+            assert!(err.contains("more tokens than any count holds"), "{err}");
+        }
+        assert!(
+            parse("<!-- usage: input=1000000000000 -->")
+                .unwrap()
+                .is_ok()
+        );
     }
 }

@@ -214,24 +214,72 @@ fn pricing_update_refuses_a_fifo_a_directory_and_a_device() {
 
 /// Token counts at the edge of `u64` (a hand-edited or hostile file) add up
 /// without overflow or panic: sums stop at the largest count, in every view.
+/// A count beyond any request's (a damaged file) is refused where it is
+/// read, named by `validate`; the largest counts allowed add up in every
+/// view and the groups still add up to the total.
 #[test]
-fn counts_at_the_edge_of_u64_saturate_in_every_view() {
+fn counts_beyond_any_request_are_refused_and_the_largest_add_up() {
     let kiln = TestKiln::empty();
-    let max = u64::MAX;
+    let (max, most) = (u64::MAX, crucible_core::MAX_TOKENS);
     kiln.write(
         "2025-01-01-huge.md",
         &format!(
             "---\ntype: session\nsession_id: 2025-01-01-huge\nstarted: 2025-01-01T00:00:00Z\n\
              status: completed\nparticipants: [a@1]\n---\n\n# Huge\n\n## Work @a@1\n\
-             <!-- usage: at=2025-01-01T00:00:00Z model=claude-sonnet-4-5 input={max} output={max} -->\n\
-             <!-- usage: at=2025-01-01T00:10:00Z model=claude-sonnet-4-5 input={max} output=1 -->\n"
+             <!-- usage: at=2025-01-01T00:00:00Z model=claude-sonnet-4-5 input={most} output={most} -->\n\
+             <!-- usage: at=2025-01-01T00:10:00Z model=claude-sonnet-4-5 input={max} output=1 -->\n\
+             \n## Review @b@1\n\
+             <!-- usage: at=2025-01-01T00:20:00Z model=claude-sonnet-4-5 input={most} output=1 -->\n"
         ),
     );
     for view in ["daily", "weekly", "monthly", "session", "blocks"] {
         let (v, _) = json(&kiln, &["usage", view, "--json"]);
-        assert_eq!(v["totals"]["inputTokens"], max, "{view}: {v}");
-        assert_eq!(v["totals"]["totalTokens"], max, "{view}: {v}");
+        assert_eq!(v["totals"]["inputTokens"], 2 * most, "{view}: {v}");
+        assert_eq!(v["totals"]["totalTokens"], 3 * most + 1, "{view}: {v}");
     }
     let (v, _) = json(&kiln, &["session", "stats", "--format", "json"]);
-    assert_eq!(v["total"]["tokens"], max, "{v}");
+    assert_eq!(v["total"]["tokens"], 3 * most + 1, "{v}");
+    let (v, _) = json(
+        &kiln,
+        &[
+            "session",
+            "stats",
+            "--group-by",
+            "agent",
+            "--format",
+            "json",
+        ],
+    );
+    let groups: u64 = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(groups, 3 * most + 1, "{v}");
+    let out = kiln.run(&["session", "validate"]);
+    assert!(
+        out.stdout.contains("more tokens than any count holds")
+            || out.stderr.contains("more tokens than any count holds"),
+        "{}{}",
+        out.stdout,
+        out.stderr
+    );
+    // `log tokens` refuses such a count, exit 2.
+    let id = start(&kiln, "t");
+    let out = kiln.run(&[
+        "session",
+        "log",
+        "--session",
+        &id,
+        "tokens",
+        "--input",
+        &max.to_string(),
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("more tokens than any count holds"),
+        "{}",
+        out.stderr
+    );
 }

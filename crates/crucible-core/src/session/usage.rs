@@ -25,6 +25,14 @@ use serde::{Deserialize, Serialize};
 use super::{AgentRef, Frontmatter, Phase, SessionLog, Timestamp};
 use crate::yaml::{Mapping, Value};
 
+/// The most tokens of one kind a count may hold: a thousand billion, far
+/// beyond any model's context or a session's spend. A larger number is a
+/// damaged file or a mistyped flag, and is refused where it comes in (a
+/// usage line, `cru session log tokens`, an import), so that no sum of
+/// counts comes near the largest `u64` (sums saturate there, and groups
+/// would stop adding up to their total).
+pub const MAX_TOKENS: u64 = 1_000_000_000_000;
+
 /// Token counts by kind.
 ///
 /// `input` is the input not read from a cache; `cache_read` and
@@ -442,7 +450,10 @@ impl SessionLog {
         }
         self.frontmatter.extra.remove("usage");
         by.store(&mut self.frontmatter);
-        let total = self.usage_lines().iter().map(UsageLine::total).sum();
+        let total = self
+            .usage_lines()
+            .iter()
+            .fold(0u64, |n, l| n.saturating_add(l.total()));
         self.frontmatter.tokens_used = Some(total);
     }
 }

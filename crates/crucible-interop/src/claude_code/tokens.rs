@@ -39,12 +39,22 @@ pub(super) struct Responses {
 /// ccusage reads), else `cache_creation_input_tokens`; the 1-hour part is
 /// also kept apart (it is priced higher).
 pub(crate) fn usage_of(u: &Value) -> Tokens {
-    let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+    // A count that is no whole number of tokens (negative, a fraction, a
+    // string, beyond `MAX_TOKENS`) counts 0.
+    let n = |v: &Value, k: &str| {
+        v.get(k)
+            .and_then(Value::as_u64)
+            .filter(|&n| n <= crucible_core::MAX_TOKENS)
+            .unwrap_or(0)
+    };
     let (cache_creation, cache_creation_1h) =
         match u.get("cache_creation").filter(|c| c.is_object()) {
             Some(c) => {
                 let one_hour = n(c, "ephemeral_1h_input_tokens");
-                (n(c, "ephemeral_5m_input_tokens") + one_hour, one_hour)
+                (
+                    n(c, "ephemeral_5m_input_tokens").saturating_add(one_hour),
+                    one_hour,
+                )
             }
             None => (n(u, "cache_creation_input_tokens"), 0),
         };
@@ -155,6 +165,21 @@ mod tests {
         serde_json::json!({"type": "assistant", "requestId": "r1", "message": {
             "id": id, "model": "m", "usage": {"input_tokens": 3, "output_tokens": output,
             "cache_creation_input_tokens": 5, "cache_read_input_tokens": 7}}})
+    }
+
+    #[test]
+    fn a_count_that_is_no_count_of_tokens_is_zero() {
+        let u = serde_json::json!({"input_tokens": -1000, "output_tokens": 61.7,
+            "cache_read_input_tokens": u64::MAX, "cache_creation": {
+                "ephemeral_5m_input_tokens": u64::MAX, "ephemeral_1h_input_tokens": 10}});
+        let t = usage_of(&u);
+        assert_eq!((t.input, t.output, t.cache_read), (0, 0, 0));
+        assert_eq!((t.cache_creation, t.cache_creation_1h), (10, 10));
+        let u = serde_json::json!({"input_tokens": "61", "output_tokens": null,
+            "cache_creation": {"ephemeral_5m_input_tokens": crucible_core::MAX_TOKENS,
+            "ephemeral_1h_input_tokens": crucible_core::MAX_TOKENS}});
+        let t = usage_of(&u);
+        assert_eq!(t.total(), 2 * crucible_core::MAX_TOKENS);
     }
 
     #[test]

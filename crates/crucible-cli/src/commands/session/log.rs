@@ -116,22 +116,37 @@ pub enum LogKind {
     /// (--input, --output, ...: a usage record of the current phase).
     Tokens {
         /// A plain count, when the kinds are not known.
+        #[arg(value_parser = token_count)]
         tokens: Option<u64>,
         /// Input tokens not read from a cache.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = token_count)]
         input: Option<u64>,
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = token_count)]
         output: Option<u64>,
         /// Input tokens read from a cache.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = token_count)]
         cache_read: Option<u64>,
         /// Input tokens written to a cache.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = token_count)]
         cache_creation: Option<u64>,
         /// The model that answered.
         #[arg(long)]
         model: Option<String>,
     },
+}
+
+/// A count of tokens: a whole number up to [`crucible_core::MAX_TOKENS`].
+fn token_count(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n <= crucible_core::MAX_TOKENS => Ok(n),
+        Err(_) if !s.bytes().all(|b| b.is_ascii_digit()) || s.is_empty() => {
+            Err(format!("`{s}` is not a whole number"))
+        }
+        _ => Err(format!(
+            "`{s}` is more tokens than any count holds (at most {})",
+            crucible_core::MAX_TOKENS
+        )),
+    }
 }
 
 fn parse_mode(s: &str) -> Result<SubagentMode, String> {
