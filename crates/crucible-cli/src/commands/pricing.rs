@@ -15,7 +15,8 @@ pub enum PricingCommand {
     /// The table's date and source, and a model's prices (per million tokens).
     Show(ShowArgs),
     /// Load a newer LiteLLM price list (model_prices_and_context_window.json)
-    /// and use it from now on; the shipped table stays the fallback.
+    /// and use it from now on; a model it lacks keeps the shipped table's
+    /// price. The list is dated by the file's modification time.
     Update(UpdateArgs),
 }
 
@@ -94,12 +95,24 @@ fn update(ctx: &Context, args: &UpdateArgs) -> anyhow::Result<Outcome> {
         CliError::new(format!("{}: {why}", args.file.display()))
             .with_hint("give the JSON file of LiteLLM's model price list (model_prices_and_context_window.json)")
     })?;
-    let taken = jiff::Timestamp::now()
-        .to_zoned(jiff::tz::TimeZone::UTC)
-        .date();
-    let source = args.file.display().to_string();
-    let table = PriceTable::from_litellm_json(&bytes, taken, &source)
+    // The list says nothing of its date: the file's own time is the
+    // likeliest (a download is dated when it was made), never later than
+    // today. So an old list still warns that it is old.
+    let now = jiff::Timestamp::now();
+    let modified = std::fs::metadata(&args.file)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| jiff::Timestamp::try_from(t).ok())
+        .map_or(now, |t| t.min(now));
+    let taken = modified.to_zoned(jiff::tz::TimeZone::UTC).date();
+    let source = std::path::absolute(&args.file)
+        .unwrap_or_else(|_| args.file.clone())
+        .display()
+        .to_string();
+    let loaded = PriceTable::from_litellm_json(&bytes, taken, &source)
         .map_err(|e| CliError::new(format!("{}: {e}", args.file.display())))?;
+    let from_file = loaded.models().count();
+    let table = loaded.with_fallback(&PriceTable::shipped());
     let Some(path) = &ctx.prices_path else {
         return Err(CliError::new(
             "no place to keep the price table: no $HOME and no $CRUCIBLE_CONFIG",
@@ -112,9 +125,9 @@ fn update(ctx: &Context, args: &UpdateArgs) -> anyhow::Result<Outcome> {
     crucible_core::store::atomic::write_atomic(path, &table.to_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     println!(
-        "{} models from {} (taken {taken}) saved to {}",
-        table.models().count(),
+        "{from_file} models from {} (taken {taken}), {} more kept from the shipped table, saved to {}",
         args.file.display(),
+        table.models().count() - from_file,
         path.display()
     );
     Ok(Outcome::Success)

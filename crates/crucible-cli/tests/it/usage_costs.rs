@@ -212,8 +212,6 @@ fn pricing_update_refuses_a_fifo_a_directory_and_a_device() {
     }
 }
 
-/// Token counts at the edge of `u64` (a hand-edited or hostile file) add up
-/// without overflow or panic: sums stop at the largest count, in every view.
 /// A count beyond any request's (a damaged file) is refused where it is
 /// read, named by `validate`; the largest counts allowed add up in every
 /// view and the groups still add up to the total.
@@ -282,4 +280,33 @@ fn counts_beyond_any_request_are_refused_and_the_largest_add_up() {
         "{}",
         out.stderr
     );
+}
+
+/// A newer list that lacks a model keeps the shipped table's price for it,
+/// and an old list is dated by its file, so it still warns that it is old.
+#[test]
+fn a_price_list_loaded_keeps_the_shipped_prices_it_lacks_and_its_own_date() {
+    let kiln = TestKiln::empty();
+    let list = kiln.root.path().join("prices.json");
+    std::fs::write(
+        &list,
+        r#"{"my-model": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}}"#,
+    )
+    .unwrap();
+    let old = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_735_689_600); // 2025-01-01
+    std::fs::File::options()
+        .write(true)
+        .open(&list)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let out = kiln.run(&["pricing", "update", list.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("1 models from"), "{}", out.stdout);
+    assert!(out.stdout.contains("taken 2025-01-01"), "{}", out.stdout);
+    for model in ["my-model", "claude-sonnet-4-5"] {
+        let out = kiln.run(&["pricing", "show", model]);
+        assert_eq!(out.code, 0, "{model}: {}", out.stderr);
+        assert!(out.stderr.contains("prices are"), "stale: {}", out.stderr);
+    }
 }

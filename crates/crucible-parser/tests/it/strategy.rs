@@ -362,12 +362,15 @@ fn meta() -> impl Strategy<Value = PhaseMeta> {
         )
 }
 
+const MAX_TOKENS: u64 = crucible_core::MAX_TOKENS;
+
 fn tokens() -> impl Strategy<Value = Tokens> {
     (
-        any::<u64>(),
+        // Up to the most a count may hold (a larger one is refused).
+        prop_oneof![0u64..=MAX_TOKENS, Just(MAX_TOKENS)],
         0u64..1_000_000,
         prop_oneof![Just(0u64), 0u64..500_000],
-        prop_oneof![Just(0u64), any::<u64>()],
+        prop_oneof![Just(0u64), 0u64..=MAX_TOKENS],
         prop_oneof![Just(0u64), 0u64..10_000],
         prop_oneof![Just(0u64), 0u64..400_000],
     )

@@ -37,6 +37,19 @@ impl PriceTable {
     /// no overrides it is the table itself. The shipped table has over
     /// 3,000 models, and copying then dropping them all was a twentieth
     /// of a `cru usage daily` on an indexed directory.
+    /// This table, with every model of `fallback` it lacks added at
+    /// `fallback`'s price: a newer list that dropped a model (LiteLLM's
+    /// later lists no longer name the dated Claude 4 models) does not make
+    /// the sessions that used it unpriced.
+    #[must_use]
+    pub fn with_fallback(self, fallback: &PriceTable) -> Self {
+        let mut models = self.models;
+        for (name, price) in &fallback.models {
+            models.entry(name.clone()).or_insert_with(|| price.clone());
+        }
+        Self::new(self.taken, self.source, models)
+    }
+
     pub fn into_overridden(self, config: &PricingConfig) -> Result<Self, PricingError> {
         if config.models.is_empty() {
             return Ok(self);

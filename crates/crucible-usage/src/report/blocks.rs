@@ -121,7 +121,13 @@ pub fn blocks(
     block_opts: &BlockOptions,
 ) -> BlocksReport {
     let now_ms = opts.now.as_millisecond();
-    let mut lines: Vec<PricedLine<'_>> = priced_lines(sessions, price).collect();
+    // Nothing after "now" is in a block: with `--now` in the past, the
+    // requests made later would be counted in the block it is active in,
+    // and projected again on top. (A line is an hour of requests: the hour
+    // holding "now" counts whole once its first request is not after it.)
+    let mut lines: Vec<PricedLine<'_>> = priced_lines(sessions, price)
+        .filter(|p| p.line.first_ms <= now_ms)
+        .collect();
     // Blocks are cut in time order. An integer key (the session breaks ties,
     // the stable sort keeps a session's own order) sorts cheaply and the
     // same way every run.

@@ -130,17 +130,32 @@ fn a_block_is_no_longer_active_past_its_end_or_after_a_long_pause() {
 }
 
 #[test]
-fn a_block_after_now_is_not_active() {
-    // `--now` before the data: the later blocks have not begun, so none is
-    // active and none gets a projection over the months to its end.
+fn nothing_after_now_is_in_a_block() {
+    // `--now` before the data: nothing has happened yet.
     let before = opts("UTC", "2025-02-01T12:00:00Z");
     let r = blocks(&day(), &price, &before, &BlockOptions::default());
-    assert!(!r.blocks.is_empty());
-    assert!(
-        r.blocks
-            .iter()
-            .all(|b| !b.is_active && b.projection.is_none())
+    assert!(r.blocks.is_empty());
+    // `--now` at 14:15: the block from 14:00 holds the 14:10 request, and
+    // the evening's are left out, not counted in it and projected again on
+    // top.
+    let r = blocks(
+        &day(),
+        &price,
+        &opts("UTC", "2025-03-01T14:15:00Z"),
+        &BlockOptions::default(),
     );
+    let last = r.blocks.last().unwrap();
+    assert!(last.is_active);
+    assert_eq!(r.totals.total_tokens(), 310);
+    assert!(r.blocks.iter().all(|b| !b.is_gap));
+    // At 21:00 exactly, the 21:00 line counts and the later ones do not.
+    let r = blocks(
+        &day(),
+        &price,
+        &opts("UTC", "2025-03-01T21:00:00Z"),
+        &BlockOptions::default(),
+    );
+    assert_eq!(r.totals.total_tokens(), 1_310);
 }
 
 #[test]

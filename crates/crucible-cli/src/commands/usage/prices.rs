@@ -10,6 +10,17 @@ use crate::error::CliError;
 
 /// The table, with a warning on stderr when it is older than 60 days.
 pub fn price_table(ctx: &Context, now: Timestamp) -> anyhow::Result<PriceTable> {
+    // Something else in the stored table's place (a FIFO, a folder) is
+    // never opened; said once, and the shipped table used.
+    if let Some(path) = ctx.prices_path.as_deref()
+        && path.exists()
+        && !path.is_file()
+    {
+        eprintln!(
+            "warning: {}: not a regular file; pricing with the shipped table",
+            path.display()
+        );
+    }
     let base = match ctx.prices_path.as_deref().filter(|p| p.is_file()) {
         Some(path) => {
             let bytes =
