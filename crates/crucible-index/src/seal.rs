@@ -20,6 +20,11 @@
 //! in between (while a long rebuild wrote the other files) then differs,
 //! and no seal is written, so the next read rebuilds.
 //!
+//! The seal also names the sessions folder it was written in (device and
+//! inode). A folder copied whole (`cp -r`, a backup restored) brings its
+//! index files with new stamps: that is no edit, and the index is rebuilt
+//! without a word, as one with no seal is.
+//!
 //! What the seal cannot see is an edit made within the same clock tick as
 //! cru's own write that also keeps the file's size.
 
@@ -38,7 +43,17 @@ pub use crucible_core::store::names::INDEX_SEAL as SEAL;
 const SEALED: [&str; 5] = [BASE, PHASES, USAGE, ROLLUP, DELTA];
 
 /// The first line of a seal.
-const HEADER: &str = "cru index seal 1";
+const HEADER: &str = "cru index seal 2";
+/// The first line of the seals of an older cru (no folder line).
+const HEADER_1: &str = "cru index seal 1";
+
+/// The seal's line for the folder it is in.
+fn folder_line(dir: &Path) -> String {
+    match std::fs::metadata(dir) {
+        Ok(m) => format!("folder {} {}", m.dev(), m.ino()),
+        Err(_) => "folder -".to_owned(),
+    }
+}
 
 /// The line of the seal for the index file `name` of `dir` as it is now.
 fn line(dir: &Path, name: &str) -> String {
@@ -62,6 +77,8 @@ fn line(dir: &Path, name: &str) -> String {
 fn now(dir: &Path) -> String {
     let mut out = String::with_capacity(256);
     out.push_str(HEADER);
+    out.push('\n');
+    out.push_str(&folder_line(dir));
     out.push('\n');
     for name in SEALED {
         let _ = writeln!(out, "{}", line(dir, name));
@@ -135,12 +152,12 @@ pub fn write(dir: &Path) -> Result<(), IndexFileError> {
             .collect()
     };
     let text = now(dir);
-    let as_left = SEALED.iter().zip(text.lines().skip(1)).all(|(name, now)| {
+    let as_left = SEALED.iter().zip(text.lines().skip(2)).all(|(name, now)| {
         match noted.get(&dir.join(name)) {
             Some(written) => written == now,
             // Not written here: as the old seal has it, or not there at
             // all (a file missing is rebuilt whatever the seal says).
-            None => old.lines().skip(1).any(|l| l == now) || *now == format!("{name} -"),
+            None => old.lines().skip(2).any(|l| l == now) || *now == format!("{name} -"),
         }
     });
     if !as_left {
@@ -186,8 +203,9 @@ pub fn read_lock(dir: &Path) -> Option<ReadLock> {
 
 /// Whether the index files of `dir` are those the seal records: `Ok` when
 /// they are; [`IndexFileError::Missing`] when there is no seal (an index of
-/// an older cru, or none yet), and [`IndexFileError::Corrupt`] naming the
-/// first file that differs.
+/// an older cru, or none yet) or it is the seal of another folder (this one
+/// copied from it), and [`IndexFileError::Corrupt`] naming the first file
+/// that differs.
 pub fn check(dir: &Path) -> Result<(), IndexFileError> {
     let path = dir.join(SEAL);
     let recorded = read(dir)?;
@@ -195,12 +213,18 @@ pub fn check(dir: &Path) -> Result<(), IndexFileError> {
     if recorded == now {
         return Ok(());
     }
+    let mut lines = recorded.lines();
+    let header = lines.next();
+    let copied = header == Some(HEADER) && lines.next() != Some(folder_line(dir).as_str());
+    if header == Some(HEADER_1) || copied {
+        return Err(IndexFileError::Missing(path));
+    }
     let differs = recorded
         .lines()
         .zip(now.lines())
         .position(|(a, b)| a != b)
         .unwrap_or(0);
-    let file = match differs.checked_sub(1).and_then(|i| SEALED.get(i)) {
+    let file = match differs.checked_sub(2).and_then(|i| SEALED.get(i)) {
         Some(name) => format!("{name} was changed by something other than cru"),
         None => "the seal is not one cru wrote".to_owned(),
     };
@@ -289,9 +313,34 @@ mod tests {
         let dir = tmp.path();
         index_files(dir);
         write(dir).unwrap();
-        std::fs::write(dir.join(SEAL), "cru index seal 1\n").unwrap();
+        std::fs::write(dir.join(SEAL), "cru index seal 2\n").unwrap();
         assert!(check(dir).is_err());
         std::fs::write(dir.join(SEAL), "nonsense").unwrap();
-        assert!(check(dir).is_err());
+        assert!(matches!(check(dir), Err(IndexFileError::Corrupt { .. })));
+        // An older cru's seal is no seal: rebuilt without a word.
+        std::fs::write(dir.join(SEAL), "cru index seal 1\n").unwrap();
+        assert!(matches!(check(dir), Err(IndexFileError::Missing(_))));
+    }
+
+    /// A folder copied whole brings its index with new stamps: no edit, so
+    /// no warning, only a rebuild (as with no seal).
+    #[test]
+    fn a_folder_copied_whole_is_no_edit() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("a");
+        std::fs::create_dir(&dir).unwrap();
+        index_files(&dir);
+        write(&dir).unwrap();
+        check(&dir).unwrap();
+        let copy = tmp.path().join("b");
+        std::fs::create_dir(&copy).unwrap();
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            std::fs::copy(e.path(), copy.join(e.file_name())).unwrap();
+        }
+        assert!(matches!(check(&copy), Err(IndexFileError::Missing(_))));
+        // The same files edited in place in the folder itself still are.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(dir.join(BASE), "edited\n").unwrap();
+        assert!(matches!(check(&dir), Err(IndexFileError::Corrupt { .. })));
     }
 }

@@ -351,6 +351,53 @@ fn plausible_values_edited_by_hand_are_not_believed() {
     }
 }
 
+/// A sessions folder copied whole (`cp -r`, as the README does with the
+/// fixtures) brings its index with new stamps: rebuilt without a warning,
+/// while a file edited in the copy afterwards is still named.
+#[test]
+fn a_copied_sessions_folder_is_rebuilt_without_a_word() {
+    let kiln = TestKiln::with_fixtures();
+    let list = ["session", "list", "--format", "json"];
+    let truth = kiln.run(&list).stdout;
+    settle(&kiln);
+    let copy = kiln.root.path().join("copy");
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(kiln.sessions())
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let copy_s = copy.to_str().unwrap();
+    let out = kiln.run(&["--dir", copy_s, "session", "list", "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout.replace(copy_s, ""),
+        truth.replace(kiln.sessions().to_str().unwrap(), "")
+    );
+    assert!(
+        !out.stderr.contains("changed by something other than cru"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("rebuilt"), "{}", out.stderr);
+    // The copy's own index is sealed now; an edit to it is named.
+    let base = copy.join(".index.toon");
+    let text = std::fs::read_to_string(&base).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(
+        &base,
+        text.replacen("Fix the flaky store test", "Fix the fuzzy store test", 1),
+    )
+    .unwrap();
+    let out = kiln.run(&["--dir", copy_s, "session", "list", "--format", "json"]);
+    assert!(
+        out.stderr.contains("changed by something other than cru"),
+        "{}",
+        out.stderr
+    );
+}
+
 /// `cru session stats --group-by phase --format json`.
 const PHASE_STATS: &[&str] = &[
     "session",
