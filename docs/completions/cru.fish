@@ -438,8 +438,8 @@ wednesday\t''
 thursday\t''
 friday\t''
 saturday\t''"
-complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
-complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l agent -d 'Only the tokens credited to this agent (name or name@version): its phases\' usage, not the rest of the sessions it took part in' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l channel -d 'Only the tokens credited to this channel (its phases\')' -r
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from daily" -s j -l json -d 'Print ccusage\'s JSON (its key names, so its scripts read it)'
@@ -464,8 +464,8 @@ wednesday\t''
 thursday\t''
 friday\t''
 saturday\t''"
-complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
-complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l agent -d 'Only the tokens credited to this agent (name or name@version): its phases\' usage, not the rest of the sessions it took part in' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l channel -d 'Only the tokens credited to this channel (its phases\')' -r
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from weekly" -s j -l json -d 'Print ccusage\'s JSON (its key names, so its scripts read it)'
@@ -490,8 +490,8 @@ wednesday\t''
 thursday\t''
 friday\t''
 saturday\t''"
-complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
-complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l agent -d 'Only the tokens credited to this agent (name or name@version): its phases\' usage, not the rest of the sessions it took part in' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l channel -d 'Only the tokens credited to this channel (its phases\')' -r
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from monthly" -s j -l json -d 'Print ccusage\'s JSON (its key names, so its scripts read it)'
@@ -516,8 +516,8 @@ wednesday\t''
 thursday\t''
 friday\t''
 saturday\t''"
-complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
-complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l agent -d 'Only the tokens credited to this agent (name or name@version): its phases\' usage, not the rest of the sessions it took part in' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l channel -d 'Only the tokens credited to this channel (its phases\')' -r
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from session" -s j -l json -d 'Print ccusage\'s JSON (its key names, so its scripts read it)'
@@ -542,8 +542,8 @@ wednesday\t''
 thursday\t''
 friday\t''
 saturday\t''"
-complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l agent -d 'Only sessions where this agent took part (name or name@version)' -r
-complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l channel -d 'Only sessions in this channel' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l agent -d 'Only the tokens credited to this agent (name or name@version): its phases\' usage, not the rest of the sessions it took part in' -r
+complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l channel -d 'Only the tokens credited to this channel (its phases\')' -r
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l project -d 'Only sessions whose project (the git root of their working directory, else the directory) is DIR or below it' -r -F
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -s t -l token-limit -d 'Compare the active block\'s projection with this many tokens (or `max`: the largest block so far)' -r
 complete -c cru -n "__fish_cru_using_subcommand usage; and __fish_seen_subcommand_from blocks" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
@@ -567,7 +567,7 @@ complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_sub
 complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -f -a "show" -d 'The table\'s date and source, and a model\'s prices (per million tokens)'
-complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; the shipped table stays the fallback'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; a model it lacks keeps the shipped table\'s price. The list is dated by the file\'s modification time'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from show" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
@@ -580,7 +580,7 @@ complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from update" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "show" -d 'The table\'s date and source, and a model\'s prices (per million tokens)'
-complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; the shipped table stays the fallback'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; a model it lacks keeps the shipped table\'s price. The list is dated by the file\'s modification time'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand completions" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand completions" -l static -d 'A script that does not call cru: commands and flags, no session ids'
@@ -728,7 +728,7 @@ complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from usage" -f -a "session" -d 'Tokens and cost by session, latest activity last'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from usage" -f -a "blocks" -d 'The 5-hour billing windows; the active one with its burn rate and projection'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from pricing" -f -a "show" -d 'The table\'s date and source, and a model\'s prices (per million tokens)'
-complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from pricing" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; the shipped table stays the fallback'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from pricing" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; a model it lacks keeps the shipped table\'s price. The list is dated by the file\'s modification time'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "claude-code" -d 'Record one Claude Code hook event, read as JSON on stdin. Always exits 0, prints nothing'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "codex" -d 'Record a Codex turn: Codex\'s notify JSON is the last argument. Always exits 0'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from setup" -f -a "claude-code" -d 'Install cru\'s hooks in Claude Code\'s settings.json (the user\'s unless --project); with --dir, they record there'

@@ -106,6 +106,22 @@ impl Filter {
             .is_none_or(|s| cells.get(2).is_none_or(|c| *c == s.as_str()))
     }
 
+    /// Whether a usage line of a session it [`matches`](Self::matches) is
+    /// the filter's too: credited to its agent and channel (a session with
+    /// several agents holds other agents' lines).
+    pub fn takes_line(&self, line: &crucible_core::UsageLine) -> bool {
+        let agent_ok = self
+            .agent
+            .as_ref()
+            .is_none_or(|a| line.agent.as_deref().is_some_and(|x| agent_matches(x, a)));
+        let channel_ok = self.channel.as_ref().is_none_or(|c| {
+            line.channel
+                .as_deref()
+                .is_some_and(|x| x.eq_ignore_ascii_case(c))
+        });
+        agent_ok && channel_ok
+    }
+
     pub fn matches(&self, r: &Facts<'_>) -> bool {
         if self.status.is_some_and(|s| s != r.status) {
             return false;

@@ -310,3 +310,44 @@ fn a_price_list_loaded_keeps_the_shipped_prices_it_lacks_and_its_own_date() {
         assert!(out.stderr.contains("prices are"), "stale: {}", out.stderr);
     }
 }
+
+/// `--agent` and `--channel` take the tokens credited to them, as `stats
+/// --group-by agent` credits them: not every token of each session they
+/// took part in.
+#[test]
+fn usage_for_one_agent_is_its_phases_tokens() {
+    let kiln = TestKiln::empty();
+    let id = start(&kiln, "two");
+    for args in [
+        &["phase", "Code", "--agent", "coder@1.0", "--channel", "dev"][..],
+        &[
+            "tokens", "--input", "1000", "--output", "100", "--model", "m",
+        ],
+        &[
+            "phase",
+            "Review",
+            "--agent",
+            "reviewer@1.0",
+            "--channel",
+            "qa",
+        ],
+        &["tokens", "--input", "10", "--output", "1", "--model", "m"],
+    ] {
+        let mut all = vec!["session", "log", "--session", &id];
+        all.extend_from_slice(args);
+        let out = kiln.run(&all);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+    }
+    let total = |extra: &[&str]| {
+        let mut args = vec!["usage", "daily", "--json"];
+        args.extend_from_slice(extra);
+        json(&kiln, &args).0["totals"]["totalTokens"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(total(&[]), 1111);
+    assert_eq!(total(&["--agent", "reviewer"]), 11);
+    assert_eq!(total(&["--agent", "coder@1.0"]), 1100);
+    assert_eq!(total(&["--channel", "qa"]), 11);
+    assert_eq!(total(&["--agent", "nobody"]), 0);
+}

@@ -50,10 +50,11 @@ pub struct ViewArgs {
 /// on days, above).
 #[derive(Debug, Args, Clone, Default)]
 pub struct UsageFilters {
-    /// Only sessions where this agent took part (name or name@version).
+    /// Only the tokens credited to this agent (name or name@version): its
+    /// phases' usage, not the rest of the sessions it took part in.
     #[arg(long)]
     pub agent: Option<String>,
-    /// Only sessions in this channel.
+    /// Only the tokens credited to this channel (its phases').
     #[arg(long)]
     pub channel: Option<String>,
     /// Only sessions whose project (the git root of their working

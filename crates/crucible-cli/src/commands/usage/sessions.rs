@@ -21,10 +21,18 @@ struct Found {
 /// left out), and how reading the index went. Sessions whose usage the
 /// index cannot give are left out with a warning on stderr.
 pub fn load(ctx: &Context, filter: &Filter) -> anyhow::Result<(Vec<SessionUsage>, Outcome)> {
+    // An agent's or a channel's tokens are the lines credited to it, in
+    // any session (a phase may be in another channel than its session's):
+    // those two filters are applied to the lines, the rest to sessions.
+    let sessions = Filter {
+        agent: None,
+        channel: None,
+        ..filter.clone()
+    };
     let tallied = tally_index_reading(
         ctx,
         UsageCells::Read,
-        filter,
+        &sessions,
         &Found::default,
         &|found: &mut Found, facts, _| {
             let lines = match facts.usage() {
@@ -34,6 +42,8 @@ pub fn load(ctx: &Context, filter: &Filter) -> anyhow::Result<(Vec<SessionUsage>
                     return false;
                 }
             };
+            let mut lines = lines.into_owned();
+            lines.retain(|l| filter.takes_line(l));
             if !lines.is_empty() {
                 found.sessions.push(SessionUsage {
                     session_id: facts.id.to_string(),
@@ -41,7 +51,7 @@ pub fn load(ctx: &Context, filter: &Filter) -> anyhow::Result<(Vec<SessionUsage>
                     title: None,
                     project: facts.project.as_deref().map(str::to_owned),
                     started_ms: facts.started_ms(),
-                    lines: lines.into_owned(),
+                    lines,
                 });
             }
             true
