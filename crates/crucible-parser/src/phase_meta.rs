@@ -29,7 +29,8 @@ fn parse_pairs(s: &str) -> Result<PhaseMeta, String> {
             "tokens" => meta.tokens = Some(value.parse().map_err(|_| bad("a whole number"))?),
             "model" => meta.model = Some(value.to_owned()),
             "cost_usd" => {
-                meta.cost_usd = Some(finite(value).ok_or_else(|| bad("a finite number"))?);
+                meta.cost_usd =
+                    Some(cost(value).ok_or_else(|| bad("a cost (a number, 0 or more)"))?);
             }
             _ => meta.extra.push((key.to_owned(), value.to_owned())),
         }
@@ -38,9 +39,13 @@ fn parse_pairs(s: &str) -> Result<PhaseMeta, String> {
     Ok(meta)
 }
 
-/// A finite number, as `cost_usd` must be.
-pub(crate) fn finite(value: &str) -> Option<f64> {
-    value.parse::<f64>().ok().filter(|c| c.is_finite())
+/// A cost in dollars, as `cost_usd` must be: a finite number, 0 or more
+/// (no request is paid back).
+pub(crate) fn cost(value: &str) -> Option<f64> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|c| c.is_finite() && *c >= 0.0)
 }
 
 /// Calls `each` with every `key=value` pair of a comment's inside (values

@@ -13,7 +13,7 @@
 
 use crucible_core::{Tokens, UsageRecord};
 
-use crate::phase_meta::{finite, for_each_pair, push_pair};
+use crate::phase_meta::{cost, for_each_pair, push_pair};
 
 const OPEN: &str = "<!-- usage:";
 const CLOSE: &str = "-->";
@@ -56,7 +56,9 @@ pub(crate) fn parse(html: &str) -> Option<Result<UsageRecord, String>> {
             "cache_read" => r.tokens.cache_read = count()?,
             "reasoning" => r.tokens.reasoning = count()?,
             "cache_creation_1h" => r.tokens.cache_creation_1h = count()?,
-            "cost_usd" => r.cost_usd = Some(finite(value).ok_or_else(|| bad("a finite number"))?),
+            "cost_usd" => {
+                r.cost_usd = Some(cost(value).ok_or_else(|| bad("a cost (a number, 0 or more)"))?);
+            }
             "id" => r.id = Some(value.to_owned()),
             _ => r.extra.push((key.to_owned(), value.to_owned())),
         }
@@ -170,5 +172,11 @@ mod tests {
                 .unwrap()
                 .is_ok()
         );
+        for c in ["-3", "NaN", "inf", "free"] {
+            let err = parse(&format!("<!-- usage: cost_usd={c} -->"))
+                .unwrap()
+                .unwrap_err();
+            assert!(err.contains("a cost (a number, 0 or more)"), "{err}");
+        }
     }
 }

@@ -109,7 +109,12 @@ impl Responses {
             usage_of(u),
             id.map(|id| request_id(id, request)),
         );
-        r.cost_usd = v.get("costUSD").and_then(Value::as_f64);
+        // A cost written that no request has (negative, or not a number)
+        // is not believed: the request is priced from its tokens.
+        r.cost_usd = v
+            .get("costUSD")
+            .and_then(Value::as_f64)
+            .filter(|c| c.is_finite() && *c >= 0.0);
         let candidate = Response {
             record: r,
             sidechain: v.get("isSidechain").and_then(Value::as_bool) == Some(true),
@@ -180,6 +185,21 @@ mod tests {
             "ephemeral_1h_input_tokens": crucible_core::MAX_TOKENS}});
         let t = usage_of(&u);
         assert_eq!(t.total(), 2 * crucible_core::MAX_TOKENS);
+    }
+
+    #[test]
+    fn a_written_cost_no_request_has_is_not_believed() {
+        for (cost, kept) in [
+            (serde_json::json!(-3.0), None),
+            (serde_json::json!("free"), None),
+            (serde_json::json!(0.25), Some(0.25)),
+        ] {
+            let mut v = line("a", 1);
+            v["costUSD"] = cost;
+            let mut r = Responses::default();
+            r.add(&v, 0);
+            assert_eq!(r.list[0].record.cost_usd, kept);
+        }
     }
 
     #[test]
