@@ -53,6 +53,43 @@ fn strict_refuses_a_transcript_with_a_line_type_cru_does_not_know() {
     );
 }
 
+/// A token count that is no count (negative, a fraction, a string, more
+/// than any request has) is counted 0 and named, with its line; `--strict`
+/// refuses the file.
+#[test]
+fn a_damaged_token_count_is_named_with_its_line() {
+    let kiln = TestKiln::empty();
+    let text = std::fs::read_to_string(real("spotter/short.jsonl")).unwrap();
+    let (n, line) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("\"input_tokens\":"))
+        .expect("a line with usage");
+    let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+    v["message"]["usage"]["input_tokens"] = serde_json::json!(-1000);
+    v["message"]["usage"]["output_tokens"] = serde_json::json!("lots");
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[n] = v.to_string();
+    let src = kiln.write("short.jsonl", &(lines.join("\n") + "\n"));
+    let src = src.display().to_string();
+    let lax = kiln.run(&["session", "import", &src]);
+    assert_eq!(lax.code, 0, "{}", lax.stderr);
+    let said = format!(
+        "short.jsonl:{}: token counts that are no whole number",
+        n + 1
+    );
+    assert!(lax.stderr.contains(&said), "{}", lax.stderr);
+    assert!(
+        lax.stderr
+            .contains("input_tokens -1000, output_tokens \"lots\""),
+        "{}",
+        lax.stderr
+    );
+    let other = TestKiln::empty();
+    let strict = other.run(&["session", "import", "--strict", &src]);
+    assert_ne!(strict.code, 0, "{}", strict.stderr);
+}
+
 /// A real project folder (Claude Code 2.0.74): flat `agent-*.jsonl`
 /// subagent files linked to their transcripts (one placed by time, which
 /// once overflowed the link's position), summary-only files and a

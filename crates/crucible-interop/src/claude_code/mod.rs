@@ -216,6 +216,18 @@ fn read_lines(path: &Path, text: &str, own_file: bool, theirs: &HashSet<String>)
         if resumed::line_key(&v).is_some_and(|k| theirs.contains(k)) {
             continue;
         }
+        let damaged = tokens::damaged_counts(&v);
+        if !damaged.is_empty() {
+            warnings.push(ImportWarning {
+                path: path.to_owned(),
+                line: Some(n),
+                message: format!(
+                    "token counts that are no whole number of tokens (at most {}), counted 0: {}",
+                    crucible_core::MAX_TOKENS,
+                    damaged.join(", ")
+                ),
+            });
+        }
         let kind = kind_of(&v).to_owned();
         let message = matches!(kind.as_str(), "user" | "assistant" | "usage")
             && v.get("message").is_some_and(Value::is_object);

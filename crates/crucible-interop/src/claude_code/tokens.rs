@@ -68,6 +68,39 @@ pub(crate) fn usage_of(u: &Value) -> Tokens {
     }
 }
 
+/// The token counts of a line's `message.usage` that are no count of
+/// tokens (negative, a fraction, a string, null, beyond
+/// [`crucible_core::MAX_TOKENS`]), said as `key value`: [`usage_of`] counts
+/// them 0, and the import says so.
+pub(crate) fn damaged_counts(v: &Value) -> Vec<String> {
+    let Some(u) = v
+        .get("message")
+        .and_then(|m| m.get("usage"))
+        .filter(|u| u.is_object())
+    else {
+        return Vec::new();
+    };
+    let cache = u.get("cache_creation").filter(|c| c.is_object());
+    let counts = [
+        (Some(u), "input_tokens"),
+        (Some(u), "output_tokens"),
+        (Some(u), "cache_read_input_tokens"),
+        (Some(u), "cache_creation_input_tokens"),
+        (cache, "ephemeral_5m_input_tokens"),
+        (cache, "ephemeral_1h_input_tokens"),
+    ];
+    counts
+        .into_iter()
+        .filter_map(|(at, key)| {
+            let value = at?.get(key)?;
+            let fine = value
+                .as_u64()
+                .is_some_and(|n| n <= crucible_core::MAX_TOKENS);
+            (!fine).then(|| format!("{key} {value}"))
+        })
+        .collect()
+}
+
 /// The model a response is priced as: its `message.model`, as
 /// `<model>-fast` when `usage.speed` is `"fast"` (Claude Code's fast mode,
 /// the same model at a higher price; ccusage names it so too, and the price
