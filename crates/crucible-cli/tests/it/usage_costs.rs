@@ -351,3 +351,32 @@ fn usage_for_one_agent_is_its_phases_tokens() {
     assert_eq!(total(&["--channel", "qa"]), 11);
     assert_eq!(total(&["--agent", "nobody"]), 0);
 }
+
+/// Usage is kept by UTC hour: in a zone whose offset is not a whole number
+/// of hours, an hour whose requests fall on both sides of local midnight is
+/// counted on the day of its first, and a warning says so.
+#[test]
+fn an_hour_across_local_midnight_is_named() {
+    let kiln = TestKiln::empty();
+    kiln.write(
+        "2025-06-08-late.md",
+        "---\ntype: session\nsession_id: 2025-06-08-late\nstarted: 2025-06-08T11:00:00Z\n\
+         status: completed\nparticipants: [a@1]\n---\n\n# Late\n\n## Work @a@1\n\
+         <!-- usage: at=2025-06-08T11:10:00Z model=m input=10 output=1 -->\n\
+         <!-- usage: at=2025-06-08T11:20:00Z model=m input=10 output=1 -->\n",
+    );
+    // Chatham is 12:45 ahead in June: midnight falls at 11:15 UTC.
+    let (v, stderr) = json(
+        &kiln,
+        &["usage", "daily", "--json", "--timezone", "Pacific/Chatham"],
+    );
+    assert!(
+        stderr.contains("1 hour(s) of requests cross local midnight"),
+        "{stderr}"
+    );
+    assert_eq!(v["daily"][0]["date"], "2025-06-08", "{v}");
+    for zone in ["UTC", "Asia/Tokyo"] {
+        let (_, stderr) = json(&kiln, &["usage", "daily", "--json", "--timezone", zone]);
+        assert!(!stderr.contains("cross local midnight"), "{zone}: {stderr}");
+    }
+}

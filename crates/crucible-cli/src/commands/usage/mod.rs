@@ -64,6 +64,9 @@ pub fn run(cmd: &UsageCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
         Some(found) => found,
         None => sessions::load(&ctx, &filter)?,
     };
+    if period {
+        warn_days_split_by_hour(&usage, &opts.time_zone);
+    }
     let out = table::Render {
         json: view.json,
         breakdown: view.breakdown,
@@ -88,4 +91,31 @@ pub fn run(cmd: &UsageCommand, global: &GlobalArgs) -> anyhow::Result<Outcome> {
     // sessions) would only delay the exit.
     std::mem::forget(usage);
     Ok(outcome)
+}
+
+/// Usage is kept by UTC hour, and an hour's requests are counted on the
+/// local day of its first. In a zone whose offset is not a whole number of
+/// hours (India, Nepal, Chatham), local midnight falls inside an hour: when
+/// an hour's requests fall on both sides of it, the later ones are counted
+/// on the day before (ccusage, which reads every request, splits them).
+/// Said, with how many hours, rather than left for a user to find.
+fn warn_days_split_by_hour(usage: &[crucible_usage::SessionUsage], zone: &jiff::tz::TimeZone) {
+    let day = |ms: i64| {
+        jiff::Timestamp::from_millisecond(ms)
+            .ok()
+            .map(|t| zone.to_datetime(t).date())
+    };
+    let split = usage
+        .iter()
+        .flat_map(|s| &s.lines)
+        .filter(|l| l.requests > 1 && day(l.first_ms) != day(l.last_ms))
+        .count();
+    if split > 0 {
+        eprintln!(
+            "warning: {split} hour(s) of requests cross local midnight in {} (its offset is not \
+             a whole number of hours): each is counted on the day of its first request, so a \
+             few requests after midnight are on the day before",
+            zone.iana_name().unwrap_or("this time zone")
+        );
+    }
 }
