@@ -124,10 +124,18 @@ fn update(ctx: &Context, args: &UpdateArgs) -> anyhow::Result<Outcome> {
     }
     crucible_core::store::atomic::write_atomic(path, &table.to_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
+    let models = |n: usize| {
+        if n == 1 {
+            "1 model".to_owned()
+        } else {
+            format!("{n} models")
+        }
+    };
     println!(
-        "{from_file} models from {} (taken {taken}), {} more kept from the shipped table, saved to {}",
+        "{} from {} (taken {taken}), {} more kept from the shipped table, saved to {}",
+        models(from_file),
         args.file.display(),
-        table.models().count() - from_file,
+        models(table.models().count() - from_file),
         path.display()
     );
     Ok(Outcome::Success)

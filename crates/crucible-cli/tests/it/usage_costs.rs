@@ -302,7 +302,7 @@ fn a_price_list_loaded_keeps_the_shipped_prices_it_lacks_and_its_own_date() {
         .unwrap();
     let out = kiln.run(&["pricing", "update", list.to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stdout.contains("1 models from"), "{}", out.stdout);
+    assert!(out.stdout.contains("1 model from"), "{}", out.stdout);
     assert!(out.stdout.contains("taken 2025-01-01"), "{}", out.stdout);
     for model in ["my-model", "claude-sonnet-4-5"] {
         let out = kiln.run(&["pricing", "show", model]);
@@ -379,4 +379,29 @@ fn an_hour_across_local_midnight_is_named() {
         let (_, stderr) = json(&kiln, &["usage", "daily", "--json", "--timezone", zone]);
         assert!(!stderr.contains("cross local midnight"), "{zone}: {stderr}");
     }
+}
+
+/// Bounds that leave no day, and a `TZ` that names no zone, are said.
+#[test]
+fn bounds_that_leave_no_day_and_an_unknown_tz_are_said() {
+    let kiln = TestKiln::empty();
+    let out = kiln.run(&[
+        "usage",
+        "daily",
+        "--since",
+        "2026-02-11",
+        "--until",
+        "2026-02-10",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("is after --until"), "{}", out.stderr);
+    let mut cmd = kiln.command();
+    cmd.args(["usage", "daily"]).env("TZ", "Nowhere/Bogus");
+    let out = kiln.run_cmd(&mut cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("TZ=Nowhere/Bogus is no time zone"),
+        "{}",
+        out.stderr
+    );
 }

@@ -37,6 +37,15 @@ pub fn parse_date_bound(
     let unrecognised = || DateBoundError::Unrecognised {
         input: input.to_owned(),
     };
+    if let Some(unit) = span_unit(text)
+        && relative_span(text).is_none()
+    {
+        // Digits and a unit, too many to count back.
+        return Err(DateBoundError::OutOfRange {
+            input: input.to_owned(),
+            reason: format!("at most 999999 {unit} back"),
+        });
+    }
     if let Some((count, unit)) = relative_span(text) {
         let out_of_range = |e: jiff::Error| DateBoundError::OutOfRange {
             input: input.to_owned(),
@@ -71,6 +80,18 @@ pub fn parse_date_bound(
 }
 
 /// `7d` → (7, 'd'); anything else → None.
+/// The unit of a span written `<digits><d|w|m>`, however many digits.
+fn span_unit(text: &str) -> Option<&'static str> {
+    let unit = match text.chars().last()?.to_ascii_lowercase() {
+        'd' => "days",
+        'w' => "weeks",
+        'm' => "months",
+        _ => return None,
+    };
+    let count = &text[..text.len() - 1];
+    (!count.is_empty() && count.bytes().all(|b| b.is_ascii_digit())).then_some(unit)
+}
+
 fn relative_span(text: &str) -> Option<(i64, char)> {
     let unit = text.chars().last()?.to_ascii_lowercase();
     if !matches!(unit, 'd' | 'w' | 'm') {
@@ -143,6 +164,13 @@ mod tests {
             parse_date_bound("0d", now(), &kiritimati),
             Ok(Date::new(2025, 4, 1).unwrap())
         );
+    }
+
+    #[test]
+    fn a_span_too_long_to_count_says_so() {
+        let e = bound("99999999999d").unwrap_err().to_string();
+        assert!(e.contains("reaches too far back"), "{e}");
+        assert!(e.contains("999999 days"), "{e}");
     }
 
     #[test]

@@ -152,6 +152,13 @@ impl ViewArgs {
         };
         opts.since = bound(&self.since, "since")?;
         opts.until = bound(&self.until, "until")?;
+        if let (Some(since), Some(until)) = (opts.since, opts.until)
+            && since > until
+        {
+            return Err(CliError::usage(format!(
+                "--since {since} is after --until {until}: no day is between them"
+            )));
+        }
         opts.order = match self.order {
             OrderArg::Asc => Order::Asc,
             OrderArg::Desc => Order::Desc,

@@ -12,14 +12,25 @@ use jiff::tz::TimeZone;
 /// Where Unix systems say their zone.
 const LOCALTIME: &str = "/etc/localtime";
 
-/// The system's zone, UTC when none can be found.
+/// The system's zone, UTC when none can be found (a `TZ` that names no
+/// zone is said on stderr, not taken silently as UTC).
 pub fn system() -> TimeZone {
-    if std::env::var_os("TZ").is_none()
-        && let Some(tz) = linked(LOCALTIME)
+    let tz = std::env::var_os("TZ");
+    if tz.is_none()
+        && let Some(zone) = linked(LOCALTIME)
     {
-        return tz;
+        return zone;
     }
-    TimeZone::try_system().unwrap_or(TimeZone::UTC)
+    TimeZone::try_system().unwrap_or_else(|_| {
+        if let Some(tz) = tz.filter(|t| !t.is_empty()) {
+            eprintln!(
+                "warning: TZ={} is no time zone this system knows; days are in UTC \
+                 (--timezone sets one)",
+                tz.to_string_lossy()
+            );
+        }
+        TimeZone::UTC
+    })
 }
 
 /// The zone of a `localtime` link into a zoneinfo tree, named by its path
