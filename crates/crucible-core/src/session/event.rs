@@ -294,7 +294,7 @@ impl SessionLog {
                 tokens,
             } => self.subagent_done(child, summary.as_deref(), *tokens),
             SessionEvent::Tasks { tasks } => self.replace_tasks(tasks),
-            SessionEvent::Tokens { tokens } => self.add_tokens(*tokens),
+            SessionEvent::Tokens { tokens } => self.add_tokens(at, *tokens),
             SessionEvent::Usage { model, tokens } => self.add_usage(at, model.as_deref(), *tokens),
             SessionEvent::Pause { resume_point } => {
                 self.close_last_phase(at);
@@ -343,58 +343,55 @@ impl SessionLog {
         }
     }
 
+    /// The phase tokens are credited to: the current one ([`Self::current_phase`]:
+    /// the last section when it is a phase, else an implicit `Work` phase
+    /// by the first participant, as for any event; so tokens logged before
+    /// the first phase, or after a `## Summary` and a reopen, are a phase's
+    /// and never only the frontmatter's, which the totals written from the
+    /// phases would drop). Figures a file already holds only in its
+    /// frontmatter are carried into its first phase first.
+    fn phase_for_tokens(&mut self, at: &Timestamp) -> &mut Phase {
+        self.current_phase(at);
+        self.carry_session_figures();
+        match self.sections.last_mut() {
+            Some(Section::Phase(p)) => p,
+            _ => unreachable!("current_phase made the last section a phase"),
+        }
+    }
+
     /// Tokens count for the session and for the phase they were spent in.
     ///
     /// A phase's `tokens=` is its whole count, records included (the
     /// attribution rule counts what its records do not cover as untyped).
-    fn add_tokens(&mut self, tokens: u64) {
-        if matches!(self.sections.last(), Some(Section::Phase(_))) {
-            self.carry_session_figures();
-        }
+    fn add_tokens(&mut self, at: &Timestamp, tokens: u64) {
+        let p = self.phase_for_tokens(at);
+        let before = p
+            .meta
+            .tokens
+            .unwrap_or(0)
+            .max(crate::session::usage::records_total(&p.usage));
+        p.meta.tokens = Some(before.saturating_add(tokens));
         let total = self.frontmatter.tokens_used.unwrap_or(0);
         self.frontmatter.tokens_used = Some(total.saturating_add(tokens));
-        if let Some(Section::Phase(p)) = self.sections.last_mut() {
-            let before = p
-                .meta
-                .tokens
-                .unwrap_or(0)
-                .max(crate::session::usage::records_total(&p.usage));
-            p.meta.tokens = Some(before.saturating_add(tokens));
-            self.refresh_usage_totals();
-        }
+        self.refresh_usage_totals();
     }
 
-    /// A request's tokens go to the current phase as a record; with no
-    /// phase yet, to the frontmatter's `usage`. The totals follow.
+    /// A request's tokens go to the current phase as a record. The totals
+    /// follow.
     fn add_usage(&mut self, at: &Timestamp, model: Option<&str>, tokens: crate::Tokens) {
-        if matches!(self.sections.last(), Some(Section::Phase(_))) {
-            self.carry_session_figures();
+        let p = self.phase_for_tokens(at);
+        // A phase's `tokens=`, where it has one, stays its whole count.
+        if let Some(n) = p.meta.tokens {
+            let before = n.max(crate::session::usage::records_total(&p.usage));
+            p.meta.tokens = Some(before.saturating_add(tokens.total()));
         }
-        if let Some(Section::Phase(p)) = self.sections.last_mut() {
-            // A phase's `tokens=`, where it has one, stays its whole count.
-            if let Some(n) = p.meta.tokens {
-                let before = n.max(crate::session::usage::records_total(&p.usage));
-                p.meta.tokens = Some(before.saturating_add(tokens.total()));
-            }
-            p.usage.push(crate::UsageRecord {
-                at: Some(at.clone()),
-                model: model.map(str::to_owned),
-                tokens,
-                ..crate::UsageRecord::default()
-            });
-            self.refresh_usage_totals();
-            return;
-        }
-        let mut by = crate::UsageByModel::of(&self.frontmatter).unwrap_or_default();
-        // Tokens logged before without kinds stay in the total.
-        let untyped = self
-            .frontmatter
-            .tokens_used
-            .unwrap_or(0)
-            .saturating_sub(by.total().total());
-        by.add(model.or(self.frontmatter.model.as_deref()), tokens);
-        by.store(&mut self.frontmatter);
-        self.frontmatter.tokens_used = Some(untyped.saturating_add(by.total().total()));
+        p.usage.push(crate::UsageRecord {
+            at: Some(at.clone()),
+            model: model.map(str::to_owned),
+            tokens,
+            ..crate::UsageRecord::default()
+        });
+        self.refresh_usage_totals();
     }
 
     /// The session ends; its summary becomes a section (a subagent's goes
@@ -594,8 +591,10 @@ mod tests {
         log.apply(&usage("2025-12-21T10:00:04Z", "m", 10, 1));
         let (fm, sum, by_agent) = totals(&log);
         assert_eq!((fm, sum), (1511, 1511));
-        // Carried into the first phase, with its agent.
-        assert_eq!(by_agent.get("researcher@1.2"), Some(&1511));
+        // An implicit `Work` phase by the first participant took them, as
+        // it takes any event logged before a phase.
+        assert_eq!(by_agent.get("coder@1.0"), Some(&1500));
+        assert_eq!(by_agent.get("researcher@1.2"), Some(&11));
         // Once carried, a second phase takes nothing more from the top.
         log.apply(&phase("2025-12-21T10:00:05Z", "Code", "coder@1.0"));
         log.apply(&ev(
@@ -604,6 +603,61 @@ mod tests {
         ));
         assert_eq!(totals(&log).0, 1520);
         assert_eq!(totals(&log).1, 1520);
+    }
+
+    #[test]
+    fn tokens_after_a_summary_and_a_reopen_are_a_phases() {
+        let mut log = log();
+        log.frontmatter
+            .participants
+            .push("coder@1.0".parse().unwrap());
+        log.apply(&phase("2025-12-21T10:00:00Z", "Work", "coder@1.0"));
+        log.apply(&usage("2025-12-21T10:00:01Z", "m", 100, 50));
+        log.apply(&ev(
+            "2025-12-21T10:00:02Z",
+            SessionEvent::End {
+                status: crate::SessionStatus::Completed,
+                summary: Some("done".into()),
+            },
+        ));
+        log.apply(&ev("2025-12-21T10:00:03Z", SessionEvent::Reopen));
+        log.apply(&ev(
+            "2025-12-21T10:00:04Z",
+            SessionEvent::Tokens { tokens: 1000 },
+        ));
+        log.apply(&usage("2025-12-21T10:00:05Z", "m", 7, 0));
+        assert_eq!((totals(&log).0, totals(&log).1), (1157, 1157));
+        log.apply(&phase("2025-12-21T10:00:06Z", "More", "coder@1.0"));
+        log.apply(&usage("2025-12-21T10:00:07Z", "m", 1, 0));
+        assert_eq!((totals(&log).0, totals(&log).1), (1158, 1158));
+    }
+
+    #[test]
+    fn a_sessions_written_cost_goes_with_its_carried_figures() {
+        let mut log = log();
+        log.frontmatter
+            .participants
+            .push("coder@1.0".parse().unwrap());
+        log.frontmatter.tokens_used = Some(5000);
+        let mut by = crate::UsageByModel::default();
+        by.add(
+            Some("m"),
+            crate::Tokens {
+                input: 2000,
+                output: 1000,
+                ..crate::Tokens::default()
+            },
+        );
+        by.store(&mut log.frontmatter);
+        log.frontmatter.tokens_used = Some(5000);
+        log.frontmatter.cost_usd = Some(5.0);
+        log.apply(&phase("2025-12-21T10:00:00Z", "Work", "coder@1.0"));
+        let before: f64 = log.usage_lines().iter().map(|l| l.recorded_cost_usd).sum();
+        assert!((before - 5.0).abs() < 1e-12);
+        log.apply(&usage("2025-12-21T10:00:01Z", "m", 10, 0));
+        let after: f64 = log.usage_lines().iter().map(|l| l.recorded_cost_usd).sum();
+        assert!((after - 5.0).abs() < 1e-12, "{after}");
+        assert_eq!(totals(&log).1, 5010);
     }
 
     #[test]

@@ -486,6 +486,10 @@ impl SessionLog {
             return;
         }
         let at = self.frontmatter.started.clone();
+        // The session's written cost goes with its figures, as rule 3 read
+        // it: all of it on the first model's, none on the others'.
+        let mut cost = self.frontmatter.cost_usd;
+        let written = cost.is_some();
         let Some(first) = self.phases_mut().next() else {
             return;
         };
@@ -498,11 +502,15 @@ impl SessionLog {
                 at: Some(at.clone()),
                 model: (model != UNKNOWN_MODEL).then_some(model),
                 tokens,
+                cost_usd: written.then(|| cost.take().unwrap_or(0.0)),
                 ..UsageRecord::default()
             })
             .collect();
         if untyped > 0 {
             first.meta.tokens = Some(typed.saturating_add(untyped));
+            if first.usage.is_empty() {
+                first.meta.cost_usd = first.meta.cost_usd.or(cost);
+            }
         }
         self.frontmatter.extra.remove("usage");
     }
