@@ -255,6 +255,12 @@ fn open_catching_up(
         (None, Err(_)) => manifest::relisted(dir, SCHEMA_VERSION, &Stamps::new(), listing)?,
     };
     let lock = DirLock::try_acquire_file(&dir.join(names::SEARCH_LOCK));
+    // What a killed rebuild left (a second index's worth of disk): gone
+    // once no rebuild can be writing it. One that cannot be removed is
+    // left; a rebuild builds beside it.
+    if lock.is_some() {
+        let _ = remove(&dir.join(names::SEARCH_INDEX_BUILD));
+    }
     let mut warnings = Vec::new();
     let (_, fields) = schema();
     let mut saving = crate::deferred::ManifestWrite::default();
@@ -624,9 +630,7 @@ fn rebuild(
     max_file_bytes: u64,
     warnings: &mut Vec<IndexWarning>,
 ) -> Result<Index, SearchError> {
-    let build = dir.join(names::SEARCH_INDEX_BUILD);
-    // One left by a rebuild that was killed.
-    remove(&build).map_err(io(&build))?;
+    let build = build_folder(dir)?;
     std::fs::DirBuilder::new()
         .mode(0o700)
         .create(&build)
@@ -646,24 +650,59 @@ fn rebuild(
     writer.wait_merging_threads()?;
     drop(index);
     save_manifest(&build, current, Durability::EachFile)?;
-    swap_in(&build, home)?;
+    if let Err(e) = swap_in(&build, home) {
+        match e {
+            // The new index is in place; only the old one stayed.
+            Swap::OldKept(path, source) => warnings.push(IndexWarning::OldIndexKept {
+                path,
+                reason: source.to_string(),
+            }),
+            Swap::Failed(e) => return Err(e),
+        }
+    }
     // Opened where it now is: the folder it was built in holds the old one.
     Ok(new_index(Index::open_in_dir(home)?))
+}
+
+/// An empty place to build a new index in: [`names::SEARCH_INDEX_BUILD`],
+/// once what a killed rebuild left there is removed; when it cannot be (an
+/// old index another user left read-only), a folder of this process's own
+/// beside it, so that no leftover stops every rebuild after it.
+fn build_folder(dir: &Path) -> Result<PathBuf, SearchError> {
+    let shared = dir.join(names::SEARCH_INDEX_BUILD);
+    if remove(&shared).is_ok() {
+        return Ok(shared);
+    }
+    let own = dir.join(format!(
+        "{}.{}",
+        names::SEARCH_INDEX_BUILD,
+        std::process::id()
+    ));
+    remove(&own).map_err(io(&own))?;
+    Ok(own)
+}
+
+/// How putting a new index in place failed.
+enum Swap {
+    /// It is in place; the old one, now at this path, could not be removed.
+    OldKept(PathBuf, std::io::Error),
+    /// It is not in place.
+    Failed(SearchError),
 }
 
 /// Puts the folder `build` at `home` in one step, and removes what was
 /// there. Exchanged where the file system can (Linux's `renameat2`), so
 /// that `home` never goes missing; else (no index there yet, or no
 /// exchange) moved over it.
-fn swap_in(build: &Path, home: &Path) -> Result<(), SearchError> {
+fn swap_in(build: &Path, home: &Path) -> Result<(), Swap> {
     use rustix::fs::{CWD, RenameFlags, renameat_with};
     if renameat_with(CWD, build, CWD, home, RenameFlags::EXCHANGE).is_ok() {
         // `build` is now the old index (or whatever was in its place: a
         // link is removed, never followed).
-        return remove(build).map_err(io(build));
+        return remove(build).map_err(|e| Swap::OldKept(build.to_owned(), e));
     }
-    remove(home).map_err(io(home))?;
-    std::fs::rename(build, home).map_err(io(home))
+    remove(home).map_err(|e| Swap::Failed(io(home)(e)))?;
+    std::fs::rename(build, home).map_err(|e| Swap::Failed(io(home)(e)))
 }
 
 fn in_ram(

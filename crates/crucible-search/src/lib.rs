@@ -57,6 +57,9 @@ pub enum IndexWarning {
     ReadDirectly { reason: String },
     /// A session file that could not be read, left out.
     Skipped { path: PathBuf, message: String },
+    /// A rebuild put the new index in place, but the old one, moved to
+    /// `path`, could not be removed.
+    OldIndexKept { path: PathBuf, reason: String },
 }
 
 impl std::fmt::Display for IndexWarning {
@@ -70,6 +73,11 @@ impl std::fmt::Display for IndexWarning {
             Self::Skipped { path, message } => {
                 write!(f, "skipped {}: {message}", path.display())
             }
+            Self::OldIndexKept { path, reason } => write!(
+                f,
+                "the search index was rebuilt, but the old one at {} could not be removed ({reason}); remove it by hand",
+                path.display()
+            ),
         }
     }
 }

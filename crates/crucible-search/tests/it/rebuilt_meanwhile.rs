@@ -99,3 +99,68 @@ fn a_build_left_by_a_killed_rebuild_is_replaced() {
         "kept"
     );
 }
+
+/// Sets or clears `chattr +i` (as root, permissions stop no removal);
+/// false where it is not allowed.
+fn immutable(path: &std::path::Path, on: bool) -> bool {
+    std::process::Command::new("chattr")
+        .arg(if on { "+i" } else { "-i" })
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn a_build_left_that_cannot_be_removed_stops_no_rebuild() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("a.md"), session("a", "the wombat")).unwrap();
+    let build = dir.join(names::SEARCH_INDEX_BUILD);
+    std::fs::create_dir(&build).unwrap();
+    std::fs::write(build.join("meta.json"), "{old").unwrap();
+    if !immutable(&build, true) {
+        eprintln!("skipped: chattr +i is not allowed here");
+        return;
+    }
+    let rebuilt = crucible_search::rebuild_all(dir, 1 << 24);
+    let (ids, _) = crate::search_ids(dir, "wombat");
+    immutable(&build, false);
+    rebuilt.unwrap();
+    assert_eq!(ids, ["a"]);
+    // Built beside it, under the process's own name, and swapped in.
+    let own = dir.join(format!(
+        "{}.{}",
+        names::SEARCH_INDEX_BUILD,
+        std::process::id()
+    ));
+    assert!(!own.exists());
+}
+
+#[test]
+fn an_old_index_that_cannot_be_removed_is_named_and_the_new_one_used() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("a.md"), session("a", "the wombat")).unwrap();
+    crucible_search::rebuild_all(dir, 1 << 24).unwrap();
+    let stuck = dir.join(names::SEARCH_INDEX).join("stuck");
+    std::fs::write(&stuck, "").unwrap();
+    if !immutable(&stuck, true) {
+        eprintln!("skipped: chattr +i is not allowed here");
+        return;
+    }
+    std::fs::write(dir.join("b.md"), session("b", "another wombat")).unwrap();
+    let rebuilt = crucible_search::rebuild_all(dir, 1 << 24);
+    let kept = dir.join(names::SEARCH_INDEX_BUILD).join("stuck");
+    immutable(&kept, false);
+    immutable(&stuck, false);
+    let rebuilt = rebuilt.unwrap();
+    assert!(
+        rebuilt
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("could not be removed")),
+        "{:?}",
+        rebuilt.warnings
+    );
+    assert_eq!(crate::search_ids(dir, "wombat").0, ["a", "b"]);
+}

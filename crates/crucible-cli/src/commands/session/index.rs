@@ -137,6 +137,13 @@ fn search_index(ctx: &Context, args: &IndexArgs) -> anyhow::Result<CheckReport> 
             rebuilt.parts,
             rebuilt.files
         )?;
+        let shown = rebuilt
+            .warnings
+            .iter()
+            .filter(|w| !matches!(w, crucible_search::IndexWarning::Skipped { .. }));
+        for warning in shown {
+            writeln!(anstream::stderr(), "warning: {warning}")?;
+        }
         state = IndexState::Present {
             parts: rebuilt.parts,
         };
