@@ -47,10 +47,19 @@ const HEADER: &str = "cru index seal 2";
 /// The first line of the seals of an older cru (no folder line).
 const HEADER_1: &str = "cru index seal 1";
 
-/// The seal's line for the folder it is in.
+/// The seal's line for the folder it is in: device, inode and birth time
+/// (a folder removed and copied back often gets the same inode number; its
+/// birth time is new; `-` where the file system keeps none).
 fn folder_line(dir: &Path) -> String {
     match std::fs::metadata(dir) {
-        Ok(m) => format!("folder {} {}", m.dev(), m.ino()),
+        Ok(m) => {
+            let born = m
+                .created()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or_else(|| "-".to_owned(), |d| d.as_nanos().to_string());
+            format!("folder {} {} {born}", m.dev(), m.ino())
+        }
         Err(_) => "folder -".to_owned(),
     }
 }
@@ -338,6 +347,19 @@ mod tests {
             std::fs::copy(e.path(), copy.join(e.file_name())).unwrap();
         }
         assert!(matches!(check(&copy), Err(IndexFileError::Missing(_))));
+        // Removed and copied back under the same name (ext4 gives the new
+        // folder the freed inode number): still no edit.
+        let back = tmp.path().join("back");
+        std::fs::rename(&dir, &back).unwrap();
+        std::fs::create_dir(&dir).unwrap();
+        for e in std::fs::read_dir(&back).unwrap().flatten() {
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+        std::fs::remove_dir_all(&back).unwrap();
+        assert!(matches!(check(&dir), Err(IndexFileError::Missing(_))));
+        index_files(&dir);
+        write(&dir).unwrap();
+        check(&dir).unwrap();
         // The same files edited in place in the folder itself still are.
         std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::write(dir.join(BASE), "edited\n").unwrap();
