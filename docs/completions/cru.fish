@@ -567,7 +567,7 @@ complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_sub
 complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -f -a "show" -d 'The table\'s date and source, and a model\'s prices (per million tokens)'
-complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; a model it lacks keeps the shipped table\'s price. The list is dated by the file\'s modification time'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; a model it lacks keeps the shipped table\'s price (this cru\'s). The list is dated by the file\'s modification time'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and not __fish_seen_subcommand_from show update help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from show" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More log output on stderr (-v info, -vv debug, -vvv trace)'
@@ -580,7 +580,7 @@ complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcomm
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from update" -s V -l version -d 'Print version'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "show" -d 'The table\'s date and source, and a model\'s prices (per million tokens)'
-complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; a model it lacks keeps the shipped table\'s price. The list is dated by the file\'s modification time'
+complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; a model it lacks keeps the shipped table\'s price (this cru\'s). The list is dated by the file\'s modification time'
 complete -c cru -n "__fish_cru_using_subcommand pricing; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cru -n "__fish_cru_using_subcommand completions" -l dir -d 'The sessions directory (overrides $CRU_SESSIONS_DIR and the config)' -r -F
 complete -c cru -n "__fish_cru_using_subcommand completions" -l static -d 'A script that does not call cru: commands and flags, no session ids'
@@ -728,7 +728,7 @@ complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from usage" -f -a "session" -d 'Tokens and cost by session, latest activity last'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from usage" -f -a "blocks" -d 'The 5-hour billing windows; the active one with its burn rate and projection'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from pricing" -f -a "show" -d 'The table\'s date and source, and a model\'s prices (per million tokens)'
-complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from pricing" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; a model it lacks keeps the shipped table\'s price. The list is dated by the file\'s modification time'
+complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from pricing" -f -a "update" -d 'Load a newer LiteLLM price list (model_prices_and_context_window.json) and use it from now on; a model it lacks keeps the shipped table\'s price (this cru\'s). The list is dated by the file\'s modification time'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "claude-code" -d 'Record one Claude Code hook event, read as JSON on stdin. Always exits 0, prints nothing'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "codex" -d 'Record a Codex turn: Codex\'s notify JSON is the last argument. Always exits 0'
 complete -c cru -n "__fish_cru_using_subcommand help; and __fish_seen_subcommand_from setup" -f -a "claude-code" -d 'Install cru\'s hooks in Claude Code\'s settings.json (the user\'s unless --project); with --dir, they record there'

@@ -16,7 +16,7 @@ pub enum PricingCommand {
     Show(ShowArgs),
     /// Load a newer LiteLLM price list (model_prices_and_context_window.json)
     /// and use it from now on; a model it lacks keeps the shipped table's
-    /// price. The list is dated by the file's modification time.
+    /// price (this cru's). The list is dated by the file's modification time.
     Update(UpdateArgs),
 }
 
@@ -109,10 +109,9 @@ fn update(ctx: &Context, args: &UpdateArgs) -> anyhow::Result<Outcome> {
         .unwrap_or_else(|_| args.file.clone())
         .display()
         .to_string();
-    let loaded = PriceTable::from_litellm_json(&bytes, taken, &source)
+    let table = PriceTable::from_litellm_json(&bytes, taken, &source)
         .map_err(|e| CliError::new(format!("{}: {e}", args.file.display())))?;
-    let from_file = loaded.models().count();
-    let table = loaded.with_fallback(&PriceTable::shipped());
+    let from_file = table.models().count();
     let Some(path) = &ctx.prices_path else {
         return Err(CliError::new(
             "no place to keep the price table: no $HOME and no $CRUCIBLE_CONFIG",
@@ -124,18 +123,14 @@ fn update(ctx: &Context, args: &UpdateArgs) -> anyhow::Result<Outcome> {
     }
     crucible_core::store::atomic::write_atomic(path, &table.to_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
-    let models = |n: usize| {
-        if n == 1 {
-            "1 model".to_owned()
-        } else {
-            format!("{n} models")
-        }
+    let models = if from_file == 1 {
+        "1 model".to_owned()
+    } else {
+        format!("{from_file} models")
     };
     println!(
-        "{} from {} (taken {taken}), {} more kept from the shipped table, saved to {}",
-        models(from_file),
+        "{models} from {} (taken {taken}) saved to {}; a model it lacks keeps the shipped table's price",
         args.file.display(),
-        models(table.models().count() - from_file),
         path.display()
     );
     Ok(Outcome::Success)

@@ -303,6 +303,11 @@ fn a_price_list_loaded_keeps_the_shipped_prices_it_lacks_and_its_own_date() {
     let out = kiln.run(&["pricing", "update", list.to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("1 model from"), "{}", out.stdout);
+    // Kept out of the stored table: looked up in this cru's shipped one.
+    let stored =
+        std::fs::read_to_string(kiln.root.path().join("home/.config/crucible/prices.json"))
+            .unwrap_or_default();
+    assert!(!stored.contains("claude-sonnet-4-5"), "{stored}");
     assert!(out.stdout.contains("taken 2025-01-01"), "{}", out.stdout);
     for model in ["my-model", "claude-sonnet-4-5"] {
         let out = kiln.run(&["pricing", "show", model]);

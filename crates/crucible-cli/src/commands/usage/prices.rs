@@ -10,10 +10,11 @@ use crate::error::CliError;
 
 /// The table, with a warning on stderr when it is older than 60 days.
 pub fn price_table(ctx: &Context, now: Timestamp) -> anyhow::Result<PriceTable> {
-    // Something else in the stored table's place (a FIFO, a folder) is
+    // Something else in the stored table's place (a FIFO, a folder, a
+    // dangling link) is
     // never opened; said once, and the shipped table used.
     if let Some(path) = ctx.prices_path.as_deref()
-        && path.exists()
+        && std::fs::symlink_metadata(path).is_ok()
         && !path.is_file()
     {
         eprintln!(
@@ -25,10 +26,15 @@ pub fn price_table(ctx: &Context, now: Timestamp) -> anyhow::Result<PriceTable> 
         Some(path) => {
             let bytes =
                 std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-            PriceTable::from_bytes(&bytes).map_err(|e| {
-                CliError::new(format!("{}: {e}", path.display()))
-                    .with_hint("load a price list again with `cru pricing update FILE`, or remove the file to use the shipped one")
-            })?
+            // A model the loaded list lacks keeps the shipped price: looked
+            // up here, not copied in when it was loaded, so that a later
+            // cru's shipped prices are the ones kept.
+            PriceTable::from_bytes(&bytes)
+                .map_err(|e| {
+                    CliError::new(format!("{}: {e}", path.display()))
+                        .with_hint("load a price list again with `cru pricing update FILE`, or remove the file to use the shipped one")
+                })?
+                .with_fallback(&PriceTable::shipped())
         }
         None => PriceTable::shipped(),
     };
