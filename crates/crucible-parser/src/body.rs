@@ -245,6 +245,10 @@ impl Builder<'_> {
         }
         match parsed {
             Ok(record) => {
+                if let Some(why) = crate::phase_meta::not_a_cost(&record.extra) {
+                    let line = self.lines.line_at(range.start);
+                    self.out.warnings.push((line, format!("usage line: {why}")));
+                }
                 // Text on both sides stays two paragraphs, as written.
                 self.flush();
                 if let Some(Section::Phase(p)) = self.out.sections.last_mut() {
@@ -401,6 +405,12 @@ impl Builder<'_> {
         match phase_meta::parse(&self.body[range.clone()]) {
             Some(parsed) if self.fresh_phase().is_some() => match parsed {
                 Ok(meta) => {
+                    if let Some(why) = crate::phase_meta::not_a_cost(&meta.extra) {
+                        let line = self.lines.line_at(range.start);
+                        self.out
+                            .warnings
+                            .push((line, format!("phase metadata: {why}")));
+                    }
                     if let Some(p) = self.fresh_phase() {
                         p.meta = meta;
                     }

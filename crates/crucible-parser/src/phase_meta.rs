@@ -28,10 +28,12 @@ fn parse_pairs(s: &str) -> Result<PhaseMeta, String> {
             }
             "tokens" => meta.tokens = Some(value.parse().map_err(|_| bad("a whole number"))?),
             "model" => meta.model = Some(value.to_owned()),
-            "cost_usd" => {
-                meta.cost_usd =
-                    Some(cost(value).ok_or_else(|| bad("a cost (a number, 0 or more)"))?);
-            }
+            // A cost that is none is kept as written, among the keys cru does
+            // not know, and the rest of the line stands (see `NOT_A_COST`).
+            "cost_usd" => match cost(value) {
+                Some(c) => meta.cost_usd = Some(c),
+                None => meta.extra.push((key.to_owned(), value.to_owned())),
+            },
             _ => meta.extra.push((key.to_owned(), value.to_owned())),
         }
         Ok(())
@@ -39,13 +41,28 @@ fn parse_pairs(s: &str) -> Result<PhaseMeta, String> {
     Ok(meta)
 }
 
+/// The most a `cost_usd` may be, in dollars: far beyond any request or
+/// phase. A larger one is a damaged value.
+pub(crate) const MAX_COST_USD: f64 = 1_000_000.0;
+
 /// A cost in dollars, as `cost_usd` must be: a finite number, 0 or more
-/// (no request is paid back).
+/// (no request is paid back), at most [`MAX_COST_USD`].
 pub(crate) fn cost(value: &str) -> Option<f64> {
     value
         .parse::<f64>()
         .ok()
-        .filter(|c| c.is_finite() && *c >= 0.0)
+        .filter(|c| c.is_finite() && (0.0..=MAX_COST_USD).contains(c))
+}
+
+/// What a reader says of a `cost_usd` that is no cost: the line's other
+/// figures (its tokens) still count, and the value is kept as written.
+pub(crate) fn not_a_cost(extra: &[(String, String)]) -> Option<String> {
+    extra.iter().find(|(k, _)| k == "cost_usd").map(|(_, v)| {
+        format!(
+            "`cost_usd={v}` is not a cost (a number from 0 to {MAX_COST_USD}): \
+             the tokens count, priced from the price table"
+        )
+    })
 }
 
 /// Calls `each` with every `key=value` pair of a comment's inside (values

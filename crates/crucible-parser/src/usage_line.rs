@@ -56,9 +56,11 @@ pub(crate) fn parse(html: &str) -> Option<Result<UsageRecord, String>> {
             "cache_read" => r.tokens.cache_read = count()?,
             "reasoning" => r.tokens.reasoning = count()?,
             "cache_creation_1h" => r.tokens.cache_creation_1h = count()?,
-            "cost_usd" => {
-                r.cost_usd = Some(cost(value).ok_or_else(|| bad("a cost (a number, 0 or more)"))?);
-            }
+            // A cost that is none is kept as written, and the tokens stand.
+            "cost_usd" => match cost(value) {
+                Some(c) => r.cost_usd = Some(c),
+                None => r.extra.push((key.to_owned(), value.to_owned())),
+            },
             "id" => r.id = Some(value.to_owned()),
             _ => r.extra.push((key.to_owned(), value.to_owned())),
         }
@@ -172,11 +174,15 @@ mod tests {
                 .unwrap()
                 .is_ok()
         );
-        for c in ["-3", "NaN", "inf", "free"] {
-            let err = parse(&format!("<!-- usage: cost_usd={c} -->"))
+        // A cost that is none leaves the tokens standing; it is kept as
+        // written for the reader to name.
+        for c in ["-3", "NaN", "inf", "free", "1e20"] {
+            let r = parse(&format!("<!-- usage: input=5 cost_usd={c} -->"))
                 .unwrap()
-                .unwrap_err();
-            assert!(err.contains("a cost (a number, 0 or more)"), "{err}");
+                .unwrap();
+            assert_eq!((r.tokens.input, r.cost_usd), (5, None));
+            assert_eq!(r.extra, [("cost_usd".to_owned(), c.to_owned())]);
+            assert!(crate::phase_meta::not_a_cost(&r.extra).is_some());
         }
     }
 }

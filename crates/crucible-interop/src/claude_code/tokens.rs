@@ -142,12 +142,12 @@ impl Responses {
             usage_of(u),
             id.map(|id| request_id(id, request)),
         );
-        // A cost written that no request has (negative, or not a number)
-        // is not believed: the request is priced from its tokens.
+        // A cost written that no request has (negative, not a number, over
+        // a million dollars) is not believed: the request is priced from its tokens.
         r.cost_usd = v
             .get("costUSD")
             .and_then(Value::as_f64)
-            .filter(|c| c.is_finite() && *c >= 0.0);
+            .filter(|c| c.is_finite() && (0.0..=1_000_000.0).contains(c));
         let candidate = Response {
             record: r,
             sidechain: v.get("isSidechain").and_then(Value::as_bool) == Some(true),
@@ -225,6 +225,7 @@ mod tests {
         for (cost, kept) in [
             (serde_json::json!(-3.0), None),
             (serde_json::json!("free"), None),
+            (serde_json::json!(1e20), None),
             (serde_json::json!(0.25), Some(0.25)),
         ] {
             let mut v = line("a", 1);
