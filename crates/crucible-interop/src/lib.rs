@@ -347,6 +347,7 @@ impl ImportRun {
     pub fn import(&self, path: &Path, format: Format) -> Result<Imported, ImportError> {
         let mut imported = import_any(path, format, &self.siblings)?;
         count_damaged_lines(&mut imported);
+        cap_token_counts(&mut imported);
         resolve_projects(&mut imported);
         let log = &imported.log;
         if format != Format::AgentDir
@@ -380,6 +381,47 @@ fn count_damaged_lines(imp: &mut Imported) {
     }
     for c in &mut imp.children {
         count_damaged_lines(&mut c.imported);
+    }
+}
+
+/// A request's count of one kind above [`crucible_core::MAX_TOKENS`] (a
+/// damaged source: no request has that many) is counted 0, in every format,
+/// and named: written, it would be a usage line the session's own reader
+/// refuses, and sums of such counts stop adding up. (Claude Code's reader
+/// names each with its line already.)
+fn cap_token_counts(imp: &mut Imported) {
+    let mut capped = 0usize;
+    for p in imp.log.phases_mut() {
+        for r in &mut p.usage {
+            let t = &mut r.tokens;
+            for n in [
+                &mut t.input,
+                &mut t.output,
+                &mut t.cache_creation,
+                &mut t.cache_read,
+                &mut t.reasoning,
+                &mut t.cache_creation_1h,
+            ] {
+                if *n > crucible_core::MAX_TOKENS {
+                    *n = 0;
+                    capped += 1;
+                }
+            }
+        }
+    }
+    if capped > 0 {
+        imp.log.refresh_usage_totals();
+        imp.warnings.push(ImportWarning {
+            path: PathBuf::from(&imp.provenance.path),
+            line: None,
+            message: format!(
+                "{capped} token count(s) above {} (more than any request has), counted 0",
+                crucible_core::MAX_TOKENS
+            ),
+        });
+    }
+    for c in &mut imp.children {
+        cap_token_counts(&mut c.imported);
     }
 }
 

@@ -153,3 +153,43 @@ fn import_of_a_rollout_with_a_failed_command_and_an_image_reports_and_keeps_both
     let validate = kiln.run(&["session", "validate"]);
     assert_eq!(validate.code, 0, "{}{}", validate.stdout, validate.stderr);
 }
+
+/// A count no request has, in any format, is counted 0 and named: written,
+/// it would be a usage line the session's own reader refuses (`session
+/// list` and `usage` then disagreed by 1.8×10¹⁹).
+#[test]
+fn a_count_beyond_any_request_is_counted_zero_and_named() {
+    let kiln = TestKiln::empty();
+    let text = std::fs::read_to_string(real(
+        "localpush/sessions/rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl",
+    ))
+    .unwrap();
+    let hostile = text.replacen(
+        "\"input_tokens\":",
+        "\"input_tokens\":18446744073709551615,\"was\":",
+        1,
+    );
+    assert_ne!(hostile, text);
+    let src = kiln.write("rollout-2026-02-23T12-40-23-hostile.jsonl", &hostile);
+    let out = kiln.run(&["session", "import", src.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("token count(s) above"),
+        "{}",
+        out.stderr
+    );
+    let list: serde_json::Value =
+        serde_json::from_str(&kiln.run(&["session", "list", "--format", "json"]).stdout).unwrap();
+    let usage: serde_json::Value =
+        serde_json::from_str(&kiln.run(&["usage", "daily", "--json"]).stdout).unwrap();
+    assert_eq!(
+        list["sessions"][0]["tokens"],
+        usage["totals"]["totalTokens"]
+    );
+    let v = kiln.run(&["session", "validate"]);
+    assert!(
+        !v.stdout.contains("more tokens than any count"),
+        "{}",
+        v.stdout
+    );
+}
