@@ -209,7 +209,16 @@ impl<'a> FieldReader<'a> {
     fn count(&mut self, key: &str, v: &Value) -> Option<u64> {
         match v {
             Value::Null => None,
-            Value::Number(n) if n.as_u64().is_some() => n.as_u64(),
+            Value::Number(n)
+                if n.as_u64()
+                    .is_some_and(|n| n <= crucible_core::MAX_SUM_TOKENS) =>
+            {
+                n.as_u64()
+            }
+            Value::Number(n) if n.as_u64().is_some() => {
+                self.wrong_type(key, "a whole number of tokens up to 10^15", v);
+                None
+            }
             other => {
                 self.wrong_type(key, "a whole number", other);
                 None

@@ -26,7 +26,15 @@ fn parse_pairs(s: &str) -> Result<PhaseMeta, String> {
             "duration_ms" => {
                 meta.duration_ms = Some(value.parse().map_err(|_| bad("a whole number"))?);
             }
-            "tokens" => meta.tokens = Some(value.parse().map_err(|_| bad("a whole number"))?),
+            "tokens" => {
+                meta.tokens = Some(
+                    value
+                        .parse()
+                        .ok()
+                        .filter(|&n| n <= crucible_core::MAX_SUM_TOKENS)
+                        .ok_or_else(|| bad("a whole number of tokens up to 10^15"))?,
+                );
+            }
             "model" => meta.model = Some(value.to_owned()),
             // A cost that is none is kept as written, among the keys cru does
             // not know, and the rest of the line stands (see `NOT_A_COST`).
@@ -172,5 +180,16 @@ mod tests {
     fn other_comments_are_not_metadata() {
         assert!(parse("<!-- a note -->").is_none());
         assert!(parse("<!-- phase: tokens=many -->").unwrap().is_err());
+        // A sum no phase reaches: refused, so no sum nears the largest u64.
+        let most = crucible_core::MAX_SUM_TOKENS;
+        assert!(
+            parse(&format!("<!-- phase: tokens={most} -->"))
+                .unwrap()
+                .is_ok()
+        );
+        let err = parse(&format!("<!-- phase: tokens={} -->", most + 1))
+            .unwrap()
+            .unwrap_err();
+        assert!(err.contains("up to 10^15"), "{err}");
     }
 }

@@ -264,6 +264,22 @@ fn counts_beyond_any_request_are_refused_and_the_largest_add_up() {
         out.stdout,
         out.stderr
     );
+    // Sums no session reaches, written by hand: refused where read too.
+    kiln.write(
+        "2025-01-02-sums.md",
+        &format!(
+            "---\ntype: session\nsession_id: 2025-01-02-sums\nstarted: 2025-01-02T00:00:00Z\n\
+             status: completed\ntokens_used: {max}\n---\n\n# Sums\n\n## Work @a@1\n\
+             <!-- phase: tokens={max} -->\n\ntext\n"
+        ),
+    );
+    let out = kiln.run(&["session", "validate"]);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("`tokens_used` should be a whole number of tokens up to 10^15"),
+        "{said}"
+    );
+    std::fs::remove_file(kiln.sessions().join("2025-01-02-sums.md")).unwrap();
     // `log tokens` refuses such a count, exit 2.
     let id = start(&kiln, "t");
     let out = kiln.run(&[

@@ -370,9 +370,11 @@ impl SessionLog {
             .tokens
             .unwrap_or(0)
             .max(crate::session::usage::records_total(&p.usage));
-        p.meta.tokens = Some(before.saturating_add(tokens));
+        // Sums stop at the most a sum may hold, which a reader still takes.
+        let most = crate::MAX_SUM_TOKENS;
+        p.meta.tokens = Some(before.saturating_add(tokens).min(most));
         let total = self.frontmatter.tokens_used.unwrap_or(0);
-        self.frontmatter.tokens_used = Some(total.saturating_add(tokens));
+        self.frontmatter.tokens_used = Some(total.saturating_add(tokens).min(most));
         self.refresh_usage_totals();
     }
 
@@ -383,7 +385,11 @@ impl SessionLog {
         // A phase's `tokens=`, where it has one, stays its whole count.
         if let Some(n) = p.meta.tokens {
             let before = n.max(crate::session::usage::records_total(&p.usage));
-            p.meta.tokens = Some(before.saturating_add(tokens.total()));
+            p.meta.tokens = Some(
+                before
+                    .saturating_add(tokens.total())
+                    .min(crate::MAX_SUM_TOKENS),
+            );
         }
         p.usage.push(crate::UsageRecord {
             at: Some(at.clone()),

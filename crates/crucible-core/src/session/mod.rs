@@ -42,8 +42,8 @@ pub use task::Task;
 pub use timestamp::{Timestamp, TimestampError};
 pub use tool_args::args_line;
 pub use usage::{
-    MAX_TOKENS, PhaseFigures, TIER_THRESHOLDS, Tokens, UNKNOWN_MODEL, UsageByModel, UsageLine,
-    UsageRecord, attribute, without_phases,
+    MAX_SUM_TOKENS, MAX_TOKENS, PhaseFigures, TIER_THRESHOLDS, Tokens, UNKNOWN_MODEL, UsageByModel,
+    UsageLine, UsageRecord, attribute, without_phases,
 };
 
 use serde::{Deserialize, Serialize};

@@ -33,6 +33,12 @@ use crate::yaml::{Mapping, Value};
 /// would stop adding up to their total).
 pub const MAX_TOKENS: u64 = 1_000_000_000_000;
 
+/// The most tokens a sum may hold: a phase's `tokens=`, a session's
+/// `tokens_used` and the kinds of its frontmatter `usage` (a thousand of
+/// the largest counts). A larger one is refused where it is read, as a
+/// count above [`MAX_TOKENS`] is; cru's own sums stop there.
+pub const MAX_SUM_TOKENS: u64 = 1_000 * MAX_TOKENS;
+
 /// Token counts by kind.
 ///
 /// `input` is the input not read from a cache; `cache_read` and
@@ -125,7 +131,13 @@ impl Tokens {
 
     /// Reads what [`Tokens::to_mapping`] wrote; a missing kind is 0.
     pub fn from_mapping(m: &Mapping) -> Self {
-        let n = |k: &str| m.get(k).and_then(Value::as_u64).unwrap_or(0);
+        // A sum no session reaches (a damaged file) counts 0.
+        let n = |k: &str| {
+            m.get(k)
+                .and_then(Value::as_u64)
+                .filter(|&n| n <= MAX_SUM_TOKENS)
+                .unwrap_or(0)
+        };
         Self {
             input: n("input"),
             output: n("output"),
@@ -454,7 +466,7 @@ impl SessionLog {
             .usage_lines()
             .iter()
             .fold(0u64, |n, l| n.saturating_add(l.total()));
-        self.frontmatter.tokens_used = Some(total);
+        self.frontmatter.tokens_used = Some(total.min(MAX_SUM_TOKENS));
     }
 }
 

@@ -57,6 +57,8 @@ const FRAGMENTS: &[&str] = &[
     "\t\n",
     "日本語\n",
     "tokens_used: -1\n",
+    "tokens_used: 18446744073709551615\n",
+    "<!-- phase: tokens=18446744073709551616 -->\n",
     "participants: x\n",
     "subagents:\n  - agent: y\n",
 ];

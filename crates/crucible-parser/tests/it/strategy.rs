@@ -132,7 +132,7 @@ fn frontmatter() -> impl Strategy<Value = Frontmatter> {
         proptest::option::of(channel()),
         proptest::collection::vec(agent(), 0..3),
         proptest::option::of(trimmed(20)),
-        proptest::option::of(any::<u64>()),
+        proptest::option::of(prop_oneof![0u64..=MAX_SUM, Just(MAX_SUM)]),
         proptest::option::of((0u32..100_000).prop_map(|c| f64::from(c) / 1000.0)),
         proptest::collection::vec(
             (
@@ -345,7 +345,7 @@ fn heading_text() -> impl Strategy<Value = String> {
 fn meta() -> impl Strategy<Value = PhaseMeta> {
     (
         proptest::option::of(timestamp()),
-        proptest::option::of(any::<u64>()),
+        proptest::option::of(prop_oneof![0u64..=MAX_SUM, Just(MAX_SUM)]),
         proptest::option::of(0u64..100_000),
         proptest::option::of(line(12)),
         proptest::option::of((0u32..10_000).prop_map(|c| f64::from(c) / 10_000.0)),
@@ -363,6 +363,8 @@ fn meta() -> impl Strategy<Value = PhaseMeta> {
 }
 
 const MAX_TOKENS: u64 = crucible_core::MAX_TOKENS;
+/// The most a sum (`tokens=`, `tokens_used`) may hold.
+const MAX_SUM: u64 = crucible_core::MAX_SUM_TOKENS;
 
 fn tokens() -> impl Strategy<Value = Tokens> {
     (
