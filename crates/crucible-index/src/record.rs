@@ -282,6 +282,7 @@ impl SessionRecord {
                 agents.push(agent.clone());
             }
         }
+        let usage = crucible_core::without_phases(&s.usage_lines());
         Self {
             path,
             id: fm.session_id.as_str().to_owned(),
@@ -294,13 +295,20 @@ impl SessionRecord {
             model: fm.model.clone(),
             participants,
             agents,
-            tokens_used: fm.tokens_used,
+            // What the figures add up to, as every report counts them (a
+            // `tokens_used` edited by hand says otherwise; `validate` names
+            // it): the frontmatter's only when there are no figures.
+            tokens_used: if usage.is_empty() {
+                fm.tokens_used
+            } else {
+                Some(usage.iter().fold(0u64, |n, l| n.saturating_add(l.total())))
+            },
             phases: s.phases.len() as u64,
             counts: s.totals,
             resume_point: fm.resume_point.map(|p| p.to_string()),
             parent: fm.parent.as_ref().map(|p| p.as_str().to_owned()),
             project: fm.project().map(str::to_owned),
-            usage: crucible_core::without_phases(&s.usage_lines()),
+            usage,
             live,
             stamp,
         }

@@ -60,9 +60,37 @@ pub fn validate_file(
         .extend(link_warnings(store, &by_id, path, &checked.links));
     if let Some(log) = &checked.log {
         id_problems(&mut report, &by_id, &bytes, log);
+        report.warnings.extend(total_warning(path, &bytes, log));
     }
     report.warnings.sort_by_key(|w| w.line);
     report
+}
+
+/// A frontmatter `tokens_used` that is not what the session's figures add
+/// up to (a hand edit): every report counts the figures, and a reader of
+/// the frontmatter alone would see another number.
+fn total_warning(path: &Path, bytes: &[u8], log: &crucible_core::SessionLog) -> Option<Warning> {
+    let written = log.frontmatter.tokens_used?;
+    let lines = log.usage_lines();
+    if lines.is_empty() {
+        return None;
+    }
+    let sum = lines.iter().fold(0u64, |n, l| n.saturating_add(l.total()));
+    if sum == written {
+        return None;
+    }
+    let line = String::from_utf8_lossy(bytes)
+        .lines()
+        .position(|l| l.starts_with("tokens_used:"))
+        .map_or(1, |i| i + 1);
+    Some(Warning {
+        path: path.to_owned(),
+        line,
+        message: format!(
+            "`tokens_used: {written}` is not what the session's figures add up to ({sum}, \
+             which `session list`, `usage` and `stats` count); cru writes the sum at its next save"
+        ),
+    })
 }
 
 /// The journal's lines that cannot be read.

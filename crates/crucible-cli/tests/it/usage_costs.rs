@@ -427,3 +427,29 @@ fn bounds_that_leave_no_day_and_an_unknown_tz_are_said() {
         out.stderr
     );
 }
+
+/// A `tokens_used` edited by hand to another number than the session's
+/// figures add up to: `list` counts the figures as `usage` and `stats` do,
+/// and `validate` names the line.
+#[test]
+fn a_tokens_used_that_is_not_the_sum_is_named_and_not_believed() {
+    let kiln = TestKiln::empty();
+    kiln.write(
+        "2025-01-03-hand.md",
+        "---\ntype: session\nsession_id: 2025-01-03-hand\nstarted: 2025-01-03T00:00:00Z\n\
+         status: completed\ntokens_used: 2000\nparticipants: [a@1]\n---\n\n# Hand\n\n## Work @a@1\n\
+         <!-- phase: tokens=1000 -->\n<!-- usage: at=2025-01-03T00:00:00Z model=m input=100 output=50 -->\n\ntext\n",
+    );
+    let (list, _) = json(&kiln, &["session", "list", "--format", "json"]);
+    let (usage, _) = json(&kiln, &["usage", "daily", "--json"]);
+    let (stats, _) = json(&kiln, &["session", "stats", "--format", "json"]);
+    assert_eq!(list["sessions"][0]["tokens"], 1000, "{list}");
+    assert_eq!(usage["totals"]["totalTokens"], 1000, "{usage}");
+    assert_eq!(stats["total"]["tokens"], 1000, "{stats}");
+    let out = kiln.run(&["session", "validate"]);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("2025-01-03-hand.md:6: warning: `tokens_used: 2000` is not what"),
+        "{said}"
+    );
+}
