@@ -76,7 +76,15 @@ fn total_warning(path: &Path, bytes: &[u8], log: &crucible_core::SessionLog) -> 
         return None;
     }
     let sum = lines.iter().fold(0u64, |n, l| n.saturating_add(l.total()));
-    if sum == written {
+    // Files written before tokens were split by kind may count their
+    // subagents' tokens in their own (the subagents count them again).
+    let subagents = log
+        .frontmatter
+        .subagents
+        .iter()
+        .filter_map(|s| s.tokens)
+        .fold(0u64, u64::saturating_add);
+    if written == sum || written == sum.saturating_add(subagents) {
         return None;
     }
     let line = String::from_utf8_lossy(bytes)
