@@ -224,7 +224,10 @@ fn open_catching_up(
 ) -> Result<(Opened, bool), SearchError> {
     let home = dir.join(names::SEARCH_INDEX);
     let listing = manifest::start_listing_if_changed(dir, &home.join(MANIFEST));
-    let loaded = load(&home);
+    // Tried twice: a rebuild's swap between the reads of one load (the old
+    // index's `meta.json`, the new one's segments) fails it once, and the
+    // next load finds the new index whole; a damaged index fails both.
+    let loaded = load(&home).or_else(|_| load(&home));
     // With no directory changed since the manifest, its files are the
     // session files: each is `stat`ed again without listing anything.
     let restamped = match &loaded {
