@@ -56,10 +56,12 @@ pub(crate) const MAX_COST_USD: f64 = 1_000_000.0;
 /// A cost in dollars, as `cost_usd` must be: a finite number, 0 or more
 /// (no request is paid back), at most [`MAX_COST_USD`].
 pub(crate) fn cost(value: &str) -> Option<f64> {
-    value
-        .parse::<f64>()
-        .ok()
-        .filter(|c| c.is_finite() && (0.0..=MAX_COST_USD).contains(c))
+    value.parse::<f64>().ok().filter(|&c| is_cost(c))
+}
+
+/// Whether `c` can be a cost in dollars (see [`cost`]).
+pub(crate) fn is_cost(c: f64) -> bool {
+    c.is_finite() && (0.0..=MAX_COST_USD).contains(&c)
 }
 
 /// What a reader says of a `cost_usd` that is no cost: the line's other

@@ -61,9 +61,35 @@ pub fn validate_file(
     if let Some(log) = &checked.log {
         id_problems(&mut report, &by_id, &bytes, log);
         report.warnings.extend(total_warning(path, &bytes, log));
+        report.warnings.extend(cost_warning(path, &bytes, log));
     }
     report.warnings.sort_by_key(|w| w.line);
     report
+}
+
+/// A frontmatter `cost_usd` that is no cost (kept as written, not read).
+fn cost_warning(path: &Path, bytes: &[u8], log: &crucible_core::SessionLog) -> Option<Warning> {
+    let kept = log.frontmatter.extra.get("cost_usd")?;
+    Some(Warning {
+        path: path.to_owned(),
+        line: key_line(bytes, "cost_usd:"),
+        message: format!(
+            "`cost_usd: {}` is not a cost (a number from 0 to {}): the session's tokens \
+             are priced from the price table",
+            kept.as_f64()
+                .map_or_else(|| "?".to_owned(), |c| c.to_string()),
+            crate::phase_meta::MAX_COST_USD
+        ),
+    })
+}
+
+/// The line of the first line of `bytes` that starts with `key` (1 when
+/// none does).
+fn key_line(bytes: &[u8], key: &str) -> usize {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .position(|l| l.starts_with(key))
+        .map_or(1, |i| i + 1)
 }
 
 /// A frontmatter `tokens_used` that is not what the session's figures add
@@ -87,13 +113,9 @@ fn total_warning(path: &Path, bytes: &[u8], log: &crucible_core::SessionLog) -> 
     if written == sum || written == sum.saturating_add(subagents) {
         return None;
     }
-    let line = String::from_utf8_lossy(bytes)
-        .lines()
-        .position(|l| l.starts_with("tokens_used:"))
-        .map_or(1, |i| i + 1);
     Some(Warning {
         path: path.to_owned(),
-        line,
+        line: key_line(bytes, "tokens_used:"),
         message: format!(
             "`tokens_used: {written}` is not what the session's figures add up to ({sum}, \
              which `session list`, `usage` and `stats` count); cru writes the sum at its next save"

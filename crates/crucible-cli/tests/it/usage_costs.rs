@@ -453,3 +453,27 @@ fn a_tokens_used_that_is_not_the_sum_is_named_and_not_believed() {
         "{said}"
     );
 }
+
+/// A session's written `cost_usd` that is no cost (negative, over $1M) is
+/// kept as written, not read: the session is priced from its tokens, and
+/// `validate` names the line.
+#[test]
+fn a_sessions_cost_that_is_no_cost_is_named_and_not_read() {
+    let kiln = TestKiln::empty();
+    kiln.write(
+        "2025-01-04-cost.md",
+        "---\ntype: session\nsession_id: 2025-01-04-cost\nstarted: 2025-01-04T00:00:00Z\n\
+         status: completed\ntokens_used: 100\ncost_usd: -3\nparticipants: [a@1]\n---\n\n# Cost\n",
+    );
+    let (v, _) = json(&kiln, &["usage", "daily", "--json", "--mode", "display"]);
+    assert_eq!(v["totals"]["totalCost"], 0.0, "{v}");
+    let out = kiln.run(&["session", "validate"]);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("2025-01-04-cost.md:7: warning: `cost_usd: -3` is not a cost"),
+        "{said}"
+    );
+    // Kept as written.
+    let text = std::fs::read_to_string(kiln.sessions().join("2025-01-04-cost.md")).unwrap();
+    assert!(text.contains("cost_usd: -3"), "{text}");
+}

@@ -667,6 +667,21 @@ mod tests {
     }
 
     #[test]
+    fn a_sessions_written_cost_of_untyped_figures_stays_after_a_record() {
+        let mut log = log();
+        log.frontmatter
+            .participants
+            .push("coder@1.0".parse().unwrap());
+        log.frontmatter.tokens_used = Some(5000);
+        log.frontmatter.cost_usd = Some(5.0);
+        log.apply(&phase("2025-12-21T10:00:00Z", "Work", "coder@1.0"));
+        log.apply(&usage("2025-12-21T10:00:01Z", "m", 10, 0));
+        let written: f64 = log.usage_lines().iter().map(|l| l.recorded_cost_usd).sum();
+        assert!((written - 5.0).abs() < 1e-12, "{written}");
+        assert_eq!(totals(&log).1, 5010);
+    }
+
+    #[test]
     fn a_count_without_kinds_in_a_phase_with_records_is_counted_once() {
         let mut log = log();
         log.apply(&phase("2025-12-21T10:00:00Z", "Work", "coder@1.0"));

@@ -397,7 +397,8 @@ pub fn attribute<'a>(
                 .add_record(at, r.tokens, r.cost_usd);
         }
         // `tokens=` is the phase's whole count: what its records do not
-        // cover was counted without kinds.
+        // cover was counted without kinds, and the phase's written
+        // `cost_usd` is that part's (the records carry their own).
         let rest = p
             .tokens
             .unwrap_or(0)
@@ -407,10 +408,11 @@ pub fn attribute<'a>(
                 phase: Some(p.number),
                 model: phase_model.cloned(),
                 hour: hour_of(phase_ms),
-                recorded: false,
+                recorded: p.cost_usd.is_some(),
             };
             let line = new_line(&mut lines, key, agent.as_ref(), channel.as_ref(), phase_ms);
             line.untyped = line.untyped.saturating_add(rest);
+            line.recorded_cost_usd += p.cost_usd.unwrap_or(0.0);
         }
     }
     if !any_phase_figure {
