@@ -297,17 +297,16 @@ impl<'a> FieldReader<'a> {
             "cost_usd" => {
                 rest.cost_usd = match &v {
                     Value::Null => None,
-                    Value::Number(n) => match n.as_f64().filter(|&c| crate::phase_meta::is_cost(c))
-                    {
-                        Some(c) => Some(c),
+                    Value::Number(n) => {
+                        let cost = n.as_f64().filter(|&c| crate::phase_meta::is_cost(c));
                         // A number that is no cost (negative, over $1M) is
                         // kept as written, not read; `validate` names it.
-                        None => {
+                        if cost.is_none() {
                             rest.extra
                                 .insert(key.into_owned(), crate::yaml::from_serde_yaml(v));
-                            None
                         }
-                    },
+                        cost
+                    }
                     other => {
                         self.wrong_type(&key, "a number", other);
                         None
