@@ -370,18 +370,7 @@ pub fn attribute<'a>(
         let channel = p.channel.or(fm.channel.as_ref()).cloned();
         let phase_ms = p.started.map_or(started_ms, Timestamp::unix_ms);
         let phase_model = p.model.or(fm.model.as_ref());
-        if p.records.is_empty() {
-            let Some(n) = p.tokens else { continue };
-            any_phase_figure = true;
-            let key = LineKey {
-                phase: Some(p.number),
-                model: phase_model.cloned(),
-                hour: hour_of(phase_ms),
-                recorded: p.cost_usd.is_some(),
-            };
-            let line = new_line(&mut lines, key, agent.as_ref(), channel.as_ref(), phase_ms);
-            line.untyped = line.untyped.saturating_add(n);
-            line.recorded_cost_usd += p.cost_usd.unwrap_or(0.0);
+        if p.records.is_empty() && p.tokens.is_none() {
             continue;
         }
         any_phase_figure = true;
@@ -397,13 +386,14 @@ pub fn attribute<'a>(
                 .add_record(at, r.tokens, r.cost_usd);
         }
         // `tokens=` is the phase's whole count: what its records do not
-        // cover was counted without kinds, and the phase's written
-        // `cost_usd` is that part's (the records carry their own).
+        // cover (all of it, in a phase without records) was counted without
+        // kinds, and the phase's written `cost_usd` is that part's (the
+        // records carry their own).
         let rest = p
             .tokens
             .unwrap_or(0)
             .saturating_sub(records_total(p.records));
-        if rest > 0 {
+        if rest > 0 || p.records.is_empty() {
             let key = LineKey {
                 phase: Some(p.number),
                 model: phase_model.cloned(),
