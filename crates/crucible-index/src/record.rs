@@ -301,7 +301,7 @@ impl SessionRecord {
             tokens_used: if usage.is_empty() {
                 fm.tokens_used
             } else {
-                Some(usage.iter().fold(0u64, |n, l| n.saturating_add(l.total())))
+                Some(crucible_core::lines_total(&usage))
             },
             phases: s.phases.len() as u64,
             counts: s.totals,

@@ -298,7 +298,7 @@ impl<'a> FieldReader<'a> {
                 rest.cost_usd = match &v {
                     Value::Null => None,
                     Value::Number(n) => {
-                        let cost = n.as_f64().filter(|&c| crate::phase_meta::is_cost(c));
+                        let cost = n.as_f64().filter(|&c| crucible_core::is_cost(c));
                         // A number that is no cost (negative, over $1M) is
                         // kept as written, not read; `validate` names it.
                         if cost.is_none() {

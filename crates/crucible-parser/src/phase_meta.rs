@@ -37,7 +37,7 @@ fn parse_pairs(s: &str) -> Result<PhaseMeta, String> {
             }
             "model" => meta.model = Some(value.to_owned()),
             // A cost that is none is kept as written, among the keys cru does
-            // not know, and the rest of the line stands (see `NOT_A_COST`).
+            // not know, and the rest of the line stands (see `not_a_cost`).
             "cost_usd" => match cost(value) {
                 Some(c) => meta.cost_usd = Some(c),
                 None => meta.extra.push((key.to_owned(), value.to_owned())),
@@ -49,19 +49,12 @@ fn parse_pairs(s: &str) -> Result<PhaseMeta, String> {
     Ok(meta)
 }
 
-/// The most a `cost_usd` may be, in dollars: far beyond any request or
-/// phase. A larger one is a damaged value.
-pub(crate) const MAX_COST_USD: f64 = 1_000_000.0;
-
-/// A cost in dollars, as `cost_usd` must be: a finite number, 0 or more
-/// (no request is paid back), at most [`MAX_COST_USD`].
+/// A cost in dollars as `cost_usd` writes it ([`crucible_core::is_cost`]).
 pub(crate) fn cost(value: &str) -> Option<f64> {
-    value.parse::<f64>().ok().filter(|&c| is_cost(c))
-}
-
-/// Whether `c` can be a cost in dollars (see [`cost`]).
-pub(crate) fn is_cost(c: f64) -> bool {
-    c.is_finite() && (0.0..=MAX_COST_USD).contains(&c)
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|&c| crucible_core::is_cost(c))
 }
 
 /// What a reader says of a `cost_usd` that is no cost: the line's other
@@ -69,8 +62,9 @@ pub(crate) fn is_cost(c: f64) -> bool {
 pub(crate) fn not_a_cost(extra: &[(String, String)]) -> Option<String> {
     extra.iter().find(|(k, _)| k == "cost_usd").map(|(_, v)| {
         format!(
-            "`cost_usd={v}` is not a cost (a number from 0 to {MAX_COST_USD}): \
-             the tokens count, priced from the price table"
+            "`cost_usd={v}` is not a cost (a number from 0 to {}): \
+             the tokens count, priced from the price table",
+            crucible_core::MAX_COST_USD
         )
     })
 }

@@ -33,19 +33,9 @@ pub(crate) fn parse(html: &str) -> Option<Result<UsageRecord, String>> {
     let mut r = UsageRecord::default();
     let read = for_each_pair(inner.trim(), |key, value| {
         let bad = |what: &str| format!("`{key}={value}` is not {what}");
-        let count = || match value.parse::<u64>() {
-            Ok(n) if n <= crucible_core::MAX_TOKENS => Ok(n),
-            Ok(_) => Err(format!(
-                "`{key}={value}` is more tokens than any count holds (at most {})",
-                crucible_core::MAX_TOKENS
-            )),
-            Err(_) if value.bytes().all(|b| b.is_ascii_digit()) && !value.is_empty() => {
-                Err(format!(
-                    "`{key}={value}` is more tokens than any count holds (at most {})",
-                    crucible_core::MAX_TOKENS
-                ))
-            }
-            Err(_) => Err(bad("a whole number")),
+        let count = || {
+            crucible_core::parse_token_count(value)
+                .map_err(|why| format!("`{key}={value}` is {why}"))
         };
         match key {
             "at" => r.at = Some(value.parse().map_err(|_| bad("a timestamp"))?),

@@ -72,24 +72,15 @@ fn cost_warning(path: &Path, bytes: &[u8], log: &crucible_core::SessionLog) -> O
     let kept = log.frontmatter.extra.get("cost_usd")?;
     Some(Warning {
         path: path.to_owned(),
-        line: key_line(bytes, "cost_usd:"),
+        line: crate::frontmatter::key_line_in(bytes, "cost_usd"),
         message: format!(
             "`cost_usd: {}` is not a cost (a number from 0 to {}): the session's tokens \
              are priced from the price table",
             kept.as_f64()
                 .map_or_else(|| "?".to_owned(), |c| c.to_string()),
-            crate::phase_meta::MAX_COST_USD
+            crucible_core::MAX_COST_USD
         ),
     })
-}
-
-/// The line of the first line of `bytes` that starts with `key` (1 when
-/// none does).
-fn key_line(bytes: &[u8], key: &str) -> usize {
-    String::from_utf8_lossy(bytes)
-        .lines()
-        .position(|l| l.starts_with(key))
-        .map_or(1, |i| i + 1)
 }
 
 /// A frontmatter `tokens_used` that is not what the session's figures add
@@ -101,7 +92,7 @@ fn total_warning(path: &Path, bytes: &[u8], log: &crucible_core::SessionLog) -> 
     if lines.is_empty() {
         return None;
     }
-    let sum = lines.iter().fold(0u64, |n, l| n.saturating_add(l.total()));
+    let sum = crucible_core::lines_total(&lines);
     // Files written before tokens were split by kind may count their
     // subagents' tokens in their own (the subagents count them again).
     let subagents = log
@@ -115,7 +106,7 @@ fn total_warning(path: &Path, bytes: &[u8], log: &crucible_core::SessionLog) -> 
     }
     Some(Warning {
         path: path.to_owned(),
-        line: key_line(bytes, "tokens_used:"),
+        line: crate::frontmatter::key_line_in(bytes, "tokens_used"),
         message: format!(
             "`tokens_used: {written}` is not what the session's figures add up to ({sum}, \
              which `session list`, `usage` and `stats` count); cru writes the sum at its next save"

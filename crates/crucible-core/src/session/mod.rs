@@ -42,8 +42,9 @@ pub use task::Task;
 pub use timestamp::{Timestamp, TimestampError};
 pub use tool_args::args_line;
 pub use usage::{
-    MAX_SUM_TOKENS, MAX_TOKENS, PhaseFigures, TIER_THRESHOLDS, Tokens, UNKNOWN_MODEL, UsageByModel,
-    UsageLine, UsageRecord, attribute, without_phases,
+    CountError, MAX_COST_USD, MAX_SUM_TOKENS, MAX_TOKENS, PhaseFigures, TIER_THRESHOLDS, Tokens,
+    UNKNOWN_MODEL, UsageByModel, UsageLine, UsageRecord, attribute, is_cost, lines_total,
+    parse_token_count, without_phases,
 };
 
 use serde::{Deserialize, Serialize};

@@ -39,6 +39,49 @@ pub const MAX_TOKENS: u64 = 1_000_000_000_000;
 /// count above [`MAX_TOKENS`] is; cru's own sums stop there.
 pub const MAX_SUM_TOKENS: u64 = 1_000 * MAX_TOKENS;
 
+/// Why a text is no count of tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountError {
+    /// Not a whole number (`lots`, `-5`, `1.5`).
+    NotANumber,
+    /// Digits, but more than [`MAX_TOKENS`].
+    TooMany,
+}
+
+impl std::fmt::Display for CountError {
+    /// What the text is not, after "`TEXT` is ".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotANumber => write!(f, "not a whole number"),
+            Self::TooMany => write!(f, "more tokens than any count holds (at most {MAX_TOKENS})"),
+        }
+    }
+}
+
+/// One request's count of one kind, as written in text (a usage line, a
+/// flag): a whole number up to [`MAX_TOKENS`].
+pub fn parse_token_count(text: &str) -> Result<u64, CountError> {
+    match text.parse::<u64>() {
+        Ok(n) if n <= MAX_TOKENS => Ok(n),
+        Ok(_) => Err(CountError::TooMany),
+        // Digits too many for a u64 are a count too large, not no count.
+        Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(CountError::TooMany)
+        }
+        Err(_) => Err(CountError::NotANumber),
+    }
+}
+
+/// The most a written `cost_usd` may be, in dollars: far beyond any
+/// request, phase or session. A larger one is a damaged value.
+pub const MAX_COST_USD: f64 = 1_000_000.0;
+
+/// Whether `usd` can be a written cost: finite, 0 or more (no request is
+/// paid back), at most [`MAX_COST_USD`].
+pub fn is_cost(usd: f64) -> bool {
+    usd.is_finite() && (0.0..=MAX_COST_USD).contains(&usd)
+}
+
 /// Token counts by kind.
 ///
 /// `input` is the input not read from a cache; `cache_read` and
@@ -411,6 +454,11 @@ pub fn attribute<'a>(
     lines.into_values().collect()
 }
 
+/// Every token of `lines` (saturating, as every sum of counts is).
+pub fn lines_total(lines: &[UsageLine]) -> u64 {
+    lines.iter().fold(0u64, |n, l| n.saturating_add(l.total()))
+}
+
 /// Every token of `records`.
 pub fn records_total(records: &[UsageRecord]) -> u64 {
     records
@@ -454,15 +502,10 @@ impl SessionLog {
         }
         self.frontmatter.extra.remove("usage");
         by.store(&mut self.frontmatter);
-        let total = self
-            .usage_lines()
-            .iter()
-            .fold(0u64, |n, l| n.saturating_add(l.total()));
+        let total = lines_total(&self.usage_lines());
         self.frontmatter.tokens_used = Some(total.min(MAX_SUM_TOKENS));
     }
-}
 
-impl SessionLog {
     /// Before a phase gets its first figure: moves figures the session
     /// holds only in its frontmatter (tokens logged before its first phase,
     /// or a file that never split them by phase) into its first phase. The

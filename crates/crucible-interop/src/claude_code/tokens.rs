@@ -40,13 +40,8 @@ pub(super) struct Responses {
 /// also kept apart (it is priced higher).
 pub(crate) fn usage_of(u: &Value) -> Tokens {
     // A count that is no whole number of tokens (negative, a fraction, a
-    // string, beyond `MAX_TOKENS`) counts 0.
-    let n = |v: &Value, k: &str| {
-        v.get(k)
-            .and_then(Value::as_u64)
-            .filter(|&n| n <= crucible_core::MAX_TOKENS)
-            .unwrap_or(0)
-    };
+    // string, beyond `MAX_TOKENS`) counts 0 ([`damaged_counts`] names it).
+    let n = |v: &Value, k: &str| v.get(k).and_then(count).unwrap_or(0);
     let (cache_creation, cache_creation_1h) =
         match u.get("cache_creation").filter(|c| c.is_object()) {
             Some(c) => {
@@ -66,6 +61,11 @@ pub(crate) fn usage_of(u: &Value) -> Tokens {
         reasoning: 0,
         cache_creation_1h,
     }
+}
+
+/// `v` as one request's count of one kind, if it is one.
+fn count(v: &Value) -> Option<u64> {
+    v.as_u64().filter(|&n| n <= crucible_core::MAX_TOKENS)
 }
 
 /// The token counts of a line's `message.usage` that are no count of
@@ -93,10 +93,7 @@ pub(crate) fn damaged_counts(v: &Value) -> Vec<String> {
         .into_iter()
         .filter_map(|(at, key)| {
             let value = at?.get(key)?;
-            let fine = value
-                .as_u64()
-                .is_some_and(|n| n <= crucible_core::MAX_TOKENS);
-            (!fine).then(|| format!("{key} {value}"))
+            count(value).is_none().then(|| format!("{key} {value}"))
         })
         .collect()
 }
@@ -147,7 +144,7 @@ impl Responses {
         r.cost_usd = v
             .get("costUSD")
             .and_then(Value::as_f64)
-            .filter(|c| c.is_finite() && (0.0..=1_000_000.0).contains(c));
+            .filter(|&c| crucible_core::is_cost(c));
         let candidate = Response {
             record: r,
             sidechain: v.get("isSidechain").and_then(Value::as_bool) == Some(true),

@@ -33,23 +33,24 @@ impl PriceTable {
         Ok(Self::new(self.taken, self.source.clone(), models))
     }
 
-    /// [`PriceTable::with_overrides`] for a table not needed after: with
-    /// no overrides it is the table itself. The shipped table has over
-    /// 3,000 models, and copying then dropping them all was a twentieth
-    /// of a `cru usage daily` on an indexed directory.
     /// This table, with every model of `fallback` it lacks added at
     /// `fallback`'s price: a newer list that dropped a model (LiteLLM's
     /// later lists no longer name the dated Claude 4 models) does not make
-    /// the sessions that used it unpriced.
+    /// the sessions that used it unpriced. `fallback` is taken whole: its
+    /// entries move, none is copied.
     #[must_use]
-    pub fn with_fallback(self, fallback: &PriceTable) -> Self {
+    pub fn with_fallback(self, fallback: PriceTable) -> Self {
         let mut models = self.models;
-        for (name, price) in &fallback.models {
-            models.entry(name.clone()).or_insert_with(|| price.clone());
+        for (name, price) in fallback.models {
+            models.entry(name).or_insert(price);
         }
         Self::new(self.taken, self.source, models)
     }
 
+    /// [`PriceTable::with_overrides`] for a table not needed after: with
+    /// no overrides it is the table itself. The shipped table has over
+    /// 3,000 models, and copying then dropping them all was a twentieth
+    /// of a `cru usage daily` on an indexed directory.
     pub fn into_overridden(self, config: &PricingConfig) -> Result<Self, PricingError> {
         if config.models.is_empty() {
             return Ok(self);

@@ -37,16 +37,22 @@ pub fn parse_date_bound(
     let unrecognised = || DateBoundError::Unrecognised {
         input: input.to_owned(),
     };
-    if let Some(unit) = span_unit(text)
-        && relative_span(text).is_none()
-    {
-        // Digits and a unit, too many to count back.
-        return Err(DateBoundError::OutOfRange {
-            input: input.to_owned(),
-            reason: format!("at most 999999 {unit} back"),
-        });
-    }
-    if let Some((count, unit)) = relative_span(text) {
+    if let Some((digits, unit)) = relative_span(text) {
+        // More than six digits: too many to count back.
+        let Some(count) = (digits.len() <= 6)
+            .then(|| digits.parse::<i64>().ok())
+            .flatten()
+        else {
+            let unit = match unit {
+                'd' => "days",
+                'w' => "weeks",
+                _ => "months",
+            };
+            return Err(DateBoundError::OutOfRange {
+                input: input.to_owned(),
+                reason: format!("at most 999999 {unit} back"),
+            });
+        };
         let out_of_range = |e: jiff::Error| DateBoundError::OutOfRange {
             input: input.to_owned(),
             reason: e.to_string(),
@@ -79,29 +85,15 @@ pub fn parse_date_bound(
     })
 }
 
-/// `7d` → (7, 'd'); anything else → None.
-/// The unit of a span written `<digits><d|w|m>`, however many digits.
-fn span_unit(text: &str) -> Option<&'static str> {
-    let unit = match text.chars().last()?.to_ascii_lowercase() {
-        'd' => "days",
-        'w' => "weeks",
-        'm' => "months",
-        _ => return None,
-    };
-    let count = &text[..text.len() - 1];
-    (!count.is_empty() && count.bytes().all(|b| b.is_ascii_digit())).then_some(unit)
-}
-
-fn relative_span(text: &str) -> Option<(i64, char)> {
+/// `7d` → ("7", 'd'): digits (however many) and a unit; anything else →
+/// None.
+fn relative_span(text: &str) -> Option<(&str, char)> {
     let unit = text.chars().last()?.to_ascii_lowercase();
     if !matches!(unit, 'd' | 'w' | 'm') {
         return None;
     }
-    let count = &text[..text.len() - 1];
-    if count.is_empty() || count.len() > 6 || !count.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some((count.parse().ok()?, unit))
+    let digits = &text[..text.len() - 1];
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some((digits, unit))
 }
 
 /// The local date of a moment given in milliseconds since the epoch.

@@ -135,18 +135,9 @@ pub enum LogKind {
     },
 }
 
-/// A count of tokens: a whole number up to [`crucible_core::MAX_TOKENS`].
+/// A count of tokens ([`crucible_core::parse_token_count`]).
 fn token_count(s: &str) -> Result<u64, String> {
-    match s.parse::<u64>() {
-        Ok(n) if n <= crucible_core::MAX_TOKENS => Ok(n),
-        Err(_) if !s.bytes().all(|b| b.is_ascii_digit()) || s.is_empty() => {
-            Err(format!("`{s}` is not a whole number"))
-        }
-        _ => Err(format!(
-            "`{s}` is more tokens than any count holds (at most {})",
-            crucible_core::MAX_TOKENS
-        )),
-    }
+    crucible_core::parse_token_count(s).map_err(|why| format!("`{s}` is {why}"))
 }
 
 fn parse_mode(s: &str) -> Result<SubagentMode, String> {

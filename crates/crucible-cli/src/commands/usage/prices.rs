@@ -10,20 +10,8 @@ use crate::error::CliError;
 
 /// The table, with a warning on stderr when it is older than 60 days.
 pub fn price_table(ctx: &Context, now: Timestamp) -> anyhow::Result<PriceTable> {
-    // Something else in the stored table's place (a FIFO, a folder, a
-    // dangling link) is
-    // never opened; said once, and the shipped table used.
-    if let Some(path) = ctx.prices_path.as_deref()
-        && std::fs::symlink_metadata(path).is_ok()
-        && !path.is_file()
-    {
-        eprintln!(
-            "warning: {}: not a regular file; pricing with the shipped table",
-            path.display()
-        );
-    }
-    let base = match ctx.prices_path.as_deref().filter(|p| p.is_file()) {
-        Some(path) => {
+    let base = match ctx.prices_path.as_deref() {
+        Some(path) if path.is_file() => {
             let bytes =
                 std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
             // A model the loaded list lacks keeps the shipped price: looked
@@ -34,9 +22,18 @@ pub fn price_table(ctx: &Context, now: Timestamp) -> anyhow::Result<PriceTable> 
                     CliError::new(format!("{}: {e}", path.display()))
                         .with_hint("load a price list again with `cru pricing update FILE`, or remove the file to use the shipped one")
                 })?
-                .with_fallback(&PriceTable::shipped())
+                .with_fallback(PriceTable::shipped())
         }
-        None => PriceTable::shipped(),
+        // Something else in its place (a FIFO, a folder, a dangling link)
+        // is never opened: said, and the shipped table used.
+        Some(path) if std::fs::symlink_metadata(path).is_ok() => {
+            eprintln!(
+                "warning: {}: not a regular file; pricing with the shipped table",
+                path.display()
+            );
+            PriceTable::shipped()
+        }
+        _ => PriceTable::shipped(),
     };
     let table = base
         .into_overridden(&ctx.config.pricing)
