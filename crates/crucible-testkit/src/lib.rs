@@ -1,6 +1,6 @@
 //! What the workspace's tests share: where the fixtures are, a sessions
-//! directory copied from them, every file under a folder, and a FIFO made
-//! where a hostile test needs one. A
+//! directory copied from them, every file under a folder, and a FIFO or
+//! an immutable file made where a hostile test needs one. A
 //! dev-dependency only; nothing that ships depends on it.
 
 use std::path::{Path, PathBuf};
@@ -57,6 +57,19 @@ pub fn mkfifo(path: &Path) {
         .status()
         .expect("mkfifo runs");
     assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// Sets (or clears) the immutable attribute of `path` (`chattr +i`): the
+/// one way a test running as root makes a file or folder that cannot be
+/// written or removed (permissions stop nothing for root). False where
+/// the file system or the sandbox does not allow it; the test then says
+/// it was skipped.
+pub fn set_immutable(path: &Path, on: bool) -> bool {
+    std::process::Command::new("chattr")
+        .arg(if on { "+i" } else { "-i" })
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 #[cfg(test)]

@@ -632,7 +632,7 @@ fn a_fifo_in_a_store_is_skipped_and_a_run_with_nothing_new_still_succeeds() {
     let kiln = TestKiln::empty();
     let project = home(&kiln).join(".claude/projects/-work-app");
     write(&project.join("a.jsonl"), &transcript("a", "/work/app", 2));
-    crate::hostile::fs::mkfifo(&project.join("pipe.jsonl"));
+    crucible_testkit::mkfifo(&project.join("pipe.jsonl"));
     for run in 0..2 {
         let out = cru(&kiln, &["session", "import"]);
         assert_eq!(out.code, 3, "run {run}: {}", out.stderr);

@@ -435,7 +435,7 @@ fn phases_after_an_edit_or_an_index_that_cannot_be_saved_are_the_sessions() {
     assert!(out.stderr.contains("index rebuilt"), "{}", out.stderr);
 
     std::fs::remove_file(&phases).unwrap();
-    crate::hostile::fs::mkfifo(&phases);
+    crucible_testkit::mkfifo(&phases);
     let out = kiln.run(query);
     assert_eq!((out.code, &out.stdout), (0, &truth), "{}", out.stderr);
 }

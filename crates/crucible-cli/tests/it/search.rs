@@ -427,7 +427,7 @@ fn a_fifo_and_a_link_out_of_the_tree_are_passed_over() {
     )
     .unwrap();
     std::os::unix::fs::symlink(&secret, kiln.sessions().join("elsewhere.md")).unwrap();
-    crate::hostile::fs::mkfifo(&kiln.sessions().join("stuck.md"));
+    crucible_testkit::mkfifo(&kiln.sessions().join("stuck.md"));
     assert!(search_json(&kiln, &["zyxwvutsr", "--limit", "0"]).is_empty());
     let hits = search_json(&kiln, &["\"id collision\"", "--limit", "0"]);
     assert!(!hits.is_empty());
@@ -699,16 +699,6 @@ fn a_session_is_found_by_its_id_or_a_piece_of_it() {
     assert_eq!(hits[0]["line"], 3, "the session_id line: {hits:?}");
 }
 
-/// Makes `path` immutable (`chattr +i`: as root, permissions stop no
-/// write); false where the file system or the sandbox does not allow it.
-fn immutable(path: &std::path::Path, on: bool) -> bool {
-    std::process::Command::new("chattr")
-        .arg(if on { "+i" } else { "-i" })
-        .arg(path)
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 #[test]
 fn an_index_that_cannot_be_saved_still_answers_with_a_warning() {
     let kiln = TestKiln::with_fixtures();
@@ -719,12 +709,12 @@ fn an_index_that_cannot_be_saved_still_answers_with_a_warning() {
     )
     .unwrap();
     let home = kiln.sessions().join(".search");
-    if !immutable(&home, true) {
+    if !crucible_testkit::set_immutable(&home, true) {
         eprintln!("skipped: chattr +i is not allowed here");
         return;
     }
     let out = kiln.run(&["session", "search", "quokka", "--format", "json"]);
-    immutable(&home, false);
+    crucible_testkit::set_immutable(&home, false);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stderr.contains("search index not saved"),

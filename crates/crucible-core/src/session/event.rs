@@ -541,6 +541,15 @@ mod tests {
         assert_eq!(cut("short", 100), "short");
     }
 
+    /// A session whose first participant is `coder@1.0`.
+    fn coder_log() -> SessionLog {
+        let mut log = log();
+        log.frontmatter
+            .participants
+            .push("coder@1.0".parse().unwrap());
+        log
+    }
+
     fn phase(t: &str, name: &str, agent: &str) -> TimedEvent {
         ev(
             t,
@@ -583,10 +592,7 @@ mod tests {
 
     #[test]
     fn tokens_logged_before_the_first_phase_are_kept_when_a_phase_gets_some() {
-        let mut log = log();
-        log.frontmatter
-            .participants
-            .push("coder@1.0".parse().unwrap());
+        let mut log = coder_log();
         log.apply(&usage("2025-12-21T10:00:01Z", "m", 1000, 200));
         log.apply(&ev(
             "2025-12-21T10:00:02Z",
@@ -613,10 +619,7 @@ mod tests {
 
     #[test]
     fn tokens_after_a_summary_and_a_reopen_are_a_phases() {
-        let mut log = log();
-        log.frontmatter
-            .participants
-            .push("coder@1.0".parse().unwrap());
+        let mut log = coder_log();
         log.apply(&phase("2025-12-21T10:00:00Z", "Work", "coder@1.0"));
         log.apply(&usage("2025-12-21T10:00:01Z", "m", 100, 50));
         log.apply(&ev(
@@ -640,10 +643,7 @@ mod tests {
 
     #[test]
     fn a_sessions_written_cost_goes_with_its_carried_figures() {
-        let mut log = log();
-        log.frontmatter
-            .participants
-            .push("coder@1.0".parse().unwrap());
+        let mut log = coder_log();
         log.frontmatter.tokens_used = Some(5000);
         let mut by = crate::UsageByModel::default();
         by.add(
@@ -668,10 +668,7 @@ mod tests {
 
     #[test]
     fn a_sessions_written_cost_of_untyped_figures_stays_after_a_record() {
-        let mut log = log();
-        log.frontmatter
-            .participants
-            .push("coder@1.0".parse().unwrap());
+        let mut log = coder_log();
         log.frontmatter.tokens_used = Some(5000);
         log.frontmatter.cost_usd = Some(5.0);
         log.apply(&phase("2025-12-21T10:00:00Z", "Work", "coder@1.0"));

@@ -100,16 +100,6 @@ fn a_build_left_by_a_killed_rebuild_is_replaced() {
     );
 }
 
-/// Sets or clears `chattr +i` (as root, permissions stop no removal);
-/// false where it is not allowed.
-fn immutable(path: &std::path::Path, on: bool) -> bool {
-    std::process::Command::new("chattr")
-        .arg(if on { "+i" } else { "-i" })
-        .arg(path)
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 #[test]
 fn a_build_left_that_cannot_be_removed_stops_no_rebuild() {
     let tmp = tempfile::tempdir().unwrap();
@@ -118,13 +108,13 @@ fn a_build_left_that_cannot_be_removed_stops_no_rebuild() {
     let build = dir.join(names::SEARCH_INDEX_BUILD);
     std::fs::create_dir(&build).unwrap();
     std::fs::write(build.join("meta.json"), "{old").unwrap();
-    if !immutable(&build, true) {
+    if !crucible_testkit::set_immutable(&build, true) {
         eprintln!("skipped: chattr +i is not allowed here");
         return;
     }
     let rebuilt = crucible_search::rebuild_all(dir, 1 << 24);
     let (ids, _) = crate::search_ids(dir, "wombat");
-    immutable(&build, false);
+    crucible_testkit::set_immutable(&build, false);
     rebuilt.unwrap();
     assert_eq!(ids, ["a"]);
     // Built beside it, under the process's own name, and swapped in.
@@ -144,15 +134,15 @@ fn an_old_index_that_cannot_be_removed_is_named_and_the_new_one_used() {
     crucible_search::rebuild_all(dir, 1 << 24).unwrap();
     let stuck = dir.join(names::SEARCH_INDEX).join("stuck");
     std::fs::write(&stuck, "").unwrap();
-    if !immutable(&stuck, true) {
+    if !crucible_testkit::set_immutable(&stuck, true) {
         eprintln!("skipped: chattr +i is not allowed here");
         return;
     }
     std::fs::write(dir.join("b.md"), session("b", "another wombat")).unwrap();
     let rebuilt = crucible_search::rebuild_all(dir, 1 << 24);
     let kept = dir.join(names::SEARCH_INDEX_BUILD).join("stuck");
-    immutable(&kept, false);
-    immutable(&stuck, false);
+    crucible_testkit::set_immutable(&kept, false);
+    crucible_testkit::set_immutable(&stuck, false);
     let rebuilt = rebuilt.unwrap();
     assert!(
         rebuilt

@@ -33,14 +33,6 @@ fn checked(kiln: &TestKiln) -> String {
     format!("{}{}", out.stdout, out.stderr)
 }
 
-pub(crate) fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 #[test]
 fn a_journal_that_is_a_link_is_refused_and_its_target_untouched() {
     let kiln = TestKiln::with_fixtures();
@@ -164,8 +156,8 @@ fn an_index_row_naming_a_path_outside_is_corrupt_and_rebuilt() {
 #[test]
 fn fifos_and_devices_named_md_are_skipped_with_a_warning_by_every_command() {
     let kiln = TestKiln::with_fixtures();
-    mkfifo(&kiln.sessions().join("x.md"));
-    mkfifo(&kiln.sessions().join("2025-11/y.md"));
+    crucible_testkit::mkfifo(&kiln.sessions().join("x.md"));
+    crucible_testkit::mkfifo(&kiln.sessions().join("2025-11/y.md"));
     symlink("/dev/zero", kiln.sessions().join("zero.md")).unwrap();
     symlink("/dev/urandom", kiln.sessions().join("2025-11/random.md")).unwrap();
     for args in READERS {
@@ -854,7 +846,7 @@ fn workflow_validate_of_a_folder_with_a_loop_and_a_fifo_ends_and_names_them() {
     .unwrap();
     std::os::unix::fs::symlink(&root, root.join("sub/up")).unwrap();
     std::os::unix::fs::symlink(&root, root.join("sub/up.md")).unwrap();
-    mkfifo(&root.join("pipe.md"));
+    crucible_testkit::mkfifo(&root.join("pipe.md"));
     let out = kiln.run(&["workflow", "validate", root.to_str().unwrap()]);
     assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
     super::assert_skipped(

@@ -3,8 +3,8 @@
 //! folders, broken links) is named with why, never silently left out and
 //! never opened (a FIFO would hang the import).
 
-use super::fs::mkfifo;
 use crate::kiln::{TestKiln, fixtures};
+use crucible_testkit::mkfifo;
 
 fn codex_rollout() -> std::path::PathBuf {
     fixtures().join(
