@@ -11,9 +11,10 @@ use crate::{
 
 /// The format of a file or folder, by its content.
 ///
-/// A JSONL file is told by its whole shape: every complete line of its
-/// head (up to 4 MB) is offered to each JSONL format, and the format that
-/// recognizes the most lines wins. Agents put lines that are not messages
+/// A JSONL file is told by its whole shape: the complete lines of its
+/// head (the first [`JUDGED_BYTES`] of them, and at least one line, up to
+/// 4 MB) are offered to each JSONL format, and the format that recognizes
+/// the most lines wins. Agents put lines that are not messages
 /// first (snapshots, hook progress, summaries), and a file with a few
 /// unknown lines is still the format of the many known ones.
 pub fn detect(path: &Path) -> Option<Format> {
@@ -29,6 +30,13 @@ pub fn detect(path: &Path) -> Option<Format> {
     }
     detect_bytes(&bytes)
 }
+
+/// How much of a head's lines the JSONL formats judge: a dozen lines of a
+/// transcript or more, enough to outvote the few lines of other kinds an
+/// agent writes first. Parsing the whole 64 KB head of every file was a
+/// tenth of an import. (The other formats' checks still see the whole
+/// head.)
+const JUDGED_BYTES: usize = 16 * 1024;
 
 /// Tells whether one JSON line is a record of a format.
 type IsRecord = fn(&Shape<'_>) -> bool;
@@ -51,7 +59,12 @@ pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
         Some(i) if i + 1 < bytes.len() => &bytes[..=i],
         _ => bytes,
     };
+    let mut judged = 0usize;
     for line in whole.split(|&b| b == b'\n') {
+        if judged >= JUDGED_BYTES {
+            break;
+        }
+        judged += line.len() + 1;
         let line = line.trim_ascii();
         if line.is_empty() {
             continue;
@@ -129,5 +142,23 @@ mod tests {
         // A head cut inside its last line is judged by its whole lines.
         let cut = b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.sta";
         assert_eq!(detect_bytes(cut), Some(Format::Codex));
+    }
+
+    #[test]
+    fn the_first_lines_of_a_head_tell_its_format_however_long_they_are() {
+        // A first line longer than what is judged is judged whole.
+        let long = format!(
+            "{{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{{\"role\":\"user\",\"content\":\"{}\"}}}}\n",
+            "x".repeat(JUDGED_BYTES * 2)
+        );
+        assert_eq!(detect_bytes(long.as_bytes()), Some(Format::ClaudeCode));
+        // Lines past what is judged do not outvote the first ones.
+        let codex =
+            "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n".repeat(JUDGED_BYTES / 40 + 1);
+        let claude = "{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+        // More lines of another format after them: Claude Code would win a
+        // count of the whole.
+        let mixed = codex + &claude.repeat(JUDGED_BYTES / 20);
+        assert_eq!(detect_bytes(mixed.as_bytes()), Some(Format::Codex));
     }
 }

@@ -1,6 +1,6 @@
 //! The shape of one JSON line, as far as format detection looks at it:
 //! its keys down to three levels and its top-level strings, nothing else
-//! kept. Detection judges the first 64 KB of every file before an import
+//! kept. Detection judges the first lines of every file before an import
 //! can start; building a whole `serde_json::Value` for each line (every
 //! string copied, every object an ordered map with hashed keys) was a
 //! tenth of an import's CPU.

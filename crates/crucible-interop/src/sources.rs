@@ -168,8 +168,8 @@ fn classify_detected(
 }
 
 /// [`detect`] of each entry of a folder, on every core: detection parses
-/// the head of every file (64 KB of JSON lines each, a third of a second
-/// for a thousand transcripts), before any source can be imported.
+/// the head of every file (16 KB of JSON lines each; 64 KB took a third of
+/// a second for a thousand transcripts), before any source can be imported.
 fn detect_all(entries: &[(PathBuf, bool)]) -> Vec<Option<Format>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     // Asked once: the answer costs a dozen system calls (cgroup limits).

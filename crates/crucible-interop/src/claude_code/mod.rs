@@ -200,19 +200,25 @@ struct Read {
     warnings: Vec<ImportWarning>,
 }
 
-/// Reads the lines of one transcript file; in a subagent's own file
-/// (`own_file`) every line is on the side chain, and all are its run.
-/// Lines whose key ([`resumed::line_key`]: the `uuid`) is in `theirs` are
-/// left out: a resumed session's copy of the earlier session's lines.
-fn read_lines(path: &Path, text: &str, own_file: bool, theirs: &HashSet<String>) -> Read {
-    let mut warnings = Vec::new();
+/// Reads the JSON lines of one transcript file (`lines`, with the
+/// `warnings` of reading them); in a subagent's own file (`own_file`)
+/// every line is on the side chain, and all are its run. Lines whose key
+/// ([`resumed::line_key`]: the `uuid`) is in `theirs` are left out: a
+/// resumed session's copy of the earlier session's lines.
+fn read_lines(
+    path: &Path,
+    lines: Vec<(usize, Value)>,
+    mut warnings: Vec<ImportWarning>,
+    own_file: bool,
+    theirs: &HashSet<String>,
+) -> Read {
     let mut tally = RecordTally::default();
     let mut main = Conversation::new(AGENT.parse().expect("valid"));
     main.subagent = own_file;
     // Side-chain lines by the subagent run they belong to, in first-seen order.
     let mut chains: Vec<SideChain> = Vec::new();
     let mut chain_of: HashMap<String, usize> = HashMap::new();
-    for (n, v) in crate::transcript::json_lines(path, text, &mut warnings) {
+    for (n, v) in lines {
         if resumed::line_key(&v).is_some_and(|k| theirs.contains(k)) {
             continue;
         }
@@ -305,8 +311,11 @@ fn import_with(path: &Path, siblings: Option<&resumed::Siblings>) -> Result<Impo
     let mut not_utf8 = Vec::new();
     let text = crate::transcript::utf8_warned(path, &bytes, &mut not_utf8);
     let own_file = is_subagent_file(path);
+    // Parsed once: what a resume is told by and the import read the same lines.
+    let mut json_warnings = Vec::new();
+    let lines = crate::transcript::json_lines(path, &text, &mut json_warnings);
     let continues = match siblings {
-        Some(siblings) if !own_file => resumed::continues(path, siblings),
+        Some(siblings) if !own_file => resumed::continues(path, &lines, siblings),
         _ => resumed::Continues::Nothing,
     };
     let no_lines = HashSet::new();
@@ -319,7 +328,7 @@ fn import_with(path: &Path, siblings: Option<&resumed::Siblings>) -> Result<Impo
         chains,
         tally,
         mut warnings,
-    } = read_lines(path, &text, own_file, theirs);
+    } = read_lines(path, lines, json_warnings, own_file, theirs);
     warnings.splice(0..0, not_utf8);
     let resumed_from = earlier_source(path, continues, &mut main, &mut warnings);
     // The transcript's bytes and its subagents' files, hashed as they are

@@ -3,13 +3,15 @@
 //! repeats the earlier conversation's lines, with their `uuid`s, under
 //! either the earlier `sessionId` or the new one (both are seen in the
 //! wild). So the earlier session is the other `sessionId` in the new
-//! transcript's head, else the transcript beside it whose head holds one
-//! of the same `uuid`s (the newest such: a chain A → B → C continues B).
+//! transcript's head, else a transcript beside it whose first line is
+//! repeated in that head (the newest such: a chain A → B → C continues B).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::Value;
 
 /// How many lines of a transcript are looked at (its repeated history
 /// comes first).
@@ -19,10 +21,11 @@ const HEAD_LINES: usize = 64;
 /// may continue, the likeliest first. The hooks (crucible-capture) and the
 /// importer both ask this, so that they agree on what a resume is.
 pub fn earlier_sessions(path: &Path, current: &str) -> Vec<String> {
-    earlier_among(path, current, &Heads::of_folder(folder_of(path)))
+    let own = Head::of_lines(&head_lines(path));
+    earlier_among(path, current, &own, &Firsts::of_folder(folder_of(path)))
 }
 
-/// The heads of the transcripts of the folders an import reads, each
+/// The first lines of the transcripts of the folders an import reads, each
 /// folder read once. Asking every transcript's siblings anew read n² heads
 /// for n transcripts in one project folder (1,000 transcripts: 8 s instead
 /// of 1 s). One per import run: a transcript written after its folder was
@@ -30,13 +33,13 @@ pub fn earlier_sessions(path: &Path, current: &str) -> Vec<String> {
 /// written after the run's listing is not imported until then.
 #[derive(Debug, Default)]
 pub struct Siblings {
-    folders: Mutex<HashMap<PathBuf, Arc<OnceLock<Heads>>>>,
+    folders: Mutex<HashMap<PathBuf, Arc<OnceLock<Firsts>>>>,
 }
 
 impl Siblings {
-    /// The heads of `folder`'s transcripts, read by the first thread that
-    /// asks (the others wait for it).
-    fn of(&self, folder: &Path) -> Arc<OnceLock<Heads>> {
+    /// The first lines of `folder`'s transcripts, read by the first thread
+    /// that asks (the others wait for it).
+    fn of(&self, folder: &Path) -> Arc<OnceLock<Firsts>> {
         let mut folders = self
             .folders
             .lock()
@@ -45,21 +48,24 @@ impl Siblings {
     }
 }
 
-/// The transcripts of one folder: what of their first lines says which
-/// session they continue.
+/// The transcripts of one folder, by the `uuid` of their first line that
+/// has one. A transcript continues an earlier one only if it repeats every
+/// line of it ([`continues`]), the first one included, at its start; so
+/// that first `uuid` is all of a sibling that has to be read to find the
+/// candidates (reading each sibling's 64-line head was a tenth of an
+/// import).
 #[derive(Debug, Default)]
-pub(crate) struct Heads {
-    files: Vec<HeadFile>,
-    /// Each head `uuid`: the files (indices into `files`) holding it.
+pub(crate) struct Firsts {
+    files: Vec<Sibling>,
+    /// Each first `uuid`: the files (indices into `files`) starting with it.
     by_uuid: HashMap<String, Vec<usize>>,
-    by_path: HashMap<PathBuf, usize>,
 }
 
 #[derive(Debug)]
-struct HeadFile {
+struct Sibling {
+    path: PathBuf,
     stem: String,
     modified: std::time::SystemTime,
-    head: Head,
 }
 
 /// A transcript's first lines, as far as resumes go.
@@ -70,103 +76,109 @@ struct Head {
     uuids: HashSet<String>,
 }
 
-impl Heads {
-    /// The heads of `folder`'s transcripts, read on every core: the import's
-    /// other threads wait for them, and a head is most of a short
-    /// transcript.
-    fn of_folder(folder: &Path) -> Heads {
-        let mut heads = Heads::default();
+impl Firsts {
+    /// The first `uuid`s of `folder`'s transcripts.
+    fn of_folder(folder: &Path) -> Firsts {
+        let mut firsts = Firsts::default();
         let Ok(dir) = std::fs::read_dir(folder) else {
-            return heads;
+            return firsts;
         };
-        let found: Vec<(PathBuf, String, std::time::SystemTime)> = dir
-            .flatten()
-            .map(|e| e.path())
-            .filter(|path| path.extension().is_some_and(|x| x == "jsonl"))
-            .filter_map(|path| {
-                let stem = path.file_stem()?.to_str()?.to_owned();
-                let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok()?;
-                Some((path, stem, modified))
-            })
-            .collect();
-        let threads = std::thread::available_parallelism().map_or(1, usize::from);
-        let per = found.len().div_ceil(threads).max(1);
-        let read: Vec<Head> = std::thread::scope(|scope| {
-            let parts: Vec<_> = found
-                .chunks(per)
-                .map(|part| {
-                    scope.spawn(|| {
-                        part.iter()
-                            .map(|(p, _, _)| Head::read(p))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            parts
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        });
-        for ((path, stem, modified), head) in found.into_iter().zip(read) {
-            let i = heads.files.len();
-            for u in &head.uuids {
-                heads.by_uuid.entry(u.clone()).or_default().push(i);
+        for path in dir.flatten().map(|e| e.path()) {
+            if path.extension().is_none_or(|x| x != "jsonl") {
+                continue;
             }
-            heads.by_path.insert(path, i);
-            heads.files.push(HeadFile {
-                stem,
+            let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+                continue;
+            };
+            let Ok(modified) = std::fs::metadata(&path).and_then(|m| m.modified()) else {
+                continue;
+            };
+            let Some(uuid) = first_uuid(&path) else {
+                continue;
+            };
+            let i = firsts.files.len();
+            firsts.by_uuid.entry(uuid).or_default().push(i);
+            firsts.files.push(Sibling {
+                stem: stem.to_owned(),
+                path,
                 modified,
-                head,
             });
         }
-        heads
+        firsts
     }
 }
 
-impl Head {
-    /// The first lines of a transcript that read as JSON objects.
-    fn read(path: &Path) -> Head {
-        /// The two keys looked at, without building the rest of the line
-        /// (values, so that a key of another type leaves the line's other
-        /// key readable).
-        #[derive(serde::Deserialize)]
-        struct Line {
-            #[serde(rename = "sessionId")]
-            session_id: Option<serde_json::Value>,
-            uuid: Option<serde_json::Value>,
+/// The `uuid` of the first line of a transcript that has one, among its
+/// first [`HEAD_LINES`] lines; read a line at a time (most transcripts
+/// have it on their first or second line).
+fn first_uuid(path: &Path) -> Option<String> {
+    /// The one key looked at, without building the rest of the line (a
+    /// value, so that a `uuid` of another type is passed over).
+    #[derive(serde::Deserialize)]
+    struct Line {
+        uuid: Option<Value>,
+    }
+    let (file, _) = crucible_core::store::safe_file::open_regular(path, u64::MAX).ok()?;
+    let mut reader = BufReader::with_capacity(16 * 1024, file);
+    let mut bytes = Vec::new();
+    for _ in 0..HEAD_LINES {
+        bytes.clear();
+        if reader.read_until(b'\n', &mut bytes).unwrap_or(0) == 0 {
+            return None;
         }
-        let mut head = Head::default();
-        let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {
-            return head;
+        let text = simdutf8::basic::from_utf8(&bytes).ok()?;
+        // Objects only: serde would read `["a"]` as a `Line` too.
+        if !text.trim_start().starts_with('{') {
+            continue;
+        }
+        if let Ok(Line {
+            uuid: Some(Value::String(uuid)),
+        }) = serde_json::from_str::<Line>(text)
+        {
+            return Some(uuid);
+        }
+    }
+    None
+}
+
+/// The JSON lines among the first [`HEAD_LINES`] lines of a transcript,
+/// with their line numbers (a line that is not UTF-8 ends them).
+fn head_lines(path: &Path) -> Vec<(usize, Value)> {
+    let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {
+        return Vec::new();
+    };
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let mut bytes = Vec::new();
+    let mut lines = Vec::new();
+    for n in 1..=HEAD_LINES {
+        bytes.clear();
+        if reader.read_until(b'\n', &mut bytes).unwrap_or(0) == 0 {
+            break;
+        }
+        let Ok(text) = simdutf8::basic::from_utf8(&bytes) else {
+            break;
         };
-        // Bytes read as they come and checked with the SIMD UTF-8 check: a
-        // head is most of a short transcript, and `lines()`'s check was a
-        // third of reading it. A line that is not UTF-8 ends the head, as
-        // it ended `lines()`.
-        let mut reader = BufReader::with_capacity(64 * 1024, file);
-        let mut bytes = Vec::new();
-        for _ in 0..HEAD_LINES {
-            bytes.clear();
-            if reader.read_until(b'\n', &mut bytes).unwrap_or(0) == 0 {
-                break;
-            }
-            let Ok(text) = simdutf8::basic::from_utf8(&bytes) else {
-                break;
-            };
-            // Objects only: serde would read `["a", "b"]` as a `Line` too.
-            if !text.trim_start().starts_with('{') {
-                continue;
-            }
-            let Ok(line) = serde_json::from_str::<Line>(text) else {
-                continue;
-            };
-            if let Some(serde_json::Value::String(sid)) = line.session_id
-                && !head.session_ids.contains(&sid)
+        if let Ok(v) = serde_json::from_str::<Value>(text) {
+            lines.push((n, v));
+        }
+    }
+    lines
+}
+
+impl Head {
+    /// The head of a transcript from its lines read (line numbers from 1):
+    /// the `sessionId`s and `uuid`s of the objects among the first
+    /// [`HEAD_LINES`].
+    fn of_lines(lines: &[(usize, Value)]) -> Head {
+        let mut head = Head::default();
+        for (_, v) in lines.iter().take_while(|(n, _)| *n <= HEAD_LINES) {
+            if let Some(Value::String(sid)) = v.get("sessionId")
+                && !head.session_ids.contains(sid)
             {
-                head.session_ids.push(sid);
+                head.session_ids.push(sid.clone());
             }
-            if let Some(serde_json::Value::String(uuid)) = line.uuid {
-                head.uuids.insert(uuid);
+            if let Some(Value::String(uuid)) = v.get("uuid") {
+                head.uuids.insert(uuid.clone());
             }
         }
         head
@@ -177,18 +189,11 @@ fn folder_of(path: &Path) -> &Path {
     path.parent().unwrap_or(Path::new("."))
 }
 
-/// [`earlier_sessions`] among the transcripts of `heads` (the folder of
-/// `path`): the other `sessionId` named in its head, then the transcripts
-/// beside it whose heads share one of its `uuid`s, newest first.
-fn earlier_among(path: &Path, current: &str, heads: &Heads) -> Vec<String> {
-    let read;
-    let own_index = heads.by_path.get(path).copied();
-    let own = if let Some(i) = own_index {
-        &heads.files[i].head
-    } else {
-        read = Head::read(path);
-        &read
-    };
+/// [`earlier_sessions`] among the transcripts of `firsts` (the folder of
+/// `path`, whose head is `own`): the other `sessionId` named in its head,
+/// then the transcripts beside it whose first line its head repeats,
+/// newest first.
+fn earlier_among(path: &Path, current: &str, own: &Head, firsts: &Firsts) -> Vec<String> {
     let mut found: Vec<String> = own
         .session_ids
         .iter()
@@ -199,14 +204,14 @@ fn earlier_among(path: &Path, current: &str, heads: &Heads) -> Vec<String> {
     let mut sharing: Vec<usize> = own
         .uuids
         .iter()
-        .filter_map(|u| heads.by_uuid.get(u))
+        .filter_map(|u| firsts.by_uuid.get(u))
         .flatten()
         .copied()
-        .filter(|&i| Some(i) != own_index && heads.files[i].stem != current)
+        .filter(|&i| firsts.files[i].path != path && firsts.files[i].stem != current)
         .collect();
     sharing.sort_unstable();
     sharing.dedup();
-    let mut siblings: Vec<&HeadFile> = sharing.into_iter().map(|i| &heads.files[i]).collect();
+    let mut siblings: Vec<&Sibling> = sharing.into_iter().map(|i| &firsts.files[i]).collect();
     siblings.sort_by_key(|f| std::cmp::Reverse(f.modified));
     found.extend(siblings.into_iter().map(|f| f.stem.clone()));
     found
@@ -229,23 +234,23 @@ pub(crate) enum Continues {
     Missing(String),
 }
 
-/// The transcript `path` continues, found as the hooks find it
-/// ([`earlier_sessions`]), for an import. The hooks know which transcript
-/// is the new one (the one `--resume` started); an import has both, and
-/// they share their first lines: the earlier is the one whose every line
-/// the other repeats, the longest such when several are (a chain A → B →
-/// C: C continues B).
-pub(crate) fn continues(path: &Path, siblings: &Siblings) -> Continues {
+/// The transcript `path` (whose JSON lines are `lines`) continues, found
+/// as the hooks find it ([`earlier_sessions`]), for an import. The hooks
+/// know which transcript is the new one (the one `--resume` started); an
+/// import has both, and they share their first lines: the earlier is the
+/// one whose every line the other repeats, the longest such when several
+/// are (a chain A → B → C: C continues B).
+pub(crate) fn continues(path: &Path, lines: &[(usize, Value)], siblings: &Siblings) -> Continues {
     let Some(current) = path.file_stem().and_then(|s| s.to_str()) else {
         return Continues::Nothing;
     };
     let folder = siblings.of(folder_of(path));
-    let heads = folder.get_or_init(|| Heads::of_folder(folder_of(path)));
-    let earlier = earlier_among(path, current, heads);
+    let firsts = folder.get_or_init(|| Firsts::of_folder(folder_of(path)));
+    let earlier = earlier_among(path, current, &Head::of_lines(lines), firsts);
     let Some(first) = earlier.first().cloned() else {
         return Continues::Nothing;
     };
-    let ours = uuids(path);
+    let ours: HashSet<&str> = lines.iter().filter_map(|(_, v)| line_key(v)).collect();
     let dir = path.parent().unwrap_or(Path::new("."));
     let best = earlier
         .into_iter()
@@ -254,7 +259,7 @@ pub(crate) fn continues(path: &Path, siblings: &Siblings) -> Continues {
             let theirs = uuids(&theirs_path);
             let repeated = !theirs.is_empty()
                 && theirs.len() < ours.len()
-                && theirs.iter().all(|u| ours.contains(u));
+                && theirs.iter().all(|u| ours.contains(u.as_str()));
             repeated.then_some((theirs_path, id, theirs))
         })
         .max_by_key(|(_, _, theirs)| theirs.len());
@@ -263,7 +268,7 @@ pub(crate) fn continues(path: &Path, siblings: &Siblings) -> Continues {
         // Lines under another session id with no transcript of it here:
         // the repeated lines stay (nothing else holds them). Lines that
         // only share `uuid`s with a longer transcript are not a resume.
-        None if !dir.join(format!("{first}.jsonl")).is_file() && names(path, &first) => {
+        None if !dir.join(format!("{first}.jsonl")).is_file() && names(lines, &first) => {
             Continues::Missing(first)
         }
         None => Continues::Nothing,
@@ -272,7 +277,8 @@ pub(crate) fn continues(path: &Path, siblings: &Siblings) -> Continues {
 
 /// The transcript beside `path` that it continues, if any.
 pub(crate) fn continues_file(path: &Path) -> Option<PathBuf> {
-    match continues(path, &Siblings::default()) {
+    let lines = read_all_lines(path);
+    match continues(path, &lines, &Siblings::default()) {
         Continues::Beside { path, .. } => Some(path),
         _ => None,
     }
@@ -281,7 +287,7 @@ pub(crate) fn continues_file(path: &Path) -> Option<PathBuf> {
 /// What tells a line of a transcript from the others: its `uuid`, or a
 /// file-history snapshot's `messageId` (snapshots have no `uuid`, and a
 /// resumed transcript repeats them too).
-pub(crate) fn line_key(v: &serde_json::Value) -> Option<&str> {
+pub(crate) fn line_key(v: &Value) -> Option<&str> {
     v.get("uuid")
         .or_else(|| {
             (v.get("type")?.as_str()? == "file-history-snapshot")
@@ -291,41 +297,46 @@ pub(crate) fn line_key(v: &serde_json::Value) -> Option<&str> {
         .as_str()
 }
 
-/// The keys ([`line_key`]) of every line of a transcript.
-fn uuids(path: &Path) -> HashSet<String> {
+/// Every JSON line of a transcript, with its line number (those that do
+/// not read are left out).
+fn read_all_lines(path: &Path) -> Vec<(usize, Value)> {
     let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {
-        return HashSet::new();
+        return Vec::new();
     };
     BufReader::new(file)
         .lines()
         .map_while(Result::ok)
-        .filter_map(|line| {
-            let v: serde_json::Value = serde_json::from_str(&line).ok()?;
-            line_key(&v).map(str::to_owned)
-        })
+        .enumerate()
+        .filter_map(|(i, line)| Some((i + 1, serde_json::from_str(&line).ok()?)))
         .collect()
 }
 
-/// Whether `path` holds lines of session `id` in its head and lines of
-/// another session after them: a copy of another session's transcript
-/// under another name holds one session only, and continues nothing.
-fn names(path: &Path, id: &str) -> bool {
-    let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {
-        return false;
-    };
-    let mut ids = BufReader::new(file)
-        .lines()
-        .map_while(Result::ok)
-        .filter_map(|line| {
-            let v: serde_json::Value = serde_json::from_str(&line).ok()?;
-            Some(v.get("sessionId")?.as_str()?.to_owned())
-        });
+/// The keys ([`line_key`]) of every line of a transcript.
+fn uuids(path: &Path) -> HashSet<String> {
+    read_all_lines(path)
+        .iter()
+        .filter_map(|(_, v)| line_key(v).map(str::to_owned))
+        .collect()
+}
+
+/// Whether `lines` hold lines of session `id` and lines of another
+/// session after them: a copy of another session's transcript under
+/// another name holds one session only, and continues nothing.
+fn names(lines: &[(usize, Value)], id: &str) -> bool {
+    let mut ids = lines
+        .iter()
+        .filter_map(|(_, v)| v.get("sessionId")?.as_str());
     ids.any(|s| s == id) && ids.any(|s| s != id)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`continues`] of the file at `path` as it is now.
+    fn continues_in(path: &Path, siblings: &Siblings) -> Continues {
+        continues(path, &read_all_lines(path), siblings)
+    }
 
     fn line(sid: &str, uuid: &str) -> String {
         format!(
@@ -352,7 +363,7 @@ mod tests {
     }
 
     #[test]
-    fn a_run_reads_the_heads_of_a_folder_once_for_all_its_transcripts() {
+    fn a_run_reads_the_first_lines_of_a_folder_once_for_all_its_transcripts() {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("aaaa.jsonl");
         std::fs::write(&a, line("aaaa", "u1") + "\n").unwrap();
@@ -361,19 +372,23 @@ mod tests {
         let c = dir.path().join("cccc.jsonl");
         std::fs::write(&c, line("cccc", "u9") + "\n").unwrap();
         let siblings = Siblings::default();
-        assert!(matches!(continues(&b, &siblings), Continues::Beside { id, .. } if id == "aaaa"));
+        assert!(
+            matches!(continues_in(&b, &siblings), Continues::Beside { id, .. } if id == "aaaa")
+        );
         // A transcript written after the folder was read is not among its
-        // heads in this run, but is still read as the one asked about.
+        // siblings in this run, but is still read as the one asked about.
         let d = dir.path().join("dddd.jsonl");
         std::fs::write(&d, line("dddd", "u9") + "\n" + &line("dddd", "u10") + "\n").unwrap();
         for path in [&a, &c] {
-            assert!(matches!(continues(path, &siblings), Continues::Nothing));
+            assert!(matches!(continues_in(path, &siblings), Continues::Nothing));
         }
-        assert!(matches!(continues(&d, &siblings), Continues::Beside { id, .. } if id == "cccc"));
+        assert!(
+            matches!(continues_in(&d, &siblings), Continues::Beside { id, .. } if id == "cccc")
+        );
         let folders = siblings.folders.lock().unwrap();
         assert_eq!(folders.len(), 1);
-        let heads = folders.values().next().unwrap().get().unwrap();
-        assert_eq!(heads.files.len(), 3, "{heads:?}");
+        let firsts = folders.values().next().unwrap().get().unwrap();
+        assert_eq!(firsts.files.len(), 3, "{firsts:?}");
         // A new run reads the folder as it is now.
         assert_eq!(earlier_sessions(&c, "cccc"), ["dddd"]);
     }
@@ -398,7 +413,7 @@ mod tests {
         std::fs::write(&a, line("aaaa", "u1") + "\n").unwrap();
         let b = dir.path().join("bbbb.jsonl");
         std::fs::write(&b, line("bbbb", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
-        match continues(&b, &Siblings::default()) {
+        match continues_in(&b, &Siblings::default()) {
             Continues::Beside { path, id, uuids } => {
                 assert_eq!((path, id.as_str()), (a.clone(), "aaaa"));
                 assert_eq!(uuids, HashSet::from(["u1".to_owned()]));
@@ -407,14 +422,55 @@ mod tests {
         }
         // The earlier one continues nothing, though it shares a line.
         assert!(matches!(
-            continues(&a, &Siblings::default()),
+            continues_in(&a, &Siblings::default()),
             Continues::Nothing
         ));
         // Naming a session whose transcript is not here: kept whole.
         std::fs::remove_file(&a).unwrap();
         std::fs::write(&b, line("aaaa", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
         assert!(
-            matches!(continues(&b, &Siblings::default()), Continues::Missing(id) if id == "aaaa")
+            matches!(continues_in(&b, &Siblings::default()), Continues::Missing(id) if id == "aaaa")
         );
+    }
+
+    #[test]
+    fn only_a_transcript_whose_first_line_is_repeated_can_be_the_earlier_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("aaaa.jsonl");
+        std::fs::write(&a, line("aaaa", "u1") + "\n" + &line("aaaa", "u2") + "\n").unwrap();
+        // b repeats a's second line but not its first: no resume of a (a
+        // resume repeats every line), for the hooks as for an import.
+        let b = dir.path().join("bbbb.jsonl");
+        std::fs::write(&b, line("bbbb", "u2") + "\n" + &line("bbbb", "u3") + "\n").unwrap();
+        assert!(earlier_sessions(&b, "bbbb").is_empty());
+        assert!(matches!(
+            continues_in(&b, &Siblings::default()),
+            Continues::Nothing
+        ));
+        // Repeating all of a, it is.
+        let all = [line("bbbb", "u1"), line("bbbb", "u2"), line("bbbb", "u3")];
+        std::fs::write(&b, all.join("\n") + "\n").unwrap();
+        assert_eq!(earlier_sessions(&b, "bbbb"), ["aaaa"]);
+        assert!(
+            matches!(continues_in(&b, &Siblings::default()), Continues::Beside { id, .. } if id == "aaaa")
+        );
+    }
+
+    #[test]
+    fn a_transcript_starting_with_a_snapshot_is_found_by_its_first_uuid() {
+        let snapshot = r#"{"type":"file-history-snapshot","messageId":"m1","snapshot":{"trackedFileBackups":{}}}"#;
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("aaaa.jsonl");
+        std::fs::write(&a, format!("{snapshot}\n{}\n", line("aaaa", "u1"))).unwrap();
+        let b = dir.path().join("bbbb.jsonl");
+        let lines = [snapshot.to_owned(), line("bbbb", "u1"), line("bbbb", "u2")];
+        std::fs::write(&b, lines.join("\n") + "\n").unwrap();
+        match continues_in(&b, &Siblings::default()) {
+            Continues::Beside { id, uuids, .. } => {
+                assert_eq!(id, "aaaa");
+                assert_eq!(uuids, HashSet::from(["m1".to_owned(), "u1".to_owned()]));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -83,17 +83,18 @@ pub(super) fn runs(
             continue;
         };
         hashed.update(&child_bytes);
+        let mut json_warnings = Vec::new();
+        let lines = crate::transcript::json_lines(
+            &file,
+            &String::from_utf8_lossy(&child_bytes),
+            &mut json_warnings,
+        );
         let Read {
             main: c,
             tally,
             warnings: child_warnings,
             ..
-        } = read_lines(
-            &file,
-            &String::from_utf8_lossy(&child_bytes),
-            true,
-            &HashSet::new(),
-        );
+        } = read_lines(&file, lines, json_warnings, true, &HashSet::new());
         let key = c.agent_id.clone().or_else(|| {
             file.file_stem()
                 .map(|s| s.to_string_lossy().trim_start_matches("agent-").to_owned())
