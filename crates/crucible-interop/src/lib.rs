@@ -333,19 +333,19 @@ pub fn import(path: &Path, format: Format) -> Result<Imported, ImportError> {
     ImportRun::default().import(path, format)
 }
 
-/// What the imports of one run share: the first lines of the Claude Code
-/// transcripts of each folder read (to tell which transcript a resumed
-/// one continues), read once per folder instead of once per transcript.
-/// [`import`] is a run of one source.
+/// What the imports of one run share: what is read of each folder of
+/// Claude Code transcripts (their first lines, to tell which one a resumed
+/// one continues; the older subagent files beside them), once per folder
+/// instead of once per transcript. [`import`] is a run of one source.
 #[derive(Debug, Default)]
 pub struct ImportRun {
-    siblings: claude_code::resumed::Siblings,
+    claude_code: claude_code::RunFolders,
 }
 
 impl ImportRun {
     /// Reads one source, as [`import`] does.
     pub fn import(&self, path: &Path, format: Format) -> Result<Imported, ImportError> {
-        let mut imported = import_any(path, format, &self.siblings)?;
+        let mut imported = import_any(path, format, &self.claude_code)?;
         count_damaged_lines(&mut imported);
         cap_token_counts(&mut imported);
         resolve_projects(&mut imported);
@@ -438,14 +438,14 @@ fn resolve_projects(imp: &mut Imported) {
 fn import_any(
     path: &Path,
     format: Format,
-    siblings: &claude_code::resumed::Siblings,
+    claude_code: &claude_code::RunFolders,
 ) -> Result<Imported, ImportError> {
     match format {
         Format::OpenAiMessages => messages::import_file(path),
         Format::AgentDir => agent_dir::import(path),
         Format::Codeloops => codeloops::import(path),
         Format::ConnectOnion => connectonion::import(path),
-        Format::ClaudeCode => claude_code::import(path, siblings),
+        Format::ClaudeCode => claude_code::import(path, claude_code),
         Format::Codex => codex::import(path),
         Format::Gemini => gemini::import(path),
         Format::Copilot => copilot::import(path),

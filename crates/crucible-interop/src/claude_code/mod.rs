@@ -30,6 +30,7 @@
 //! - a line that does not parse is a warning.
 
 mod conversation;
+mod per_folder;
 pub(crate) mod resumed;
 mod subagents;
 mod synthetic;
@@ -43,6 +44,7 @@ use serde_json::Value;
 
 use crate::{ImportError, ImportWarning, Imported, RecordTally};
 use conversation::{Conversation, title_text};
+pub use per_folder::RunFolders;
 
 /// The agent that replies in a main transcript.
 const AGENT: &str = "claude-code";
@@ -293,8 +295,8 @@ fn title_line(v: &Value, kind: &str, title: &mut Option<String>) {
     }
 }
 
-pub(crate) fn import(path: &Path, siblings: &resumed::Siblings) -> Result<Imported, ImportError> {
-    import_with(path, Some(siblings))
+pub(crate) fn import(path: &Path, run: &RunFolders) -> Result<Imported, ImportError> {
+    import_with(path, Some(run))
 }
 
 /// The import of a transcript as it is, the lines it repeats of one it
@@ -304,9 +306,9 @@ pub(crate) fn import_whole(path: &Path) -> Result<Imported, ImportError> {
     import_with(path, None)
 }
 
-/// The import of `path`; with `siblings`, the lines it repeats of a
-/// transcript beside it that it continues are left to that one.
-fn import_with(path: &Path, siblings: Option<&resumed::Siblings>) -> Result<Imported, ImportError> {
+/// The import of `path`; in a `run`, the lines it repeats of a transcript
+/// beside it that it continues are left to that one.
+fn import_with(path: &Path, run: Option<&RunFolders>) -> Result<Imported, ImportError> {
     let bytes = crate::read_source(path)?;
     let mut not_utf8 = Vec::new();
     let text = crate::transcript::utf8_warned(path, &bytes, &mut not_utf8);
@@ -314,8 +316,8 @@ fn import_with(path: &Path, siblings: Option<&resumed::Siblings>) -> Result<Impo
     // Parsed once: what a resume is told by and the import read the same lines.
     let mut json_warnings = Vec::new();
     let lines = crate::transcript::json_lines(path, &text, &mut json_warnings);
-    let continues = match siblings {
-        Some(siblings) if !own_file => resumed::continues(path, &lines, siblings),
+    let continues = match run {
+        Some(run) if !own_file => resumed::continues(path, &lines, &run.firsts),
         _ => resumed::Continues::Nothing,
     };
     let no_lines = HashSet::new();
@@ -338,10 +340,14 @@ fn import_with(path: &Path, siblings: Option<&resumed::Siblings>) -> Result<Impo
     drop(text);
     drop(bytes);
     let mut skipped = Vec::new();
+    // Outside a run (a transcript read on its own), its folder is read for it alone.
+    let alone = per_folder::PerFolder::default();
+    let agents = run.map_or(&alone, |r| &r.agents);
     let runs = subagents::runs(
         path,
         &main,
         chains,
+        agents,
         &mut hashed,
         &mut warnings,
         &mut skipped,
@@ -438,5 +444,47 @@ mod tests {
         ] {
             assert!(!is_record(&v), "{v}");
         }
+    }
+
+    #[test]
+    fn a_run_lists_the_older_agent_files_of_a_folder_once_for_its_transcripts() {
+        let line = |sid: &str, uuid: &str, text: &str| {
+            json!({"type": "user", "sessionId": sid, "uuid": uuid, "timestamp": "2025-01-01T00:00:00Z",
+                   "message": {"role": "user", "content": text}})
+            .to_string()
+                + "\n"
+        };
+        let dir = tempfile::tempdir().unwrap();
+        for (sid, agent) in [("aaaa", "a1"), ("bbbb", "b1")] {
+            std::fs::write(
+                dir.path().join(format!("{sid}.jsonl")),
+                line(sid, &format!("{sid}-u"), "work"),
+            )
+            .unwrap();
+            let side = json!({"type": "user", "sessionId": sid, "uuid": format!("{agent}-u"), "isSidechain": true,
+                              "timestamp": "2025-01-01T00:00:01Z", "message": {"role": "user", "content": "sub"}});
+            std::fs::write(
+                dir.path().join(format!("agent-{agent}.jsonl")),
+                side.to_string() + "\n",
+            )
+            .unwrap();
+        }
+        let run = RunFolders::default();
+        for sid in ["aaaa", "bbbb"] {
+            let imported = import(&dir.path().join(format!("{sid}.jsonl")), &run).unwrap();
+            // Each transcript takes the agent file naming its session, only.
+            let children: Vec<String> = imported
+                .children
+                .iter()
+                .map(|c| c.imported.provenance.path.clone())
+                .collect();
+            let agent = if sid == "aaaa" { "a1" } else { "b1" };
+            assert_eq!(children.len(), 1, "{children:?}");
+            assert!(
+                children[0].ends_with(&format!("agent-{agent}.jsonl")),
+                "{children:?}"
+            );
+        }
+        assert_eq!(run.agents.len(), 1);
     }
 }

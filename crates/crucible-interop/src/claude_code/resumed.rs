@@ -6,12 +6,12 @@
 //! transcript's head, else a transcript beside it whose first line is
 //! repeated in that head (the newest such: a chain A → B → C continues B).
 
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
 
-use serde_json::Value;
+use super::per_folder::PerFolder;
 
 /// How many lines of a transcript are looked at (its repeated history
 /// comes first).
@@ -23,29 +23,6 @@ const HEAD_LINES: usize = 64;
 pub fn earlier_sessions(path: &Path, current: &str) -> Vec<String> {
     let own = Head::of_lines(&head_lines(path));
     earlier_among(path, current, &own, &Firsts::of_folder(folder_of(path)))
-}
-
-/// The first lines of the transcripts of the folders an import reads, each
-/// folder read once. Asking every transcript's siblings anew read n² heads
-/// for n transcripts in one project folder (1,000 transcripts: 8 s instead
-/// of 1 s). One per import run: a transcript written after its folder was
-/// read is not seen as an earlier one until the next run, as a transcript
-/// written after the run's listing is not imported until then.
-#[derive(Debug, Default)]
-pub struct Siblings {
-    folders: Mutex<HashMap<PathBuf, Arc<OnceLock<Firsts>>>>,
-}
-
-impl Siblings {
-    /// The first lines of `folder`'s transcripts, read by the first thread
-    /// that asks (the others wait for it).
-    fn of(&self, folder: &Path) -> Arc<OnceLock<Firsts>> {
-        let mut folders = self
-            .folders
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Arc::clone(folders.entry(folder.to_owned()).or_default())
-    }
 }
 
 /// The transcripts of one folder, by the `uuid` of their first line that
@@ -78,7 +55,7 @@ struct Head {
 
 impl Firsts {
     /// The first `uuid`s of `folder`'s transcripts.
-    fn of_folder(folder: &Path) -> Firsts {
+    pub(crate) fn of_folder(folder: &Path) -> Firsts {
         let mut firsts = Firsts::default();
         let Ok(dir) = std::fs::read_dir(folder) else {
             return firsts;
@@ -240,13 +217,18 @@ pub(crate) enum Continues {
 /// import has both, and they share their first lines: the earlier is the
 /// one whose every line the other repeats, the longest such when several
 /// are (a chain A → B → C: C continues B).
-pub(crate) fn continues(path: &Path, lines: &[(usize, Value)], siblings: &Siblings) -> Continues {
+pub(crate) fn continues(
+    path: &Path,
+    lines: &[(usize, Value)],
+    siblings: &PerFolder<Firsts>,
+) -> Continues {
     let Some(current) = path.file_stem().and_then(|s| s.to_str()) else {
         return Continues::Nothing;
     };
-    let folder = siblings.of(folder_of(path));
-    let firsts = folder.get_or_init(|| Firsts::of_folder(folder_of(path)));
-    let earlier = earlier_among(path, current, &Head::of_lines(lines), firsts);
+    let own = Head::of_lines(lines);
+    let earlier = siblings.with(folder_of(path), Firsts::of_folder, |firsts| {
+        earlier_among(path, current, &own, firsts)
+    });
     let Some(first) = earlier.first().cloned() else {
         return Continues::Nothing;
     };
@@ -278,7 +260,7 @@ pub(crate) fn continues(path: &Path, lines: &[(usize, Value)], siblings: &Siblin
 /// The transcript beside `path` that it continues, if any.
 pub(crate) fn continues_file(path: &Path) -> Option<PathBuf> {
     let lines = read_all_lines(path);
-    match continues(path, &lines, &Siblings::default()) {
+    match continues(path, &lines, &PerFolder::default()) {
         Continues::Beside { path, .. } => Some(path),
         _ => None,
     }
@@ -334,7 +316,7 @@ mod tests {
     use super::*;
 
     /// [`continues`] of the file at `path` as it is now.
-    fn continues_in(path: &Path, siblings: &Siblings) -> Continues {
+    fn continues_in(path: &Path, siblings: &PerFolder<Firsts>) -> Continues {
         continues(path, &read_all_lines(path), siblings)
     }
 
@@ -371,7 +353,7 @@ mod tests {
         std::fs::write(&b, line("bbbb", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
         let c = dir.path().join("cccc.jsonl");
         std::fs::write(&c, line("cccc", "u9") + "\n").unwrap();
-        let siblings = Siblings::default();
+        let siblings = PerFolder::default();
         assert!(
             matches!(continues_in(&b, &siblings), Continues::Beside { id, .. } if id == "aaaa")
         );
@@ -385,10 +367,9 @@ mod tests {
         assert!(
             matches!(continues_in(&d, &siblings), Continues::Beside { id, .. } if id == "cccc")
         );
-        let folders = siblings.folders.lock().unwrap();
-        assert_eq!(folders.len(), 1);
-        let firsts = folders.values().next().unwrap().get().unwrap();
-        assert_eq!(firsts.files.len(), 3, "{firsts:?}");
+        assert_eq!(siblings.len(), 1);
+        let read = siblings.with(dir.path(), |_| unreachable!("read once"), |f| f.files.len());
+        assert_eq!(read, 3);
         // A new run reads the folder as it is now.
         assert_eq!(earlier_sessions(&c, "cccc"), ["dddd"]);
     }
@@ -413,7 +394,7 @@ mod tests {
         std::fs::write(&a, line("aaaa", "u1") + "\n").unwrap();
         let b = dir.path().join("bbbb.jsonl");
         std::fs::write(&b, line("bbbb", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
-        match continues_in(&b, &Siblings::default()) {
+        match continues_in(&b, &PerFolder::default()) {
             Continues::Beside { path, id, uuids } => {
                 assert_eq!((path, id.as_str()), (a.clone(), "aaaa"));
                 assert_eq!(uuids, HashSet::from(["u1".to_owned()]));
@@ -422,14 +403,14 @@ mod tests {
         }
         // The earlier one continues nothing, though it shares a line.
         assert!(matches!(
-            continues_in(&a, &Siblings::default()),
+            continues_in(&a, &PerFolder::default()),
             Continues::Nothing
         ));
         // Naming a session whose transcript is not here: kept whole.
         std::fs::remove_file(&a).unwrap();
         std::fs::write(&b, line("aaaa", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
         assert!(
-            matches!(continues_in(&b, &Siblings::default()), Continues::Missing(id) if id == "aaaa")
+            matches!(continues_in(&b, &PerFolder::default()), Continues::Missing(id) if id == "aaaa")
         );
     }
 
@@ -444,7 +425,7 @@ mod tests {
         std::fs::write(&b, line("bbbb", "u2") + "\n" + &line("bbbb", "u3") + "\n").unwrap();
         assert!(earlier_sessions(&b, "bbbb").is_empty());
         assert!(matches!(
-            continues_in(&b, &Siblings::default()),
+            continues_in(&b, &PerFolder::default()),
             Continues::Nothing
         ));
         // Repeating all of a, it is.
@@ -452,7 +433,7 @@ mod tests {
         std::fs::write(&b, all.join("\n") + "\n").unwrap();
         assert_eq!(earlier_sessions(&b, "bbbb"), ["aaaa"]);
         assert!(
-            matches!(continues_in(&b, &Siblings::default()), Continues::Beside { id, .. } if id == "aaaa")
+            matches!(continues_in(&b, &PerFolder::default()), Continues::Beside { id, .. } if id == "aaaa")
         );
     }
 
@@ -465,7 +446,7 @@ mod tests {
         let b = dir.path().join("bbbb.jsonl");
         let lines = [snapshot.to_owned(), line("bbbb", "u1"), line("bbbb", "u2")];
         std::fs::write(&b, lines.join("\n") + "\n").unwrap();
-        match continues_in(&b, &Siblings::default()) {
+        match continues_in(&b, &PerFolder::default()) {
             Continues::Beside { id, uuids, .. } => {
                 assert_eq!(id, "aaaa");
                 assert_eq!(uuids, HashSet::from(["m1".to_owned(), "u1".to_owned()]));

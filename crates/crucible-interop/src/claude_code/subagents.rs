@@ -9,6 +9,7 @@ use crucible_core::store::walk::Skipped;
 use crucible_core::{AgentRef, SessionStatus, cut, one_line};
 
 use super::conversation::Conversation;
+use super::per_folder::PerFolder;
 use super::{AGENT, Read, SideChain, first_session_id, is_subagent_file, read_lines};
 use crate::{Child, ImportWarning, RecordTally, SubagentLink};
 
@@ -31,11 +32,13 @@ pub(super) struct Run {
 /// The runs of the transcript at `path`: its side chains, then its
 /// subagents' files (whose bytes are added to `hashed`; one that cannot
 /// be read is a warning in `warnings`, one the walker's rules leave out,
-/// never opened, is in `skipped`).
+/// never opened, is in `skipped`). `agents` has the `agent-*` files of the
+/// folders of an import run, read once each.
 pub(super) fn runs(
     path: &Path,
     main: &Conversation,
     chains: Vec<SideChain>,
+    agents: &PerFolder<AgentFiles>,
     hashed: &mut crate::BytesHasher,
     warnings: &mut Vec<ImportWarning>,
     skipped: &mut Vec<Skipped>,
@@ -70,6 +73,7 @@ pub(super) fn runs(
         subagent_files(
             path,
             main.session_id.as_deref().or(stem.as_deref()),
+            agents,
             skipped,
         )
     };
@@ -180,12 +184,13 @@ pub(super) fn children(main: &Conversation, runs: Vec<Run>) -> Vec<Child> {
 
 /// The subagent files of the transcript at `path` with `session_id`:
 /// `<stem>/subagents/*.jsonl`, then `agent-*.jsonl` beside it that name
-/// the same session. Both folders are listed by the walker's rules, links
-/// confined to the transcript's folder; what they leave out is added to
-/// `skipped`.
+/// the same session (from `agents`). Both folders are listed by the
+/// walker's rules, links confined to the transcript's folder; what they
+/// leave out is added to `skipped`.
 fn subagent_files(
     path: &Path,
     session_id: Option<&str>,
+    agents: &PerFolder<AgentFiles>,
     skipped: &mut Vec<Skipped>,
 ) -> Vec<PathBuf> {
     let Some(dir) = path.parent() else {
@@ -203,20 +208,50 @@ fn subagent_files(
         out = own.files;
     }
     if let Some(sid) = session_id {
-        let is_agent =
-            |n: &std::ffi::OsStr| jsonl(n) && n.to_str().is_some_and(|n| n.starts_with("agent-"));
-        // The transcript's own folder: what is skipped there is not this
-        // session's (a folder walk names it), unless it is an agent file.
-        let beside = crate::folder::list(dir, dir, &is_agent);
-        skipped.extend(beside.skipped);
-        out.extend(
-            beside
-                .files
-                .into_iter()
-                .filter(|p| p != path && first_session_id(p).as_deref() == Some(sid)),
-        );
+        agents.with(dir, AgentFiles::of_folder, |beside| {
+            // The transcript's own folder: what is skipped there is not
+            // this session's (a folder walk names it), unless it is an
+            // agent file.
+            skipped.extend(beside.skipped.iter().cloned());
+            out.extend(
+                beside
+                    .files
+                    .iter()
+                    .filter(|(p, named)| p != path && named.as_deref() == Some(sid))
+                    .map(|(p, _)| p.clone()),
+            );
+        });
     }
     out
+}
+
+/// The older subagent files of one folder (`agent-*.jsonl` beside the
+/// transcripts), each with the session its first lines name, and the
+/// entries of that kind the walker's rules left out.
+#[derive(Debug, Default)]
+pub(crate) struct AgentFiles {
+    files: Vec<(PathBuf, Option<String>)>,
+    skipped: Vec<Skipped>,
+}
+
+impl AgentFiles {
+    pub(crate) fn of_folder(dir: &Path) -> AgentFiles {
+        let jsonl = crate::folder::with_extension("jsonl");
+        let is_agent =
+            |n: &std::ffi::OsStr| jsonl(n) && n.to_str().is_some_and(|n| n.starts_with("agent-"));
+        let listed = crate::folder::list(dir, dir, &is_agent);
+        AgentFiles {
+            files: listed
+                .files
+                .into_iter()
+                .map(|p| {
+                    let named = first_session_id(&p);
+                    (p, named)
+                })
+                .collect(),
+            skipped: listed.skipped,
+        }
+    }
 }
 
 /// The main chain's `Task` call that started the subagent run `c`: the
