@@ -62,9 +62,10 @@ const fn needs_escape(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
 
-/// True when one of the eight bytes of `w` may need escaping (never false
-/// when one does; a byte after one that does may be flagged too).
-const fn word_may_escape(w: u64) -> bool {
+/// The high bit of each of the eight bytes of `w` (little-endian) that may
+/// need escaping: the lowest one set is exact (the first byte that needs
+/// it), a byte after it may be flagged too; zero when none does.
+const fn escape_mask(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // `"` is 0x22, `\` 0x5C.
@@ -73,7 +74,7 @@ const fn word_may_escape(w: u64) -> bool {
     let backslash = w ^ (ONES * 0x5C);
     let is_quote = quote.wrapping_sub(ONES) & !quote;
     let is_backslash = backslash.wrapping_sub(ONES) & !backslash;
-    (below_space | is_quote | is_backslash) & HIGH != 0
+    (below_space | is_quote | is_backslash) & HIGH
 }
 
 /// Appends `s` quoted and escaped as serde_json does: the short escapes
@@ -88,10 +89,15 @@ pub(crate) fn append_str(out: &mut Vec<u8>, s: &str) {
     while i < bytes.len() {
         if let Some(chunk) = bytes.get(i..i + 8) {
             let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-            if !word_may_escape(w) {
+            let mask = escape_mask(w);
+            if mask == 0 {
                 i += 8;
                 continue;
             }
+            // Straight to the first byte that needs escaping (tool results
+            // have a newline every line; a byte at a time up to it was
+            // most of a sidecar's writing).
+            i += (mask.trailing_zeros() / 8) as usize;
         }
         let b = bytes[i];
         if needs_escape(b) {
