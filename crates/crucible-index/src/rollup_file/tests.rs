@@ -95,7 +95,7 @@ fn agree(ours: &PeriodReport, theirs: &PeriodReport) -> Result<(), TestCaseError
         prop_assert_eq!(&o.label, &t.label);
         prop_assert_eq!(&o.agents, &t.agents);
         prop_assert_eq!(o.usage.tokens, t.usage.tokens);
-        prop_assert!((o.usage.cost.usd - t.usage.cost.usd).abs() < 1e-6);
+        prop_assert_eq!(o.usage.cost, t.usage.cost);
         let models = |u: &crucible_usage::report::Usage| {
             u.models
                 .iter()

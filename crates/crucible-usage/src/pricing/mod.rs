@@ -157,10 +157,7 @@ impl PriceTable {
     /// price for (no model, a model not in the table, tokens of unknown
     /// kind) in `unpriced_tokens`, never at $0.
     pub fn cost_of(&self, line: &UsageLine, mode: CostMode) -> Cost {
-        let written = Cost {
-            usd: line.recorded_cost_usd,
-            unpriced_tokens: 0,
-        };
+        let written = Cost::from_usd(line.recorded_cost_usd, 0);
         match mode {
             CostMode::Display => written,
             CostMode::Auto if line.recorded => written,
@@ -175,23 +172,17 @@ impl PriceTable {
             None => None,
         };
         match price {
-            Some(found) => Cost {
-                usd: found.1.cost(line.tokens, &line.above),
-                unpriced_tokens: line.untyped,
-            },
-            None => Cost {
-                usd: 0.0,
-                unpriced_tokens: line.total(),
-            },
+            Some(found) => Cost::from_attos(found.1.cost(line.tokens, &line.above), line.untyped),
+            None => Cost::from_attos(0, line.total()),
         }
     }
 
     /// A line of [`SYNTHETIC_MODEL`]: what [`ModelPrice::FREE`] makes of it.
     fn free(line: &UsageLine) -> Cost {
-        Cost {
-            usd: ModelPrice::FREE.cost(line.tokens, &line.above),
-            unpriced_tokens: line.untyped,
-        }
+        Cost::from_attos(
+            ModelPrice::FREE.cost(line.tokens, &line.above),
+            line.untyped,
+        )
     }
 }
 
@@ -275,7 +266,7 @@ mod tests {
             &line(Some("llama-local-7b"), tokens(10, 5)),
             CostMode::Calculate,
         );
-        assert_eq!((unknown.usd, unknown.unpriced_tokens), (0.0, 15));
+        assert_eq!((unknown.usd(), unknown.unpriced_tokens), (0.0, 15));
         let nameless = t.cost_of(&line(None, tokens(1, 1)), CostMode::Auto);
         assert_eq!(nameless.unpriced_tokens, 2);
         let mut old = line(Some("claude-sonnet-4-5"), Tokens::default());
@@ -287,8 +278,8 @@ mod tests {
     fn the_mode_chooses_the_written_or_the_computed_cost() {
         let t = PriceTable::shipped();
         let mut l = line(Some("claude-sonnet-4-5"), tokens(1_000_000, 0));
-        let computed = t.cost_of(&l, CostMode::Calculate).usd;
-        let usd = |l: &UsageLine, mode| t.cost_of(l, mode).usd;
+        let computed = t.cost_of(&l, CostMode::Calculate).usd();
+        let usd = |l: &UsageLine, mode| t.cost_of(l, mode).usd();
         assert!(same(computed, 3.0));
         assert!(same(usd(&l, CostMode::Display), 0.0));
         assert!(same(usd(&l, CostMode::Auto), computed));
@@ -305,7 +296,7 @@ mod tests {
         let mut l = line(Some("claude-sonnet-4-5-20250929"), tokens(1_000_000, 0));
         l.above = vec![(200_000, l.tokens.above(200_000))];
         // What ccusage 20.0.24 answers for one request of a million input tokens.
-        assert!(same(t.cost_of(&l, CostMode::Calculate).usd, 5.4));
+        assert!(same(t.cost_of(&l, CostMode::Calculate).usd(), 5.4));
     }
 
     fn same(a: f64, b: f64) -> bool {

@@ -193,7 +193,7 @@ mod tests {
             input: 1_000_000,
             ..Tokens::default()
         };
-        assert!((local.cost(tokens, &[]) - 0.5).abs() < 1e-12);
+        assert!((local.cost_usd(tokens, &[]) - 0.5).abs() < 1e-12);
         assert_eq!(local.tiers[0].input, Some(1e-6));
     }
 

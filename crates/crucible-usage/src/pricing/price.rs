@@ -49,38 +49,41 @@ const CACHE_WRITE_PER_INPUT: f64 = 1.25;
 const CACHE_READ_PER_INPUT: f64 = 0.1;
 const CACHE_WRITE_1H_PER_INPUT: f64 = 2.0;
 
-/// The price of each kind, one-hour cache writes apart.
+/// The price of each kind, one-hour cache writes apart, in attodollars
+/// per token (exact: see [`crate::Cost`]).
 #[derive(Debug, Clone, Copy)]
 struct Rates {
-    input: f64,
-    output: f64,
-    cache_write: f64,
-    cache_write_1h: f64,
-    cache_read: f64,
+    input: i128,
+    output: i128,
+    cache_write: i128,
+    cache_write_1h: i128,
+    cache_read: i128,
 }
 
 impl Rates {
-    /// What `t` costs at these rates; `cache_creation` holds the one-hour
-    /// part, priced apart.
-    fn of(self, t: Tokens) -> f64 {
+    /// What `t` costs at these rates, in attodollars; `cache_creation`
+    /// holds the one-hour part, priced apart.
+    fn of(self, t: Tokens) -> i128 {
         let one_hour = t.cache_creation_1h.min(t.cache_creation);
-        t.input as f64 * self.input
-            + t.output as f64 * self.output
-            + (t.cache_creation - one_hour) as f64 * self.cache_write
-            + one_hour as f64 * self.cache_write_1h
-            + t.cache_read as f64 * self.cache_read
+        let n = i128::from;
+        n(t.input) * self.input
+            + n(t.output) * self.output
+            + n(t.cache_creation - one_hour) * self.cache_write
+            + n(one_hour) * self.cache_write_1h
+            + n(t.cache_read) * self.cache_read
     }
 
     /// The rates above `tier`: its prices where it has them, else these.
     fn above(self, tier: &PriceTier) -> Self {
+        let or = |p: Option<f64>, this: i128| p.map_or(this, crate::attos);
         Self {
-            input: tier.input.unwrap_or(self.input),
-            output: tier.output.unwrap_or(self.output),
-            cache_write: tier.cache_write.unwrap_or(self.cache_write),
-            cache_write_1h: tier
-                .input
-                .map_or(self.cache_write_1h, |i| i * CACHE_WRITE_1H_PER_INPUT),
-            cache_read: tier.cache_read.unwrap_or(self.cache_read),
+            input: or(tier.input, self.input),
+            output: or(tier.output, self.output),
+            cache_write: or(tier.cache_write, self.cache_write),
+            cache_write_1h: tier.input.map_or(self.cache_write_1h, |i| {
+                crate::attos(i * CACHE_WRITE_1H_PER_INPUT)
+            }),
+            cache_read: or(tier.cache_read, self.cache_read),
         }
     }
 
@@ -131,31 +134,37 @@ impl ModelPrice {
 
     fn rates(&self) -> Rates {
         Rates {
-            input: self.input,
-            output: self.output,
-            cache_write: self.cache_write_price(),
-            cache_write_1h: self.input * CACHE_WRITE_1H_PER_INPUT,
-            cache_read: self.cache_read_price(),
+            input: crate::attos(self.input),
+            output: crate::attos(self.output),
+            cache_write: crate::attos(self.cache_write_price()),
+            cache_write_1h: crate::attos(self.input * CACHE_WRITE_1H_PER_INPUT),
+            cache_read: crate::attos(self.cache_read_price()),
         }
     }
 
-    /// What `tokens` cost, in US dollars, given `above`: for each threshold
+    /// What `tokens` cost, in attodollars (exact, see [`crate::Cost`];
+    /// [`ModelPrice::cost_usd`] in dollars), given `above`: for each threshold
     /// some request went over, each kind's tokens above it summed over the
     /// requests (`UsageLine::above`). Each tier charges its price for the
     /// tokens of a kind above its threshold in one request, as ccusage
     /// charges LiteLLM's `_above_200k_tokens` prices: the base price for
     /// all tokens, plus each tier's step up for the tokens above it.
-    pub fn cost(&self, tokens: Tokens, above: &[(u64, Tokens)]) -> f64 {
+    pub fn cost(&self, tokens: Tokens, above: &[(u64, Tokens)]) -> i128 {
         let mut rates = self.rates();
-        let mut usd = rates.of(tokens);
+        let mut attos = rates.of(tokens);
         for tier in &self.tiers {
             let next = rates.above(tier);
             if let Some((_, over)) = above.iter().find(|(at, _)| *at == tier.above) {
-                usd += next.minus(rates).of(*over);
+                attos += next.minus(rates).of(*over);
             }
             rates = next;
         }
-        usd
+        attos
+    }
+
+    /// [`ModelPrice::cost`] in US dollars.
+    pub fn cost_usd(&self, tokens: Tokens, above: &[(u64, Tokens)]) -> f64 {
+        crate::Cost::from_attos(self.cost(tokens, above), 0).usd()
     }
 
     /// Every price times `factor` (a fast mode's multiplier).
@@ -236,10 +245,10 @@ mod tests {
             + 1_000.0 * 1.5e-5
             + 200_000.0 * 3e-7
             + 50_000.0 * 6e-7;
-        assert!(close(sonnet().cost(t, &above), want));
+        assert!(close(sonnet().cost_usd(t, &above), want));
         // The same tokens spread over requests that each stay below: base prices.
         let flat = 300_000.0 * 3e-6 + 1_000.0 * 1.5e-5 + 250_000.0 * 3e-7;
-        assert!(close(sonnet().cost(t, &[]), flat));
+        assert!(close(sonnet().cost_usd(t, &[]), flat));
     }
 
     #[test]
@@ -251,12 +260,12 @@ mod tests {
         };
         let above = [(200_000, t.above(200_000))];
         // ccusage: 200k at 2 x 3e-6, 800k at 2 x 6e-6.
-        assert!(close(sonnet().cost(t, &above), 10.8));
+        assert!(close(sonnet().cost_usd(t, &above), 10.8));
         let five_minutes = Tokens {
             cache_creation: 100_000,
             ..Tokens::default()
         };
-        assert!(close(sonnet().cost(five_minutes, &[]), 0.375));
+        assert!(close(sonnet().cost_usd(five_minutes, &[]), 0.375));
     }
 
     #[test]
@@ -267,7 +276,7 @@ mod tests {
             cache_read: 1_000_000,
             ..Tokens::default()
         };
-        assert!(close(p.cost(t, &[]), 1.25 + 0.1));
+        assert!(close(p.cost_usd(t, &[]), 1.25 + 0.1));
     }
 
     #[test]
@@ -295,6 +304,6 @@ mod tests {
         let above = [(128_000, t.above(128_000)), (256_000, t.above(256_000))];
         let input = 128_000.0 * 1e-6 + 172_000.0 * 2e-6;
         let output = 256_000.0 * 4e-6 + 44_000.0 * 9e-6;
-        assert!(close(p.cost(t, &above), input + output));
+        assert!(close(p.cost_usd(t, &above), input + output));
     }
 }

@@ -248,7 +248,7 @@ fn burn_rate(block: &Block) -> Option<BurnRate> {
         tokens_per_minute: u.total_tokens() as f64 / minutes,
         tokens_per_minute_for_indicator: u.tokens.input.saturating_add(u.tokens.output) as f64
             / minutes,
-        cost_per_hour: u.cost.usd / minutes * 60.0,
+        cost_per_hour: u.cost.usd() / minutes * 60.0,
     })
 }
 
@@ -259,7 +259,7 @@ fn project(block: &Block, rate: BurnRate, now_ms: i64) -> Projection {
     Projection {
         total_tokens: (block.usage.total_tokens() as f64 + rate.tokens_per_minute * remaining)
             .round() as u64,
-        total_cost: block.usage.cost.usd + rate.cost_per_hour / 60.0 * remaining,
+        total_cost: block.usage.cost.usd() + rate.cost_per_hour / 60.0 * remaining,
         remaining_minutes: remaining as u64,
     }
 }

@@ -26,7 +26,7 @@ pub(super) fn figures<M: SerializeMap>(map: &mut M, t: &Totals) -> Result<(), M:
     map.serialize_entry("cacheCreationTokens", &t.tokens.cache_creation)?;
     map.serialize_entry("cacheReadTokens", &t.tokens.cache_read)?;
     map.serialize_entry("totalTokens", &t.total_tokens())?;
-    map.serialize_entry("totalCost", &t.cost.usd)?;
+    map.serialize_entry("totalCost", &t.cost.usd())?;
     additions(map, t.tokens.reasoning, t.cost.unpriced_tokens, t.untyped)
 }
 
@@ -85,7 +85,7 @@ impl Serialize for ModelUsage {
         map.serialize_entry("outputTokens", &self.tokens.output)?;
         map.serialize_entry("cacheCreationTokens", &self.tokens.cache_creation)?;
         map.serialize_entry("cacheReadTokens", &self.tokens.cache_read)?;
-        map.serialize_entry("cost", &self.cost.usd)?;
+        map.serialize_entry("cost", &self.cost.usd())?;
         additions(
             &mut map,
             self.tokens.reasoning,

@@ -99,7 +99,7 @@ impl Usage {
     /// first use (`modelBreakdowns`, as ccusage sorts them).
     pub fn breakdowns(&self) -> Vec<&ModelUsage> {
         let mut by_cost: Vec<&ModelUsage> = self.models.iter().collect();
-        by_cost.sort_by(|a, b| b.cost.usd.total_cmp(&a.cost.usd));
+        by_cost.sort_by(|a, b| b.cost.cmp_amount(&a.cost));
         by_cost
     }
 }
@@ -154,10 +154,7 @@ mod tests {
     }
 
     fn usd(usd: f64) -> Cost {
-        Cost {
-            usd,
-            unpriced_tokens: 0,
-        }
+        Cost::from_usd(usd, 0)
     }
 
     #[test]
@@ -175,7 +172,7 @@ mod tests {
         let by_cost: Vec<&str> = u.breakdowns().iter().map(|m| m.model.as_str()).collect();
         assert_eq!(by_cost, ["dear", "cheap", "tie"]);
         assert_eq!(u.models[0].tokens.input, 15);
-        assert!((u.cost.usd - 2.25).abs() < 1e-12);
+        assert_eq!(u.cost, Cost::from_usd(2.25, 0));
     }
 
     #[test]
@@ -185,13 +182,7 @@ mod tests {
         u.add_line(&line(Some("<synthetic>"), 3), Cost::default());
         let mut old = line(Some("m"), 0);
         old.untyped = 100;
-        u.add_line(
-            &old,
-            Cost {
-                usd: 0.0,
-                unpriced_tokens: 100,
-            },
-        );
+        u.add_line(&old, Cost::from_usd(0.0, 100));
         assert_eq!(u.total_tokens(), 110);
         assert_eq!(u.models_used().collect::<Vec<_>>(), ["m"]);
         assert_eq!(u.models[0].total_tokens(), 100);

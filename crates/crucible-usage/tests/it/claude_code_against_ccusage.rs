@@ -178,7 +178,7 @@ fn our_costs(requests: &[Request], mode: CostMode) -> BTreeMap<(String, String),
             .to_zoned(jiff::tz::TimeZone::UTC)
             .date()
             .to_string();
-        *out.entry((day, model)).or_default() += cost.usd;
+        *out.entry((day, model)).or_default() += cost.usd();
     }
     out
 }

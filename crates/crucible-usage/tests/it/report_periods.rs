@@ -178,7 +178,7 @@ fn a_row_lists_models_by_first_use_and_breaks_them_down_by_cost() {
         "both sessions' lines"
     );
     assert_eq!(row.agents, ["claude-code", "codex"]);
-    let sum: f64 = row.usage.models.iter().map(|m| m.cost.usd).sum();
-    assert!((sum - row.usage.cost.usd).abs() < 1e-12);
-    assert!((r.totals.cost.usd - 5_101.0 / 1e6).abs() < 1e-12);
+    let sum: f64 = row.usage.models.iter().map(|m| m.cost.usd()).sum();
+    assert!((sum - row.usage.cost.usd()).abs() < 1e-12);
+    assert!((r.totals.cost.usd() - 5_101.0 / 1e6).abs() < 1e-12);
 }

@@ -51,10 +51,7 @@ pub fn session(id: &str, lines: Vec<UsageLine>) -> SessionUsage {
 
 /// A stub price: a dollar per million tokens, untyped ones unpriced.
 pub fn price(l: &UsageLine) -> Cost {
-    Cost {
-        usd: l.tokens.total() as f64 / 1e6,
-        unpriced_tokens: l.untyped,
-    }
+    Cost::from_usd(l.tokens.total() as f64 / 1e6, l.untyped)
 }
 
 pub fn tz(name: &str) -> TimeZone {

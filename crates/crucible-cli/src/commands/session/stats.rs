@@ -242,10 +242,10 @@ impl RowCost {
     }
 
     fn json(self, row: &StatsRow) -> PricedRow<'_> {
-        let none_priced = self.cost.usd == 0.0 && self.cost.unpriced_tokens > 0;
+        let none_priced = self.cost.is_zero() && self.cost.unpriced_tokens > 0;
         PricedRow {
             row,
-            cost_usd: (!none_priced).then_some(self.cost.usd),
+            cost_usd: (!none_priced).then_some(self.cost.usd()),
             unpriced_tokens: self.cost.unpriced_tokens,
             unpriced_models: self.unpriced_models.into_iter().collect(),
         }

@@ -30,9 +30,9 @@ pub struct Render<'a> {
 /// `$12.34`, and what had no price: never shown as $0.
 pub fn cost_cell(cost: Cost) -> String {
     match cost.unpriced_tokens {
-        0 => format!("${:.2}", cost.usd),
-        n if cost.usd == 0.0 => format!("unpriced ({} tokens)", thousands(n)),
-        n => format!("${:.2} + unpriced ({} tokens)", cost.usd, thousands(n)),
+        0 => format!("${:.2}", cost.usd()),
+        n if cost.is_zero() => format!("unpriced ({} tokens)", thousands(n)),
+        n => format!("${:.2} + unpriced ({} tokens)", cost.usd(), thousands(n)),
     }
 }
 

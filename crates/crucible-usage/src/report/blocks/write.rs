@@ -38,7 +38,7 @@ impl Serialize for Block {
         map.serialize_entry("entries", &self.requests)?;
         map.serialize_entry("tokenCounts", &TokenCounts(self))?;
         map.serialize_entry("totalTokens", &u.total_tokens())?;
-        map.serialize_entry("costUSD", &u.cost.usd)?;
+        map.serialize_entry("costUSD", &u.cost.usd())?;
         if u.cost.unpriced_tokens > 0 {
             map.serialize_entry("unpricedTokens", &u.cost.unpriced_tokens)?;
         }

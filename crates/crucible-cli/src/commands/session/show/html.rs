@@ -101,15 +101,14 @@ fn figures(ctx: &Context, log: &SessionLog) -> anyhow::Result<Option<Figures>> {
     let table = crate::commands::usage::prices::price_table(ctx, jiff::Timestamp::now())?;
     let mut figures = Figures::default();
     let mut priced = false;
+    let mut total = crucible_usage::Cost::default();
     for line in &lines {
         figures.tokens += line.total();
         let cost = table.cost_of(line, CostMode::Auto);
         priced |= cost.unpriced_tokens < line.total();
-        *figures.cost_usd.get_or_insert(0.0) += cost.usd;
+        total.add(cost);
     }
-    if !priced {
-        figures.cost_usd = None;
-    }
+    figures.cost_usd = priced.then(|| total.usd());
     Ok(Some(figures))
 }
 
