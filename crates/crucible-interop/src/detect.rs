@@ -31,11 +31,12 @@ pub fn detect(path: &Path) -> Option<Format> {
     detect_bytes(&bytes)
 }
 
-/// How much of a head's lines the JSONL formats judge: a dozen lines of a
-/// transcript or more, enough to outvote the few lines of other kinds an
-/// agent writes first. Parsing the whole 64 KB head of every file was a
-/// tenth of an import. (The other formats' checks still see the whole
-/// head.)
+/// How much of a head's lines the JSONL formats judge once those lines make
+/// a JSONL format: a dozen lines of a transcript or more, enough to
+/// outvote the few lines of other kinds an agent writes first. Parsing the
+/// whole 64 KB head of every file was a tenth of an import. A head whose
+/// first 16 KB make no JSONL format is judged whole, as before. (The other
+/// formats' checks always see the whole head.)
 const JUDGED_BYTES: usize = 16 * 1024;
 
 /// Tells whether one JSON line is a record of a format.
@@ -60,8 +61,17 @@ pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
         _ => bytes,
     };
     let mut judged = 0usize;
+    // The JSONL format the lines judged so far make the file, if any.
+    let verdict = |counts: &[usize; 5], lines: usize, objects: usize| {
+        (0..recognizers.len())
+            .filter(|&i| counts[i] > 0 && objects * 2 > lines)
+            .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)))
+    };
     for line in whole.split(|&b| b == b'\n') {
-        if judged >= JUDGED_BYTES {
+        // Enough once the lines judged make a JSONL format; a head whose
+        // first lines no format recognizes (a cut or damaged first line,
+        // lines of a kind not known yet, blank lines) is judged whole.
+        if judged >= JUDGED_BYTES && verdict(&counts, lines, objects).is_some() {
             break;
         }
         judged += line.len() + 1;
@@ -86,10 +96,7 @@ pub(crate) fn detect_bytes(bytes: &[u8]) -> Option<Format> {
     // A JSONL format only for a file that is mostly JSON lines (a README or
     // a Python file with one JSON line in it is neither), then the format
     // that recognizes the most lines; a tie goes to the one listed first.
-    let best = (0..recognizers.len())
-        .filter(|&i| counts[i] > 0 && objects * 2 > lines)
-        .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)));
-    if let Some(i) = best {
+    if let Some(i) = verdict(&counts, lines, objects) {
         return Some(recognizers[i].0);
     }
     if gemini::looks_like(bytes) {
@@ -160,5 +167,38 @@ mod tests {
         // count of the whole.
         let mixed = codex + &claude.repeat(JUDGED_BYTES / 20);
         assert_eq!(detect_bytes(mixed.as_bytes()), Some(Format::Codex));
+    }
+
+    #[test]
+    fn a_head_whose_first_16_kb_make_no_format_is_judged_whole() {
+        // Review s6: these were left as "no format cru imports".
+        let claude = "{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+        let records = claude.repeat(3);
+        let heads = [
+            // A long first line that does not parse (a cut emoji's lone
+            // surrogate, a line cut short).
+            format!(
+                "{{\"type\":\"user\",\"x\":\"{}\\ud83d\"}}\n",
+                "x".repeat(JUDGED_BYTES + 100)
+            ),
+            format!(
+                "{{\"type\":\"user\",\"x\":\"{}\n",
+                "x".repeat(JUDGED_BYTES + 100)
+            ),
+            // Lines of a kind no format knows yet, then records.
+            "{\"type\":\"brand-new-kind\",\"data\":1}\n".repeat(JUDGED_BYTES / 30),
+            // Blank lines first.
+            "\n".repeat(JUDGED_BYTES + 1),
+            " \n".repeat(JUDGED_BYTES / 2 + 1),
+        ];
+        for first in heads {
+            let text = first.clone() + &records;
+            assert_eq!(
+                detect_bytes(text.as_bytes()),
+                Some(Format::ClaudeCode),
+                "{}",
+                &first[..first.len().min(60)]
+            );
+        }
     }
 }

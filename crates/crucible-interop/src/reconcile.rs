@@ -22,7 +22,7 @@
 mod captured;
 pub mod resumed;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crucible_core::store::IdAllocator;
@@ -242,6 +242,10 @@ pub struct Reconciler<'s, C: SessionCodec> {
     /// The sessions stored in this run, by their source's path: where
     /// each is and its id.
     stored: HashMap<String, (PathBuf, SessionId)>,
+    /// The earlier sources being stored first for a resumed one (a chain
+    /// A → B → C stores A for B for C): one met again is a cycle, which
+    /// damaged transcripts can make look like a resume both ways.
+    storing_earlier: HashSet<String>,
 }
 
 impl<C: SessionCodec> std::fmt::Debug for Reconciler<'_, C> {
@@ -274,6 +278,7 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
             force,
             requests,
             stored: HashMap::new(),
+            storing_earlier: HashSet::new(),
         })
     }
 
@@ -393,11 +398,19 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         if let Some((_, log)) = self.existing.find(&wanted) {
             return Ok(Some(log.id().clone()));
         }
+        // Asked again while it is being stored for a later one: a cycle,
+        // left without a link rather than followed for ever.
+        if !self.storing_earlier.insert(earlier.path.clone()) {
+            return Ok(None);
+        }
         // Not stored yet: a read error is that source's own to report
         // when its turn comes; the resumed session goes without its link.
-        if let Ok(imported) = crate::import(Path::new(&earlier.path), earlier.format) {
-            self.store(imported, on)?;
-        }
+        let stored = match crate::import(Path::new(&earlier.path), earlier.format) {
+            Ok(imported) => self.store(imported, on),
+            Err(_) => Ok(()),
+        };
+        self.storing_earlier.remove(&earlier.path);
+        stored?;
         Ok(self.stored.get(&earlier.path).map(|(_, id)| id.clone()))
     }
 

@@ -49,16 +49,18 @@ pub(crate) fn attos(usd: f64) -> i128 {
 }
 
 /// `usd` in units a dollar holds `per_usd` of, rounded to the nearest; 0
-/// for an amount that is not finite or beyond any cost (±2¹²⁰ units).
+/// for what is not a number, and an amount beyond any cost (a price in
+/// the config of 10²⁵ dollars a token, say) held at ±2¹²⁰ units: absurd
+/// and shown, never wrapped round or taken as free.
 fn whole_units(usd: f64, per_usd: f64) -> i128 {
+    const LIMIT: f64 = 1_329_227_995_784_915_872_903_807_060_280_344_576.0; // 2¹²⁰
     let n = (usd * per_usd).round();
-    if n.is_finite() && n.abs() < 2f64.powi(120) {
-        #[allow(clippy::cast_possible_truncation)]
-        let n = n as i128;
-        n
-    } else {
-        0
+    if n.is_nan() {
+        return 0;
     }
+    #[allow(clippy::cast_possible_truncation)]
+    let n = n.clamp(-LIMIT, LIMIT) as i128;
+    n
 }
 
 impl Cost {
@@ -171,5 +173,23 @@ mod cost_tests {
         assert_eq!(written.usd().to_string(), "0.3");
         assert_eq!(Cost::from_usd(-0.25, 0).usd().to_string(), "-0.25");
         assert_eq!(Cost::from_usd(f64::NAN, 3), Cost::from_usd(0.0, 3));
+    }
+
+    #[test]
+    fn an_absurd_price_gives_an_absurd_cost_never_a_wrapped_or_free_one() {
+        // Review s6: a config price of 10^24 dollars a million tokens
+        // wrapped round to a negative cost, 10^25 and up priced at $0.
+        let tokens = Tokens {
+            input: 1_000_000,
+            output: 1_000_000,
+            ..Tokens::default()
+        };
+        for per_token in [1e18, 1e19, 1e30, f64::MAX, f64::INFINITY] {
+            let c = Cost::from_attos(ModelPrice::new(per_token, 1e-6).cost(tokens, &[]), 0);
+            assert!(c.usd() > 1e18, "{per_token}: {}", c.usd());
+        }
+        let mut sum = Cost::from_attos(ModelPrice::new(f64::MAX, f64::MAX).cost(tokens, &[]), 0);
+        sum.add(sum);
+        assert!(sum.usd() > 1e18, "{}", sum.usd());
     }
 }

@@ -232,3 +232,55 @@ fn a_pair_the_hooks_recorded_as_one_stays_one_when_imported() {
         cru(&dir).args(["session", "validate"]).assert().success();
     }
 }
+
+/// A transcript with a byte that is not UTF-8 beside the one it continues
+/// (review s6): each was read by a different reader, each then seemed to
+/// repeat the other, and storing "the earlier one first" recursed until
+/// the stack overflowed, aborting every import of the folder.
+#[test]
+fn a_damaged_line_in_a_resumed_transcript_makes_no_cycle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("projects/-home-x");
+    std::fs::create_dir_all(&folder).unwrap();
+    let line = |kind: &str, sid: &str, uuid: &str, second: u32, text: &str| {
+        format!(
+            r#"{{"type":"{kind}","sessionId":"{sid}","uuid":"{uuid}","timestamp":"2025-01-01T00:00:0{second}Z","message":{{"role":"{kind}","content":"{text}"}}}}"#
+        ) + "\n"
+    };
+    let a = "aaaaaaaa-0000-4000-8000-000000000001";
+    let b = "bbbbbbbb-0000-4000-8000-000000000002";
+    let earlier = line("user", a, "u1", 1, "hello") + &line("assistant", a, "u2", 2, "hi");
+    std::fs::write(folder.join(format!("{a}.jsonl")), earlier).unwrap();
+    let mut later = line("user", b, "u1", 1, "hello").into_bytes();
+    later.extend_from_slice(b"{\"type\":\"junk\",\"x\":\"\xff\"}\n");
+    later.extend(line("assistant", b, "u2", 2, "hi").into_bytes());
+    later.extend(line("user", b, "u3", 3, "more").into_bytes());
+    std::fs::write(folder.join(format!("{b}.jsonl")), later).unwrap();
+    let sessions = tmp.path().join("sessions");
+    // The earlier transcript alone, then the folder: both end, and the
+    // later transcript is the one that continues the earlier.
+    let out = cru(&sessions)
+        .args(["session", "import"])
+        .arg(folder.join(format!("{a}.jsonl")))
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some(), "killed: {out:?}");
+    let out = cru(&sessions)
+        .args(["session", "import"])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some(), "killed: {out:?}");
+    let files: Vec<String> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let later_session = files
+        .iter()
+        .map(|f| std::fs::read_to_string(sessions.join(f)).unwrap())
+        .find(|t| t.contains("more"))
+        .expect("the later transcript's session");
+    assert!(later_session.contains("resumed_from:"), "{later_session}");
+}

@@ -279,18 +279,18 @@ pub(crate) fn line_key(v: &Value) -> Option<&str> {
         .as_str()
 }
 
-/// Every JSON line of a transcript, with its line number (those that do
-/// not read are left out).
+/// Every JSON line of a transcript, with its line number, read as the
+/// import reads one (bytes that are not UTF-8 replaced, lone surrogates
+/// mended, a line that does not parse left out): a transcript and the one
+/// it may continue must be read alike, or a damaged line can make each
+/// seem to repeat the other.
 fn read_all_lines(path: &Path) -> Vec<(usize, Value)> {
-    let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {
+    let Ok(bytes) = crate::read_source(path) else {
         return Vec::new();
     };
-    BufReader::new(file)
-        .lines()
-        .map_while(Result::ok)
-        .enumerate()
-        .filter_map(|(i, line)| Some((i + 1, serde_json::from_str(&line).ok()?)))
-        .collect()
+    let mut ignored = Vec::new();
+    let text = crate::transcript::utf8_warned(path, &bytes, &mut ignored);
+    crate::transcript::json_lines(path, &text, &mut ignored)
 }
 
 /// The keys ([`line_key`]) of every line of a transcript.

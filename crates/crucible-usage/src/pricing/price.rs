@@ -63,14 +63,21 @@ struct Rates {
 impl Rates {
     /// What `t` costs at these rates, in attodollars; `cache_creation`
     /// holds the one-hour part, priced apart.
+    /// (Saturating: an absurd price in the config gives an absurd cost,
+    /// never one wrapped round.)
     fn of(self, t: Tokens) -> i128 {
         let one_hour = t.cache_creation_1h.min(t.cache_creation);
-        let n = i128::from;
-        n(t.input) * self.input
-            + n(t.output) * self.output
-            + n(t.cache_creation - one_hour) * self.cache_write
-            + n(one_hour) * self.cache_write_1h
-            + n(t.cache_read) * self.cache_read
+        [
+            (t.input, self.input),
+            (t.output, self.output),
+            (t.cache_creation - one_hour, self.cache_write),
+            (one_hour, self.cache_write_1h),
+            (t.cache_read, self.cache_read),
+        ]
+        .into_iter()
+        .fold(0i128, |sum, (n, price)| {
+            sum.saturating_add(i128::from(n).saturating_mul(price))
+        })
     }
 
     /// The rates above `tier`: its prices where it has them, else these.
@@ -89,11 +96,11 @@ impl Rates {
 
     fn minus(self, o: Self) -> Self {
         Self {
-            input: self.input - o.input,
-            output: self.output - o.output,
-            cache_write: self.cache_write - o.cache_write,
-            cache_write_1h: self.cache_write_1h - o.cache_write_1h,
-            cache_read: self.cache_read - o.cache_read,
+            input: self.input.saturating_sub(o.input),
+            output: self.output.saturating_sub(o.output),
+            cache_write: self.cache_write.saturating_sub(o.cache_write),
+            cache_write_1h: self.cache_write_1h.saturating_sub(o.cache_write_1h),
+            cache_read: self.cache_read.saturating_sub(o.cache_read),
         }
     }
 }
@@ -155,7 +162,7 @@ impl ModelPrice {
         for tier in &self.tiers {
             let next = rates.above(tier);
             if let Some((_, over)) = above.iter().find(|(at, _)| *at == tier.above) {
-                attos += next.minus(rates).of(*over);
+                attos = attos.saturating_add(next.minus(rates).of(*over));
             }
             rates = next;
         }
