@@ -14,7 +14,7 @@ use super::subagents::AgentFiles;
 /// listing is not imported until then.
 #[derive(Debug, Default)]
 pub struct RunFolders {
-    /// The first `uuid` of each transcript, to tell which one a resumed
+    /// The `uuid` of each transcript's first message, to tell which one a resumed
     /// transcript continues.
     pub(crate) firsts: PerFolder<Firsts>,
     /// The older `agent-*.jsonl` subagent files, and the session each names.

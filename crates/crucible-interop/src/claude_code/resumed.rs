@@ -3,7 +3,7 @@
 //! repeats the earlier conversation's lines, with their `uuid`s, under
 //! either the earlier `sessionId` or the new one (both are seen in the
 //! wild). So the earlier session is the other `sessionId` in the new
-//! transcript's head, else a transcript beside it whose first line is
+//! transcript's head, else a transcript beside it whose first message is
 //! repeated in that head (the newest such: a chain A → B → C continues B).
 
 use serde_json::Value;
@@ -25,12 +25,12 @@ pub fn earlier_sessions(path: &Path, current: &str) -> Vec<String> {
     earlier_among(path, current, &own, &Firsts::of_folder(folder_of(path)))
 }
 
-/// The transcripts of one folder, by the `uuid` of their first line that
-/// has one. A transcript continues an earlier one only if it repeats every
-/// line of it ([`continues`]), the first one included, at its start; so
-/// that first `uuid` is all of a sibling that has to be read to find the
-/// candidates (reading each sibling's 64-line head was a tenth of an
-/// import).
+/// The transcripts of one folder, by the `uuid` of their first message
+/// ([`first_uuid`]). A transcript continues an earlier one only if it
+/// repeats the earlier conversation at its start ([`continues`] checks
+/// every line), its first message included; so that one `uuid` is all of
+/// a sibling that has to be read to find the candidates (reading each
+/// sibling's 64-line head was a tenth of an import).
 #[derive(Debug, Default)]
 pub(crate) struct Firsts {
     files: Vec<Sibling>,
@@ -85,37 +85,50 @@ impl Firsts {
     }
 }
 
-/// The `uuid` of the first line of a transcript that has one, among its
-/// first [`HEAD_LINES`] lines; read a line at a time (most transcripts
-/// have it on their first or second line).
+/// The `uuid` a transcript is found by as the earlier one of a resume:
+/// that of its first message (a `user` or `assistant` line), which a
+/// resume repeats whatever else it leaves out (hook progress lines come
+/// first in newer transcripts, and may not be repeated), else that of its
+/// first line with one; among its first [`HEAD_LINES`] lines, read a line
+/// at a time (most transcripts have it on their first few lines).
 fn first_uuid(path: &Path) -> Option<String> {
-    /// The one key looked at, without building the rest of the line (a
-    /// value, so that a `uuid` of another type is passed over).
+    /// The two keys looked at, without building the rest of the line
+    /// (values, so that a key of another type is passed over).
     #[derive(serde::Deserialize)]
     struct Line {
         uuid: Option<Value>,
+        #[serde(rename = "type")]
+        kind: Option<Value>,
     }
     let (file, _) = crucible_core::store::safe_file::open_regular(path, u64::MAX).ok()?;
     let mut reader = BufReader::with_capacity(16 * 1024, file);
     let mut bytes = Vec::new();
+    let mut first = None;
     for _ in 0..HEAD_LINES {
         bytes.clear();
         if reader.read_until(b'\n', &mut bytes).unwrap_or(0) == 0 {
-            return None;
+            break;
         }
-        let text = simdutf8::basic::from_utf8(&bytes).ok()?;
+        let Ok(text) = simdutf8::basic::from_utf8(&bytes) else {
+            break;
+        };
         // Objects only: serde would read `["a"]` as a `Line` too.
         if !text.trim_start().starts_with('{') {
             continue;
         }
-        if let Ok(Line {
+        let Ok(Line {
             uuid: Some(Value::String(uuid)),
+            kind,
         }) = serde_json::from_str::<Line>(text)
-        {
+        else {
+            continue;
+        };
+        if matches!(kind, Some(Value::String(k)) if k == "user" || k == "assistant") {
             return Some(uuid);
         }
+        first.get_or_insert(uuid);
     }
-    None
+    first
 }
 
 /// The JSON lines among the first [`HEAD_LINES`] lines of a transcript,
@@ -168,7 +181,7 @@ fn folder_of(path: &Path) -> &Path {
 
 /// [`earlier_sessions`] among the transcripts of `firsts` (the folder of
 /// `path`, whose head is `own`): the other `sessionId` named in its head,
-/// then the transcripts beside it whose first line its head repeats,
+/// then the transcripts beside it whose first message its head repeats,
 /// newest first.
 fn earlier_among(path: &Path, current: &str, own: &Head, firsts: &Firsts) -> Vec<String> {
     let mut found: Vec<String> = own
@@ -453,5 +466,19 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_hooks_find_the_earlier_transcript_by_its_first_message_not_its_hook_lines() {
+        // Newer transcripts start with hook progress lines, with uuids of
+        // their own, that a resume may not repeat; the conversation it does.
+        let progress =
+            r#"{"type":"progress","sessionId":"aaaa","uuid":"p1","data":{"type":"hook_progress"}}"#;
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("aaaa.jsonl");
+        std::fs::write(&a, format!("{progress}\n{}", line("aaaa", "u1") + "\n")).unwrap();
+        let b = dir.path().join("bbbb.jsonl");
+        std::fs::write(&b, line("bbbb", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
+        assert_eq!(earlier_sessions(&b, "bbbb"), ["aaaa"]);
     }
 }
