@@ -15,6 +15,16 @@ use crucible_core::{
 
 use crate::ImportWarning;
 
+/// One line of a JSONL file as the importers read it: lone surrogates (a
+/// cut emoji, which agents write) mended when the line does not parse
+/// as it is.
+pub(crate) fn json_line(line: &str) -> serde_json::Result<Value> {
+    serde_json::from_str(line).or_else(|e| {
+        crate::json_text::mend_lone_surrogates(line)
+            .map_or(Err(e), |mended| serde_json::from_str(&mended))
+    })
+}
+
 /// The JSON lines of `text`, with their line numbers; a line that does not
 /// parse is a warning.
 pub(crate) fn json_lines(
@@ -27,11 +37,7 @@ pub(crate) fn json_lines(
         if line.trim().is_empty() {
             continue;
         }
-        let parsed = serde_json::from_str(line).or_else(|e| {
-            crate::json_text::mend_lone_surrogates(line)
-                .map_or(Err(e), |mended| serde_json::from_str(&mended))
-        });
-        match parsed {
+        match json_line(line) {
             Ok(v) => out.push((i + 1, v)),
             Err(e) => warnings.push(ImportWarning {
                 path: path.to_owned(),

@@ -191,5 +191,24 @@ mod cost_tests {
         let mut sum = Cost::from_attos(ModelPrice::new(f64::MAX, f64::MAX).cost(tokens, &[]), 0);
         sum.add(sum);
         assert!(sum.usd() > 1e18, "{}", sum.usd());
+        // Review s6b: an absurd base price with a cheaper tier above it
+        // came to -1 attodollar (the saturated step down cancelled it).
+        let mut tiered = ModelPrice::new(1e19, 1.5e-5);
+        tiered.tiers.push(crate::pricing::PriceTier {
+            above: 200_000,
+            input: Some(1e18),
+            output: Some(2.25e-5),
+            ..crate::pricing::PriceTier::default()
+        });
+        let over = Tokens {
+            input: 100_000,
+            ..Tokens::default()
+        };
+        let heavy = Tokens {
+            input: 300_000,
+            ..Tokens::default()
+        };
+        let c = Cost::from_attos(tiered.cost(heavy, &[(200_000, over)]), 0);
+        assert!(c.usd() > 1e18, "{}", c.usd());
     }
 }

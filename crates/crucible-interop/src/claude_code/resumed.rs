@@ -109,21 +109,32 @@ fn first_uuid(path: &Path) -> Option<String> {
         if reader.read_until(b'\n', &mut bytes).unwrap_or(0) == 0 {
             break;
         }
-        let Ok(text) = simdutf8::basic::from_utf8(&bytes) else {
-            break;
-        };
+        // Read as the import reads a line (bytes that are not UTF-8
+        // replaced, lone surrogates mended), so that the hooks and the
+        // import agree on a damaged transcript.
+        let text = String::from_utf8_lossy(&bytes);
         // Objects only: serde would read `["a"]` as a `Line` too.
         if !text.trim_start().starts_with('{') {
             continue;
         }
-        let Ok(Line {
-            uuid: Some(Value::String(uuid)),
-            kind,
-        }) = serde_json::from_str::<Line>(text)
-        else {
-            continue;
+        let (uuid, message) = match serde_json::from_str::<Line>(&text) {
+            Ok(Line {
+                uuid: Some(Value::String(uuid)),
+                kind,
+            }) => (
+                uuid,
+                matches!(kind, Some(Value::String(k)) if k == "user" || k == "assistant"),
+            ),
+            Ok(_) => continue,
+            Err(_) => match crate::transcript::json_line(&text) {
+                Ok(v) => match v.get("uuid").and_then(Value::as_str) {
+                    Some(u) => (u.to_owned(), is_message(&v)),
+                    None => continue,
+                },
+                Err(_) => continue,
+            },
         };
-        if matches!(kind, Some(Value::String(k)) if k == "user" || k == "assistant") {
+        if message {
             return Some(uuid);
         }
         first.get_or_insert(uuid);
@@ -132,7 +143,7 @@ fn first_uuid(path: &Path) -> Option<String> {
 }
 
 /// The JSON lines among the first [`HEAD_LINES`] lines of a transcript,
-/// with their line numbers (a line that is not UTF-8 ends them).
+/// with their line numbers, read as the import reads them.
 fn head_lines(path: &Path) -> Vec<(usize, Value)> {
     let Ok((file, _)) = crucible_core::store::safe_file::open_regular(path, u64::MAX) else {
         return Vec::new();
@@ -145,10 +156,11 @@ fn head_lines(path: &Path) -> Vec<(usize, Value)> {
         if reader.read_until(b'\n', &mut bytes).unwrap_or(0) == 0 {
             break;
         }
-        let Ok(text) = simdutf8::basic::from_utf8(&bytes) else {
-            break;
-        };
-        if let Ok(v) = serde_json::from_str::<Value>(text) {
+        let text = String::from_utf8_lossy(&bytes);
+        if text.trim().is_empty() {
+            continue;
+        }
+        if let Ok(v) = crate::transcript::json_line(text.trim_end_matches(['\n', '\r'])) {
             lines.push((n, v));
         }
     }
@@ -228,8 +240,9 @@ pub(crate) enum Continues {
 /// as the hooks find it ([`earlier_sessions`]), for an import. The hooks
 /// know which transcript is the new one (the one `--resume` started); an
 /// import has both, and they share their first lines: the earlier is the
-/// one whose every line the other repeats, the longest such when several
-/// are (a chain A → B → C: C continues B).
+/// one whose every line from its first message on the other repeats (the
+/// hook progress lines before it may not be), the longest such when
+/// several are (a chain A → B → C: C continues B).
 pub(crate) fn continues(
     path: &Path,
     lines: &[(usize, Value)],
@@ -251,10 +264,10 @@ pub(crate) fn continues(
         .into_iter()
         .filter_map(|id| {
             let theirs_path = dir.join(format!("{id}.jsonl"));
-            let theirs = uuids(&theirs_path);
-            let repeated = !theirs.is_empty()
-                && theirs.len() < ours.len()
-                && theirs.iter().all(|u| ours.contains(u.as_str()));
+            let (theirs, required) = keys(&theirs_path);
+            let repeated = !required.is_empty()
+                && required.len() < ours.len()
+                && required.iter().all(|u| ours.contains(u.as_str()));
             repeated.then_some((theirs_path, id, theirs))
         })
         .max_by_key(|(_, _, theirs)| theirs.len());
@@ -306,12 +319,39 @@ fn read_all_lines(path: &Path) -> Vec<(usize, Value)> {
     crate::transcript::json_lines(path, &text, &mut ignored)
 }
 
-/// The keys ([`line_key`]) of every line of a transcript.
-fn uuids(path: &Path) -> HashSet<String> {
-    read_all_lines(path)
-        .iter()
-        .filter_map(|(_, v)| line_key(v).map(str::to_owned))
-        .collect()
+/// The keys ([`line_key`]) of every line of a transcript, and those of its
+/// lines from its first message on (what a resume must repeat: the hook
+/// progress lines a newer transcript starts with may not be), read as the
+/// import reads it, a line at a time.
+fn keys(path: &Path) -> (HashSet<String>, HashSet<String>) {
+    let (mut all, mut from_first_message) = (HashSet::new(), HashSet::new());
+    let Ok(bytes) = crate::read_source(path) else {
+        return (all, from_first_message);
+    };
+    let mut ignored = Vec::new();
+    let text = crate::transcript::utf8_warned(path, &bytes, &mut ignored);
+    let mut met_message = false;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(v) = crate::transcript::json_line(line) else {
+            continue;
+        };
+        met_message |= is_message(&v);
+        if let Some(k) = line_key(&v) {
+            if met_message {
+                from_first_message.insert(k.to_owned());
+            }
+            all.insert(k.to_owned());
+        }
+    }
+    (all, from_first_message)
+}
+
+/// A `user` or `assistant` line.
+fn is_message(v: &Value) -> bool {
+    matches!(
+        v.get("type").and_then(Value::as_str),
+        Some("user" | "assistant")
+    )
 }
 
 /// Whether `lines` hold lines of session `id` and lines of another
@@ -480,5 +520,56 @@ mod tests {
         let b = dir.path().join("bbbb.jsonl");
         std::fs::write(&b, line("bbbb", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
         assert_eq!(earlier_sessions(&b, "bbbb"), ["aaaa"]);
+    }
+
+    #[test]
+    fn the_import_agrees_with_the_hooks_on_a_resume_that_left_out_the_progress_lines() {
+        // Review s6b: the hooks joined these, the import did not.
+        let progress =
+            r#"{"type":"progress","sessionId":"aaaa","uuid":"p1","data":{"type":"hook_progress"}}"#;
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("aaaa.jsonl");
+        std::fs::write(&a, format!("{progress}\n{}", line("aaaa", "u1") + "\n")).unwrap();
+        let b = dir.path().join("bbbb.jsonl");
+        std::fs::write(&b, line("bbbb", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
+        match continues_in(&b, &PerFolder::default()) {
+            // Every line of the earlier one is left to it, the progress
+            // line too (had it been repeated).
+            Continues::Beside { id, uuids, .. } => {
+                assert_eq!(id, "aaaa");
+                assert_eq!(uuids, HashSet::from(["p1".to_owned(), "u1".to_owned()]));
+            }
+            other => panic!("{other:?}"),
+        }
+        // The earlier one still continues nothing.
+        assert!(matches!(
+            continues_in(&a, &PerFolder::default()),
+            Continues::Nothing
+        ));
+    }
+
+    #[test]
+    fn the_hooks_read_a_damaged_line_as_the_import_does() {
+        // Review s6b: a byte that is not UTF-8 in the earlier transcript's
+        // first message ended the hooks' reading; the import reads past it.
+        let damaged = |sid: &str| {
+            let mut l = line(sid, "u1").into_bytes();
+            let at = l.windows(2).position(|w| w == b"hi").unwrap();
+            l.splice(at..at, [0xff]);
+            l.push(b'\n');
+            l
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("aaaa.jsonl");
+        std::fs::write(&a, damaged("aaaa")).unwrap();
+        let b = dir.path().join("bbbb.jsonl");
+        let mut later = damaged("bbbb");
+        later.extend(line("bbbb", "u2").into_bytes());
+        later.push(b'\n');
+        std::fs::write(&b, later).unwrap();
+        assert_eq!(earlier_sessions(&b, "bbbb"), ["aaaa"]);
+        assert!(
+            matches!(continues_in(&b, &PerFolder::default()), Continues::Beside { id, .. } if id == "aaaa")
+        );
     }
 }

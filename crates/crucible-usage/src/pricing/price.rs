@@ -93,15 +93,17 @@ impl Rates {
             cache_read: or(tier.cache_read, self.cache_read),
         }
     }
+}
 
-    fn minus(self, o: Self) -> Self {
-        Self {
-            input: self.input.saturating_sub(o.input),
-            output: self.output.saturating_sub(o.output),
-            cache_write: self.cache_write.saturating_sub(o.cache_write),
-            cache_write_1h: self.cache_write_1h.saturating_sub(o.cache_write_1h),
-            cache_read: self.cache_read.saturating_sub(o.cache_read),
-        }
+/// Each kind's count of `a` less `b`'s (0 where `b` has more).
+fn minus(a: Tokens, b: Tokens) -> Tokens {
+    Tokens {
+        input: a.input.saturating_sub(b.input),
+        output: a.output.saturating_sub(b.output),
+        cache_creation: a.cache_creation.saturating_sub(b.cache_creation),
+        cache_read: a.cache_read.saturating_sub(b.cache_read),
+        reasoning: a.reasoning.saturating_sub(b.reasoning),
+        cache_creation_1h: a.cache_creation_1h.saturating_sub(b.cache_creation_1h),
     }
 }
 
@@ -157,16 +159,24 @@ impl ModelPrice {
     /// charges LiteLLM's `_above_200k_tokens` prices: the base price for
     /// all tokens, plus each tier's step up for the tokens above it.
     pub fn cost(&self, tokens: Tokens, above: &[(u64, Tokens)]) -> i128 {
+        // Priced by bands, each kind's tokens up to the first threshold at
+        // the base rates, those between two thresholds at the lower one's:
+        // the same sum as the base price for all plus each step up for the
+        // tokens above it, without subtracting one price from another, so
+        // an absurd price saturates rather than cancels out.
         let mut rates = self.rates();
-        let mut attos = rates.of(tokens);
+        let mut band = tokens;
+        let mut attos = 0i128;
         for tier in &self.tiers {
-            let next = rates.above(tier);
-            if let Some((_, over)) = above.iter().find(|(at, _)| *at == tier.above) {
-                attos = attos.saturating_add(next.minus(rates).of(*over));
-            }
-            rates = next;
+            let over = above
+                .iter()
+                .find(|(at, _)| *at == tier.above)
+                .map_or_else(Tokens::default, |(_, over)| *over);
+            attos = attos.saturating_add(rates.of(minus(band, over)));
+            band = over;
+            rates = rates.above(tier);
         }
-        attos
+        attos.saturating_add(rates.of(band))
     }
 
     /// [`ModelPrice::cost`] in US dollars.
