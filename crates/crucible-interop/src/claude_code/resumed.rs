@@ -265,9 +265,14 @@ pub(crate) fn continues(
         .filter_map(|id| {
             let theirs_path = dir.join(format!("{id}.jsonl"));
             let (theirs, required) = keys(&theirs_path);
+            // It repeats the earlier conversation and goes on with a message
+            // of its own (a copy, or a transcript the other one repeats,
+            // does not; nor can two transcripts each continue the other).
             let repeated = !required.is_empty()
-                && required.len() < ours.len()
-                && required.iter().all(|u| ours.contains(u.as_str()));
+                && required.iter().all(|u| ours.contains(u.as_str()))
+                && lines.iter().any(|(_, v)| {
+                    is_message(v) && line_key(v).is_some_and(|k| !theirs.contains(k))
+                });
             repeated.then_some((theirs_path, id, theirs))
         })
         .max_by_key(|(_, _, theirs)| theirs.len());
@@ -571,5 +576,33 @@ mod tests {
         assert!(
             matches!(continues_in(&b, &PerFolder::default()), Continues::Beside { id, .. } if id == "aaaa")
         );
+    }
+
+    #[test]
+    fn two_transcripts_of_one_conversation_do_not_continue_each_other() {
+        // The same messages after different progress lines: neither goes
+        // on with a message of its own, so neither is a resume.
+        let progress = |sid: &str, uuid: &str| {
+            format!(r#"{{"type":"progress","sessionId":"{sid}","uuid":"{uuid}","data":{{}}}}"#)
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("aaaa.jsonl");
+        std::fs::write(
+            &a,
+            format!("{}\n{}", progress("aaaa", "pa"), line("aaaa", "u1") + "\n"),
+        )
+        .unwrap();
+        let b = dir.path().join("bbbb.jsonl");
+        std::fs::write(
+            &b,
+            format!("{}\n{}", progress("bbbb", "pb"), line("bbbb", "u1") + "\n"),
+        )
+        .unwrap();
+        for path in [&a, &b] {
+            assert!(matches!(
+                continues_in(path, &PerFolder::default()),
+                Continues::Nothing
+            ));
+        }
     }
 }
