@@ -514,9 +514,11 @@ mod tests {
     }
 
     #[test]
-    fn the_hooks_find_the_earlier_transcript_by_its_first_message_not_its_hook_lines() {
+    fn hooks_and_import_find_a_resume_that_left_out_the_progress_lines() {
         // Newer transcripts start with hook progress lines, with uuids of
-        // their own, that a resume may not repeat; the conversation it does.
+        // their own, that a resume may not repeat; the conversation it
+        // does. The hooks find the earlier transcript by its first message
+        // (review s6), and the import agrees (review s6b).
         let progress =
             r#"{"type":"progress","sessionId":"aaaa","uuid":"p1","data":{"type":"hook_progress"}}"#;
         let dir = tempfile::tempdir().unwrap();
@@ -525,18 +527,6 @@ mod tests {
         let b = dir.path().join("bbbb.jsonl");
         std::fs::write(&b, line("bbbb", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
         assert_eq!(earlier_sessions(&b, "bbbb"), ["aaaa"]);
-    }
-
-    #[test]
-    fn the_import_agrees_with_the_hooks_on_a_resume_that_left_out_the_progress_lines() {
-        // Review s6b: the hooks joined these, the import did not.
-        let progress =
-            r#"{"type":"progress","sessionId":"aaaa","uuid":"p1","data":{"type":"hook_progress"}}"#;
-        let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("aaaa.jsonl");
-        std::fs::write(&a, format!("{progress}\n{}", line("aaaa", "u1") + "\n")).unwrap();
-        let b = dir.path().join("bbbb.jsonl");
-        std::fs::write(&b, line("bbbb", "u1") + "\n" + &line("bbbb", "u2") + "\n").unwrap();
         match continues_in(&b, &PerFolder::default()) {
             // Every line of the earlier one is left to it, the progress
             // line too (had it been repeated).
