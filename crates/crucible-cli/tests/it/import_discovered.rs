@@ -724,3 +724,25 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A file in an agent's store that no format cru reads takes (here a
+/// `.jsonl` of prose; in the wild, a transcript whose first line is longer
+/// than detection reads) is named once, not dropped without a word.
+#[test]
+fn a_store_file_of_no_format_is_named_once() {
+    let kiln = TestKiln::empty();
+    let projects = home(&kiln).join(".claude/projects/-work-app");
+    write(
+        &projects.join("s1.jsonl"),
+        &transcript("s1", "/work/app", 1),
+    );
+    write(&projects.join("odd.jsonl"), "not a transcript\nnor this\n");
+    let first = cru(&kiln, &["session", "import"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let named = "1 files of no format cru imports \
+                 (first: [KILN]/home/.claude/projects/-work-app/odd.jsonl)";
+    assert!(first.stderr.contains(named), "{}", first.stderr);
+    // Recorded: not named again until it changes.
+    let again = cru(&kiln, &["session", "import"]);
+    assert!(!again.stderr.contains("no format"), "{}", again.stderr);
+}

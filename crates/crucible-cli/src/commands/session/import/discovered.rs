@@ -2,7 +2,7 @@
 //! machine, only its new or grown sources, into the user's sessions
 //! directory ([`Context::for_capture`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crucible_interop::import_state::{ImportState, Rebuilt};
 use crucible_interop::reconcile::Reconciler;
@@ -241,38 +241,18 @@ pub(super) fn import_plans(
             state.forget_gone(root, &plan.seen);
         }
         let d = ImportReport::of(tally).minus(before);
-        let mut also = String::new();
         let by_user = router.left_by_user - by_user_before;
-        if d.not_captured > by_user {
-            also += &format!(
-                ", {} left out by their project's [capture]",
-                d.not_captured - by_user
-            );
-        }
-        if by_user > 0 {
-            also += &format!(
-                ", {by_user} left out by your [capture] ({})",
-                router.user_config()
-            );
-        }
-        if d.live > 0 {
-            also += &format!(
-                ", {} being recorded by Claude Code's hooks (imported once they end)",
-                d.live
-            );
-        }
-        if d.empty > 0 {
-            also += &format!(
-                ", {} with no conversation (summary or snapshot lines only)",
-                d.empty
-            );
-        }
-        if deferred.len() > deferred_before {
-            also += &format!(
-                ", {} to their project's own sessions",
-                deferred.len() - deferred_before
-            );
-        }
+        let also = report_extras(
+            &d,
+            by_user,
+            &router.user_config(),
+            deferred.len() - deferred_before,
+            &plan
+                .others
+                .iter()
+                .map(|(p, _)| p.as_path())
+                .collect::<Vec<_>>(),
+        );
         if how.report {
             eprintln!(
                 "{label}: {} sources, {} parsed: {} created, {} updated, {} unchanged{also}",
@@ -290,4 +270,52 @@ pub(super) fn import_plans(
     synced?;
     *to_projects += deferred.len();
     store_deferred(cap, deferred, state, force, tally, how)
+}
+
+/// What a store's report line says after its counts: what was left out and
+/// why, what went elsewhere, and the files of no format cru imports.
+fn report_extras(
+    d: &ImportReport,
+    by_user: usize,
+    user_config: &dyn std::fmt::Display,
+    to_projects: usize,
+    others: &[&Path],
+) -> String {
+    let mut also = String::new();
+    if d.not_captured > by_user {
+        also += &format!(
+            ", {} left out by their project's [capture]",
+            d.not_captured - by_user
+        );
+    }
+    if by_user > 0 {
+        also += &format!(", {by_user} left out by your [capture] ({user_config})");
+    }
+    if d.live > 0 {
+        also += &format!(
+            ", {} being recorded by Claude Code's hooks (imported once they end)",
+            d.live
+        );
+    }
+    if d.empty > 0 {
+        also += &format!(
+            ", {} with no conversation (summary or snapshot lines only)",
+            d.empty
+        );
+    }
+    if to_projects > 0 {
+        also += &format!(", {to_projects} to their project's own sessions");
+    }
+    // Files new or changed in the store that no format cru reads takes (a
+    // transcript whose first line is longer than detection reads, say):
+    // named once, as a folder import names them, not dropped without a
+    // word (they are recorded, and named again only when they change).
+    if let Some(first) = others.first() {
+        also += &format!(
+            ", {} files of no format cru imports (first: {})",
+            others.len(),
+            first.display()
+        );
+    }
+    also
 }
