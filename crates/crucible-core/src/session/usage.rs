@@ -136,6 +136,19 @@ impl Tokens {
         self.cache_creation_1h = self.cache_creation_1h.saturating_add(o.cache_creation_1h);
     }
 
+    /// Each kind's count less `o`'s (0 where `o` has more).
+    #[must_use]
+    pub fn minus(self, o: Self) -> Self {
+        Self {
+            input: self.input.saturating_sub(o.input),
+            output: self.output.saturating_sub(o.output),
+            cache_creation: self.cache_creation.saturating_sub(o.cache_creation),
+            cache_read: self.cache_read.saturating_sub(o.cache_read),
+            reasoning: self.reasoning.saturating_sub(o.reasoning),
+            cache_creation_1h: self.cache_creation_1h.saturating_sub(o.cache_creation_1h),
+        }
+    }
+
     /// Each kind's part above `threshold` (0 where it is at or below). The
     /// two cache durations are priced apart, so each is measured against the
     /// threshold on its own: `cache_creation` is the five-minute part's

@@ -121,10 +121,7 @@ fn first_uuid(path: &Path) -> Option<String> {
             Ok(Line {
                 uuid: Some(Value::String(uuid)),
                 kind,
-            }) => (
-                uuid,
-                matches!(kind, Some(Value::String(k)) if k == "user" || k == "assistant"),
-            ),
+            }) => (uuid, is_message_kind(kind.as_ref().and_then(Value::as_str))),
             Ok(_) => continue,
             Err(_) => match crate::transcript::json_line(&text) {
                 Ok(v) => match v.get("uuid").and_then(Value::as_str) {
@@ -160,7 +157,7 @@ fn head_lines(path: &Path) -> Vec<(usize, Value)> {
         if text.trim().is_empty() {
             continue;
         }
-        if let Ok(v) = crate::transcript::json_line(text.trim_end_matches(['\n', '\r'])) {
+        if let Ok(v) = crate::transcript::json_line(&text) {
             lines.push((n, v));
         }
     }
@@ -353,10 +350,12 @@ fn keys(path: &Path) -> (HashSet<String>, HashSet<String>) {
 
 /// A `user` or `assistant` line.
 fn is_message(v: &Value) -> bool {
-    matches!(
-        v.get("type").and_then(Value::as_str),
-        Some("user" | "assistant")
-    )
+    is_message_kind(v.get("type").and_then(Value::as_str))
+}
+
+/// A line `type` of a message.
+fn is_message_kind(kind: Option<&str>) -> bool {
+    matches!(kind, Some("user" | "assistant"))
 }
 
 /// Whether `lines` hold lines of session `id` and lines of another

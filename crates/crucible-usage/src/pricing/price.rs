@@ -95,18 +95,6 @@ impl Rates {
     }
 }
 
-/// Each kind's count of `a` less `b`'s (0 where `b` has more).
-fn minus(a: Tokens, b: Tokens) -> Tokens {
-    Tokens {
-        input: a.input.saturating_sub(b.input),
-        output: a.output.saturating_sub(b.output),
-        cache_creation: a.cache_creation.saturating_sub(b.cache_creation),
-        cache_read: a.cache_read.saturating_sub(b.cache_read),
-        reasoning: a.reasoning.saturating_sub(b.reasoning),
-        cache_creation_1h: a.cache_creation_1h.saturating_sub(b.cache_creation_1h),
-    }
-}
-
 impl ModelPrice {
     /// A model that costs nothing (Claude Code's `<synthetic>` messages).
     pub const FREE: Self = Self {
@@ -172,7 +160,7 @@ impl ModelPrice {
                 .iter()
                 .find(|(at, _)| *at == tier.above)
                 .map_or_else(Tokens::default, |(_, over)| *over);
-            attos = attos.saturating_add(rates.of(minus(band, over)));
+            attos = attos.saturating_add(rates.of(band.minus(over)));
             band = over;
             rates = rates.above(tier);
         }

@@ -137,26 +137,14 @@ fn search_index(ctx: &Context, args: &IndexArgs) -> anyhow::Result<CheckReport> 
             rebuilt.parts,
             rebuilt.files
         )?;
-        let shown = rebuilt
-            .warnings
-            .iter()
-            .filter(|w| !matches!(w, crucible_search::IndexWarning::Skipped { .. }));
-        for warning in shown {
-            writeln!(anstream::stderr(), "warning: {warning}")?;
-        }
+        print_search_warnings(&rebuilt.warnings)?;
         state = IndexState::Present {
             parts: rebuilt.parts,
         };
     } else if built && !args.check {
         let mut opened = crucible_search::open(dir, ctx.store.max_file_bytes()).map_err(fail)?;
         opened.finish().map_err(fail)?;
-        let shown = opened
-            .warnings
-            .iter()
-            .filter(|w| !matches!(w, crucible_search::IndexWarning::Skipped { .. }));
-        for warning in shown {
-            writeln!(anstream::stderr(), "warning: {warning}")?;
-        }
+        print_search_warnings(&opened.warnings)?;
         state = IndexState::Present {
             parts: opened.parts.first().map_or(0, |(s, _)| s.num_docs()),
         };
@@ -217,6 +205,18 @@ fn check_lines(
                 d.paths.len()
             )?;
         }
+    }
+    Ok(())
+}
+
+/// The search index's warnings, one line each, but the files it could not
+/// read: the session index has named those already.
+fn print_search_warnings(warnings: &[crucible_search::IndexWarning]) -> std::io::Result<()> {
+    let shown = warnings
+        .iter()
+        .filter(|w| !matches!(w, crucible_search::IndexWarning::Skipped { .. }));
+    for warning in shown {
+        writeln!(anstream::stderr(), "warning: {warning}")?;
     }
     Ok(())
 }
