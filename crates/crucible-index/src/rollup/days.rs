@@ -108,6 +108,12 @@ impl RollupDays {
         let (offset, len) = self.spans[i];
         let mut buf = Vec::new();
         let row = read_at(file, offset, len as usize, &mut buf)?;
+        self.load_row(row)
+    }
+
+    /// The row `row` (its text, as in the file) into `self.table`, as its
+    /// only row.
+    fn load_row(&mut self, row: &str) -> Option<()> {
         let (mut cells, mut ordered) = (Vec::new(), Vec::new());
         toon::split_row(row, &mut cells).ok()?;
         self.columns.order(&cells, &mut ordered);
@@ -193,9 +199,18 @@ impl RollupDays {
     ) -> Option<Vec<DayGroup>> {
         let mut merger = DayMerger::new(day);
         let mut agents = Vec::new();
+        // A day's rows are one run of lines: read in one go, not a read a
+        // row (hundreds of system calls for the days a save touched).
+        let first = self.spans[rows.start].0;
+        let (last, last_len) = self.spans[rows.end - 1];
+        let mut buf = Vec::new();
+        let window = (last + u64::from(last_len)).checked_sub(first)?;
+        let text = read_at(file, first, usize::try_from(window).ok()?, &mut buf)?;
         for i in rows {
             if touched.binary_search(&i).is_err() {
-                self.reread(file, i)?;
+                let (offset, len) = self.spans[i];
+                let at = usize::try_from(offset.checked_sub(first)?).ok()?;
+                self.load_row(text.get(at..at + len as usize)?)?;
                 merger.add(&self.table.figures(0, &mut agents))?;
             }
         }
