@@ -10,9 +10,13 @@
 //! already holds, in the store or earlier in the same run, is left out of
 //! the session being stored, and its totals are taken again without it.
 //!
-//! Only ids with a request id are compared across files: without one,
-//! ccusage too counts a message once per session only (gateways reuse
-//! message ids across sessions).
+//! A response without a request id is compared across files by its
+//! message id and the Claude Code session of its line
+//! (`<message.id>@<sessionId>`): ccusage counts it once per session,
+//! however many transcripts hold it, and once in each session that holds
+//! it (gateways reuse message ids across sessions). A line that names no
+//! session either keeps its message id alone, compared within its file
+//! only.
 
 use std::collections::HashMap;
 
@@ -30,9 +34,11 @@ pub(crate) struct RequestOwners {
     held: HashMap<String, Vec<String>>,
 }
 
-/// True for a record id that names a request across files.
+/// True for a record id that names a request across files: with its
+/// request id, or with its session when it has none
+/// (`request_id` in `claude_code/tokens.rs`).
 fn is_shared_id(id: &str) -> bool {
-    id.contains(':')
+    id.contains(':') || id.contains('@')
 }
 
 /// True for a Claude Code import.
@@ -182,13 +188,15 @@ mod tests {
     #[test]
     fn only_another_claude_sources_requests_are_left_out() {
         let stored = provenance(Format::ClaudeCode, "/a.jsonl");
-        let owners = RequestOwners::of([&session(&stored, &["m1:r1", "m2"])]);
+        let owners = RequestOwners::of([&session(&stored, &["m1:r1", "m2", "m4@s1", "m5@s1"])]);
         let new = provenance(Format::ClaudeCode, "/b.jsonl");
-        let mut log = session(&new, &["m1:r1", "m2", "m3:r3"]);
+        let mut log = session(&new, &["m1:r1", "m2", "m3:r3", "m4@s1", "m5@s2"]);
         assert!(owners.drop_repeats(&mut log, &new, None));
-        // A message id without a request id is not compared across files.
-        assert_eq!(ids(&log), ["m2", "m3:r3"]);
-        assert_eq!(log.frontmatter.tokens_used, Some(20));
+        // A message id without a request id is compared across files only
+        // with its session: the same session's copy is left out, another
+        // session's stays, and an id that names no session is not compared.
+        assert_eq!(ids(&log), ["m2", "m3:r3", "m5@s2"]);
+        assert_eq!(log.frontmatter.tokens_used, Some(30));
         // The same source again, or from where it moved: its own records.
         let mut again = session(&stored, &["m1:r1"]);
         assert!(!owners.drop_repeats(&mut again, &stored, None));

@@ -97,7 +97,8 @@ pub fn line_usage(v: &Value) -> Option<LineUsage> {
         .and_then(Value::as_str)
         .filter(|m| *m != "<synthetic>");
     Some(LineUsage {
-        key: id.map(|id| tokens::request_id(id, request)),
+        key: id
+            .map(|id| tokens::request_id(id, request, v.get("sessionId").and_then(Value::as_str))),
         model: tokens::priced_model(model, u),
         tokens: tokens::usage_of(u),
         sidechain: is_sidechain(v),

@@ -111,12 +111,21 @@ pub(crate) fn priced_model(model: Option<&str>, u: &Value) -> Option<String> {
     }
 }
 
-/// The id a response's record carries: `<message.id>:<requestId>`, or the
-/// message's id alone when the line has no request id.
-pub(crate) fn request_id(message_id: &str, request: Option<&str>) -> String {
-    match request {
-        Some(r) => format!("{message_id}:{r}"),
-        None => message_id.to_owned(),
+/// The id a response's record carries: `<message.id>:<requestId>`; for a
+/// line without a request id, `<message.id>@<sessionId>` (the Claude Code
+/// session the line belongs to), or the message's id alone when the line
+/// names no session either.
+///
+/// Both forms with a separator are compared across files
+/// (`request_owners.rs`). ccusage counts a response without a
+/// request id once per Claude Code session, however many transcripts hold
+/// it (a session's snapshots, a resume), and twice when two sessions hold
+/// it (gateways reuse message ids across sessions).
+pub(crate) fn request_id(message_id: &str, request: Option<&str>, session: Option<&str>) -> String {
+    match (request, session.filter(|s| !s.is_empty())) {
+        (Some(r), _) => format!("{message_id}:{r}"),
+        (None, Some(s)) => format!("{message_id}@{s}"),
+        (None, None) => message_id.to_owned(),
     }
 }
 
@@ -137,7 +146,7 @@ impl Responses {
             time(v.get("timestamp").and_then(Value::as_str)),
             model.as_deref(),
             usage_of(u),
-            id.map(|id| request_id(id, request)),
+            id.map(|id| request_id(id, request, v.get("sessionId").and_then(Value::as_str))),
         );
         // A cost written that no request has (negative, not a number, over
         // a million dollars) is not believed: the request is priced from its tokens.

@@ -19,13 +19,16 @@ use serde_json::Value;
 
 use crate::{ImportError, Imported};
 
-/// The `type`s of a rollout line.
-const ROLLOUT_KINDS: [&str; 5] = [
+/// The `type`s of a rollout line (`token_usage_record` and `world_state`
+/// since Codex 0.15x).
+const ROLLOUT_KINDS: [&str; 7] = [
     "session_meta",
     "response_item",
     "event_msg",
     "turn_context",
     "compacted",
+    "token_usage_record",
+    "world_state",
 ];
 
 /// The `type`s of a `codex exec --json` event.

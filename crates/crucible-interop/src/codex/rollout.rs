@@ -128,6 +128,13 @@ impl Reader {
                         .or_insert_with(|| history.clone());
                 }
             }
+            // Codex 0.15x: each response's own usage (the `token_count`
+            // event after it says the same, and is what is counted), and
+            // the environment the model was shown. Kept whole, not shown.
+            kind @ ("token_usage_record" | "world_state") => {
+                self.tally.read(kind);
+                self.source(line, v);
+            }
             other => {
                 // Counted and kept whole, so the next change of the format
                 // shows up in the report and loses nothing.
@@ -355,6 +362,26 @@ impl Reader {
             | "agent_reasoning_raw_content"
             | "task_started"
             | "task_complete" => self.tally.read(&kind),
+            // Codex 0.15x: the thread's settings as applied (the model a
+            // request after it is priced by, as `turn_context` says it).
+            "thread_settings_applied" => {
+                self.tally.read(&kind);
+                if let Some(m) = payload
+                    .pointer("/thread_settings/model")
+                    .and_then(Value::as_str)
+                {
+                    self.model.get_or_insert_with(|| m.to_owned());
+                    self.current_model = Some(m.to_owned());
+                }
+                self.source(line, v);
+            }
+            // Codex 0.15x: each item as it completed, the same message,
+            // reasoning, call or output as its response item (read there).
+            // Kept whole: a command's exit code and duration are only here.
+            "item_completed" => {
+                self.tally.read(&kind);
+                self.source(line, v);
+            }
             "turn_aborted" | "context_compacted" => {
                 self.tally.read(&kind);
                 let reason = payload

@@ -333,7 +333,12 @@ impl Request {
                 Some((message, request)) => {
                     Ids::Given(message.to_owned(), Some(request.to_owned()))
                 }
-                None => Ids::Given(id, None),
+                // `<message.id>@<sessionId>`: a response without a request
+                // id, named with its session (claude_code/tokens.rs).
+                None => match id.rsplit_once('@') {
+                    Some((message, _session)) => Ids::Given(message.to_owned(), None),
+                    None => Ids::Given(id, None),
+                },
             },
             None => Ids::None,
         };

@@ -154,3 +154,46 @@ fn a_grown_source_imported_again_keeps_its_own_records() {
     let again = run(&sessions, &[p.join("resumed.jsonl")]);
     assert_eq!(sum(&again), alone(&p.join("full.jsonl")));
 }
+
+/// Two of Entire's snapshots of one Claude Code session, cut to the line
+/// they share: a response with usage and no `requestId`.
+fn snapshots() -> [PathBuf; 2] {
+    let dir = super::real::real_dir("claude-code").join("entireio-cli");
+    [
+        dir.join("6a/71b2542fc4/0/full.jsonl"),
+        dir.join("e0/397b25e94a/0/full.jsonl"),
+    ]
+}
+
+#[test]
+fn a_response_without_a_request_id_counts_once_per_claude_session() {
+    let [a, b] = snapshots();
+    let text = std::fs::read_to_string(&a).unwrap();
+    assert!(!text.contains("\"requestId\""), "the real line has none");
+    let dir = tempfile::tempdir().unwrap();
+    let once = alone(&a);
+    assert!(!once.is_zero());
+    // Both snapshots in one run: the second holds no record of its own.
+    let logs = run(&dir.path().join("one-run"), &[a.clone(), b.clone()]);
+    assert_eq!(sum(&logs), once, "one session's response, counted once");
+    // A later run finds it in the store, as a request id would be found.
+    let sessions = dir.path().join("two-runs");
+    run(&sessions, std::slice::from_ref(&a));
+    let later = run(&sessions, std::slice::from_ref(&b));
+    assert_eq!(later[0].1.frontmatter.tokens_used, None);
+    // The same message id in another session (a gateway reusing ids) is
+    // that session's own: counted in both, as ccusage counts it.
+    let other = dir.path().join("other.jsonl");
+    std::fs::write(
+        &other,
+        text.replace(
+            "de1ed521-f8fc-44f4-b8a3-970e99616ca2",
+            "00000000-0000-4000-8000-000000000002",
+        ),
+    )
+    .unwrap();
+    let logs = run(&dir.path().join("two-sessions"), &[a, other]);
+    let mut twice = once;
+    twice.add(once);
+    assert_eq!(sum(&logs), twice);
+}

@@ -315,7 +315,7 @@ fn imported_facts(path: &Path) -> Facts {
 #[test]
 fn every_real_codex_file_is_detected_as_codex() {
     let files = super::real_files("codex", &["jsonl"]);
-    assert_eq!(files.len(), 19, "13 rollouts and 6 exec streams");
+    assert_eq!(files.len(), 20, "14 rollouts and 6 exec streams");
     for f in &files {
         assert_eq!(detect(f), Some(Format::Codex), "{}", f.display());
     }
@@ -703,4 +703,40 @@ fn a_claude_sessions_cache_writes_survive_export_to_codex_as_input() {
             before.output
         )
     );
+}
+
+/// Codex 0.15x writes each response's usage twice: a `token_usage_record`
+/// of its own (with the response's id) and the `token_count` event after
+/// it (running totals). The import counts the events; on the real rollout
+/// the records add up to the same tokens, one request each.
+#[test]
+fn a_codex_0_15_rollouts_usage_records_add_up_to_its_token_counts() {
+    let path = root()
+        .join("yepanywhere/rollout-2026-09-12T09-53-53-01a09509-a912-7403-9a87-c71de38153b4.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut from_records = Tokens::default();
+    let mut records = 0;
+    for v in text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    {
+        if v["type"] != "token_usage_record" {
+            continue;
+        }
+        let u = &v["payload"]["usage"];
+        let n = |k: &str| u[k].as_u64().unwrap();
+        from_records.input += n("input_tokens") - n("cached_input_tokens");
+        from_records.cache_read += n("cached_input_tokens");
+        from_records.output += n("output_tokens");
+        from_records.reasoning += n("reasoning_output_tokens");
+        records += 1;
+    }
+    assert_eq!(records, 7);
+    let imported = import(&path, Format::Codex).unwrap();
+    assert_eq!(imported.records.skipped_count(), 0, "{}", imported.records);
+    let log = imported.log;
+    let counted = UsageByModel::of(&log.frontmatter).unwrap().total();
+    assert_eq!(counted, from_records);
+    assert_eq!(log.usage_records().count(), records);
+    assert_eq!(log.frontmatter.model.as_deref(), Some("gpt-5.6-luna"));
 }
