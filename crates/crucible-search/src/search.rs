@@ -601,10 +601,14 @@ fn snippet(text: &str, ranges: &[(usize, usize)], line: u64) -> (u64, String, Ve
     }
     // Begin at a word: after the first space past the cut, if one comes
     // before the match.
+    // The space may be more than a byte (U+202F, a narrow no-break space,
+    // is common in French and in model output).
     if start > lead
-        && let Some(space) = text[start..first].find(char::is_whitespace)
+        && let Some((at, space)) = text[start..first]
+            .char_indices()
+            .find(|(_, c)| c.is_whitespace())
     {
-        start += space + 1;
+        start += at + space.len_utf8();
     }
     let mut end = text.len().min(start + SNIPPET);
     while !text.is_char_boundary(end) {
@@ -633,5 +637,22 @@ impl Hit {
     /// The session's start, ms since the epoch.
     pub fn started_ms(&self) -> i64 {
         self.started_ms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snippet;
+
+    #[test]
+    fn a_snippet_cut_after_a_space_of_several_bytes_starts_on_a_char() {
+        // The cut falls before the match, whose snippet then starts after
+        // the first space: here a narrow no-break space (three bytes), as
+        // in a real Codex reply ("aren’t\u{202f}already").
+        let text = format!("{}\u{202f}word {}target", "x".repeat(100), "y ".repeat(10));
+        let at = text.find("target").unwrap();
+        let (_, cut, ranges) = snippet(&text, &[(at, at + 6)], 1);
+        assert!(cut.starts_with("word"), "{cut}");
+        assert_eq!(&cut[ranges[0].0..ranges[0].1], "target");
     }
 }

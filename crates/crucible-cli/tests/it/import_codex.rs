@@ -49,7 +49,7 @@ fn import_of_the_real_codex_folder_takes_rollouts_and_exec_streams() {
     );
     assert!(
         out.stderr
-            .contains("18 created, 0 updated, 0 unchanged, 1 skipped"),
+            .contains("19 created, 0 updated, 0 unchanged, 1 skipped"),
         "{}",
         out.stderr
     );
