@@ -26,6 +26,7 @@ mod agent_views;
 pub mod codex;
 mod gemini;
 mod opencode;
+mod orphan_copies;
 pub mod real_claude;
 mod real_views;
 mod report_rows;

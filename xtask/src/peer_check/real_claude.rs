@@ -45,6 +45,7 @@ pub fn check(root: &Path, cru: &Path, ccusage: &Path) -> anyhow::Result<(usize, 
     files.sort();
     let mut diffs = Vec::new();
     let mut tokens = 0;
+    let mut copies_checked = 0;
     for f in &files {
         let claude = tempfile::tempdir()?;
         let project = claude.path().join("projects/real");
@@ -65,8 +66,27 @@ pub fn check(root: &Path, cru: &Path, ccusage: &Path) -> anyhow::Result<(usize, 
             }
             continue;
         }
+        // `ccusage session` counts no progress-line copies: cru, which
+        // counts those of a subagent with no file (here, every subagent of
+        // a transcript copied alone), is compared with it without them,
+        // and with them against `ccusage claude daily`, which counts them.
+        let stripped =
+            super::orphan_copies::without_orphan_copies(&claude.path().join("projects"))?;
+        if stripped.is_some() {
+            let with_copies = tempfile::tempdir()?;
+            let ours = sum(&cru_totals(cru, claude.path(), with_copies.path())?);
+            let daily = claude_daily_totals(ccusage, claude.path())?;
+            copies_checked += 1;
+            if ours != daily {
+                diffs.push(format!(
+                    "{}: with the progress-line copies, cru {ours:?}, ccusage claude daily {daily:?}",
+                    f.display()
+                ));
+            }
+        }
+        let cru_dir = stripped.as_ref().map_or(claude.path(), |d| d.path());
         let sessions = tempfile::tempdir()?;
-        let ours = sum(&cru_totals(cru, claude.path(), sessions.path())?);
+        let ours = sum(&cru_totals(cru, cru_dir, sessions.path())?);
         tokens += theirs.total();
         match known {
             Some(why) if ours != theirs => println!("  known difference, {}: {why}", rel.display()),
@@ -81,7 +101,7 @@ pub fn check(root: &Path, cru: &Path, ccusage: &Path) -> anyhow::Result<(usize, 
         }
     }
     println!(
-        "real Claude Code files: {} files, {tokens} tokens ({} differences)",
+        "real Claude Code files: {} files, {tokens} tokens, {copies_checked} with subagents known only by progress-line copies ({} differences)",
         files.len(),
         diffs.len()
     );
@@ -94,6 +114,19 @@ pub fn check(root: &Path, cru: &Path, ccusage: &Path) -> anyhow::Result<(usize, 
         diffs.len()
     );
     Ok((files.len(), tokens))
+}
+
+/// The totals of `ccusage claude daily` on `claude_dir`.
+fn claude_daily_totals(ccusage: &Path, claude_dir: &Path) -> anyhow::Result<Totals> {
+    let json = super::usage_views::ccusage_json(ccusage, claude_dir, &["claude", "daily"])?;
+    let v: serde_json::Value = serde_json::from_slice(&json)?;
+    let n = |k: &str| v["totals"][k].as_u64().unwrap_or(0);
+    Ok(Totals {
+        input: n("inputTokens"),
+        output: n("outputTokens"),
+        cache_creation: n("cacheCreationTokens"),
+        cache_read: n("cacheReadTokens"),
+    })
 }
 
 /// A transcript and a resumed copy of its history (its first lines, as

@@ -12,6 +12,11 @@
 //! second kind must always agree, and the first may differ only where the
 //! corpus has such lines and ccusage counts more, never less (each run
 //! says so).
+//!
+//! A subagent with no file of its own and no side chain is known only by
+//! those copies: cru counts its requests from them, once
+//! ([`super::orphan_copies`]). The views that count no copies are then
+//! compared with cru reading the corpus without those lines.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -184,6 +189,9 @@ pub struct Outcome {
     /// True when the differences are ccusage counting progress-line
     /// copies again, which this view of ccusage does.
     pub copies: bool,
+    /// True when cru read the corpus without the copies of subagents that
+    /// have no other record, which this view of ccusage leaves out.
+    pub without_orphans: bool,
 }
 
 impl Outcome {
@@ -206,7 +214,26 @@ struct Reports<'a> {
     claude_seen: BTreeMap<&'static str, Vec<u8>>,
 }
 
-impl Reports<'_> {
+impl<'a> Reports<'a> {
+    fn new(
+        cru: &'a Path,
+        ccusage: &'a Path,
+        cru_dir: &'a Path,
+        peer_dir: &'a Path,
+        sessions: &'a Path,
+    ) -> Self {
+        Self {
+            cru,
+            ccusage,
+            cru_dir,
+            peer_dir,
+            sessions,
+            cru_seen: BTreeMap::new(),
+            sections: None,
+            claude_seen: BTreeMap::new(),
+        }
+    }
+
     fn ours(&mut self, p: &Pair) -> anyhow::Result<Rows> {
         if !self.cru_seen.contains_key(p.cru) {
             let j = cru_json(self.cru, self.sessions, p.cru)?;
@@ -261,19 +288,36 @@ pub(super) fn compare_dirs(
     let sessions = tempfile::tempdir()?;
     cru_import(cru, None, &cru_dir.join("projects"), sessions.path())?;
     let progress = has_progress_usage(&peer_dir.join("projects"))?;
-    let mut reports = Reports {
-        cru,
-        ccusage,
-        cru_dir,
-        peer_dir,
-        sessions: sessions.path(),
-        cru_seen: BTreeMap::new(),
-        sections: None,
-        claude_seen: BTreeMap::new(),
+    let mut reports = Reports::new(cru, ccusage, cru_dir, peer_dir, sessions.path());
+    // The corpus without the copies of subagents that have no other
+    // record, for the views of ccusage that count no copies.
+    let stripped = super::orphan_copies::without_orphan_copies(&cru_dir.join("projects"))?;
+    let stripped_sessions = tempfile::tempdir()?;
+    let mut stripped_reports = match &stripped {
+        Some(dir) => {
+            cru_import(
+                cru,
+                None,
+                &dir.path().join("projects"),
+                stripped_sessions.path(),
+            )?;
+            Some(Reports::new(
+                cru,
+                ccusage,
+                dir.path(),
+                peer_dir,
+                stripped_sessions.path(),
+            ))
+        }
+        None => None,
     };
     let mut out = Vec::new();
     for p in &PAIRS {
-        let (ours, theirs) = (reports.ours(p)?, adjust(reports.theirs(p)?));
+        let ours = match &mut stripped_reports {
+            Some(r) if !p.counts_copies => r.ours(p)?,
+            _ => reports.ours(p)?,
+        };
+        let theirs = adjust(reports.theirs(p)?);
         let diffs = differences(&ours, &theirs);
         let copies = !diffs.is_empty()
             && p.counts_copies
@@ -284,6 +328,7 @@ pub(super) fn compare_dirs(
             rows: ours.len().max(theirs.len()),
             diffs,
             copies,
+            without_orphans: stripped.is_some() && !p.counts_copies,
         });
     }
     Ok(out)
@@ -299,6 +344,11 @@ pub(super) fn report(name: &str, outcomes: &[Outcome], show_failures: bool) {
             o.rows,
             o.diffs.len()
         );
+        if o.without_orphans {
+            println!(
+                "  compared with cru reading the corpus without the progress-line copies of subagents that have no file or side chain (cru counts them, this view of ccusage does not)"
+            );
+        }
         if o.copies {
             println!(
                 "  ccusage counts the subagent requests repeated in progress lines again (counting more in every differing row)"
@@ -356,6 +406,7 @@ mod tests {
             rows: 3,
             diffs: vec!["x".into(); diffs],
             copies,
+            without_orphans: false,
         };
         assert!(!o(0, false).failed());
         assert!(o(1, false).failed());

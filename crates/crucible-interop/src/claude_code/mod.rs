@@ -199,8 +199,29 @@ type SideChain = (String, Vec<(usize, Value)>, Option<(usize, usize)>);
 struct Read {
     main: Conversation,
     chains: Vec<SideChain>,
+    /// The copies of subagents' lines in `agent_progress` lines, by run
+    /// (agent id): a run's only record when its own file is gone.
+    copies: Vec<SideChain>,
     tally: RecordTally,
     warnings: Vec<ImportWarning>,
+}
+
+/// The subagent's line a `progress` line of kind `agent_progress` repeats
+/// (`data.message`, a transcript line of its own), with the subagent's
+/// agent id (`data.agentId`); `None` for any other line.
+fn progress_copy(v: &Value) -> Option<(&str, &Value)> {
+    let data = v.get("data")?;
+    if data.get("type").and_then(Value::as_str) != Some("agent_progress") {
+        return None;
+    }
+    let agent = data
+        .get("agentId")
+        .and_then(Value::as_str)
+        .filter(|a| !a.is_empty())?;
+    let line = data.get("message").filter(|m| {
+        matches!(kind_of(m), "user" | "assistant") && m.get("message").is_some_and(Value::is_object)
+    })?;
+    Some((agent, line))
 }
 
 /// Reads the JSON lines of one transcript file (`lines`, with the
@@ -221,6 +242,7 @@ fn read_lines(
     // Side-chain lines by the subagent run they belong to, in first-seen order.
     let mut chains: Vec<SideChain> = Vec::new();
     let mut chain_of: HashMap<String, usize> = HashMap::new();
+    let mut copies: Vec<SideChain> = Vec::new();
     for (n, v) in lines {
         if resumed::line_key(&v).is_some_and(|k| theirs.contains(k)) {
             continue;
@@ -248,6 +270,16 @@ fn read_lines(
                 tally.read(&kind);
             } else {
                 tally.unknown(&kind);
+            }
+            if !own_file && let Some((agent, line)) = progress_copy(&v) {
+                let i = copies
+                    .iter()
+                    .position(|(k, _, _)| k == agent)
+                    .unwrap_or_else(|| {
+                        copies.push((agent.to_owned(), Vec::new(), main.here()));
+                        copies.len() - 1
+                    });
+                copies[i].1.push((n, line.clone()));
             }
             main.keep(n, v);
             continue;
@@ -278,6 +310,7 @@ fn read_lines(
     Read {
         main,
         chains,
+        copies,
         tally,
         warnings,
     }
@@ -329,6 +362,7 @@ fn import_with(path: &Path, run: Option<&RunFolders>) -> Result<Imported, Import
     let Read {
         mut main,
         chains,
+        copies,
         tally,
         mut warnings,
     } = read_lines(path, lines, json_warnings, own_file, theirs);
@@ -347,7 +381,7 @@ fn import_with(path: &Path, run: Option<&RunFolders>) -> Result<Imported, Import
     let runs = subagents::runs(
         path,
         &main,
-        chains,
+        (chains, copies),
         agents,
         &mut hashed,
         &mut warnings,

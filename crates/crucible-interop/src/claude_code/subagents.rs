@@ -29,39 +29,55 @@ pub(super) struct Run {
     anchor: Option<(usize, usize)>,
 }
 
+/// A run read from lines of the transcript at `path`: a side chain, or
+/// the copies of a subagent's lines in its `progress` lines.
+fn run_in_transcript(path: &Path, (key, lines, anchor): SideChain) -> Run {
+    let mut c = Conversation::new(AGENT.parse().expect("valid"));
+    c.subagent = true;
+    let mut own = Vec::new();
+    for (n, v) in lines {
+        own.extend(v.to_string().bytes());
+        c.line(n, v);
+    }
+    Run {
+        source: PathBuf::from(format!("{}#{key}", path.display())),
+        key: Some(key),
+        bytes: own,
+        conversation: c,
+        tally: RecordTally::default(),
+        warnings: Vec::new(),
+        anchor,
+    }
+}
+
 /// The runs of the transcript at `path`: its side chains, then its
 /// subagents' files (whose bytes are added to `hashed`; one that cannot
 /// be read is a warning in `warnings`, one the walker's rules leave out,
-/// never opened, is in `skipped`). `agents` has the `agent-*` files of the
-/// folders of an import run, read once each.
+/// never opened, is in `skipped`), then the runs known only from the
+/// copies of their lines in its `progress` lines (`chains.1`). `agents`
+/// has the `agent-*` files of the folders of an import run, read once
+/// each.
+///
+/// Claude Code repeats each line of a subagent in an `agent_progress`
+/// line of its parent as the subagent works; its own file holds the same.
+/// The copies are read only for a run with neither a file nor a side
+/// chain (a store that kept the transcripts and lost the `subagents/`
+/// folders, Entire's checkpoints): then they are its only record, and
+/// its requests are counted once, from them.
 pub(super) fn runs(
     path: &Path,
     main: &Conversation,
-    chains: Vec<SideChain>,
+    chains: (Vec<SideChain>, Vec<SideChain>),
     agents: &PerFolder<AgentFiles>,
     hashed: &mut crate::BytesHasher,
     warnings: &mut Vec<ImportWarning>,
     skipped: &mut Vec<Skipped>,
 ) -> Vec<Run> {
-    let mut runs = Vec::new();
-    for (key, lines, anchor) in chains {
-        let mut c = Conversation::new(AGENT.parse().expect("valid"));
-        c.subagent = true;
-        let mut own = Vec::new();
-        for (n, v) in lines {
-            own.extend(v.to_string().bytes());
-            c.line(n, v);
-        }
-        runs.push(Run {
-            source: PathBuf::from(format!("{}#{key}", path.display())),
-            key: Some(key),
-            bytes: own,
-            conversation: c,
-            tally: RecordTally::default(),
-            warnings: Vec::new(),
-            anchor,
-        });
-    }
+    let (chains, copies) = chains;
+    let mut runs: Vec<Run> = chains
+        .into_iter()
+        .map(|chain| run_in_transcript(path, chain))
+        .collect();
     // A subagent's own file has no subagents of its own beside it: the
     // `agent-*` files there are its siblings.
     let files = if is_subagent_file(path) {
@@ -113,6 +129,14 @@ pub(super) fn runs(
             warnings: child_warnings,
             anchor,
         });
+    }
+    for copy in copies {
+        if !runs
+            .iter()
+            .any(|r| r.key.as_deref() == Some(copy.0.as_str()))
+        {
+            runs.push(run_in_transcript(path, copy));
+        }
     }
     runs
 }

@@ -92,6 +92,28 @@ struct Facts {
 /// blocks with `is_error` answering one, thinking and image blocks, side
 /// chains by `agentId`, and each (message.id, requestId) once with the
 /// line of largest total (the final count of a streamed response).
+/// Counts the content blocks of line `v`: tool uses, failed results,
+/// thinking, images (in a result too).
+fn blocks(v: &Value, f: &mut Facts, uses: &mut BTreeSet<String>, failed: &mut BTreeSet<String>) {
+    for b in v["message"]["content"].as_array().into_iter().flatten() {
+        match b["type"].as_str() {
+            Some("tool_use") => {
+                uses.insert(b["id"].as_str().unwrap().to_owned());
+            }
+            Some("tool_result") if b["is_error"] == true => {
+                failed.insert(b["tool_use_id"].as_str().unwrap().to_owned());
+            }
+            Some("thinking" | "redacted_thinking") => f.thinking += 1,
+            Some("image") => f.images += 1,
+            _ => {}
+        }
+        if b["type"] == "tool_result" {
+            let parts = b["content"].as_array().into_iter().flatten();
+            f.images += parts.filter(|p| p["type"] == "image").count() as u64;
+        }
+    }
+}
+
 fn count(files: &[PathBuf]) -> Facts {
     let mut f = Facts {
         subagents: files.len() as u64 - 1,
@@ -102,10 +124,29 @@ fn count(files: &[PathBuf]) -> Facts {
     let mut chains = BTreeSet::new();
     let mut root_of: HashMap<String, String> = HashMap::new();
     let mut spent = Spent::default();
+    // A subagent's lines, copied into the parent's `agent_progress` lines,
+    // count only for a run with neither its own file nor a side chain.
+    let with_files: BTreeSet<String> = files[1..]
+        .iter()
+        .map(|f| {
+            let stem = f.file_stem().unwrap().to_string_lossy();
+            stem.trim_start_matches("agent-").to_owned()
+        })
+        .collect();
+    let mut copies: Vec<(String, Value)> = Vec::new();
     for (i, file) in files.iter().enumerate() {
         for v in lines(file) {
             f.lines += 1;
             f.kept += 1;
+            if i == 0 && !is_subagent_file(file) && v["data"]["type"] == "agent_progress" {
+                let copy = &v["data"]["message"];
+                if let Some(agent) = v["data"]["agentId"].as_str()
+                    && copy["message"].is_object()
+                    && !with_files.contains(agent)
+                {
+                    copies.push((agent.to_owned(), copy.clone()));
+                }
+            }
             // A side chain inside the transcript: one run per agentId, or
             // (older files without one) per chain root.
             if i == 0 && !is_subagent_file(file) && v["isSidechain"] == true {
@@ -120,26 +161,20 @@ fn count(files: &[PathBuf]) -> Facts {
                 root_of.insert(uuid, root.clone());
                 chains.insert(root);
             }
-            for b in v["message"]["content"].as_array().into_iter().flatten() {
-                match b["type"].as_str() {
-                    Some("tool_use") => {
-                        uses.insert(b["id"].as_str().unwrap().to_owned());
-                    }
-                    Some("tool_result") if b["is_error"] == true => {
-                        failed.insert(b["tool_use_id"].as_str().unwrap().to_owned());
-                    }
-                    Some("thinking" | "redacted_thinking") => f.thinking += 1,
-                    Some("image") => f.images += 1,
-                    _ => {}
-                }
-                if b["type"] == "tool_result" {
-                    let parts = b["content"].as_array().into_iter().flatten();
-                    f.images += parts.filter(|p| p["type"] == "image").count() as u64;
-                }
-            }
+            blocks(&v, &mut f, &mut uses, &mut failed);
             spent.line(&v);
         }
     }
+    let mut copied_runs = BTreeSet::new();
+    for (agent, v) in copies.iter().filter(|(a, _)| !chains.contains(a)) {
+        copied_runs.insert(agent);
+        // Kept twice: whole in the parent's progress line, and as a line
+        // of the run read from the copies.
+        f.kept += 1;
+        blocks(v, &mut f, &mut uses, &mut failed);
+        spent.line(v);
+    }
+    f.subagents += copied_runs.len() as u64;
     f.calls = uses.len() as u64;
     f.failed = failed.intersection(&uses).count() as u64;
     f.subagents += chains.len() as u64;
@@ -335,6 +370,49 @@ fn an_orphan_subagents_folder_imports_its_runs_as_sessions() {
     let imp = import(&found[0].0, found[0].1).unwrap();
     assert!(imp.log.phase_count() > 0);
     assert_eq!(facts_of(&imp), count(&[found[0].0.clone()]));
+}
+
+/// A subagent known only by the copies of its lines in its parent's
+/// `agent_progress` lines (the transcript without its `subagents/`
+/// folder) is a child session read from them; beside its own file, the
+/// copies are not read (the file's run is the child).
+#[test]
+fn a_subagent_without_its_file_is_read_from_its_progress_copies() {
+    let name = "258c7280-ae70-4798-800f-63464d01a85d";
+    let t = tempfile::tempdir().unwrap();
+    let alone = t.path().join(format!("{name}.jsonl"));
+    std::fs::copy(root().join(format!("spotter/{name}.jsonl")), &alone).unwrap();
+    let run_of = |imp: &Imported, key: &str| {
+        imp.children
+            .iter()
+            .find(|c| c.imported.provenance.path.ends_with(key))
+            .map(|c| {
+                UsageByModel::of(&c.imported.log.frontmatter)
+                    .unwrap()
+                    .total()
+            })
+    };
+    let copied = import(&alone, Format::ClaudeCode).unwrap();
+    let from_copies = run_of(&copied, "#a881341").expect("a child read from the copies");
+    assert!(from_copies.output > 0);
+    let beside = import(
+        &root().join(format!("spotter/{name}.jsonl")),
+        Format::ClaudeCode,
+    )
+    .unwrap();
+    assert_eq!(run_of(&beside, "#a881341"), None);
+    let from_file = run_of(&beside, "agent-a881341.jsonl").expect("the file's run");
+    // The copies repeat some of the file's requests (here 2 of its 3),
+    // not all: the file, when there is one, is the record.
+    for (copies, file) in [
+        (from_copies.input, from_file.input),
+        (from_copies.output, from_file.output),
+        (from_copies.cache_creation, from_file.cache_creation),
+        (from_copies.cache_read, from_file.cache_read),
+    ] {
+        assert!(copies <= file, "{from_copies:?} {from_file:?}");
+    }
+    assert!(from_copies.total() < from_file.total());
 }
 
 /// `import(export(s))` = `s` for real transcripts: the phases and their
