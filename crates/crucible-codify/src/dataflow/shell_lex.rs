@@ -85,6 +85,13 @@ fn is_operator(c: char) -> bool {
     matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>' | '\n')
 }
 
+/// The blanks that end a word: the shell's (`IFS`'s space and tab, and a
+/// carriage return). Other white space (U+00A0, U+202F, U+3000, a form
+/// feed) is part of the word, as in bash.
+fn is_blank(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r')
+}
+
 #[derive(Debug, Default)]
 struct Scanner {
     chars: Vec<char>,
@@ -144,7 +151,7 @@ impl Scanner {
     fn skip_blanks(&mut self) -> Option<char> {
         loop {
             match self.peek()? {
-                ' ' | '\t' | '\r' => self.i += 1,
+                c if is_blank(c) => self.i += 1,
                 '\\' if self.chars.get(self.i + 1) == Some(&'\n') => self.i += 2,
                 c => return Some(c),
             }
@@ -164,7 +171,7 @@ impl Scanner {
         let mut quote: Option<char> = None;
         while let Some(c) = self.peek() {
             match (quote, c) {
-                (None, c) if c.is_whitespace() || is_operator(c) => break,
+                (None, c) if is_blank(c) || is_operator(c) => break,
                 (None, '\'' | '"') => quote = Some(c),
                 (Some(q), c) if c == q => quote = None,
                 (None | Some('"'), '\\') => {
@@ -193,7 +200,14 @@ impl Scanner {
     }
 
     fn word(&mut self) {
+        let from = self.i;
         let raw = self.raw_word();
+        if self.i == from {
+            // Nothing read (no character starts a word here): step over
+            // it rather than read the same empty word forever.
+            self.i += 1;
+            return;
+        }
         // A word of digits right before `>` or `<` is the descriptor of a
         // redirection (`2>`), not an argument.
         let descriptor = raw.bytes().all(|b| b.is_ascii_digit());
@@ -302,6 +316,47 @@ mod tests {
                 s
             })
             .collect()
+    }
+
+    #[test]
+    fn white_space_the_shell_does_not_split_on_is_part_of_the_word() {
+        // It looped forever on these (the word reader stopped at any white
+        // space, the blank skipper only at ASCII blanks).
+        for space in [
+            '\u{a0}', '\u{202f}', '\u{3000}', '\u{2028}', '\u{85}', '\u{b}', '\u{c}',
+        ] {
+            let line = format!("echo{space}hi > out.txt");
+            assert_eq!(
+                show(&line),
+                [format!("echo{space}hi >out.txt")],
+                "{space:?}"
+            );
+        }
+    }
+
+    /// Any char, half the time one the reader treats apart: white space
+    /// of every kind, quotes, escapes, operators.
+    fn shell_char() -> impl proptest::strategy::Strategy<Value = char> {
+        use proptest::prelude::*;
+        prop_oneof![
+            proptest::char::any(),
+            proptest::sample::select(vec![
+                ' ', '\t', '\n', '\r', '\u{b}', '\u{c}', '\u{85}', '\u{a0}', '\u{202f}',
+                '\u{3000}', '\'', '"', '\\', '<', '>', '|', '&', ';', '#', '(', ')', 'a', '2',
+            ]),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Any line, white space and controls of every kind included, is
+        /// read to its end (every turn of the reader moves on).
+        #[test]
+        fn any_line_is_read_to_its_end(chars in proptest::collection::vec(shell_char(), 0..60)) {
+            let line: String = chars.into_iter().collect();
+            let lexed = lex(&line);
+            let words: usize = lexed.commands.iter().map(|c| c.words.len()).sum();
+            proptest::prop_assert!(words <= line.chars().count());
+        }
     }
 
     #[test]
