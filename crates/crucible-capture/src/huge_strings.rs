@@ -71,12 +71,62 @@ fn boundary(json: &[u8], start: usize, mut at: usize) -> usize {
     while at > start && json[at] & 0xC0 == 0x80 {
         at -= 1;
     }
+    if ends_in_high_surrogate(json, start, at) {
+        at -= 6;
+    }
     at
+}
+
+/// True when `json[start..at]` ends in the escape of a high surrogate
+/// (`\uD800` to `\uDBFF`): the first half of a character written as a
+/// pair of escapes (an emoji, as Python and JavaScript write it), whose
+/// second half the cut would leave out (read back as U+FFFD).
+fn ends_in_high_surrogate(json: &[u8], start: usize, at: usize) -> bool {
+    if at < start + 6 {
+        return false;
+    }
+    let e = &json[at - 6..at];
+    let high = e[0] == b'\\'
+        && e[1] == b'u'
+        && matches!(e[2], b'd' | b'D')
+        && matches!(e[3], b'8' | b'9' | b'a' | b'b' | b'A' | b'B')
+        && e[4].is_ascii_hexdigit()
+        && e[5].is_ascii_hexdigit();
+    // Its backslash starts an escape only after an even run of others.
+    let before = json[start..at - 6]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'\\')
+        .count();
+    high && before % 2 == 0
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_never_splits_a_character_written_as_two_escapes() {
+        // An emoji as Python's json.dumps writes it: `\ud83d\ude00`.
+        for pad in 0..14 {
+            let text = format!("{}{}", "s".repeat(pad), "\\ud83d\\ude00".repeat(40));
+            let json = format!(r#"{{"stdout":"{text}"}}"#);
+            // (From 7: the key is never cut.)
+            for keep in 7..json.len() {
+                let Some((out, _)) = cap(json.as_bytes(), keep) else {
+                    continue;
+                };
+                let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+                let kept = v["stdout"].as_str().unwrap();
+                assert!(!kept.contains('\u{fffd}'), "{pad} {keep}: {kept}");
+            }
+        }
+        // A backslash written as `\\` before `ud83d` starts no escape.
+        assert!(ends_in_high_surrogate(br"\ud83d", 0, 6));
+        assert!(!ends_in_high_surrogate(br"\\ud83d", 0, 7));
+        assert!(ends_in_high_surrogate(br"\\\ud83d", 0, 8));
+        assert!(!ends_in_high_surrogate(br"\ude00", 0, 6), "a low half");
+    }
 
     #[test]
     fn long_strings_are_cut_to_valid_json_and_short_ones_kept() {
