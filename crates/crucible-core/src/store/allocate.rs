@@ -9,6 +9,11 @@ use crate::{SessionId, SessionLog, Timestamp};
 /// The longest slug taken from a title, in characters.
 const MAX_SLUG: usize = 48;
 
+/// The longest slug in bytes: 48 letters of four bytes each (`𝐀`) are
+/// 192, and with the date and a `-N` suffix the id would pass the 200
+/// bytes an id may have ([`SessionId`]).
+const MAX_SLUG_BYTES: usize = 160;
+
 /// A file-name-safe slug of a title: lower case letters and digits joined by
 /// single dashes; `session` when nothing is left.
 pub fn slugify(title: &str) -> String {
@@ -17,6 +22,9 @@ pub fn slugify(title: &str) -> String {
     let title = crucible_redact::Redactor::shared().redact(title);
     let mut slug = String::new();
     for c in title.chars().flat_map(char::to_lowercase) {
+        if slug.len() + c.len_utf8() > MAX_SLUG_BYTES {
+            break;
+        }
         if c.is_alphanumeric() {
             slug.push(c);
         } else if !slug.is_empty() && !slug.ends_with('-') {
@@ -125,5 +133,17 @@ mod tests {
         assert_eq!(slug, "deploy-with-redacted-openai-key-today");
         assert_eq!(slugify("Überprüfung"), "überprüfung");
         assert!(slugify(&"long words ".repeat(20)).chars().count() <= MAX_SLUG);
+    }
+
+    #[test]
+    fn a_title_of_wide_letters_still_makes_an_id() {
+        // 48 letters of four bytes were 192 bytes of slug: with the date,
+        // past the 200 bytes of an id, and `session start` failed.
+        for letter in ["𝐀", "日", "é", "a"] {
+            let slug = slugify(&letter.repeat(60));
+            assert!(slug.len() <= MAX_SLUG_BYTES, "{letter}: {}", slug.len());
+            let id = format!("2026-11-27-{slug}-999");
+            assert!(SessionId::new(&id).is_ok(), "{id}");
+        }
     }
 }
