@@ -195,6 +195,16 @@ impl Imports {
             return Some(found);
         }
         let key = (provenance.format.clone(), provenance.id.clone()?);
+        // A subagent's run read from the copies in its parent's transcript
+        // (its file was not there) is the same run as its file, found
+        // beside the transcript later: that session is updated, not left
+        // beside a second one.
+        if let Some(old) = self.by_id.get(&key).and_then(|olds| {
+            olds.iter()
+                .find(|old| read_from_copies_of(old, &provenance.path, &key.1))
+        }) {
+            return self.by_path.get(old);
+        }
         // A resumed session the hooks recorded in the earlier one.
         if let Some(found) = self.resumed_in.get(&key).and_then(|p| self.by_path.get(p)) {
             return Some(found);
@@ -224,6 +234,26 @@ impl Imports {
 
 /// Whether the source an import recorded is still there (`db#session`
 /// names a session in a database file).
+/// True when `old` names the run `id` read from the copies in a
+/// transcript whose subagent file `file` is: `<stem>.jsonl#copies-of-<id>`
+/// for `<stem>/subagents/agent-<id>.jsonl`, or for `agent-<id>.jsonl` in
+/// the transcript's own folder (older releases).
+fn read_from_copies_of(old: &str, file: &str, id: &str) -> bool {
+    let Some((transcript, run)) = old.split_once('#') else {
+        return false;
+    };
+    if run.strip_prefix(crate::claude_code::COPIES_OF) != Some(id) {
+        return false;
+    }
+    let (transcript, file) = (Path::new(transcript), Path::new(file));
+    let named = file
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy() == format!("agent-{id}.jsonl"));
+    let own_folder =
+        file.parent() == Some(transcript.with_extension("").join("subagents").as_path());
+    named && (own_folder || file.parent() == transcript.parent())
+}
+
 fn source_exists(path: &str) -> bool {
     let file = path.split_once('#').map_or(path, |(f, _)| f);
     Path::new(file).exists()

@@ -38,7 +38,7 @@ pub(crate) struct RequestOwners {
 /// request id, or with its session when it has none
 /// (`request_id` in `claude_code/tokens.rs`).
 fn is_shared_id(id: &str) -> bool {
-    id.contains(':') || id.contains('@')
+    id.contains(':') || crate::claude_code::message_in_session(id).is_some()
 }
 
 /// True for a Claude Code import.
@@ -188,15 +188,20 @@ mod tests {
     #[test]
     fn only_another_claude_sources_requests_are_left_out() {
         let stored = provenance(Format::ClaudeCode, "/a.jsonl");
-        let owners = RequestOwners::of([&session(&stored, &["m1:r1", "m2", "m4@s1", "m5@s1"])]);
+        const S1: &str = "aaaaaaaa-0000-4000-8000-000000000001";
+        const S2: &str = "bbbbbbbb-0000-4000-8000-000000000002";
+        let (m4, m5) = (format!("m4@{S1}"), format!("m5@{S1}"));
+        let m5_elsewhere = format!("m5@{S2}");
+        let owners = RequestOwners::of([&session(&stored, &["m1:r1", "m2", "m6@x", &m4, &m5])]);
         let new = provenance(Format::ClaudeCode, "/b.jsonl");
-        let mut log = session(&new, &["m1:r1", "m2", "m3:r3", "m4@s1", "m5@s2"]);
+        let mut log = session(&new, &["m1:r1", "m2", "m3:r3", "m6@x", &m4, &m5_elsewhere]);
         assert!(owners.drop_repeats(&mut log, &new, None));
         // A message id without a request id is compared across files only
         // with its session: the same session's copy is left out, another
-        // session's stays, and an id that names no session is not compared.
-        assert_eq!(ids(&log), ["m2", "m3:r3", "m5@s2"]);
-        assert_eq!(log.frontmatter.tokens_used, Some(30));
+        // session's stays, and an id that names no session (`m6@x`, a
+        // message id of its own) is not compared.
+        assert_eq!(ids(&log), ["m2", "m3:r3", "m6@x", m5_elsewhere.as_str()]);
+        assert_eq!(log.frontmatter.tokens_used, Some(40));
         // The same source again, or from where it moved: its own records.
         let mut again = session(&stored, &["m1:r1"]);
         assert!(!owners.drop_repeats(&mut again, &stored, None));

@@ -57,15 +57,6 @@ pub fn check(root: &Path, cru: &Path, ccusage: &Path) -> anyhow::Result<(usize, 
             .iter()
             .find(|(k, _)| Path::new(k) == rel)
             .map(|(_, why)| *why);
-        if theirs.total() == 0 && known.is_none() {
-            // Nothing to count: summary-only or empty files, which cru
-            // refuses as nothing to import. A file with usage lines that
-            // ccusage counts as nothing is a difference to explain.
-            if has_usage(f)? {
-                diffs.push(format!("{}: ccusage counts no tokens", f.display()));
-            }
-            continue;
-        }
         // `ccusage session` counts no progress-line copies: cru, which
         // counts those of a subagent with no file (here, every subagent of
         // a transcript copied alone), is compared with it without them,
@@ -83,6 +74,15 @@ pub fn check(root: &Path, cru: &Path, ccusage: &Path) -> anyhow::Result<(usize, 
                     f.display()
                 ));
             }
+        }
+        if theirs.total() == 0 && known.is_none() {
+            // Nothing to count: summary-only or empty files, which cru
+            // refuses as nothing to import. A file with usage lines that
+            // ccusage counts as nothing is a difference to explain.
+            if has_usage(f)? {
+                diffs.push(format!("{}: ccusage counts no tokens", f.display()));
+            }
+            continue;
         }
         let cru_dir = stripped.as_ref().map_or(claude.path(), |d| d.path());
         let sessions = tempfile::tempdir()?;

@@ -25,6 +25,7 @@ mod import_connectonion;
 mod import_discovered;
 mod import_opencode;
 mod import_resumed;
+mod import_subagent_copies;
 mod index;
 mod json;
 mod kiln;

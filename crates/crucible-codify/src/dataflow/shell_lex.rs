@@ -85,9 +85,10 @@ fn is_operator(c: char) -> bool {
     matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>' | '\n')
 }
 
-/// The blanks that end a word: the shell's (`IFS`'s space and tab, and a
-/// carriage return). Other white space (U+00A0, U+202F, U+3000, a form
-/// feed) is part of the word, as in bash.
+/// The blanks that end a word: space and tab (the shell's, from `IFS`),
+/// and a carriage return (bash keeps one in the word; cru drops it, as a
+/// command pasted from a CRLF file means none). Other white space (U+00A0,
+/// U+202F, U+3000, a form feed) is part of the word, as in bash.
 fn is_blank(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\r')
 }

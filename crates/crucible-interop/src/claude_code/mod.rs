@@ -45,6 +45,8 @@ use serde_json::Value;
 use crate::{ImportError, ImportWarning, Imported, RecordTally};
 use conversation::{Conversation, title_text};
 pub use per_folder::RunFolders;
+pub(crate) use subagents::COPIES_OF;
+pub(crate) use tokens::message_in_session;
 
 /// The agent that replies in a main transcript.
 const AGENT: &str = "claude-code";
@@ -206,6 +208,32 @@ struct Read {
     warnings: Vec<ImportWarning>,
 }
 
+/// Files the copy of a subagent's line that line `n` (`v`) holds, if it
+/// holds one, under its run in `copies` (a run first met `here`).
+fn file_copy(copies: &mut Vec<SideChain>, n: usize, v: &Value, here: Option<(usize, usize)>) {
+    let Some((agent, copy)) = progress_copy(v) else {
+        return;
+    };
+    // A copy carries no envelope of its own: the run's working directory,
+    // branch and session are its parent line's.
+    let mut line = copy.clone();
+    if let Some(fields) = line.as_object_mut() {
+        for k in ["cwd", "gitBranch", "sessionId"] {
+            if let Some(x) = v.get(k).filter(|_| !fields.contains_key(k)) {
+                fields.insert(k.to_owned(), x.clone());
+            }
+        }
+    }
+    let i = copies
+        .iter()
+        .position(|(k, _, _)| k == agent)
+        .unwrap_or_else(|| {
+            copies.push((agent.to_owned(), Vec::new(), here));
+            copies.len() - 1
+        });
+    copies[i].1.push((n, line));
+}
+
 /// The subagent's line a `progress` line of kind `agent_progress` repeats
 /// (`data.message`, a transcript line of its own), with the subagent's
 /// agent id (`data.agentId`); `None` for any other line.
@@ -271,15 +299,8 @@ fn read_lines(
             } else {
                 tally.unknown(&kind);
             }
-            if !own_file && let Some((agent, line)) = progress_copy(&v) {
-                let i = copies
-                    .iter()
-                    .position(|(k, _, _)| k == agent)
-                    .unwrap_or_else(|| {
-                        copies.push((agent.to_owned(), Vec::new(), main.here()));
-                        copies.len() - 1
-                    });
-                copies[i].1.push((n, line.clone()));
+            if !own_file {
+                file_copy(&mut copies, n, &v, main.here());
             }
             main.keep(n, v);
             continue;

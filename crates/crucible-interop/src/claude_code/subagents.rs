@@ -29,9 +29,21 @@ pub(super) struct Run {
     anchor: Option<(usize, usize)>,
 }
 
-/// A run read from lines of the transcript at `path`: a side chain, or
-/// the copies of a subagent's lines in its `progress` lines.
-fn run_in_transcript(path: &Path, (key, lines, anchor): SideChain) -> Run {
+/// What the source of a run read from its copies in the transcript at
+/// `path` is named: `<transcript>#copies-of-<agent id>`. The reconciler
+/// takes the run's own file, when it turns up later, for the same run
+/// (`read_from_copies_of` in reconcile.rs).
+fn copies_source(path: &Path, key: &str) -> String {
+    format!("{}#{COPIES_OF}{key}", path.display())
+}
+
+/// See [`copies_source`].
+pub(crate) const COPIES_OF: &str = "copies-of-";
+
+/// A run read from lines of a transcript, named `source`: a side chain
+/// (`<transcript>#<agent id>`), or the copies of a subagent's lines in
+/// its `progress` lines ([`copies_source`]).
+fn run_in_transcript(source: String, (key, lines, anchor): SideChain) -> Run {
     let mut c = Conversation::new(AGENT.parse().expect("valid"));
     c.subagent = true;
     let mut own = Vec::new();
@@ -40,7 +52,7 @@ fn run_in_transcript(path: &Path, (key, lines, anchor): SideChain) -> Run {
         c.line(n, v);
     }
     Run {
-        source: PathBuf::from(format!("{}#{key}", path.display())),
+        source: PathBuf::from(source),
         key: Some(key),
         bytes: own,
         conversation: c,
@@ -76,7 +88,10 @@ pub(super) fn runs(
     let (chains, copies) = chains;
     let mut runs: Vec<Run> = chains
         .into_iter()
-        .map(|chain| run_in_transcript(path, chain))
+        .map(|chain| {
+            let source = format!("{}#{}", path.display(), chain.0);
+            run_in_transcript(source, chain)
+        })
         .collect();
     // A subagent's own file has no subagents of its own beside it: the
     // `agent-*` files there are its siblings.
@@ -135,7 +150,8 @@ pub(super) fn runs(
             .iter()
             .any(|r| r.key.as_deref() == Some(copy.0.as_str()))
         {
-            runs.push(run_in_transcript(path, copy));
+            let source = copies_source(path, &copy.0);
+            runs.push(run_in_transcript(source, copy));
         }
     }
     runs

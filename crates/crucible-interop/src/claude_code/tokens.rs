@@ -30,8 +30,8 @@ struct Response {
 #[derive(Debug, Default)]
 pub(super) struct Responses {
     list: Vec<Response>,
-    /// (`message.id`, `requestId`) → index in `list`.
-    by_key: HashMap<(String, Option<String>), usize>,
+    /// A record's id (`request_id`) → index in `list`.
+    by_key: HashMap<String, usize>,
 }
 
 /// The four token kinds of a line's `message.usage`. Cache creation is the
@@ -111,10 +111,26 @@ pub(crate) fn priced_model(model: Option<&str>, u: &Value) -> Option<String> {
     }
 }
 
+/// True for a Claude Code session id: a UUID (`8-4-4-4-12` hex digits).
+fn is_session_id(s: &str) -> bool {
+    s.len() == 36
+        && s.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// A record id of a response without a request id, split into its message
+/// id and its session (`<message.id>@<sessionId>`, [`request_id`]); `None`
+/// for any other id (a message id of its own may hold an `@`).
+pub(crate) fn message_in_session(id: &str) -> Option<(&str, &str)> {
+    id.rsplit_once('@').filter(|(_, s)| is_session_id(s))
+}
+
 /// The id a response's record carries: `<message.id>:<requestId>`; for a
 /// line without a request id, `<message.id>@<sessionId>` (the Claude Code
 /// session the line belongs to), or the message's id alone when the line
-/// names no session either.
+/// names no session (or a `sessionId` that is not one: not a UUID).
 ///
 /// Both forms with a separator are compared across files
 /// (`request_owners.rs`). ccusage counts a response without a
@@ -122,7 +138,7 @@ pub(crate) fn priced_model(model: Option<&str>, u: &Value) -> Option<String> {
 /// it (a session's snapshots, a resume), and twice when two sessions hold
 /// it (gateways reuse message ids across sessions).
 pub(crate) fn request_id(message_id: &str, request: Option<&str>, session: Option<&str>) -> String {
-    match (request, session.filter(|s| !s.is_empty())) {
+    match (request, session.filter(|s| is_session_id(s))) {
         (Some(r), _) => format!("{message_id}:{r}"),
         (None, Some(s)) => format!("{message_id}@{s}"),
         (None, None) => message_id.to_owned(),
@@ -159,11 +175,13 @@ impl Responses {
             sidechain: v.get("isSidechain").and_then(Value::as_bool) == Some(true),
             phase,
         };
-        let Some(id) = id else {
+        // A response is its record's id: message and request id, or for a
+        // line without a request id, message id and session (the same
+        // response in two sessions is two, as across files).
+        let Some(key) = candidate.record.id.clone() else {
             self.list.push(candidate);
             return;
         };
-        let key = (id.to_owned(), request.map(str::to_owned));
         if let Some(&i) = self.by_key.get(&key) {
             if replaces(&candidate, &self.list[i]) {
                 let phase = self.list[i].phase;

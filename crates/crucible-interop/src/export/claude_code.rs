@@ -329,14 +329,14 @@ impl Request {
     /// A usage record, as the line it was read from.
     fn of(r: UsageRecord) -> Self {
         let ids = match r.id {
-            Some(id) => match id.split_once(':') {
-                Some((message, request)) => {
-                    Ids::Given(message.to_owned(), Some(request.to_owned()))
-                }
-                // `<message.id>@<sessionId>`: a response without a request
-                // id, named with its session (claude_code/tokens.rs).
-                None => match id.rsplit_once('@') {
-                    Some((message, _session)) => Ids::Given(message.to_owned(), None),
+            // `<message.id>@<sessionId>`: a response without a request id,
+            // named with its session (claude_code/tokens.rs).
+            Some(id) => match crate::claude_code::message_in_session(&id) {
+                Some((message, _session)) => Ids::Given(message.to_owned(), None),
+                None => match id.split_once(':') {
+                    Some((message, request)) => {
+                        Ids::Given(message.to_owned(), Some(request.to_owned()))
+                    }
                     None => Ids::Given(id, None),
                 },
             },

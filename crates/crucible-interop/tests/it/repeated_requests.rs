@@ -192,8 +192,13 @@ fn a_response_without_a_request_id_counts_once_per_claude_session() {
         ),
     )
     .unwrap();
-    let logs = run(&dir.path().join("two-sessions"), &[a, other]);
+    let logs = run(&dir.path().join("two-sessions"), &[a, other.clone()]);
     let mut twice = once;
     twice.add(once);
     assert_eq!(sum(&logs), twice);
+    // So is it inside one file.
+    let both = dir.path().join("both.jsonl");
+    let other_text = std::fs::read_to_string(&other).unwrap();
+    std::fs::write(&both, format!("{text}{other_text}")).unwrap();
+    assert_eq!(alone(&both), twice);
 }

@@ -393,14 +393,14 @@ fn a_subagent_without_its_file_is_read_from_its_progress_copies() {
             })
     };
     let copied = import(&alone, Format::ClaudeCode).unwrap();
-    let from_copies = run_of(&copied, "#a881341").expect("a child read from the copies");
+    let from_copies = run_of(&copied, "#copies-of-a881341").expect("a child read from the copies");
     assert!(from_copies.output > 0);
     let beside = import(
         &root().join(format!("spotter/{name}.jsonl")),
         Format::ClaudeCode,
     )
     .unwrap();
-    assert_eq!(run_of(&beside, "#a881341"), None);
+    assert_eq!(run_of(&beside, "#copies-of-a881341"), None);
     let from_file = run_of(&beside, "agent-a881341.jsonl").expect("the file's run");
     // The copies repeat some of the file's requests (here 2 of its 3),
     // not all: the file, when there is one, is the record.
