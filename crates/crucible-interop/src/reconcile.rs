@@ -190,21 +190,30 @@ impl Imports {
     /// folder), by its format and its own id, if the path it was imported
     /// from is gone. Only an unambiguous match: two gone sources with one
     /// id are not guessed between.
+    /// Takes the session imported from `old` for the one of `new`, when
+    /// `new` has none: a subagent's run first read from the copies in its
+    /// parent's transcript (`<transcript>#copies-of-<agent id>`, its file was
+    /// not there), whose file the parent's import has found since.
+    fn adopt(&mut self, old: &str, new: &str) {
+        if self.by_path.contains_key(new) {
+            return;
+        }
+        let Some(found) = self.by_path.remove(old) else {
+            return;
+        };
+        for paths in self.by_id.values_mut() {
+            for p in paths.iter_mut().filter(|p| *p == old) {
+                new.clone_into(p);
+            }
+        }
+        self.by_path.insert(new.to_owned(), found);
+    }
+
     pub fn find(&self, provenance: &Provenance) -> Option<&(PathBuf, SessionLog)> {
         if let Some(found) = self.by_path.get(&provenance.path) {
             return Some(found);
         }
         let key = (provenance.format.clone(), provenance.id.clone()?);
-        // A subagent's run read from the copies in its parent's transcript
-        // (its file was not there) is the same run as its file, found
-        // beside the transcript later: that session is updated, not left
-        // beside a second one.
-        if let Some(old) = self.by_id.get(&key).and_then(|olds| {
-            olds.iter()
-                .find(|old| read_from_copies_of(old, &provenance.path, &key.1))
-        }) {
-            return self.by_path.get(old);
-        }
         // A resumed session the hooks recorded in the earlier one.
         if let Some(found) = self.resumed_in.get(&key).and_then(|p| self.by_path.get(p)) {
             return Some(found);
@@ -234,26 +243,6 @@ impl Imports {
 
 /// Whether the source an import recorded is still there (`db#session`
 /// names a session in a database file).
-/// True when `old` names the run `id` read from the copies in a
-/// transcript whose subagent file `file` is: `<stem>.jsonl#copies-of-<id>`
-/// for `<stem>/subagents/agent-<id>.jsonl`, or for `agent-<id>.jsonl` in
-/// the transcript's own folder (older releases).
-fn read_from_copies_of(old: &str, file: &str, id: &str) -> bool {
-    let Some((transcript, run)) = old.split_once('#') else {
-        return false;
-    };
-    if run.strip_prefix(crate::claude_code::COPIES_OF) != Some(id) {
-        return false;
-    }
-    let (transcript, file) = (Path::new(transcript), Path::new(file));
-    let named = file
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy() == format!("agent-{id}.jsonl"));
-    let own_folder =
-        file.parent() == Some(transcript.with_extension("").join("subagents").as_path());
-    named && (own_folder || file.parent() == transcript.parent())
-}
-
 fn source_exists(path: &str) -> bool {
     let file = path.split_once('#').map_or(path, |(f, _)| f);
     Path::new(file).exists()
@@ -374,6 +363,13 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
         for child in children {
             for w in &child.imported.warnings {
                 on(Event::Warning(w));
+            }
+            // A run this parent's earlier import read from its copies is
+            // the same run as the file found for it now: one child, updated.
+            if let Some(key) = &child.imported.provenance.id {
+                let copies = crate::claude_code::copies_source(Path::new(&provenance.path), key);
+                self.existing
+                    .adopt(&copies, &child.imported.provenance.path);
             }
             let mut child_log = child.imported.log;
             child_log.frontmatter.parent = Some(log.id().clone());

@@ -65,6 +65,22 @@ fn sources(dir: &Path) -> Vec<String> {
 
 #[test]
 fn a_subagents_folder_found_later_takes_over_the_child_read_from_the_copies() {
+    found_later(|project| copy_dir(&spotter().join(NAME), &project.join(NAME)));
+}
+
+#[test]
+fn a_subagent_file_found_later_beside_the_transcript_takes_over_too() {
+    // Older releases wrote `agent-<id>.jsonl` beside the transcript.
+    found_later(|project| {
+        let file = "agent-a881341.jsonl";
+        let from = spotter().join(NAME).join("subagents").join(file);
+        std::fs::copy(from, project.join(file)).unwrap();
+    });
+}
+
+/// The transcript imported alone, then again once `add` has put its
+/// subagent's file in its project folder.
+fn found_later(add: impl Fn(&Path)) {
     let t = tempfile::tempdir().unwrap();
     let project = t.path().join("projects/p");
     std::fs::create_dir_all(&project).unwrap();
@@ -81,9 +97,9 @@ fn a_subagents_folder_found_later_takes_over_the_child_read_from_the_copies() {
         alone.iter().any(|s| s.ends_with("#copies-of-a881341")),
         "{alone:?}"
     );
-    // The folder turns up: imported again, the store is what an import of
-    // the folder and the transcript together makes.
-    copy_dir(&spotter().join(NAME), &project.join(NAME));
+    // The file turns up: imported again, the store is what an import of
+    // the file and the transcript together makes.
+    add(&project);
     cru(
         &sessions,
         &["session", "import", projects.to_str().unwrap()],

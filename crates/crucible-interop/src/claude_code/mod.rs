@@ -45,7 +45,7 @@ use serde_json::Value;
 use crate::{ImportError, ImportWarning, Imported, RecordTally};
 use conversation::{Conversation, title_text};
 pub use per_folder::RunFolders;
-pub(crate) use subagents::COPIES_OF;
+pub(crate) use subagents::copies_source;
 pub(crate) use tokens::message_in_session;
 
 /// The agent that replies in a main transcript.
@@ -214,11 +214,12 @@ fn file_copy(copies: &mut Vec<SideChain>, n: usize, v: &Value, here: Option<(usi
     let Some((agent, copy)) = progress_copy(v) else {
         return;
     };
-    // A copy carries no envelope of its own: the run's working directory,
-    // branch and session are its parent line's.
+    // A copy carries no envelope of its own: the run's working directory
+    // and branch are its parent line's. (Not its session: a response the
+    // copies repeat under two sessions' lines is one, as ccusage counts it.)
     let mut line = copy.clone();
     if let Some(fields) = line.as_object_mut() {
-        for k in ["cwd", "gitBranch", "sessionId"] {
+        for k in ["cwd", "gitBranch"] {
             if let Some(x) = v.get(k).filter(|_| !fields.contains_key(k)) {
                 fields.insert(k.to_owned(), x.clone());
             }

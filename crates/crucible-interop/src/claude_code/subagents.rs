@@ -30,15 +30,12 @@ pub(super) struct Run {
 }
 
 /// What the source of a run read from its copies in the transcript at
-/// `path` is named: `<transcript>#copies-of-<agent id>`. The reconciler
-/// takes the run's own file, when it turns up later, for the same run
-/// (`read_from_copies_of` in reconcile.rs).
-fn copies_source(path: &Path, key: &str) -> String {
-    format!("{}#{COPIES_OF}{key}", path.display())
+/// `path` is named: `<transcript>#copies-of-<agent id>`. When the run's
+/// own file turns up later, the reconciler takes that session for the
+/// file's (`Imports::adopt`).
+pub(crate) fn copies_source(path: &Path, key: &str) -> String {
+    format!("{}#copies-of-{key}", path.display())
 }
-
-/// See [`copies_source`].
-pub(crate) const COPIES_OF: &str = "copies-of-";
 
 /// A run read from lines of a transcript, named `source`: a side chain
 /// (`<transcript>#<agent id>`), or the copies of a subagent's lines in

@@ -111,26 +111,26 @@ pub(crate) fn priced_model(model: Option<&str>, u: &Value) -> Option<String> {
     }
 }
 
-/// True for a Claude Code session id: a UUID (`8-4-4-4-12` hex digits).
+/// True for a session id a record id can name: not empty, and without an
+/// `@`, so that the id splits back at its last `@` (Claude Code's are
+/// UUIDs).
 fn is_session_id(s: &str) -> bool {
-    s.len() == 36
-        && s.char_indices().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => c == '-',
-            _ => c.is_ascii_hexdigit(),
-        })
+    !s.is_empty() && !s.contains('@')
 }
 
 /// A record id of a response without a request id, split into its message
 /// id and its session (`<message.id>@<sessionId>`, [`request_id`]); `None`
-/// for any other id (a message id of its own may hold an `@`).
+/// for an id without an `@`. (A message id that holds an `@` of its own,
+/// from a line that names no session, is split too: no real one does.)
 pub(crate) fn message_in_session(id: &str) -> Option<(&str, &str)> {
-    id.rsplit_once('@').filter(|(_, s)| is_session_id(s))
+    id.rsplit_once('@')
+        .filter(|(m, s)| !m.is_empty() && is_session_id(s))
 }
 
 /// The id a response's record carries: `<message.id>:<requestId>`; for a
 /// line without a request id, `<message.id>@<sessionId>` (the Claude Code
 /// session the line belongs to), or the message's id alone when the line
-/// names no session (or a `sessionId` that is not one: not a UUID).
+/// names no session (or a `sessionId` that cannot be one: holding an `@`).
 ///
 /// Both forms with a separator are compared across files
 /// (`request_owners.rs`). ccusage counts a response without a
