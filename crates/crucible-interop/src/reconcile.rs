@@ -209,6 +209,18 @@ impl Imports {
         self.by_path.insert(new.to_owned(), found);
     }
 
+    /// The session imported from the file of the subagent run `key` of
+    /// the transcript at `transcript`: `<stem>/subagents/agent-<key>.jsonl`,
+    /// or `agent-<key>.jsonl` beside it (older releases).
+    fn file_run_of(&self, transcript: &Path, key: &str) -> Option<&(PathBuf, SessionLog)> {
+        let name = format!("agent-{key}.jsonl");
+        let own = transcript.with_extension("").join("subagents").join(&name);
+        let beside = transcript.parent()?.join(&name);
+        [own, beside]
+            .iter()
+            .find_map(|p| self.by_path.get(p.to_string_lossy().as_ref()))
+    }
+
     pub fn find(&self, provenance: &Provenance) -> Option<&(PathBuf, SessionLog)> {
         if let Some(found) = self.by_path.get(&provenance.path) {
             return Some(found);
@@ -364,12 +376,23 @@ impl<'s, C: SessionCodec> Reconciler<'s, C> {
             for w in &child.imported.warnings {
                 on(Event::Warning(w));
             }
-            // A run this parent's earlier import read from its copies is
-            // the same run as the file found for it now: one child, updated.
             if let Some(key) = &child.imported.provenance.id {
-                let copies = crate::claude_code::copies_source(Path::new(&provenance.path), key);
-                self.existing
-                    .adopt(&copies, &child.imported.provenance.path);
+                let transcript = Path::new(&provenance.path);
+                let copies = crate::claude_code::copies_source(transcript, key);
+                if child.imported.provenance.path != copies {
+                    // A run this parent's earlier import read from its
+                    // copies is the same run as the file found for it now:
+                    // one child, updated.
+                    self.existing
+                        .adopt(&copies, &child.imported.provenance.path);
+                } else if let Some((_, old)) = self.existing.file_run_of(transcript, key) {
+                    // Read from its copies now, from its own file before:
+                    // the file is gone, and its session is the fuller
+                    // record (the copies hold some of its requests). It is
+                    // kept as it is, and still linked.
+                    linked.push((old.clone(), child.link));
+                    continue;
+                }
             }
             let mut child_log = child.imported.log;
             child_log.frontmatter.parent = Some(log.id().clone());

@@ -110,3 +110,31 @@ fn found_later(add: impl Fn(&Path)) {
     let daily = |dir: &Path| cru(dir, &["usage", "daily", "--json", "-z", "UTC"]);
     assert_eq!(daily(&sessions), daily(&fresh));
 }
+
+#[test]
+fn a_subagents_folder_deleted_later_leaves_the_child_read_from_its_file() {
+    let t = tempfile::tempdir().unwrap();
+    let project = t.path().join("projects/p");
+    std::fs::create_dir_all(&project).unwrap();
+    let transcript = format!("{NAME}.jsonl");
+    std::fs::copy(spotter().join(&transcript), project.join(&transcript)).unwrap();
+    copy_dir(&spotter().join(NAME), &project.join(NAME));
+    let sessions = t.path().join("sessions");
+    let projects = t.path().join("projects");
+    cru(
+        &sessions,
+        &["session", "import", projects.to_str().unwrap()],
+    );
+    let daily = |dir: &Path| cru(dir, &["usage", "daily", "--json", "-z", "UTC"]);
+    let (before, with_files) = (sources(&sessions), daily(&sessions));
+    // The folder goes; the transcript stays and is imported again. Its
+    // copies hold fewer of the run's requests than the file did: the
+    // child imported from the file is kept, not replaced by them.
+    std::fs::remove_dir_all(project.join(NAME)).unwrap();
+    cru(
+        &sessions,
+        &["session", "import", projects.to_str().unwrap()],
+    );
+    assert_eq!(sources(&sessions), before);
+    assert_eq!(daily(&sessions), with_files);
+}
