@@ -1,6 +1,6 @@
 //! Fresh session ids: `YYYY-MM-DD-<slug>`, unique even under concurrent creation.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use super::{SessionCodec, SessionStore, StoreError, session_files, stem};
@@ -51,6 +51,10 @@ pub fn slugify(title: &str) -> String {
 #[derive(Debug)]
 pub struct IdAllocator {
     taken: HashSet<String>,
+    /// `YYYY-MM-DD-<slug>` → the first suffix not yet tried for it: many
+    /// sessions of one title and day (a transcript's thousands of subagent
+    /// runs) would otherwise try every suffix given before, each time.
+    next_suffix: HashMap<String, u32>,
 }
 
 impl IdAllocator {
@@ -71,7 +75,10 @@ impl IdAllocator {
                 .filter_map(Result::ok)
                 .map(|f| f.id.as_str().to_lowercase()),
         );
-        Ok(Self { taken })
+        Ok(Self {
+            taken,
+            next_suffix: HashMap::new(),
+        })
     }
 
     /// Creates a session with a fresh `YYYY-MM-DD-<slug>` id; see
@@ -83,23 +90,28 @@ impl IdAllocator {
         title: Option<&str>,
         build: &mut dyn FnMut(SessionId) -> SessionLog,
     ) -> Result<(PathBuf, SessionLog), StoreError> {
-        let made = create_with_fresh_id(store, &self.taken, started, title, build)?;
-        self.taken.insert(made.1.id().as_str().to_lowercase());
-        Ok(made)
+        let base = format!("{}-{}", started.utc_day(), slugify(title.unwrap_or("")));
+        let from = self.next_suffix.get(&base).copied().unwrap_or(1);
+        let (path, log, n) = create_with_fresh_id(store, &self.taken, &base, from, build)?;
+        self.taken.insert(log.id().as_str().to_lowercase());
+        self.next_suffix.insert(base, n.saturating_add(1));
+        Ok((path, log))
     }
 }
 
-pub(super) fn create_with_fresh_id<C: SessionCodec>(
+/// Creates the session `build` makes under the first free id of `base`
+/// (`base`, then `base-2`, `base-3`, ...), trying suffixes from `from` on;
+/// the session, and the suffix it got (1 for `base` itself).
+fn create_with_fresh_id<C: SessionCodec>(
     store: &SessionStore<C>,
     taken: &HashSet<String>,
-    started: &Timestamp,
-    title: Option<&str>,
+    base: &str,
+    from: u32,
     build: &mut dyn FnMut(SessionId) -> SessionLog,
-) -> Result<(PathBuf, SessionLog), StoreError> {
-    let base = format!("{}-{}", started.utc_day(), slugify(title.unwrap_or("")));
-    for n in 1u32.. {
+) -> Result<(PathBuf, SessionLog, u32), StoreError> {
+    for n in from.. {
         let candidate = if n == 1 {
-            base.clone()
+            base.to_owned()
         } else {
             format!("{base}-{n}")
         };
@@ -108,7 +120,7 @@ pub(super) fn create_with_fresh_id<C: SessionCodec>(
         }
         let log = build(SessionId::new(&candidate)?);
         match store.create(&log) {
-            Ok(path) => return Ok((path, log)),
+            Ok(path) => return Ok((path, log, n)),
             Err(StoreError::AlreadyExists { .. }) => {}
             Err(e) => return Err(e),
         }
