@@ -185,11 +185,6 @@ impl Imports {
         }
     }
 
-    /// The session imported before from this source: by its path, or, for
-    /// a source that moved (Codex archives its rollouts, a user tidies a
-    /// folder), by its format and its own id, if the path it was imported
-    /// from is gone. Only an unambiguous match: two gone sources with one
-    /// id are not guessed between.
     /// Takes the session imported from `old` for the one of `new`, when
     /// `new` has none: a subagent's run first read from the copies in its
     /// parent's transcript (`<transcript>#copies-of-<agent id>`, its file was
@@ -210,17 +205,19 @@ impl Imports {
     }
 
     /// The session imported from the file of the subagent run `key` of
-    /// the transcript at `transcript`: `<stem>/subagents/agent-<key>.jsonl`,
-    /// or `agent-<key>.jsonl` beside it (older releases).
+    /// the transcript at `transcript`, wherever Claude Code puts it
+    /// ([`crate::claude_code::run_file_paths`]).
     fn file_run_of(&self, transcript: &Path, key: &str) -> Option<&(PathBuf, SessionLog)> {
-        let name = format!("agent-{key}.jsonl");
-        let own = transcript.with_extension("").join("subagents").join(&name);
-        let beside = transcript.parent()?.join(&name);
-        [own, beside]
+        crate::claude_code::run_file_paths(transcript, key)
             .iter()
             .find_map(|p| self.by_path.get(p.to_string_lossy().as_ref()))
     }
 
+    /// The session imported before from this source: by its path, or, for
+    /// a source that moved (Codex archives its rollouts, a user tidies a
+    /// folder), by its format and its own id, if the path it was imported
+    /// from is gone. Only an unambiguous match: two gone sources with one
+    /// id are not guessed between.
     pub fn find(&self, provenance: &Provenance) -> Option<&(PathBuf, SessionLog)> {
         if let Some(found) = self.by_path.get(&provenance.path) {
             return Some(found);

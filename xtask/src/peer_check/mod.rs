@@ -46,6 +46,17 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// A row (or the `totals`) of ccusage's JSON, by its key names.
+    pub fn of_ccusage(row: &serde_json::Value) -> Self {
+        let n = |k: &str| row[k].as_u64().unwrap_or(0);
+        Self {
+            input: n("inputTokens"),
+            output: n("outputTokens"),
+            cache_creation: n("cacheCreationTokens"),
+            cache_read: n("cacheReadTokens"),
+        }
+    }
+
     pub fn total(self) -> u64 {
         self.input + self.output + self.cache_creation + self.cache_read
     }
@@ -94,17 +105,8 @@ pub fn ccusage_totals(
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).context("ccusage's JSON")?;
     let mut rows = BTreeMap::new();
     for s in v["session"].as_array().into_iter().flatten() {
-        let n = |k: &str| s[k].as_u64().unwrap_or(0);
         let period = s["period"].as_str().unwrap_or("").to_owned();
-        rows.insert(
-            period,
-            Totals {
-                input: n("inputTokens"),
-                output: n("outputTokens"),
-                cache_creation: n("cacheCreationTokens"),
-                cache_read: n("cacheReadTokens"),
-            },
-        );
+        rows.insert(period, Totals::of_ccusage(s));
     }
     Ok(rows)
 }

@@ -120,13 +120,7 @@ pub fn check(root: &Path, cru: &Path, ccusage: &Path) -> anyhow::Result<(usize, 
 fn claude_daily_totals(ccusage: &Path, claude_dir: &Path) -> anyhow::Result<Totals> {
     let json = super::usage_views::ccusage_json(ccusage, claude_dir, &["claude", "daily"])?;
     let v: serde_json::Value = serde_json::from_slice(&json)?;
-    let n = |k: &str| v["totals"][k].as_u64().unwrap_or(0);
-    Ok(Totals {
-        input: n("inputTokens"),
-        output: n("outputTokens"),
-        cache_creation: n("cacheCreationTokens"),
-        cache_read: n("cacheReadTokens"),
-    })
+    Ok(Totals::of_ccusage(&v["totals"]))
 }
 
 /// A transcript and a resumed copy of its history (its first lines, as

@@ -45,8 +45,8 @@ use serde_json::Value;
 use crate::{ImportError, ImportWarning, Imported, RecordTally};
 use conversation::{Conversation, title_text};
 pub use per_folder::RunFolders;
-pub(crate) use subagents::copies_source;
-pub(crate) use tokens::message_in_session;
+pub(crate) use subagents::{copies_source, run_file_paths};
+pub(crate) use tokens::{ids_of_record, message_in_session};
 
 /// The agent that replies in a main transcript.
 const AGENT: &str = "claude-code";
@@ -92,15 +92,12 @@ pub struct LineUsage {
 pub fn line_usage(v: &Value) -> Option<LineUsage> {
     let msg = v.get("message")?;
     let u = msg.get("usage").filter(|u| u.is_object())?;
-    let id = msg.get("id").and_then(Value::as_str);
-    let request = v.get("requestId").and_then(Value::as_str);
     let model = msg
         .get("model")
         .and_then(Value::as_str)
         .filter(|m| *m != "<synthetic>");
     Some(LineUsage {
-        key: id
-            .map(|id| tokens::request_id(id, request, v.get("sessionId").and_then(Value::as_str))),
+        key: tokens::record_id_of(v),
         model: tokens::priced_model(model, u),
         tokens: tokens::usage_of(u),
         sidechain: is_sidechain(v),
@@ -208,9 +205,19 @@ struct Read {
     warnings: Vec<ImportWarning>,
 }
 
+/// The copies of subagents' lines in a transcript's `agent_progress`
+/// lines, by run, in first-seen order.
+#[derive(Default)]
+struct Copies {
+    runs: Vec<SideChain>,
+    /// Agent id → index in `runs` (a hostile transcript may name
+    /// thousands).
+    of: HashMap<String, usize>,
+}
+
 /// Files the copy of a subagent's line that line `n` (`v`) holds, if it
 /// holds one, under its run in `copies` (a run first met `here`).
-fn file_copy(copies: &mut Vec<SideChain>, n: usize, v: &Value, here: Option<(usize, usize)>) {
+fn file_copy(copies: &mut Copies, n: usize, v: &Value, here: Option<(usize, usize)>) {
     let Some((agent, copy)) = progress_copy(v) else {
         return;
     };
@@ -225,14 +232,11 @@ fn file_copy(copies: &mut Vec<SideChain>, n: usize, v: &Value, here: Option<(usi
             }
         }
     }
-    let i = copies
-        .iter()
-        .position(|(k, _, _)| k == agent)
-        .unwrap_or_else(|| {
-            copies.push((agent.to_owned(), Vec::new(), here));
-            copies.len() - 1
-        });
-    copies[i].1.push((n, line));
+    let i = *copies.of.entry(agent.to_owned()).or_insert_with(|| {
+        copies.runs.push((agent.to_owned(), Vec::new(), here));
+        copies.runs.len() - 1
+    });
+    copies.runs[i].1.push((n, line));
 }
 
 /// The subagent's line a `progress` line of kind `agent_progress` repeats
@@ -271,7 +275,7 @@ fn read_lines(
     // Side-chain lines by the subagent run they belong to, in first-seen order.
     let mut chains: Vec<SideChain> = Vec::new();
     let mut chain_of: HashMap<String, usize> = HashMap::new();
-    let mut copies: Vec<SideChain> = Vec::new();
+    let mut copies = Copies::default();
     for (n, v) in lines {
         if resumed::line_key(&v).is_some_and(|k| theirs.contains(k)) {
             continue;
@@ -332,7 +336,7 @@ fn read_lines(
     Read {
         main,
         chains,
-        copies,
+        copies: copies.runs,
         tally,
         warnings,
     }

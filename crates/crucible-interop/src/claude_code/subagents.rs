@@ -37,6 +37,16 @@ pub(crate) fn copies_source(path: &Path, key: &str) -> String {
     format!("{}#copies-of-{key}", path.display())
 }
 
+/// Where the file of the subagent run `key` of the transcript at
+/// `transcript` is: `<stem>/subagents/agent-<key>.jsonl`, or
+/// `agent-<key>.jsonl` beside the transcript (older releases).
+pub(crate) fn run_file_paths(transcript: &Path, key: &str) -> Vec<PathBuf> {
+    let name = format!("agent-{key}.jsonl");
+    let own = transcript.with_extension("").join("subagents").join(&name);
+    let beside = transcript.parent().map(|d| d.join(&name));
+    std::iter::once(own).chain(beside).collect()
+}
+
 /// A run read from lines of a transcript, named `source`: a side chain
 /// (`<transcript>#<agent id>`), or the copies of a subagent's lines in
 /// its `progress` lines ([`copies_source`]).
@@ -142,11 +152,9 @@ pub(super) fn runs(
             anchor,
         });
     }
+    let recorded: HashSet<String> = runs.iter().filter_map(|r| r.key.clone()).collect();
     for copy in copies {
-        if !runs
-            .iter()
-            .any(|r| r.key.as_deref() == Some(copy.0.as_str()))
-        {
+        if !recorded.contains(&copy.0) {
             let source = copies_source(path, &copy.0);
             runs.push(run_in_transcript(source, copy));
         }

@@ -137,11 +137,31 @@ pub(crate) fn message_in_session(id: &str) -> Option<(&str, &str)> {
 /// request id once per Claude Code session, however many transcripts hold
 /// it (a session's snapshots, a resume), and twice when two sessions hold
 /// it (gateways reuse message ids across sessions).
-pub(crate) fn request_id(message_id: &str, request: Option<&str>, session: Option<&str>) -> String {
+fn request_id(message_id: &str, request: Option<&str>, session: Option<&str>) -> String {
     match (request, session.filter(|s| is_session_id(s))) {
         (Some(r), _) => format!("{message_id}:{r}"),
         (None, Some(s)) => format!("{message_id}@{s}"),
         (None, None) => message_id.to_owned(),
+    }
+}
+
+/// The record id ([`request_id`]) of the response on transcript line `v`;
+/// `None` when its message has no id.
+pub(crate) fn record_id_of(v: &Value) -> Option<String> {
+    let id = v.pointer("/message/id").and_then(Value::as_str)?;
+    let text = |k: &str| v.get(k).and_then(Value::as_str);
+    Some(request_id(id, text("requestId"), text("sessionId")))
+}
+
+/// A record id split into its message id and request id, as the line it
+/// came from had them ([`request_id`]).
+pub(crate) fn ids_of_record(id: &str) -> (&str, Option<&str>) {
+    if let Some((message, _session)) = message_in_session(id) {
+        return (message, None);
+    }
+    match id.split_once(':') {
+        Some((message, request)) => (message, Some(request)),
+        None => (id, None),
     }
 }
 
@@ -155,14 +175,12 @@ impl Responses {
         let Some(u) = msg.get("usage").filter(|u| u.is_object()) else {
             return;
         };
-        let id = msg.get("id").and_then(Value::as_str);
-        let request = v.get("requestId").and_then(Value::as_str);
         let model = priced_model(msg.get("model").and_then(Value::as_str), u);
         let mut r = record(
             time(v.get("timestamp").and_then(Value::as_str)),
             model.as_deref(),
             usage_of(u),
-            id.map(|id| request_id(id, request, v.get("sessionId").and_then(Value::as_str))),
+            record_id_of(v),
         );
         // A cost written that no request has (negative, not a number, over
         // a million dollars) is not believed: the request is priced from its tokens.

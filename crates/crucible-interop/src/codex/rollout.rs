@@ -184,11 +184,17 @@ impl Reader {
         self.source(line, &json!({"type": "session_meta", "payload": payload}));
     }
 
+    /// The model the requests from here on are made with (the session's,
+    /// if it is the first named).
+    fn model_named(&mut self, m: &str) {
+        self.model.get_or_insert_with(|| m.to_owned());
+        self.current_model = Some(m.to_owned());
+    }
+
     fn turn_context(&mut self, line: usize, payload: &Value) {
         self.tally.read("turn_context");
         if let Some(m) = payload.get("model").and_then(Value::as_str) {
-            self.model.get_or_insert_with(|| m.to_owned());
-            self.current_model = Some(m.to_owned());
+            self.model_named(m);
         }
         // Codex writes one before every model request, mostly the same:
         // the first and each change are kept.
@@ -370,8 +376,7 @@ impl Reader {
                     .pointer("/thread_settings/model")
                     .and_then(Value::as_str)
                 {
-                    self.model.get_or_insert_with(|| m.to_owned());
-                    self.current_model = Some(m.to_owned());
+                    self.model_named(m);
                 }
                 self.source(line, v);
             }

@@ -329,17 +329,10 @@ impl Request {
     /// A usage record, as the line it was read from.
     fn of(r: UsageRecord) -> Self {
         let ids = match r.id {
-            // `<message.id>@<sessionId>`: a response without a request id,
-            // named with its session (claude_code/tokens.rs).
-            Some(id) => match crate::claude_code::message_in_session(&id) {
-                Some((message, _session)) => Ids::Given(message.to_owned(), None),
-                None => match id.split_once(':') {
-                    Some((message, request)) => {
-                        Ids::Given(message.to_owned(), Some(request.to_owned()))
-                    }
-                    None => Ids::Given(id, None),
-                },
-            },
+            Some(id) => {
+                let (message, request) = crate::claude_code::ids_of_record(&id);
+                Ids::Given(message.to_owned(), request.map(str::to_owned))
+            }
             None => Ids::None,
         };
         Self {
